@@ -7,18 +7,20 @@
 //!
 //! # Layout
 //!
-//! | Path | What lives there |
+//! | File | What lives there |
 //! |---|---|
-//! | [`dgt`] | The DGT e-board serial protocol (USB, Bluetooth, Revelation II, Pegasus framing) |
-//! | `dgt::field` | [`dgt::Field`]: square numbering as the board counts, rotation |
-//! | `dgt::piece` | [`dgt::PieceCode`]: the 4-bit piece codes |
-//! | `dgt::message` | [`dgt::Message`]: board → host messages, their ids and their encoding |
-//! | `dgt::decoder` | [`dgt::Decoder`]: framing, resynchronisation, garbage reporting |
-//! | `dgt::clock` | Clock times and clock acknowledgements carried by the BWTIME message |
-//! | `dgt::battery` | [`dgt::BatteryStatus`] |
-//! | `dgt::eeprom` | [`dgt::EeRecord`]: records of the board's EEPROM move log |
-//! | `dgt::command` | [`dgt::Command`], [`dgt::ClockCommand`], [`dgt::CommandDecoder`]: host → board |
-//! | `dgt::error` | [`dgt::DecodeError`] |
+//! | `src/dgt/mod.rs` | [`dgt`]: the DGT e-board serial protocol (USB, Bluetooth, Revelation II, Pegasus framing); re-exports everything below |
+//! | `src/dgt/field.rs` | [`dgt::Field`]: square numbering as the board counts, rotation |
+//! | `src/dgt/piece.rs` | [`dgt::PieceCode`]: the 4-bit piece codes |
+//! | `src/dgt/message.rs` | [`dgt::Message`], message ids ([`dgt::msg`]), encoding of board → host frames |
+//! | `src/dgt/decoder.rs` | [`dgt::Decoder`]: framing, resynchronisation, garbage reporting |
+//! | `src/dgt/clock.rs` | [`dgt::ClockTimes`], [`dgt::ClockAck`] and friends, carried by the clock message |
+//! | `src/dgt/battery.rs` | [`dgt::BatteryStatus`] |
+//! | `src/dgt/eeprom.rs` | [`dgt::EeRecord`]: records of the board's EEPROM move log |
+//! | `src/dgt/command.rs` | [`dgt::Command`], [`dgt::ClockCommand`], [`dgt::CommandDecoder`]: host → board |
+//! | `src/dgt/error.rs` | [`dgt::DecodeError`] |
+//! | `tests/properties.rs` | property tests (arbitrary streams, round trips) |
+//! | `fuzz/` | cargo-fuzz targets (standalone crate) |
 //!
 //! A prose description of the DGT protocol as implemented here is kept in
 //! `protocols/dgt.md` next to this crate's `Cargo.toml`.

@@ -1,0 +1,134 @@
+//! Replay benchmarks over the real games in `tests/data/`.
+//!
+//! `cargo bench --bench replay` prints, for the clean and human handling
+//! profiles: exact-game rate, ply accuracy, wrong moves shown (retracted)
+//! per 1,000 moves, publication delay (mean, p99, max) in capture time,
+//! and throughput in square readings and games per second of replay.
+//! `BENCH_SEEDS=3` sets the number of seeds of the human profile;
+//! `BENCH_LIMIT=N` plays only the first N games of each file.
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::Path;
+use std::time::Instant;
+
+use boardcast::board::Config;
+use boardcast::replay::replay_reader;
+use boardcast::sim::check::compare;
+use boardcast::sim::{self, Clean, Human, Profile, SourceGame};
+
+fn load(name: &str) -> Vec<SourceGame> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name);
+    let games =
+        sim::read_games(BufReader::new(File::open(&path).expect("game file"))).expect("games");
+    match std::env::var("BENCH_LIMIT")
+        .ok()
+        .and_then(|v| v.parse().ok())
+    {
+        Some(n) => games.into_iter().take(n).collect(),
+        None => games,
+    }
+}
+
+fn percentile(sorted: &[u64], p: f64) -> u64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i]
+}
+
+fn run(label: &str, games: &[SourceGame], make: &dyn Fn() -> Box<dyn Profile>, seeds: &[u64]) {
+    let mut captures = Vec::new();
+    for &seed in seeds {
+        for (i, g) in games.iter().enumerate() {
+            let mut profile = make();
+            let rotated = (i as u64 + seed) % 5 == 0;
+            let session = sim::simulate(g, profile.as_mut(), seed * 100_003 + i as u64, rotated);
+            let text = sim::dgt::capture_text(&session, &[]);
+            captures.push((g, session, text));
+        }
+    }
+    let config = Config::default();
+    let started = Instant::now();
+    let mut replays = Vec::with_capacity(captures.len());
+    for (_, _, text) in &captures {
+        replays.push(replay_reader(text.as_bytes(), config, Path::new("bench")).expect("replay"));
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let (mut exact, mut plies, mut right, mut moves, mut retracts, mut readings, mut errors) =
+        (0usize, 0usize, 0usize, 0usize, 0usize, 0u64, 0usize);
+    let mut delays = Vec::new();
+    let mut max_nodes = 0;
+    let mut failures = Vec::new();
+    for (idx, ((g, session, _), replay)) in captures.iter().zip(&replays).enumerate() {
+        let c = compare(g, session, replay);
+        exact += usize::from(c.exact);
+        if !c.exact && failures.len() < 5 {
+            failures.push(format!(
+                "capture {idx} (game {}, seed {}) ply {} of {}: published {:?} expected {:?}",
+                idx % games.len() + 1,
+                seeds[idx / games.len()],
+                c.plies_right,
+                c.plies,
+                c.published.get(c.plies_right),
+                g.sans.get(c.plies_right)
+            ));
+        }
+        plies += c.plies;
+        right += c.plies_right;
+        moves += c.moves_published;
+        retracts += c.retracts;
+        readings += c.readings;
+        errors += c.error_alerts;
+        delays.extend(c.delays);
+        max_nodes = max_nodes.max(replay.recon.max_nodes);
+    }
+    delays.sort_unstable();
+    let mean = delays.iter().sum::<u64>() as f64 / delays.len().max(1) as f64;
+    let n = captures.len();
+    println!("== {label}: {n} games ({} seeds)", seeds.len());
+    println!(
+        "exact games        {exact}/{n} ({:.2}%)",
+        100.0 * exact as f64 / n as f64
+    );
+    println!(
+        "ply accuracy       {right}/{plies} ({:.3}%)",
+        100.0 * right as f64 / plies.max(1) as f64
+    );
+    println!(
+        "wrong moves shown  {retracts} in {moves} published ({:.3} per 1000)",
+        1000.0 * retracts as f64 / moves.max(1) as f64
+    );
+    println!("error alerts       {errors}");
+    println!(
+        "publication delay  mean {mean:.0} ms, p50 {} ms, p99 {} ms, max {} ms",
+        percentile(&delays, 0.5),
+        percentile(&delays, 0.99),
+        delays.last().copied().unwrap_or(0)
+    );
+    println!("search             worst {max_nodes} positions for one reading");
+    println!(
+        "throughput         {:.0} square readings/s, {:.0} games/s ({readings} readings in {secs:.3} s, one core)",
+        readings as f64 / secs,
+        n as f64 / secs
+    );
+    for f in failures {
+        println!("  not exact: {f}");
+    }
+}
+
+fn main() {
+    // `cargo bench` passes `--bench`; nothing else is parsed.
+    let seeds: u64 = std::env::var("BENCH_SEEDS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3);
+    let mut games = load("master-games.pgn");
+    games.extend(load("chess960-selfplay.pgn"));
+    run("clean", &games, &|| Box::new(Clean), &[1]);
+    let seeds: Vec<u64> = (1..=seeds).collect();
+    run("human", &games, &|| Box::new(Human::default()), &seeds);
+}

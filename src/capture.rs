@@ -1,0 +1,369 @@
+//! Capture files: the board "black box" (interface section 2).
+//!
+//! A capture is UTF-8 text. The first line is a header comment naming the
+//! protocol (`# boardcast capture v1 protocol=dgt`); every other non-blank,
+//! non-comment line is `<t_ms> <dir> <hex bytes>`, with `<` for bytes from the
+//! board and `>` for bytes to it. Lines carry arbitrary slices of the byte
+//! stream: frames are reassembled by the protocol decoder, not here.
+
+use std::io::{self, BufRead, Write};
+
+use crate::event::Millis;
+
+/// Which way bytes travelled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Direction {
+    /// Board to host (`<`).
+    FromBoard,
+    /// Host to board (`>`).
+    ToBoard,
+}
+
+impl Direction {
+    fn symbol(self) -> char {
+        match self {
+            Direction::FromBoard => '<',
+            Direction::ToBoard => '>',
+        }
+    }
+}
+
+/// A protocol a capture can name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Protocol {
+    /// The DGT e-board serial protocol.
+    Dgt,
+}
+
+impl Protocol {
+    /// The name used in capture headers and config files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Dgt => "dgt",
+        }
+    }
+
+    /// Parses a protocol name.
+    pub fn from_name(name: &str) -> Option<Protocol> {
+        match name {
+            "dgt" => Some(Protocol::Dgt),
+            _ => None,
+        }
+    }
+}
+
+/// The header line's content.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// The protocol of the traffic.
+    pub protocol: Protocol,
+    /// Other `key=value` words on the header line, in order.
+    pub meta: Vec<(String, String)>,
+}
+
+/// A run of bytes with its time and direction.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Chunk {
+    /// Milliseconds since the capture started.
+    pub t_ms: Millis,
+    /// Which way the bytes went.
+    pub dir: Direction,
+    /// The bytes.
+    pub bytes: Vec<u8>,
+}
+
+/// Why a capture could not be read. Every variant names the 1-based line.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
+    /// Reading failed.
+    #[error("line {line}: {source}")]
+    Io {
+        /// The line being read.
+        line: usize,
+        /// The I/O error.
+        source: io::Error,
+    },
+    /// The first line is not a capture header.
+    #[error("line {line}: expected the header `# boardcast capture v1 protocol=<name>`")]
+    MissingHeader {
+        /// The line.
+        line: usize,
+    },
+    /// The header names a protocol boardcast does not speak.
+    #[error("line {line}: unknown protocol `{name}`")]
+    UnknownProtocol {
+        /// The line.
+        line: usize,
+        /// The protocol named.
+        name: String,
+    },
+    /// A line is neither blank, a comment, nor `<t_ms> <dir> <hex bytes>`.
+    #[error("line {line}: {reason}")]
+    Malformed {
+        /// The line.
+        line: usize,
+        /// What is wrong with it.
+        reason: String,
+    },
+}
+
+/// Reads a capture line by line.
+#[derive(Debug)]
+pub struct Reader<R> {
+    input: R,
+    line: usize,
+    last_t: Millis,
+    buf: String,
+}
+
+impl<R: BufRead> Reader<R> {
+    /// Reads the header and returns it with a reader positioned after it.
+    pub fn new(mut input: R) -> Result<(Header, Reader<R>), CaptureError> {
+        let mut buf = String::new();
+        let mut line = 0;
+        // Blank lines before the header are tolerated.
+        loop {
+            buf.clear();
+            line += 1;
+            let n = input
+                .read_line(&mut buf)
+                .map_err(|source| CaptureError::Io { line, source })?;
+            if n == 0 {
+                return Err(CaptureError::MissingHeader { line });
+            }
+            if !buf.trim().is_empty() {
+                break;
+            }
+        }
+        let header = parse_header(buf.trim(), line)?;
+        Ok((
+            header,
+            Reader {
+                input,
+                line,
+                last_t: 0,
+                buf,
+            },
+        ))
+    }
+
+    /// The next chunk, `None` at the end of the file.
+    pub fn next_chunk(&mut self) -> Result<Option<Chunk>, CaptureError> {
+        loop {
+            self.buf.clear();
+            self.line += 1;
+            let line = self.line;
+            let n = self
+                .input
+                .read_line(&mut self.buf)
+                .map_err(|source| CaptureError::Io { line, source })?;
+            if n == 0 {
+                return Ok(None);
+            }
+            let text = self.buf.trim();
+            if text.is_empty() || text.starts_with('#') {
+                continue;
+            }
+            let chunk = parse_line(text, line)?;
+            if chunk.t_ms < self.last_t {
+                return Err(CaptureError::Malformed {
+                    line,
+                    reason: format!(
+                        "time {} ms is earlier than the line before ({} ms)",
+                        chunk.t_ms, self.last_t
+                    ),
+                });
+            }
+            self.last_t = chunk.t_ms;
+            return Ok(Some(chunk));
+        }
+    }
+}
+
+impl<R: BufRead> Iterator for Reader<R> {
+    type Item = Result<Chunk, CaptureError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        self.next_chunk().transpose()
+    }
+}
+
+fn parse_header(text: &str, line: usize) -> Result<Header, CaptureError> {
+    let mut words = text.split_whitespace();
+    let prefix: Vec<&str> = words.by_ref().take(4).collect();
+    if prefix != ["#", "boardcast", "capture", "v1"] {
+        return Err(CaptureError::MissingHeader { line });
+    }
+    let mut protocol = None;
+    let mut meta = Vec::new();
+    for word in words {
+        let Some((key, value)) = word.split_once('=') else {
+            return Err(CaptureError::Malformed {
+                line,
+                reason: format!("header word `{word}` is not key=value"),
+            });
+        };
+        if key == "protocol" {
+            protocol =
+                Some(
+                    Protocol::from_name(value).ok_or_else(|| CaptureError::UnknownProtocol {
+                        line,
+                        name: value.to_string(),
+                    })?,
+                );
+        } else {
+            meta.push((key.to_string(), value.to_string()));
+        }
+    }
+    let protocol = protocol.ok_or(CaptureError::MissingHeader { line })?;
+    Ok(Header { protocol, meta })
+}
+
+fn parse_line(text: &str, line: usize) -> Result<Chunk, CaptureError> {
+    let malformed = |reason: String| CaptureError::Malformed { line, reason };
+    let mut words = text.split(' ');
+    let t_ms = words
+        .next()
+        .and_then(|w| w.parse::<Millis>().ok())
+        .ok_or_else(|| malformed("expected a time in milliseconds first".into()))?;
+    let dir = match words.next() {
+        Some("<") => Direction::FromBoard,
+        Some(">") => Direction::ToBoard,
+        other => {
+            return Err(malformed(format!(
+                "expected `<` or `>` after the time, found `{}`",
+                other.unwrap_or("")
+            )));
+        }
+    };
+    let mut bytes = Vec::new();
+    for word in words {
+        let ok = word.len() == 2 && word.bytes().all(|b| b.is_ascii_hexdigit());
+        if !ok {
+            return Err(malformed(format!("`{word}` is not a two-digit hex byte")));
+        }
+        bytes.push(u8::from_str_radix(word, 16).expect("checked hex"));
+    }
+    if bytes.is_empty() {
+        return Err(malformed("no bytes on the line".into()));
+    }
+    Ok(Chunk { t_ms, dir, bytes })
+}
+
+/// Writes a capture.
+#[derive(Debug)]
+pub struct Writer<W: Write> {
+    out: W,
+}
+
+impl<W: Write> Writer<W> {
+    /// Writes the header line.
+    pub fn new(mut out: W, header: &Header) -> io::Result<Writer<W>> {
+        write!(
+            out,
+            "# boardcast capture v1 protocol={}",
+            header.protocol.name()
+        )?;
+        for (k, v) in &header.meta {
+            write!(out, " {k}={v}")?;
+        }
+        writeln!(out)?;
+        Ok(Writer { out })
+    }
+
+    /// Writes one chunk as one line. Empty chunks are skipped.
+    pub fn write_chunk(&mut self, t_ms: Millis, dir: Direction, bytes: &[u8]) -> io::Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        let mut line = String::with_capacity(8 + bytes.len() * 3);
+        line.push_str(&t_ms.to_string());
+        line.push(' ');
+        line.push(dir.symbol());
+        for b in bytes {
+            line.push_str(&format!(" {b:02x}"));
+        }
+        line.push('\n');
+        self.out.write_all(line.as_bytes())
+    }
+
+    /// Writes a comment line.
+    pub fn write_comment(&mut self, text: &str) -> io::Result<()> {
+        writeln!(self.out, "# {text}")
+    }
+
+    /// Flushes the underlying writer.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    /// The underlying writer.
+    pub fn into_inner(self) -> W {
+        self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read_all(text: &str) -> Result<(Header, Vec<Chunk>), CaptureError> {
+        let (h, r) = Reader::new(text.as_bytes())?;
+        Ok((h, r.collect::<Result<Vec<_>, _>>()?))
+    }
+
+    #[test]
+    fn the_interface_example_reads() {
+        let text = "# boardcast capture v1 protocol=dgt\n0 > 40\n25 < 91 00 08 35 31 32 33 34\n\n# note\n5684 < 8e 00 05 34 00\n";
+        let (h, chunks) = read_all(text).unwrap();
+        assert_eq!(h.protocol, Protocol::Dgt);
+        assert_eq!(chunks.len(), 3);
+        assert_eq!(chunks[0].dir, Direction::ToBoard);
+        assert_eq!(chunks[2].bytes, vec![0x8e, 0, 5, 0x34, 0]);
+        assert_eq!(chunks[2].t_ms, 5684);
+    }
+
+    #[test]
+    fn written_captures_read_back() {
+        let header = Header {
+            protocol: Protocol::Dgt,
+            meta: vec![("board".into(), "7".into())],
+        };
+        let mut w = Writer::new(Vec::new(), &header).unwrap();
+        w.write_chunk(3, Direction::FromBoard, &[0x8e, 0, 5, 1, 2])
+            .unwrap();
+        w.write_chunk(9, Direction::ToBoard, &[0x42]).unwrap();
+        let text = String::from_utf8(w.into_inner()).unwrap();
+        let (h, chunks) = read_all(&text).unwrap();
+        assert_eq!(h, header);
+        assert_eq!(chunks[0].bytes, vec![0x8e, 0, 5, 1, 2]);
+        assert_eq!(chunks[1].t_ms, 9);
+    }
+
+    #[test]
+    fn malformed_line_names_its_number() {
+        let text = "# boardcast capture v1 protocol=dgt\n0 < 86\n12 < zz\n";
+        let err = read_all(text).unwrap_err();
+        assert!(matches!(err, CaptureError::Malformed { line: 3, .. }));
+        assert!(err.to_string().starts_with("line 3: "));
+    }
+
+    #[test]
+    fn time_going_backwards_is_an_error() {
+        let text = "# boardcast capture v1 protocol=dgt\n10 < 86\n9 < 00\n";
+        let err = read_all(text).unwrap_err();
+        assert!(matches!(err, CaptureError::Malformed { line: 3, .. }));
+    }
+
+    #[test]
+    fn unknown_protocol_and_missing_header_are_errors() {
+        assert!(matches!(
+            read_all("# boardcast capture v1 protocol=foo\n").unwrap_err(),
+            CaptureError::UnknownProtocol { line: 1, .. }
+        ));
+        assert!(matches!(
+            read_all("0 < 86\n").unwrap_err(),
+            CaptureError::MissingHeader { line: 1 }
+        ));
+    }
+}

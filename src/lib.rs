@@ -1,0 +1,37 @@
+//! boardcast: electronic chess boards to live broadcasts and arbiters.
+//!
+//! # Layout
+//!
+//! The data path, from the serial line to the sinks:
+//!
+//! ```text
+//! serial bytes --> protocol decoder --> square readings --> reconstructor --> events --> sinks
+//!   (capture)      (boardcast-protocols)   (pipeline)        (board, rules)   (event)   (sink)
+//! ```
+//!
+//! - [`capture`]: capture files, the byte-exact record of a board session.
+//! - [`pipeline`]: one board's pure pipeline, bytes in, events out.
+//! - [`board`]: the reconstructor: explains readings as legal play, settles
+//!   and publishes moves.
+//! - [`rules`]: the only user of shakmaty: legality, notation, outcomes and
+//!   the table of FIDE Laws articles.
+//! - [`event`]: the event type every sink consumes.
+//! - [`sink`]: game records, PGN.
+//! - [`sim`]: the board simulator (clean and human handling profiles).
+//! - [`replay`]: a capture through the pipeline with capture time.
+//!
+//! The protocol decoders live in the `boardcast-protocols` crate
+//! (`protocols/`); they are sans-IO and never panic on any input.
+//! Everything in this crate except the binary's I/O edges is synchronous
+//! and takes time as an argument, which is what makes replay exact.
+
+#![warn(missing_docs, unreachable_pub, missing_debug_implementations)]
+
+pub mod board;
+pub mod capture;
+pub mod event;
+pub mod pipeline;
+pub mod replay;
+pub mod rules;
+pub mod sim;
+pub mod sink;

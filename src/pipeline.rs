@@ -1,0 +1,245 @@
+//! One board's pure pipeline: bytes in, events out.
+//!
+//! decoder (protocol crate) -> readings -> reconstructor -> events. The live
+//! daemon and `boardcast replay` both drive a [`BoardPipeline`]: the daemon
+//! with wall-clock milliseconds and bytes from a serial port, replay with
+//! the timestamps and bytes of a capture. Neither the pipeline nor anything
+//! below it reads a clock.
+//!
+//! Driving order: before handling input at time `t`, fire every timer due
+//! at or before `t` ([`BoardPipeline::advance_to`]); after the last input,
+//! [`BoardPipeline::finish`] fires whatever is still pending.
+
+use std::collections::VecDeque;
+
+use boardcast_protocols::dgt::{self, Message, PieceCode};
+use bytes::BytesMut;
+
+use crate::board::{Cell, Config, Reconstructor, Token};
+use crate::capture::Direction;
+use crate::event::{Event, Millis};
+use crate::rules::{Color, Piece, Role, Square};
+
+/// Something about the byte stream worth logging (not an event).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Diagnostic {
+    /// Garbage bytes were skipped before the next frame.
+    Skipped {
+        /// When.
+        t_ms: Millis,
+        /// How many bytes.
+        count: usize,
+    },
+    /// A frame was malformed and dropped.
+    BadFrame {
+        /// When.
+        t_ms: Millis,
+        /// What the decoder said.
+        reason: String,
+    },
+    /// The board identified itself.
+    Serial {
+        /// When.
+        t_ms: Millis,
+        /// The serial number.
+        serial: String,
+    },
+}
+
+/// Counters of a pipeline.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PipelineStats {
+    /// Messages decoded.
+    pub messages: u64,
+    /// Square readings passed on (a board dump counts 64).
+    pub square_readings: u64,
+    /// Garbage bytes skipped.
+    pub skipped_bytes: u64,
+    /// Malformed frames dropped.
+    pub bad_frames: u64,
+}
+
+/// One board's decoder and reconstructor.
+#[derive(Debug)]
+pub struct BoardPipeline {
+    board: String,
+    decoder: dgt::Decoder,
+    buf: BytesMut,
+    recon: Reconstructor,
+    /// Events with the time they were published.
+    events: VecDeque<(Millis, Event)>,
+    diagnostics: VecDeque<Diagnostic>,
+    stats: PipelineStats,
+    now: Millis,
+}
+
+impl BoardPipeline {
+    /// A pipeline for board `board`.
+    pub fn new(board: impl Into<String>, config: Config) -> BoardPipeline {
+        BoardPipeline {
+            board: board.into(),
+            decoder: dgt::Decoder::new(),
+            buf: BytesMut::new(),
+            recon: Reconstructor::new(config),
+            events: VecDeque::new(),
+            diagnostics: VecDeque::new(),
+            stats: PipelineStats::default(),
+            now: 0,
+        }
+    }
+
+    /// The board id.
+    pub fn board(&self) -> &str {
+        &self.board
+    }
+
+    /// The reconstructor, for state queries.
+    pub fn reconstructor(&self) -> &Reconstructor {
+        &self.recon
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> PipelineStats {
+        self.stats
+    }
+
+    /// Fires every timer due at or before `t`.
+    pub fn advance_to(&mut self, t: Millis) {
+        while let Some(due) = self.recon.poll_timeout() {
+            if due > t {
+                break;
+            }
+            self.now = self.now.max(due);
+            self.recon.handle_timeout(due);
+            self.drain();
+        }
+        self.now = self.now.max(t);
+    }
+
+    /// Fires every pending timer, however far ahead (end of a replay).
+    pub fn finish(&mut self) {
+        while let Some(due) = self.recon.poll_timeout() {
+            self.now = self.now.max(due);
+            self.recon.handle_timeout(due);
+            self.drain();
+        }
+    }
+
+    /// Bytes seen on the line at time `t`.
+    pub fn handle_bytes(&mut self, t: Millis, dir: Direction, bytes: &[u8]) {
+        self.advance_to(t);
+        self.now = t;
+        if dir == Direction::ToBoard {
+            return;
+        }
+        self.buf.extend_from_slice(bytes);
+        loop {
+            match self.decoder.decode(&mut self.buf) {
+                Ok(Some(msg)) => {
+                    self.stats.messages += 1;
+                    self.handle_message(t, msg);
+                }
+                Ok(None) => break,
+                Err(dgt::DecodeError::Skipped { bytes }) => {
+                    self.stats.skipped_bytes += bytes.len() as u64;
+                    self.diagnostics.push_back(Diagnostic::Skipped {
+                        t_ms: t,
+                        count: bytes.len(),
+                    });
+                }
+                Err(e @ dgt::DecodeError::BadFrame { .. }) => {
+                    self.stats.bad_frames += 1;
+                    self.diagnostics.push_back(Diagnostic::BadFrame {
+                        t_ms: t,
+                        reason: e.to_string(),
+                    });
+                }
+            }
+        }
+    }
+
+    fn handle_message(&mut self, t: Millis, msg: Message) {
+        match msg {
+            Message::FieldUpdate { field, piece } => {
+                self.stats.square_readings += 1;
+                self.recon
+                    .handle_square(t, square_of(field), cell_of(piece));
+            }
+            Message::BoardDump(codes) => {
+                self.stats.square_readings += 64;
+                let mut cells = [Cell::Empty; 64];
+                for (i, code) in codes.iter().enumerate() {
+                    let field = dgt::Field::new(i as u8).expect("64 fields");
+                    cells[square_of(field) as usize] = cell_of(*code);
+                }
+                self.recon.handle_board(t, &cells);
+            }
+            Message::SerialNumber(serial) | Message::LongSerialNumber(serial) => {
+                self.diagnostics
+                    .push_back(Diagnostic::Serial { t_ms: t, serial });
+            }
+            _ => {}
+        }
+        self.drain();
+    }
+
+    fn drain(&mut self) {
+        while let Some((t_ms, kind)) = self.recon.poll_event() {
+            let event = Event {
+                board: self.board.clone(),
+                t_ms,
+                kind,
+            };
+            self.events.push_back((self.now, event));
+        }
+    }
+
+    /// The next event.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front().map(|(_, e)| e)
+    }
+
+    /// The next event with the time it was published (the input or timer
+    /// time that produced it; later than `t_ms` when a move had to settle).
+    pub fn poll_published(&mut self) -> Option<(Millis, Event)> {
+        self.events.pop_front()
+    }
+
+    /// The next diagnostic.
+    pub fn poll_diagnostic(&mut self) -> Option<Diagnostic> {
+        self.diagnostics.pop_front()
+    }
+
+    /// The pipeline's notion of now: the latest input or timer time.
+    pub fn now(&self) -> Millis {
+        self.now
+    }
+}
+
+/// The square a DGT field names, in the board's own orientation.
+pub fn square_of(field: dgt::Field) -> Square {
+    Square::new(u32::from(field.rank()) * 8 + u32::from(field.file()))
+}
+
+/// The cell a DGT piece code stands for.
+pub fn cell_of(code: PieceCode) -> Cell {
+    let piece = |color, role| Cell::Piece(Piece { color, role });
+    match code {
+        PieceCode::Empty => Cell::Empty,
+        PieceCode::WhitePawn => piece(Color::White, Role::Pawn),
+        PieceCode::WhiteRook => piece(Color::White, Role::Rook),
+        PieceCode::WhiteKnight => piece(Color::White, Role::Knight),
+        PieceCode::WhiteBishop => piece(Color::White, Role::Bishop),
+        PieceCode::WhiteKing => piece(Color::White, Role::King),
+        PieceCode::WhiteQueen => piece(Color::White, Role::Queen),
+        PieceCode::BlackPawn => piece(Color::Black, Role::Pawn),
+        PieceCode::BlackRook => piece(Color::Black, Role::Rook),
+        PieceCode::BlackKnight => piece(Color::Black, Role::Knight),
+        PieceCode::BlackBishop => piece(Color::Black, Role::Bishop),
+        PieceCode::BlackKing => piece(Color::Black, Role::King),
+        PieceCode::BlackQueen => piece(Color::Black, Role::Queen),
+        PieceCode::Draw => Cell::Token(Token::Draw),
+        PieceCode::WhiteWins => Cell::Token(Token::WhiteWins),
+        PieceCode::BlackWins => Cell::Token(Token::BlackWins),
+    }
+}

@@ -1,0 +1,99 @@
+//! `boardcast replay`: a capture through the live pipeline, with time taken
+//! from the capture.
+
+use std::fs::File;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+
+use crate::board::Config;
+use crate::capture::{self, CaptureError};
+use crate::event::Event;
+use crate::pipeline::{BoardPipeline, Diagnostic, PipelineStats};
+use crate::sink::record::GameLog;
+
+/// Why a replay failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The capture could not be opened.
+    #[error("{path}: {source}")]
+    Open {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The capture is malformed.
+    #[error("{path}: {source}")]
+    Capture {
+        /// The file.
+        path: PathBuf,
+        /// What and where.
+        source: CaptureError,
+    },
+}
+
+/// What a replay produced.
+#[derive(Debug, Default)]
+pub struct Replay {
+    /// Every event, in publication order, with the capture time at which it
+    /// was published (after its settle time, say).
+    pub events: Vec<(u64, Event)>,
+    /// The games as published.
+    pub log: GameLog,
+    /// Stream diagnostics (garbage skipped, bad frames).
+    pub diagnostics: Vec<Diagnostic>,
+    /// Counters.
+    pub stats: PipelineStats,
+    /// Reconstructor counters.
+    pub recon: crate::board::Stats,
+}
+
+/// Replays a capture file.
+pub fn replay_file(path: &Path, config: Config) -> Result<Replay, ReplayError> {
+    let file = File::open(path).map_err(|source| ReplayError::Open {
+        path: path.to_owned(),
+        source,
+    })?;
+    replay_reader(BufReader::new(file), config, path)
+}
+
+/// Replays a capture from any reader; `path` names it in errors.
+pub fn replay_reader(
+    input: impl BufRead,
+    config: Config,
+    path: &Path,
+) -> Result<Replay, ReplayError> {
+    let wrap = |source| ReplayError::Capture {
+        path: path.to_owned(),
+        source,
+    };
+    let (header, reader) = capture::Reader::new(input).map_err(wrap)?;
+    let board = header
+        .meta
+        .iter()
+        .find(|(k, _)| k == "board")
+        .map(|(_, v)| v.clone())
+        .unwrap_or_else(|| "1".into());
+    let mut pipeline = BoardPipeline::new(board, config);
+    let mut out = Replay::default();
+    for chunk in reader {
+        let chunk = chunk.map_err(wrap)?;
+        pipeline.handle_bytes(chunk.t_ms, chunk.dir, &chunk.bytes);
+        collect(&mut pipeline, &mut out);
+    }
+    pipeline.finish();
+    collect(&mut pipeline, &mut out);
+    out.stats = pipeline.stats();
+    out.recon = pipeline.reconstructor().stats();
+    Ok(out)
+}
+
+fn collect(pipeline: &mut BoardPipeline, out: &mut Replay) {
+    while let Some((published, e)) = pipeline.poll_published() {
+        out.log.handle(&e);
+        out.events.push((published, e));
+    }
+    while let Some(d) = pipeline.poll_diagnostic() {
+        out.diagnostics.push(d);
+    }
+}

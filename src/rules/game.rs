@@ -1,0 +1,91 @@
+//! A game record: the start position and the plies played from it, each with
+//! its notation and the position it leads to.
+
+use super::{Move, Position};
+
+/// One ply of a game with everything the sinks publish about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlyRecord {
+    /// The move.
+    pub m: Move,
+    /// SAN with check/mate suffix.
+    pub san: String,
+    /// UCI.
+    pub uci: String,
+    /// The position after the move.
+    pub after: Position,
+}
+
+/// A game: start position and mainline.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Game {
+    start: Position,
+    plies: Vec<PlyRecord>,
+}
+
+impl Game {
+    /// A game with no moves yet.
+    pub fn new(start: Position) -> Game {
+        Game {
+            start,
+            plies: Vec::new(),
+        }
+    }
+
+    /// The start position.
+    pub fn start(&self) -> &Position {
+        &self.start
+    }
+
+    /// The current position.
+    pub fn position(&self) -> &Position {
+        self.plies.last().map_or(&self.start, |p| &p.after)
+    }
+
+    /// The position after `ply` plies (0 = the start).
+    pub fn position_at(&self, ply: usize) -> &Position {
+        if ply == 0 {
+            &self.start
+        } else {
+            &self.plies[ply - 1].after
+        }
+    }
+
+    /// The plies played so far.
+    pub fn plies(&self) -> &[PlyRecord] {
+        &self.plies
+    }
+
+    /// Number of plies played.
+    pub fn len(&self) -> usize {
+        self.plies.len()
+    }
+
+    /// Whether no move has been played.
+    pub fn is_empty(&self) -> bool {
+        self.plies.is_empty()
+    }
+
+    /// Plays a legal move and returns its record.
+    pub fn push(&mut self, m: Move) -> &PlyRecord {
+        let pos = self.position();
+        let record = PlyRecord {
+            m,
+            san: pos.san(m),
+            uci: pos.uci(m),
+            after: pos.play(m),
+        };
+        self.plies.push(record);
+        self.plies.last().expect("just pushed")
+    }
+
+    /// Drops every ply after the first `ply`.
+    pub fn truncate(&mut self, ply: usize) {
+        self.plies.truncate(ply);
+    }
+
+    /// The SAN moves in order.
+    pub fn sans(&self) -> impl Iterator<Item = &str> {
+        self.plies.iter().map(|p| p.san.as_str())
+    }
+}

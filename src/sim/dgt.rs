@@ -1,0 +1,129 @@
+//! A simulated DGT board: turns a session's readings into the bytes a DGT
+//! board exchanges with its host, written as a capture.
+
+use std::io::{self, Write};
+
+use boardcast_protocols::dgt::{Command, Field, Message, PieceCode};
+
+use super::{Reading, Session};
+use crate::board::{Cell, Token};
+use crate::capture::{Direction, Header, Protocol, Writer};
+use crate::rules::{Color, Role, Square};
+
+/// The board field a game square is read on.
+pub fn field_of(sq: Square, rotated: bool) -> Field {
+    let index = (7 - sq.rank() as u8) * 8 + sq.file() as u8;
+    let field = Field::new(index).expect("0..64");
+    if rotated { field.rotated() } else { field }
+}
+
+/// The DGT code of a cell.
+pub fn code_of(cell: Cell) -> PieceCode {
+    match cell {
+        Cell::Empty => PieceCode::Empty,
+        Cell::Token(Token::Draw) => PieceCode::Draw,
+        Cell::Token(Token::WhiteWins) => PieceCode::WhiteWins,
+        Cell::Token(Token::BlackWins) => PieceCode::BlackWins,
+        Cell::Piece(p) => match (p.color, p.role) {
+            (Color::White, Role::Pawn) => PieceCode::WhitePawn,
+            (Color::White, Role::Rook) => PieceCode::WhiteRook,
+            (Color::White, Role::Knight) => PieceCode::WhiteKnight,
+            (Color::White, Role::Bishop) => PieceCode::WhiteBishop,
+            (Color::White, Role::King) => PieceCode::WhiteKing,
+            (Color::White, Role::Queen) => PieceCode::WhiteQueen,
+            (Color::Black, Role::Pawn) => PieceCode::BlackPawn,
+            (Color::Black, Role::Rook) => PieceCode::BlackRook,
+            (Color::Black, Role::Knight) => PieceCode::BlackKnight,
+            (Color::Black, Role::Bishop) => PieceCode::BlackBishop,
+            (Color::Black, Role::King) => PieceCode::BlackKing,
+            (Color::Black, Role::Queen) => PieceCode::BlackQueen,
+        },
+    }
+}
+
+/// The dump message of a whole board in game orientation.
+pub fn dump_message(cells: &[Cell; 64], rotated: bool) -> Message {
+    let mut codes = [PieceCode::Empty; 64];
+    for sq in Square::ALL {
+        codes[field_of(sq, rotated).index() as usize] = code_of(cells[sq as usize]);
+    }
+    Message::BoardDump(Box::new(codes))
+}
+
+/// The messages of one reading.
+pub fn reading_message(reading: &Reading, rotated: bool) -> Message {
+    match reading {
+        Reading::Square(sq, cell) => Message::FieldUpdate {
+            field: field_of(*sq, rotated),
+            piece: code_of(*cell),
+        },
+        Reading::Dump(cells) => dump_message(cells, rotated),
+    }
+}
+
+/// The serial number the simulated board reports.
+pub const SERIAL: &str = "12345";
+
+/// Writes the host/board handshake the daemon performs at connection:
+/// reset, serial number, version, board dump, update mode.
+pub fn write_handshake<W: Write>(
+    w: &mut Writer<W>,
+    t: u64,
+    cells: &[Cell; 64],
+    rotated: bool,
+) -> io::Result<()> {
+    w.write_chunk(t, Direction::ToBoard, &Command::Reset.to_bytes())?;
+    w.write_chunk(t, Direction::ToBoard, &Command::SerialNumber.to_bytes())?;
+    w.write_chunk(
+        t + 20,
+        Direction::FromBoard,
+        &Message::SerialNumber(SERIAL.into()).to_bytes(),
+    )?;
+    w.write_chunk(t + 20, Direction::ToBoard, &Command::Version.to_bytes())?;
+    w.write_chunk(
+        t + 40,
+        Direction::FromBoard,
+        &Message::Version { major: 1, minor: 2 }.to_bytes(),
+    )?;
+    w.write_chunk(t + 40, Direction::ToBoard, &Command::SendBoard.to_bytes())?;
+    w.write_chunk(
+        t + 110,
+        Direction::FromBoard,
+        &dump_message(cells, rotated).to_bytes(),
+    )?;
+    w.write_chunk(
+        t + 110,
+        Direction::ToBoard,
+        &Command::SendUpdateBoard.to_bytes(),
+    )?;
+    Ok(())
+}
+
+/// Writes a whole session as a DGT capture.
+pub fn write_capture<W: Write>(
+    out: W,
+    session: &Session,
+    meta: &[(String, String)],
+) -> io::Result<W> {
+    let header = Header {
+        protocol: Protocol::Dgt,
+        meta: meta.to_vec(),
+    };
+    let mut w = Writer::new(out, &header)?;
+    write_handshake(&mut w, 0, &session.initial, session.rotated)?;
+    for (t, reading) in &session.readings {
+        if let Reading::Dump(_) = reading {
+            w.write_chunk(*t, Direction::ToBoard, &Command::SendBoard.to_bytes())?;
+        }
+        let bytes = reading_message(reading, session.rotated).to_bytes();
+        w.write_chunk((*t).max(110), Direction::FromBoard, &bytes)?;
+    }
+    w.flush()?;
+    Ok(w.into_inner())
+}
+
+/// A session as capture text.
+pub fn capture_text(session: &Session, meta: &[(String, String)]) -> String {
+    let bytes = write_capture(Vec::new(), session, meta).expect("writing to memory");
+    String::from_utf8(bytes).expect("captures are ASCII")
+}
