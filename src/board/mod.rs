@@ -294,8 +294,12 @@ impl Reconstructor {
             None => {
                 p.showing = false;
                 // The opponent lifting one of their own pieces proves the
-                // candidate move finished.
+                // candidate move finished. (Not a takeback: lifting a piece
+                // after restoring a position proves nothing.)
                 let confirmed = p.candidate.as_ref().is_some_and(|c| {
+                    if !matches!(c.explanation, Explanation::Forward(_)) {
+                        return false;
+                    }
                     let after = candidate_position(&p.game, &c.explanation);
                     let removed = after.board().occupied() & !target.occupied();
                     search::only_removals(after.board(), &target)
@@ -494,7 +498,7 @@ fn settle_time(rule: &SettleRule, game: &Game, e: &Explanation) -> Millis {
         }
     };
     match moves.split_last() {
-        None => rule.base_ms,
+        None => rule.takeback_ms,
         Some((last, before)) => {
             let pos = before.iter().fold(base.clone(), |p, m| p.play(*m));
             rule.for_move(&pos, *last)

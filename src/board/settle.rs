@@ -25,6 +25,11 @@ pub struct SettleRule {
     pub base_ms: Millis,
     /// For moves that may still be travelling.
     pub extendable_ms: Millis,
+    /// For a restored earlier position (a takeback). Longer, because a
+    /// piece set down for a moment on a wrong square can recreate an
+    /// earlier position of the game, while players restoring a position
+    /// take seconds anyway.
+    pub takeback_ms: Millis,
 }
 
 impl Default for SettleRule {
@@ -32,6 +37,7 @@ impl Default for SettleRule {
         SettleRule {
             base_ms: 450,
             extendable_ms: 850,
+            takeback_ms: 1_500,
         }
     }
 }
