@@ -103,6 +103,12 @@ impl BoardPipeline {
         self.stats
     }
 
+    /// When a timer is next due, if one is pending: the daemon sleeps until
+    /// then (or the next bytes) and calls [`BoardPipeline::advance_to`].
+    pub fn poll_timeout(&self) -> Option<Millis> {
+        self.recon.poll_timeout()
+    }
+
     /// Fires every timer due at or before `t`.
     pub fn advance_to(&mut self, t: Millis) {
         while let Some(due) = self.recon.poll_timeout() {
