@@ -45,7 +45,7 @@ fn run(label: &str, games: &[SourceGame], make: &dyn Fn() -> Box<dyn Profile>, s
     for &seed in seeds {
         for (i, g) in games.iter().enumerate() {
             let mut profile = make();
-            let rotated = (i as u64 + seed) % 5 == 0;
+            let rotated = (i as u64 + seed).is_multiple_of(5);
             let session = sim::simulate(g, profile.as_mut(), seed * 100_003 + i as u64, rotated);
             let text = sim::dgt::capture_text(&session, &[]);
             captures.push((g, session, text));

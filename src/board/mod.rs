@@ -161,6 +161,13 @@ impl Reconstructor {
         self.on_reading(at);
     }
 
+    /// Starts a game from a known position (a game resumed mid-way, or an
+    /// operator's correction), as if it had just been set up. `rotated` says
+    /// whether the board stands turned round.
+    pub fn start_from(&mut self, at: Millis, position: Position, rotated: bool) {
+        self.start_game(at, position, rotated);
+    }
+
     /// The player of `side` pressed the clock: their move is complete.
     pub fn handle_clock_press(&mut self, at: Millis, side: Side) {
         let Phase::Playing(p) = &mut self.phase else {

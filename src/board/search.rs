@@ -36,8 +36,10 @@ pub struct Limits {
     /// Most plies taken back before playing forward again (a published move
     /// that the board shows was not the final one).
     pub back: usize,
-    /// Most positions visited by one search.
+    /// Most positions visited by one search while updates stream in.
     pub budget: usize,
+    /// Most positions visited by one search after a whole-board read.
+    pub resync_budget: usize,
 }
 
 impl Default for Limits {
@@ -46,7 +48,8 @@ impl Default for Limits {
             stream_depth: 2,
             depth: 4,
             back: 2,
-            budget: 4000,
+            budget: 4_000,
+            resync_budget: 60_000,
         }
     }
 }
@@ -109,7 +112,11 @@ pub fn explain(
 ) -> Outcome {
     let pos = game.position();
     let mut budget = Budget {
-        left: limits.budget,
+        left: if resync {
+            limits.resync_budget
+        } else {
+            limits.budget
+        },
         used: 0,
     };
     let done = |e: Option<Explanation>, b: &Budget| Outcome {
@@ -138,7 +145,7 @@ pub fn explain(
             } else {
                 let mut line = Vec::with_capacity(cost);
                 forward_search(pos, target, cost, &mut line, budget)
-                    .then(|| Explanation::Forward(line))
+                    .then_some(Explanation::Forward(line))
             }
         };
         let back = |budget: &mut Budget| -> Option<Explanation> {
@@ -411,6 +418,6 @@ mod tests {
             Limits::default(),
         );
         assert_eq!(out.explanation, None);
-        assert!(out.nodes <= Limits::default().budget);
+        assert!(out.nodes <= Limits::default().resync_budget);
     }
 }

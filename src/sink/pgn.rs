@@ -36,6 +36,9 @@ impl Default for Tags {
     }
 }
 
+/// FEN of the standard start position.
+pub const STANDARD_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
 fn escape(value: &str) -> String {
     value.replace('\\', "\\\\").replace('"', "\\\"")
 }
@@ -57,6 +60,8 @@ pub fn render(game: &GameRecord, tags: &Tags) -> String {
     tag("Result", game.result_token());
     if game.chess960 {
         tag("Variant", "Chess960");
+    }
+    if game.chess960 || game.start_fen != STANDARD_START {
         tag("SetUp", "1");
         tag("FEN", &game.start_fen);
     }
@@ -134,6 +139,7 @@ mod tests {
     #[test]
     fn long_games_wrap_below_80_columns() {
         let g = GameRecord {
+            start_fen: STANDARD_START.into(),
             sans: vec!["Nf3".into(); 200],
             ..GameRecord::default()
         };

@@ -1,0 +1,949 @@
+//! The daemon's configuration: TOML text in, a validated [`Config`] out.
+//!
+//! Two steps, as in ripgrep's low-level and high-level arguments:
+//!
+//! 1. The text is parsed into raw tables ([`RawConfig`], serde with
+//!    `deny_unknown_fields`), so a misspelt key is an error that names the
+//!    key and its line.
+//! 2. The raw tables of the user's file are laid over those of
+//!    `config/default.toml` (built into the binary: the bottom layer, and
+//!    the commented reference of every key), and the result is checked and
+//!    turned into typed values in one function, [`Config::from_raw`]:
+//!    paths resolved against the file's folder, board ids and ports
+//!    checked for duplicates, protocol names turned into an enum, the
+//!    broker URL parsed.
+//!
+//! Every error is one line: `FILE: line N: what is wrong`.
+
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::board::{self, Limits, SettleRule};
+use crate::capture::Protocol;
+
+/// The default configuration, every key commented: the bottom layer.
+pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
+
+/// Why a configuration was rejected. Displayed as one line.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The text is not valid TOML, or a key is unknown or has the wrong type.
+    #[error("{path}: line {line}: {message}")]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line of the offending key or value.
+        line: usize,
+        /// The parser's message (names the key).
+        message: String,
+    },
+    /// The values are well formed but do not make sense together.
+    #[error("{path}: {}{message}", line.map(|l| format!("line {l}: ")).unwrap_or_default())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// 1-based line, when the value has one.
+        line: Option<usize>,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The configuration as written: every key optional, unknown keys rejected.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawConfig {
+    /// `[bridge]`.
+    pub bridge: Option<RawBridge>,
+    /// `[mqtt]`.
+    pub mqtt: Option<RawMqtt>,
+    /// `[serial]`.
+    pub serial: Option<RawSerial>,
+    /// `[recorder]`.
+    pub recorder: Option<RawRecorder>,
+    /// `[log]`.
+    pub log: Option<RawLog>,
+    /// `[reconstructor]`.
+    pub reconstructor: Option<RawReconstructor>,
+    /// `[[board]]`.
+    pub board: Option<Vec<RawBoard>>,
+}
+
+/// `[bridge]` as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBridge {
+    /// Bridge name.
+    pub name: Option<Spanned<String>>,
+    /// PGN `Event` tag.
+    pub event: Option<String>,
+    /// PGN `Site` tag.
+    pub site: Option<String>,
+}
+
+/// `[mqtt]` as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawMqtt {
+    /// Broker URL.
+    pub url: Option<Spanned<String>>,
+    /// Topic prefix.
+    pub prefix: Option<Spanned<String>>,
+    /// Client id.
+    pub client_id: Option<String>,
+    /// Keep-alive in seconds.
+    pub keep_alive_s: Option<u64>,
+    /// Username.
+    pub username: Option<String>,
+    /// Password.
+    pub password: Option<String>,
+    /// Unacknowledged events kept per board.
+    pub queue: Option<Spanned<usize>>,
+    /// First reconnection delay.
+    pub reconnect_min_ms: Option<u64>,
+    /// Longest reconnection delay.
+    pub reconnect_max_ms: Option<u64>,
+    /// `[mqtt.tls]`.
+    pub tls: Option<RawTls>,
+}
+
+/// `[mqtt.tls]` as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawTls {
+    /// Use TLS.
+    pub enabled: Option<bool>,
+    /// CA file.
+    pub ca_file: Option<String>,
+    /// Client certificate.
+    pub client_cert_file: Option<String>,
+    /// Client key.
+    pub client_key_file: Option<String>,
+}
+
+/// `[serial]` as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSerial {
+    /// Liveness poll period.
+    pub poll_ms: Option<u64>,
+    /// Silence that means "unplugged".
+    pub silence_ms: Option<Spanned<u64>>,
+    /// Time allowed for the serial number after opening.
+    pub handshake_ms: Option<u64>,
+    /// First reopening delay.
+    pub reconnect_min_ms: Option<u64>,
+    /// Longest reopening delay.
+    pub reconnect_max_ms: Option<u64>,
+}
+
+/// `[recorder]` as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRecorder {
+    /// Capture folder.
+    pub dir: Option<String>,
+}
+
+/// `[log]` as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLog {
+    /// `text` or `json`.
+    pub format: Option<Spanned<String>>,
+    /// Filter directives.
+    pub level: Option<String>,
+}
+
+/// `[reconstructor]` as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawReconstructor {
+    /// Settle time of plain moves.
+    pub settle_base_ms: Option<u64>,
+    /// Settle time of extendable moves.
+    pub settle_extendable_ms: Option<u64>,
+    /// Settle time of takebacks.
+    pub settle_takeback_ms: Option<u64>,
+    /// Streaming search depth.
+    pub stream_depth: Option<usize>,
+    /// Resynchronising search depth.
+    pub depth: Option<usize>,
+    /// Plies that may be withdrawn.
+    pub back: Option<usize>,
+    /// Node budget.
+    pub budget: Option<usize>,
+}
+
+/// A port given as one path or a list.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum RawPorts {
+    /// One path or pattern.
+    One(String),
+    /// Several.
+    Many(Vec<String>),
+}
+
+/// One `[[board]]` as written.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBoard {
+    /// Board id.
+    pub id: Spanned<String>,
+    /// Port path(s) or pattern(s).
+    pub port: Spanned<RawPorts>,
+    /// Expected serial number.
+    pub serial: Option<Spanned<String>>,
+    /// Protocol name.
+    pub protocol: Option<Spanned<String>>,
+    /// Baud rate.
+    pub baud: Option<u32>,
+    /// PGN `Round`.
+    pub round: Option<String>,
+    /// PGN `White`.
+    pub white: Option<String>,
+    /// PGN `Black`.
+    pub black: Option<String>,
+}
+
+/// The validated configuration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Config {
+    /// This process.
+    pub bridge: Bridge,
+    /// The broker.
+    pub mqtt: Mqtt,
+    /// Serial line behaviour common to all boards.
+    pub serial: Serial,
+    /// Where captures go, if anywhere.
+    pub recorder: Option<PathBuf>,
+    /// Logging.
+    pub log: Log,
+    /// Reconstructor tunables.
+    pub reconstructor: board::Config,
+    /// The boards, in file order.
+    pub boards: Vec<Board>,
+}
+
+/// `[bridge]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Bridge {
+    /// Name in the status topic.
+    pub name: String,
+    /// PGN `Event`.
+    pub event: String,
+    /// PGN `Site`.
+    pub site: String,
+}
+
+/// Capped exponential backoff bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BackoffConfig {
+    /// First delay.
+    pub min: Duration,
+    /// Longest delay.
+    pub max: Duration,
+}
+
+/// TLS settings.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Tls {
+    /// CA bundle; `None` means the system roots.
+    pub ca_file: Option<PathBuf>,
+    /// Client certificate and key, if the broker wants one.
+    pub client_auth: Option<(PathBuf, PathBuf)>,
+}
+
+/// `[mqtt]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Mqtt {
+    /// Broker host.
+    pub host: String,
+    /// Broker port.
+    pub port: u16,
+    /// TLS, when on.
+    pub tls: Option<Tls>,
+    /// Topic prefix (no trailing slash).
+    pub prefix: String,
+    /// Client id.
+    pub client_id: String,
+    /// Keep-alive.
+    pub keep_alive: Duration,
+    /// Username and password.
+    pub credentials: Option<(String, String)>,
+    /// Unacknowledged events kept per board.
+    pub queue: usize,
+    /// Reconnection delays.
+    pub reconnect: BackoffConfig,
+}
+
+/// `[serial]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Serial {
+    /// Liveness poll period.
+    pub poll: Duration,
+    /// Silence taken for an unplugged board.
+    pub silence: Duration,
+    /// Time allowed for the serial number after opening.
+    pub handshake: Duration,
+    /// Reopening delays.
+    pub reconnect: BackoffConfig,
+}
+
+/// Log output format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LogFormat {
+    /// Human-readable lines.
+    Text,
+    /// One JSON object per line.
+    Json,
+}
+
+/// `[log]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Log {
+    /// Output format.
+    pub format: LogFormat,
+    /// Filter directives.
+    pub level: String,
+}
+
+/// Where a board may be found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PortSpec {
+    /// Paths or glob patterns, tried in order.
+    pub candidates: Vec<String>,
+}
+
+impl PortSpec {
+    /// Whether the spec names exactly one fixed path (no pattern, no list).
+    pub fn is_fixed(&self) -> bool {
+        self.candidates.len() == 1 && !is_pattern(&self.candidates[0])
+    }
+}
+
+impl std::fmt::Display for PortSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.candidates.join(","))
+    }
+}
+
+/// Whether a port string is a glob pattern.
+pub fn is_pattern(s: &str) -> bool {
+    s.contains(['*', '?', '['])
+}
+
+/// One `[[board]]`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Board {
+    /// Id in topics and events.
+    pub id: String,
+    /// Where to find it.
+    pub port: PortSpec,
+    /// Its serial number, when configured.
+    pub serial: Option<String>,
+    /// Wire protocol.
+    pub protocol: Protocol,
+    /// Line speed.
+    pub baud: u32,
+    /// PGN `Round`.
+    pub round: Option<String>,
+    /// PGN `White`.
+    pub white: Option<String>,
+    /// PGN `Black`.
+    pub black: Option<String>,
+}
+
+impl Config {
+    /// Reads and validates a configuration file.
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Config::parse(&text, path)
+    }
+
+    /// Validates configuration text; `path` names it in errors and anchors
+    /// relative paths (its folder).
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        let raw = parse_raw(text, path)?;
+        let defaults = parse_raw(DEFAULT_TOML, Path::new("config/default.toml"))
+            .expect("the built-in default configuration parses");
+        Config::from_raw(raw, defaults, text, path)
+    }
+
+    /// Lays `raw` over `defaults` and validates the result. `text` is the
+    /// user's file, for line numbers.
+    pub fn from_raw(
+        raw: RawConfig,
+        defaults: RawConfig,
+        text: &str,
+        path: &Path,
+    ) -> Result<Config, ConfigError> {
+        let base = path.parent().unwrap_or(Path::new(".")).to_owned();
+        let invalid = |span: Option<Range<usize>>, message: String| ConfigError::Invalid {
+            path: path.to_owned(),
+            line: span.map(|s| line_of(text, s.start)),
+            message,
+        };
+        let resolve = |p: &str| -> PathBuf {
+            let p = Path::new(p);
+            if p.is_absolute() {
+                p.to_owned()
+            } else {
+                base.join(p)
+            }
+        };
+        let missing = |key: &str| -> ConfigError {
+            invalid(None, format!("`{key}` has no value (and no default)"))
+        };
+
+        // [bridge]
+        let (b, db) = (
+            raw.bridge.unwrap_or_default(),
+            defaults.bridge.unwrap_or_default(),
+        );
+        let name = b.name.or(db.name).ok_or_else(|| missing("bridge.name"))?;
+        check_topic_level(name.get_ref())
+            .map_err(|m| invalid(Some(name.span()), format!("bridge.name: {m}")))?;
+        let bridge = Bridge {
+            name: name.into_inner(),
+            event: b.event.or(db.event).unwrap_or_else(|| "?".into()),
+            site: b.site.or(db.site).unwrap_or_else(|| "?".into()),
+        };
+
+        // [mqtt]
+        let (m, dm) = (
+            raw.mqtt.unwrap_or_default(),
+            defaults.mqtt.unwrap_or_default(),
+        );
+        let url = m.url.or(dm.url).ok_or_else(|| missing("mqtt.url"))?;
+        let broker = parse_url(url.get_ref())
+            .map_err(|e| invalid(Some(url.span()), format!("mqtt.url: {e}")))?;
+        let prefix = m.prefix.or(dm.prefix).ok_or_else(|| missing("mqtt.prefix"))?;
+        let prefix_text = prefix.get_ref().trim_end_matches('/').to_string();
+        if prefix_text.is_empty()
+            || prefix_text.contains(['+', '#'])
+            || prefix_text.starts_with('/')
+        {
+            return Err(invalid(
+                Some(prefix.span()),
+                "mqtt.prefix must be a non-empty topic without wildcards or a leading '/'".into(),
+            ));
+        }
+        let (t, dt) = (m.tls.unwrap_or_default(), dm.tls.unwrap_or_default());
+        let tls_on = t.enabled.or(dt.enabled).unwrap_or(false) || broker.tls;
+        let nonempty = |s: Option<String>| s.filter(|s| !s.is_empty());
+        let ca_file = nonempty(t.ca_file.or(dt.ca_file)).map(|p| resolve(&p));
+        let cert = nonempty(t.client_cert_file.or(dt.client_cert_file)).map(|p| resolve(&p));
+        let key = nonempty(t.client_key_file.or(dt.client_key_file)).map(|p| resolve(&p));
+        let client_auth = match (cert, key) {
+            (Some(c), Some(k)) => Some((c, k)),
+            (None, None) => None,
+            _ => {
+                return Err(invalid(
+                    None,
+                    "mqtt.tls: client_cert_file and client_key_file go together".into(),
+                ));
+            }
+        };
+        let tls = tls_on.then_some(Tls {
+            ca_file,
+            client_auth,
+        });
+        let client_id = nonempty(m.client_id.or(dm.client_id))
+            .unwrap_or_else(|| format!("boardcast-{}", bridge.name));
+        let username = nonempty(m.username.or(dm.username));
+        let password = m.password.or(dm.password).unwrap_or_default();
+        let queue = m.queue.or(dm.queue).ok_or_else(|| missing("mqtt.queue"))?;
+        if *queue.get_ref() == 0 {
+            return Err(invalid(
+                Some(queue.span()),
+                "mqtt.queue must be at least 1".into(),
+            ));
+        }
+        let mqtt = Mqtt {
+            host: broker.host,
+            port: broker.port,
+            tls,
+            prefix: prefix_text,
+            client_id,
+            keep_alive: Duration::from_secs(
+                m.keep_alive_s
+                    .or(dm.keep_alive_s)
+                    .ok_or_else(|| missing("mqtt.keep_alive_s"))?
+                    .max(1),
+            ),
+            credentials: username.map(|u| (u, password)),
+            queue: queue.into_inner(),
+            reconnect: backoff(
+                m.reconnect_min_ms.or(dm.reconnect_min_ms),
+                m.reconnect_max_ms.or(dm.reconnect_max_ms),
+            )
+            .ok_or_else(|| missing("mqtt.reconnect_min_ms"))?,
+        };
+
+        // [serial]
+        let (s, ds) = (
+            raw.serial.unwrap_or_default(),
+            defaults.serial.unwrap_or_default(),
+        );
+        let ms = |v: Option<u64>, key: &str| {
+            v.map(Duration::from_millis).ok_or_else(|| missing(key))
+        };
+        let poll = ms(s.poll_ms.or(ds.poll_ms), "serial.poll_ms")?;
+        let silence = s
+            .silence_ms
+            .or(ds.silence_ms)
+            .ok_or_else(|| missing("serial.silence_ms"))?;
+        if Duration::from_millis(*silence.get_ref()) <= poll {
+            return Err(invalid(
+                Some(silence.span()),
+                "serial.silence_ms must be longer than serial.poll_ms".into(),
+            ));
+        }
+        let serial = Serial {
+            poll: poll.max(Duration::from_millis(10)),
+            silence: Duration::from_millis(silence.into_inner()),
+            handshake: ms(s.handshake_ms.or(ds.handshake_ms), "serial.handshake_ms")?,
+            reconnect: backoff(
+                s.reconnect_min_ms.or(ds.reconnect_min_ms),
+                s.reconnect_max_ms.or(ds.reconnect_max_ms),
+            )
+            .ok_or_else(|| missing("serial.reconnect_min_ms"))?,
+        };
+
+        // [recorder]
+        let (r, dr) = (
+            raw.recorder.unwrap_or_default(),
+            defaults.recorder.unwrap_or_default(),
+        );
+        let recorder = nonempty(r.dir.or(dr.dir)).map(|d| resolve(&d));
+
+        // [log]
+        let (l, dl) = (raw.log.unwrap_or_default(), defaults.log.unwrap_or_default());
+        let format = l.format.or(dl.format).ok_or_else(|| missing("log.format"))?;
+        let log = Log {
+            format: match format.get_ref().as_str() {
+                "text" => LogFormat::Text,
+                "json" => LogFormat::Json,
+                other => {
+                    return Err(invalid(
+                        Some(format.span()),
+                        format!("log.format: `{other}` is neither \"text\" nor \"json\""),
+                    ));
+                }
+            },
+            level: l.level.or(dl.level).unwrap_or_else(|| "info".into()),
+        };
+
+        // [reconstructor]
+        let (c, dc) = (
+            raw.reconstructor.unwrap_or_default(),
+            defaults.reconstructor.unwrap_or_default(),
+        );
+        let d = board::Config::default();
+        let reconstructor = board::Config {
+            settle: SettleRule {
+                base_ms: c
+                    .settle_base_ms
+                    .or(dc.settle_base_ms)
+                    .unwrap_or(d.settle.base_ms),
+                extendable_ms: c
+                    .settle_extendable_ms
+                    .or(dc.settle_extendable_ms)
+                    .unwrap_or(d.settle.extendable_ms),
+                takeback_ms: c
+                    .settle_takeback_ms
+                    .or(dc.settle_takeback_ms)
+                    .unwrap_or(d.settle.takeback_ms),
+            },
+            limits: Limits {
+                stream_depth: c
+                    .stream_depth
+                    .or(dc.stream_depth)
+                    .unwrap_or(d.limits.stream_depth),
+                depth: c.depth.or(dc.depth).unwrap_or(d.limits.depth),
+                back: c.back.or(dc.back).unwrap_or(d.limits.back),
+                budget: c.budget.or(dc.budget).unwrap_or(d.limits.budget),
+            },
+        };
+
+        // [[board]]
+        let mut boards: Vec<Board> = Vec::new();
+        let mut seen_ports: Vec<(String, String)> = Vec::new();
+        for rb in raw.board.unwrap_or_default() {
+            let id_span = rb.id.span();
+            let id = rb.id.into_inner();
+            check_board_id(&id).map_err(|m| invalid(Some(id_span.clone()), m))?;
+            if boards.iter().any(|b| b.id == id) {
+                return Err(invalid(
+                    Some(id_span),
+                    format!("board id `{id}` is given twice"),
+                ));
+            }
+            let port_span = rb.port.span();
+            let candidates: Vec<String> = match rb.port.into_inner() {
+                RawPorts::One(p) => vec![p],
+                RawPorts::Many(v) => v,
+            };
+            if candidates.is_empty() || candidates.iter().any(|c| c.trim().is_empty()) {
+                return Err(invalid(
+                    Some(port_span),
+                    format!("board `{id}`: port is empty"),
+                ));
+            }
+            let candidates: Vec<String> = candidates
+                .iter()
+                .map(|c| resolve(c).to_string_lossy().into_owned())
+                .collect();
+            let serial = rb.serial.map(|s| (s.span(), s.into_inner()));
+            // The same fixed path on two boards is a mistake; shared
+            // patterns or lists are fine when serial numbers tell the
+            // boards apart.
+            let fixed = candidates.len() == 1 && !is_pattern(&candidates[0]);
+            for c in &candidates {
+                if let Some((other, _)) = seen_ports.iter().find(|(_, p)| p == c) {
+                    let both_have_serials = serial.is_some()
+                        && boards
+                            .iter()
+                            .find(|b| &b.id == other)
+                            .is_some_and(|b| b.serial.is_some());
+                    if fixed || !both_have_serials {
+                        return Err(invalid(
+                            Some(port_span),
+                            format!(
+                                "board `{id}`: port `{c}` is also board `{other}`'s{}",
+                                if fixed {
+                                    ""
+                                } else {
+                                    " (give both boards their `serial` to share candidates)"
+                                }
+                            ),
+                        ));
+                    }
+                }
+            }
+            for c in &candidates {
+                seen_ports.push((id.clone(), c.clone()));
+            }
+            if let Some((span, s)) = &serial
+                && let Some(other) = boards.iter().find(|b| b.serial.as_ref() == Some(s))
+            {
+                return Err(invalid(
+                    Some(span.clone()),
+                    format!("board `{id}`: serial `{s}` is also board `{}`'s", other.id),
+                ));
+            }
+            let protocol = match rb.protocol {
+                None => Protocol::Dgt,
+                Some(p) => Protocol::from_name(p.get_ref()).ok_or_else(|| {
+                    invalid(
+                        Some(p.span()),
+                        format!("board `{id}`: unknown protocol `{}`", p.get_ref()),
+                    )
+                })?,
+            };
+            boards.push(Board {
+                id,
+                port: PortSpec { candidates },
+                serial: serial.map(|(_, s)| s),
+                protocol,
+                baud: rb.baud.unwrap_or(9600),
+                round: rb.round,
+                white: rb.white,
+                black: rb.black,
+            });
+        }
+
+        Ok(Config {
+            bridge,
+            mqtt,
+            serial,
+            recorder,
+            log,
+            reconstructor,
+            boards,
+        })
+    }
+}
+
+fn backoff(min: Option<u64>, max: Option<u64>) -> Option<BackoffConfig> {
+    let min = Duration::from_millis(min?.max(1));
+    let max = Duration::from_millis(max?).max(min);
+    Some(BackoffConfig { min, max })
+}
+
+/// Parses TOML into raw tables, with one-line errors naming the line.
+pub fn parse_raw(text: &str, path: &Path) -> Result<RawConfig, ConfigError> {
+    toml::from_str::<RawConfig>(text).map_err(|e| ConfigError::Parse {
+        path: path.to_owned(),
+        line: e.span().map_or(1, |s| line_of(text, s.start)),
+        message: e.message().trim().replace('\n', " "),
+    })
+}
+
+/// The 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+fn check_board_id(id: &str) -> Result<(), String> {
+    if id.is_empty() {
+        return Err("board id is empty".into());
+    }
+    if !id
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(format!(
+            "board id `{id}` may only hold letters, digits, '-' and '_'"
+        ));
+    }
+    Ok(())
+}
+
+fn check_topic_level(s: &str) -> Result<(), String> {
+    if s.is_empty() || s.contains(['/', '+', '#']) {
+        return Err(format!(
+            "`{s}` must be non-empty and hold no '/', '+' or '#'"
+        ));
+    }
+    Ok(())
+}
+
+/// A broker address from a URL.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BrokerUrl {
+    /// Host name or address (IPv6 without brackets).
+    pub host: String,
+    /// Port.
+    pub port: u16,
+    /// Whether the scheme asks for TLS.
+    pub tls: bool,
+}
+
+/// Parses `mqtt://host[:port]` or `mqtts://host[:port]` (also `tcp://`,
+/// `ssl://`). A trailing `/` is allowed; paths and queries are not.
+pub fn parse_url(url: &str) -> Result<BrokerUrl, String> {
+    let (scheme, rest) = url
+        .split_once("://")
+        .ok_or_else(|| format!("`{url}` is not a URL like mqtt://host:1883"))?;
+    let tls = match scheme {
+        "mqtt" | "tcp" => false,
+        "mqtts" | "ssl" => true,
+        other => return Err(format!("unknown scheme `{other}` (use mqtt or mqtts)")),
+    };
+    let rest = rest.strip_suffix('/').unwrap_or(rest);
+    if rest.contains(['/', '?', '@']) {
+        return Err(format!(
+            "`{url}`: only scheme, host and port are allowed (credentials go in mqtt.username)"
+        ));
+    }
+    let default_port = if tls { 8883 } else { 1883 };
+    let (host, port) = if let Some(v6) = rest.strip_prefix('[') {
+        let (host, after) = v6
+            .split_once(']')
+            .ok_or_else(|| format!("`{url}`: unclosed '['"))?;
+        let port = match after.strip_prefix(':') {
+            Some(p) => Some(p),
+            None if after.is_empty() => None,
+            None => return Err(format!("`{url}`: unexpected `{after}`")),
+        };
+        (host.to_string(), port)
+    } else {
+        match rest.rsplit_once(':') {
+            Some((h, p)) => (h.to_string(), Some(p)),
+            None => (rest.to_string(), None),
+        }
+    };
+    if host.is_empty() {
+        return Err(format!("`{url}` has no host"));
+    }
+    let port = match port {
+        None => default_port,
+        Some(p) => p
+            .parse::<u16>()
+            .ok()
+            .filter(|&p| p != 0)
+            .ok_or_else(|| format!("`{p}` is not a port number"))?,
+    };
+    Ok(BrokerUrl { host, port, tls })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(text, Path::new("/etc/boardcast/test.toml"))
+    }
+
+    #[test]
+    fn the_default_file_is_a_valid_configuration_with_no_boards() {
+        let c = parse("").unwrap();
+        assert!(c.boards.is_empty());
+        assert_eq!(c.mqtt.host, "127.0.0.1");
+        assert_eq!(c.mqtt.port, 1883);
+        assert_eq!(c.mqtt.prefix, "boardcast");
+        assert_eq!(c.mqtt.client_id, "boardcast-boardcast");
+        assert_eq!(c.reconstructor, board::Config::default());
+        assert_eq!(c.log.format, LogFormat::Text);
+        assert_eq!(c.recorder, None);
+        assert_eq!(c.mqtt.tls, None);
+    }
+
+    #[test]
+    fn the_default_file_sets_every_key_it_documents() {
+        // Every key is given in default.toml (not only in comments), so the
+        // layering never falls back to a value hidden in the code.
+        let raw = parse_raw(DEFAULT_TOML, Path::new("default.toml")).unwrap();
+        let m = raw.mqtt.unwrap();
+        assert!(m.url.is_some() && m.prefix.is_some() && m.queue.is_some());
+        assert!(m.keep_alive_s.is_some() && m.reconnect_max_ms.is_some());
+        let t = m.tls.unwrap();
+        assert!(t.enabled.is_some() && t.ca_file.is_some() && t.client_key_file.is_some());
+        let s = raw.serial.unwrap();
+        assert!(s.poll_ms.is_some() && s.silence_ms.is_some() && s.handshake_ms.is_some());
+        let r = raw.reconstructor.unwrap();
+        assert!(r.settle_base_ms.is_some() && r.budget.is_some() && r.depth.is_some());
+        assert!(raw.log.unwrap().level.is_some());
+        assert!(raw.recorder.unwrap().dir.is_some());
+    }
+
+    #[test]
+    fn the_example_file_is_valid() {
+        let text = include_str!("../config/example.toml");
+        let c = parse(text).unwrap();
+        assert_eq!(c.boards.len(), 5);
+        assert_eq!(c.bridge.name, "hall-a");
+        assert_eq!(
+            c.mqtt.credentials,
+            Some(("hall-a".into(), "change me".into()))
+        );
+        assert!(!c.boards[1].port.is_fixed());
+        assert!(c.boards[0].port.is_fixed());
+    }
+
+    #[test]
+    fn a_user_value_overrides_the_default_and_the_rest_stays() {
+        let c = parse("[mqtt]\nprefix = \"venue\"\n[reconstructor]\nsettle_base_ms = 100\n")
+            .unwrap();
+        assert_eq!(c.mqtt.prefix, "venue");
+        assert_eq!(c.mqtt.port, 1883);
+        assert_eq!(c.reconstructor.settle.base_ms, 100);
+        assert_eq!(c.reconstructor.settle.extendable_ms, 850);
+    }
+
+    #[test]
+    fn an_unknown_key_names_the_key_and_its_line() {
+        let err = parse("[mqtt]\nurl = \"mqtt://h\"\nprefx = \"x\"\n").unwrap_err();
+        let text = err.to_string();
+        assert!(matches!(err, ConfigError::Parse { line: 3, .. }), "{text}");
+        assert!(text.contains("prefx"), "{text}");
+        assert!(text.starts_with("/etc/boardcast/test.toml: line 3: "), "{text}");
+        assert!(!text.contains('\n'), "{text}");
+    }
+
+    #[test]
+    fn an_unknown_key_in_a_board_names_its_line() {
+        let err = parse("[[board]]\nid = \"1\"\nport = \"/dev/x\"\nbuad = 9600\n").unwrap_err();
+        assert!(matches!(err, ConfigError::Parse { line: 4, .. }), "{err}");
+        assert!(err.to_string().contains("buad"));
+    }
+
+    #[test]
+    fn duplicate_board_ids_and_ports_are_rejected_with_their_line() {
+        let err = parse(
+            "[[board]]\nid = \"1\"\nport = \"/dev/a\"\n[[board]]\nid = \"1\"\nport = \"/dev/b\"\n",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("line 5: board id `1` is given twice"));
+        let err = parse(
+            "[[board]]\nid = \"1\"\nport = \"/dev/a\"\n[[board]]\nid = \"2\"\nport = \"/dev/a\"\n",
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("line 6: "), "{err}");
+        assert!(err.to_string().contains("also board `1`"), "{err}");
+    }
+
+    #[test]
+    fn shared_candidates_need_serial_numbers() {
+        let two = |s1: &str, s2: &str| {
+            format!(
+                "[[board]]\nid = \"1\"\nport = [\"/dev/a\", \"/dev/b\"]\n{s1}\n[[board]]\nid = \"2\"\nport = [\"/dev/a\", \"/dev/b\"]\n{s2}\n"
+            )
+        };
+        assert!(parse(&two("", "")).is_err());
+        let c = parse(&two("serial = \"11111\"", "serial = \"22222\"")).unwrap();
+        assert_eq!(c.boards[1].serial.as_deref(), Some("22222"));
+        assert!(parse(&two("serial = \"11111\"", "serial = \"11111\"")).is_err());
+    }
+
+    #[test]
+    fn protocol_names_become_an_enum_and_unknown_ones_are_rejected() {
+        let c = parse("[[board]]\nid = \"a\"\nport = \"/dev/x\"\nprotocol = \"dgt\"\n").unwrap();
+        assert_eq!(c.boards[0].protocol, Protocol::Dgt);
+        assert_eq!(c.boards[0].baud, 9600);
+        let err =
+            parse("[[board]]\nid = \"a\"\nport = \"/dev/x\"\nprotocol = \"millenium\"\n").unwrap_err();
+        assert!(err.to_string().contains("line 4: board `a`: unknown protocol `millenium`"));
+    }
+
+    #[test]
+    fn relative_paths_are_taken_from_the_config_folder() {
+        let c = parse("[recorder]\ndir = \"rec\"\n[[board]]\nid = \"a\"\nport = \"tty*\"\n").unwrap();
+        assert_eq!(c.recorder, Some(PathBuf::from("/etc/boardcast/rec")));
+        assert_eq!(c.boards[0].port.candidates, vec!["/etc/boardcast/tty*"]);
+    }
+
+    #[test]
+    fn broker_urls_parse_with_default_ports_and_tls() {
+        assert_eq!(
+            parse_url("mqtt://broker:1884").unwrap(),
+            BrokerUrl {
+                host: "broker".into(),
+                port: 1884,
+                tls: false
+            }
+        );
+        assert_eq!(parse_url("mqtts://b").unwrap().port, 8883);
+        assert!(parse_url("mqtts://b").unwrap().tls);
+        assert_eq!(parse_url("mqtt://[::1]:99/").unwrap().host, "::1");
+        assert!(parse_url("http://b").is_err());
+        assert!(parse_url("mqtt://b:x").is_err());
+        assert!(parse_url("broker:1883").is_err());
+        let c = parse("[mqtt]\nurl = \"mqtts://b\"\n").unwrap();
+        assert_eq!(
+            c.mqtt.tls,
+            Some(Tls {
+                ca_file: None,
+                client_auth: None
+            })
+        );
+    }
+
+    #[test]
+    fn a_bad_value_type_names_the_line() {
+        let err = parse("[serial]\npoll_ms = \"fast\"\n").unwrap_err();
+        assert!(matches!(err, ConfigError::Parse { line: 2, .. }), "{err}");
+    }
+}

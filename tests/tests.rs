@@ -1,0 +1,5 @@
+//! The integration test binary: one module per area.
+
+mod games;
+mod reconstruct;
+mod replay;
