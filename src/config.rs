@@ -556,32 +556,24 @@ impl Config {
             raw.reconstructor.unwrap_or_default(),
             defaults.reconstructor.unwrap_or_default(),
         );
-        let d = board::Config::default();
-        let reconstructor = board::Config {
-            settle: SettleRule {
-                base_ms: c
-                    .settle_base_ms
-                    .or(dc.settle_base_ms)
-                    .unwrap_or(d.settle.base_ms),
-                extendable_ms: c
-                    .settle_extendable_ms
-                    .or(dc.settle_extendable_ms)
-                    .unwrap_or(d.settle.extendable_ms),
-                takeback_ms: c
-                    .settle_takeback_ms
-                    .or(dc.settle_takeback_ms)
-                    .unwrap_or(d.settle.takeback_ms),
-            },
-            limits: Limits {
-                stream_depth: c
-                    .stream_depth
-                    .or(dc.stream_depth)
-                    .unwrap_or(d.limits.stream_depth),
-                depth: c.depth.or(dc.depth).unwrap_or(d.limits.depth),
-                back: c.back.or(dc.back).unwrap_or(d.limits.back),
-                budget: c.budget.or(dc.budget).unwrap_or(d.limits.budget),
-            },
-        };
+        // Start from the reconstructor's own defaults, so tunables added
+        // there later keep their values until they get a key here.
+        let mut reconstructor = board::Config::default();
+        let settle: &mut SettleRule = &mut reconstructor.settle;
+        set(&mut settle.base_ms, c.settle_base_ms.or(dc.settle_base_ms));
+        set(
+            &mut settle.extendable_ms,
+            c.settle_extendable_ms.or(dc.settle_extendable_ms),
+        );
+        set(
+            &mut settle.takeback_ms,
+            c.settle_takeback_ms.or(dc.settle_takeback_ms),
+        );
+        let limits: &mut Limits = &mut reconstructor.limits;
+        set(&mut limits.stream_depth, c.stream_depth.or(dc.stream_depth));
+        set(&mut limits.depth, c.depth.or(dc.depth));
+        set(&mut limits.back, c.back.or(dc.back));
+        set(&mut limits.budget, c.budget.or(dc.budget));
 
         // [[board]]
         let mut boards: Vec<Board> = Vec::new();
@@ -679,6 +671,12 @@ impl Config {
             reconstructor,
             boards,
         })
+    }
+}
+
+fn set<T>(field: &mut T, value: Option<T>) {
+    if let Some(v) = value {
+        *field = v;
     }
 }
 

@@ -19,18 +19,28 @@
 //! - [`sink`]: game records, PGN.
 //! - [`sim`]: the board simulator (clean and human handling profiles).
 //! - [`replay`]: a capture through the pipeline with capture time.
+//! - [`config`]: the daemon's TOML configuration, raw and validated.
+//! - [`port`]: serial I/O: one task per board (find, open, handshake,
+//!   reconnect) and the recorder.
+//! - [`daemon`]: `boardcast run`: board tasks, the MQTT task, shutdown.
+//! - [`backoff`]: capped exponential backoff for reconnection loops.
 //!
 //! The protocol decoders live in the `boardcast-protocols` crate
 //! (`protocols/`); they are sans-IO and never panic on any input.
-//! Everything in this crate except the binary's I/O edges is synchronous
-//! and takes time as an argument, which is what makes replay exact.
+//! Everything in this crate except the I/O edges ([`port`], [`daemon`],
+//! [`sink::mqtt`]) is synchronous and takes time as an argument, which is
+//! what makes replay exact.
 
 #![warn(missing_docs, unreachable_pub, missing_debug_implementations)]
 
+pub mod backoff;
 pub mod board;
 pub mod capture;
+pub mod config;
+pub mod daemon;
 pub mod event;
 pub mod pipeline;
+pub mod port;
 pub mod replay;
 pub mod rules;
 pub mod sim;

@@ -9,6 +9,8 @@ use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use boardcast::board::Config;
+use boardcast::config::{self, Config as DaemonConfig};
+use boardcast::daemon;
 use boardcast::replay::replay_file;
 use boardcast::sim::{self, Clean, Human, Profile};
 use boardcast::sink::pgn::{Tags, render};
@@ -23,6 +25,20 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Run the live daemon: read every configured board and publish over
+    /// MQTT until SIGINT or SIGTERM.
+    Run {
+        /// The configuration file (TOML; see config/default.toml).
+        #[arg(long)]
+        config: PathBuf,
+    },
+    /// List the serial ports of this machine.
+    Ports,
+    /// Validate a configuration file and print what it configures.
+    CheckConfig {
+        /// The configuration file.
+        file: PathBuf,
+    },
     /// Replay a capture file through the live pipeline (decoder, move
     /// reconstruction, rules) with the capture's timestamps.
     Replay {
@@ -82,6 +98,9 @@ fn main() -> ExitCode {
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
+        Command::Run { config } => run_daemon(&config),
+        Command::Ports => ports(),
+        Command::CheckConfig { file } => check_config(&file),
         Command::Replay {
             capture,
             pgn,
@@ -96,6 +115,109 @@ fn run(cli: Cli) -> Result<()> {
             limit,
         } => simulate(&pgn, &out, profile, seed, rotated, limit),
     }
+}
+
+fn run_daemon(path: &Path) -> Result<()> {
+    let config = DaemonConfig::load(path)?;
+    init_logging(&config.log)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async {
+        let shutdown = stop_signal()?;
+        daemon::run(config, shutdown).await?;
+        Ok(())
+    })
+}
+
+/// Resolves on SIGINT or SIGTERM.
+fn stop_signal() -> Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).context("listening for SIGTERM")?;
+    let mut int = signal(SignalKind::interrupt()).context("listening for SIGINT")?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+    })
+}
+
+/// The tracing subscriber: text or JSON on stderr, filtered by RUST_LOG or
+/// the configured level. rumqttc logs through the `log` crate; the
+/// subscriber's `tracing-log` bridge (on by default) carries those records.
+fn init_logging(log: &config::Log) -> Result<()> {
+    use tracing_subscriber::EnvFilter;
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(v) if !v.is_empty() => EnvFilter::try_new(v).context("RUST_LOG")?,
+        _ => EnvFilter::try_new(&log.level).context("log.level")?,
+    };
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    let result = match log.format {
+        config::LogFormat::Text => builder.try_init(),
+        config::LogFormat::Json => builder.json().try_init(),
+    };
+    result.map_err(|e| anyhow::anyhow!("setting up logging: {e}"))
+}
+
+fn ports() -> Result<()> {
+    let ports = tokio_serial::available_ports().context("listing serial ports")?;
+    if ports.is_empty() {
+        println!("no serial ports found");
+    }
+    for p in ports {
+        let kind = match p.port_type {
+            tokio_serial::SerialPortType::UsbPort(u) => format!(
+                "usb {:04x}:{:04x}{}{}{}",
+                u.vid,
+                u.pid,
+                u.manufacturer.map(|m| format!(" {m}")).unwrap_or_default(),
+                u.product.map(|m| format!(" {m}")).unwrap_or_default(),
+                u.serial_number
+                    .map(|s| format!(" serial {s}"))
+                    .unwrap_or_default(),
+            ),
+            tokio_serial::SerialPortType::BluetoothPort => "bluetooth".into(),
+            tokio_serial::SerialPortType::PciPort => "pci".into(),
+            tokio_serial::SerialPortType::Unknown => "unknown".into(),
+        };
+        println!("{}\t{kind}", p.port_name);
+    }
+    Ok(())
+}
+
+fn check_config(path: &Path) -> Result<()> {
+    let c = DaemonConfig::load(path)?;
+    println!(
+        "{}: ok: bridge `{}`, broker {}:{}{}, prefix `{}`, {} board(s)",
+        path.display(),
+        c.bridge.name,
+        c.mqtt.host,
+        c.mqtt.port,
+        if c.mqtt.tls.is_some() { " (tls)" } else { "" },
+        c.mqtt.prefix,
+        c.boards.len()
+    );
+    for b in &c.boards {
+        println!(
+            "  board {}: {} {} baud {}{}",
+            b.id,
+            b.port,
+            b.protocol.name(),
+            b.baud,
+            b.serial
+                .as_ref()
+                .map(|s| format!(", serial {s}"))
+                .unwrap_or_default()
+        );
+    }
+    if let Some(dir) = &c.recorder {
+        println!("  recording to {}", dir.display());
+    }
+    Ok(())
 }
 
 fn replay(capture: &Path, pgn: Option<&Path>, events: Option<&Path>) -> Result<()> {

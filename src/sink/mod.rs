@@ -2,6 +2,8 @@
 //!
 //! - [`record`]: folds events into game records (shared by every sink).
 //! - [`pgn`]: PGN text of a game record.
+//! - [`mqtt`]: the broker connection: events, retained state and PGN.
 
+pub mod mqtt;
 pub mod pgn;
 pub mod record;

@@ -1,0 +1,277 @@
+//! One board's live session: the pipeline driven with daemon time, the
+//! game record rebuilt from its events, and what is published about it.
+//!
+//! [`LiveBoard`] survives reconnections: the same pipeline (and so the same
+//! game) carries on when an unplugged board comes back and dumps its
+//! squares. It hands every event to the board's outbox and, after every
+//! change, the retained state (JSON, see [`StateMessage`]) and the current
+//! game's PGN.
+
+use serde::Serialize;
+use tracing::{debug, info, warn};
+
+use crate::board;
+use crate::capture::Direction;
+use crate::event::{AlertKind, Event, EventKind, Millis};
+use crate::pipeline::{BoardPipeline, Diagnostic};
+use crate::sink::mqtt::BoardOutbox;
+use crate::sink::pgn::{Tags, render};
+use crate::sink::record::{GameLog, GameRecord};
+
+/// Whether the board's line is up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkStatus {
+    /// Open and identified.
+    Connected,
+    /// Not open (never found, unplugged, or the daemon stopped).
+    Offline,
+}
+
+/// The last move of the game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LastMove {
+    /// Its ply (1 = White's first move).
+    pub ply: usize,
+    /// SAN.
+    pub san: String,
+    /// UCI.
+    pub uci: String,
+}
+
+/// The retained state of a board (`{prefix}/board/{id}/state`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StateMessage {
+    /// The board id.
+    pub board: String,
+    /// `connected` or `offline`.
+    pub status: LinkStatus,
+    /// The device path in use (or last used).
+    pub port: Option<String>,
+    /// The serial number the board reported.
+    pub serial: Option<String>,
+    /// A game is on and the board agrees with it: a start position was
+    /// recognised and no displaced-pieces or impossible-position alert is
+    /// open.
+    pub recognised: bool,
+    /// The board stands turned round (Black on ranks 1-2, Law 7.2b).
+    pub rotated: bool,
+    /// An error alert was raised in this game (see the events).
+    pub irregular: bool,
+    /// Games started on this board since the daemon started (0: none yet).
+    pub game: usize,
+    /// FEN of the start position (`null` before the first game).
+    pub start_fen: Option<String>,
+    /// Whether the game is Chess960.
+    pub chess960: bool,
+    /// FEN of the current position (`null` before the first game).
+    pub fen: Option<String>,
+    /// The mainline in SAN.
+    pub moves: Vec<String>,
+    /// The mainline in UCI.
+    pub uci: Vec<String>,
+    /// Plies played (the length of `moves`).
+    pub ply: usize,
+    /// The last move, if any.
+    pub last_move: Option<LastMove>,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*` once the game ended, else `null`.
+    pub result: Option<String>,
+    /// Why the game ended.
+    pub reason: Option<String>,
+    /// Daemon milliseconds when this state was made.
+    pub t_ms: Millis,
+}
+
+/// One board's pipeline, record and publications.
+#[derive(Debug)]
+pub struct LiveBoard {
+    id: String,
+    pipeline: BoardPipeline,
+    log: GameLog,
+    outbox: BoardOutbox,
+    tags: Tags,
+    status: LinkStatus,
+    port: Option<String>,
+    serial: Option<String>,
+    /// An uncleared misplaced / illegal-position alert.
+    disagrees: bool,
+    pgn_dirty: bool,
+}
+
+impl LiveBoard {
+    /// A board waiting for its first connection.
+    pub fn new(id: &str, config: board::Config, outbox: BoardOutbox, tags: Tags) -> LiveBoard {
+        let b = LiveBoard {
+            id: id.to_string(),
+            pipeline: BoardPipeline::new(id, config),
+            log: GameLog::new(),
+            outbox,
+            tags,
+            status: LinkStatus::Offline,
+            port: None,
+            serial: None,
+            disagrees: false,
+            pgn_dirty: false,
+        };
+        b.publish_state(0);
+        b
+    }
+
+    /// Bytes seen on the line at `t`. Returns the serial numbers the board
+    /// reported in them.
+    pub fn handle_bytes(&mut self, t: Millis, dir: Direction, bytes: &[u8]) -> Vec<String> {
+        self.pipeline.handle_bytes(t, dir, bytes);
+        self.drain(t)
+    }
+
+    /// Fires the timers due by `t`.
+    pub fn advance_to(&mut self, t: Millis) {
+        self.pipeline.advance_to(t);
+        self.drain(t);
+    }
+
+    /// Fires every pending timer (at shutdown: a move still settling is
+    /// published, as `boardcast replay` does at the end of a capture).
+    pub fn finish(&mut self, t: Millis) {
+        self.pipeline.finish();
+        self.drain(t);
+    }
+
+    /// When the next timer is due.
+    pub fn poll_timeout(&self) -> Option<Millis> {
+        self.pipeline.poll_timeout()
+    }
+
+    /// The line is up on `port`, with a board reporting `serial`.
+    pub fn set_connected(&mut self, t: Millis, port: String, serial: String) {
+        self.status = LinkStatus::Connected;
+        self.port = Some(port);
+        self.serial = Some(serial);
+        self.publish_state(t);
+    }
+
+    /// The line is down.
+    pub fn set_offline(&mut self, t: Millis) {
+        if self.status != LinkStatus::Offline {
+            self.status = LinkStatus::Offline;
+            self.publish_state(t);
+        }
+    }
+
+    /// Whether the games changed since the last call (to rewrite a PGN file).
+    pub fn take_pgn_dirty(&mut self) -> bool {
+        std::mem::take(&mut self.pgn_dirty)
+    }
+
+    /// Every game of the session as PGN.
+    pub fn all_games_pgn(&self) -> String {
+        self.log
+            .games()
+            .iter()
+            .map(|g| render(g, &self.tags))
+            .collect()
+    }
+
+    /// The state as published now.
+    pub fn state(&self, t: Millis) -> StateMessage {
+        let game = self.log.current();
+        let recon = self.pipeline.reconstructor();
+        StateMessage {
+            board: self.id.clone(),
+            status: self.status,
+            port: self.port.clone(),
+            serial: self.serial.clone(),
+            recognised: recon.game().is_some() && !self.disagrees,
+            rotated: recon.is_rotated(),
+            irregular: game.is_some_and(|g| !g.irregularities.is_empty()),
+            game: self.log.games().len(),
+            start_fen: game.map(|g| g.start_fen.clone()),
+            chess960: game.is_some_and(|g| g.chess960),
+            fen: game.map(|g| g.fen.clone()),
+            moves: game.map(|g| g.sans.clone()).unwrap_or_default(),
+            uci: game.map(|g| g.ucis.clone()).unwrap_or_default(),
+            ply: game.map_or(0, |g| g.sans.len()),
+            last_move: game.and_then(last_move),
+            result: game.and_then(|g| g.result.clone()),
+            reason: game.and_then(|g| g.reason.clone()),
+            t_ms: t,
+        }
+    }
+
+    fn publish_state(&self, t: Millis) {
+        let state = serde_json::to_string(&self.state(t)).expect("states serialise");
+        let pgn = match self.log.current() {
+            Some(g) => render(g, &self.tags),
+            None => String::new(),
+        };
+        self.outbox.set_retained(state, pgn);
+    }
+
+    fn drain(&mut self, t: Millis) -> Vec<String> {
+        let mut changed = false;
+        while let Some(event) = self.pipeline.poll_event() {
+            self.note(&event);
+            self.log.handle(&event);
+            if !self.outbox.push_event(&event) {
+                warn!(
+                    dropped = self.outbox.dropped(),
+                    "event queue full: dropped the oldest unacknowledged event"
+                );
+            }
+            changed = true;
+        }
+        let mut serials = Vec::new();
+        while let Some(d) = self.pipeline.poll_diagnostic() {
+            match d {
+                Diagnostic::Serial { serial, .. } => serials.push(serial),
+                Diagnostic::Skipped { count, .. } => debug!(count, "skipped garbage bytes"),
+                Diagnostic::BadFrame { reason, .. } => debug!(%reason, "dropped a bad frame"),
+            }
+        }
+        if changed {
+            self.pgn_dirty = true;
+            self.publish_state(t);
+        }
+        serials
+    }
+
+    /// Logs an event and tracks whether the board agrees with the game.
+    fn note(&mut self, e: &Event) {
+        match &e.kind {
+            EventKind::GameStart { fen, rotated, .. } => {
+                self.disagrees = false;
+                info!(%fen, rotated, "game start");
+            }
+            EventKind::Move { ply, san, .. } => {
+                self.disagrees = false;
+                info!(ply, %san, "move");
+            }
+            EventKind::Retract { ply, uci } => info!(ply, %uci, "move withdrawn"),
+            EventKind::Takeback { to_ply, .. } => {
+                self.disagrees = false;
+                info!(to_ply, "takeback");
+            }
+            EventKind::GameEnd { result, reason } => info!(%result, %reason, "game end"),
+            EventKind::Alert(a) => {
+                if matches!(a.kind, AlertKind::Misplaced | AlertKind::IllegalPosition) {
+                    self.disagrees = !a.cleared;
+                }
+                if a.kind.is_error() && !a.cleared {
+                    warn!(kind = ?a.kind, law = ?a.law, message = %a.message, "alert");
+                } else {
+                    info!(kind = ?a.kind, cleared = a.cleared, message = %a.message, "alert");
+                }
+            }
+            #[allow(unreachable_patterns)]
+            _ => debug!(event = %e.to_json(), "event"),
+        }
+    }
+}
+
+fn last_move(g: &GameRecord) -> Option<LastMove> {
+    Some(LastMove {
+        ply: g.sans.len(),
+        san: g.sans.last()?.clone(),
+        uci: g.ucis.last()?.clone(),
+    })
+}

@@ -1,0 +1,428 @@
+//! Serial I/O: one task per board that finds its device, opens it, talks
+//! the DGT handshake, feeds the pipeline with daemon time, records every
+//! byte, and comes back after the board is unplugged.
+//!
+//! # One board's life
+//!
+//! 1. **Find.** The board's candidate paths ([`find::candidates`]) are tried
+//!    in order; a device another board task holds is skipped.
+//! 2. **Open and identify.** 9600 baud 8N1 (tokio-serial), then `reset`
+//!    (0x40) and `serial number` (0x45). The board must name itself within
+//!    `serial.handshake_ms`. A board with a configured `serial`, or whose
+//!    port is a pattern or a list, must report its own serial number (the
+//!    first one seen is kept for the session when none is configured);
+//!    otherwise the next candidate is tried. On one fixed path a different
+//!    board is accepted with a warning: the operator chose the path.
+//! 3. **Live.** `version` (0x4d), `board dump` (0x42) and then update mode.
+//!    Design: the mode is `SendUpdateNice` (0x4b): field updates as they
+//!    happen, and clock messages only when the clock changes, which a later
+//!    clock reader can use without the once-a-second traffic of
+//!    `SendUpdate` (0x43). The fresh dump lets the reconstructor explain
+//!    moves made while the board was away (a deep search on a whole-board
+//!    read). Every few seconds (`serial.poll_ms`) the task asks for the
+//!    serial number again, as other DGT drivers do: a board that stays
+//!    silent for `serial.silence_ms` is taken for gone.
+//! 4. **Lost.** A read or write error, an end of file repeating, or
+//!    silence: the board is published `offline`, the device released, and
+//!    the task tries again after a capped exponential backoff.
+//!
+//! The pipeline and the game survive all of this ([`live::LiveBoard`]).
+//! Bytes are read in a plain loop rather than through a `tokio_util` codec:
+//! the recorder needs the raw bytes before decoding, and the pipeline
+//! decodes them itself, so a codec would only add a copy.
+//!
+//! A board task never waits for the broker (see [`crate::sink::mqtt`]), and
+//! nothing one board does can stop another: each has its own task, device,
+//! pipeline and queue.
+
+pub mod find;
+pub mod live;
+pub mod recorder;
+
+use std::io;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use boardcast_protocols::dgt::{self, Command, Message};
+use bytes::BytesMut;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::watch;
+use tokio::time::Instant;
+use tokio_serial::{DataBits, FlowControl, Parity, SerialPortBuilderExt, SerialStream, StopBits};
+use tracing::{Instrument, debug, info, info_span, warn};
+
+use crate::backoff::Backoff;
+use crate::capture::Direction;
+use crate::config;
+use crate::event::Millis;
+use find::{Claims, DeviceClaim};
+use live::LiveBoard;
+use recorder::Recorder;
+
+/// The daemon's session clock: milliseconds since the daemon started,
+/// monotonic. Pipelines and captures share it.
+#[derive(Clone, Copy, Debug)]
+pub struct Clock {
+    start: Instant,
+}
+
+impl Clock {
+    /// A clock starting now.
+    pub fn start() -> Clock {
+        Clock {
+            start: Instant::now(),
+        }
+    }
+
+    /// Milliseconds since the start.
+    pub fn now_ms(&self) -> Millis {
+        self.start.elapsed().as_millis() as Millis
+    }
+
+    /// The instant of a session time.
+    pub fn instant(&self, t: Millis) -> Instant {
+        self.start + Duration::from_millis(t)
+    }
+}
+
+/// Everything a board task needs.
+#[derive(Debug)]
+pub struct BoardTask {
+    /// The board's configuration.
+    pub board: config::Board,
+    /// Line settings common to all boards.
+    pub serial: config::Serial,
+    /// The session clock.
+    pub clock: Clock,
+    /// The device and serial registry shared by all board tasks.
+    pub claims: Arc<Claims>,
+    /// The pipeline, record and publications.
+    pub live: LiveBoard,
+    /// The capture and PGN files, when recording.
+    pub recorder: Option<Recorder>,
+}
+
+/// Why a live connection ended.
+#[derive(Debug, thiserror::Error)]
+enum Lost {
+    #[error("read failed: {0}")]
+    Read(io::Error),
+    #[error("write failed: {0}")]
+    Write(io::Error),
+    #[error("end of file")]
+    Eof,
+    #[error("silent for {0:?}")]
+    Silent(Duration),
+    #[error("shutting down")]
+    Shutdown,
+}
+
+/// An open, identified board.
+struct Link {
+    stream: SerialStream,
+    path: PathBuf,
+    serial: String,
+    _claim: DeviceClaim,
+}
+
+impl BoardTask {
+    /// Runs until `shutdown` turns true, then flushes the capture and PGN
+    /// and publishes the board `offline`.
+    pub async fn run(mut self, mut shutdown: watch::Receiver<bool>) {
+        let span = info_span!("board", board = %self.board.id, port = %self.board.port);
+        async move {
+            let mut backoff = Backoff::new(self.serial.reconnect);
+            let mut pinned = self.board.serial.clone();
+            let mut announced_missing = false;
+            while !*shutdown.borrow() {
+                match self.connect(&mut pinned, &mut shutdown).await {
+                    Some(link) => {
+                        backoff.reset();
+                        announced_missing = false;
+                        let why = self.session(link, &mut shutdown).await;
+                        let t = self.clock.now_ms();
+                        self.live.advance_to(t);
+                        self.live.set_offline(t);
+                        self.note(&format!("disconnected: {why}"));
+                        self.flush();
+                        if matches!(why, Lost::Shutdown) {
+                            break;
+                        }
+                        warn!(reason = %why, "board offline");
+                    }
+                    None if !announced_missing => {
+                        info!("board not found; retrying");
+                        announced_missing = true;
+                    }
+                    None => {}
+                }
+                let delay = backoff.next_delay();
+                tokio::select! {
+                    _ = self.idle(delay) => {}
+                    _ = shutdown.changed() => {}
+                }
+            }
+            let t = self.clock.now_ms();
+            self.live.finish(t);
+            self.live.set_offline(t);
+            self.flush();
+            if let Some(r) = &mut self.recorder {
+                r.write_pgn(&self.live.all_games_pgn());
+            }
+            debug!("board task stopped");
+        }
+        .instrument(span)
+        .await
+    }
+
+    /// Waits `delay` while keeping the pipeline's timers firing (a move
+    /// settling when the cable was pulled is still published).
+    async fn idle(&mut self, delay: Duration) {
+        let until = Instant::now() + delay;
+        loop {
+            let next = match self.live.poll_timeout() {
+                Some(t) => self.clock.instant(t).min(until),
+                None => until,
+            };
+            tokio::time::sleep_until(next).await;
+            self.live.advance_to(self.clock.now_ms());
+            if next >= until {
+                return;
+            }
+        }
+    }
+
+    /// Tries every candidate once; returns the first identified board.
+    async fn connect(
+        &mut self,
+        pinned: &mut Option<String>,
+        shutdown: &mut watch::Receiver<bool>,
+    ) -> Option<Link> {
+        let strict = self.board.serial.is_some() || !self.board.port.is_fixed();
+        for path in find::candidates(&self.board.port) {
+            if *shutdown.borrow() {
+                return None;
+            }
+            let device = find::device_of(&path);
+            let Some(claim) = self.claims.claim_device(&device, &self.board.id) else {
+                continue;
+            };
+            let builder = tokio_serial::new(path.to_string_lossy(), self.board.baud)
+                .data_bits(DataBits::Eight)
+                .parity(Parity::None)
+                .stop_bits(StopBits::One)
+                .flow_control(FlowControl::None);
+            let mut stream = match builder.open_native_async() {
+                Ok(s) => s,
+                Err(e) => {
+                    debug!(path = %path.display(), error = %e, "cannot open");
+                    continue;
+                }
+            };
+            let (serial, chunks) = match self.identify(&mut stream).await {
+                Ok(found) => found,
+                Err(e) => {
+                    debug!(path = %path.display(), error = %e, "no board answered");
+                    continue;
+                }
+            };
+            if let Some(p) = pinned.as_deref()
+                && p != serial
+            {
+                if strict {
+                    debug!(path = %path.display(), %serial, expected = %p, "another board");
+                    continue;
+                }
+                warn!(%serial, previous = %p, "a different board on this port");
+            }
+            if let Err(other) = self.claims.claim_serial(&serial, &self.board.id) {
+                if strict {
+                    debug!(path = %path.display(), %serial, %other, "that board is another's");
+                    continue;
+                }
+                warn!(%serial, %other, "this serial number is also another board's");
+            }
+            *pinned = Some(serial.clone());
+            // The identification traffic belongs to this board: record it
+            // and feed it to the pipeline, in order.
+            self.note(&format!("connected {} serial {serial}", path.display()));
+            for (t, dir, bytes) in chunks {
+                self.record(t, dir, &bytes);
+            }
+            let port = path.to_string_lossy().into_owned();
+            tracing::Span::current().record("port", port.as_str());
+            info!(%port, %serial, "board connected");
+            self.live
+                .set_connected(self.clock.now_ms(), port, serial.clone());
+            return Some(Link {
+                stream,
+                path,
+                serial,
+                _claim: claim,
+            });
+        }
+        None
+    }
+
+    /// Resets the board and reads its serial number. Returns it with the
+    /// traffic so far (not yet recorded: it may be another board's).
+    async fn identify(
+        &self,
+        stream: &mut SerialStream,
+    ) -> io::Result<(String, Vec<(Millis, Direction, Vec<u8>)>)> {
+        let mut chunks = Vec::new();
+        let mut hello = Command::Reset.to_bytes();
+        hello.extend(Command::SerialNumber.to_bytes());
+        chunks.push((self.clock.now_ms(), Direction::ToBoard, hello.clone()));
+        write(stream, &hello).await?;
+        let deadline = Instant::now() + self.serial.handshake;
+        let mut decoder = dgt::Decoder::new();
+        let mut buf = BytesMut::new();
+        let mut bytes = [0u8; 1024];
+        loop {
+            let n = tokio::time::timeout_at(deadline, stream.read(&mut bytes))
+                .await
+                .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "no serial number"))??;
+            if n == 0 {
+                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "end of file"));
+            }
+            chunks.push((
+                self.clock.now_ms(),
+                Direction::FromBoard,
+                bytes[..n].to_vec(),
+            ));
+            buf.extend_from_slice(&bytes[..n]);
+            loop {
+                match decoder.decode(&mut buf) {
+                    Ok(Some(Message::SerialNumber(s) | Message::LongSerialNumber(s))) => {
+                        return Ok((s.trim().to_string(), chunks));
+                    }
+                    Ok(Some(_)) | Err(_) => {}
+                    Ok(None) => break,
+                }
+            }
+        }
+    }
+
+    /// The live loop: handshake rest, then bytes and timers until the
+    /// board is lost or the daemon stops.
+    async fn session(&mut self, mut link: Link, shutdown: &mut watch::Receiver<bool>) -> Lost {
+        let mut rest = Command::Version.to_bytes();
+        rest.extend(Command::SendBoard.to_bytes());
+        rest.extend(Command::SendUpdateNice.to_bytes());
+        if let Err(e) = self.send(&mut link, &rest).await {
+            return e;
+        }
+        let poll = self.serial.poll;
+        let silence = self.serial.silence;
+        let flush_every = Duration::from_millis(500);
+        let mut last_rx = Instant::now();
+        let mut next_poll = Instant::now() + poll;
+        let mut next_flush = Instant::now() + flush_every;
+        let mut eofs = 0u32;
+        let mut bytes = vec![0u8; 4096];
+        loop {
+            let mut wake = next_poll.min(next_flush).min(last_rx + silence);
+            if let Some(t) = self.live.poll_timeout() {
+                wake = wake.min(self.clock.instant(t));
+            }
+            tokio::select! {
+                r = link.stream.read(&mut bytes) => match r {
+                    Ok(0) => {
+                        // A hung-up tty reads as end of file; a few in a
+                        // row mean the device is gone.
+                        eofs += 1;
+                        if eofs >= 3 {
+                            return Lost::Eof;
+                        }
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                    }
+                    Ok(n) => {
+                        eofs = 0;
+                        last_rx = Instant::now();
+                        let t = self.clock.now_ms();
+                        let chunk = &bytes[..n];
+                        if let Some(r) = &mut self.recorder {
+                            r.record(t, Direction::FromBoard, chunk);
+                        }
+                        tracing::trace!(bytes = %hex(chunk), "read");
+                        for serial in self.live.handle_bytes(t, Direction::FromBoard, chunk) {
+                            if serial.trim() != link.serial {
+                                warn!(%serial, expected = %link.serial, "the board reports another serial number");
+                            }
+                        }
+                    }
+                    Err(e) => return Lost::Read(e),
+                },
+                _ = tokio::time::sleep_until(wake) => {
+                    let now = Instant::now();
+                    self.live.advance_to(self.clock.now_ms());
+                    if now >= last_rx + silence {
+                        return Lost::Silent(silence);
+                    }
+                    if now >= next_poll {
+                        next_poll = now + poll;
+                        if let Err(e) = self.send(&mut link, &Command::SerialNumber.to_bytes()).await {
+                            return e;
+                        }
+                    }
+                    if now >= next_flush {
+                        next_flush = now + flush_every;
+                        self.flush();
+                    }
+                }
+                _ = shutdown.changed() => return Lost::Shutdown,
+            }
+        }
+    }
+
+    async fn send(&mut self, link: &mut Link, bytes: &[u8]) -> Result<(), Lost> {
+        let t = self.clock.now_ms();
+        self.record(t, Direction::ToBoard, bytes);
+        write(&mut link.stream, bytes).await.map_err(Lost::Write)?;
+        debug!(path = %link.path.display(), bytes = %hex(bytes), "sent");
+        Ok(())
+    }
+
+    /// Records bytes and feeds them to the pipeline.
+    fn record(&mut self, t: Millis, dir: Direction, bytes: &[u8]) {
+        if let Some(r) = &mut self.recorder {
+            r.record(t, dir, bytes);
+        }
+        self.live.handle_bytes(t, dir, bytes);
+    }
+
+    fn note(&mut self, text: &str) {
+        if let Some(r) = &mut self.recorder {
+            r.note(text);
+        }
+    }
+
+    fn flush(&mut self) {
+        let dirty = self.live.take_pgn_dirty();
+        if let Some(r) = &mut self.recorder {
+            r.flush();
+            if dirty {
+                r.write_pgn(&self.live.all_games_pgn());
+            }
+        }
+    }
+}
+
+async fn write(stream: &mut SerialStream, bytes: &[u8]) -> io::Result<()> {
+    tokio::time::timeout(Duration::from_secs(2), async {
+        stream.write_all(bytes).await?;
+        stream.flush().await
+    })
+    .await
+    .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "write timed out"))?
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

@@ -1,0 +1,787 @@
+//! The MQTT sink: publishes every board's events, retained state and PGN,
+//! and the bridge's status, through one broker connection.
+//!
+//! # Shape
+//!
+//! Board tasks never wait for the broker. Each holds a [`BoardOutbox`] and
+//! hands it events and its latest retained state; the shared [`Outbox`]
+//! keeps them and passes what it can to rumqttc at once with
+//! `try_publish`, which never blocks. One task, [`run`], owns rumqttc's
+//! `EventLoop` and polls it, and is the only place that learns about
+//! connections, packet ids and acknowledgements.
+//!
+//! # No lost moves
+//!
+//! Design: rumqttc forgets unacknowledged publishes when it reconnects
+//! without a session, and its request channel blocks publishers when full.
+//! So the outbox is the source of truth, not rumqttc: an event stays in its
+//! board's queue until the broker acknowledges it (QoS 1 `PUBACK`). Every
+//! publish handed to rumqttc is remembered in order; rumqttc reports each
+//! as `Outgoing::Publish(pkid)` in the same order, which maps packet ids to
+//! events; a `PUBACK` then removes its event. When the connection fails,
+//! rumqttc's own copies are thrown away, and after the next `CONNACK` the
+//! outbox sends every unacknowledged event again (in order, so a subscriber
+//! may see an event twice, as QoS 1 allows, but never loses one), then every
+//! board's retained state and PGN, then `online`. Reconnection waits grow
+//! exponentially to a cap, because rumqttc itself retries at once.
+//!
+//! # When the queue is full
+//!
+//! A board's queue holds `mqtt.queue` events. If the broker stays away long
+//! enough to fill it, the oldest event is dropped (and counted, and logged):
+//! the board keeps running, and the retained state and PGN, which carry the
+//! whole game, are always brought up to date. Retained messages are never
+//! queued: only the latest state of a board is kept, and sent when the
+//! connection has room.
+
+use std::collections::{HashMap, VecDeque};
+use std::future::Future;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use bytes::Bytes;
+use rumqttc::{
+    AsyncClient, ConnectReturnCode, Event as MqttEvent, Incoming, LastWill, MqttOptions,
+    MqttState, Outgoing, QoS, TlsConfiguration, Transport,
+};
+use tracing::{debug, info, warn};
+
+use crate::backoff::Backoff;
+use crate::config;
+use crate::event::Event;
+
+/// Publishes handed to rumqttc and not yet acknowledged, at most. rumqttc
+/// keeps up to [`INFLIGHT`] on the wire and the rest in its channel.
+const WINDOW: usize = 256;
+/// QoS 1 publishes rumqttc keeps unacknowledged on the wire.
+const INFLIGHT: u16 = 128;
+/// Largest packet in either direction: a 300-move PGN is about 3 KiB and
+/// its state JSON about 6 KiB; leave ample room for long games and tags.
+pub const MAX_PACKET: usize = 1024 * 1024;
+/// How long a graceful shutdown waits for the broker to take what is left.
+const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+
+/// The topic names of one bridge.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Topics {
+    prefix: String,
+    bridge: String,
+}
+
+impl Topics {
+    /// Topics under `prefix` for bridge `bridge`.
+    pub fn new(prefix: &str, bridge: &str) -> Topics {
+        Topics {
+            prefix: prefix.trim_end_matches('/').to_string(),
+            bridge: bridge.to_string(),
+        }
+    }
+
+    /// `{prefix}/board/{id}/event`: each event, QoS 1, not retained.
+    pub fn event(&self, board: &str) -> String {
+        format!("{}/board/{board}/event", self.prefix)
+    }
+
+    /// `{prefix}/board/{id}/state`: the board's game and health, retained.
+    pub fn state(&self, board: &str) -> String {
+        format!("{}/board/{board}/state", self.prefix)
+    }
+
+    /// `{prefix}/board/{id}/pgn`: the current game as PGN text, retained.
+    pub fn pgn(&self, board: &str) -> String {
+        format!("{}/board/{board}/pgn", self.prefix)
+    }
+
+    /// `{prefix}/bridge/{name}/status`: `online`/`offline`, retained, the
+    /// last will.
+    pub fn bridge_status(&self) -> String {
+        format!("{}/bridge/{}/status", self.prefix, self.bridge)
+    }
+}
+
+/// What a publish handed to rumqttc was, to act on its acknowledgement.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tag {
+    /// An event of a board.
+    Event { slot: usize, seq: u64 },
+    /// A retained state or PGN.
+    Retained,
+    /// The bridge status.
+    Status,
+}
+
+#[derive(Debug)]
+struct Queued {
+    seq: u64,
+    payload: Bytes,
+}
+
+#[derive(Debug)]
+struct Slot {
+    id: String,
+    /// Unacknowledged events, oldest first, `seq` increasing.
+    events: VecDeque<Queued>,
+    next_seq: u64,
+    /// Events sent on the current connection: those with `seq <= sent_upto`.
+    sent_upto: u64,
+    dropped: u64,
+    state: Option<(Bytes, Bytes)>,
+    version: u64,
+    sent_version: u64,
+    dirty: bool,
+}
+
+impl Slot {
+    fn unsent_event(&self) -> Option<&Queued> {
+        let i = self.events.partition_point(|q| q.seq <= self.sent_upto);
+        self.events.get(i)
+    }
+
+    fn has_work(&self) -> bool {
+        self.unsent_event().is_some() || self.version > self.sent_version
+    }
+}
+
+/// Something that takes publishes without blocking: rumqttc's client, or a
+/// recorder in unit tests. Returns `false` when it has no room now.
+trait Publisher {
+    fn publish(&mut self, topic: String, retain: bool, payload: Bytes) -> bool;
+}
+
+impl Publisher for AsyncClient {
+    fn publish(&mut self, topic: String, retain: bool, payload: Bytes) -> bool {
+        self.try_publish(topic, QoS::AtLeastOnce, retain, payload.to_vec())
+            .is_ok()
+    }
+}
+
+#[derive(Debug, Default)]
+struct Link {
+    connected: bool,
+    /// `online` still to be published on this connection.
+    announce: bool,
+    /// Shutting down: `offline` was handed over, nothing else may follow.
+    offline_sent: bool,
+    offline_acked: bool,
+    /// Publishes handed over whose packet id is not known yet, in order.
+    unnumbered: VecDeque<Tag>,
+    /// Publishes on the wire by packet id.
+    inflight: HashMap<u16, Tag>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    slots: Vec<Slot>,
+    /// Slots with something unsent, each once, served in turn.
+    dirty: VecDeque<usize>,
+    link: Link,
+    client: Option<AsyncClient>,
+}
+
+impl Inner {
+    fn mark_dirty(&mut self, i: usize) {
+        if !self.slots[i].dirty {
+            self.slots[i].dirty = true;
+            self.dirty.push_back(i);
+        }
+    }
+
+    fn on_connected(&mut self) {
+        self.link.connected = true;
+        self.link.announce = true;
+        self.link.unnumbered.clear();
+        self.link.inflight.clear();
+        for i in 0..self.slots.len() {
+            let s = &mut self.slots[i];
+            s.sent_upto = 0;
+            s.sent_version = 0;
+            if s.has_work() {
+                self.mark_dirty(i);
+            }
+        }
+    }
+
+    fn on_disconnected(&mut self) {
+        self.link.connected = false;
+        self.link.unnumbered.clear();
+        self.link.inflight.clear();
+    }
+
+    fn on_outgoing_publish(&mut self, pkid: u16) {
+        if pkid == 0 {
+            return;
+        }
+        if let Some(tag) = self.link.unnumbered.pop_front() {
+            self.link.inflight.insert(pkid, tag);
+        }
+    }
+
+    fn on_puback(&mut self, pkid: u16) {
+        match self.link.inflight.remove(&pkid) {
+            Some(Tag::Event { slot, seq }) => {
+                let events = &mut self.slots[slot].events;
+                if let Some(i) = events.iter().position(|q| q.seq == seq) {
+                    events.remove(i);
+                }
+            }
+            Some(Tag::Status) if self.link.offline_sent => self.link.offline_acked = true,
+            _ => {}
+        }
+    }
+
+    /// Whether everything queued has been acknowledged.
+    fn drained(&self) -> bool {
+        self.link.unnumbered.is_empty()
+            && self.link.inflight.is_empty()
+            && !self.link.announce
+            && self
+                .slots
+                .iter()
+                .all(|s| s.events.is_empty() && s.version == s.sent_version)
+    }
+
+    fn room(&self) -> usize {
+        WINDOW.saturating_sub(self.link.unnumbered.len() + self.link.inflight.len())
+    }
+
+    /// Hands over whatever the connection has room for.
+    fn pump(&mut self, topics: &Topics, out: &mut dyn Publisher) {
+        if !self.link.connected || self.link.offline_sent {
+            return;
+        }
+        if self.link.announce && self.room() > 0 {
+            if !out.publish(topics.bridge_status(), true, Bytes::from_static(b"online")) {
+                return;
+            }
+            self.link.unnumbered.push_back(Tag::Status);
+            self.link.announce = false;
+        }
+        while self.room() >= 2 {
+            let Some(&i) = self.dirty.front() else { break };
+            let slot = &mut self.slots[i];
+            if let Some(q) = slot.unsent_event() {
+                let (seq, payload) = (q.seq, q.payload.clone());
+                if !out.publish(topics.event(&slot.id), false, payload) {
+                    return;
+                }
+                slot.sent_upto = seq;
+                self.link.unnumbered.push_back(Tag::Event { slot: i, seq });
+            } else if slot.version > slot.sent_version {
+                let (state, pgn) = slot.state.clone().expect("a version has a state");
+                if !out.publish(topics.state(&slot.id), true, state) {
+                    return;
+                }
+                self.link.unnumbered.push_back(Tag::Retained);
+                slot.sent_version = slot.version;
+                if !out.publish(topics.pgn(&slot.id), true, pgn) {
+                    // The state went out without its PGN: send both again.
+                    slot.sent_version = 0;
+                    return;
+                }
+                self.link.unnumbered.push_back(Tag::Retained);
+            }
+            // Serve the boards in turn.
+            self.dirty.pop_front();
+            if self.slots[i].has_work() {
+                self.dirty.push_back(i);
+            } else {
+                self.slots[i].dirty = false;
+            }
+        }
+    }
+}
+
+/// Everything waiting to be published, shared by the board tasks and the
+/// MQTT task.
+#[derive(Debug)]
+pub struct Outbox {
+    inner: Mutex<Inner>,
+    topics: Topics,
+    capacity: usize,
+}
+
+impl Outbox {
+    /// An outbox for these boards (ids in config order), keeping up to
+    /// `capacity` unacknowledged events per board.
+    pub fn new(topics: Topics, boards: &[String], capacity: usize) -> Arc<Outbox> {
+        let slots = boards
+            .iter()
+            .map(|id| Slot {
+                id: id.clone(),
+                events: VecDeque::new(),
+                next_seq: 1,
+                sent_upto: 0,
+                dropped: 0,
+                state: None,
+                version: 0,
+                sent_version: 0,
+                dirty: false,
+            })
+            .collect();
+        Arc::new(Outbox {
+            inner: Mutex::new(Inner {
+                slots,
+                dirty: VecDeque::new(),
+                link: Link::default(),
+                client: None,
+            }),
+            topics,
+            capacity: capacity.max(1),
+        })
+    }
+
+    /// The handle of the board at `index` (config order).
+    pub fn board(self: &Arc<Self>, index: usize) -> BoardOutbox {
+        assert!(index < self.lock().slots.len(), "board index out of range");
+        BoardOutbox {
+            outbox: Arc::clone(self),
+            index,
+        }
+    }
+
+    /// The topic names.
+    pub fn topics(&self) -> &Topics {
+        &self.topics
+    }
+
+    /// Events not yet acknowledged by the broker, all boards together.
+    pub fn unacknowledged(&self) -> usize {
+        self.lock().slots.iter().map(|s| s.events.len()).sum()
+    }
+
+    /// Events dropped because a queue was full, all boards together.
+    pub fn dropped(&self) -> u64 {
+        self.lock().slots.iter().map(|s| s.dropped).sum()
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A panic while holding the lock leaves consistent data (every
+        // update is a few field writes): keep going.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    fn pump_locked(&self, inner: &mut Inner) {
+        if let Some(mut client) = inner.client.clone() {
+            inner.pump(&self.topics, &mut client);
+        }
+    }
+}
+
+/// One board's way into the [`Outbox`]. Never blocks on the broker.
+#[derive(Clone, Debug)]
+pub struct BoardOutbox {
+    outbox: Arc<Outbox>,
+    index: usize,
+}
+
+impl BoardOutbox {
+    /// Queues an event (QoS 1). Returns `false` if the queue was full and
+    /// its oldest event had to be dropped to make room.
+    pub fn push_event(&self, event: &Event) -> bool {
+        let payload = Bytes::from(event.to_json());
+        let mut inner = self.outbox.lock();
+        let slot = &mut inner.slots[self.index];
+        let mut kept = true;
+        if slot.events.len() >= self.outbox.capacity {
+            slot.events.pop_front();
+            slot.dropped += 1;
+            kept = false;
+        }
+        let seq = slot.next_seq;
+        slot.next_seq += 1;
+        slot.events.push_back(Queued { seq, payload });
+        inner.mark_dirty(self.index);
+        self.outbox.pump_locked(&mut inner);
+        kept
+    }
+
+    /// Replaces the board's retained state (JSON) and PGN. Only the latest
+    /// pair is kept.
+    pub fn set_retained(&self, state: String, pgn: String) {
+        let mut inner = self.outbox.lock();
+        let slot = &mut inner.slots[self.index];
+        slot.state = Some((Bytes::from(state), Bytes::from(pgn)));
+        slot.version += 1;
+        inner.mark_dirty(self.index);
+        self.outbox.pump_locked(&mut inner);
+    }
+
+    /// Events of this board dropped because its queue was full.
+    pub fn dropped(&self) -> u64 {
+        self.outbox.lock().slots[self.index].dropped
+    }
+}
+
+/// Why the MQTT task could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum MqttError {
+    /// A TLS file could not be read.
+    #[error("reading {path}: {source}")]
+    TlsFile {
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The system's trusted roots could not be loaded.
+    #[error("could not load the system's trusted certificates; set mqtt.tls.ca_file")]
+    SystemRoots,
+}
+
+/// rumqttc options from the configuration.
+pub fn options(cfg: &config::Mqtt, topics: &Topics) -> Result<MqttOptions, MqttError> {
+    let mut o = MqttOptions::new(cfg.client_id.clone(), cfg.host.clone(), cfg.port);
+    o.set_keep_alive(cfg.keep_alive.max(Duration::from_secs(1)));
+    o.set_clean_session(true);
+    o.set_inflight(INFLIGHT);
+    o.set_max_packet_size(MAX_PACKET, MAX_PACKET);
+    o.set_last_will(LastWill::new(
+        topics.bridge_status(),
+        "offline",
+        QoS::AtLeastOnce,
+        true,
+    ));
+    if let Some((user, password)) = &cfg.credentials {
+        o.set_credentials(user.clone(), password.clone());
+    }
+    if let Some(tls) = &cfg.tls {
+        let read = |path: &std::path::Path| {
+            std::fs::read(path).map_err(|source| MqttError::TlsFile {
+                path: path.to_owned(),
+                source,
+            })
+        };
+        let client_auth = match &tls.client_auth {
+            Some((cert, key)) => Some((read(cert)?, read(key)?)),
+            None => None,
+        };
+        let transport = match &tls.ca_file {
+            Some(ca) => Transport::tls(read(ca)?, client_auth, None),
+            None if client_auth.is_none() => {
+                // rumqttc panics when the platform roots cannot be loaded.
+                let config = std::panic::catch_unwind(TlsConfiguration::default)
+                    .map_err(|_| MqttError::SystemRoots)?;
+                Transport::tls_with_config(config)
+            }
+            None => return Err(MqttError::SystemRoots),
+        };
+        o.set_transport(transport);
+    }
+    Ok(o)
+}
+
+/// The MQTT task: connects, keeps reconnecting with capped exponential
+/// backoff, and feeds the outbox's publishes to the broker until
+/// `shutdown` resolves. Then it waits (a few seconds at most) until the
+/// broker has acknowledged everything queued, publishes `offline` and
+/// disconnects cleanly.
+pub async fn run(
+    cfg: config::Mqtt,
+    outbox: Arc<Outbox>,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), MqttError> {
+    let opts = options(&cfg, outbox.topics())?;
+    let (client, mut eventloop) = AsyncClient::new(opts, WINDOW + 8);
+    outbox.lock().client = Some(client.clone());
+    let mut backoff = Backoff::new(cfg.reconnect);
+    tokio::pin!(shutdown);
+    let mut closing: Option<tokio::time::Instant> = None;
+    let mut disconnect_sent = false;
+    info!(host = %cfg.host, port = cfg.port, "connecting to the broker");
+
+    loop {
+        let polled = tokio::select! {
+            biased;
+            _ = &mut shutdown, if closing.is_none() => {
+                closing = Some(tokio::time::Instant::now() + SHUTDOWN_GRACE);
+                if !outbox.lock().link.connected {
+                    break;
+                }
+                None
+            }
+            _ = sleep_until_opt(closing) => {
+                warn!("the broker did not take everything before shutdown");
+                break;
+            }
+            r = eventloop.poll() => Some(r),
+        };
+        match polled {
+            None => {}
+            Some(Ok(MqttEvent::Incoming(Incoming::ConnAck(ack)))) => {
+                if ack.code == ConnectReturnCode::Success {
+                    info!("connected to the broker");
+                    backoff.reset();
+                    let mut inner = outbox.lock();
+                    inner.on_connected();
+                    outbox.pump_locked(&mut inner);
+                } else {
+                    warn!(code = ?ack.code, "the broker refused the connection");
+                }
+            }
+            Some(Ok(MqttEvent::Outgoing(Outgoing::Publish(pkid)))) => {
+                outbox.lock().on_outgoing_publish(pkid);
+            }
+            Some(Ok(MqttEvent::Incoming(Incoming::PubAck(ack)))) => {
+                let mut inner = outbox.lock();
+                inner.on_puback(ack.pkid);
+                outbox.pump_locked(&mut inner);
+            }
+            Some(Ok(MqttEvent::Outgoing(Outgoing::Disconnect))) => {
+                debug!("disconnect sent");
+                break;
+            }
+            Some(Ok(_)) => {}
+            Some(Err(e)) => {
+                {
+                    let mut inner = outbox.lock();
+                    if inner.link.connected {
+                        warn!(error = %e, "lost the broker");
+                    } else {
+                        debug!(error = %e, "broker still unreachable");
+                    }
+                    inner.on_disconnected();
+                    // Drop rumqttc's copies: the outbox sends again what
+                    // was not acknowledged, after the next CONNACK.
+                    eventloop.clean();
+                    eventloop.pending.clear();
+                    eventloop.state = MqttState::new(INFLIGHT, false);
+                }
+                if closing.is_some() {
+                    break;
+                }
+                let delay = backoff.next_delay();
+                tokio::select! {
+                    _ = tokio::time::sleep(delay) => {}
+                    _ = &mut shutdown => break,
+                }
+            }
+        }
+        if closing.is_some() {
+            let mut inner = outbox.lock();
+            if inner.link.connected && !inner.link.offline_sent && inner.drained() {
+                let mut c = client.clone();
+                if Publisher::publish(
+                    &mut c,
+                    outbox.topics.bridge_status(),
+                    true,
+                    Bytes::from_static(b"offline"),
+                ) {
+                    inner.link.unnumbered.push_back(Tag::Status);
+                    inner.link.offline_sent = true;
+                }
+            }
+            if inner.link.offline_acked && !disconnect_sent {
+                disconnect_sent = client.try_disconnect().is_ok();
+            }
+        }
+    }
+    Ok(())
+}
+
+async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::EventKind;
+
+    #[derive(Default)]
+    struct Recorder {
+        sent: Vec<(String, bool, String)>,
+        room: usize,
+    }
+
+    impl Publisher for Recorder {
+        fn publish(&mut self, topic: String, retain: bool, payload: Bytes) -> bool {
+            if self.room == 0 {
+                return false;
+            }
+            self.room -= 1;
+            self.sent
+                .push((topic, retain, String::from_utf8(payload.to_vec()).unwrap()));
+            true
+        }
+    }
+
+    fn event(board: &str, ply: u32) -> Event {
+        Event {
+            board: board.into(),
+            t_ms: u64::from(ply) * 1000,
+            kind: EventKind::Takeback {
+                to_ply: ply,
+                fen: "x".into(),
+            },
+        }
+    }
+
+    fn outbox(capacity: usize) -> Arc<Outbox> {
+        Outbox::new(
+            Topics::new("bc", "hall"),
+            &["1".to_string(), "2".to_string()],
+            capacity,
+        )
+    }
+
+    /// Plays rumqttc's part: numbers every publish handed over, in order.
+    fn number_all(inner: &mut Inner, first_pkid: u16) -> Vec<u16> {
+        let n = inner.link.unnumbered.len() as u16;
+        let ids: Vec<u16> = (first_pkid..first_pkid + n).collect();
+        for &id in &ids {
+            inner.on_outgoing_publish(id);
+        }
+        ids
+    }
+
+    #[test]
+    fn topics_follow_the_interface() {
+        let t = Topics::new("bc/", "hall");
+        assert_eq!(t.event("7"), "bc/board/7/event");
+        assert_eq!(t.state("7"), "bc/board/7/state");
+        assert_eq!(t.pgn("7"), "bc/board/7/pgn");
+        assert_eq!(t.bridge_status(), "bc/bridge/hall/status");
+    }
+
+    #[test]
+    fn on_connect_online_comes_first_then_events_then_retained_state() {
+        let ob = outbox(10);
+        let b = ob.board(0);
+        b.push_event(&event("1", 1));
+        b.set_retained("{\"s\":1}".into(), "pgn".into());
+        let mut rec = Recorder {
+            room: 100,
+            ..Default::default()
+        };
+        let mut inner = ob.lock();
+        inner.on_connected();
+        inner.pump(&ob.topics, &mut rec);
+        let topics: Vec<&str> = rec.sent.iter().map(|s| s.0.as_str()).collect();
+        assert_eq!(
+            topics,
+            [
+                "bc/bridge/hall/status",
+                "bc/board/1/event",
+                "bc/board/1/state",
+                "bc/board/1/pgn"
+            ]
+        );
+        assert_eq!(rec.sent[0].2, "online");
+        assert!(rec.sent[0].1 && !rec.sent[1].1 && rec.sent[2].1 && rec.sent[3].1);
+    }
+
+    #[test]
+    fn unacknowledged_events_are_sent_again_after_a_reconnect_and_acked_ones_are_not() {
+        let ob = outbox(10);
+        let b = ob.board(0);
+        for ply in 1..=3 {
+            b.push_event(&event("1", ply));
+        }
+        let mut rec = Recorder {
+            room: 100,
+            ..Default::default()
+        };
+        let mut inner = ob.lock();
+        inner.on_connected();
+        inner.pump(&ob.topics, &mut rec);
+        let ids = number_all(&mut inner, 1);
+        // online=1, events 2..=4; the broker acknowledges the first event only.
+        inner.on_puback(ids[1]);
+        assert_eq!(inner.slots[0].events.len(), 2);
+        inner.on_disconnected();
+        rec.sent.clear();
+        inner.on_connected();
+        inner.pump(&ob.topics, &mut rec);
+        let events: Vec<&str> = rec
+            .sent
+            .iter()
+            .filter(|s| s.0.ends_with("/event"))
+            .map(|s| s.2.as_str())
+            .collect();
+        assert_eq!(events.len(), 2);
+        assert!(events[0].contains("\"to_ply\":2"), "{events:?}");
+        assert!(events[1].contains("\"to_ply\":3"), "{events:?}");
+        let ids = number_all(&mut inner, 10);
+        for id in ids {
+            inner.on_puback(id);
+        }
+        assert!(inner.drained());
+    }
+
+    #[test]
+    fn a_full_queue_drops_its_oldest_event_and_keeps_the_board_going() {
+        let ob = outbox(2);
+        let b = ob.board(1);
+        assert!(b.push_event(&event("2", 1)));
+        assert!(b.push_event(&event("2", 2)));
+        assert!(!b.push_event(&event("2", 3)));
+        assert_eq!(b.dropped(), 1);
+        let inner = ob.lock();
+        let kept: Vec<u64> = inner.slots[1].events.iter().map(|q| q.seq).collect();
+        assert_eq!(kept, [2, 3]);
+    }
+
+    #[test]
+    fn only_the_latest_retained_state_is_sent() {
+        let ob = outbox(10);
+        let b = ob.board(0);
+        b.set_retained("old".into(), "p1".into());
+        b.set_retained("new".into(), "p2".into());
+        let mut rec = Recorder {
+            room: 100,
+            ..Default::default()
+        };
+        let mut inner = ob.lock();
+        inner.on_connected();
+        inner.pump(&ob.topics, &mut rec);
+        let states: Vec<&str> = rec
+            .sent
+            .iter()
+            .filter(|s| s.0.ends_with("/state"))
+            .map(|s| s.2.as_str())
+            .collect();
+        assert_eq!(states, ["new"]);
+    }
+
+    #[test]
+    fn a_full_client_channel_leaves_the_rest_for_later_without_losing_it() {
+        let ob = outbox(10);
+        let b = ob.board(0);
+        for ply in 1..=4 {
+            b.push_event(&event("1", ply));
+        }
+        let mut rec = Recorder {
+            room: 3,
+            ..Default::default()
+        };
+        let mut inner = ob.lock();
+        inner.on_connected();
+        inner.pump(&ob.topics, &mut rec);
+        assert_eq!(rec.sent.len(), 3);
+        rec.room = 10;
+        inner.pump(&ob.topics, &mut rec);
+        let events = rec.sent.iter().filter(|s| s.0.ends_with("/event")).count();
+        assert_eq!(events, 4);
+    }
+
+    #[test]
+    fn boards_are_served_in_turn() {
+        let ob = outbox(10);
+        for ply in 1..=3 {
+            ob.board(0).push_event(&event("1", ply));
+            ob.board(1).push_event(&event("2", ply));
+        }
+        let mut rec = Recorder {
+            room: 100,
+            ..Default::default()
+        };
+        let mut inner = ob.lock();
+        inner.on_connected();
+        inner.pump(&ob.topics, &mut rec);
+        let boards: Vec<&str> = rec.sent[1..5].iter().map(|s| &s.0[9..10]).collect();
+        assert_eq!(boards, ["1", "2", "1", "2"]);
+    }
+}
