@@ -73,8 +73,6 @@ pub enum AlertKind {
     Flag,
     /// A clock press with no move on the board.
     ClockPress,
-    /// A pawn stands unpromoted on the last rank (Law 4.7).
-    Unpromoted,
 }
 
 impl AlertKind {
@@ -135,6 +133,11 @@ pub enum EventKind {
         uci: String,
         /// FEN after the move.
         fen: String,
+        /// True for an illegal move that stood: play went on from the
+        /// position it made (Law 7.5a was not applied). `san` then holds
+        /// the move in long algebraic notation (`Bc1-h6`).
+        #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+        irregular: bool,
     },
     /// A published move turns out not to have been played.
     Retract {
@@ -195,6 +198,7 @@ mod tests {
                 san: "e4".into(),
                 uci: "e2e4".into(),
                 fen: "x".into(),
+                irregular: false,
             },
         };
         let v: serde_json::Value = serde_json::from_str(&e.to_json()).unwrap();
@@ -202,6 +206,7 @@ mod tests {
         assert_eq!(v["board"], "1");
         assert_eq!(v["t_ms"], 5684);
         assert_eq!(v["side"], "white");
+        assert!(v.get("irregular").is_none());
         let back: Event = serde_json::from_value(v).unwrap();
         assert_eq!(back, e);
     }

@@ -19,18 +19,26 @@
 //! board ([`search`]); a candidate explanation is published once it settles
 //! ([`settle`]). A published move that later readings contradict is
 //! withdrawn with a `retract` event; a restored earlier position is a
-//! `takeback`.
+//! `takeback`. What the board shows outside legal play becomes an arbiter
+//! alert ([`arbiter`]): a completed illegal move, displaced pieces, an
+//! impossible position, a wrong set-up; touch-move and draw conditions are
+//! reported for information.
 
+pub mod arbiter;
 pub mod search;
 pub mod settle;
 
 use std::collections::VecDeque;
 
-use crate::event::{EventKind, Millis, Side};
+use crate::event::{Alert, AlertKind, EventKind, Millis, Side};
+use crate::rules::irregular::{PseudoMove, find_pseudo_move, illegality, impossibility};
+use crate::rules::laws::Law;
 use crate::rules::{
-    Bitboard, Board, Game, Move, Piece, Position, PositionOutcome, Square, detect_start, rotated,
+    Bitboard, Board, Color, Game, Move, Piece, Position, PositionOutcome, Square, detect_start,
+    rotated,
 };
 
+pub use arbiter::AlertDelays;
 pub use search::{Explanation, Limits};
 pub use settle::SettleRule;
 
@@ -57,6 +65,20 @@ pub enum Cell {
     Token(Token),
 }
 
+/// Which start positions begin a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Variant {
+    /// The standard start and every Chess960 start.
+    #[default]
+    Auto,
+    /// Only the standard start; any other arrangement of the back ranks is
+    /// a wrong set-up (Law 7.2a): a king and queen swapped is a `setup`
+    /// alert, not a Chess960 game.
+    Standard,
+    /// Any Chess960 start.
+    Chess960,
+}
+
 /// Tunables of the reconstructor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Config {
@@ -64,6 +86,10 @@ pub struct Config {
     pub settle: SettleRule,
     /// Search bounds.
     pub limits: Limits,
+    /// Delays of arbiter alerts.
+    pub delays: AlertDelays,
+    /// Which start positions begin a game.
+    pub variant: Variant,
 }
 
 /// Counters for benchmarks and health reporting.
@@ -93,6 +119,35 @@ impl Candidate {
     }
 }
 
+/// A board that looks like an illegal move.
+#[derive(Clone, Debug)]
+struct Pseudo {
+    m: PseudoMove,
+    /// The board it made (game orientation).
+    board: Board,
+    due: Millis,
+    /// The alert has been raised; the position it made, when play can go
+    /// on from it.
+    reported: Option<Option<Position>>,
+}
+
+/// A board no explanation fits.
+#[derive(Clone, Copy, Debug)]
+struct Unexplained {
+    since: Millis,
+    due: Millis,
+    raised: Option<AlertKind>,
+}
+
+/// A piece of the side to move lifted since the last move.
+#[derive(Clone, Copy, Debug)]
+struct Touch {
+    sq: Square,
+    piece: Piece,
+    lifted: Millis,
+    back: Option<Millis>,
+}
+
 #[derive(Clone, Debug)]
 struct Playing {
     game: Game,
@@ -104,12 +159,23 @@ struct Playing {
     /// A whole-board read has not been explained yet: search deep.
     resync: bool,
     ended: bool,
+    illegal_counts: [u32; 2],
+    pseudo: Option<Pseudo>,
+    unexplained: Option<Unexplained>,
+    touches: Vec<Touch>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Waiting {
+    /// The set-up looks wrong: when to say so, and what was said.
+    setup_due: Option<Millis>,
+    raised: Option<Bitboard>,
 }
 
 #[derive(Clone, Debug)]
 enum Phase {
     /// No game yet: waiting for a start position.
-    Waiting,
+    Waiting(Waiting),
     /// A game is on the board.
     Playing(Box<Playing>),
 }
@@ -134,7 +200,7 @@ impl Reconstructor {
             config,
             raw: Board::empty(),
             tokens: Bitboard::EMPTY,
-            phase: Phase::Waiting,
+            phase: Phase::Waiting(Waiting::default()),
             events: VecDeque::new(),
             stats: Stats::default(),
         }
@@ -143,6 +209,7 @@ impl Reconstructor {
     /// A square changed, as the sensors see it (board orientation: `sq` is
     /// the square the board would call it if it stood the normal way round).
     pub fn handle_square(&mut self, at: Millis, sq: Square, cell: Cell) {
+        self.note_touch(at, sq, cell);
         self.set_cell(sq, cell);
         self.on_reading(at);
     }
@@ -168,8 +235,11 @@ impl Reconstructor {
         self.start_game(at, position, rotated);
     }
 
-    /// The player of `side` pressed the clock: their move is complete.
+    /// The player of `side` pressed the clock at `at`: their move is
+    /// complete, and a candidate move of theirs is published at once (its
+    /// event keeps the time of the reading that completed it).
     pub fn handle_clock_press(&mut self, at: Millis, side: Side) {
+        debug_assert!(self.events.back().is_none_or(|(t, _)| *t <= at));
         let Phase::Playing(p) = &mut self.phase else {
             return;
         };
@@ -177,29 +247,72 @@ impl Reconstructor {
         if !p.showing {
             return;
         }
-        let mover = last_mover(&p.game, &c.explanation);
-        if mover == Some(side) {
+        if last_mover(&p.game, &c.explanation) == Some(side) {
             let c = p.candidate.take().expect("checked");
-            self.commit(c, at);
+            self.commit(c);
         }
     }
 
-    /// Time has reached `now`: publish what has settled.
+    /// Time has reached `now`: publish what has settled, raise what has
+    /// stood long enough.
     pub fn handle_timeout(&mut self, now: Millis) {
-        let Phase::Playing(p) = &mut self.phase else {
-            return;
-        };
-        if p.showing && p.candidate.as_ref().is_some_and(|c| c.due() <= now) {
-            let c = p.candidate.take().expect("checked");
-            self.commit(c, now);
+        match &mut self.phase {
+            Phase::Waiting(w) => {
+                if w.setup_due.is_some_and(|d| d <= now) {
+                    w.setup_due = None;
+                    if let Some((intended, d)) =
+                        arbiter::nearest_start(&self.raw, self.config.variant != Variant::Standard)
+                    {
+                        w.raised = Some(d);
+                        let a = arbiter::setup(&intended, &self.raw);
+                        self.emit(now, EventKind::Alert(a));
+                    }
+                }
+            }
+            Phase::Playing(p) => {
+                if p.showing && p.candidate.as_ref().is_some_and(|c| c.due() <= now) {
+                    let c = p.candidate.take().expect("checked");
+                    self.commit(c);
+                    return;
+                }
+                if p.pseudo
+                    .as_ref()
+                    .is_some_and(|x| x.reported.is_none() && x.due <= now)
+                {
+                    self.report_illegal(now);
+                    return;
+                }
+                if let Some(u) = p.unexplained
+                    && u.raised.is_none()
+                    && u.due <= now
+                {
+                    self.raise_unexplained(now);
+                }
+            }
         }
     }
 
     /// When [`Reconstructor::handle_timeout`] should next be called, if at all.
     pub fn poll_timeout(&self) -> Option<Millis> {
         match &self.phase {
-            Phase::Playing(p) if p.showing => p.candidate.as_ref().map(Candidate::due),
-            _ => None,
+            Phase::Waiting(w) => w.setup_due,
+            Phase::Playing(p) => {
+                let candidate = p
+                    .candidate
+                    .as_ref()
+                    .filter(|_| p.showing)
+                    .map(Candidate::due);
+                let pseudo = p
+                    .pseudo
+                    .as_ref()
+                    .filter(|x| x.reported.is_none())
+                    .map(|x| x.due);
+                let unexplained = p
+                    .unexplained
+                    .filter(|u| u.raised.is_none() && !p.ended)
+                    .map(|u| u.due);
+                [candidate, pseudo, unexplained].into_iter().flatten().min()
+            }
         }
     }
 
@@ -217,13 +330,21 @@ impl Reconstructor {
     pub fn game(&self) -> Option<&Game> {
         match &self.phase {
             Phase::Playing(p) => Some(&p.game),
-            Phase::Waiting => None,
+            Phase::Waiting(_) => None,
         }
     }
 
     /// Whether the board stands turned round.
     pub fn is_rotated(&self) -> bool {
         matches!(&self.phase, Phase::Playing(p) if p.rotated)
+    }
+
+    /// Whether the board agrees with the published game right now.
+    pub fn in_sync(&self) -> bool {
+        match &self.phase {
+            Phase::Playing(p) => p.unexplained.is_none() && p.candidate.is_none(),
+            Phase::Waiting(_) => false,
+        }
     }
 
     fn set_cell(&mut self, sq: Square, cell: Cell) {
@@ -236,28 +357,96 @@ impl Reconstructor {
         }
     }
 
+    /// Remembers lifts of the side to move, for touch-move (Law 4.3).
+    fn note_touch(&mut self, at: Millis, sq: Square, cell: Cell) {
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
+        let game_sq = if p.rotated {
+            sq.flip_vertical().flip_horizontal()
+        } else {
+            sq
+        };
+        let turn = p.game.position().turn();
+        match (self.raw.piece_at(sq), cell) {
+            (Some(piece), Cell::Empty) if piece.color == turn && p.touches.len() < 32 => {
+                p.touches.push(Touch {
+                    sq: game_sq,
+                    piece,
+                    lifted: at,
+                    back: None,
+                });
+            }
+            (None, Cell::Piece(piece)) => {
+                if let Some(t) = p
+                    .touches
+                    .iter_mut()
+                    .rev()
+                    .find(|t| t.sq == game_sq && t.piece == piece && t.back.is_none())
+                {
+                    t.back = Some(at);
+                }
+            }
+            _ => {}
+        }
+    }
+
     fn emit(&mut self, at: Millis, kind: EventKind) {
         self.events.push_back((at, kind));
     }
 
+    fn playing(&mut self) -> &mut Playing {
+        match &mut self.phase {
+            Phase::Playing(p) => p,
+            Phase::Waiting(_) => unreachable!("called while a game is on"),
+        }
+    }
+
     fn on_reading(&mut self, at: Millis) {
         self.stats.readings += 1;
-        let start = detect_start(&self.raw);
-        let playing = match &mut self.phase {
-            Phase::Waiting => None,
-            Phase::Playing(p) => Some(p),
-        };
-        let Some(p) = playing else {
-            if let Some(start) = start {
-                self.start_game(at, start.position, start.rotated);
+        let start = detect_start(&self.raw).filter(|s| match self.config.variant {
+            Variant::Auto | Variant::Chess960 => true,
+            Variant::Standard => !s.position.is_chess960(),
+        });
+        match &mut self.phase {
+            Phase::Waiting(w) => {
+                if let Some(start) = start {
+                    if w.raised.is_some() {
+                        let a = arbiter::cleared(
+                            AlertKind::Setup,
+                            Some(Law::Setup),
+                            "The initial position is now set up correctly.".into(),
+                        );
+                        self.emit(at, EventKind::Alert(a));
+                    }
+                    self.start_game(at, start.position, start.rotated);
+                    return;
+                }
+                let chess960 = self.config.variant != Variant::Standard;
+                match arbiter::nearest_start(&self.raw, chess960) {
+                    Some((_, d)) if w.raised != Some(d) => {
+                        w.setup_due = Some(at + self.config.delays.setup_ms);
+                    }
+                    Some(_) => w.setup_due = None,
+                    None => {
+                        w.setup_due = None;
+                    }
+                }
             }
-            return;
-        };
-        let target = if p.rotated {
-            rotated(&self.raw)
-        } else {
-            self.raw.clone()
-        };
+            Phase::Playing(_) => self.on_playing_reading(at, start),
+        }
+    }
+
+    fn target(&self) -> Board {
+        match &self.phase {
+            Phase::Playing(p) if p.rotated => rotated(&self.raw),
+            _ => self.raw.clone(),
+        }
+    }
+
+    fn search(&mut self, target: &Board) -> Option<Explanation> {
+        let limits = self.config.limits;
+        let p = self.playing();
         let prefer_back = matches!(
             p.candidate,
             Some(Candidate {
@@ -268,20 +457,27 @@ impl Reconstructor {
         let out = search::explain(
             &p.game,
             &p.successors,
-            &target,
+            target,
             prefer_back,
             p.resync,
-            self.config.limits,
+            limits,
         );
         self.stats.searches += 1;
         self.stats.nodes += out.nodes as u64;
         self.stats.max_nodes = self.stats.max_nodes.max(out.nodes);
+        out.explanation
+    }
+
+    fn on_playing_reading(&mut self, at: Millis, start: Option<crate::rules::StartPosition>) {
+        let target = self.target();
+        let mut explanation = self.search(&target);
 
         // The start position set up again is a new game, unless the game
         // itself explains it by play.
         if let Some(start) = start {
+            let p = self.playing();
             let by_play = matches!(
-                out.explanation,
+                explanation,
                 Some(Explanation::Same | Explanation::Forward(_))
             );
             if !by_play && (!p.game.is_empty() || p.ended) {
@@ -290,78 +486,255 @@ impl Reconstructor {
             }
         }
 
-        if out.explanation.is_some() {
-            p.resync = false;
-        }
-        match out.explanation {
-            Some(Explanation::Same) => {
-                p.candidate = None;
-                p.showing = false;
+        if explanation.is_none() {
+            // The opponent lifting one of their own pieces proves the
+            // candidate move finished. (Not a takeback: lifting a piece
+            // after restoring a position proves nothing.)
+            let p = self.playing();
+            let confirmed = p.candidate.as_ref().is_some_and(|c| {
+                matches!(c.explanation, Explanation::Forward(_))
+                    && lifted_by_side_to_move(&candidate_position(&p.game, &c.explanation), &target)
+            });
+            if confirmed {
+                let c = p.candidate.take().expect("checked");
+                self.commit(c);
+                explanation = self.search(&target);
             }
+        }
+        if explanation.is_none() {
+            explanation = self.continue_irregular(at, &target);
+        }
+
+        let p = self.playing();
+        match explanation {
             None => {
                 p.showing = false;
-                // The opponent lifting one of their own pieces proves the
-                // candidate move finished. (Not a takeback: lifting a piece
-                // after restoring a position proves nothing.)
-                let confirmed = p.candidate.as_ref().is_some_and(|c| {
-                    if !matches!(c.explanation, Explanation::Forward(_)) {
-                        return false;
-                    }
-                    let after = candidate_position(&p.game, &c.explanation);
-                    let removed = after.board().occupied() & !target.occupied();
-                    search::only_removals(after.board(), &target)
-                        && (removed & after.board().by_color(after.turn())).any()
-                });
-                if confirmed {
-                    let c = p.candidate.take().expect("checked");
-                    self.commit(c, at);
-                }
+                self.watch_unexplained(at, &target);
             }
             Some(explanation) => {
-                if p.ended {
-                    return;
-                }
-                // Every ply followed by a ply of the opponent is finished:
-                // publish it now and let only the last one settle.
-                let explanation = match explanation {
-                    Explanation::Forward(mut moves) if moves.len() >= 2 => {
-                        let last = moves.pop().expect("two or more");
-                        let done = Candidate {
-                            explanation: Explanation::Forward(moves),
-                            since: at,
-                            settle: 0,
-                        };
-                        p.candidate = None;
-                        self.commit(done, at);
-                        let Phase::Playing(p) = &mut self.phase else {
-                            unreachable!("commit keeps the game")
-                        };
-                        if p.ended {
-                            return;
-                        }
-                        Explanation::Forward(vec![last])
-                    }
-                    e => e,
-                };
-                let Phase::Playing(p) = &mut self.phase else {
-                    unreachable!("still playing")
-                };
+                p.resync = false;
+                p.pseudo = None;
+                self.clear_unexplained(at);
+                self.follow(at, explanation);
+            }
+        }
+    }
+
+    /// The board is explained: make the explanation the candidate.
+    fn follow(&mut self, at: Millis, explanation: Explanation) {
+        let p = self.playing();
+        if explanation == Explanation::Same {
+            p.candidate = None;
+            p.showing = false;
+            return;
+        }
+        // Every ply followed by a ply of the opponent is finished: publish
+        // it now and let only the last one settle.
+        let explanation = match explanation {
+            Explanation::Forward(mut moves) if moves.len() >= 2 => {
+                let last = moves.pop().expect("two or more");
+                p.candidate = None;
+                self.commit(Candidate {
+                    explanation: Explanation::Forward(moves),
+                    since: at,
+                    settle: 0,
+                });
+                Explanation::Forward(vec![last])
+            }
+            e => e,
+        };
+        let settle = self.config.settle;
+        let p = self.playing();
+        let same = p
+            .candidate
+            .as_ref()
+            .is_some_and(|c| c.explanation == explanation);
+        if !same {
+            let settle = settle_time(&settle, &p.game, &explanation);
+            p.candidate = Some(Candidate {
+                explanation,
+                since: at,
+                settle,
+            });
+        }
+        p.showing = true;
+        // Back on a candidate that has already stood long enough.
+        self.handle_timeout(at);
+    }
+
+    /// After an illegal move was reported: if play went on from the
+    /// position it made, accept it into the record and explain the rest.
+    fn continue_irregular(&mut self, at: Millis, target: &Board) -> Option<Explanation> {
+        let limits = self.config.limits;
+        let p = self.playing();
+        let pseudo = p.pseudo.as_ref()?;
+        let after = pseudo.reported.as_ref()?.as_ref()?;
+        let mut game = p.game.clone();
+        game.push_irregular(pseudo.m.notation(), pseudo.m.uci(), after.clone());
+        let successors = search::successors(after);
+        let out = search::explain(&game, &successors, target, false, false, limits);
+        let Some(Explanation::Forward(moves)) = out.explanation else {
+            return None;
+        };
+        let pseudo = p.pseudo.take().expect("checked");
+        let after = game.position().clone();
+        let ply = p.game.len() as u32 + 1;
+        let side = Side::from(pseudo.m.piece.color);
+        p.game
+            .push_irregular(pseudo.m.notation(), pseudo.m.uci(), after.clone());
+        p.successors = successors;
+        p.candidate = None;
+        p.touches.clear();
+        self.emit(
+            at,
+            EventKind::Move {
+                ply,
+                side,
+                san: pseudo.m.notation(),
+                uci: pseudo.m.uci(),
+                fen: after.fen(),
+                irregular: true,
+            },
+        );
+        Some(Explanation::Forward(moves))
+    }
+
+    /// The board is not explained by legal play: watch for an illegal move
+    /// and for boards that stay wrong.
+    fn watch_unexplained(&mut self, at: Millis, target: &Board) {
+        let delays = self.config.delays;
+        let p = self.playing();
+        let pos = p.game.position().clone();
+        // While a legal candidate is pending (a move not yet published, a
+        // takeback under way) the board is in motion: no illegal move yet.
+        let pseudo = if p.candidate.is_some() {
+            None
+        } else {
+            find_pseudo_move(&pos, target)
+        };
+        match pseudo {
+            Some(m) => {
                 let same = p
-                    .candidate
+                    .pseudo
                     .as_ref()
-                    .is_some_and(|c| c.explanation == explanation);
-                if !same {
-                    let settle = settle_time(&self.config.settle, &p.game, &explanation);
-                    p.candidate = Some(Candidate {
-                        explanation,
-                        since: at,
-                        settle,
+                    .is_some_and(|x| x.m == m && x.board == *target);
+                if !same && p.pseudo.as_ref().is_none_or(|x| x.reported.is_none()) {
+                    let unpromoted = m.piece == m.placed
+                        && m.piece.role == crate::rules::Role::Pawn
+                        && matches!(
+                            m.to.rank(),
+                            crate::rules::Rank::First | crate::rules::Rank::Eighth
+                        );
+                    let delay = if unpromoted {
+                        delays.unpromoted_ms
+                    } else {
+                        delays.illegal_ms
+                    };
+                    p.pseudo = Some(Pseudo {
+                        m,
+                        board: target.clone(),
+                        due: at + delay,
+                        reported: None,
                     });
                 }
-                p.showing = true;
-                // Back on a candidate that has already stood long enough.
-                self.handle_timeout(at);
             }
+            None => {
+                // The opponent lifting a piece proves the illegal move was
+                // completed.
+                let confirmed = p.pseudo.as_ref().is_some_and(|x| {
+                    x.reported.is_none() && {
+                        let removed = x.board.occupied() & !target.occupied();
+                        search::only_removals(&x.board, target)
+                            && (removed & x.board.by_color(!x.m.piece.color)).any()
+                    }
+                });
+                if confirmed {
+                    self.report_illegal(at);
+                } else if p.pseudo.as_ref().is_some_and(|x| x.reported.is_none()) {
+                    p.pseudo = None;
+                }
+            }
+        }
+        let p = self.playing();
+        let in_hand = {
+            let removed = pos.board().occupied() & !target.occupied();
+            search::only_removals(pos.board(), target)
+                && removed.count() <= 2
+                && (removed & !pos.board().by_color(pos.turn())).is_empty()
+        };
+        let delay = if in_hand {
+            delays.in_hand_ms
+        } else {
+            delays.misplaced_ms
+        };
+        let u = p.unexplained.get_or_insert(Unexplained {
+            since: at,
+            due: at + delay,
+            raised: None,
+        });
+        u.due = u.since + delay;
+    }
+
+    fn report_illegal(&mut self, at: Millis) {
+        let p = self.playing();
+        let Some(x) = p.pseudo.as_mut() else { return };
+        let before = p.game.position().clone();
+        let color = x.m.piece.color;
+        let count = &mut p.illegal_counts[color as usize];
+        *count += 1;
+        let why = illegality(&before, &x.m);
+        let alert = arbiter::illegal_move(&before, &x.m, &why, *count, p.game.len());
+        x.reported = Some(before.irregular(x.board.clone(), !color));
+        self.emit(at, EventKind::Alert(alert));
+    }
+
+    fn raise_unexplained(&mut self, at: Millis) {
+        let target = self.target();
+        let p = self.playing();
+        if p.ended || p.pseudo.is_some() {
+            if let Some(u) = &mut p.unexplained {
+                u.raised = Some(AlertKind::Misplaced);
+                u.due = Millis::MAX;
+            }
+            // Said already (an illegal move), or the game is over and the
+            // pieces are being put away: nothing to add.
+            if p.pseudo.is_some() || p.ended {
+                return;
+            }
+        }
+        let alert = match impossibility(&target) {
+            Some(problem) => arbiter::illegal_position(&problem, &target),
+            None => arbiter::misplaced(p.game.position(), &target),
+        };
+        if let Some(u) = &mut p.unexplained {
+            u.raised = Some(alert.kind);
+        }
+        self.emit(at, EventKind::Alert(alert));
+    }
+
+    fn clear_unexplained(&mut self, at: Millis) {
+        let p = self.playing();
+        let Some(u) = p.unexplained.take() else {
+            return;
+        };
+        let ended = p.ended;
+        let had_pseudo = p.pseudo.is_some();
+        let message = match u.raised {
+            Some(AlertKind::Misplaced) if !ended && !had_pseudo => Some((
+                AlertKind::Misplaced,
+                Law::Displaced,
+                "The board agrees with the game again.",
+            )),
+            Some(AlertKind::IllegalPosition) => Some((
+                AlertKind::IllegalPosition,
+                Law::IllegalPosition,
+                "The impossible position is gone; the board agrees with the game again.",
+            )),
+            _ => None,
+        };
+        if let Some((kind, law, text)) = message {
+            let a: Alert = arbiter::cleared(kind, Some(law), text.into());
+            self.emit(at, EventKind::Alert(a));
         }
     }
 
@@ -394,22 +767,28 @@ impl Reconstructor {
             showing: false,
             resync: false,
             ended: false,
+            illegal_counts: [0; 2],
+            pseudo: None,
+            unexplained: None,
+            touches: Vec::new(),
         }));
     }
 
-    /// Publishes a candidate. `at` is the time of publication; the events
-    /// carry the time of the reading that completed the candidate.
-    fn commit(&mut self, c: Candidate, _at: Millis) {
-        let Phase::Playing(p) = &mut self.phase else {
-            return;
-        };
+    /// Publishes a candidate. The events carry the time of the reading that
+    /// completed it.
+    fn commit(&mut self, c: Candidate) {
         let t = c.since;
+        let delays = self.config.delays;
+        let p = self.playing();
         let mut out = Vec::new();
         match c.explanation {
             Explanation::Same => {}
             Explanation::Forward(moves) => {
                 for m in moves {
+                    out.extend(touch_alerts(p, m, delays.touch_ms));
+                    p.touches.clear();
                     out.push(push_move(&mut p.game, m));
+                    out.extend(after_move(p));
                 }
             }
             Explanation::Back { plies, then } if then.is_empty() => {
@@ -419,6 +798,7 @@ impl Reconstructor {
                     to_ply: to as u32,
                     fen: p.game.position().fen(),
                 });
+                p.ended = false;
             }
             Explanation::Back { plies, then } => {
                 let n = p.game.len();
@@ -429,36 +809,135 @@ impl Reconstructor {
                     });
                 }
                 p.game.truncate(n - plies);
+                p.ended = false;
                 for m in then {
                     out.push(push_move(&mut p.game, m));
+                    out.extend(after_move(p));
                 }
             }
         }
+        p.touches.clear();
         p.successors = search::successors(p.game.position());
         p.showing = false;
-        if let Some(outcome) = p.game.position().outcome() {
-            p.ended = true;
-            let (result, reason) = match outcome {
-                PositionOutcome::Checkmate { winner } => (
-                    if winner == crate::rules::Color::White {
-                        "1-0"
-                    } else {
-                        "0-1"
-                    },
-                    "checkmate",
-                ),
-                PositionOutcome::Stalemate => ("1/2-1/2", "stalemate"),
-                PositionOutcome::DeadPosition => ("1/2-1/2", "dead position"),
-            };
-            out.push(EventKind::GameEnd {
-                result: result.into(),
-                reason: reason.into(),
-            });
-        }
         for e in out {
             self.emit(t, e);
         }
     }
+}
+
+/// Whether `target` is `after`'s board with one or more pieces of the side
+/// to move lifted.
+fn lifted_by_side_to_move(after: &Position, target: &Board) -> bool {
+    let removed = after.board().occupied() & !target.occupied();
+    search::only_removals(after.board(), target)
+        && (removed & after.board().by_color(after.turn())).any()
+}
+
+/// Touch-move alerts for move `m`, about to be played in the game's
+/// position (Laws 4.3a and 4.4b).
+fn touch_alerts(p: &Playing, m: Move, touch_ms: Millis) -> Vec<EventKind> {
+    let mut out = Vec::new();
+    if p.touches.is_empty() {
+        return out;
+    }
+    let pos = p.game.position();
+    let mover = pos.turn();
+    let touches: Vec<&Touch> = p
+        .touches
+        .iter()
+        .filter(|t| t.piece.color == mover)
+        .collect();
+    if let Some(rook) = m.castling_rook() {
+        let first = touches.iter().find(|t| t.sq == rook || t.sq == m.from());
+        if first.is_some_and(|t| t.sq == rook) {
+            out.push(EventKind::Alert(arbiter::rook_first(
+                mover,
+                rook,
+                &pos.san(m),
+            )));
+        }
+        return out;
+    }
+    let put_back = touches.iter().find(|t| {
+        t.sq != m.from()
+            && t.back
+                .is_some_and(|b| b.saturating_sub(t.lifted) >= touch_ms)
+            && pos.legal_moves().any(|l| l.from() == t.sq)
+    });
+    if let Some(t) = put_back {
+        out.push(EventKind::Alert(arbiter::touch_move(
+            mover,
+            t.piece,
+            t.sq,
+            &pos.san(m),
+        )));
+    }
+    out
+}
+
+/// Game-end and draw reports after a ply (Laws 5.1, 5.2, 9.2, 9.3, 9.6).
+fn after_move(p: &mut Playing) -> Vec<EventKind> {
+    let mut out = Vec::new();
+    let pos = p.game.position();
+    let end = |result: &str, reason: &str| EventKind::GameEnd {
+        result: result.into(),
+        reason: reason.into(),
+    };
+    if let Some(outcome) = pos.outcome() {
+        if !p.ended {
+            p.ended = true;
+            out.push(match outcome {
+                PositionOutcome::Checkmate { winner } => end(
+                    if winner == Color::White { "1-0" } else { "0-1" },
+                    "checkmate",
+                ),
+                PositionOutcome::Stalemate => end("1/2-1/2", "stalemate"),
+                PositionOutcome::DeadPosition => end("1/2-1/2", "dead position"),
+            });
+        }
+        return out;
+    }
+    let reps = p.game.repetitions();
+    let halfmoves = pos.halfmoves();
+    let info = |kind, law: Law, message: String| {
+        EventKind::Alert(arbiter::alert(kind, None, Some(law), message))
+    };
+    if reps >= 5 && !p.ended {
+        p.ended = true;
+        out.push(info(
+            AlertKind::Fivefold,
+            Law::Fivefold,
+            "The same position has now stood five times: the game is drawn (Law 9.6a). The arbiter must step in.".into(),
+        ));
+        out.push(end("1/2-1/2", "fivefold repetition"));
+    } else if halfmoves >= 150 && !p.ended {
+        p.ended = true;
+        out.push(info(
+            AlertKind::SeventyFiveMoves,
+            Law::SeventyFiveMoves,
+            "Seventy-five moves by each player without a capture or pawn move: the game is drawn (Law 9.6b). The arbiter must step in.".into(),
+        ));
+        out.push(end("1/2-1/2", "75-move rule"));
+    } else {
+        if reps == 3 {
+            out.push(info(
+                AlertKind::Threefold,
+                Law::Threefold,
+                format!(
+                    "The same position has stood three times ({}): a draw may be claimed (Law 9.2).",
+                    pos.fen()
+                ),
+            ));
+        }
+        if halfmoves == 100 {
+            out.push(info(
+                AlertKind::FiftyMoves,
+                Law::FiftyMoves,
+                "Fifty moves by each player without a capture or pawn move: a draw may be claimed (Law 9.3).".into(),
+            ));
+        }
+    }
+    out
 }
 
 fn push_move(game: &mut Game, m: Move) -> EventKind {
@@ -471,6 +950,7 @@ fn push_move(game: &mut Game, m: Move) -> EventKind {
         san: rec.san.clone(),
         uci: rec.uci.clone(),
         fen: rec.after.fen(),
+        irregular: false,
     }
 }
 
@@ -486,13 +966,12 @@ fn candidate_position(game: &Game, e: &Explanation) -> Position {
     moves.iter().fold(base.clone(), |p, m| p.play(*m))
 }
 
-/// The side that made the last ply of a candidate.
+/// The side that made the last ply of a candidate (none for a takeback).
 fn last_mover(game: &Game, e: &Explanation) -> Option<Side> {
-    let pos = candidate_position(game, e);
     match e {
-        Explanation::Same | Explanation::Back { .. } if e.cost() == 0 => None,
+        Explanation::Same => None,
         Explanation::Back { then, .. } if then.is_empty() => None,
-        _ => Some(Side::from(!pos.turn())),
+        _ => Some(Side::from(!candidate_position(game, e).turn())),
     }
 }
 

@@ -6,14 +6,17 @@ use super::{Move, Position};
 /// One ply of a game with everything the sinks publish about it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PlyRecord {
-    /// The move.
-    pub m: Move,
+    /// The move; `None` for an illegal move that stood (play went on from
+    /// the position it made).
+    pub m: Option<Move>,
     /// SAN with check/mate suffix.
     pub san: String,
     /// UCI.
     pub uci: String,
     /// The position after the move.
     pub after: Position,
+    /// Law 9.2 identity of the position after the move.
+    pub key: u64,
 }
 
 /// A game: start position and mainline.
@@ -69,19 +72,55 @@ impl Game {
     /// Plays a legal move and returns its record.
     pub fn push(&mut self, m: Move) -> &PlyRecord {
         let pos = self.position();
+        let after = pos.play(m);
         let record = PlyRecord {
-            m,
+            m: Some(m),
             san: pos.san(m),
             uci: pos.uci(m),
-            after: pos.play(m),
+            key: after.repetition_key(),
+            after,
         };
         self.plies.push(record);
+        self.plies.last().expect("just pushed")
+    }
+
+    /// Records an illegal move that stood: `notation` is the move as played
+    /// (long algebraic), `after` the position it left on the board.
+    pub fn push_irregular(&mut self, notation: String, uci: String, after: Position) -> &PlyRecord {
+        self.plies.push(PlyRecord {
+            m: None,
+            san: notation,
+            uci,
+            key: after.repetition_key(),
+            after,
+        });
         self.plies.last().expect("just pushed")
     }
 
     /// Drops every ply after the first `ply`.
     pub fn truncate(&mut self, ply: usize) {
         self.plies.truncate(ply);
+    }
+
+    /// How many times the current position has stood on the board in this
+    /// game (Law 9.2: same placement, side to move, castling and en passant
+    /// possibilities), counting now. Only positions since the last capture or
+    /// pawn move can repeat.
+    pub fn repetitions(&self) -> usize {
+        let key = self.position().repetition_key();
+        let reversible = self.position().halfmoves() as usize;
+        let n = self.plies.len();
+        let earliest = n.saturating_sub(reversible);
+        (earliest..=n)
+            .filter(|&ply| {
+                let k = if ply == 0 {
+                    self.start.repetition_key()
+                } else {
+                    self.plies[ply - 1].key
+                };
+                k == key
+            })
+            .count()
     }
 
     /// The SAN moves in order.

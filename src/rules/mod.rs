@@ -9,6 +9,7 @@
 //! that a second game (draughts, xiangqi) can later sit behind the same seam.
 
 mod game;
+pub mod irregular;
 pub mod laws;
 mod start;
 
