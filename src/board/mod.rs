@@ -639,18 +639,20 @@ impl Reconstructor {
                 }
             }
             None => {
-                // The opponent lifting a piece proves the illegal move was
-                // completed.
-                let confirmed = p.pseudo.as_ref().is_some_and(|x| {
-                    x.reported.is_none() && {
+                // Pieces lifted from the board the illegal move made: the
+                // opponent lifting one of their own proves the move was
+                // completed; other lifts (a capture begun with the victim)
+                // keep it pending.
+                let pending = p.pseudo.as_ref().filter(|x| x.reported.is_none());
+                let lifted = pending.is_some_and(|x| search::only_removals(&x.board, target));
+                let confirmed = lifted
+                    && pending.is_some_and(|x| {
                         let removed = x.board.occupied() & !target.occupied();
-                        search::only_removals(&x.board, target)
-                            && (removed & x.board.by_color(!x.m.piece.color)).any()
-                    }
-                });
+                        (removed & x.board.by_color(!x.m.piece.color)).any()
+                    });
                 if confirmed {
                     self.report_illegal(at);
-                } else if p.pseudo.as_ref().is_some_and(|x| x.reported.is_none()) {
+                } else if pending.is_some() && !lifted {
                     p.pseudo = None;
                 }
             }

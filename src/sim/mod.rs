@@ -10,6 +10,7 @@
 
 pub mod check;
 pub mod dgt;
+pub mod faults;
 mod human;
 pub mod source;
 

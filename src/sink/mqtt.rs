@@ -41,8 +41,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use rumqttc::{
-    AsyncClient, ConnectReturnCode, Event as MqttEvent, Incoming, LastWill, MqttOptions,
-    MqttState, Outgoing, QoS, TlsConfiguration, Transport,
+    AsyncClient, ConnectReturnCode, Event as MqttEvent, Incoming, LastWill, MqttOptions, MqttState,
+    Outgoing, QoS, TlsConfiguration, Transport,
 };
 use tracing::{debug, info, warn};
 

@@ -44,10 +44,73 @@ fn escape(value: &str) -> String {
 }
 
 /// Renders a game as PGN: the Seven Tag Roster, `Variant`/`SetUp`/`FEN`
-/// for Chess960, extra tags, the mainline in SAN wrapped at 79 columns,
-/// and the result.
+/// for Chess960 or another start, extra tags, the mainline in SAN wrapped at
+/// 79 columns, and the result.
+///
+/// Design: an illegal move that stood (play went on from the position it
+/// made) has no place in a PGN mainline, and a PGN reader rejects the whole
+/// game if it is written there; relay tools then freeze the broadcast. So an
+/// irregular game is written as consecutive PGN games: the legal part, ending
+/// with a comment naming the illegal move, then the continuation from the
+/// position after it (`SetUp`/`FEN`), and so on. Every part is valid PGN.
 pub fn render(game: &GameRecord, tags: &Tags) -> String {
     let mut out = String::new();
+    let mut begin = 0;
+    let mut fen = game.start_fen.clone();
+    let cuts: Vec<usize> = (0..game.sans.len())
+        .filter(|&i| game.irregular.get(i) == Some(&true))
+        .collect();
+    for part in 0..=cuts.len() {
+        let end = cuts.get(part).copied().unwrap_or(game.sans.len());
+        let last = part == cuts.len();
+        let result = if last { game.result_token() } else { "*" };
+        write_tags(&mut out, tags, result, game.chess960, &fen);
+        out.push('\n');
+        let mut words = Vec::new();
+        if part > 0 {
+            let i = cuts[part - 1];
+            words.push(format!(
+                "{{ Continued after the illegal move {} which stood (Law 7.5a). }}",
+                numbered(&game.fens, &game.start_fen, i, &game.sans[i])
+            ));
+        } else if let Some(first) = game.irregularities.first().filter(|_| cuts.is_empty()) {
+            words.push(format!("{{ {} }}", first.message.replace(['{', '}'], "")));
+        }
+        let (mut number, mut white) = move_number(&fen);
+        for (k, san) in game.sans[begin..end].iter().enumerate() {
+            // A move number stays on the line of its move.
+            if white {
+                words.push(format!("{number}. {san}"));
+            } else if k == 0 {
+                words.push(format!("{number}... {san}"));
+            } else {
+                words.push(san.clone());
+            }
+            if !white {
+                number += 1;
+            }
+            white = !white;
+        }
+        if !last {
+            let i = cuts[part];
+            words.push(format!(
+                "{{ Here {} played the illegal move {}; play went on from the position after it, given in the next game. }}",
+                if game.fens.get(i).and_then(|f| f.split(' ').nth(1)) == Some("w") { "Black" } else { "White" },
+                numbered(&game.fens, &game.start_fen, i, &game.sans[i])
+            ));
+        }
+        words.push(result.to_string());
+        wrap(&mut out, &words);
+        out.push_str("\n\n");
+        if !last {
+            begin = cuts[part] + 1;
+            fen = game.fens[cuts[part]].clone();
+        }
+    }
+    out
+}
+
+fn write_tags(out: &mut String, tags: &Tags, result: &str, chess960: bool, fen: &str) {
     let mut tag = |name: &str, value: &str| {
         out.push_str(&format!("[{name} \"{}\"]\n", escape(value)));
     };
@@ -57,38 +120,35 @@ pub fn render(game: &GameRecord, tags: &Tags) -> String {
     tag("Round", &tags.round);
     tag("White", &tags.white);
     tag("Black", &tags.black);
-    tag("Result", game.result_token());
-    if game.chess960 {
+    tag("Result", result);
+    if chess960 {
         tag("Variant", "Chess960");
     }
-    if game.chess960 || game.start_fen != STANDARD_START {
+    if chess960 || fen != STANDARD_START {
         tag("SetUp", "1");
-        tag("FEN", &game.start_fen);
+        tag("FEN", fen);
     }
     for (name, value) in &tags.extra {
         tag(name, value);
     }
-    if !game.irregularities.is_empty() {
-        let first = &game.irregularities[0];
-        tag("Annotator", "boardcast");
-        out.push_str(&format!(
-            "{{ Irregular game: {} }}\n",
-            first.message.replace(['{', '}'], "")
-        ));
-    }
-    out.push('\n');
-    let black_starts = game.start_fen.split(' ').nth(1) == Some("b");
-    let mut words = Vec::with_capacity(game.sans.len() * 3 / 2 + 1);
-    for (i, san) in game.sans.iter().enumerate() {
-        let ply = i + usize::from(black_starts);
-        if ply % 2 == 0 {
-            words.push(format!("{}.", ply / 2 + 1));
-        } else if i == 0 {
-            words.push(format!("{}...", ply / 2 + 1));
-        }
-        words.push(san.clone());
-    }
-    words.push(game.result_token().to_string());
+}
+
+/// The move number and whether White moves, from a FEN.
+fn move_number(fen: &str) -> (u32, bool) {
+    let mut fields = fen.split(' ');
+    let white = fields.nth(1) != Some("b");
+    let number = fields.nth(3).and_then(|n| n.parse().ok()).unwrap_or(1);
+    (number, white)
+}
+
+/// "23. Bc1-h6" or "23... Bc8-h3" for ply index `i`.
+fn numbered(fens: &[String], start: &str, i: usize, san: &str) -> String {
+    let before = if i == 0 { start } else { &fens[i - 1] };
+    let (number, white) = move_number(before);
+    format!("{number}{} {san}", if white { "." } else { "..." })
+}
+
+fn wrap(out: &mut String, words: &[String]) {
     let mut line = String::new();
     for w in words {
         if !line.is_empty() && line.len() + 1 + w.len() > 79 {
@@ -99,11 +159,9 @@ pub fn render(game: &GameRecord, tags: &Tags) -> String {
         if !line.is_empty() {
             line.push(' ');
         }
-        line.push_str(&w);
+        line.push_str(w);
     }
     out.push_str(&line);
-    out.push_str("\n\n");
-    out
 }
 
 #[cfg(test)]
@@ -113,7 +171,7 @@ mod tests {
     #[test]
     fn standard_game_has_the_roster_and_numbered_moves() {
         let g = GameRecord {
-            start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
+            start_fen: STANDARD_START.into(),
             sans: vec!["e4".into(), "e5".into(), "Nf3".into()],
             ..GameRecord::default()
         };
@@ -144,5 +202,36 @@ mod tests {
             ..GameRecord::default()
         };
         assert!(render(&g, &Tags::default()).lines().all(|l| l.len() < 80));
+    }
+}
+
+#[cfg(test)]
+mod irregular_tests {
+    use super::*;
+
+    #[test]
+    fn an_illegal_move_that_stood_splits_the_game_into_valid_parts() {
+        let g = GameRecord {
+            start_fen: STANDARD_START.into(),
+            sans: vec!["e4".into(), "Bc8-h3".into(), "gxh3".into(), "e5".into()],
+            fens: vec![
+                "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1".into(),
+                "rn1qkbnr/pppppppp/8/8/4P3/7b/PPPP1PPP/RNBQKBNR w KQkq - 1 2".into(),
+                "rn1qkbnr/pppppppp/8/8/4P3/7P/PPPP1P1P/RNBQKBNR b KQkq - 0 2".into(),
+                "rn1qkbnr/pppp1ppp/8/4p3/4P3/7P/PPPP1P1P/RNBQKBNR w KQkq - 0 3".into(),
+            ],
+            irregular: vec![false, true, false, false],
+            ..GameRecord::default()
+        };
+        let pgn = render(&g, &Tags::default());
+        let flat = pgn.replace('\n', " ");
+        let parts: Vec<&str> = flat.split("[Event").filter(|p| !p.is_empty()).collect();
+        assert_eq!(parts.len(), 2);
+        assert!(parts[0].contains("1. e4 { Here Black played the illegal move 1... Bc8-h3;"));
+        assert!(
+            parts[1]
+                .contains("[FEN \"rn1qkbnr/pppppppp/8/8/4P3/7b/PPPP1PPP/RNBQKBNR w KQkq - 1 2\"]")
+        );
+        assert!(parts[1].contains("2. gxh3 e5 *"));
     }
 }

@@ -21,6 +21,11 @@ pub struct GameRecord {
     pub ucis: Vec<String>,
     /// Time of each move's completing reading.
     pub times: Vec<Millis>,
+    /// FEN after each move.
+    pub fens: Vec<String>,
+    /// Whether each move was an illegal move that stood (play went on from
+    /// it); its SAN entry then holds long algebraic notation.
+    pub irregular: Vec<bool>,
     /// FEN of the current position.
     pub fen: String,
     /// Result, once the game ended.
@@ -34,6 +39,11 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
+    /// Whether an illegal move stood in this game.
+    pub fn is_irregular(&self) -> bool {
+        self.irregular.iter().any(|&i| i)
+    }
+
     /// The PGN result token: the result, or `*` while the game goes on.
     pub fn result_token(&self) -> &str {
         self.result.as_deref().unwrap_or("*")
@@ -110,6 +120,9 @@ impl GameLog {
             g.sans.truncate(plies);
             g.ucis.truncate(plies);
             g.times.truncate(plies);
+            g.fens.truncate(plies);
+            g.irregular.truncate(plies);
+            g.fen = g.fens.last().unwrap_or(&g.start_fen).clone();
         }
     }
 

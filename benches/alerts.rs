@@ -1,0 +1,83 @@
+//! Arbiter alerts over the real games in `tests/data/` with injected
+//! faults: recall, side attribution, record exactness and false alarms.
+//!
+//! `cargo bench --bench alerts` injects each fault kind into at least 200
+//! games (human handling), replays every capture, and prints per kind: how
+//! often the expected alert was raised (recall), with the right side, the
+//! record published as expected, and error alerts beyond the expected one.
+//! False alarms on fault-free games come from `cargo bench --bench replay`
+//! (`error alerts`). `BENCH_CASES=N` sets the cases per kind (default 250).
+
+use std::fs::File;
+use std::io::BufReader;
+use std::path::Path;
+
+use boardcast::board::Config;
+use boardcast::replay::replay_reader;
+use boardcast::sim::{self, faults};
+
+fn main() {
+    let cases: usize = std::env::var("BENCH_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(250);
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data");
+    let mut games = sim::read_games(BufReader::new(
+        File::open(dir.join("master-games.pgn")).unwrap(),
+    ))
+    .unwrap();
+    games.extend(
+        sim::read_games(BufReader::new(
+            File::open(dir.join("chess960-selfplay.pgn")).unwrap(),
+        ))
+        .unwrap(),
+    );
+    println!(
+        "{:<18} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8} {:>12}",
+        "fault", "cases", "games", "recall", "side", "record", "cleared", "extra errors"
+    );
+    for kind in faults::FaultKind::ALL {
+        let (mut n, mut raised, mut side, mut exact, mut cleared, mut extra) = (0, 0, 0, 0, 0, 0);
+        let mut misses = Vec::new();
+        let mut distinct = std::collections::HashSet::new();
+        for attempt in 0..40 * games.len() {
+            if n >= cases {
+                break;
+            }
+            let i = (attempt + kind as usize * 37) % games.len();
+            let game = &games[i];
+            let Some(case) = faults::inject(game, kind, attempt as u64) else {
+                continue;
+            };
+            distinct.insert(i);
+            let text = sim::dgt::capture_text(&case.session, &[]);
+            let replay =
+                replay_reader(text.as_bytes(), Config::default(), "fault".as_ref()).unwrap();
+            let c = faults::evaluate(&case, &replay);
+            n += 1;
+            raised += usize::from(c.raised);
+            side += usize::from(c.side_right);
+            exact += usize::from(c.exact);
+            cleared += usize::from(c.cleared);
+            extra += c.extra_errors;
+            if (!c.raised || !c.side_right || !c.exact || c.extra_errors > 0) && misses.len() < 3 {
+                misses.push(format!("game {} at ply {}: {c:?}", i + 1, case.at_ply));
+            }
+        }
+        let pct = |k: usize| format!("{:.1}%", 100.0 * k as f64 / n.max(1) as f64);
+        println!(
+            "{:<18} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8} {:>12}",
+            format!("{kind:?}"),
+            n,
+            distinct.len(),
+            pct(raised),
+            pct(side),
+            pct(exact),
+            pct(cleared),
+            extra
+        );
+        for m in misses {
+            println!("   miss: {m}");
+        }
+    }
+}

@@ -1,0 +1,447 @@
+//! Faults for the arbiter: sessions in which something the Laws care about
+//! happens, with what boardcast should say about it.
+//!
+//! Each [`FaultKind`] is injected into a real game played with the human
+//! profile (takebacks off, so the expected record is known):
+//!
+//! - `IllegalTakenBack`: a completed illegal move, noticed and taken back
+//!   after a few seconds (Law 7.5a), then the real move.
+//! - `IllegalStands`: a completed illegal move nobody notices; play goes on
+//!   from the position it made.
+//! - `Displaced`: two pieces knocked off the board and left there for a
+//!   while, then set back.
+//! - `WrongSetup`: the start position set up wrongly, corrected before the
+//!   first move.
+//! - `Unpromoted`: a pawn set on the last rank and left there while the
+//!   opponent replies; the arbiter then exchanges it for a queen.
+
+use rand::Rng;
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+use super::{Human, Profile, Session, SourceGame, Table, Truth, parts};
+use crate::board::Cell;
+use crate::event::AlertKind;
+use crate::rules::irregular::find_pseudo_move;
+use crate::rules::{Board, Color, Move, Piece, Position, Rank, Role, Square};
+
+/// A kind of fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FaultKind {
+    /// An illegal move completed, then taken back.
+    IllegalTakenBack,
+    /// An illegal move completed; play goes on from it.
+    IllegalStands,
+    /// Pieces displaced for a while.
+    Displaced,
+    /// A wrong initial set-up, corrected before the first move.
+    WrongSetup,
+    /// A pawn left unexchanged on the last rank.
+    Unpromoted,
+}
+
+impl FaultKind {
+    /// Every kind.
+    pub const ALL: [FaultKind; 5] = [
+        FaultKind::IllegalTakenBack,
+        FaultKind::IllegalStands,
+        FaultKind::Displaced,
+        FaultKind::WrongSetup,
+        FaultKind::Unpromoted,
+    ];
+
+    /// The alert boardcast must raise.
+    pub fn alert(self) -> AlertKind {
+        match self {
+            FaultKind::IllegalTakenBack | FaultKind::IllegalStands | FaultKind::Unpromoted => {
+                AlertKind::IllegalMove
+            }
+            FaultKind::Displaced => AlertKind::Misplaced,
+            FaultKind::WrongSetup => AlertKind::Setup,
+        }
+    }
+}
+
+/// A session with a fault and what should come of it.
+#[derive(Clone, Debug)]
+pub struct FaultCase {
+    /// The kind injected.
+    pub kind: FaultKind,
+    /// The session.
+    pub session: Session,
+    /// The side the alert concerns, when it concerns one.
+    pub side: Option<Color>,
+    /// The record boardcast should publish (SAN, or long algebraic for an
+    /// illegal move that stood).
+    pub sans: Vec<String>,
+    /// The ply after which the fault happens.
+    pub at_ply: usize,
+}
+
+/// Plays plies `moves` from `pos` on the table with `profile`, marking each
+/// completion; returns the position reached.
+fn play_line(
+    table: &mut Table,
+    profile: &mut Human,
+    mut pos: Position,
+    moves: &[Move],
+    first_ply: usize,
+) -> Position {
+    for (i, &m) in moves.iter().enumerate() {
+        profile.think(table, &pos);
+        profile.play(table, &pos, m);
+        let ply = first_ply + i;
+        table.mark(|at| Truth::Ply { ply, at });
+        pos = pos.play(m);
+    }
+    pos
+}
+
+fn quiet_human() -> Human {
+    Human {
+        takeback: 0.0,
+        knock: 0.0,
+        ..Human::default()
+    }
+}
+
+/// An illegal displacement of one piece of `pos`'s side to move: a piece
+/// (not the king) set on an empty square it cannot legally reach, that
+/// reads as exactly that one move. Returns the piece, its squares, and the
+/// board it makes.
+fn illegal_shift(pos: &Position, rng: &mut SmallRng) -> Option<(Piece, Square, Square, Board)> {
+    let mover = pos.turn();
+    let pieces: Vec<(Square, Piece)> = pos
+        .board()
+        .iter()
+        .filter(|(_, p)| p.color == mover && p.role != Role::King && p.role != Role::Pawn)
+        .collect();
+    for _ in 0..64 {
+        if pieces.is_empty() {
+            return None;
+        }
+        let (from, piece) = pieces[rng.gen_range(0..pieces.len())];
+        let to = Square::new(rng.gen_range(0..64));
+        if pos.board().piece_at(to).is_some()
+            || pos.legal_moves().any(|m| m.from() == from && m.to() == to)
+        {
+            continue;
+        }
+        let mut board = pos.board().clone();
+        board.discard_piece_at(from);
+        board.set_piece_at(to, piece);
+        // It must read as that one move and nothing legal.
+        if find_pseudo_move(pos, &board).is_none()
+            || pos.legal_moves().any(|m| pos.play(m).board() == &board)
+        {
+            continue;
+        }
+        return Some((piece, from, to, board));
+    }
+    None
+}
+
+/// Builds a fault case of `kind` in `game`, or `None` when the game offers
+/// no place for it (no promotion to a queen, say).
+pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase> {
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed_fa17);
+    let mut profile = quiet_human();
+    let n = game.moves.len();
+    let mut positions = vec![game.start.clone()];
+    for &m in &game.moves {
+        let next = positions.last().expect("start").play(m);
+        positions.push(next);
+    }
+    match kind {
+        FaultKind::WrongSetup => {
+            let mut wrong = game.start.board().clone();
+            let back = if rng.gen_bool(0.5) {
+                Rank::First
+            } else {
+                Rank::Eighth
+            };
+            let side = if back == Rank::First {
+                Color::White
+            } else {
+                Color::Black
+            };
+            let squares: Vec<Square> = crate::rules::File::ALL
+                .into_iter()
+                .map(|f| Square::from_coords(f, back))
+                .collect();
+            let knight = squares
+                .iter()
+                .copied()
+                .find(|&s| wrong.role_at(s) == Some(Role::Knight))?;
+            let bishop = squares
+                .iter()
+                .copied()
+                .filter(|&s| wrong.role_at(s) == Some(Role::Bishop))
+                .min_by_key(|&s| s.distance(knight))?;
+            let missing_pawn = rng.gen_bool(0.3);
+            if missing_pawn {
+                let rank = if side == Color::White {
+                    Rank::Second
+                } else {
+                    Rank::Seventh
+                };
+                let file = crate::rules::File::new(rng.gen_range(0..8));
+                wrong.discard_piece_at(Square::from_coords(file, rank));
+            } else {
+                let (k, b) = (wrong.piece_at(knight)?, wrong.piece_at(bishop)?);
+                wrong.set_piece_at(knight, b);
+                wrong.set_piece_at(bishop, k);
+            }
+            let mut table = Table::new(&wrong, seed);
+            table.pause(8_000, 20_000);
+            // The arbiter corrects it.
+            for sq in crate::rules::diff(&wrong, game.start.board()) {
+                table.lift(sq);
+                table.pause(200, 700);
+            }
+            for sq in crate::rules::diff(&wrong, game.start.board()) {
+                if let Some(p) = game.start.board().piece_at(sq) {
+                    table.put(sq, p);
+                    table.pause(200, 700);
+                }
+            }
+            play_line(&mut table, &mut profile, game.start.clone(), &game.moves, 1);
+            Some(FaultCase {
+                kind,
+                session: finish(table),
+                side: None,
+                sans: game.sans.clone(),
+                at_ply: 0,
+            })
+        }
+        FaultKind::IllegalTakenBack | FaultKind::IllegalStands | FaultKind::Displaced => {
+            if n < 6 {
+                return None;
+            }
+            let k = rng.gen_range(2..n - 2);
+            let pos = positions[k].clone();
+            let mut table = Table::new(game.start.board(), seed);
+            table.wait(1_000);
+            play_line(
+                &mut table,
+                &mut profile,
+                game.start.clone(),
+                &game.moves[..k],
+                1,
+            );
+            table.pause(1_000, 5_000);
+            match kind {
+                FaultKind::Displaced => {
+                    // One piece of each side, neither a king, off the board.
+                    let mut knocked = Vec::new();
+                    for color in [Color::White, Color::Black] {
+                        let candidates: Vec<Square> = pos
+                            .board()
+                            .iter()
+                            .filter(|(_, p)| p.color == color && p.role != Role::King)
+                            .map(|(s, _)| s)
+                            .collect();
+                        let sq = candidates[rng.gen_range(0..candidates.len())];
+                        knocked.push((sq, table.lift(sq)));
+                        table.pause(50, 400);
+                    }
+                    table.pause(15_000, 40_000);
+                    for (sq, cell) in knocked {
+                        table.set(sq, cell);
+                        table.pause(300, 1_500);
+                    }
+                    play_line(&mut table, &mut profile, pos, &game.moves[k..], k + 1);
+                    Some(FaultCase {
+                        kind,
+                        session: finish(table),
+                        side: None,
+                        sans: game.sans.clone(),
+                        at_ply: k,
+                    })
+                }
+                FaultKind::IllegalTakenBack => {
+                    let (piece, from, to, _) = illegal_shift(&pos, &mut rng)?;
+                    table.lift(from);
+                    table.pause(200, 600);
+                    table.put(to, piece);
+                    // Noticed after a while; the position is restored.
+                    table.pause(4_000, 10_000);
+                    table.lift(to);
+                    table.pause(200, 600);
+                    table.put(from, piece);
+                    play_line(
+                        &mut table,
+                        &mut profile,
+                        pos.clone(),
+                        &game.moves[k..],
+                        k + 1,
+                    );
+                    Some(FaultCase {
+                        kind,
+                        session: finish(table),
+                        side: Some(pos.turn()),
+                        sans: game.sans.clone(),
+                        at_ply: k,
+                    })
+                }
+                _ => {
+                    let (piece, from, to, board) = (0..8)
+                        .filter_map(|_| illegal_shift(&pos, &mut rng))
+                        .find(|(_, _, _, b)| {
+                            pos.irregular(b.clone(), !pos.turn())
+                                .is_some_and(|p| p.legal_moves().next().is_some())
+                        })?;
+                    let after = pos.irregular(board.clone(), !pos.turn())?;
+                    let pm = find_pseudo_move(&pos, &board)?;
+                    table.lift(from);
+                    table.pause(200, 600);
+                    table.put(to, piece);
+                    table.mark(|at| Truth::Ply { ply: k + 1, at });
+                    // Nobody notices: random legal play goes on.
+                    let mut line = Vec::new();
+                    let mut sans = game.sans[..k].to_vec();
+                    sans.push(pm.notation());
+                    let mut p = after.clone();
+                    for _ in 0..rng.gen_range(4..12) {
+                        let legal: Vec<Move> = p.legal_moves().collect();
+                        if legal.is_empty() {
+                            break;
+                        }
+                        let m = legal[rng.gen_range(0..legal.len())];
+                        sans.push(p.san(m));
+                        line.push(m);
+                        p = p.play(m);
+                    }
+                    play_line(&mut table, &mut profile, after, &line, k + 2);
+                    Some(FaultCase {
+                        kind,
+                        session: finish(table),
+                        side: Some(pos.turn()),
+                        sans,
+                        at_ply: k,
+                    })
+                }
+            }
+        }
+        FaultKind::Unpromoted => {
+            // A promotion to a queen whose reply leaves the queen's square alone.
+            let k = (0..n.saturating_sub(1)).find(|&i| {
+                let m = game.moves[i];
+                let reply = game.moves[i + 1];
+                m.promotion() == Some(Role::Queen)
+                    && !reply.touched().contains(m.to())
+                    && !positions[i + 1].is_check()
+            })?;
+            let pos = positions[k].clone();
+            let m = game.moves[k];
+            let p = parts(&pos, m);
+            let mut table = Table::new(game.start.board(), seed);
+            table.wait(1_000);
+            play_line(
+                &mut table,
+                &mut profile,
+                game.start.clone(),
+                &game.moves[..k],
+                1,
+            );
+            profile.think(&mut table, &pos);
+            if let Some(v) = p.victim {
+                table.lift(v);
+                table.pause(200, 500);
+            }
+            table.lift(p.from);
+            table.pause(200, 500);
+            table.put(p.to, p.piece);
+            table.pause(2_000, 5_000);
+            // The opponent replies while the pawn stands there.
+            let after = positions[k + 1].clone();
+            profile.play(&mut table, &after, game.moves[k + 1]);
+            table.pause(2_000, 5_000);
+            // The arbiter exchanges the pawn for a queen (Law 7.5a).
+            table.lift(p.to);
+            table.pause(300, 800);
+            table.put(p.to, p.placed);
+            table.mark(|at| Truth::Ply { ply: k + 1, at });
+            table.mark(|at| Truth::Ply { ply: k + 2, at });
+            play_line(
+                &mut table,
+                &mut profile,
+                positions[k + 2].clone(),
+                &game.moves[k + 2..],
+                k + 3,
+            );
+            Some(FaultCase {
+                kind,
+                session: finish(table),
+                side: Some(pos.turn()),
+                sans: game.sans.clone(),
+                at_ply: k,
+            })
+        }
+    }
+}
+
+fn finish(mut table: Table) -> Session {
+    table.wait(5_000);
+    table.into_session()
+}
+
+/// The board a session starts with, as cells (for tests that need it).
+pub fn cells_of(board: &Board) -> [Cell; 64] {
+    let mut cells = [Cell::Empty; 64];
+    for (sq, p) in board.iter() {
+        cells[sq as usize] = Cell::Piece(p);
+    }
+    cells
+}
+
+/// How boardcast handled one fault case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FaultCheck {
+    /// The expected alert was raised.
+    pub raised: bool,
+    /// It named the right side (true when no side is expected).
+    pub side_right: bool,
+    /// The published record equals the expected one.
+    pub exact: bool,
+    /// Error alerts beyond the expected one (false alarms).
+    pub extra_errors: usize,
+    /// The expected alert was later cleared (for `misplaced` and `setup`).
+    pub cleared: bool,
+}
+
+/// Checks a replay of a fault case.
+pub fn evaluate(case: &FaultCase, replay: &crate::replay::Replay) -> FaultCheck {
+    use crate::event::EventKind;
+    let want = case.kind.alert();
+    let alerts: Vec<&crate::event::Alert> = replay
+        .events
+        .iter()
+        .filter_map(|(_, e)| match &e.kind {
+            EventKind::Alert(a) => Some(a),
+            _ => None,
+        })
+        .collect();
+    let raised: Vec<_> = alerts
+        .iter()
+        .filter(|a| a.kind == want && !a.cleared)
+        .collect();
+    let side = case.side.map(crate::event::Side::from);
+    let extra_errors = alerts
+        .iter()
+        .filter(|a| a.kind.is_error() && !a.cleared)
+        .count()
+        .saturating_sub(usize::from(!raised.is_empty()));
+    let published = replay
+        .log
+        .current()
+        .map(|g| g.sans.clone())
+        .unwrap_or_default();
+    FaultCheck {
+        raised: !raised.is_empty(),
+        side_right: raised.first().is_some_and(|a| a.side == side),
+        exact: published == case.sans,
+        extra_errors,
+        cleared: alerts.iter().any(|a| a.kind == want && a.cleared),
+    }
+}
