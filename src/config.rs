@@ -434,7 +434,10 @@ impl Config {
         let url = m.url.or(dm.url).ok_or_else(|| missing("mqtt.url"))?;
         let broker = parse_url(url.get_ref())
             .map_err(|e| invalid(Some(url.span()), format!("mqtt.url: {e}")))?;
-        let prefix = m.prefix.or(dm.prefix).ok_or_else(|| missing("mqtt.prefix"))?;
+        let prefix = m
+            .prefix
+            .or(dm.prefix)
+            .ok_or_else(|| missing("mqtt.prefix"))?;
         let prefix_text = prefix.get_ref().trim_end_matches('/').to_string();
         if prefix_text.is_empty()
             || prefix_text.contains(['+', '#'])
@@ -502,9 +505,8 @@ impl Config {
             raw.serial.unwrap_or_default(),
             defaults.serial.unwrap_or_default(),
         );
-        let ms = |v: Option<u64>, key: &str| {
-            v.map(Duration::from_millis).ok_or_else(|| missing(key))
-        };
+        let ms =
+            |v: Option<u64>, key: &str| v.map(Duration::from_millis).ok_or_else(|| missing(key));
         let poll = ms(s.poll_ms.or(ds.poll_ms), "serial.poll_ms")?;
         let silence = s
             .silence_ms
@@ -535,8 +537,14 @@ impl Config {
         let recorder = nonempty(r.dir.or(dr.dir)).map(|d| resolve(&d));
 
         // [log]
-        let (l, dl) = (raw.log.unwrap_or_default(), defaults.log.unwrap_or_default());
-        let format = l.format.or(dl.format).ok_or_else(|| missing("log.format"))?;
+        let (l, dl) = (
+            raw.log.unwrap_or_default(),
+            defaults.log.unwrap_or_default(),
+        );
+        let format = l
+            .format
+            .or(dl.format)
+            .ok_or_else(|| missing("log.format"))?;
         let log = Log {
             format: match format.get_ref().as_str() {
                 "text" => LogFormat::Text,
@@ -843,8 +851,8 @@ mod tests {
 
     #[test]
     fn a_user_value_overrides_the_default_and_the_rest_stays() {
-        let c = parse("[mqtt]\nprefix = \"venue\"\n[reconstructor]\nsettle_base_ms = 100\n")
-            .unwrap();
+        let c =
+            parse("[mqtt]\nprefix = \"venue\"\n[reconstructor]\nsettle_base_ms = 100\n").unwrap();
         assert_eq!(c.mqtt.prefix, "venue");
         assert_eq!(c.mqtt.port, 1883);
         assert_eq!(c.reconstructor.settle.base_ms, 100);
@@ -857,7 +865,10 @@ mod tests {
         let text = err.to_string();
         assert!(matches!(err, ConfigError::Parse { line: 3, .. }), "{text}");
         assert!(text.contains("prefx"), "{text}");
-        assert!(text.starts_with("/etc/boardcast/test.toml: line 3: "), "{text}");
+        assert!(
+            text.starts_with("/etc/boardcast/test.toml: line 3: "),
+            "{text}"
+        );
         assert!(!text.contains('\n'), "{text}");
     }
 
@@ -874,7 +885,10 @@ mod tests {
             "[[board]]\nid = \"1\"\nport = \"/dev/a\"\n[[board]]\nid = \"1\"\nport = \"/dev/b\"\n",
         )
         .unwrap_err();
-        assert!(err.to_string().contains("line 5: board id `1` is given twice"));
+        assert!(
+            err.to_string()
+                .contains("line 5: board id `1` is given twice")
+        );
         let err = parse(
             "[[board]]\nid = \"1\"\nport = \"/dev/a\"\n[[board]]\nid = \"2\"\nport = \"/dev/a\"\n",
         )
@@ -901,14 +915,18 @@ mod tests {
         let c = parse("[[board]]\nid = \"a\"\nport = \"/dev/x\"\nprotocol = \"dgt\"\n").unwrap();
         assert_eq!(c.boards[0].protocol, Protocol::Dgt);
         assert_eq!(c.boards[0].baud, 9600);
-        let err =
-            parse("[[board]]\nid = \"a\"\nport = \"/dev/x\"\nprotocol = \"millenium\"\n").unwrap_err();
-        assert!(err.to_string().contains("line 4: board `a`: unknown protocol `millenium`"));
+        let err = parse("[[board]]\nid = \"a\"\nport = \"/dev/x\"\nprotocol = \"millenium\"\n")
+            .unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("line 4: board `a`: unknown protocol `millenium`")
+        );
     }
 
     #[test]
     fn relative_paths_are_taken_from_the_config_folder() {
-        let c = parse("[recorder]\ndir = \"rec\"\n[[board]]\nid = \"a\"\nport = \"tty*\"\n").unwrap();
+        let c =
+            parse("[recorder]\ndir = \"rec\"\n[[board]]\nid = \"a\"\nport = \"tty*\"\n").unwrap();
         assert_eq!(c.recorder, Some(PathBuf::from("/etc/boardcast/rec")));
         assert_eq!(c.boards[0].port.candidates, vec!["/etc/boardcast/tty*"]);
     }

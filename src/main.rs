@@ -153,8 +153,10 @@ fn init_logging(log: &config::Log) -> Result<()> {
         Ok(v) if !v.is_empty() => EnvFilter::try_new(v).context("RUST_LOG")?,
         _ => EnvFilter::try_new(&log.level).context("log.level")?,
     };
+    use std::io::IsTerminal;
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr);
     let result = match log.format {
         config::LogFormat::Text => builder.try_init(),

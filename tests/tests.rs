@@ -3,3 +3,5 @@
 mod games;
 mod reconstruct;
 mod replay;
+mod daemon;
+mod util;
