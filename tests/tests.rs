@@ -1,7 +1,8 @@
 //! The integration test binary: one module per area.
 
+mod daemon;
+mod alerts;
 mod games;
 mod reconstruct;
 mod replay;
-mod daemon;
 mod util;

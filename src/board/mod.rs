@@ -694,15 +694,12 @@ impl Reconstructor {
         let target = self.target();
         let p = self.playing();
         if p.ended || p.pseudo.is_some() {
-            if let Some(u) = &mut p.unexplained {
-                u.raised = Some(AlertKind::Misplaced);
-                u.due = Millis::MAX;
-            }
             // Said already (an illegal move), or the game is over and the
-            // pieces are being put away: nothing to add.
-            if p.pseudo.is_some() || p.ended {
-                return;
+            // pieces are being put away: nothing to add, nothing to clear.
+            if let Some(u) = &mut p.unexplained {
+                u.raised = Some(AlertKind::IllegalMove);
             }
+            return;
         }
         let alert = match impossibility(&target) {
             Some(problem) => arbiter::illegal_position(&problem, &target),
@@ -719,10 +716,8 @@ impl Reconstructor {
         let Some(u) = p.unexplained.take() else {
             return;
         };
-        let ended = p.ended;
-        let had_pseudo = p.pseudo.is_some();
         let message = match u.raised {
-            Some(AlertKind::Misplaced) if !ended && !had_pseudo => Some((
+            Some(AlertKind::Misplaced) => Some((
                 AlertKind::Misplaced,
                 Law::Displaced,
                 "The board agrees with the game again.",

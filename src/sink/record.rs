@@ -78,16 +78,20 @@ impl GameLog {
                 ..GameRecord::default()
             }),
             EventKind::Move {
-                ply, san, uci, fen, ..
+                ply,
+                san,
+                uci,
+                fen,
+                irregular,
+                ..
             } => {
+                self.truncate((*ply as usize).saturating_sub(1));
                 if let Some(g) = self.games.last_mut() {
-                    let keep = (*ply as usize).saturating_sub(1);
-                    g.sans.truncate(keep);
-                    g.ucis.truncate(keep);
-                    g.times.truncate(keep);
                     g.sans.push(san.clone());
                     g.ucis.push(uci.clone());
                     g.times.push(e.t_ms);
+                    g.fens.push(fen.clone());
+                    g.irregular.push(*irregular);
                     g.fen = fen.clone();
                 }
             }

@@ -1,0 +1,502 @@
+//! Issue "Arbiter alerts": one scene per Law row, with the exact events
+//! expected, plus a sample of injected faults over real games.
+
+use boardcast::board::{Cell, Config, Reconstructor, Variant};
+use boardcast::event::EventKind;
+use boardcast::replay::replay_reader;
+use boardcast::rules::{Color, Piece, Position, Role, Square};
+use boardcast::sim::{self, faults};
+
+use crate::games::{all_games, python_chess_mainlines};
+
+/// A board on a table, read square by square by a reconstructor.
+struct Scene {
+    r: Reconstructor,
+    t: u64,
+    cells: [Cell; 64],
+    events: Vec<EventKind>,
+}
+
+fn sq(name: &str) -> Square {
+    name.parse().unwrap()
+}
+
+impl Scene {
+    fn with(config: Config, start: &[Cell; 64], from: Option<Position>) -> Scene {
+        let mut s = Scene {
+            r: Reconstructor::new(config),
+            t: 0,
+            cells: *start,
+            events: Vec::new(),
+        };
+        if let Some(pos) = from {
+            s.r.start_from(0, pos, false);
+        }
+        s.r.handle_board(0, start);
+        s.drain();
+        s
+    }
+
+    /// A game from the standard start.
+    fn standard() -> Scene {
+        let start = faults::cells_of(Position::standard().board());
+        Scene::with(Config::default(), &start, None)
+    }
+
+    /// A game resumed from a FEN.
+    fn fen(fen: &str) -> Scene {
+        let pos = Position::from_fen(fen, false).unwrap();
+        Scene::with(Config::default(), &faults::cells_of(pos.board()), Some(pos))
+    }
+
+    fn drain(&mut self) {
+        while let Some((_, e)) = self.r.poll_event() {
+            self.events.push(e);
+        }
+    }
+
+    fn wait(&mut self, ms: u64) {
+        let until = self.t + ms;
+        while let Some(due) = self.r.poll_timeout().filter(|d| *d <= until) {
+            self.r.handle_timeout(due.max(self.t));
+            self.drain();
+        }
+        self.t = until;
+    }
+
+    fn set(&mut self, at: &str, cell: Cell) {
+        let s = sq(at);
+        self.cells[s as usize] = cell;
+        self.r.handle_square(self.t, s, cell);
+        self.drain();
+    }
+
+    fn lift(&mut self, at: &str) -> Cell {
+        let c = self.cells[sq(at) as usize];
+        self.set(at, Cell::Empty);
+        c
+    }
+
+    /// Lifts `from`, takes off whatever stands on `to`, sets the piece down.
+    fn mv(&mut self, from: &str, to: &str) {
+        let piece = self.lift(from);
+        self.wait(200);
+        if self.cells[sq(to) as usize] != Cell::Empty {
+            self.lift(to);
+            self.wait(150);
+        }
+        self.set(to, piece);
+        self.wait(2_000);
+    }
+
+    /// Every event so far in short form, and forget them.
+    fn take(&mut self) -> Vec<String> {
+        self.events
+            .drain(..)
+            .map(|e| match e {
+                EventKind::GameStart { chess960, .. } => format!("game_start chess960={chess960}"),
+                EventKind::Move { san, irregular, .. } => {
+                    format!("move {san}{}", if irregular { " (irregular)" } else { "" })
+                }
+                EventKind::Retract { uci, .. } => format!("retract {uci}"),
+                EventKind::Takeback { to_ply, .. } => format!("takeback {to_ply}"),
+                EventKind::Alert(a) => format!(
+                    "alert {} {} {}{}",
+                    serde_json::to_value(a.kind).unwrap().as_str().unwrap(),
+                    a.side.map_or("-", |s| s.name()),
+                    a.law.as_deref().unwrap_or("-"),
+                    if a.cleared { " cleared" } else { "" }
+                ),
+                EventKind::GameEnd { result, reason } => format!("game_end {result} {reason}"),
+            })
+            .collect()
+    }
+
+    /// The messages of the alerts so far (without forgetting them).
+    fn messages(&self) -> Vec<String> {
+        self.events
+            .iter()
+            .filter_map(|e| match e {
+                EventKind::Alert(a) => Some(a.message.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+fn piece(color: Color, role: Role) -> Cell {
+    Cell::Piece(Piece { color, role })
+}
+
+#[test]
+fn law_7_2a_a_wrong_set_up_is_named_before_the_first_move_and_cleared() {
+    let mut wrong = faults::cells_of(Position::standard().board());
+    wrong.swap(sq("b1") as usize, sq("c1") as usize);
+    let mut s = Scene::with(Config::default(), &wrong, None);
+    s.wait(6_000);
+    let messages = s.messages();
+    assert_eq!(s.take(), ["alert setup - 7.2a"]);
+    assert_eq!(
+        messages[0],
+        "The initial position is set up wrongly: b1 holds the white bishop, should hold the white knight; c1 holds the white knight, should hold the white bishop (Law 7.2a)."
+    );
+    s.lift("b1");
+    s.lift("c1");
+    s.set("b1", piece(Color::White, Role::Knight));
+    s.set("c1", piece(Color::White, Role::Bishop));
+    assert_eq!(
+        s.take(),
+        ["alert setup - 7.2a cleared", "game_start chess960=false"]
+    );
+    s.mv("e2", "e4");
+    assert_eq!(s.take(), ["move e4"]);
+}
+
+#[test]
+fn law_7_2a_king_and_queen_swapped_is_a_set_up_error_in_standard_events() {
+    let mut wrong = faults::cells_of(Position::standard().board());
+    wrong.swap(sq("d1") as usize, sq("e1") as usize);
+    wrong.swap(sq("d8") as usize, sq("e8") as usize);
+    let config = Config {
+        variant: Variant::Standard,
+        ..Config::default()
+    };
+    let mut s = Scene::with(config, &wrong, None);
+    s.wait(6_000);
+    assert_eq!(s.take(), ["alert setup - 7.2a"]);
+    // Where Chess960 is allowed, the same arrangement is a Chess960 start.
+    let mut s = Scene::with(Config::default(), &wrong, None);
+    assert_eq!(s.take(), ["game_start chess960=true"]);
+}
+
+#[test]
+fn law_7_5_an_illegal_move_restored_is_counted_and_leaves_no_trace_in_the_record() {
+    let mut s = Scene::standard();
+    s.take();
+    s.mv("e2", "e4");
+    // Black's bishop jumps over its own pawn.
+    s.mv("f8", "a3");
+    s.wait(2_000);
+    let messages = s.messages();
+    assert_eq!(s.take(), ["move e4", "alert illegal_move Black 7.5a"]);
+    assert_eq!(
+        messages[0],
+        "Black played 1... Bf8-a3, an illegal move: a bishop cannot move from f8 to a3. It is Black's first illegal move in this game: the arbiter adds two minutes to White's clock (Law 7.5b); the position before it must be restored (Law 7.5a)."
+    );
+    // The position is restored, the game goes on.
+    s.mv("a3", "f8");
+    s.mv("e7", "e5");
+    assert_eq!(s.take(), ["move e5"]);
+    // A second illegal move by Black: the queen moves through its own pawn.
+    s.mv("g1", "f3");
+    s.mv("d8", "d5");
+    s.wait(3_000);
+    let messages = s.messages();
+    assert_eq!(s.take(), ["move Nf3", "alert illegal_move Black 7.5a"]);
+    assert!(
+        messages[0]
+            .contains("Black's second illegal move in this game: Black loses the game (Law 7.5b)"),
+        "{}",
+        messages[0]
+    );
+    assert_eq!(
+        s.r.game().unwrap().sans().collect::<Vec<_>>(),
+        ["e4", "e5", "Nf3"]
+    );
+}
+
+#[test]
+fn law_7_5b_a_second_illegal_move_against_a_bare_king_is_a_draw() {
+    let mut s = Scene::fen("4k3/8/8/8/8/8/r7/4K3 b - - 0 1");
+    s.take();
+    // The rook moves diagonally, twice.
+    s.mv("a2", "c4");
+    s.wait(3_000);
+    s.mv("c4", "a2");
+    s.mv("a2", "b3");
+    s.wait(3_000);
+    let messages = s.messages();
+    assert_eq!(
+        s.take(),
+        [
+            "alert illegal_move Black 7.5a",
+            "alert illegal_move Black 7.5a"
+        ]
+    );
+    assert!(
+        messages[1].contains("the game is drawn, as White cannot checkmate by any legal sequence")
+    );
+}
+
+#[test]
+fn law_7_5a_moving_into_check_castling_after_the_king_moved_and_moving_out_of_turn() {
+    let mut s = Scene::fen("4k3/8/8/8/8/8/3r4/4K2R w K - 0 1");
+    s.take();
+    s.mv("e1", "d1");
+    s.wait(3_000);
+    assert!(s.messages()[0].contains("it puts the White king in check"));
+    assert_eq!(s.take(), ["alert illegal_move White 7.5a"]);
+    s.mv("d1", "e1");
+    // Black moves out of turn.
+    s.mv("e8", "f8");
+    s.wait(3_000);
+    assert!(
+        s.messages()[0].contains("Black played 1. Ke8-f8, an illegal move: it was White's move")
+    );
+    assert_eq!(s.take(), ["alert illegal_move Black 7.5a"]);
+    s.mv("f8", "e8");
+    assert_eq!(s.take(), Vec::<String>::new());
+    let mut s = Scene::fen("4k3/8/8/8/8/8/8/4K2R w - - 0 1");
+    s.take();
+    s.mv("e1", "g1");
+    s.mv("h1", "f1");
+    s.wait(3_000);
+    assert!(s.messages()[0].contains("castling after the king or that rook had moved"));
+    assert_eq!(s.take(), ["alert illegal_move White 7.5a"]);
+}
+
+#[test]
+fn law_7_5a_an_illegal_move_that_stands_is_published_and_play_goes_on() {
+    let mut s = Scene::standard();
+    s.take();
+    s.mv("e2", "e4");
+    s.mv("c8", "h3");
+    // White does not notice and takes the bishop.
+    s.mv("g2", "h3");
+    s.mv("e7", "e5");
+    s.wait(2_000);
+    assert_eq!(
+        s.take(),
+        [
+            "move e4",
+            "alert illegal_move Black 7.5a",
+            "move Bc8-h3 (irregular)",
+            "move gxh3",
+            "move e5"
+        ]
+    );
+}
+
+#[test]
+fn an_irregular_game_is_written_as_pgn_parts_every_reader_accepts() {
+    let game = &all_games()[5];
+    let case = (0..40)
+        .find_map(|seed| faults::inject(game, faults::FaultKind::IllegalStands, seed))
+        .unwrap();
+    let text = sim::dgt::capture_text(&case.session, &[]);
+    let replay = replay_reader(text.as_bytes(), Config::default(), "f".as_ref()).unwrap();
+    let record = replay.log.current().unwrap();
+    assert!(record.is_irregular());
+    let pgn = boardcast::sink::pgn::render(record, &Default::default());
+    let parts = python_chess_mainlines(&pgn);
+    assert_eq!(parts.len(), 2);
+    let k = case.at_ply;
+    assert_eq!(parts[0], case.sans[..k]);
+    assert_eq!(parts[1], case.sans[k + 1..]);
+}
+
+#[test]
+fn laws_4_7_and_7_5a_a_pawn_left_on_the_last_rank_is_an_illegal_move() {
+    let mut s = Scene::fen("4k3/P7/8/8/8/8/8/4K3 w - - 0 1");
+    s.take();
+    s.mv("a7", "a8");
+    // Black replies while the pawn stands there.
+    s.mv("e8", "d7");
+    let messages = s.messages();
+    assert_eq!(s.take(), ["alert illegal_move White 7.5a"]);
+    assert!(messages[0].contains("White played 1. a7-a8, an illegal move: the pawn reached the last rank and was not exchanged (Law 4.7)"));
+    // The arbiter exchanges it for a queen.
+    s.lift("a8");
+    s.wait(300);
+    s.set("a8", piece(Color::White, Role::Queen));
+    s.wait(2_000);
+    assert_eq!(s.take(), ["move a8=Q+", "move Kd7"]);
+}
+
+#[test]
+fn law_3_10c_an_impossible_position_is_reported_and_cleared() {
+    let mut s = Scene::standard();
+    s.take();
+    s.set("e4", piece(Color::White, Role::King));
+    s.wait(11_000);
+    let messages = s.messages();
+    assert_eq!(s.take(), ["alert illegal_position - 3.10c"]);
+    assert!(messages[0].contains("White has 2 kings"));
+    s.lift("e4");
+    assert_eq!(s.take(), ["alert illegal_position - 3.10c cleared"]);
+}
+
+#[test]
+fn laws_7_4_and_7_6_displaced_pieces_after_the_delay_but_not_a_piece_set_back_quickly() {
+    let mut s = Scene::standard();
+    s.take();
+    s.mv("e2", "e4");
+    // A knocked piece set back within a few seconds is nothing.
+    let knight = s.lift("b8");
+    s.wait(3_000);
+    s.set("b8", knight);
+    s.wait(20_000);
+    assert_eq!(s.take(), ["move e4"]);
+    // Two pieces knocked off and left.
+    let a = s.lift("a2");
+    let b = s.lift("h7");
+    s.wait(11_000);
+    let messages = s.messages();
+    assert_eq!(s.take(), ["alert misplaced - 7.4"]);
+    assert_eq!(
+        messages[0],
+        "The board differs from the game: a2 is empty, should hold the white pawn; h7 is empty, should hold the black pawn. Last correct position: rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1 (Laws 7.4, 7.6)."
+    );
+    s.set("a2", a);
+    s.set("h7", b);
+    assert_eq!(s.take(), ["alert misplaced - 7.4 cleared"]);
+}
+
+#[test]
+fn laws_4_3_and_4_4b_touch_move_is_reported_for_information() {
+    let mut s = Scene::standard();
+    s.take();
+    // Knight touched for a second, put back, pawn moved.
+    let n = s.lift("g1");
+    s.wait(1_000);
+    s.set("g1", n);
+    s.wait(500);
+    s.mv("e2", "e4");
+    assert_eq!(s.take(), ["alert touch_move White 4.3", "move e4"]);
+    // An adjustment (a very short lift) is not a touch.
+    let p = s.lift("d7");
+    s.wait(100);
+    s.set("d7", p);
+    s.mv("e7", "e5");
+    assert_eq!(s.take(), ["move e5"]);
+    // Castling begun with the rook.
+    let mut s = Scene::fen("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1");
+    s.take();
+    let rook = s.lift("h1");
+    s.wait(200);
+    s.set("f1", rook);
+    s.wait(300);
+    let king = s.lift("e1");
+    s.wait(200);
+    s.set("g1", king);
+    s.wait(2_000);
+    assert_eq!(s.take(), ["alert touch_move White 4.4b", "move O-O"]);
+}
+
+#[test]
+fn laws_5_1_and_5_2_checkmate_stalemate_and_dead_position_end_the_game() {
+    let mut s = Scene::standard();
+    s.take();
+    for (from, to) in [("f2", "f3"), ("e7", "e5"), ("g2", "g4"), ("d8", "h4")] {
+        s.mv(from, to);
+    }
+    assert_eq!(
+        s.take(),
+        [
+            "move f3",
+            "move e5",
+            "move g4",
+            "move Qh4#",
+            "game_end 0-1 checkmate"
+        ]
+    );
+    let mut s = Scene::fen("7k/5Q2/6K1/8/8/8/8/8 w - - 0 1");
+    s.take();
+    s.mv("f7", "g7");
+    assert_eq!(s.take(), ["move Qg7#", "game_end 1-0 checkmate"]);
+    let mut s = Scene::fen("7k/8/6K1/5Q2/8/8/8/8 w - - 0 1");
+    s.take();
+    s.mv("f5", "f7");
+    assert_eq!(s.take(), ["move Qf7", "game_end 1/2-1/2 stalemate"]);
+    let mut s = Scene::fen("4k3/8/8/8/8/8/3r4/3NK3 w - - 0 1");
+    s.take();
+    s.mv("e1", "d2");
+    assert_eq!(s.take(), ["move Kxd2", "game_end 1/2-1/2 dead position"]);
+}
+
+#[test]
+fn laws_9_2_and_9_6a_threefold_is_claimable_and_fivefold_ends_the_game() {
+    let mut s = Scene::standard();
+    s.take();
+    let shuffle = [("g1", "f3"), ("g8", "f6"), ("f3", "g1"), ("f6", "g8")];
+    for _ in 0..2 {
+        for (from, to) in shuffle {
+            s.mv(from, to);
+        }
+    }
+    let events = s.take();
+    assert_eq!(events.len(), 9);
+    assert_eq!(events[8], "alert threefold - 9.2");
+    for _ in 0..2 {
+        for (from, to) in shuffle {
+            s.mv(from, to);
+        }
+    }
+    let events = s.take();
+    assert_eq!(
+        events[events.len() - 3..],
+        [
+            "move Ng8",
+            "alert fivefold - 9.6a",
+            "game_end 1/2-1/2 fivefold repetition"
+        ]
+    );
+    assert_eq!(
+        s.r.game().unwrap().len(),
+        16,
+        "no new game: play explains the start position"
+    );
+}
+
+#[test]
+fn laws_9_3_and_9_6b_fifty_moves_are_claimable_and_seventy_five_end_the_game() {
+    let mut s = Scene::fen("4k3/8/8/8/8/8/8/R3K3 w - - 99 80");
+    s.take();
+    s.mv("a1", "a2");
+    assert_eq!(s.take(), ["move Ra2", "alert fifty_moves - 9.3"]);
+    let mut s = Scene::fen("4k3/8/8/8/8/8/8/R3K3 w - - 149 100");
+    s.take();
+    s.mv("a1", "b1");
+    assert_eq!(
+        s.take(),
+        [
+            "move Rb1",
+            "alert seventy_five_moves - 9.6b",
+            "game_end 1/2-1/2 75-move rule"
+        ]
+    );
+}
+
+#[test]
+fn injected_faults_over_real_games_raise_their_alert_with_the_right_side() {
+    let games = all_games();
+    for kind in faults::FaultKind::ALL {
+        let mut done = 0;
+        for (i, game) in games.iter().enumerate().skip(3).step_by(3) {
+            if done == 12 {
+                break;
+            }
+            let Some(case) = faults::inject(game, kind, i as u64) else {
+                continue;
+            };
+            let text = sim::dgt::capture_text(&case.session, &[]);
+            let replay = replay_reader(text.as_bytes(), Config::default(), "f".as_ref()).unwrap();
+            let c = faults::evaluate(&case, &replay);
+            assert!(
+                c.raised && c.side_right,
+                "{kind:?} in game {}: {c:?}",
+                i + 1
+            );
+            assert!(c.exact, "{kind:?} in game {}: record {c:?}", i + 1);
+            assert_eq!(c.extra_errors, 0, "{kind:?} in game {}", i + 1);
+            if matches!(
+                kind,
+                faults::FaultKind::Displaced | faults::FaultKind::WrongSetup
+            ) {
+                assert!(c.cleared, "{kind:?} in game {}", i + 1);
+            }
+            done += 1;
+        }
+        assert_eq!(done, 12, "{kind:?}: enough games to inject into");
+    }
+}
