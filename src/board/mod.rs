@@ -784,13 +784,14 @@ impl Reconstructor {
                 for m in moves {
                     out.extend(touch_alerts(p, m, delays.touch_ms));
                     p.touches.clear();
-                    out.push(push_move(&mut p.game, m));
+                    out.push(push_move(p, m));
                     out.extend(after_move(p));
                 }
             }
             Explanation::Back { plies, then } if then.is_empty() => {
                 let to = p.game.len() - plies;
                 p.game.truncate(to);
+                p.successors = search::successors(p.game.position());
                 out.push(EventKind::Takeback {
                     to_ply: to as u32,
                     fen: p.game.position().fen(),
@@ -806,15 +807,15 @@ impl Reconstructor {
                     });
                 }
                 p.game.truncate(n - plies);
+                p.successors = search::successors(p.game.position());
                 p.ended = false;
                 for m in then {
-                    out.push(push_move(&mut p.game, m));
+                    out.push(push_move(p, m));
                     out.extend(after_move(p));
                 }
             }
         }
         p.touches.clear();
-        p.successors = search::successors(p.game.position());
         p.showing = false;
         for e in out {
             self.emit(t, e);
@@ -880,7 +881,7 @@ fn after_move(p: &mut Playing) -> Vec<EventKind> {
         result: result.into(),
         reason: reason.into(),
     };
-    if let Some(outcome) = pos.outcome() {
+    if let Some(outcome) = pos.outcome_known(!p.successors.is_empty()) {
         if !p.ended {
             p.ended = true;
             out.push(match outcome {
@@ -937,18 +938,22 @@ fn after_move(p: &mut Playing) -> Vec<EventKind> {
     out
 }
 
-fn push_move(game: &mut Game, m: Move) -> EventKind {
-    let ply = game.len() as u32 + 1;
-    let side = Side::from(game.position().turn());
-    let rec = game.push(m);
-    EventKind::Move {
+/// Plays `m` in the game (whose successors `p.successors` are current) and
+/// returns its event; the successors of the new position replace them.
+fn push_move(p: &mut Playing, m: Move) -> EventKind {
+    let ply = p.game.len() as u32 + 1;
+    let side = Side::from(p.game.position().turn());
+    let (rec, next) = p.game.push_known(m, &p.successors);
+    let event = EventKind::Move {
         ply,
         side,
         san: rec.san.clone(),
         uci: rec.uci.clone(),
         fen: rec.after.fen(),
         irregular: false,
-    }
+    };
+    p.successors = next;
+    event
 }
 
 /// The position a candidate leads to.

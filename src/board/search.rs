@@ -207,9 +207,7 @@ impl Budget {
 
 /// The placement after each legal move of `pos`.
 pub fn successors(pos: &Position) -> Vec<(Board, Move)> {
-    pos.legal_moves()
-        .map(|m| (pos.play(m).board().clone(), m))
-        .collect()
+    pos.legal_moves().map(|m| (pos.board_after(m), m)).collect()
 }
 
 /// Depth-first search for exactly `plies` legal plies from `pos` to `target`.

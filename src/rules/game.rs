@@ -1,7 +1,7 @@
 //! A game record: the start position and the plies played from it, each with
 //! its notation and the position it leads to.
 
-use super::{Move, Position};
+use super::{Board, Move, Position};
 
 /// One ply of a game with everything the sinks publish about it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -84,6 +84,33 @@ impl Game {
         self.plies.last().expect("just pushed")
     }
 
+    /// Plays a legal move whose position's successors are known (each legal
+    /// move with the placement it leads to); returns the record and the
+    /// successors of the new position, so that moves are generated once per
+    /// ply.
+    pub fn push_known(
+        &mut self,
+        m: Move,
+        here: &[(Board, Move)],
+    ) -> (&PlyRecord, Vec<(Board, Move)>) {
+        let pos = self.position();
+        let after = pos.play(m);
+        let next: Vec<(Board, Move)> = after
+            .legal_moves()
+            .map(|l| (after.board_after(l), l))
+            .collect();
+        let legal: Vec<Move> = here.iter().map(|(_, l)| *l).collect();
+        let record = PlyRecord {
+            m: Some(m),
+            san: pos.san_known(m, &legal, &after, !next.is_empty()),
+            uci: pos.uci(m),
+            key: after.repetition_key(),
+            after,
+        };
+        self.plies.push(record);
+        (self.plies.last().expect("just pushed"), next)
+    }
+
     /// Records an illegal move that stood: `notation` is the move as played
     /// (long algebraic), `after` the position it left on the board.
     pub fn push_irregular(&mut self, notation: String, uci: String, after: Position) -> &PlyRecord {
@@ -107,7 +134,10 @@ impl Game {
     /// possibilities), counting now. Only positions since the last capture or
     /// pawn move can repeat.
     pub fn repetitions(&self) -> usize {
-        let key = self.position().repetition_key();
+        let key = self
+            .plies
+            .last()
+            .map_or_else(|| self.start.repetition_key(), |p| p.key);
         let reversible = self.position().halfmoves() as usize;
         let n = self.plies.len();
         let earliest = n.saturating_sub(reversible);

@@ -23,6 +23,7 @@ use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Position as _, Setup};
+use std::ops::Not;
 
 /// A move in a [`Position`]. Opaque outside this module except for the
 /// squares it touches.
@@ -202,6 +203,81 @@ impl Position {
         SanPlus::from_move(self.chess.clone(), m.0).to_string()
     }
 
+    /// The placement after a legal move, computed on the board alone
+    /// (cheaper than [`Position::play`], which also updates castling rights,
+    /// en passant and counters).
+    pub fn board_after(&self, m: Move) -> Board {
+        let mut b = self.chess.board().clone();
+        match m.0 {
+            shakmaty::Move::Normal {
+                role,
+                from,
+                to,
+                promotion,
+                ..
+            } => {
+                let color = self.chess.turn();
+                b.discard_piece_at(from);
+                b.set_piece_at(
+                    to,
+                    Piece {
+                        color,
+                        role: promotion.unwrap_or(role),
+                    },
+                );
+            }
+            shakmaty::Move::EnPassant { from, to } => {
+                let pawn = b.remove_piece_at(from).expect("en passant pawn");
+                b.discard_piece_at(Square::from_coords(to.file(), from.rank()));
+                b.set_piece_at(to, pawn);
+            }
+            shakmaty::Move::Castle { king, rook } => {
+                let color = self.chess.turn();
+                let (k, r) = if rook > king {
+                    (File::G, File::F)
+                } else {
+                    (File::C, File::D)
+                };
+                b.discard_piece_at(king);
+                b.discard_piece_at(rook);
+                b.set_piece_at(
+                    Square::from_coords(k, king.rank()),
+                    Piece {
+                        color,
+                        role: Role::King,
+                    },
+                );
+                b.set_piece_at(
+                    Square::from_coords(r, king.rank()),
+                    Piece {
+                        color,
+                        role: Role::Rook,
+                    },
+                );
+            }
+            shakmaty::Move::Put { .. } => unreachable!("no drops in chess"),
+        }
+        b
+    }
+
+    /// SAN of a legal move given this position's legal moves and whether
+    /// the position after it has any legal move: the same text as
+    /// [`Position::san`] without generating moves again.
+    pub fn san_known(
+        &self,
+        m: Move,
+        legal: &[Move],
+        after: &Position,
+        after_has_moves: bool,
+    ) -> String {
+        let moves: shakmaty::MoveList = legal.iter().map(|l| l.0).collect();
+        let mut text = shakmaty::san::San::disambiguate(m.0, &moves).to_string();
+        if after.is_check() {
+            text.push(if after_has_moves { '+' } else { '#' });
+        }
+        text
+    }
+
     /// UCI of a legal move (king-to-rook castling in Chess960, as UCI_Chess960
     /// engines and lichess expect; king two squares in standard chess).
     pub fn uci(&self, m: Move) -> String {
@@ -248,11 +324,16 @@ impl Position {
 
     /// The outcome the position decides by itself, if any.
     pub fn outcome(&self) -> Option<PositionOutcome> {
-        if self.chess.is_checkmate() {
+        self.outcome_known(self.chess.legal_moves().is_empty().not())
+    }
+
+    /// [`Position::outcome`] when whether any legal move exists is known.
+    pub fn outcome_known(&self, has_moves: bool) -> Option<PositionOutcome> {
+        if !has_moves && self.chess.is_check() {
             Some(PositionOutcome::Checkmate {
                 winner: !self.chess.turn(),
             })
-        } else if self.chess.is_stalemate() {
+        } else if !has_moves {
             Some(PositionOutcome::Stalemate)
         } else if self.chess.is_insufficient_material() {
             Some(PositionOutcome::DeadPosition)
@@ -339,6 +420,29 @@ mod tests {
         )
         .unwrap();
         assert_eq!(a.repetition_key(), b.repetition_key());
+    }
+
+    #[test]
+    fn board_after_equals_playing_for_every_move_kind() {
+        for fen in [
+            "r3k2r/pPpp1ppp/8/3Pp3/8/8/P1PP1PPP/R3K2R w KQkq e6 0 1",
+            "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+        ] {
+            let pos = Position::from_fen(fen, false).unwrap();
+            for m in pos.legal_moves() {
+                assert_eq!(&pos.board_after(m), pos.play(m).board(), "{}", pos.san(m));
+            }
+        }
+        // Chess960 castling where the king stays and the rook jumps it.
+        let pos = Position::from_fen(
+            "nrk2rnb/pppppppp/8/8/8/8/PPPPPPPP/NRK2RNB w KQkq - 0 1",
+            true,
+        )
+        .unwrap();
+        assert!(pos.legal_moves().any(|m| m.is_castle()));
+        for m in pos.legal_moves() {
+            assert_eq!(&pos.board_after(m), pos.play(m).board());
+        }
     }
 
     #[test]
