@@ -120,6 +120,108 @@ fn run(label: &str, games: &[SourceGame], make: &dyn Fn() -> Box<dyn Profile>, s
     }
 }
 
+/// Adversarial input: the slowest single reading we could construct.
+fn worst_case(games: &[SourceGame]) {
+    use boardcast::board::{Cell, Reconstructor};
+    use boardcast::rules::{Color, Piece, Role, Square};
+    use rand::{Rng, SeedableRng, rngs::SmallRng};
+    let mut rng = SmallRng::seed_from_u64(7);
+    let roles = [
+        Role::Pawn,
+        Role::Knight,
+        Role::Bishop,
+        Role::Rook,
+        Role::Queen,
+        Role::King,
+    ];
+    let random_cell = |rng: &mut SmallRng| {
+        if rng.gen_bool(0.5) {
+            Cell::Empty
+        } else {
+            Cell::Piece(Piece {
+                color: if rng.gen_bool(0.5) {
+                    Color::White
+                } else {
+                    Color::Black
+                },
+                role: roles[rng.gen_range(0..6)],
+            })
+        }
+    };
+    let (mut worst_us, mut worst_nodes, mut total_us, mut readings) = (0f64, 0usize, 0f64, 0u64);
+    let mut worst_label = "";
+    for (i, game) in games.iter().enumerate().step_by(20) {
+        // Mid-game: the position after half the moves, on the board.
+        let half = game.moves.len() / 2;
+        let mut pos = game.start.clone();
+        for m in &game.moves[..half] {
+            pos = pos.play(*m);
+        }
+        let mut cells = [Cell::Empty; 64];
+        for (sq, p) in pos.board().iter() {
+            cells[sq as usize] = Cell::Piece(p);
+        }
+        for label in ["garbage dump", "square noise", "near-legal dump"] {
+            let mut r = Reconstructor::new(Config::default());
+            r.start_from(0, pos.clone(), false);
+            r.handle_board(0, &cells);
+            for k in 0..50u64 {
+                let t = 10 + k * 10;
+                let before = r.stats().max_nodes;
+                let started = Instant::now();
+                match label {
+                    "garbage dump" => {
+                        let mut board = [Cell::Empty; 64];
+                        for c in board.iter_mut() {
+                            *c = random_cell(&mut rng);
+                        }
+                        r.handle_board(t, &board);
+                    }
+                    "square noise" => {
+                        let sq = Square::new(rng.gen_range(0..64));
+                        r.handle_square(t, sq, random_cell(&mut rng));
+                    }
+                    _ => {
+                        // Two or three legal plies, then one square wrong:
+                        // close to legal, so pruning bites least.
+                        let mut p = pos.clone();
+                        for _ in 0..rng.gen_range(2..4) {
+                            let legal: Vec<_> = p.legal_moves().collect();
+                            if legal.is_empty() {
+                                break;
+                            }
+                            p = p.play(legal[rng.gen_range(0..legal.len())]);
+                        }
+                        let mut board = [Cell::Empty; 64];
+                        for (sq, piece) in p.board().iter() {
+                            board[sq as usize] = Cell::Piece(piece);
+                        }
+                        board[rng.gen_range(0..64)] = random_cell(&mut rng);
+                        r.handle_board(t, &board);
+                    }
+                }
+                let us = started.elapsed().as_secs_f64() * 1e6;
+                total_us += us;
+                readings += 1;
+                if us > worst_us {
+                    worst_us = us;
+                    worst_label = label;
+                }
+                worst_nodes = worst_nodes.max(r.stats().max_nodes.max(before));
+                while r.poll_event().is_some() {}
+            }
+        }
+        let _ = i;
+    }
+    println!(
+        "== worst case: {readings} adversarial readings (garbage dumps, square noise, near-legal dumps)"
+    );
+    println!(
+        "per reading        mean {:.1} us, worst {worst_us:.0} us ({worst_label}), worst {worst_nodes} positions searched",
+        total_us / readings as f64
+    );
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; nothing else is parsed.
     let seeds: u64 = std::env::var("BENCH_SEEDS")
@@ -131,4 +233,5 @@ fn main() {
     run("clean", &games, &|| Box::new(Clean), &[1]);
     let seeds: Vec<u64> = (1..=seeds).collect();
     run("human", &games, &|| Box::new(Human::default()), &seeds);
+    worst_case(&games);
 }
