@@ -202,6 +202,29 @@ async fn run(n: usize, secs: u64, think: u64, baseline: u64) {
     let mut delays = Vec::new();
     let mut beyond = Vec::new();
     let mut wrong = 0usize;
+    // Where the time goes, from the daemon's own stamps: each move's state
+    // carries the daemon time it was made (`t_ms`) and the event the time
+    // its completing reading arrived. The daemon clock's offset from ours
+    // is estimated as the smallest (arrival - state time).
+    let mut made: HashMap<(usize, u64), (i64, Instant)> = HashMap::new();
+    for m in sub.messages() {
+        if m.topic.ends_with("/state") && m.at >= t0 {
+            let s = m.json();
+            let board: usize = s["board"].as_str().unwrap().parse().unwrap();
+            if let Some(ply) = s["ply"].as_u64() {
+                made.entry((board, ply))
+                    .or_insert((s["t_ms"].as_i64().unwrap(), m.at));
+            }
+        }
+    }
+    let offset = made
+        .values()
+        .map(|(t, at)| at.duration_since(t0).as_millis() as i64 - t)
+        .min()
+        .unwrap_or(0);
+    let mut on_line = Vec::new();
+    let mut in_daemon = Vec::new();
+    let mut to_subscriber = Vec::new();
     for m in sub.messages() {
         if !m.topic.ends_with("/event") || m.at < t0 {
             continue;
@@ -240,6 +263,17 @@ async fn run(n: usize, secs: u64, think: u64, baseline: u64) {
         let settle = rule.for_move(&pos, b.game.moves[idx]) as i64;
         delays.push(delay);
         beyond.push(delay - settle);
+        if let Some((state_t, state_at)) = made.get(&(board, ply)) {
+            let reading_t = e["t_ms"].as_i64().unwrap();
+            let wall = |t: i64| t + offset;
+            let written_ms = written.saturating_duration_since(t0).as_millis() as i64;
+            on_line.push(wall(reading_t) - written_ms);
+            in_daemon.push(state_t - reading_t - settle);
+            to_subscriber.push(state_at.duration_since(t0).as_millis() as i64 - wall(*state_t));
+        }
+    }
+    for v in [&mut on_line, &mut in_daemon, &mut to_subscriber] {
+        v.sort_unstable();
     }
     delays.sort_unstable();
     beyond.sort_unstable();
@@ -260,6 +294,12 @@ async fn run(n: usize, secs: u64, think: u64, baseline: u64) {
         percentile(&beyond, 0.5),
         percentile(&beyond, 0.99),
         beyond.last().copied().unwrap_or(0)
+    );
+    println!(
+        "  p99 by stage (estimated): pty->daemon {} ms, daemon beyond settle {} ms, daemon->subscriber {} ms",
+        percentile(&on_line, 0.99),
+        percentile(&in_daemon, 0.99),
+        percentile(&to_subscriber, 0.99)
     );
     println!(
         "  daemon CPU {cpu:.1} % of one core; resident {rss} KiB (max {rss_max}), {per_board:.1} KiB per board"

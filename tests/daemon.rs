@@ -448,3 +448,35 @@ fn ports_lists_the_serial_ports_and_exits_zero() {
     assert!(out.status.success(), "{out:?}");
     assert!(!out.stdout.is_empty());
 }
+
+#[test]
+fn json_logs_carry_the_board_span_and_a_stop_without_a_broker_is_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = crate::util::free_port();
+    let path = dir.path().join("json.toml");
+    std::fs::write(
+        &path,
+        format!(
+            "[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nreconnect_min_ms = 50\n[log]\nformat = \"json\"\n[serial]\nreconnect_min_ms = 50\n[[board]]\nid = \"j1\"\nport = \"{}\"\n",
+            dir.path().join("no-such-tty").display()
+        ),
+    )
+    .unwrap();
+    let mut daemon = Daemon::start(&path);
+    std::thread::sleep(Duration::from_millis(800));
+    let status = daemon.stop();
+    assert!(status.success(), "{status:?}\n{}", daemon.log());
+    let log = daemon.log();
+    let lines: Vec<Value> = log
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+        .collect();
+    assert!(lines.iter().any(|l| l["fields"]["message"] == "running"));
+    assert!(
+        lines
+            .iter()
+            .any(|l| l["span"]["board"] == "j1"
+                && l["fields"]["message"] == "board not found; retrying"),
+        "{log}"
+    );
+}

@@ -99,7 +99,7 @@ impl Broker {
         fs::write(
             &conf,
             format!(
-                "listener {} 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location {}/\nautosave_interval 1\nlog_dest file {}\nlog_type all\n",
+                "listener {} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\npersistence true\npersistence_location {}/\nautosave_interval 1\nlog_dest file {}\nlog_type all\n",
                 self.port,
                 data.display(),
                 self.dir.path().join("mosquitto.log").display()
@@ -182,6 +182,9 @@ impl Subscriber {
         o.set_keep_alive(Duration::from_secs(5));
         o.set_max_packet_size(1 << 20, 1 << 20);
         let (client, mut el) = AsyncClient::new(o, 64);
+        let mut network = rumqttc::NetworkOptions::new();
+        network.set_tcp_nodelay(true);
+        el.set_network_options(network);
         let msgs = Arc::new(Mutex::new(Vec::new()));
         let arrived = Arc::new(Notify::new());
         let subscribed = Arc::new(Notify::new());

@@ -130,7 +130,7 @@ impl BoardTask {
     /// Runs until `shutdown` turns true, then flushes the capture and PGN
     /// and publishes the board `offline`.
     pub async fn run(mut self, mut shutdown: watch::Receiver<bool>) {
-        let span = info_span!("board", board = %self.board.id, port = %self.board.port);
+        let span = info_span!("board", board = %self.board.id, spec = %self.board.port);
         async move {
             let mut backoff = Backoff::new(self.serial.reconnect);
             let mut pinned = self.board.serial.clone();
@@ -140,7 +140,17 @@ impl BoardTask {
                     Some(link) => {
                         backoff.reset();
                         announced_missing = false;
-                        let why = self.session(link, &mut shutdown).await;
+                        // One span per connection: the device and the
+                        // serial number it answered with.
+                        let link_span = info_span!(
+                            "link",
+                            port = %link.path.display(),
+                            serial = %link.serial
+                        );
+                        let why = self
+                            .session(link, &mut shutdown)
+                            .instrument(link_span)
+                            .await;
                         let t = self.clock.now_ms();
                         self.live.advance_to(t);
                         self.live.set_offline(t);
@@ -251,7 +261,6 @@ impl BoardTask {
                 self.record(t, dir, &bytes);
             }
             let port = path.to_string_lossy().into_owned();
-            tracing::Span::current().record("port", port.as_str());
             info!(%port, %serial, "board connected");
             self.live
                 .set_connected(self.clock.now_ms(), port, serial.clone());

@@ -42,7 +42,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use rumqttc::{
     AsyncClient, ConnectReturnCode, Event as MqttEvent, Incoming, LastWill, MqttOptions, MqttState,
-    Outgoing, QoS, TlsConfiguration, Transport,
+    NetworkOptions, Outgoing, QoS, TlsConfiguration, Transport,
 };
 use tracing::{debug, info, warn};
 
@@ -482,6 +482,11 @@ pub async fn run(
 ) -> Result<(), MqttError> {
     let opts = options(&cfg, outbox.topics())?;
     let (client, mut eventloop) = AsyncClient::new(opts, WINDOW + 8);
+    // Design: no Nagle. A move is a few small packets; waiting for the
+    // broker's delayed ACK before sending the next one adds up to 40 ms.
+    let mut network = NetworkOptions::new();
+    network.set_tcp_nodelay(true);
+    eventloop.set_network_options(network);
     outbox.lock().client = Some(client.clone());
     let mut backoff = Backoff::new(cfg.reconnect);
     tokio::pin!(shutdown);
