@@ -155,6 +155,35 @@ pub enum EventKind {
     },
     /// Something an arbiter must know.
     Alert(Alert),
+    /// The clock: both players' times, which side runs, presses.
+    Clock {
+        /// White's seconds, once the clock's faces are matched to colours.
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        white: Option<u32>,
+        /// Black's seconds, likewise.
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        black: Option<u32>,
+        /// The left face's seconds (a physical side, not a colour).
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        left: Option<u32>,
+        /// The right face's seconds.
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        right: Option<u32>,
+        /// The side whose clock runs, when known.
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        running: Option<Side>,
+        /// The side that just pressed (completed its move, Law 6.2a).
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        pressed: Option<Side>,
+        /// Whether a clock is connected to the board.
+        connected: bool,
+        /// The clock shows a low battery.
+        #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+        battery_low: bool,
+        /// The times are estimated from move times (no clock reports).
+        #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+        estimated: bool,
+    },
     /// The game is over on the board.
     GameEnd {
         /// `1-0`, `0-1` or `1/2-1/2`.

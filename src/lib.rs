@@ -15,6 +15,7 @@
 //!   and publishes moves.
 //! - [`rules`]: the only user of shakmaty: legality, notation, outcomes and
 //!   the table of FIDE Laws articles.
+//! - [`clock`]: time controls, the clock a board reports, presses and flags.
 //! - [`event`]: the event type every sink consumes.
 //! - [`sink`]: game records, PGN.
 //! - [`sim`]: the board simulator (clean and human handling profiles).
@@ -36,6 +37,7 @@
 pub mod backoff;
 pub mod board;
 pub mod capture;
+pub mod clock;
 pub mod config;
 pub mod daemon;
 pub mod event;

@@ -15,9 +15,13 @@ use std::collections::VecDeque;
 use boardcast_protocols::dgt::{self, Message, PieceCode};
 use bytes::BytesMut;
 
-use crate::board::{Cell, Config, Reconstructor, Token};
+use crate::board::{Cell, Config, Press, Reconstructor, Token};
 use crate::capture::Direction;
-use crate::event::{Event, Millis};
+use crate::clock::{
+    ClockTracker, Face, GameView, Reading, TimeControl, VirtualClock, flag_message,
+};
+use crate::event::{Alert, AlertKind, Event, EventKind, Millis, Side};
+use crate::rules::laws::Law;
 use crate::rules::{Color, Piece, Role, Square};
 
 /// Something about the byte stream worth logging (not an event).
@@ -71,6 +75,13 @@ pub struct BoardPipeline {
     diagnostics: VecDeque<Diagnostic>,
     stats: PipelineStats,
     now: Millis,
+    clock: ClockTracker,
+    time_control: Option<TimeControl>,
+    virtual_clock: Option<VirtualClock>,
+    /// Milliseconds each side's clock has run (White, Black), and when the
+    /// last reading came.
+    elapsed: [Millis; 2],
+    last_clock_at: Option<Millis>,
 }
 
 impl BoardPipeline {
@@ -85,7 +96,31 @@ impl BoardPipeline {
             diagnostics: VecDeque::new(),
             stats: PipelineStats::default(),
             now: 0,
+            clock: ClockTracker::new(),
+            time_control: None,
+            virtual_clock: None,
+            elapsed: [0; 2],
+            last_clock_at: None,
         }
+    }
+
+    /// Sets the time control of the board's games: flags are then judged
+    /// (Laws 6.4, 6.9), and without a physical clock the times are
+    /// estimated from move times.
+    pub fn set_time_control(&mut self, tc: Option<TimeControl>) {
+        self.time_control = tc;
+    }
+
+    /// Starts a game from a known position (see
+    /// [`Reconstructor::start_from`]).
+    pub fn start_from(&mut self, at: Millis, position: crate::rules::Position, rotated: bool) {
+        self.recon.start_from(at, position, rotated);
+        self.drain();
+    }
+
+    /// The clock as last read.
+    pub fn clock(&self) -> &ClockTracker {
+        &self.clock
     }
 
     /// The board id.
@@ -180,6 +215,7 @@ impl BoardPipeline {
                 }
                 self.recon.handle_board(t, &cells);
             }
+            Message::ClockTimes(times) => self.handle_clock(t, &times),
             Message::SerialNumber(serial) | Message::LongSerialNumber(serial) => {
                 self.diagnostics
                     .push_back(Diagnostic::Serial { t_ms: t, serial });
@@ -191,12 +227,182 @@ impl BoardPipeline {
 
     fn drain(&mut self) {
         while let Some((t_ms, kind)) = self.recon.poll_event() {
-            let event = Event {
-                board: self.board.clone(),
-                t_ms,
-                kind,
+            let virtual_move = match &kind {
+                EventKind::GameStart { .. } => {
+                    self.clock.new_game();
+                    self.elapsed = [0; 2];
+                    self.virtual_clock = self.time_control.clone().map(VirtualClock::new);
+                    if let Some(v) = &mut self.virtual_clock {
+                        v.start(t_ms);
+                    }
+                    None
+                }
+                EventKind::Move { side, .. } => Some(*side),
+                _ => None,
             };
-            self.events.push_back((self.now, event));
+            self.push(t_ms, kind);
+            // No clock reports: run a virtual one from move times.
+            if let (Some(side), Some(v)) = (virtual_move, &mut self.virtual_clock)
+                && self.clock.connected() != Some(true)
+            {
+                v.handle_move(t_ms, side);
+                let (white, black) = (v.seconds(Side::White), v.seconds(Side::Black));
+                self.push(
+                    t_ms,
+                    EventKind::Clock {
+                        white: Some(white),
+                        black: Some(black),
+                        left: None,
+                        right: None,
+                        running: Some(side.other()),
+                        pressed: Some(side),
+                        connected: false,
+                        battery_low: false,
+                        estimated: true,
+                    },
+                );
+            }
+        }
+    }
+
+    fn push(&mut self, t_ms: Millis, kind: EventKind) {
+        let event = Event {
+            board: self.board.clone(),
+            t_ms,
+            kind,
+        };
+        self.events.push_back((self.now, event));
+    }
+
+    /// A clock message: presses complete moves (Law 6.2a), flags are judged
+    /// (Laws 6.4, 6.9), times are published.
+    fn handle_clock(&mut self, t: Millis, times: &dgt::ClockTimes) {
+        if times.status.no_clock {
+            if self.clock.handle_disconnected() {
+                self.push(
+                    t,
+                    EventKind::Clock {
+                        white: None,
+                        black: None,
+                        left: None,
+                        right: None,
+                        running: None,
+                        pressed: None,
+                        connected: false,
+                        battery_low: false,
+                        estimated: false,
+                    },
+                );
+            }
+            return;
+        }
+        // Boards send all-zero and out-of-range readings now and then.
+        if times.is_all_zero() || !times.left.is_valid() || !times.right.is_valid() {
+            return;
+        }
+        let running = if !times.status.running {
+            None
+        } else if times.status.right_to_move {
+            Some(Face::Right)
+        } else if times.status.left_to_move {
+            Some(Face::Left)
+        } else if times.status.lever_right_high {
+            Some(Face::Right)
+        } else {
+            Some(Face::Left)
+        };
+        let flag = |side: &dgt::ClockSide| side.flag_fallen || side.flag_shown;
+        let reading = Reading {
+            left: times.left.total_seconds(),
+            right: times.right.total_seconds(),
+            running,
+            flag: if flag(&times.left) {
+                Some(Face::Left)
+            } else if flag(&times.right) {
+                Some(Face::Right)
+            } else {
+                None
+            },
+            battery_low: times.status.battery_low,
+        };
+        // Time each side's clock has run, for judging flags.
+        if let (Some(last), Some(face)) = (
+            self.last_clock_at,
+            self.clock.last().and_then(|r| r.running),
+        ) && let Some(side) = self.clock.side_of(face)
+        {
+            self.elapsed[side as usize] += t.saturating_sub(last);
+        }
+        self.last_clock_at = Some(t);
+        let (plies, last_mover) = self.recon.last_mover();
+        let update = self
+            .clock
+            .handle(t, reading, GameView { plies, last_mover });
+        if let Some((_, Some(side))) = update.press {
+            let press = self.recon.handle_clock_press(t, side);
+            self.drain();
+            if press == Press::NoMove {
+                self.push(
+                    t,
+                    EventKind::Alert(Alert {
+                        kind: AlertKind::ClockPress,
+                        side: Some(side),
+                        law: Some(Law::ClockPress.article().into()),
+                        message: format!(
+                            "{} pressed the clock with no move on the board (Law 6.2a).",
+                            side.name()
+                        ),
+                        cleared: false,
+                    }),
+                );
+            }
+        }
+        if update.publish {
+            let kind = EventKind::Clock {
+                white: self.clock.seconds(Side::White),
+                black: self.clock.seconds(Side::Black),
+                left: Some(reading.left),
+                right: Some(reading.right),
+                running: running.and_then(|f| self.clock.side_of(f)),
+                pressed: update.press.and_then(|(_, s)| s),
+                connected: true,
+                battery_low: reading.battery_low,
+                estimated: false,
+            };
+            self.push(t, kind);
+        }
+        if let Some(side) = update.flag {
+            self.push(t, EventKind::Alert(self.flag_alert(side)));
+        }
+    }
+
+    fn flag_alert(&self, side: Side) -> Alert {
+        let (moves_made, cannot_mate) = match self.recon.game() {
+            Some(game) => {
+                let first = Side::from(game.start().turn());
+                let n = game.len() as u32;
+                let own = if first == side { n.div_ceil(2) } else { n / 2 };
+                let opponent = match side.other() {
+                    Side::White => crate::rules::Color::White,
+                    Side::Black => crate::rules::Color::Black,
+                };
+                (own, game.position().cannot_checkmate(opponent))
+            }
+            None => (0, false),
+        };
+        let elapsed = (self.elapsed[side as usize] / 1000) as u32;
+        Alert {
+            kind: AlertKind::Flag,
+            side: Some(side),
+            law: Some(Law::FlagFall.article().into()),
+            message: flag_message(
+                side,
+                self.time_control.as_ref(),
+                moves_made,
+                elapsed,
+                cannot_mate,
+            ),
+            cleared: false,
         }
     }
 

@@ -75,6 +75,29 @@ pub fn replay_reader(
         .map(|(_, v)| v.clone())
         .unwrap_or_else(|| "1".into());
     let mut pipeline = BoardPipeline::new(board, config);
+    // `time_control=40/5400:1800+30` (and `increment_mode=bronstein|delay`)
+    // on the header line set the time control.
+    let meta = |key: &str| {
+        header
+            .meta
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+    };
+    if let Some(tc) = meta("time_control") {
+        let text = match meta("increment_mode") {
+            Some(mode) => format!("{tc} {mode}"),
+            None => tc,
+        };
+        let tc = crate::clock::TimeControl::parse(&text).map_err(|e| ReplayError::Capture {
+            path: path.to_owned(),
+            source: CaptureError::Malformed {
+                line: 1,
+                reason: e.to_string(),
+            },
+        })?;
+        pipeline.set_time_control(Some(tc));
+    }
     let mut out = Replay::default();
     for chunk in reader {
         let chunk = chunk.map_err(wrap)?;

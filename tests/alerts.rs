@@ -108,6 +108,7 @@ impl Scene {
                     if a.cleared { " cleared" } else { "" }
                 ),
                 EventKind::GameEnd { result, reason } => format!("game_end {result} {reason}"),
+                EventKind::Clock { .. } => "clock".into(),
             })
             .collect()
     }

@@ -2,6 +2,7 @@
 
 mod daemon;
 mod alerts;
+mod clocks;
 mod games;
 mod reconstruct;
 mod replay;

@@ -79,6 +79,19 @@ pub enum Variant {
     Chess960,
 }
 
+/// What a clock press did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Press {
+    /// The presser's move was waiting to settle and is now published.
+    Published,
+    /// The side to move pressed with no move on the board.
+    NoMove,
+    /// Nothing to do (the move was already published, say).
+    Nothing,
+    /// No game on the board yet.
+    NoGame,
+}
+
 /// Tunables of the reconstructor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Config {
@@ -235,21 +248,46 @@ impl Reconstructor {
         self.start_game(at, position, rotated);
     }
 
-    /// The player of `side` pressed the clock at `at`: their move is
-    /// complete, and a candidate move of theirs is published at once (its
+    /// The player of `side` pressed the clock at `at` (Law 6.2a: their move
+    /// is complete). A candidate move of theirs is published at once (its
     /// event keeps the time of the reading that completed it).
-    pub fn handle_clock_press(&mut self, at: Millis, side: Side) {
+    pub fn handle_clock_press(&mut self, at: Millis, side: Side) -> Press {
         debug_assert!(self.events.back().is_none_or(|(t, _)| *t <= at));
         let Phase::Playing(p) = &mut self.phase else {
-            return;
+            return Press::NoGame;
         };
-        let Some(c) = &p.candidate else { return };
-        if !p.showing {
-            return;
-        }
-        if last_mover(&p.game, &c.explanation) == Some(side) {
+        if let Some(c) = &p.candidate
+            && p.showing
+            && last_mover(&p.game, &c.explanation) == Some(side)
+        {
             let c = p.candidate.take().expect("checked");
             self.commit(c);
+            return Press::Published;
+        }
+        if p.candidate.is_none()
+            && Side::from(p.game.position().turn()) == side
+            && p.unexplained.is_none()
+        {
+            return Press::NoMove;
+        }
+        Press::Nothing
+    }
+
+    /// The game's ply count and who made the last ply, a move still
+    /// settling included.
+    pub fn last_mover(&self) -> (usize, Option<Side>) {
+        match &self.phase {
+            Phase::Waiting(_) => (0, None),
+            Phase::Playing(p) => match &p.candidate {
+                Some(c) => (
+                    p.game.len() + c.explanation.cost(),
+                    last_mover(&p.game, &c.explanation),
+                ),
+                None => (
+                    p.game.len(),
+                    (!p.game.is_empty()).then(|| Side::from(!p.game.position().turn())),
+                ),
+            },
         }
     }
 

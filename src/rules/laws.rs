@@ -22,6 +22,8 @@ pub enum Law {
     Stalemate,
     /// 5.2b / 9.7: dead position.
     DeadPosition,
+    /// 6.2a: a move is completed by pressing the clock.
+    ClockPress,
     /// 6.9: flag fall with a position the opponent cannot win.
     FlagFall,
     /// 7.2a: initial position set up wrongly.
@@ -51,6 +53,7 @@ impl Law {
             Law::Checkmate => "5.1a",
             Law::Stalemate => "5.2a",
             Law::DeadPosition => "9.7",
+            Law::ClockPress => "6.2a",
             Law::FlagFall => "6.9",
             Law::Setup => "7.2a",
             Law::Displaced => "7.4",

@@ -3,11 +3,15 @@
 
 use std::io::{self, Write};
 
-use boardcast_protocols::dgt::{Command, Field, Message, PieceCode};
+use boardcast_protocols::dgt::{
+    ClockSide, ClockStatus, ClockTimes, Command, Field, Message, PieceCode,
+};
 
+use super::clock::Signal;
 use super::{Reading, Session};
 use crate::board::{Cell, Token};
 use crate::capture::{Direction, Header, Protocol, Writer};
+use crate::clock::Face;
 use crate::rules::{Color, Role, Square};
 
 /// The board field a game square is read on.
@@ -61,6 +65,39 @@ pub fn reading_message(reading: &Reading, rotated: bool) -> Message {
     }
 }
 
+/// The clock message of a clock signal, as a DGT board sends it.
+pub fn clock_message(signal: &Signal) -> Message {
+    let side = |secs: u32, flag: bool| ClockSide {
+        hours: (secs / 3600).min(9) as u8,
+        minutes: (secs / 60 % 60) as u8,
+        seconds: (secs % 60) as u8,
+        flag_fallen: flag,
+        time_per_move: false,
+        flag_shown: false,
+    };
+    match signal {
+        Signal::NoClock => Message::ClockTimes(ClockTimes {
+            status: ClockStatus {
+                no_clock: true,
+                ..ClockStatus::default()
+            },
+            ..ClockTimes::default()
+        }),
+        Signal::Times(r) => Message::ClockTimes(ClockTimes {
+            left: side(r.left, r.flag == Some(Face::Left)),
+            right: side(r.right, r.flag == Some(Face::Right)),
+            status: ClockStatus {
+                running: r.running.is_some(),
+                lever_right_high: r.running == Some(Face::Right),
+                battery_low: r.battery_low,
+                right_to_move: r.running == Some(Face::Right),
+                left_to_move: r.running == Some(Face::Left),
+                no_clock: false,
+            },
+        }),
+    }
+}
+
 /// The serial number the simulated board reports.
 pub const SERIAL: &str = "12345";
 
@@ -99,6 +136,17 @@ pub fn write_handshake<W: Write>(
     Ok(())
 }
 
+/// Like [`write_handshake`], then asks for update mode with clock messages
+/// (0x43) instead of board updates only.
+fn write_handshake_with_clock<W: Write>(
+    w: &mut Writer<W>,
+    cells: &[Cell; 64],
+    rotated: bool,
+) -> io::Result<()> {
+    write_handshake(w, 0, cells, rotated)?;
+    w.write_chunk(110, Direction::ToBoard, &Command::SendUpdate.to_bytes())
+}
+
 /// Writes a whole session as a DGT capture.
 pub fn write_capture<W: Write>(
     out: W,
@@ -110,13 +158,33 @@ pub fn write_capture<W: Write>(
         meta: meta.to_vec(),
     };
     let mut w = Writer::new(out, &header)?;
-    write_handshake(&mut w, 0, &session.initial, session.rotated)?;
+    if session.clock.is_empty() {
+        write_handshake(&mut w, 0, &session.initial, session.rotated)?;
+    } else {
+        write_handshake_with_clock(&mut w, &session.initial, session.rotated)?;
+    }
+    // Board readings and clock messages, merged in time order.
+    let mut clock = session.clock.iter().peekable();
     for (t, reading) in &session.readings {
+        while let Some((ct, signal)) = clock.next_if(|(ct, _)| ct < t) {
+            w.write_chunk(
+                (*ct).max(110),
+                Direction::FromBoard,
+                &clock_message(signal).to_bytes(),
+            )?;
+        }
         if let Reading::Dump(_) = reading {
             w.write_chunk(*t, Direction::ToBoard, &Command::SendBoard.to_bytes())?;
         }
         let bytes = reading_message(reading, session.rotated).to_bytes();
         w.write_chunk((*t).max(110), Direction::FromBoard, &bytes)?;
+    }
+    for (ct, signal) in clock {
+        w.write_chunk(
+            (*ct).max(110),
+            Direction::FromBoard,
+            &clock_message(signal).to_bytes(),
+        )?;
     }
     w.flush()?;
     Ok(w.into_inner())

@@ -9,6 +9,7 @@
 //! sends, as a capture file.
 
 pub mod check;
+pub mod clock;
 pub mod dgt;
 pub mod faults;
 mod human;
@@ -63,6 +64,9 @@ pub struct Session {
     pub rotated: bool,
     /// The board's contents when the session starts (game orientation).
     pub initial: Box<[Cell; 64]>,
+    /// What the clock reports, in time order (empty: the board sends no
+    /// clock messages at all).
+    pub clock: Vec<(Millis, clock::Signal)>,
 }
 
 /// The physical board and the hand that moves pieces on it.
@@ -90,6 +94,7 @@ impl Table {
                 truth: Vec::new(),
                 rotated: false,
                 initial: Box::new(cells),
+                clock: Vec::new(),
             },
         }
     }

@@ -1,6 +1,7 @@
 //! PGN text of a published game.
 
 use super::record::GameRecord;
+use crate::clock::hms;
 
 /// Tags of a game beyond the moves: the Seven Tag Roster values and any
 /// extra tags, in order. Unknown values are `?`.
@@ -65,6 +66,22 @@ pub fn render(game: &GameRecord, tags: &Tags) -> String {
         let last = part == cuts.len();
         let result = if last { game.result_token() } else { "*" };
         write_tags(&mut out, tags, result, game.chess960, &fen);
+        if last
+            && result == "*"
+            && let Some((white, black)) = game.clock
+        {
+            // Relay tools show a game in progress with these.
+            out.push_str(&format!(
+                "[WhiteClock \"{}\"]\n[BlackClock \"{}\"]\n",
+                hms(white),
+                hms(black)
+            ));
+        }
+        if last && game.clock_estimated {
+            out.push_str(
+                "[ClockNote \"clock times estimated from move times, no clock connected\"]\n",
+            );
+        }
         out.push('\n');
         let mut words = Vec::new();
         if part > 0 {
@@ -85,6 +102,14 @@ pub fn render(game: &GameRecord, tags: &Tags) -> String {
                 words.push(format!("{number}... {san}"));
             } else {
                 words.push(san.clone());
+            }
+            let i = begin + k;
+            if let Some(clk) = game.clks.get(i).copied().flatten() {
+                let emt = game.emts.get(i).copied().flatten();
+                words.push(match emt {
+                    Some(emt) => format!("{{[%clk {}] [%emt {}]}}", hms(clk), hms(emt)),
+                    None => format!("{{[%clk {}]}}", hms(clk)),
+                });
             }
             if !white {
                 number += 1;
@@ -202,6 +227,29 @@ mod tests {
             ..GameRecord::default()
         };
         assert!(render(&g, &Tags::default()).lines().all(|l| l.len() < 80));
+    }
+}
+
+#[cfg(test)]
+mod clock_tests {
+    use super::*;
+
+    #[test]
+    fn moves_carry_clk_and_emt_and_a_game_in_progress_its_clocks() {
+        let g = GameRecord {
+            start_fen: STANDARD_START.into(),
+            sans: vec!["e4".into(), "e5".into()],
+            clks: vec![Some(5398), None],
+            emts: vec![Some(2), None],
+            clock: Some((5398, 5391)),
+            ..GameRecord::default()
+        };
+        let pgn = render(&g, &Tags::default());
+        assert!(
+            pgn.contains("1. e4 {[%clk 1:29:58] [%emt 0:00:02]} e5 *"),
+            "{pgn}"
+        );
+        assert!(pgn.contains("[WhiteClock \"1:29:58\"]\n[BlackClock \"1:29:51\"]\n"));
     }
 }
 

@@ -26,6 +26,17 @@ pub struct GameRecord {
     /// Whether each move was an illegal move that stood (play went on from
     /// it); its SAN entry then holds long algebraic notation.
     pub irregular: Vec<bool>,
+    /// The mover's clock after each move (seconds), when a press told it.
+    pub clks: Vec<Option<u32>>,
+    /// Seconds each move took (from the opponent's press to the mover's),
+    /// when known.
+    pub emts: Vec<Option<u32>>,
+    /// White's and Black's clocks as last reported (seconds).
+    pub clock: Option<(u32, u32)>,
+    /// The clock times are estimated from move times.
+    pub clock_estimated: bool,
+    /// When the last press (or estimated move) came, for move times.
+    pub last_press_ms: Option<Millis>,
     /// FEN of the current position.
     pub fen: String,
     /// Result, once the game ended.
@@ -39,6 +50,39 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
+    /// The side that made ply index `i` (0-based).
+    pub fn side_of_ply(&self, i: usize) -> crate::event::Side {
+        let black_starts = self.start_fen.split(' ').nth(1) == Some("b");
+        if (i % 2 == 1) != black_starts {
+            crate::event::Side::Black
+        } else {
+            crate::event::Side::White
+        }
+    }
+
+    /// A press by `side` at `at`: its last move gets the clock reading and
+    /// the time it took (Law 6.2a: the press completes the move).
+    fn attach_press(&mut self, side: crate::event::Side, at: Millis) {
+        let Some((white, black)) = self.clock else {
+            return;
+        };
+        let last = (0..self.sans.len())
+            .rev()
+            .find(|&i| self.side_of_ply(i) == side);
+        if let Some(i) = last
+            && self.clks[i].is_none()
+        {
+            self.clks[i] = Some(match side {
+                crate::event::Side::White => white,
+                crate::event::Side::Black => black,
+            });
+            self.emts[i] = self
+                .last_press_ms
+                .map(|t| (at.saturating_sub(t) / 1000) as u32);
+        }
+        self.last_press_ms = Some(at);
+    }
+
     /// Whether an illegal move stood in this game.
     pub fn is_irregular(&self) -> bool {
         self.irregular.iter().any(|&i| i)
@@ -92,7 +136,26 @@ impl GameLog {
                     g.times.push(e.t_ms);
                     g.fens.push(fen.clone());
                     g.irregular.push(*irregular);
+                    g.clks.push(None);
+                    g.emts.push(None);
                     g.fen = fen.clone();
+                }
+            }
+            EventKind::Clock {
+                white,
+                black,
+                pressed,
+                estimated,
+                ..
+            } => {
+                if let Some(g) = self.games.last_mut() {
+                    if let (Some(w), Some(b)) = (white, black) {
+                        g.clock = Some((*w, *b));
+                        g.clock_estimated = *estimated;
+                    }
+                    if let Some(side) = pressed {
+                        g.attach_press(*side, e.t_ms);
+                    }
                 }
             }
             EventKind::Retract { ply, .. } => self.truncate((*ply as usize).saturating_sub(1)),
@@ -126,6 +189,8 @@ impl GameLog {
             g.times.truncate(plies);
             g.fens.truncate(plies);
             g.irregular.truncate(plies);
+            g.clks.truncate(plies);
+            g.emts.truncate(plies);
             g.fen = g.fens.last().unwrap_or(&g.start_fen).clone();
         }
     }
