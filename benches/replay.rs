@@ -120,6 +120,66 @@ fn run(label: &str, games: &[SourceGame], make: &dyn Fn() -> Box<dyn Profile>, s
     }
 }
 
+/// Publication delay when a DGT clock is pressed after every move.
+fn with_clock(games: &[SourceGame]) {
+    use boardcast::clock::TimeControl;
+    use boardcast::event::{EventKind, Side};
+    use boardcast::sim::clock::{ClockSetup, add_clock};
+    let setup = ClockSetup::new(TimeControl::parse("5400+30").unwrap());
+    let (mut from_reading, mut from_press) = (Vec::new(), Vec::new());
+    let (mut moves, mut exact) = (0usize, 0usize);
+    for (i, game) in games.iter().enumerate() {
+        let mut profile = Human {
+            takeback: 0.0,
+            ..Human::default()
+        };
+        let mut session = sim::simulate(game, &mut profile, 77 + i as u64, i % 5 == 0);
+        let truth = add_clock(
+            &mut session,
+            &setup,
+            Side::from(game.start.turn()),
+            i as u64,
+        );
+        let text = sim::dgt::capture_text(&session, &[]);
+        let replay = replay_reader(text.as_bytes(), Config::default(), Path::new("clock")).unwrap();
+        let c = compare(game, &session, &replay);
+        exact += usize::from(c.exact);
+        for (published, e) in &replay.events {
+            if let EventKind::Move { ply, .. } = e.kind {
+                let p = ply as usize - 1;
+                let Some(&(press, _)) = truth.presses.get(p) else {
+                    continue;
+                };
+                let done = session.truth.iter().find_map(|t| match t {
+                    sim::Truth::Ply { ply: q, at } if *q == p + 1 => Some(*at),
+                    _ => None,
+                });
+                moves += 1;
+                from_reading.push(published.saturating_sub(done.unwrap_or(*published)));
+                from_press.push(published.saturating_sub(press));
+            }
+        }
+    }
+    from_reading.sort_unstable();
+    from_press.sort_unstable();
+    println!(
+        "== human with a DGT clock pressed 150-600 ms after each move: {} games",
+        games.len()
+    );
+    println!("exact games        {exact}/{}", games.len());
+    println!(
+        "delay after press  p50 {} ms, p99 {} ms, max {} ms ({moves} moves; a move is complete when the clock is pressed, Law 6.2a)",
+        percentile(&from_press, 0.5),
+        percentile(&from_press, 0.99),
+        from_press.last().copied().unwrap_or(0)
+    );
+    println!(
+        "delay after piece  p50 {} ms, p99 {} ms (from the reading that set the piece down)",
+        percentile(&from_reading, 0.5),
+        percentile(&from_reading, 0.99)
+    );
+}
+
 /// Adversarial input: the slowest single reading we could construct.
 fn worst_case(games: &[SourceGame]) {
     use boardcast::board::{Cell, Reconstructor};
@@ -233,5 +293,6 @@ fn main() {
     run("clean", &games, &|| Box::new(Clean), &[1]);
     let seeds: Vec<u64> = (1..=seeds).collect();
     run("human", &games, &|| Box::new(Human::default()), &seeds);
+    with_clock(&games);
     worst_case(&games);
 }
