@@ -95,8 +95,17 @@ fn main() {
     rt.block_on(async {
         let baseline = baseline_rss().await;
         println!("daemon with no board: {baseline} KiB resident");
+        let mut resident = Vec::new();
         for n in sizes {
-            run(n, secs, think, baseline).await;
+            resident.push((n, run(n, secs, think, baseline).await));
+        }
+        if let (Some(&(n0, r0)), Some(&(n1, r1))) = (resident.first(), resident.last())
+            && n1 > n0
+        {
+            println!(
+                "memory per additional board ({n0} -> {n1} boards): {:.1} KiB",
+                r1.saturating_sub(r0) as f64 / (n1 - n0) as f64
+            );
         }
     });
 }
@@ -128,7 +137,8 @@ async fn baseline_rss() -> u64 {
     rss
 }
 
-async fn run(n: usize, secs: u64, think: u64, baseline: u64) {
+/// Runs N boards; returns the daemon's resident memory in KiB.
+async fn run(n: usize, secs: u64, think: u64, baseline: u64) -> u64 {
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "bench/#", "bench-watcher", false).await;
@@ -305,4 +315,5 @@ async fn run(n: usize, secs: u64, think: u64, baseline: u64) {
         "  daemon CPU {cpu:.1} % of one core; resident {rss} KiB (max {rss_max}), {per_board:.1} KiB per board"
     );
     drop(boards);
+    rss
 }

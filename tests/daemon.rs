@@ -269,15 +269,12 @@ async fn the_broker_killed_and_restarted_mid_game_loses_no_move() {
     assert_eq!(state["status"], "connected");
     let evs = events(&sub, "outage", "1");
     assert_eq!(fold_moves(&evs), g.sans, "every move arrived, in order");
-    let mut plies: Vec<u64> = evs
-        .iter()
-        .filter(|e| e["type"] == "move")
-        .map(|e| e["ply"].as_u64().unwrap())
-        .collect();
-    plies.dedup();
-    plies.sort();
-    plies.dedup();
-    assert_eq!(plies, (1..=g.sans.len() as u64).collect::<Vec<_>>());
+    // No event is missing: the sequence numbers have no gap.
+    let mut seqs: Vec<u64> = evs.iter().map(|e| e["seq"].as_u64().unwrap()).collect();
+    seqs.sort_unstable();
+    seqs.dedup();
+    assert_eq!(seqs, (1..=seqs.len() as u64).collect::<Vec<_>>());
+    assert!(seqs.len() > g.sans.len(), "game_start and every move");
 
     // After the restart the retained messages are right for a newcomer.
     let late = Subscriber::connect(broker.port, "outage/#", "newcomer", false).await;
@@ -479,4 +476,140 @@ fn json_logs_carry_the_board_span_and_a_stop_without_a_broker_is_clean() {
                 && l["fields"]["message"] == "board not found; retrying"),
         "{log}"
     );
+}
+
+/// A CA and a certificate for `localhost`/127.0.0.1 signed by it, made
+/// with the openssl command.
+fn make_certificates(dir: &Path) {
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("openssl runs");
+        assert!(out.status.success(), "openssl {args:?}: {out:?}");
+    };
+    run(&[
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.crt",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=boardcast test CA",
+    ]);
+    run(&[
+        "req",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=localhost",
+    ]);
+    std::fs::write(
+        dir.join("san.ext"),
+        "subjectAltName=DNS:localhost,IP:127.0.0.1\n",
+    )
+    .unwrap();
+    run(&[
+        "x509",
+        "-req",
+        "-in",
+        "server.csr",
+        "-CA",
+        "ca.crt",
+        "-CAkey",
+        "ca.key",
+        "-CAcreateserial",
+        "-out",
+        "server.crt",
+        "-days",
+        "2",
+        "-extfile",
+        "san.ext",
+    ]);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn tls_and_credentials_reach_a_broker_that_requires_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    make_certificates(d);
+    let out = std::process::Command::new("mosquitto_passwd")
+        .args(["-b", "-c"])
+        .arg(d.join("passwd"))
+        .args(["hall", "s3cret"])
+        .output()
+        .expect("mosquitto_passwd runs");
+    assert!(out.status.success(), "{out:?}");
+    let tls_port = crate::util::free_port();
+    let broker = Broker::start_with(&format!(
+        "listener {tls_port} 127.0.0.1\ncafile {0}/ca.crt\ncertfile {0}/server.crt\nkeyfile {0}/server.key\nallow_anonymous false\npassword_file {0}/passwd\n",
+        d.display()
+    ));
+    // The test watches on the plain listener.
+    let sub = Subscriber::connect(broker.port, "#", "watcher", false).await;
+    let g = game(1468, Some(6));
+    let good = SimBoard::new(d, "good", g.clone(), 1, SimOptions::fast("60001"));
+    let bad = SimBoard::new(d, "bad", g.clone(), 2, SimOptions::fast("60002"));
+    let url = format!("mqtts://localhost:{tls_port}");
+    let tls = format!("[mqtt.tls]\nca_file = \"{}\"\n", d.join("ca.crt").display());
+    let board = |b: &SimBoard| {
+        vec![BoardConf {
+            id: "1".into(),
+            port: b.path().to_string_lossy().into_owned(),
+            serial: None,
+        }]
+    };
+    let dgood = d.join("good");
+    let dbad = d.join("bad");
+    std::fs::create_dir_all(&dgood).unwrap();
+    std::fs::create_dir_all(&dbad).unwrap();
+    let good_cfg = crate::util::write_config_with(
+        &dgood,
+        &url,
+        &format!("username = \"hall\"\npassword = \"s3cret\"\n{tls}"),
+        "tls",
+        &board(&good),
+    );
+    let bad_cfg = crate::util::write_config_with(
+        &dbad,
+        &url,
+        &format!("username = \"hall\"\npassword = \"wrong\"\n{tls}"),
+        "badpw",
+        &board(&bad),
+    );
+    let _good_daemon = Daemon::start(&good_cfg);
+    let bad_daemon = Daemon::start(&bad_cfg);
+
+    let state = wait_state(&sub, "tls", "1", &g.sans).await;
+    assert_eq!(state["status"], "connected");
+    assert_eq!(
+        sub.last_on("tls/bridge/test/status").as_deref(),
+        Some("online")
+    );
+    // The daemon with the wrong password got nothing through, and says so.
+    assert!(
+        sub.messages()
+            .iter()
+            .all(|m| !m.topic.starts_with("badpw/"))
+    );
+    let deadline = std::time::Instant::now() + Duration::from_secs(10);
+    while !bad_daemon
+        .log()
+        .contains("the broker refused the connection")
+    {
+        assert!(std::time::Instant::now() < deadline, "{}", bad_daemon.log());
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

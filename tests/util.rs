@@ -67,6 +67,12 @@ pub struct Broker {
     pub port: u16,
     dir: tempfile::TempDir,
     child: Option<Child>,
+    extra: String,
+}
+
+fn is_root() -> bool {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { nix::libc::geteuid() == 0 }
 }
 
 fn mosquitto() -> &'static str {
@@ -80,11 +86,18 @@ fn mosquitto() -> &'static str {
 impl Broker {
     /// Starts a broker on a free port.
     pub fn start() -> Broker {
+        Broker::start_with("")
+    }
+
+    /// Starts a broker with extra configuration lines (more listeners,
+    /// say), after a plain anonymous listener on `port`.
+    pub fn start_with(extra: &str) -> Broker {
         let dir = tempfile::tempdir().unwrap();
         let mut b = Broker {
             port: free_port(),
             dir,
             child: None,
+            extra: extra.to_string(),
         };
         b.restart();
         b
@@ -99,10 +112,14 @@ impl Broker {
         fs::write(
             &conf,
             format!(
-                "listener {} 127.0.0.1\nallow_anonymous true\nset_tcp_nodelay true\npersistence true\npersistence_location {}/\nautosave_interval 1\nlog_dest file {}\nlog_type all\n",
+                "per_listener_settings true\nset_tcp_nodelay true\nlistener {} 127.0.0.1\nallow_anonymous true\npersistence true\npersistence_location {}/\nautosave_interval 1\nlog_dest file {}\nlog_type all\n{}\n{}\n",
                 self.port,
                 data.display(),
-                self.dir.path().join("mosquitto.log").display()
+                self.dir.path().join("mosquitto.log").display(),
+                // As root, Mosquitto would switch to its own user, which
+                // cannot read the test's private folder.
+                if is_root() { "user root" } else { "" },
+                self.extra
             ),
         )
         .unwrap();
@@ -118,8 +135,9 @@ impl Broker {
         while TcpStream::connect(("127.0.0.1", self.port)).is_err() {
             assert!(
                 std::time::Instant::now() < deadline,
-                "mosquitto did not start on port {}",
-                self.port
+                "mosquitto did not start on port {}: {}",
+                self.port,
+                fs::read_to_string(self.dir.path().join("mosquitto.log")).unwrap_or_default()
             );
             std::thread::sleep(Duration::from_millis(20));
         }
@@ -284,11 +302,18 @@ impl Drop for Subscriber {
     }
 }
 
-/// The mainline SAN list from a stream of events, folded as a screen would
-/// (a repeated or withdrawn ply replaces what followed it).
+/// The mainline SAN list from a stream of events, folded as a screen would:
+/// events whose `seq` is not above the last one applied are repeats (QoS 1
+/// redelivery, a broker restored from its database) and are skipped.
 pub fn fold_moves(events: &[serde_json::Value]) -> Vec<String> {
     let mut sans: Vec<String> = Vec::new();
+    let mut last_seq = 0;
     for e in events {
+        let seq = e["seq"].as_u64().expect("events carry seq");
+        if seq <= last_seq {
+            continue;
+        }
+        last_seq = seq;
         match e["type"].as_str() {
             Some("game_start") => sans.clear(),
             Some("move") => {
@@ -391,16 +416,35 @@ pub struct BoardConf {
 /// Writes a configuration with fast timings for tests: short settle times
 /// (the simulated play is compressed accordingly), quick reconnection.
 pub fn write_config(dir: &Path, broker_port: u16, prefix: &str, boards: &[BoardConf]) -> PathBuf {
+    write_config_with(
+        dir,
+        &format!("mqtt://127.0.0.1:{broker_port}"),
+        "",
+        prefix,
+        boards,
+    )
+}
+
+/// [`write_config`] with another broker URL and extra `[mqtt]` keys (and
+/// tables after them).
+pub fn write_config_with(
+    dir: &Path,
+    url: &str,
+    mqtt_extra: &str,
+    prefix: &str,
+    boards: &[BoardConf],
+) -> PathBuf {
     let mut text = format!(
         r#"[bridge]
 name = "test"
 
 [mqtt]
-url = "mqtt://127.0.0.1:{broker_port}"
+url = "{url}"
 prefix = "{prefix}"
 keep_alive_s = 5
 reconnect_min_ms = 100
 reconnect_max_ms = 600
+{mqtt_extra}
 
 [serial]
 poll_ms = 500

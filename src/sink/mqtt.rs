@@ -41,8 +41,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use rumqttc::{
-    AsyncClient, ConnectReturnCode, Event as MqttEvent, Incoming, LastWill, MqttOptions, MqttState,
-    NetworkOptions, Outgoing, QoS, TlsConfiguration, Transport,
+    AsyncClient, ConnectReturnCode, ConnectionError, Event as MqttEvent, Incoming, LastWill,
+    MqttOptions, MqttState, NetworkOptions, Outgoing, QoS, TlsConfiguration, Transport,
 };
 use tracing::{debug, info, warn};
 
@@ -377,8 +377,12 @@ pub struct BoardOutbox {
 impl BoardOutbox {
     /// Queues an event (QoS 1). Returns `false` if the queue was full and
     /// its oldest event had to be dropped to make room.
+    ///
+    /// The payload is the event's JSON with one more field, `seq`: the
+    /// board's event counter in this daemon session (1, 2, ...), so a
+    /// subscriber can drop repeated or stale deliveries.
     pub fn push_event(&self, event: &Event) -> bool {
-        let payload = Bytes::from(event.to_json());
+        let json = event.to_json();
         let mut inner = self.outbox.lock();
         let slot = &mut inner.slots[self.index];
         let mut kept = true;
@@ -389,6 +393,7 @@ impl BoardOutbox {
         }
         let seq = slot.next_seq;
         slot.next_seq += 1;
+        let payload = Bytes::from(with_seq(json, seq));
         slot.events.push_back(Queued { seq, payload });
         inner.mark_dirty(self.index);
         self.outbox.pump_locked(&mut inner);
@@ -410,6 +415,18 @@ impl BoardOutbox {
     pub fn dropped(&self) -> u64 {
         self.outbox.lock().slots[self.index].dropped
     }
+}
+
+/// Appends `"seq":N` to a JSON object, keeping its fields' order.
+fn with_seq(mut json: String, seq: u64) -> String {
+    if json.ends_with('}') {
+        json.pop();
+        if !json.ends_with('{') {
+            json.push(',');
+        }
+        json.push_str(&format!("\"seq\":{seq}}}"));
+    }
+    json
 }
 
 /// Why the MQTT task could not start.
@@ -492,6 +509,7 @@ pub async fn run(
     tokio::pin!(shutdown);
     let mut closing: Option<tokio::time::Instant> = None;
     let mut disconnect_sent = false;
+    let mut unreachable_reported = false;
     info!(host = %cfg.host, port = cfg.port, "connecting to the broker");
 
     loop {
@@ -516,6 +534,7 @@ pub async fn run(
                 if ack.code == ConnectReturnCode::Success {
                     info!("connected to the broker");
                     backoff.reset();
+                    unreachable_reported = false;
                     let mut inner = outbox.lock();
                     inner.on_connected();
                     outbox.pump_locked(&mut inner);
@@ -541,9 +560,16 @@ pub async fn run(
                     let mut inner = outbox.lock();
                     if inner.link.connected {
                         warn!(error = %e, "lost the broker");
+                    } else if matches!(e, ConnectionError::ConnectionRefused(_)) {
+                        // Wrong credentials, say: the operator must see it
+                        // every time.
+                        warn!(error = %e, "the broker refused the connection");
+                    } else if !unreachable_reported {
+                        warn!(error = %e, "cannot reach the broker; retrying");
                     } else {
                         debug!(error = %e, "broker still unreachable");
                     }
+                    unreachable_reported = true;
                     inner.on_disconnected();
                     // Drop rumqttc's copies: the outbox sends again what
                     // was not acknowledged, after the next CONNACK.
@@ -640,6 +666,29 @@ mod tests {
             inner.on_outgoing_publish(id);
         }
         ids
+    }
+
+    #[test]
+    fn event_payloads_carry_a_sequence_number_per_board() {
+        let ob = outbox(10);
+        ob.board(0).push_event(&event("1", 1));
+        ob.board(0).push_event(&event("1", 2));
+        ob.board(1).push_event(&event("2", 1));
+        let inner = ob.lock();
+        let seqs = |i: usize| -> Vec<u64> {
+            inner.slots[i]
+                .events
+                .iter()
+                .map(|q| {
+                    let v: serde_json::Value = serde_json::from_slice(&q.payload).unwrap();
+                    assert_eq!(v["type"], "takeback");
+                    v["seq"].as_u64().unwrap()
+                })
+                .collect()
+        };
+        assert_eq!(seqs(0), [1, 2]);
+        assert_eq!(seqs(1), [1]);
+        assert_eq!(with_seq("{}".into(), 3), "{\"seq\":3}");
     }
 
     #[test]
