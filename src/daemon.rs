@@ -59,6 +59,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     let claims = Claims::new();
     let date = pgn_date();
     let mut boards = JoinSet::new();
+    let mut names = std::collections::HashMap::new();
     for (i, b) in config.boards.iter().enumerate() {
         let tags = Tags {
             event: config.bridge.event.clone(),
@@ -86,7 +87,8 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
             live: LiveBoard::new(&b.id, config.reconstructor, outbox.board(i), tags),
             recorder,
         };
-        boards.spawn(task.run(stop_rx.clone()));
+        let handle = boards.spawn(task.run(stop_rx.clone()));
+        names.insert(handle.id(), b.id.clone());
     }
     info!(
         boards = config.boards.len(),
@@ -95,16 +97,34 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         "running"
     );
 
+    // Design: a board task that panics (a bug) takes only its own board
+    // down; it is reported, and the other boards never notice.
+    let report = |r: Result<(), tokio::task::JoinError>| {
+        if let Err(e) = r {
+            let board = names.get(&e.id()).map_or("?", String::as_str);
+            error!(%board, error = %e, "a board task failed");
+        }
+    };
     let mut mqtt_done = None;
-    tokio::select! {
-        _ = shutdown => info!("shutting down"),
-        r = &mut mqtt_task => mqtt_done = Some(r),
+    tokio::pin!(shutdown);
+    loop {
+        tokio::select! {
+            _ = &mut shutdown => {
+                info!("shutting down");
+                break;
+            }
+            r = &mut mqtt_task => {
+                mqtt_done = Some(r);
+                break;
+            }
+            // Board tasks end only when told to: anything earlier is a
+            // bug in that board's task, reported at once.
+            Some(r) = boards.join_next(), if !boards.is_empty() => report(r),
+        }
     }
     let _ = stop_boards.send(true);
     while let Some(r) = boards.join_next().await {
-        if let Err(e) = r {
-            error!(error = %e, "a board task failed");
-        }
+        report(r);
     }
     let _ = stop_mqtt.send(());
     let r = match mqtt_done {

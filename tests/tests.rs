@@ -1,8 +1,8 @@
 //! The integration test binary: one module per area.
 
-mod daemon;
 mod alerts;
 mod clocks;
+mod daemon;
 mod games;
 mod reconstruct;
 mod replay;
