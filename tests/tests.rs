@@ -6,4 +6,5 @@ mod daemon;
 mod games;
 mod reconstruct;
 mod replay;
+mod results;
 mod util;

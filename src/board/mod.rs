@@ -172,6 +172,12 @@ struct Playing {
     /// A whole-board read has not been explained yet: search deep.
     resync: bool,
     ended: bool,
+    /// The result is known (checkmate, stalemate, a result piece, the kings
+    /// in the centre, the operator): the record is frozen until a new game.
+    frozen: bool,
+    /// The kings stand in the centre: when that becomes the result, the
+    /// plies to withdraw, the result, and the board that showed it.
+    kings: Option<(Millis, usize, &'static str, Board)>,
     illegal_counts: [u32; 2],
     pseudo: Option<Pseudo>,
     unexplained: Option<Unexplained>,
@@ -224,6 +230,63 @@ impl Reconstructor {
     pub fn handle_square(&mut self, at: Millis, sq: Square, cell: Cell) {
         self.note_touch(at, sq, cell);
         self.set_cell(sq, cell);
+        if let Cell::Token(token) = cell {
+            self.handle_token(at, sq, token);
+        }
+        self.on_reading(at);
+    }
+
+    /// A result piece set on the board (DGT's draw / white-wins /
+    /// black-wins tokens) gives the game's result.
+    fn handle_token(&mut self, at: Millis, sq: Square, token: Token) {
+        let (result, name) = match token {
+            Token::Draw => ("1/2-1/2", "draw"),
+            Token::WhiteWins => ("1-0", "white-wins"),
+            Token::BlackWins => ("0-1", "black-wins"),
+        };
+        self.set_result(at, result, &format!("result piece ({name}) on {sq}"));
+    }
+
+    /// The game's result, given by the operator, a result piece or the
+    /// kings in the centre: the game ends and its record is frozen until a
+    /// new game is set up. Does nothing when the result is already known.
+    pub fn set_result(&mut self, at: Millis, result: &str, reason: &str) {
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
+        if p.frozen {
+            return;
+        }
+        p.frozen = true;
+        p.ended = true;
+        p.candidate = None;
+        p.showing = false;
+        p.pseudo = None;
+        p.unexplained = None;
+        self.emit(
+            at,
+            EventKind::GameEnd {
+                result: result.into(),
+                reason: reason.into(),
+            },
+        );
+    }
+
+    /// The operator restarts the board's game: the current one ends
+    /// unfinished and boardcast waits for a start position.
+    pub fn restart(&mut self, at: Millis) {
+        if let Phase::Playing(p) = &self.phase
+            && !p.ended
+        {
+            self.emit(
+                at,
+                EventKind::GameEnd {
+                    result: "*".into(),
+                    reason: "restarted by the operator".into(),
+                },
+            );
+        }
+        self.phase = Phase::Waiting(Waiting::default());
         self.on_reading(at);
     }
 
@@ -308,6 +371,28 @@ impl Reconstructor {
                 }
             }
             Phase::Playing(p) => {
+                if let Some((due, plies, result, _)) = p.kings
+                    && due <= now
+                {
+                    // Not moves: a king move into the centre published a
+                    // moment before is withdrawn.
+                    p.kings = None;
+                    let n = p.game.len();
+                    let mut out = Vec::new();
+                    for ply in (n - plies + 1..=n).rev() {
+                        out.push(EventKind::Retract {
+                            ply: ply as u32,
+                            uci: p.game.plies()[ply - 1].uci.clone(),
+                        });
+                    }
+                    p.game.truncate(n - plies);
+                    p.successors = search::successors(p.game.position());
+                    for e in out {
+                        self.emit(now, e);
+                    }
+                    self.set_result(now, result, "kings in the centre");
+                    return;
+                }
                 if p.showing && p.candidate.as_ref().is_some_and(|c| c.due() <= now) {
                     let c = p.candidate.take().expect("checked");
                     self.commit(c);
@@ -349,7 +434,11 @@ impl Reconstructor {
                     .unexplained
                     .filter(|u| u.raised.is_none() && !p.ended)
                     .map(|u| u.due);
-                [candidate, pseudo, unexplained].into_iter().flatten().min()
+                let kings = p.kings.as_ref().map(|k| k.0);
+                [candidate, pseudo, unexplained, kings]
+                    .into_iter()
+                    .flatten()
+                    .min()
             }
         }
     }
@@ -508,6 +597,29 @@ impl Reconstructor {
 
     fn on_playing_reading(&mut self, at: Millis, start: Option<crate::rules::StartPosition>) {
         let target = self.target();
+        let p = self.playing();
+        if p.frozen {
+            // A finished game: only a new start position matters.
+            if let Some(start) = start {
+                self.start_game(at, start.position, start.rotated);
+            }
+            return;
+        }
+        // Players report a result with both kings on the centre squares;
+        // it counts once it has stood a moment (a king set down briefly on
+        // a wrong square can touch the centre too).
+        let delay = self.config.settle.kings_signal_ms;
+        let p = self.playing();
+        match kings_in_the_centre(&p.game, &target) {
+            Some((plies, result)) => {
+                if p.kings.as_ref().is_none_or(|k| k.3 != target) {
+                    p.kings = Some((at + delay, plies, result, target.clone()));
+                }
+                p.showing = false;
+                return;
+            }
+            None => p.kings = None,
+        }
         let mut explanation = self.search(&target);
 
         // The start position set up again is a new game, unless the game
@@ -529,9 +641,15 @@ impl Reconstructor {
             // candidate move finished. (Not a takeback: lifting a piece
             // after restoring a position proves nothing.)
             let p = self.playing();
+            // (Not when a king went to the centre and the other king is
+            // lifted: that is the kings-in-the-centre result signal.)
             let confirmed = p.candidate.as_ref().is_some_and(|c| {
+                let after = candidate_position(&p.game, &c.explanation);
                 matches!(c.explanation, Explanation::Forward(_))
-                    && lifted_by_side_to_move(&candidate_position(&p.game, &c.explanation), &target)
+                    && lifted_by_side_to_move(&after, &target)
+                    && !(king_into_centre(&c.explanation)
+                        && (after.board().by_role(crate::rules::Role::King) & !target.occupied())
+                            .any())
             });
             if confirmed {
                 let c = p.candidate.take().expect("checked");
@@ -802,6 +920,8 @@ impl Reconstructor {
             showing: false,
             resync: false,
             ended: false,
+            frozen: false,
+            kings: None,
             illegal_counts: [0; 2],
             pseudo: None,
             unexplained: None,
@@ -859,6 +979,58 @@ impl Reconstructor {
             self.emit(t, e);
         }
     }
+}
+
+/// Whether a candidate ends with a king stepping onto a centre square.
+fn king_into_centre(e: &Explanation) -> bool {
+    let moves = match e {
+        Explanation::Forward(m) | Explanation::Back { then: m, .. } => m,
+        Explanation::Same => return false,
+    };
+    moves.last().is_some_and(|m| {
+        m.role() == crate::rules::Role::King
+            && !m.is_castle()
+            && [Square::D4, Square::D5, Square::E4, Square::E5].contains(&m.to())
+    })
+}
+
+/// The kings-in-the-centre result signal: both kings on d4, d5, e4 or e5
+/// and every other piece where the game (or the game less its last one or
+/// two plies, when a king move into the centre was published) has it.
+/// Both kings on light squares: White wins; both on dark squares: Black
+/// wins; one of each: a draw. Returns the plies to withdraw and the result.
+fn kings_in_the_centre(game: &Game, target: &Board) -> Option<(usize, &'static str)> {
+    let kings = target.by_role(crate::rules::Role::King);
+    let centre = Bitboard::from(Square::D4)
+        | Bitboard::from(Square::D5)
+        | Bitboard::from(Square::E4)
+        | Bitboard::from(Square::E5);
+    if kings.count() != 2 || !(kings & !centre).is_empty() {
+        return None;
+    }
+    let without_kings = |b: &Board| {
+        let mut b = b.clone();
+        for sq in b.by_role(crate::rules::Role::King) {
+            b.discard_piece_at(sq);
+        }
+        b
+    };
+    let rest = without_kings(target);
+    let plies = (0..=game.len().min(2)).find(|&back| {
+        let pos = game.position_at(game.len() - back);
+        without_kings(pos.board()) == rest
+            && (back == 0
+                || game.plies()[game.len() - back..]
+                    .iter()
+                    .all(|p| p.m.is_some_and(|m| m.role() == crate::rules::Role::King)))
+    })?;
+    let light = kings.into_iter().filter(|s| s.is_light()).count();
+    let result = match light {
+        2 => "1-0",
+        0 => "0-1",
+        _ => "1/2-1/2",
+    };
+    Some((plies, result))
 }
 
 /// Whether `target` is `after`'s board with one or more pieces of the side
@@ -922,6 +1094,9 @@ fn after_move(p: &mut Playing) -> Vec<EventKind> {
     if let Some(outcome) = pos.outcome_known(!p.successors.is_empty()) {
         if !p.ended {
             p.ended = true;
+            // Nothing legal follows mate or stalemate; a dead position may
+            // still be played on, and is.
+            p.frozen = !matches!(outcome, PositionOutcome::DeadPosition);
             out.push(match outcome {
                 PositionOutcome::Checkmate { winner } => end(
                     if winner == Color::White { "1-0" } else { "0-1" },

@@ -30,6 +30,13 @@ pub struct SettleRule {
     /// earlier position of the game, while players restoring a position
     /// take seconds anyway.
     pub takeback_ms: Millis,
+    /// For a king move onto d4, d5, e4 or e5: players report a result by
+    /// putting both kings there, and the first king must not be shown as
+    /// a move while the second is on its way.
+    pub king_centre_ms: Millis,
+    /// How long both kings must stand in the centre before that is taken
+    /// as the players' result signal.
+    pub kings_signal_ms: Millis,
 }
 
 impl Default for SettleRule {
@@ -38,6 +45,8 @@ impl Default for SettleRule {
             base_ms: 450,
             extendable_ms: 850,
             takeback_ms: 1_500,
+            king_centre_ms: 2_500,
+            kings_signal_ms: 1_500,
         }
     }
 }
@@ -45,7 +54,10 @@ impl Default for SettleRule {
 impl SettleRule {
     /// The settle time of `m` played in `pos`.
     pub fn for_move(&self, pos: &Position, m: Move) -> Millis {
-        if is_extendable(pos, m) {
+        let centre = [Square::D4, Square::D5, Square::E4, Square::E5];
+        if m.role() == Role::King && !m.is_castle() && centre.contains(&m.to()) {
+            self.king_centre_ms
+        } else if is_extendable(pos, m) {
             self.extendable_ms
         } else {
             self.base_ms

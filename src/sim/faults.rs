@@ -21,7 +21,7 @@ use rand::rngs::SmallRng;
 
 use super::{Human, Profile, Session, SourceGame, Table, Truth, parts};
 use crate::board::Cell;
-use crate::event::AlertKind;
+use crate::event::{AlertKind, Millis};
 use crate::rules::irregular::find_pseudo_move;
 use crate::rules::{Board, Color, Move, Piece, Position, Rank, Role, Square};
 
@@ -444,4 +444,69 @@ pub fn evaluate(case: &FaultCase, replay: &crate::replay::Replay) -> FaultCheck 
         extra_errors,
         cleared: alerts.iter().any(|a| a.kind == want && a.cleared),
     }
+}
+
+/// Ends a session the way many players report a result: both kings set on
+/// centre squares (light squares: White won; dark: Black won; one of each:
+/// a draw), a few seconds after the last move. Returns the result signalled,
+/// or `None` when two free centre squares of the needed colours are missing.
+pub fn kings_to_centre(
+    session: &mut Session,
+    last: &Position,
+    result: &str,
+    seed: u64,
+) -> Option<()> {
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x4b1c);
+    let centre = [Square::D4, Square::D5, Square::E4, Square::E5];
+    if centre.iter().any(|&s| {
+        last.board()
+            .piece_at(s)
+            .is_some_and(|p| p.role == Role::King)
+    }) {
+        return None;
+    }
+    let free: Vec<Square> = centre
+        .into_iter()
+        .filter(|&s| last.board().piece_at(s).is_none())
+        .collect();
+    let light: Vec<Square> = free.iter().copied().filter(|s| s.is_light()).collect();
+    let dark: Vec<Square> = free.iter().copied().filter(|s| s.is_dark()).collect();
+    let (a, b) = match result {
+        "1-0" if light.len() == 2 => (light[0], light[1]),
+        "0-1" if dark.len() == 2 => (dark[0], dark[1]),
+        "1/2-1/2" if !light.is_empty() && !dark.is_empty() => (light[0], dark[0]),
+        _ => return None,
+    };
+    let (a, b) = if rng.gen_bool(0.5) { (a, b) } else { (b, a) };
+    let white_king = last.board().king_of(Color::White)?;
+    let black_king = last.board().king_of(Color::Black)?;
+    let mut cells = *session.initial;
+    for (_, r) in &session.readings {
+        match r {
+            super::Reading::Square(sq, c) => cells[*sq as usize] = *c,
+            super::Reading::Dump(d) => cells = **d,
+        }
+    }
+    let mut t = session.readings.last().map_or(0, |(t, _)| *t) + rng.gen_range(3_000..20_000);
+    let (wk, bk) = (cells[white_king as usize], cells[black_king as usize]);
+    let mut set = |sq: Square, cell: Cell, t: &mut Millis, pause: Millis| {
+        *t += pause;
+        cells[sq as usize] = cell;
+        session
+            .readings
+            .push((*t, super::Reading::Square(sq, cell)));
+    };
+    let first_white = rng.gen_bool(0.5);
+    let order = if first_white {
+        [(white_king, wk, a), (black_king, bk, b)]
+    } else {
+        [(black_king, bk, a), (white_king, wk, b)]
+    };
+    for (from, king, to) in order {
+        if from != to {
+            set(from, Cell::Empty, &mut t, rng.gen_range(100..600));
+            set(to, king, &mut t, rng.gen_range(150..700));
+        }
+    }
+    Some(())
 }

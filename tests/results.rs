@@ -1,0 +1,161 @@
+//! Issue "Tournament outputs": how a game's result comes from the board
+//! (result pieces, the kings in the centre) or the operator, and frozen
+//! records.
+
+use boardcast::board::{Cell, Config, Reconstructor, Token};
+use boardcast::event::EventKind;
+use boardcast::replay::replay_reader;
+use boardcast::rules::{Color, Piece, Position, Role, Square};
+use boardcast::sim::{self, Human, faults};
+
+use crate::games::all_games;
+
+fn events(r: &mut Reconstructor) -> Vec<EventKind> {
+    let mut out = Vec::new();
+    while let Some((_, e)) = r.poll_event() {
+        out.push(e);
+    }
+    out
+}
+
+fn play(r: &mut Reconstructor, t: &mut u64, from: Square, to: Square, piece: Piece) {
+    r.handle_square(*t, from, Cell::Empty);
+    *t += 300;
+    r.handle_square(*t, to, Cell::Piece(piece));
+    *t += 3_000;
+    while let Some(d) = r.poll_timeout().filter(|d| *d <= *t) {
+        r.handle_timeout(d);
+    }
+}
+
+#[test]
+fn a_result_piece_ends_the_game_and_freezes_the_record() {
+    let mut r = Reconstructor::new(Config::default());
+    r.handle_board(0, &faults::cells_of(Position::standard().board()));
+    let mut t = 1_000;
+    let pawn = Piece {
+        color: Color::White,
+        role: Role::Pawn,
+    };
+    play(&mut r, &mut t, Square::E2, Square::E4, pawn);
+    events(&mut r);
+    r.handle_square(t, Square::D4, Cell::Token(Token::Draw));
+    let e = events(&mut r);
+    assert!(
+        matches!(&e[..], [EventKind::GameEnd { result, reason }] if result == "1/2-1/2" && reason == "result piece (draw) on d4"),
+        "{e:?}"
+    );
+    // Later readings do not change the finished game.
+    let black = Piece {
+        color: Color::Black,
+        role: Role::Pawn,
+    };
+    play(&mut r, &mut t, Square::E7, Square::E5, black);
+    assert!(events(&mut r).is_empty());
+    assert_eq!(r.game().unwrap().len(), 1);
+}
+
+#[test]
+fn the_kings_in_the_centre_give_a_result_and_no_king_move() {
+    // White's king could legally step to e4: the second king follows.
+    let pos = Position::from_fen("8/8/8/8/8/4K3/8/4k3 w - - 0 1", false).unwrap();
+    let mut r = Reconstructor::new(Config::default());
+    r.start_from(0, pos.clone(), false);
+    r.handle_board(0, &faults::cells_of(pos.board()));
+    events(&mut r);
+    let wk = Piece {
+        color: Color::White,
+        role: Role::King,
+    };
+    let bk = Piece {
+        color: Color::Black,
+        role: Role::King,
+    };
+    r.handle_square(1_000, Square::E3, Cell::Empty);
+    r.handle_square(1_300, Square::E4, Cell::Piece(wk));
+    r.handle_square(1_900, Square::E1, Cell::Empty);
+    r.handle_square(2_400, Square::D5, Cell::Piece(bk));
+    while let Some(d) = r.poll_timeout() {
+        r.handle_timeout(d);
+    }
+    let e = events(&mut r);
+    assert!(
+        matches!(&e[..], [EventKind::GameEnd { result, reason }] if result == "1-0" && reason == "kings in the centre"),
+        "{e:?}"
+    );
+}
+
+#[test]
+fn simulated_results_by_kings_in_the_centre_over_real_games() {
+    let games = all_games();
+    let mut checked = 0;
+    for (i, game) in games.iter().enumerate().step_by(23) {
+        let result = ["1-0", "0-1", "1/2-1/2"][i % 3];
+        let mut session = sim::simulate(
+            game,
+            &mut Human {
+                takeback: 0.0,
+                ..Human::default()
+            },
+            i as u64,
+            i % 4 == 0,
+        );
+        let last = game
+            .moves
+            .iter()
+            .fold(game.start.clone(), |p, m| p.play(*m));
+        if last.outcome().is_some()
+            || faults::kings_to_centre(&mut session, &last, result, i as u64).is_none()
+        {
+            continue;
+        }
+        let text = sim::dgt::capture_text(&session, &[]);
+        let replay = replay_reader(text.as_bytes(), Config::default(), "k".as_ref()).unwrap();
+        let record = replay.log.current().unwrap();
+        assert_eq!(record.sans, game.sans, "game {}", i + 1);
+        assert_eq!(record.result.as_deref(), Some(result), "game {}", i + 1);
+        assert_eq!(record.reason.as_deref(), Some("kings in the centre"));
+        let shown_then_withdrawn = replay
+            .events
+            .iter()
+            .filter(|(_, e)| matches!(e.kind, EventKind::Retract { .. }))
+            .count();
+        assert_eq!(
+            shown_then_withdrawn,
+            0,
+            "game {}: no king move shown",
+            i + 1
+        );
+        checked += 1;
+    }
+    assert!(checked >= 40, "{checked}");
+}
+
+#[test]
+fn the_operator_sets_a_result_or_restarts_the_board() {
+    let mut r = Reconstructor::new(Config::default());
+    let start = faults::cells_of(Position::standard().board());
+    r.handle_board(0, &start);
+    let mut t = 1_000;
+    play(
+        &mut r,
+        &mut t,
+        Square::G1,
+        Square::F3,
+        Piece {
+            color: Color::White,
+            role: Role::Knight,
+        },
+    );
+    events(&mut r);
+    r.set_result(t, "0-1", "set by the operator");
+    let e = events(&mut r);
+    assert!(matches!(&e[..], [EventKind::GameEnd { result, .. }] if result == "0-1"));
+    // Restart: the game ends (already did) and the start position on the
+    // board begins a new one once it is set up again.
+    r.restart(t + 10);
+    r.handle_board(t + 20, &start);
+    let e = events(&mut r);
+    assert!(matches!(&e[..], [EventKind::GameStart { .. }]), "{e:?}");
+    assert_eq!(r.game().unwrap().len(), 0);
+}
