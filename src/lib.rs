@@ -17,7 +17,8 @@
 //!   the table of FIDE Laws articles.
 //! - [`clock`]: time controls, the clock a board reports, presses and flags.
 //! - [`event`]: the event type every sink consumes.
-//! - [`sink`]: game records, PGN.
+//! - [`sink`]: game records, PGN, the PGN folder relay tools read.
+//! - [`tournament`]: event metadata, players and pairings.
 //! - [`sim`]: the board simulator (clean and human handling profiles).
 //! - [`replay`]: a capture through the pipeline with capture time.
 //! - [`config`]: the daemon's TOML configuration, raw and validated.
@@ -47,3 +48,4 @@ pub mod replay;
 pub mod rules;
 pub mod sim;
 pub mod sink;
+pub mod tournament;

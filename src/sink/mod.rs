@@ -3,7 +3,9 @@
 //! - [`record`]: folds events into game records (shared by every sink).
 //! - [`pgn`]: PGN text of a game record.
 //! - [`mqtt`]: the broker connection: events, retained state and PGN.
+//! - [`folder`]: the PGN folder relay tools read (LiveChess layout).
 
+pub mod folder;
 pub mod mqtt;
 pub mod pgn;
 pub mod record;

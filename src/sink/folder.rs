@@ -1,0 +1,251 @@
+//! The PGN folder relay tools read, in the layout DGT LiveChess writes:
+//!
+//! ```text
+//! <dir>/tournament.json        {"id", "name", "rounds": [{"count", "live"}]}
+//! <dir>/round-<r>/index.json   {"pairings": [{"white": {...}, "black": {...}, "result", "live"}]}
+//! <dir>/round-<r>/game-<b>.pgn one file per game (board b)
+//! <dir>/round-<r>/games.pgn    every game of the round, in board order
+//! ```
+//!
+//! Every file is written to a temporary file in the same folder and then
+//! renamed over the old one, so a reader never sees half a file. A round's
+//! files are only ever written while that round is played: a later round
+//! never touches them.
+
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+
+use serde_json::json;
+
+use super::pgn::{Tags, render};
+use super::record::GameRecord;
+use crate::tournament::{EventInfo, Pairing, Player};
+
+/// Writes `bytes` to `path` atomically (temporary file, then rename).
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    {
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_data()?;
+    }
+    std::fs::rename(&tmp, path)
+}
+
+/// The PGN tags of a board's game in a round.
+pub fn tags_for(event: &EventInfo, round: u32, board: u32, pairing: Option<&Pairing>) -> Tags {
+    let mut tags = Tags {
+        event: event.name.clone(),
+        site: event.site.clone(),
+        date: event.date.clone(),
+        round: format!("{round}.{board}"),
+        ..Tags::default()
+    };
+    if let Some(p) = pairing {
+        tags.white = p.white.name.clone();
+        tags.black = p.black.name.clone();
+        for (color, player) in [("White", &p.white), ("Black", &p.black)] {
+            if let Some(r) = player.rating {
+                tags.extra.push((format!("{color}Elo"), r.to_string()));
+            }
+            if let Some(t) = &player.title {
+                tags.extra.push((format!("{color}Title"), t.clone()));
+            }
+            if let Some(id) = player.fide_id {
+                tags.extra.push((format!("{color}FideId"), id.to_string()));
+            }
+            if let Some(f) = &player.federation {
+                tags.extra.push((format!("{color}Fed"), f.clone()));
+            }
+        }
+    }
+    tags
+}
+
+/// One board's game in a round, for writing.
+#[derive(Clone, Debug)]
+pub struct BoardGame<'a> {
+    /// Board number.
+    pub board: u32,
+    /// The players, when paired.
+    pub pairing: Option<&'a Pairing>,
+    /// The game as published.
+    pub record: &'a GameRecord,
+}
+
+/// A tournament folder.
+#[derive(Clone, Debug)]
+pub struct Folder {
+    root: PathBuf,
+}
+
+impl Folder {
+    /// A folder at `root` (created when first written).
+    pub fn new(root: impl Into<PathBuf>) -> Folder {
+        Folder { root: root.into() }
+    }
+
+    /// The folder of a round.
+    pub fn round_dir(&self, round: u32) -> PathBuf {
+        self.root.join(format!("round-{round}"))
+    }
+
+    /// Writes one game's file.
+    pub fn write_game(
+        &self,
+        event: &EventInfo,
+        round: u32,
+        game: &BoardGame<'_>,
+    ) -> io::Result<()> {
+        let tags = tags_for(event, round, game.board, game.pairing);
+        let path = self
+            .round_dir(round)
+            .join(format!("game-{}.pgn", game.board));
+        write_atomic(&path, render(game.record, &tags).as_bytes())
+    }
+
+    /// Writes a whole round: every game's file, `games.pgn` in board order,
+    /// `index.json`, and `tournament.json` listing `rounds` rounds.
+    pub fn write_round(
+        &self,
+        event: &EventInfo,
+        round: u32,
+        rounds: u32,
+        games: &[BoardGame<'_>],
+    ) -> io::Result<()> {
+        let mut games: Vec<&BoardGame<'_>> = games.iter().collect();
+        games.sort_by_key(|g| g.board);
+        let mut all = String::new();
+        let mut pairings = Vec::new();
+        for g in &games {
+            self.write_game(event, round, g)?;
+            let tags = tags_for(event, round, g.board, g.pairing);
+            all.push_str(&render(g.record, &tags));
+            let player = |p: Option<&Player>| {
+                let p = p.cloned().unwrap_or_else(|| Player {
+                    name: "?".into(),
+                    ..Player::default()
+                });
+                let (first, last) = p.split_name();
+                json!({
+                    "fname": first,
+                    "mname": "",
+                    "lname": last,
+                    "title": p.title,
+                    "federation": p.federation,
+                    "fideid": p.fide_id,
+                    "rating": p.rating,
+                })
+            };
+            pairings.push(json!({
+                "board": g.board,
+                "white": player(g.pairing.map(|p| &p.white)),
+                "black": player(g.pairing.map(|p| &p.black)),
+                "result": g.record.result_token(),
+                "live": g.record.result.is_none(),
+            }));
+        }
+        let dir = self.round_dir(round);
+        write_atomic(&dir.join("games.pgn"), all.as_bytes())?;
+        let index = json!({ "pairings": pairings });
+        write_atomic(&dir.join("index.json"), index.to_string().as_bytes())?;
+        let live = games.iter().filter(|g| g.record.result.is_none()).count();
+        let rounds_json: Vec<_> = (1..=rounds.max(round))
+            .map(|r| {
+                if r == round {
+                    json!({ "count": games.len(), "live": live })
+                } else {
+                    json!({ "count": self.count_games(r), "live": 0 })
+                }
+            })
+            .collect();
+        let tournament = json!({
+            "id": slug(&event.name),
+            "name": event.name,
+            "rounds": rounds_json,
+        });
+        write_atomic(
+            &self.root.join("tournament.json"),
+            tournament.to_string().as_bytes(),
+        )
+    }
+
+    fn count_games(&self, round: u32) -> usize {
+        std::fs::read_dir(self.round_dir(round)).map_or(0, |d| {
+            d.filter_map(Result::ok)
+                .filter(|e| {
+                    let n = e.file_name().to_string_lossy().into_owned();
+                    n.starts_with("game-") && n.ends_with(".pgn")
+                })
+                .count()
+        })
+    }
+}
+
+fn slug(name: &str) -> String {
+    let s: String = name
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    s.trim_matches('-').to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_writes_leave_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("a/b.txt");
+        write_atomic(&path, b"one").unwrap();
+        write_atomic(&path, b"two").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
+        let names: Vec<_> = std::fs::read_dir(dir.path().join("a")).unwrap().collect();
+        assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn tags_carry_round_dot_board_and_the_players() {
+        let pairing = Pairing {
+            board: 4,
+            white: Player {
+                name: "Carlsen, Magnus".into(),
+                fide_id: Some(1503014),
+                title: Some("GM".into()),
+                federation: Some("NOR".into()),
+                rating: Some(2830),
+            },
+            black: Player {
+                name: "Caruana, Fabiano".into(),
+                ..Player::default()
+            },
+        };
+        let event = EventInfo {
+            name: "Club Open".into(),
+            ..EventInfo::default()
+        };
+        let tags = tags_for(&event, 3, 4, Some(&pairing));
+        assert_eq!(tags.round, "3.4");
+        assert_eq!(tags.white, "Carlsen, Magnus");
+        assert!(tags.extra.contains(&("WhiteElo".into(), "2830".into())));
+        assert!(
+            tags.extra
+                .contains(&("WhiteFideId".into(), "1503014".into()))
+        );
+        assert!(tags.extra.contains(&("WhiteTitle".into(), "GM".into())));
+        assert!(!tags.extra.iter().any(|(k, _)| k.starts_with("Black")));
+    }
+}

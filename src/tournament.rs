@@ -1,0 +1,337 @@
+//! The event around the boards: its name and site, the round, and each
+//! board's players, so that PGN tags and MQTT state carry them.
+//!
+//! A pairings file maps boards to players for one round. Two formats:
+//!
+//! CSV, with a header row; `board`, `white`, `black` are required, the rest
+//! optional and in any order:
+//!
+//! ```text
+//! board,white,black,white_fide_id,white_title,white_federation,white_rating,black_fide_id,black_title,black_federation,black_rating
+//! 1,"Carlsen, Magnus","Caruana, Fabiano",1503014,GM,NOR,2830,2020009,GM,USA,2805
+//! ```
+//!
+//! TOML:
+//!
+//! ```toml
+//! round = 3
+//! [[pairing]]
+//! board = 1
+//! white = { name = "Carlsen, Magnus", fide_id = 1503014, title = "GM", federation = "NOR", rating = 2830 }
+//! black = { name = "Caruana, Fabiano" }
+//! ```
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// A player as PGN tags and relay tools know them.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Player {
+    /// "Last, First", as PGN writes names.
+    pub name: String,
+    /// FIDE id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fide_id: Option<u64>,
+    /// Title (GM, IM, WGM, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub title: Option<String>,
+    /// Federation (three letters).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub federation: Option<String>,
+    /// Rating.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rating: Option<u32>,
+}
+
+impl Player {
+    /// First and last name, from "Last, First" (or a single name).
+    pub fn split_name(&self) -> (String, String) {
+        match self.name.split_once(',') {
+            Some((last, first)) => (first.trim().to_string(), last.trim().to_string()),
+            None => (String::new(), self.name.trim().to_string()),
+        }
+    }
+}
+
+/// The players of one board.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pairing {
+    /// Board number (1-based).
+    pub board: u32,
+    /// White.
+    pub white: Player,
+    /// Black.
+    pub black: Player,
+}
+
+/// A round's pairings.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pairings {
+    /// The round, when the file names it.
+    #[serde(default)]
+    pub round: Option<u32>,
+    /// Board by board.
+    #[serde(default, rename = "pairing")]
+    pub pairings: Vec<Pairing>,
+}
+
+impl Pairings {
+    /// The pairing of a board.
+    pub fn board(&self, board: u32) -> Option<&Pairing> {
+        self.pairings.iter().find(|p| p.board == board)
+    }
+}
+
+/// The event's metadata.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventInfo {
+    /// Event name (`Event` tag).
+    #[serde(default = "unknown")]
+    pub name: String,
+    /// Site (`Site` tag).
+    #[serde(default = "unknown")]
+    pub site: String,
+    /// Date as `YYYY.MM.DD` (`Date` tag); unknown parts as `??`.
+    #[serde(default = "unknown_date")]
+    pub date: String,
+    /// The round being played.
+    #[serde(default = "first")]
+    pub round: u32,
+}
+
+fn unknown() -> String {
+    "?".into()
+}
+
+fn unknown_date() -> String {
+    "????.??.??".into()
+}
+
+fn first() -> u32 {
+    1
+}
+
+impl Default for EventInfo {
+    fn default() -> Self {
+        EventInfo {
+            name: unknown(),
+            site: unknown(),
+            date: unknown_date(),
+            round: 1,
+        }
+    }
+}
+
+/// Why a pairings file could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum PairingsError {
+    /// The file could not be read.
+    #[error("{path}: {source}")]
+    Io {
+        /// The file.
+        path: String,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// A CSV row is wrong.
+    #[error("{path}: line {line}: {reason}")]
+    Csv {
+        /// The file.
+        path: String,
+        /// 1-based line.
+        line: u64,
+        /// What is wrong.
+        reason: String,
+    },
+    /// The TOML is wrong.
+    #[error("{path}: {reason}")]
+    Toml {
+        /// The file.
+        path: String,
+        /// What is wrong (with its line).
+        reason: String,
+    },
+    /// Two pairings for one board.
+    #[error("{path}: board {board} is paired twice")]
+    Duplicate {
+        /// The file.
+        path: String,
+        /// The board.
+        board: u32,
+    },
+}
+
+/// Reads a pairings file: `.toml` as TOML, anything else as CSV.
+pub fn read_pairings(path: &Path) -> Result<Pairings, PairingsError> {
+    let name = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| PairingsError::Io {
+        path: name.clone(),
+        source,
+    })?;
+    if path.extension().is_some_and(|e| e == "toml") {
+        parse_toml(&text, &name)
+    } else {
+        parse_csv(&text, &name)
+    }
+}
+
+/// Parses TOML pairings; `name` names the source in errors.
+pub fn parse_toml(text: &str, name: &str) -> Result<Pairings, PairingsError> {
+    let p: Pairings = toml::from_str(text).map_err(|e| PairingsError::Toml {
+        path: name.to_string(),
+        reason: one_line(&e.to_string()),
+    })?;
+    check_unique(p, name)
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn check_unique(p: Pairings, name: &str) -> Result<Pairings, PairingsError> {
+    let mut seen = BTreeMap::new();
+    for pairing in &p.pairings {
+        if seen.insert(pairing.board, ()).is_some() {
+            return Err(PairingsError::Duplicate {
+                path: name.to_string(),
+                board: pairing.board,
+            });
+        }
+    }
+    Ok(p)
+}
+
+/// Parses CSV pairings (see the module documentation for the columns).
+pub fn parse_csv(text: &str, name: &str) -> Result<Pairings, PairingsError> {
+    let mut reader = csv::ReaderBuilder::new()
+        .trim(csv::Trim::All)
+        .from_reader(text.as_bytes());
+    let err = |line: u64, reason: String| PairingsError::Csv {
+        path: name.to_string(),
+        line,
+        reason,
+    };
+    let headers = reader.headers().map_err(|e| err(1, e.to_string()))?.clone();
+    const KNOWN: [&str; 11] = [
+        "board",
+        "white",
+        "black",
+        "white_fide_id",
+        "white_title",
+        "white_federation",
+        "white_rating",
+        "black_fide_id",
+        "black_title",
+        "black_federation",
+        "black_rating",
+    ];
+    for h in headers.iter() {
+        if !KNOWN.contains(&h) {
+            return Err(err(
+                1,
+                format!("unknown column `{h}`; known: {}", KNOWN.join(", ")),
+            ));
+        }
+    }
+    for needed in ["board", "white", "black"] {
+        if !headers.iter().any(|h| h == needed) {
+            return Err(err(1, format!("missing column `{needed}`")));
+        }
+    }
+    let mut pairings = Vec::new();
+    for record in reader.records() {
+        let record = record.map_err(|e| {
+            let line = e.position().map_or(0, |p| p.line());
+            err(line, e.to_string())
+        })?;
+        let line = record.position().map_or(0, |p| p.line());
+        let get = |col: &str| {
+            headers
+                .iter()
+                .position(|h| h == col)
+                .and_then(|i| record.get(i))
+                .filter(|v| !v.is_empty())
+                .map(str::to_string)
+        };
+        let number = |col: &str| -> Result<Option<u64>, PairingsError> {
+            get(col)
+                .map(|v| {
+                    v.parse::<u64>()
+                        .map_err(|_| err(line, format!("`{col}` is not a number: `{v}`")))
+                })
+                .transpose()
+        };
+        let player = |side: &str| -> Result<Player, PairingsError> {
+            Ok(Player {
+                name: get(side).ok_or_else(|| err(line, format!("`{side}` is empty")))?,
+                fide_id: number(&format!("{side}_fide_id"))?,
+                title: get(&format!("{side}_title")),
+                federation: get(&format!("{side}_federation")),
+                rating: number(&format!("{side}_rating"))?.map(|r| r as u32),
+            })
+        };
+        let board = number("board")?.ok_or_else(|| err(line, "`board` is empty".into()))?;
+        pairings.push(Pairing {
+            board: board as u32,
+            white: player("white")?,
+            black: player("black")?,
+        });
+    }
+    check_unique(
+        Pairings {
+            round: None,
+            pairings,
+        },
+        name,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn csv_pairings_with_quoted_names_and_optional_columns() {
+        let text = "board,white,black,white_rating,black_title\n1,\"Carlsen, Magnus\",\"Caruana, Fabiano\",2830,GM\n2,Anand,Ding,,\n";
+        let p = parse_csv(text, "p.csv").unwrap();
+        assert_eq!(p.pairings.len(), 2);
+        assert_eq!(p.board(1).unwrap().white.name, "Carlsen, Magnus");
+        assert_eq!(p.board(1).unwrap().white.rating, Some(2830));
+        assert_eq!(p.board(1).unwrap().black.title.as_deref(), Some("GM"));
+        assert_eq!(p.board(2).unwrap().black.rating, None);
+        assert_eq!(
+            p.board(1).unwrap().white.split_name(),
+            ("Magnus".into(), "Carlsen".into())
+        );
+    }
+
+    #[test]
+    fn csv_errors_name_the_line() {
+        let e = parse_csv("board,white,black\n1,a,b\nx,c,d\n", "p.csv").unwrap_err();
+        assert_eq!(e.to_string(), "p.csv: line 3: `board` is not a number: `x`");
+        let e = parse_csv("board,white,blak\n", "p.csv").unwrap_err();
+        assert!(e.to_string().contains("unknown column `blak`"));
+        let e = parse_csv("board,white,black\n1,a,b\n1,c,d\n", "p.csv").unwrap_err();
+        assert_eq!(e.to_string(), "p.csv: board 1 is paired twice");
+    }
+
+    #[test]
+    fn toml_pairings_read_and_reject_unknown_keys() {
+        let text = "round = 3\n[[pairing]]\nboard = 1\nwhite = { name = \"A\", fide_id = 7 }\nblack = { name = \"B\" }\n";
+        let p = parse_toml(text, "p.toml").unwrap();
+        assert_eq!(p.round, Some(3));
+        assert_eq!(p.board(1).unwrap().white.fide_id, Some(7));
+        let e = parse_toml(
+            "[[pairing]]\nboard = 1\nwhite = { name = \"A\", elo = 7 }\nblack = { name = \"B\" }\n",
+            "p.toml",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("elo"), "{e}");
+    }
+}
