@@ -77,8 +77,42 @@ pub struct RawConfig {
     pub log: Option<RawLog>,
     /// `[reconstructor]`.
     pub reconstructor: Option<RawReconstructor>,
+    /// `[event]`.
+    pub event: Option<RawEvent>,
+    /// `[web]`.
+    pub web: Option<RawWeb>,
     /// `[[board]]`.
     pub board: Option<Vec<RawBoard>>,
+}
+
+/// `[web]` as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawWeb {
+    /// Address of the live page; empty means off.
+    pub listen: Option<Spanned<String>>,
+}
+
+/// `[event]` as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEvent {
+    /// PGN `Event`.
+    pub name: Option<String>,
+    /// PGN `Site`.
+    pub site: Option<String>,
+    /// PGN `Date` (`YYYY.MM.DD`).
+    pub date: Option<Spanned<String>>,
+    /// The round being played.
+    pub round: Option<u32>,
+    /// Pairings file (CSV or TOML).
+    pub pairings: Option<String>,
+    /// PGN folder for relay tools.
+    pub pgn_dir: Option<String>,
+    /// Time control of every board.
+    pub time_control: Option<Spanned<String>>,
+    /// `auto`, `standard` or `chess960`.
+    pub variant: Option<Spanned<String>>,
 }
 
 /// `[bridge]` as written.
@@ -117,6 +151,8 @@ pub struct RawMqtt {
     pub reconnect_max_ms: Option<u64>,
     /// `[mqtt.tls]`.
     pub tls: Option<RawTls>,
+    /// `auto` or `never`: start an embedded broker when none listens.
+    pub embedded: Option<Spanned<String>>,
 }
 
 /// `[mqtt.tls]` as written.
@@ -211,12 +247,27 @@ pub struct RawBoard {
     pub protocol: Option<Spanned<String>>,
     /// Baud rate.
     pub baud: Option<u32>,
-    /// PGN `Round`.
-    pub round: Option<String>,
-    /// PGN `White`.
+    /// PGN `White` (when no pairings file names this board).
     pub white: Option<String>,
-    /// PGN `Black`.
+    /// PGN `Black` (likewise).
     pub black: Option<String>,
+    /// Board number in the round (pairings, `Round` tag).
+    pub number: Option<u32>,
+    /// This board's time control, when it differs from the event's.
+    pub time_control: Option<Spanned<String>>,
+}
+
+/// `[event]`, validated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// Name, site, date and round.
+    pub info: crate::tournament::EventInfo,
+    /// The pairings file, reloaded on SIGHUP.
+    pub pairings: Option<PathBuf>,
+    /// The PGN folder relay tools read.
+    pub pgn_dir: Option<PathBuf>,
+    /// The event's time control.
+    pub time_control: Option<crate::clock::TimeControl>,
 }
 
 /// The validated configuration.
@@ -234,8 +285,22 @@ pub struct Config {
     pub log: Log,
     /// Reconstructor tunables.
     pub reconstructor: board::Config,
+    /// The event around the boards.
+    pub event: Event,
     /// The boards, in file order.
     pub boards: Vec<Board>,
+    /// Where the live page is served, if anywhere (`[web] listen`).
+    pub web: Option<std::net::SocketAddr>,
+}
+
+/// Whether boardcast may start its own broker (`[mqtt] embedded`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Embedded {
+    /// When nothing listens at the broker address (a loopback address
+    /// without TLS), start an embedded broker there.
+    Auto,
+    /// Always use an external broker.
+    Never,
 }
 
 /// `[bridge]`.
@@ -288,6 +353,8 @@ pub struct Mqtt {
     pub queue: usize,
     /// Reconnection delays.
     pub reconnect: BackoffConfig,
+    /// Whether an embedded broker may be started.
+    pub embedded: Embedded,
 }
 
 /// `[serial]`.
@@ -359,12 +426,14 @@ pub struct Board {
     pub protocol: Protocol,
     /// Line speed.
     pub baud: u32,
-    /// PGN `Round`.
-    pub round: Option<String>,
-    /// PGN `White`.
+    /// PGN `White` when no pairings file names this board.
     pub white: Option<String>,
-    /// PGN `Black`.
+    /// PGN `Black`, likewise.
     pub black: Option<String>,
+    /// Board number in the round.
+    pub number: u32,
+    /// Time control (the board's own, or the event's).
+    pub time_control: Option<crate::clock::TimeControl>,
 }
 
 impl Config {
@@ -479,7 +548,21 @@ impl Config {
                 "mqtt.queue must be at least 1".into(),
             ));
         }
+        let embedded = match m.embedded.or(dm.embedded) {
+            None => Embedded::Never,
+            Some(e) => match e.get_ref().as_str() {
+                "auto" => Embedded::Auto,
+                "never" => Embedded::Never,
+                other => {
+                    return Err(invalid(
+                        Some(e.span()),
+                        format!("mqtt.embedded: `{other}`: use \"auto\" or \"never\""),
+                    ));
+                }
+            },
+        };
         let mqtt = Mqtt {
+            embedded,
             host: broker.host,
             port: broker.port,
             tls,
@@ -583,6 +666,61 @@ impl Config {
         set(&mut limits.back, c.back.or(dc.back));
         set(&mut limits.budget, c.budget.or(dc.budget));
 
+        // [event]
+        let (e, de) = (
+            raw.event.unwrap_or_default(),
+            defaults.event.unwrap_or_default(),
+        );
+        let mut info = crate::tournament::EventInfo::default();
+        // `[bridge] event` / `site` (the first keys for these) still work.
+        let known = |v: &String| (v != "?").then(|| v.clone());
+        set(&mut info.name, e.name.or(de.name).or(known(&bridge.event)));
+        set(&mut info.site, e.site.or(de.site).or(known(&bridge.site)));
+        if let Some(date) = e.date.or(de.date) {
+            let ok = date.get_ref().len() == 10
+                && date.get_ref().char_indices().all(|(i, c)| {
+                    if i == 4 || i == 7 {
+                        c == '.'
+                    } else {
+                        c.is_ascii_digit() || c == '?'
+                    }
+                });
+            if !ok {
+                return Err(invalid(
+                    Some(date.span()),
+                    format!("event.date `{}` is not YYYY.MM.DD", date.get_ref()),
+                ));
+            }
+            info.date = date.into_inner();
+        }
+        set(&mut info.round, e.round.or(de.round));
+        let time_control =
+            match e.time_control.or(de.time_control) {
+                Some(tc) => Some(crate::clock::TimeControl::parse(tc.get_ref()).map_err(
+                    |err| invalid(Some(tc.span()), format!("event.time_control: {err}")),
+                )?),
+                None => None,
+            };
+        if let Some(v) = e.variant.or(de.variant) {
+            reconstructor.variant = match v.get_ref().as_str() {
+                "auto" => board::Variant::Auto,
+                "standard" => board::Variant::Standard,
+                "chess960" => board::Variant::Chess960,
+                other => {
+                    return Err(invalid(
+                        Some(v.span()),
+                        format!("event.variant `{other}`: expected auto, standard or chess960"),
+                    ));
+                }
+            };
+        }
+        let event = Event {
+            info,
+            pairings: e.pairings.or(de.pairings).map(|p| resolve(&p)),
+            pgn_dir: e.pgn_dir.or(de.pgn_dir).map(|p| resolve(&p)),
+            time_control,
+        };
+
         // [[board]]
         let mut boards: Vec<Board> = Vec::new();
         let mut seen_ports: Vec<(String, String)> = Vec::new();
@@ -658,17 +796,52 @@ impl Config {
                     )
                 })?,
             };
+            let time_control = match rb.time_control {
+                Some(tc) => Some(
+                    crate::clock::TimeControl::parse(tc.get_ref())
+                        .map_err(|e| invalid(Some(tc.span()), format!("board `{id}`: {e}")))?,
+                ),
+                None => event.time_control.clone(),
+            };
+            let number = rb.number.unwrap_or(boards.len() as u32 + 1);
+            if let Some(other) = boards.iter().find(|b| b.number == number) {
+                return Err(invalid(
+                    Some(port_span),
+                    format!(
+                        "board `{id}`: number {number} is also board `{}`'s",
+                        other.id
+                    ),
+                ));
+            }
             boards.push(Board {
                 id,
                 port: PortSpec { candidates },
                 serial: serial.map(|(_, s)| s),
                 protocol,
                 baud: rb.baud.unwrap_or(9600),
-                round: rb.round,
                 white: rb.white,
                 black: rb.black,
+                number,
+                time_control,
             });
         }
+
+        // [web]
+        let listen = raw.web.and_then(|w| w.listen);
+        let listen = listen.or(defaults.web.and_then(|w| w.listen));
+        let web = match listen {
+            Some(l) if !l.get_ref().is_empty() => {
+                let addr = l.get_ref().parse().map_err(|_| {
+                    let m = format!(
+                        "web.listen: `{}` is not an address such as 127.0.0.1:8080",
+                        l.get_ref()
+                    );
+                    invalid(Some(l.span()), m)
+                })?;
+                Some(addr)
+            }
+            _ => None,
+        };
 
         Ok(Config {
             bridge,
@@ -677,7 +850,9 @@ impl Config {
             recorder,
             log,
             reconstructor,
+            event,
             boards,
+            web,
         })
     }
 }

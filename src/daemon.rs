@@ -12,17 +12,17 @@
 use std::future::Future;
 use std::sync::Arc;
 
-use tokio::sync::{oneshot, watch};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinSet;
-use tracing::{error, info};
+use tracing::{error, info, warn};
 
 use crate::config::Config;
 use crate::port::find::Claims;
 use crate::port::live::LiveBoard;
 use crate::port::recorder::{Recorder, pgn_date, session_stamp};
 use crate::port::{BoardTask, Clock};
-use crate::sink::mqtt::{self, MqttError, Outbox, Topics};
-use crate::sink::pgn::Tags;
+use crate::sink::mqtt::{self, CommandRoutes, MqttError, Outbox, Topics};
+use crate::sink::round::Round;
 
 /// Why the daemon could not run.
 #[derive(Debug, thiserror::Error)]
@@ -30,6 +30,23 @@ pub enum DaemonError {
     /// The MQTT settings cannot be used (a TLS file, say).
     #[error("mqtt: {0}")]
     Mqtt(#[from] MqttError),
+    /// The embedded broker could not be started.
+    #[error("{0}")]
+    Broker(#[from] crate::broker::BrokerError),
+    /// The live page's address could not be bound.
+    #[error("web: {addr}: {source}")]
+    Web {
+        /// The address.
+        addr: std::net::SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The pairings file could not be read.
+    #[error("pairings: {0}")]
+    Pairings(#[from] crate::tournament::PairingsError),
+    /// A signal handler could not be installed.
+    #[error("signal: {0}")]
+    Signal(std::io::Error),
     /// A capture file could not be created.
     #[error("recorder: {path}: {source}")]
     Recorder {
@@ -38,6 +55,13 @@ pub enum DaemonError {
         /// Why.
         source: std::io::Error,
     },
+}
+
+fn player(name: Option<&str>) -> crate::tournament::Player {
+    crate::tournament::Player {
+        name: name.unwrap_or("?").to_string(),
+        ..crate::tournament::Player::default()
+    }
 }
 
 /// Runs the daemon until `shutdown` resolves, then stops gracefully.
@@ -49,6 +73,20 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     mqtt::options(&config.mqtt, &topics)?;
     let ids: Vec<String> = config.boards.iter().map(|b| b.id.clone()).collect();
     let outbox = Outbox::new(topics, &ids, config.mqtt.queue);
+    // The embedded broker, when allowed and needed; the live page, when
+    // configured (it stops when `web` drops, at the end).
+    let mqtt_config = config.mqtt.clone();
+    tokio::task::spawn_blocking(move || crate::broker::ensure(&mqtt_config))
+        .await
+        .expect("the broker check does not panic")?;
+    let web = match config.web {
+        Some(addr) => Some(
+            crate::web::WebServer::start(addr, &ids)
+                .await
+                .map_err(|source| DaemonError::Web { addr, source })?,
+        ),
+        None => None,
+    };
 
     let (stop_boards, stop_rx) = watch::channel(false);
     let (stop_mqtt, mqtt_stop_rx) = oneshot::channel::<()>();
@@ -57,19 +95,42 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     }));
 
     let claims = Claims::new();
-    let date = pgn_date();
+    // The round: event metadata, pairings (the file, else the boards'
+    // `white`/`black` keys), the PGN folder writer.
+    let mut event = config.event.info.clone();
+    if event.date == "????.??.??" {
+        event.date = pgn_date();
+    }
+    let fallback = crate::tournament::Pairings {
+        round: None,
+        pairings: config
+            .boards
+            .iter()
+            .filter(|b| b.white.is_some() || b.black.is_some())
+            .map(|b| crate::tournament::Pairing {
+                board: b.number,
+                white: player(b.white.as_deref()),
+                black: player(b.black.as_deref()),
+            })
+            .collect(),
+    };
+    let round = Round::new(
+        event,
+        fallback,
+        config.event.pairings.clone(),
+        config.event.pgn_dir.clone(),
+    )
+    .map_err(DaemonError::Pairings)?;
+    let (stop_writer, writer_stop_rx) = oneshot::channel::<()>();
+    let writer = tokio::spawn(Arc::clone(&round).run_writer(async {
+        let _ = writer_stop_rx.await;
+    }));
+    let mut routes = CommandRoutes::new();
     let mut boards = JoinSet::new();
     let mut names = std::collections::HashMap::new();
     for (i, b) in config.boards.iter().enumerate() {
-        let tags = Tags {
-            event: config.bridge.event.clone(),
-            site: config.bridge.site.clone(),
-            date: date.clone(),
-            round: b.round.clone().unwrap_or_else(|| "?".into()),
-            white: b.white.clone().unwrap_or_else(|| "?".into()),
-            black: b.black.clone().unwrap_or_else(|| "?".into()),
-            extra: Vec::new(),
-        };
+        let (command_tx, commands) = mpsc::channel(16);
+        routes.insert(b.id.clone(), command_tx);
         let recorder = match &config.recorder {
             Some(dir) => Some(Recorder::create(dir, &b.id, &session).map_err(|source| {
                 DaemonError::Recorder {
@@ -79,23 +140,39 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
             })?),
             None => None,
         };
-        let task = BoardTask {
+        let mut task = BoardTask {
             board: b.clone(),
             serial: config.serial,
             clock,
             claims: Arc::clone(&claims),
-            live: LiveBoard::new(&b.id, config.reconstructor, outbox.board(i), tags),
+            live: LiveBoard::new(
+                &b.id,
+                config.reconstructor,
+                outbox.board(i),
+                Arc::clone(&round),
+                b.number,
+                b.time_control.clone(),
+            ),
             recorder,
+            commands,
         };
+        if let Some(w) = &web {
+            task.live = task.live.with_web(w.feed(i));
+        }
         let handle = boards.spawn(task.run(stop_rx.clone()));
         names.insert(handle.id(), b.id.clone());
     }
+    outbox.route_commands(routes);
     info!(
         boards = config.boards.len(),
         bridge = %config.bridge.name,
         session = %session,
+        round = round.current(),
         "running"
     );
+    // SIGHUP reloads the pairings file.
+    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+        .map_err(DaemonError::Signal)?;
 
     // Design: a board task that panics (a bug) takes only its own board
     // down; it is reported, and the other boards never notice.
@@ -109,6 +186,10 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
+            _ = hangup.recv() => match round.reload() {
+                Ok(()) => info!(round = round.current(), "pairings reloaded"),
+                Err(e) => warn!(error = %e, "pairings not reloaded; keeping the old ones"),
+            },
             _ = &mut shutdown => {
                 info!("shutting down");
                 break;
@@ -125,6 +206,11 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     let _ = stop_boards.send(true);
     while let Some(r) = boards.join_next().await {
         report(r);
+    }
+    // The boards have published their last moves: write the folder.
+    let _ = stop_writer.send(());
+    if let Err(e) = writer.await {
+        error!(error = %e, "the PGN folder writer failed");
     }
     let _ = stop_mqtt.send(());
     let r = match mqtt_done {

@@ -184,6 +184,13 @@ pub enum EventKind {
         #[serde(skip_serializing_if = "std::ops::Not::not", default)]
         estimated: bool,
     },
+    /// An operator's correction (set result, restart, players).
+    Correction {
+        /// The command (`set_result`, `restart`, `set_players`).
+        command: String,
+        /// What it did, in words.
+        message: String,
+    },
     /// The game is over on the board.
     GameEnd {
         /// `1-0`, `0-1` or `1/2-1/2`.

@@ -25,12 +25,29 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// See it work: simulated boards playing real games through the live
+    /// daemon, an embedded MQTT broker, and the live page in a browser.
+    Demo(DemoArgs),
     /// Run the live daemon: read every configured board and publish over
     /// MQTT until SIGINT or SIGTERM.
     Run {
         /// The configuration file (TOML; see config/default.toml).
         #[arg(long)]
         config: PathBuf,
+    },
+    /// Send an operator correction to a board of a running daemon (over
+    /// its MQTT command topic); it is published as a `correction` event.
+    #[command(name = "command")]
+    Correct {
+        /// The daemon's configuration file (for the broker and prefix).
+        #[arg(long)]
+        config: PathBuf,
+        /// The board id.
+        #[arg(long)]
+        board: String,
+        /// The correction.
+        #[command(subcommand)]
+        correction: Correction,
     },
     /// List the serial ports of this machine.
     Ports,
@@ -75,6 +92,45 @@ enum Command {
     },
 }
 
+#[derive(Debug, Subcommand)]
+enum Correction {
+    /// Set the current game's result.
+    SetResult {
+        /// `1-0`, `0-1`, `1/2-1/2` or `*`.
+        result: String,
+    },
+    /// End the current game; a new one begins when the start position is set up.
+    Restart,
+    /// Fix the players of the board.
+    SetPlayers {
+        /// White's name ("Last, First").
+        #[arg(long)]
+        white: String,
+        /// Black's name ("Last, First").
+        #[arg(long)]
+        black: String,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+struct DemoArgs {
+    /// Simulated boards.
+    #[arg(long, default_value_t = 8)]
+    boards: usize,
+    /// How many times faster than real play (long thinks are cut short).
+    #[arg(long, default_value_t = 6.0)]
+    speed: f64,
+    /// Address of the live page.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    web: std::net::SocketAddr,
+    /// The MQTT broker; an embedded one is started there if none listens.
+    #[arg(long, default_value = "127.0.0.1:18830")]
+    broker: std::net::SocketAddr,
+    /// Seed of the players' habits, the games' order and the faults.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum ProfileName {
     /// Textbook handling: lift, set down.
@@ -96,9 +152,52 @@ fn main() -> ExitCode {
     }
 }
 
+fn send_correction(path: &Path, board: &str, correction: Correction) -> Result<()> {
+    use boardcast::port::live::OperatorCommand;
+    use boardcast::tournament::Player;
+    let config = boardcast::config::Config::load(path)?;
+    if !config.boards.iter().any(|b| b.id == board) {
+        bail!("{}: no board `{board}`", path.display());
+    }
+    let command = match correction {
+        Correction::SetResult { result } => OperatorCommand::SetResult { result },
+        Correction::Restart => OperatorCommand::Restart,
+        Correction::SetPlayers { white, black } => OperatorCommand::SetPlayers {
+            white: Player {
+                name: white,
+                ..Player::default()
+            },
+            black: Player {
+                name: black,
+                ..Player::default()
+            },
+        },
+    };
+    // Checked here so a typo never reaches the board.
+    OperatorCommand::parse(&serde_json::to_vec(&command)?).map_err(anyhow::Error::msg)?;
+    let topics = boardcast::sink::mqtt::Topics::new(&config.mqtt.prefix, &config.bridge.name);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(boardcast::sink::mqtt::send_command(
+        &config.mqtt,
+        &topics,
+        board,
+        &command,
+    ))?;
+    println!("sent {} to board {board}", command.name());
+    Ok(())
+}
+
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Run { config } => run_daemon(&config),
+        Command::Demo(args) => demo(args),
+        Command::Correct {
+            config,
+            board,
+            correction,
+        } => send_correction(&config, &board, correction),
         Command::Ports => ports(),
         Command::CheckConfig { file } => check_config(&file),
         Command::Replay {
@@ -127,6 +226,37 @@ fn run_daemon(path: &Path) -> Result<()> {
     runtime.block_on(async {
         let shutdown = stop_signal()?;
         daemon::run(config, shutdown).await?;
+        Ok(())
+    })
+}
+
+fn demo(args: DemoArgs) -> Result<()> {
+    use boardcast::demo::{self, DemoOptions};
+    if args.boards == 0 || args.speed < 1.0 {
+        bail!("--boards must be at least 1 and --speed at least 1");
+    }
+    let opts = DemoOptions {
+        boards: args.boards,
+        speed: args.speed,
+        web: args.web,
+        broker: args.broker,
+        seed: args.seed,
+        folder: None,
+    };
+    let folder = std::env::temp_dir().join(format!("boardcast-demo-{}", std::process::id()));
+    let config = demo::config(&opts, &folder)?;
+    init_logging(&config.log)?;
+    println!(
+        "boardcast demo: {} simulated boards at {}x speed\n  live page: http://{}/   (arbiter view: http://{}/?arbiter)\n  MQTT: mqtt://{} topics {}/#\n  Ctrl-C stops.",
+        opts.boards, opts.speed, opts.web, opts.web, opts.broker, config.mqtt.prefix
+    );
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async {
+        let shutdown = stop_signal()?;
+        demo::run(opts, config, &folder, shutdown).await?;
         Ok(())
     })
 }

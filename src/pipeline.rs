@@ -118,6 +118,29 @@ impl BoardPipeline {
         self.drain();
     }
 
+    /// The operator sets the current game's result.
+    pub fn set_result(&mut self, at: Millis, result: &str, reason: &str) {
+        self.recon.set_result(at, result, reason);
+        self.drain();
+    }
+
+    /// The operator restarts the board's game.
+    pub fn restart(&mut self, at: Millis) {
+        self.recon.restart(at);
+        self.drain();
+    }
+
+    /// Publishes an operator's correction as a `correction` event.
+    pub fn push_correction(&mut self, at: Millis, command: &str, message: &str) {
+        self.push(
+            at,
+            EventKind::Correction {
+                command: command.into(),
+                message: message.into(),
+            },
+        );
+    }
+
     /// The clock as last read.
     pub fn clock(&self) -> &ClockTracker {
         &self.clock

@@ -109,6 +109,7 @@ impl Scene {
                 ),
                 EventKind::GameEnd { result, reason } => format!("game_end {result} {reason}"),
                 EventKind::Clock { .. } => "clock".into(),
+                EventKind::Correction { command, .. } => format!("correction {command}"),
             })
             .collect()
     }

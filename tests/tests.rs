@@ -7,4 +7,5 @@ mod games;
 mod reconstruct;
 mod replay;
 mod results;
+mod tournament;
 mod util;

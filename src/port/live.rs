@@ -15,8 +15,11 @@ use crate::capture::Direction;
 use crate::event::{AlertKind, Event, EventKind, Millis};
 use crate::pipeline::{BoardPipeline, Diagnostic};
 use crate::sink::mqtt::BoardOutbox;
-use crate::sink::pgn::{Tags, render};
+use crate::sink::pgn::render;
 use crate::sink::record::{GameLog, GameRecord};
+use crate::sink::round::Round;
+use crate::tournament::Player;
+use std::sync::Arc;
 
 /// Whether the board's line is up.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -89,32 +92,61 @@ pub struct LiveBoard {
     pipeline: BoardPipeline,
     log: GameLog,
     outbox: BoardOutbox,
-    tags: Tags,
+    /// The round (tags from the pairings; the PGN folder).
+    round: Arc<Round>,
+    /// This board's number in the round.
+    number: u32,
+    /// The round the current game belongs to (the one current when it
+    /// started).
+    game_round: u32,
     status: LinkStatus,
     port: Option<String>,
     serial: Option<String>,
     /// An uncleared misplaced / illegal-position alert.
     disagrees: bool,
     pgn_dirty: bool,
+    /// The live page's feed, when the page is on.
+    web: Option<crate::web::BoardFeed>,
 }
 
 impl LiveBoard {
-    /// A board waiting for its first connection.
-    pub fn new(id: &str, config: board::Config, outbox: BoardOutbox, tags: Tags) -> LiveBoard {
+    /// A board waiting for its first connection: board `number` of
+    /// `round`, its games played to `time_control` when known.
+    pub fn new(
+        id: &str,
+        config: board::Config,
+        outbox: BoardOutbox,
+        round: Arc<Round>,
+        number: u32,
+        time_control: Option<crate::clock::TimeControl>,
+    ) -> LiveBoard {
+        let mut pipeline = BoardPipeline::new(id, config);
+        pipeline.set_time_control(time_control);
+        let game_round = round.current();
         let b = LiveBoard {
             id: id.to_string(),
-            pipeline: BoardPipeline::new(id, config),
+            pipeline,
             log: GameLog::new(),
             outbox,
-            tags,
+            round,
+            number,
+            game_round,
             status: LinkStatus::Offline,
             port: None,
             serial: None,
             disagrees: false,
             pgn_dirty: false,
+            web: None,
         };
         b.publish_state(0);
         b
+    }
+
+    /// Also hands every event and state to the live page's `feed`.
+    pub fn with_web(mut self, feed: crate::web::BoardFeed) -> LiveBoard {
+        self.web = Some(feed);
+        self.publish_state(0);
+        self
     }
 
     /// Bytes seen on the line at `t`. Returns the serial numbers the board
@@ -168,8 +200,32 @@ impl LiveBoard {
         self.log
             .games()
             .iter()
-            .map(|g| render(g, &self.tags))
+            .map(|g| render(g, &self.round.tags(self.game_round, self.number)))
             .collect()
+    }
+
+    /// An operator's correction (from the MQTT command topic or the CLI):
+    /// it takes effect and is published as a `correction` event.
+    pub fn handle_command(&mut self, t: Millis, command: &OperatorCommand) {
+        let message = match command {
+            OperatorCommand::SetResult { result } => {
+                self.pipeline.set_result(t, result, "set by the operator");
+                format!("result set to {result}")
+            }
+            OperatorCommand::Restart => {
+                self.pipeline.restart(t);
+                "game restarted".to_string()
+            }
+            OperatorCommand::SetPlayers { white, black } => {
+                self.round
+                    .set_players(self.number, white.clone(), black.clone());
+                format!("players set: {} - {}", white.name, black.name)
+            }
+        };
+        self.pipeline.push_correction(t, command.name(), &message);
+        info!(command = command.name(), %message, "operator correction");
+        self.drain(t);
+        self.publish_state(t);
     }
 
     /// The state as published now.
@@ -201,9 +257,12 @@ impl LiveBoard {
     fn publish_state(&self, t: Millis) {
         let state = serde_json::to_string(&self.state(t)).expect("states serialise");
         let pgn = match self.log.current() {
-            Some(g) => render(g, &self.tags),
+            Some(g) => render(g, &self.round.tags(self.game_round, self.number)),
             None => String::new(),
         };
+        if let Some(w) = &self.web {
+            w.state(&state);
+        }
         self.outbox.set_retained(state, pgn);
     }
 
@@ -212,6 +271,9 @@ impl LiveBoard {
         while let Some(event) = self.pipeline.poll_event() {
             self.note(&event);
             self.log.handle(&event);
+            if let Some(w) = &self.web {
+                w.event(&event);
+            }
             if !self.outbox.push_event(&event) {
                 warn!(
                     dropped = self.outbox.dropped(),
@@ -230,6 +292,9 @@ impl LiveBoard {
         }
         if changed {
             self.pgn_dirty = true;
+            if let Some(g) = self.log.current() {
+                self.round.update(self.game_round, self.number, g);
+            }
             self.publish_state(t);
         }
         serials
@@ -240,6 +305,7 @@ impl LiveBoard {
         match &e.kind {
             EventKind::GameStart { fen, rotated, .. } => {
                 self.disagrees = false;
+                self.game_round = self.round.current();
                 info!(%fen, rotated, "game start");
             }
             EventKind::Move { ply, san, .. } => {
@@ -265,6 +331,50 @@ impl LiveBoard {
             #[allow(unreachable_patterns)]
             _ => debug!(event = %e.to_json(), "event"),
         }
+    }
+}
+
+/// An operator's correction of a board.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[serde(tag = "command", rename_all = "snake_case", deny_unknown_fields)]
+pub enum OperatorCommand {
+    /// Set the current game's result (`1-0`, `0-1`, `1/2-1/2`, `*`).
+    SetResult {
+        /// The result.
+        result: String,
+    },
+    /// End the current game and wait for a start position.
+    Restart,
+    /// Fix the players of the board.
+    SetPlayers {
+        /// White.
+        white: Player,
+        /// Black.
+        black: Player,
+    },
+}
+
+impl OperatorCommand {
+    /// The command's name, as in its JSON.
+    pub fn name(&self) -> &'static str {
+        match self {
+            OperatorCommand::SetResult { .. } => "set_result",
+            OperatorCommand::Restart => "restart",
+            OperatorCommand::SetPlayers { .. } => "set_players",
+        }
+    }
+
+    /// Parses a command (JSON) and checks it.
+    pub fn parse(json: &[u8]) -> Result<OperatorCommand, String> {
+        let c: OperatorCommand = serde_json::from_slice(json).map_err(|e| e.to_string())?;
+        if let OperatorCommand::SetResult { result } = &c
+            && !["1-0", "0-1", "1/2-1/2", "*"].contains(&result.as_str())
+        {
+            return Err(format!(
+                "result `{result}`: expected 1-0, 0-1, 1/2-1/2 or *"
+            ));
+        }
+        Ok(c)
     }
 }
 

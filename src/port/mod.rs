@@ -101,6 +101,8 @@ pub struct BoardTask {
     pub live: LiveBoard,
     /// The capture and PGN files, when recording.
     pub recorder: Option<Recorder>,
+    /// Operator corrections for this board (from MQTT or the CLI).
+    pub commands: tokio::sync::mpsc::Receiver<live::OperatorCommand>,
 }
 
 /// Why a live connection ended.
@@ -195,8 +197,11 @@ impl BoardTask {
                 Some(t) => self.clock.instant(t).min(until),
                 None => until,
             };
+            // Wake at least once a second for operator corrections.
+            let next = next.min(Instant::now() + Duration::from_secs(1));
             tokio::time::sleep_until(next).await;
             self.live.advance_to(self.clock.now_ms());
+            self.apply_commands();
             if next >= until {
                 return;
             }
@@ -367,6 +372,7 @@ impl BoardTask {
                 _ = tokio::time::sleep_until(wake) => {
                     let now = Instant::now();
                     self.live.advance_to(self.clock.now_ms());
+                    self.apply_commands();
                     if now >= last_rx + silence {
                         return Lost::Silent(silence);
                     }
@@ -400,6 +406,14 @@ impl BoardTask {
             r.record(t, dir, bytes);
         }
         self.live.handle_bytes(t, dir, bytes);
+    }
+
+    /// Applies the operator corrections that have arrived.
+    fn apply_commands(&mut self) {
+        while let Ok(command) = self.commands.try_recv() {
+            let t = self.clock.now_ms();
+            self.live.handle_command(t, &command);
+        }
     }
 
     fn note(&mut self, text: &str) {

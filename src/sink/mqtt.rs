@@ -97,7 +97,25 @@ impl Topics {
     pub fn bridge_status(&self) -> String {
         format!("{}/bridge/{}/status", self.prefix, self.bridge)
     }
+
+    /// `{prefix}/board/{id}/command`: operator corrections (JSON), QoS 1.
+    pub fn command(&self, board: &str) -> String {
+        format!("{}/board/{board}/command", self.prefix)
+    }
+
+    /// The board id of a command topic, if it is one.
+    pub fn command_board<'a>(&self, topic: &'a str) -> Option<&'a str> {
+        topic
+            .strip_prefix(&self.prefix)?
+            .strip_prefix("/board/")?
+            .strip_suffix("/command")
+            .filter(|id| !id.contains('/'))
+    }
 }
+
+/// Where operator corrections for each board go (board id to its task).
+pub type CommandRoutes =
+    HashMap<String, tokio::sync::mpsc::Sender<crate::port::live::OperatorCommand>>;
 
 /// What a publish handed to rumqttc was, to act on its acknowledgement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -298,6 +316,7 @@ pub struct Outbox {
     inner: Mutex<Inner>,
     topics: Topics,
     capacity: usize,
+    commands: Mutex<CommandRoutes>,
 }
 
 impl Outbox {
@@ -327,7 +346,34 @@ impl Outbox {
             }),
             topics,
             capacity: capacity.max(1),
+            commands: Mutex::new(CommandRoutes::new()),
         })
+    }
+
+    /// Routes operator corrections arriving on the command topics to the
+    /// board tasks.
+    pub fn route_commands(&self, routes: CommandRoutes) {
+        *self.commands.lock().expect("command routes lock") = routes;
+    }
+
+    /// An operator correction arrived on `topic`.
+    fn handle_command(&self, topic: &str, payload: &[u8]) {
+        let Some(board) = self.topics.command_board(topic) else {
+            return;
+        };
+        let routes = self.commands.lock().expect("command routes lock");
+        let Some(route) = routes.get(board) else {
+            warn!(%board, "a command for an unknown board");
+            return;
+        };
+        match crate::port::live::OperatorCommand::parse(payload) {
+            Ok(command) => {
+                if route.try_send(command).is_err() {
+                    warn!(%board, "the board's command queue is full: command dropped");
+                }
+            }
+            Err(e) => warn!(%board, error = %e, "a malformed command"),
+        }
     }
 
     /// The handle of the board at `index` (config order).
@@ -447,17 +493,67 @@ pub enum MqttError {
 
 /// rumqttc options from the configuration.
 pub fn options(cfg: &config::Mqtt, topics: &Topics) -> Result<MqttOptions, MqttError> {
-    let mut o = MqttOptions::new(cfg.client_id.clone(), cfg.host.clone(), cfg.port);
-    o.set_keep_alive(cfg.keep_alive.max(Duration::from_secs(1)));
-    o.set_clean_session(true);
-    o.set_inflight(INFLIGHT);
-    o.set_max_packet_size(MAX_PACKET, MAX_PACKET);
+    let mut o = connection_options(cfg, cfg.client_id.clone())?;
     o.set_last_will(LastWill::new(
         topics.bridge_status(),
         "offline",
         QoS::AtLeastOnce,
         true,
     ));
+    Ok(o)
+}
+
+/// Sends one operator correction to a board's command topic and waits for
+/// the broker to acknowledge it (`boardcast command`). Connects as its own
+/// client, without the bridge's last will.
+pub async fn send_command(
+    cfg: &config::Mqtt,
+    topics: &Topics,
+    board: &str,
+    command: &crate::port::live::OperatorCommand,
+) -> Result<(), CommandError> {
+    let id = format!("{}-command-{}", cfg.client_id, std::process::id());
+    let (client, mut eventloop) = AsyncClient::new(connection_options(cfg, id)?, 8);
+    let payload = serde_json::to_vec(command).expect("commands serialise");
+    client
+        .publish(topics.command(board), QoS::AtLeastOnce, false, payload)
+        .await
+        .map_err(|e| CommandError::Broker(e.to_string()))?;
+    let wait = async {
+        loop {
+            match eventloop.poll().await {
+                Ok(MqttEvent::Incoming(Incoming::PubAck(_))) => return Ok(()),
+                Ok(_) => {}
+                Err(e) => return Err(CommandError::Broker(e.to_string())),
+            }
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(10), wait)
+        .await
+        .map_err(|_| CommandError::Broker("no acknowledgement within 10 s".into()))??;
+    let _ = client.disconnect().await;
+    Ok(())
+}
+
+/// Why a command could not be sent.
+#[derive(Debug, thiserror::Error)]
+pub enum CommandError {
+    /// The MQTT settings cannot be used.
+    #[error("mqtt: {0}")]
+    Settings(#[from] MqttError),
+    /// The broker could not be reached or did not acknowledge.
+    #[error("broker: {0}")]
+    Broker(String),
+}
+
+/// Options shared by every connection: address, keep-alive, packet size,
+/// credentials and TLS.
+fn connection_options(cfg: &config::Mqtt, client_id: String) -> Result<MqttOptions, MqttError> {
+    let mut o = MqttOptions::new(client_id, cfg.host.clone(), cfg.port);
+    o.set_keep_alive(cfg.keep_alive.max(Duration::from_secs(1)));
+    o.set_clean_session(true);
+    o.set_inflight(INFLIGHT);
+    o.set_max_packet_size(MAX_PACKET, MAX_PACKET);
     if let Some((user, password)) = &cfg.credentials {
         o.set_credentials(user.clone(), password.clone());
     }
@@ -538,6 +634,11 @@ pub async fn run(
                     let mut inner = outbox.lock();
                     inner.on_connected();
                     outbox.pump_locked(&mut inner);
+                    drop(inner);
+                    let filter = format!("{}/board/+/command", outbox.topics.prefix);
+                    if client.try_subscribe(filter, QoS::AtLeastOnce).is_err() {
+                        warn!("could not subscribe to the command topics");
+                    }
                 } else {
                     warn!(code = ?ack.code, "the broker refused the connection");
                 }
@@ -549,6 +650,9 @@ pub async fn run(
                 let mut inner = outbox.lock();
                 inner.on_puback(ack.pkid);
                 outbox.pump_locked(&mut inner);
+            }
+            Some(Ok(MqttEvent::Incoming(Incoming::Publish(p)))) => {
+                outbox.handle_command(&p.topic, &p.payload);
             }
             Some(Ok(MqttEvent::Outgoing(Outgoing::Disconnect))) => {
                 debug!("disconnect sent");

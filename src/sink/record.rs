@@ -165,6 +165,7 @@ impl GameLog {
                     g.fen = fen.clone();
                 }
             }
+            EventKind::Correction { .. } => {}
             EventKind::GameEnd { result, reason } => {
                 if let Some(g) = self.games.last_mut() {
                     g.result = Some(result.clone());

@@ -1,0 +1,196 @@
+//! The round being played, live: PGN tags for each board from the event and
+//! the pairings (reloadable), operator corrections of players, and the task
+//! that keeps the PGN folder ([`super::folder`]) up to date.
+//!
+//! Boards report their current game record after every change; the writer
+//! task rewrites the game's file and its round's `games.pgn`, `index.json`
+//! and `tournament.json` at most twice a second (atomically). A game belongs
+//! to the round that was current when it started, so a new round never
+//! touches an earlier round's files.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use tokio::sync::Notify;
+use tracing::{info, warn};
+
+use super::folder::{BoardGame, Folder, tags_for};
+use super::pgn::Tags;
+use super::record::GameRecord;
+use crate::tournament::{EventInfo, Pairing, Pairings, PairingsError, Player, read_pairings};
+
+#[derive(Debug)]
+struct State {
+    event: EventInfo,
+    pairings: Pairings,
+    /// Players fixed by the operator, by board; they win over the file.
+    overrides: BTreeMap<u32, Pairing>,
+}
+
+/// The live round (shared by every board task and the writer task).
+#[derive(Debug)]
+pub struct Round {
+    state: RwLock<State>,
+    pairings_path: Option<PathBuf>,
+    folder: Option<Folder>,
+    /// The latest record of each (round, board).
+    games: Mutex<BTreeMap<(u32, u32), GameRecord>>,
+    dirty: Mutex<BTreeSet<u32>>,
+    notify: Notify,
+}
+
+impl Round {
+    /// The round of `event`, with the pairings in `fallback` (from the
+    /// config's boards), overridden by the pairings file when there is one.
+    pub fn new(
+        event: EventInfo,
+        fallback: Pairings,
+        pairings_path: Option<PathBuf>,
+        pgn_dir: Option<PathBuf>,
+    ) -> Result<Arc<Round>, PairingsError> {
+        let round = Arc::new(Round {
+            state: RwLock::new(State {
+                event,
+                pairings: fallback,
+                overrides: BTreeMap::new(),
+            }),
+            pairings_path,
+            folder: pgn_dir.map(Folder::new),
+            games: Mutex::new(BTreeMap::new()),
+            dirty: Mutex::new(BTreeSet::new()),
+            notify: Notify::new(),
+        });
+        round.reload()?;
+        Ok(round)
+    }
+
+    /// Reads the pairings file again (on SIGHUP). A file naming a round
+    /// moves the event to that round: games started from now on belong to
+    /// it. On error the old pairings stay.
+    pub fn reload(&self) -> Result<(), PairingsError> {
+        let Some(path) = &self.pairings_path else {
+            return Ok(());
+        };
+        let pairings = read_pairings(path)?;
+        let mut state = self.state.write().expect("round state lock");
+        if let Some(r) = pairings.round {
+            state.event.round = r;
+        }
+        info!(
+            round = state.event.round,
+            boards = pairings.pairings.len(),
+            path = %path.display(),
+            "pairings loaded"
+        );
+        state.pairings = pairings;
+        state.overrides.clear();
+        Ok(())
+    }
+
+    /// The round being played now.
+    pub fn current(&self) -> u32 {
+        self.state.read().expect("round state lock").event.round
+    }
+
+    /// The pairing of a board, operator corrections first.
+    pub fn pairing(&self, board: u32) -> Option<Pairing> {
+        let state = self.state.read().expect("round state lock");
+        state
+            .overrides
+            .get(&board)
+            .or_else(|| state.pairings.board(board))
+            .cloned()
+    }
+
+    /// The PGN tags of board `board`'s game in round `round`.
+    pub fn tags(&self, round: u32, board: u32) -> Tags {
+        let pairing = self.pairing(board);
+        let state = self.state.read().expect("round state lock");
+        tags_for(&state.event, round, board, pairing.as_ref())
+    }
+
+    /// The operator fixes the players of a board.
+    pub fn set_players(&self, board: u32, white: Player, black: Player) {
+        let mut state = self.state.write().expect("round state lock");
+        state.overrides.insert(
+            board,
+            Pairing {
+                board,
+                white,
+                black,
+            },
+        );
+        drop(state);
+        let round = self.current();
+        self.mark(round);
+    }
+
+    /// A board's game changed: remember it for the folder.
+    pub fn update(&self, round: u32, board: u32, record: &GameRecord) {
+        if self.folder.is_none() {
+            return;
+        }
+        self.games
+            .lock()
+            .expect("round games lock")
+            .insert((round, board), record.clone());
+        self.mark(round);
+    }
+
+    fn mark(&self, round: u32) {
+        self.dirty.lock().expect("round dirty lock").insert(round);
+        self.notify.notify_one();
+    }
+
+    /// Writes every round with changes now.
+    pub fn flush(&self) {
+        let Some(folder) = &self.folder else { return };
+        let rounds: Vec<u32> = std::mem::take(&mut *self.dirty.lock().expect("round dirty lock"))
+            .into_iter()
+            .collect();
+        let last = self.current();
+        for round in rounds {
+            let games = self.games.lock().expect("round games lock");
+            let pairings: BTreeMap<u32, Option<Pairing>> = games
+                .keys()
+                .filter(|(r, _)| *r == round)
+                .map(|(_, b)| (*b, self.pairing(*b)))
+                .collect();
+            let list: Vec<BoardGame<'_>> = games
+                .iter()
+                .filter(|((r, _), _)| *r == round)
+                .map(|((_, b), record)| BoardGame {
+                    board: *b,
+                    pairing: pairings.get(b).and_then(Option::as_ref),
+                    record,
+                })
+                .collect();
+            let event = self.state.read().expect("round state lock").event.clone();
+            if let Err(e) = folder.write_round(&event, round, last.max(round), &list) {
+                warn!(round, error = %e, "could not write the PGN folder");
+            }
+        }
+    }
+
+    /// The writer task: rewrites changed rounds at most twice a second
+    /// until `stop` resolves, then writes what is left.
+    pub async fn run_writer(self: Arc<Self>, stop: impl std::future::Future<Output = ()>) {
+        if self.folder.is_none() {
+            return;
+        }
+        tokio::pin!(stop);
+        loop {
+            tokio::select! {
+                _ = &mut stop => break,
+                _ = self.notify.notified() => {
+                    tokio::time::sleep(Duration::from_millis(500)).await;
+                    let me = Arc::clone(&self);
+                    let _ = tokio::task::spawn_blocking(move || me.flush()).await;
+                }
+            }
+        }
+        self.flush();
+    }
+}
