@@ -380,6 +380,26 @@ async fn sigterm_publishes_offline_flushes_the_capture_and_the_capture_replays_t
         .expect("the capture replays");
     let replayed = replay.log.current().unwrap().sans.clone();
     assert_eq!(replayed, g.sans);
+    // With the daemon's own settle times the replay is the session itself:
+    // the very events that went over MQTT, times included.
+    let mut config = boardcast::board::Config::default();
+    config.settle.base_ms = 50;
+    config.settle.extendable_ms = 100;
+    config.settle.takeback_ms = 300;
+    let exact = boardcast::replay::replay_file(&capture, config).unwrap();
+    let replayed: Vec<Value> = exact
+        .events
+        .iter()
+        .map(|(_, e)| serde_json::from_str(&e.to_json()).unwrap())
+        .collect();
+    let published: Vec<Value> = events(&sub, "stop", "s1")
+        .into_iter()
+        .map(|mut e| {
+            e.as_object_mut().unwrap().remove("seq");
+            e
+        })
+        .collect();
+    assert_eq!(replayed, published);
     let text = std::fs::read_to_string(&capture).unwrap();
     assert!(text.starts_with("# boardcast capture v1 protocol=dgt board=s1"));
     assert!(text.contains(" > 40 45\n"), "the handshake is recorded");
