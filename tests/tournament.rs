@@ -11,6 +11,16 @@ use crate::util::{
     BoardConf, Broker, Daemon, SimBoard, SimOptions, Subscriber, binary, game, write_config_with,
 };
 
+/// Runs `boardcast command --config CONFIG ARGS...`.
+fn command(config: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(binary())
+        .args(["command", "--config"])
+        .arg(config)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
 /// Waits until `path` exists and contains `needle`; returns its text.
 fn wait_file(path: &Path, needle: &str) -> String {
     let deadline = Instant::now() + Duration::from_secs(40);
@@ -85,12 +95,7 @@ async fn the_daemon_writes_the_round_folder_takes_corrections_and_reloads_pairin
     assert!(pgn_dir.join("tournament.json").exists() && round.join("index.json").exists());
 
     // The operator sets board a's result from the command line.
-    let out = std::process::Command::new(binary())
-        .args(["command", "--config"])
-        .arg(&config)
-        .args(["--board", "a", "set-result", "1-0"])
-        .output()
-        .unwrap();
+    let out = command(&config, &["--board", "a", "set-result", "1-0"]);
     assert!(
         out.status.success(),
         "{}",
@@ -119,12 +124,7 @@ async fn the_daemon_writes_the_round_folder_takes_corrections_and_reloads_pairin
     .await;
     wait_file(&round.join("game-1.pgn"), "[Result \"1-0\"]");
     // A malformed command is refused before it is sent.
-    let out = std::process::Command::new(binary())
-        .args(["command", "--config"])
-        .arg(&config)
-        .args(["--board", "a", "set-result", "2-0"])
-        .output()
-        .unwrap();
+    let out = command(&config, &["--board", "a", "set-result", "2-0"]);
     assert!(!out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
 
@@ -145,12 +145,7 @@ async fn the_daemon_writes_the_round_folder_takes_corrections_and_reloads_pairin
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    let out = std::process::Command::new(binary())
-        .args(["command", "--config"])
-        .arg(&config)
-        .args(["--board", "b", "set-result", "1/2-1/2"])
-        .output()
-        .unwrap();
+    let out = command(&config, &["--board", "b", "set-result", "1/2-1/2"]);
     assert!(
         out.status.success(),
         "{}",

@@ -377,17 +377,7 @@ impl Reconstructor {
                     // Not moves: a king move into the centre published a
                     // moment before is withdrawn.
                     p.kings = None;
-                    let n = p.game.len();
-                    let mut out = Vec::new();
-                    for ply in (n - plies + 1..=n).rev() {
-                        out.push(EventKind::Retract {
-                            ply: ply as u32,
-                            uci: p.game.plies()[ply - 1].uci.clone(),
-                        });
-                    }
-                    p.game.truncate(n - plies);
-                    p.successors = search::successors(p.game.position());
-                    for e in out {
+                    for e in withdraw(p, plies) {
                         self.emit(now, e);
                     }
                     self.set_result(now, result, "kings in the centre");
@@ -957,15 +947,7 @@ impl Reconstructor {
                 p.ended = false;
             }
             Explanation::Back { plies, then } => {
-                let n = p.game.len();
-                for ply in (n - plies + 1..=n).rev() {
-                    out.push(EventKind::Retract {
-                        ply: ply as u32,
-                        uci: p.game.plies()[ply - 1].uci.clone(),
-                    });
-                }
-                p.game.truncate(n - plies);
-                p.successors = search::successors(p.game.position());
+                out.extend(withdraw(p, plies));
                 p.ended = false;
                 for m in then {
                     out.push(push_move(p, m));
@@ -979,6 +961,22 @@ impl Reconstructor {
             self.emit(t, e);
         }
     }
+}
+
+/// Withdraws the last `plies` published plies: `retract` events, newest
+/// first, and the game truncated.
+fn withdraw(p: &mut Playing, plies: usize) -> Vec<EventKind> {
+    let n = p.game.len();
+    let out = (n - plies + 1..=n)
+        .rev()
+        .map(|ply| EventKind::Retract {
+            ply: ply as u32,
+            uci: p.game.plies()[ply - 1].uci.clone(),
+        })
+        .collect();
+    p.game.truncate(n - plies);
+    p.successors = search::successors(p.game.position());
+    out
 }
 
 /// Whether a candidate ends with a king stepping onto a centre square.
