@@ -94,6 +94,15 @@ async fn the_daemon_writes_the_round_folder_takes_corrections_and_reloads_pairin
     assert_eq!(python_chess_mainlines(&all).len(), 2);
     assert!(pgn_dir.join("tournament.json").exists() && round.join("index.json").exists());
 
+    // The retained state carries the round and the players.
+    let state: serde_json::Value =
+        serde_json::from_str(&sub.last_on("tour/board/a/state").unwrap()).unwrap();
+    assert_eq!(state["round"], 3);
+    assert_eq!(state["number"], 1);
+    assert_eq!(state["white"]["name"], "Morphy, Paul");
+    assert_eq!(state["white"]["rating"], 2690);
+    assert_eq!(state["black"]["name"], "Anderssen, Adolf");
+
     // The operator sets board a's result from the command line.
     let out = command(&config, &["--board", "a", "set-result", "1-0"]);
     assert!(

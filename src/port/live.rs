@@ -81,6 +81,14 @@ pub struct StateMessage {
     pub result: Option<String>,
     /// Why the game ended.
     pub reason: Option<String>,
+    /// The round the game belongs to.
+    pub round: u32,
+    /// The board's number in the round.
+    pub number: u32,
+    /// White, from the pairings (or the operator).
+    pub white: Option<Player>,
+    /// Black, likewise.
+    pub black: Option<Player>,
     /// Daemon milliseconds when this state was made.
     pub t_ms: Millis,
 }
@@ -231,6 +239,7 @@ impl LiveBoard {
     /// The state as published now.
     pub fn state(&self, t: Millis) -> StateMessage {
         let game = self.log.current();
+        let pairing = self.round.pairing(self.number);
         let recon = self.pipeline.reconstructor();
         StateMessage {
             board: self.id.clone(),
@@ -250,6 +259,10 @@ impl LiveBoard {
             last_move: game.and_then(last_move),
             result: game.and_then(|g| g.result.clone()),
             reason: game.and_then(|g| g.reason.clone()),
+            round: self.game_round,
+            number: self.number,
+            white: pairing.as_ref().map(|p| p.white.clone()),
+            black: pairing.map(|p| p.black),
             t_ms: t,
         }
     }
