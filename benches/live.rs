@@ -158,6 +158,7 @@ async fn run(n: usize, secs: u64, think: u64, baseline: u64) -> u64 {
             garbage_every: None,
             // Spread the boards' moves over the think time.
             lead_in: Duration::from_millis(500 + (i as u64 * 7919) % think.max(1)),
+            between_games: Duration::from_secs(3),
         };
         boards.push(SimBoard::new(
             dir.path(),

@@ -26,6 +26,11 @@
 //!   reconnect) and the recorder.
 //! - [`daemon`]: `boardcast run`: board tasks, the MQTT task, shutdown.
 //! - [`backoff`]: capped exponential backoff for reconnection loops.
+//! - [`broker`]: the embedded MQTT broker, started when none listens.
+//! - [`web`]: the live page for screens and arbiters (HTTP, server-sent
+//!   events), fed by the same events as MQTT.
+//! - [`demo`]: `boardcast demo`: simulated boards on pseudo-terminals
+//!   through the real daemon, the embedded broker and the live page.
 //!
 //! The protocol decoders live in the `boardcast-protocols` crate
 //! (`protocols/`); they are sans-IO and never panic on any input.
@@ -37,10 +42,12 @@
 
 pub mod backoff;
 pub mod board;
+pub mod broker;
 pub mod capture;
 pub mod clock;
 pub mod config;
 pub mod daemon;
+pub mod demo;
 pub mod event;
 pub mod pipeline;
 pub mod port;
@@ -49,3 +56,4 @@ pub mod rules;
 pub mod sim;
 pub mod sink;
 pub mod tournament;
+pub mod web;

@@ -9,3 +9,4 @@ mod replay;
 mod results;
 mod tournament;
 mod util;
+mod web;

@@ -1,0 +1,167 @@
+//! The embedded MQTT broker: what a club or a demo runs when it has no
+//! broker of its own.
+//!
+//! At start-up, with `[mqtt] embedded = "auto"` and a loopback broker
+//! address without TLS, [`ensure`] looks whether a broker listens at the
+//! configured address. If one does, the daemon uses it; if none does, it
+//! starts rumqttd there, in this process. Either way the log says which.
+//!
+//! Design: rumqttd has no shutdown API; its router and servers run on
+//! threads of their own until the process exits. So it is started once, on
+//! a thread of its own, and left to the end of the process: the daemon's
+//! own MQTT task still disconnects cleanly (publishing the bridge
+//! `offline`) before the process goes.
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpStream};
+use std::time::{Duration, Instant};
+
+use tracing::{info, warn};
+
+use crate::config::{Embedded, Mqtt};
+
+/// Why the embedded broker could not be started.
+#[derive(Debug, thiserror::Error)]
+pub enum BrokerError {
+    /// rumqttd refused its configuration (a bug of ours).
+    #[error("embedded broker configuration: {0}")]
+    Config(String),
+    /// The broker did not start listening in time (the port is taken by
+    /// something that is not an MQTT broker, or binding failed).
+    #[error("embedded broker did not start listening on {addr}: {reason}")]
+    NotListening {
+        /// The address.
+        addr: SocketAddr,
+        /// What happened.
+        reason: String,
+    },
+}
+
+/// Which broker the daemon talks to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BrokerChoice {
+    /// A broker was already listening (or `embedded = "never"`, or the
+    /// address is not local).
+    External,
+    /// boardcast started rumqttd at this address.
+    Embedded(SocketAddr),
+}
+
+/// The loopback socket address of `host:port`, when `host` names this
+/// machine's loopback interface.
+fn loopback(host: &str, port: u16) -> Option<SocketAddr> {
+    let ip = match host {
+        "localhost" => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        h => h.trim_matches(['[', ']']).parse::<IpAddr>().ok()?,
+    };
+    ip.is_loopback().then_some(SocketAddr::new(ip, port))
+}
+
+/// Whether something accepts TCP connections at `addr`.
+pub fn listening(addr: SocketAddr) -> bool {
+    TcpStream::connect_timeout(&addr, Duration::from_millis(500)).is_ok()
+}
+
+/// Starts an embedded broker for `cfg` when its settings allow one and no
+/// broker listens at its address; see the module documentation.
+pub fn ensure(cfg: &Mqtt) -> Result<BrokerChoice, BrokerError> {
+    if cfg.embedded == Embedded::Never {
+        return Ok(BrokerChoice::External);
+    }
+    let Some(addr) = loopback(&cfg.host, cfg.port).filter(|_| cfg.tls.is_none()) else {
+        info!(
+            host = %cfg.host,
+            port = cfg.port,
+            "embedded broker not started: only a loopback address without TLS may get one"
+        );
+        return Ok(BrokerChoice::External);
+    };
+    if listening(addr) {
+        info!(%addr, "a broker already listens at the configured address: using it");
+        return Ok(BrokerChoice::External);
+    }
+    start(addr)?;
+    info!(%addr, "no broker listened at the configured address: started the embedded broker");
+    Ok(BrokerChoice::Embedded(addr))
+}
+
+/// rumqttd's configuration for one anonymous plain-TCP MQTT 3.1.1 listener.
+fn broker_config(addr: SocketAddr) -> Result<rumqttd::Config, BrokerError> {
+    // Design: written as rumqttd's own TOML form (its documented config
+    // file) rather than struct literals, whose fields change between
+    // releases. Payloads up to 1 MiB: the retained PGN of a long game.
+    let text = format!(
+        r#"
+id = 0
+
+[router]
+max_connections = 10010
+max_outgoing_packet_count = 200
+max_segment_size = 104857600
+max_segment_count = 10
+
+[v4.1]
+name = "boardcast-embedded"
+listen = "{addr}"
+next_connection_delay_ms = 1
+
+[v4.1.connections]
+connection_timeout_ms = 60000
+max_payload_size = 1048576
+max_inflight_count = 100
+dynamic_filters = true
+"#
+    );
+    toml::from_str(&text).map_err(|e| BrokerError::Config(e.to_string()))
+}
+
+/// Starts rumqttd on `addr` on a thread of its own and waits until it
+/// accepts connections.
+pub fn start(addr: SocketAddr) -> Result<(), BrokerError> {
+    let config = broker_config(addr)?;
+    std::thread::Builder::new()
+        .name("embedded-broker".into())
+        .spawn(move || {
+            let mut broker = rumqttd::Broker::new(config);
+            if let Err(e) = broker.start() {
+                warn!(%addr, error = %e, "the embedded broker stopped");
+            }
+        })
+        .map_err(|e| BrokerError::NotListening {
+            addr,
+            reason: e.to_string(),
+        })?;
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while !listening(addr) {
+        if Instant::now() > deadline {
+            return Err(BrokerError::NotListening {
+                addr,
+                reason: "nothing accepted connections within 5 s".into(),
+            });
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_loopback_addresses_may_get_an_embedded_broker() {
+        assert!(loopback("127.0.0.1", 1).is_some());
+        assert!(loopback("localhost", 1).is_some());
+        assert!(loopback("::1", 1).is_some());
+        assert!(loopback("broker.local", 1).is_none());
+        assert!(loopback("192.168.1.10", 1).is_none());
+    }
+
+    #[test]
+    fn the_broker_configuration_is_accepted_by_rumqttd() {
+        let addr: SocketAddr = "127.0.0.1:18830".parse().unwrap();
+        let c = broker_config(addr).unwrap();
+        let v4 = c.v4.unwrap();
+        assert_eq!(v4["1"].listen, addr);
+        assert_eq!(v4["1"].connections.max_payload_size, 1 << 20);
+    }
+}

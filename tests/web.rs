@@ -1,0 +1,271 @@
+//! The live page in a real browser: `boardcast demo` runs as a child
+//! process (its own embedded broker, its page on a free port), headless
+//! Chromium loads the page through chromedriver (WebDriver), and the test
+//! waits for the boards, their moves and an arbiter alert to show. It
+//! leaves a screenshot at `target/demo-screenshot.png`, then stops the
+//! demo with SIGINT (Ctrl-C) and checks it exits cleanly.
+
+use std::fs;
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use fantoccini::{Client, ClientBuilder};
+use nix::sys::signal::{Signal, kill};
+use nix::unistd::Pid;
+use serde_json::{Value, json};
+
+use crate::util::{binary, free_port};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
+
+/// A child process killed when the test ends, whatever happens.
+struct Proc {
+    child: Option<Child>,
+    name: &'static str,
+    log: PathBuf,
+}
+
+impl Proc {
+    fn log(&self) -> String {
+        fs::read_to_string(&self.log).unwrap_or_default()
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        if let Some(mut c) = self.child.take() {
+            let _ = c.kill();
+            let _ = c.wait();
+        }
+        if std::thread::panicking() {
+            let log = self.log();
+            let tail: String = log.lines().rev().take(40).collect::<Vec<_>>().join("\n");
+            eprintln!(
+                "---- {} log (last lines, newest first) ----\n{tail}",
+                self.name
+            );
+        }
+    }
+}
+
+fn wait_listening(port: u16, what: &str, proc: &Proc, timeout: Duration) {
+    let deadline = Instant::now() + timeout;
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "{what} did not listen on port {port} within {timeout:?}; log:\n{}",
+            proc.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Evaluates `script` (a function body returning a value) until `done`
+/// accepts the value, or fails after `timeout` naming `what`.
+async fn wait_for(
+    client: &Client,
+    what: &str,
+    timeout: Duration,
+    script: &str,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
+    let deadline = Instant::now() + timeout;
+    let mut last = Value::Null;
+    while Instant::now() < deadline {
+        last = client
+            .execute(script, vec![])
+            .await
+            .expect("the page runs scripts");
+        if done(&last) {
+            return last;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    panic!("timed out after {timeout:?} waiting for {what}; last value: {last}");
+}
+
+fn screenshot_path() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    target.join("demo-screenshot.png")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_page_shows_boards_moving_and_an_alert_in_chromium() {
+    assert!(
+        Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists(),
+        "this test needs {CHROMIUM} and {CHROMEDRIVER}: apt-get install chromium chromium-driver"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (web, broker, driver_port) = (free_port(), free_port(), free_port());
+
+    // The demo, as a user starts it (fewer boards, faster play).
+    let demo_log = dir.path().join("demo.log");
+    let demo = Command::new(binary())
+        .args(["demo", "--boards", "4", "--speed", "12"])
+        .arg("--web")
+        .arg(format!("127.0.0.1:{web}"))
+        .arg("--broker")
+        .arg(format!("127.0.0.1:{broker}"))
+        .env("RUST_LOG", "info,rumqttd=off")
+        .stdout(fs::File::create(dir.path().join("demo.out")).unwrap())
+        .stderr(fs::File::create(&demo_log).unwrap())
+        .spawn()
+        .expect("boardcast demo runs");
+    let mut demo = Proc {
+        child: Some(demo),
+        name: "boardcast demo",
+        log: demo_log,
+    };
+
+    let driver_log = dir.path().join("chromedriver.log");
+    let driver = Command::new(CHROMEDRIVER)
+        .arg(format!("--port={driver_port}"))
+        .stdout(Stdio::null())
+        .stderr(fs::File::create(&driver_log).unwrap())
+        .spawn()
+        .expect("chromedriver runs");
+    let driver = Proc {
+        child: Some(driver),
+        name: "chromedriver",
+        log: driver_log,
+    };
+    wait_listening(web, "the demo's page", &demo, Duration::from_secs(20));
+    wait_listening(
+        driver_port,
+        "chromedriver",
+        &driver,
+        Duration::from_secs(20),
+    );
+
+    let profile = dir.path().join("chromium-profile");
+    let mut caps = serde_json::Map::new();
+    caps.insert(
+        "goog:chromeOptions".into(),
+        json!({
+            "binary": CHROMIUM,
+            "args": [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                "--no-first-run", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync",
+                format!("--user-data-dir={}", profile.display()),
+                "--window-size=1600,1000",
+            ],
+        }),
+    );
+    let connector = hyper_util::client::legacy::connect::HttpConnector::new();
+    let client = tokio::time::timeout(
+        Duration::from_secs(30),
+        ClientBuilder::new(connector)
+            .capabilities(caps)
+            .connect(&format!("http://127.0.0.1:{driver_port}")),
+    )
+    .await
+    .expect("chromedriver opened a browser session within 30 s")
+    .expect("a WebDriver session");
+    client
+        .goto(&format!("http://127.0.0.1:{web}/"))
+        .await
+        .expect("the page loads");
+
+    let boards = wait_for(
+        &client,
+        "the four boards' cards",
+        Duration::from_secs(15),
+        "return document.querySelectorAll('.board-card').length;",
+        |v| v.as_u64() == Some(4),
+    )
+    .await;
+    assert_eq!(boards, json!(4));
+    wait_for(
+        &client,
+        "the live connection",
+        Duration::from_secs(10),
+        "return document.getElementById('conn').className;",
+        |v| v == "up",
+    )
+    .await;
+    let plies = wait_for(
+        &client,
+        "moves on every board (at least 3 plies each)",
+        Duration::from_secs(40),
+        "return [...document.querySelectorAll('.board-card')].map(c => +c.dataset.ply);",
+        |v| {
+            v.as_array()
+                .is_some_and(|a| a.iter().all(|p| p.as_u64().unwrap_or(0) >= 3))
+        },
+    )
+    .await;
+    eprintln!("plies per board: {plies}");
+    let alert = wait_for(
+        &client,
+        "an arbiter alert with its board and message",
+        Duration::from_secs(40),
+        "const a = document.querySelector('#alerts .alert'); \
+         return a ? [a.dataset.board, a.dataset.kind, a.querySelector('.msg').textContent] : null;",
+        |v| v.is_array(),
+    )
+    .await;
+    eprintln!("first alert shown: {alert}");
+    assert!(
+        alert[2].as_str().is_some_and(|m| m.len() > 10),
+        "the alert names what happened: {alert}"
+    );
+
+    // The position is drawn: pieces on squares, the last move marked, and
+    // the move list follows the ply count.
+    let drawn = client
+        .execute(
+            "const c = document.querySelector('.board-card'); \
+             return [c.querySelectorAll('.pc').length, c.querySelectorAll('.sq.last').length, \
+                     c.querySelector('.moves').textContent];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let pieces = drawn[0].as_u64().unwrap();
+    assert!((2..=32).contains(&pieces), "pieces drawn: {drawn}");
+    assert_eq!(drawn[1], json!(2), "the last move's two squares: {drawn}");
+    assert!(
+        drawn[2].as_str().unwrap().contains("1."),
+        "move list: {drawn}"
+    );
+
+    let png = client.screenshot().await.expect("a screenshot");
+    let path = screenshot_path();
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, &png).unwrap();
+    assert!(png.starts_with(b"\x89PNG"), "a PNG");
+    eprintln!("screenshot: {}", path.display());
+    let _ = client.close().await;
+    drop(driver);
+
+    // Ctrl-C stops the demo cleanly.
+    let mut child = demo.child.take().unwrap();
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the demo did not stop on SIGINT; log:\n{}", demo.log());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(
+        status.success(),
+        "demo exit: {status}; log:\n{}",
+        demo.log()
+    );
+    let log = demo.log();
+    assert!(
+        log.contains("started the embedded broker"),
+        "the log says the embedded broker was started:\n{log}"
+    );
+}
