@@ -42,6 +42,17 @@ pub struct LastMove {
     pub uci: String,
 }
 
+/// The clocks in a board's state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ClockState {
+    /// White's seconds.
+    pub white: u32,
+    /// Black's seconds.
+    pub black: u32,
+    /// Estimated from move times (no clock reports).
+    pub estimated: bool,
+}
+
 /// The retained state of a board (`{prefix}/board/{id}/state`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct StateMessage {
@@ -81,6 +92,8 @@ pub struct StateMessage {
     pub result: Option<String>,
     /// Why the game ended.
     pub reason: Option<String>,
+    /// The clocks as last reported (or estimated).
+    pub clock: Option<ClockState>,
     /// The round the game belongs to.
     pub round: u32,
     /// The board's number in the round.
@@ -259,6 +272,14 @@ impl LiveBoard {
             last_move: game.and_then(last_move),
             result: game.and_then(|g| g.result.clone()),
             reason: game.and_then(|g| g.reason.clone()),
+            clock: game.and_then(|g| {
+                let (white, black) = g.clock?;
+                Some(ClockState {
+                    white,
+                    black,
+                    estimated: g.clock_estimated,
+                })
+            }),
             round: self.game_round,
             number: self.number,
             white: pairing.as_ref().map(|p| p.white.clone()),
