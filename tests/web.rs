@@ -235,6 +235,23 @@ async fn the_demo_page_shows_boards_moving_and_an_alert_in_chromium() {
         "move list: {drawn}"
     );
 
+    // The same games reach MQTT subscribers through the embedded broker.
+    let sub =
+        crate::util::Subscriber::connect(broker, "boardcast/board/+/state", "web-test", false)
+            .await;
+    let state = sub
+        .wait_for(
+            "a retained state with moves from the embedded broker",
+            Duration::from_secs(10),
+            |msgs| {
+                msgs.iter()
+                    .map(|m| m.json())
+                    .find(|j| j["ply"].as_u64().unwrap_or(0) > 0)
+            },
+        )
+        .await;
+    assert_eq!(state["status"], "connected", "{state}");
+
     let png = client.screenshot().await.expect("a screenshot");
     let path = screenshot_path();
     fs::create_dir_all(path.parent().unwrap()).unwrap();
