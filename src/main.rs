@@ -219,14 +219,23 @@ fn run(cli: Cli) -> Result<()> {
 fn run_daemon(path: &Path) -> Result<()> {
     let config = DaemonConfig::load(path)?;
     init_logging(&config.log)?;
+    until_stopped(|shutdown| async move { Ok(daemon::run(config, shutdown).await?) })
+}
+
+/// Runs `job` on a multi-threaded runtime with a future that resolves on
+/// SIGINT or SIGTERM.
+fn until_stopped<F, Fut>(job: F) -> Result<()>
+where
+    F: FnOnce(std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>) -> Fut,
+    Fut: std::future::Future<Output = Result<()>>,
+{
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("starting the async runtime")?;
     runtime.block_on(async {
-        let shutdown = stop_signal()?;
-        daemon::run(config, shutdown).await?;
-        Ok(())
+        let shutdown = Box::pin(stop_signal()?);
+        job(shutdown).await
     })
 }
 
@@ -250,15 +259,7 @@ fn demo(args: DemoArgs) -> Result<()> {
         "boardcast demo: {} simulated boards at {}x speed\n  live page: http://{}/   (arbiter view: http://{}/?arbiter)\n  MQTT: mqtt://{} topics {}/#\n  Ctrl-C stops.",
         opts.boards, opts.speed, opts.web, opts.web, opts.broker, config.mqtt.prefix
     );
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .context("starting the async runtime")?;
-    runtime.block_on(async {
-        let shutdown = stop_signal()?;
-        demo::run(opts, config, &folder, shutdown).await?;
-        Ok(())
-    })
+    until_stopped(|shutdown| async move { Ok(demo::run(opts, config, &folder, shutdown).await?) })
 }
 
 /// Resolves on SIGINT or SIGTERM.
