@@ -97,6 +97,14 @@ fn play_line(
     pos
 }
 
+/// A table on which the first `k` plies of `game` have been played.
+fn first_plies(game: &SourceGame, k: usize, seed: u64, profile: &mut Human) -> Table {
+    let mut table = Table::new(game.start.board(), seed);
+    table.wait(1_000);
+    play_line(&mut table, profile, game.start.clone(), &game.moves[..k], 1);
+    table
+}
+
 fn quiet_human() -> Human {
     Human {
         takeback: 0.0,
@@ -220,15 +228,7 @@ pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase
             }
             let k = rng.gen_range(2..n - 2);
             let pos = positions[k].clone();
-            let mut table = Table::new(game.start.board(), seed);
-            table.wait(1_000);
-            play_line(
-                &mut table,
-                &mut profile,
-                game.start.clone(),
-                &game.moves[..k],
-                1,
-            );
+            let mut table = first_plies(game, k, seed, &mut profile);
             table.pause(1_000, 5_000);
             match kind {
                 FaultKind::Displaced => {
@@ -335,15 +335,7 @@ pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase
             let pos = positions[k].clone();
             let m = game.moves[k];
             let p = parts(&pos, m);
-            let mut table = Table::new(game.start.board(), seed);
-            table.wait(1_000);
-            play_line(
-                &mut table,
-                &mut profile,
-                game.start.clone(),
-                &game.moves[..k],
-                1,
-            );
+            let mut table = first_plies(game, k, seed, &mut profile);
             profile.think(&mut table, &pos);
             if let Some(v) = p.victim {
                 table.lift(v);

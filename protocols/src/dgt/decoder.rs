@@ -209,15 +209,7 @@ mod tests {
         BatteryStatus, ClockAck, ClockTimes, EeRecord, Field, MAX_FRAME_LEN, PieceCode,
     };
 
-    fn start_dump() -> Vec<u8> {
-        let mut bytes = vec![0x86, 0x00, 0x43];
-        bytes.extend([0x08, 0x09, 0x0a, 0x0c, 0x0b, 0x0a, 0x09, 0x08]);
-        bytes.extend([0x07; 8]);
-        bytes.extend([0x00; 32]);
-        bytes.extend([0x01; 8]);
-        bytes.extend([0x02, 0x03, 0x04, 0x06, 0x05, 0x04, 0x03, 0x02]);
-        bytes
-    }
+    use crate::dgt::message::tests::start_position_bytes as start_dump;
 
     /// One frame of every kind, as a board sends them.
     fn sample_stream() -> Vec<Vec<u8>> {

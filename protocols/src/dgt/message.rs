@@ -237,7 +237,7 @@ pub(crate) fn decode_payload(id: u8, p: &[u8]) -> Result<Message, &'static str> 
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::dgt::clock::{ClockSide, ClockStatus};
 
@@ -271,7 +271,8 @@ mod tests {
         board
     }
 
-    fn start_position_bytes() -> Vec<u8> {
+    /// The board dump of the start position, as the board sends it.
+    pub(crate) fn start_position_bytes() -> Vec<u8> {
         let mut bytes = vec![0x86, 0x00, 0x43];
         bytes.extend([0x08, 0x09, 0x0a, 0x0c, 0x0b, 0x0a, 0x09, 0x08]);
         bytes.extend([0x07; 8]);
