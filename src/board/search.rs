@@ -291,9 +291,14 @@ mod tests {
         game_after(sans).position().board().clone()
     }
 
-    fn run(game: &Game, target: &Board) -> Option<Explanation> {
+    /// A resynchronising search (whole-board read) with default limits.
+    fn search(game: &Game, target: &Board) -> Outcome {
         let succ = successors(game.position());
-        explain(game, &succ, target, false, true, Limits::default()).explanation
+        explain(game, &succ, target, false, true, Limits::default())
+    }
+
+    fn run(game: &Game, target: &Board) -> Option<Explanation> {
+        search(game, target).explanation
     }
 
     fn sans(game: &Game, e: &Explanation) -> Vec<String> {
@@ -336,14 +341,7 @@ mod tests {
         let g = game_after(&["e4"]);
         let mut target = g.position().board().clone();
         target.discard_piece_at(crate::rules::Square::E7);
-        let out = explain(
-            &g,
-            &successors(g.position()),
-            &target,
-            false,
-            true,
-            Limits::default(),
-        );
+        let out = search(&g, &target);
         assert_eq!(out.explanation, None);
         assert_eq!(out.nodes, 0);
     }
@@ -407,14 +405,7 @@ mod tests {
         let target: Board = "QQQQQQQQ/qqqqqqqq/QQQQQQQQ/8/8/qqqqqqqq/QQQQQQQQ/qqqqqqqq"
             .parse()
             .unwrap();
-        let out = explain(
-            &g,
-            &successors(g.position()),
-            &target,
-            false,
-            true,
-            Limits::default(),
-        );
+        let out = search(&g, &target);
         assert_eq!(out.explanation, None);
         assert!(out.nodes <= Limits::default().resync_budget);
     }
