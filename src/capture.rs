@@ -114,6 +114,7 @@ pub struct Reader<R> {
     line: usize,
     last_t: Millis,
     buf: String,
+    cut: Option<usize>,
 }
 
 impl<R: BufRead> Reader<R> {
@@ -143,6 +144,7 @@ impl<R: BufRead> Reader<R> {
                 line,
                 last_t: 0,
                 buf,
+                cut: None,
             },
         ))
     }
@@ -164,7 +166,20 @@ impl<R: BufRead> Reader<R> {
             if text.is_empty() || text.starts_with('#') {
                 continue;
             }
-            let chunk = parse_line(text, line)?;
+            // Design: a recorder that lost power or a full disk can leave
+            // the last line cut short (no newline, perhaps mid-byte). What
+            // came before is still good: the cut line is dropped and
+            // reported by `cut_last_line`; a malformed line anywhere else
+            // is still an error.
+            let last = !self.buf.ends_with('\n');
+            let chunk = match parse_line(text, line) {
+                Ok(chunk) => chunk,
+                Err(_) if last => {
+                    self.cut = Some(line);
+                    return Ok(None);
+                }
+                Err(e) => return Err(e),
+            };
             if chunk.t_ms < self.last_t {
                 return Err(CaptureError::Malformed {
                     line,
@@ -177,6 +192,14 @@ impl<R: BufRead> Reader<R> {
             self.last_t = chunk.t_ms;
             return Ok(Some(chunk));
         }
+    }
+}
+
+impl<R> Reader<R> {
+    /// The number of the last line, when it was cut short (no newline and
+    /// not a whole line) and so left out.
+    pub fn cut_last_line(&self) -> Option<usize> {
+        self.cut
     }
 }
 
@@ -277,6 +300,24 @@ fn hex_value(c: u8) -> Option<u8> {
     }
 }
 
+/// A header word with every character that would break the line
+/// (whitespace, control characters) and `%` percent-encoded as UTF-8
+/// bytes: a serial number with a newline in it stays on its line.
+pub fn escape_word(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_whitespace() || c.is_control() || c == '%' || c == '=' {
+            let mut buf = [0u8; 4];
+            for b in c.encode_utf8(&mut buf).bytes() {
+                out.push_str(&format!("%{b:02X}"));
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Writes a capture.
 #[derive(Debug)]
 pub struct Writer<W: Write> {
@@ -292,7 +333,7 @@ impl<W: Write> Writer<W> {
             header.protocol.name()
         )?;
         for (k, v) in &header.meta {
-            write!(out, " {k}={v}")?;
+            write!(out, " {}={}", escape_word(k), escape_word(v))?;
         }
         writeln!(out)?;
         Ok(Writer { out })
@@ -390,6 +431,35 @@ mod tests {
             (5684, Direction::FromBoard, vec![0x8e, 0, 5, 0x34, 0x0a])
         );
         assert_eq!(parse_line("0 > 40", 1).unwrap().bytes, [0x40]);
+    }
+
+    #[test]
+    fn a_last_line_cut_short_is_left_out_and_reported() {
+        let text = "# boardcast capture v1 protocol=dgt\n0 > 40\n25 < 91 00 08 35 31 32 33 34\n5684 < 8e 00 0";
+        let (_, mut reader) = Reader::new(text.as_bytes()).unwrap();
+        let chunks: Vec<Chunk> = reader.by_ref().collect::<Result<_, _>>().unwrap();
+        assert_eq!(chunks.len(), 2);
+        assert_eq!(reader.cut_last_line(), Some(4));
+        // The same damage in the middle is still an error.
+        let text = "# boardcast capture v1 protocol=dgt\n0 > 40\n5684 < 8e 00 0\n6000 > 40\n";
+        let err = read_all(text).unwrap_err();
+        assert!(matches!(err, CaptureError::Malformed { line: 3, .. }));
+    }
+
+    #[test]
+    fn header_words_with_spaces_or_newlines_stay_on_the_header_line() {
+        let header = Header {
+            protocol: Protocol::Dgt,
+            meta: vec![("serial".into(), "AB 12\n3 < 8e%".into())],
+        };
+        let w = Writer::new(Vec::new(), &header).unwrap();
+        let text = String::from_utf8(w.into_inner()).unwrap();
+        assert_eq!(
+            text,
+            "# boardcast capture v1 protocol=dgt serial=AB%2012%0A3%20<%208e%25\n"
+        );
+        let (h, _) = Reader::new(text.as_bytes()).unwrap();
+        assert_eq!(h.meta.len(), 1);
     }
 
     #[test]

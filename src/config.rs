@@ -61,6 +61,31 @@ pub enum ConfigError {
     },
 }
 
+/// The highest round number accepted (config and pairings).
+pub const MAX_ROUND: u32 = 999;
+/// The highest board number accepted.
+pub const MAX_BOARD_NUMBER: u32 = 9_999;
+/// The longest name, event or site accepted, in characters.
+pub const MAX_TEXT: usize = 200;
+
+/// Checks a name, event or site where it enters: at most [`MAX_TEXT`]
+/// characters and no control characters (a newline in a player's name
+/// would otherwise reach PGN tags and capture headers). The error names
+/// the key.
+pub fn check_text(key: &str, value: Option<&str>) -> Result<(), String> {
+    let Some(value) = value else {
+        return Ok(());
+    };
+    if let Some(c) = value.chars().find(|c| c.is_control()) {
+        return Err(format!("{key}: control character {:?} is not allowed", c));
+    }
+    let n = value.chars().count();
+    if n > MAX_TEXT {
+        return Err(format!("{key}: {n} characters, at most {MAX_TEXT} allowed"));
+    }
+    Ok(())
+}
+
 /// The configuration as written: every key optional, unknown keys rejected.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -843,6 +868,41 @@ impl Config {
             _ => None,
         };
 
+        // Names and numbers that reach PGN tags, file names and MQTT.
+        let text_keys = [
+            ("event.name", Some(event.info.name.as_str())),
+            ("event.site", Some(event.info.site.as_str())),
+        ];
+        for (key, value) in text_keys {
+            check_text(key, value).map_err(|m| invalid(None, m))?;
+        }
+        if !(1..=MAX_ROUND).contains(&event.info.round) {
+            return Err(invalid(
+                None,
+                format!(
+                    "event.round {} is out of range (1 to {MAX_ROUND})",
+                    event.info.round
+                ),
+            ));
+        }
+        for b in &boards {
+            check_text(&format!("board `{}` id", b.id), Some(&b.id))
+                .map_err(|m| invalid(None, m))?;
+            for (side, name) in [("white", &b.white), ("black", &b.black)] {
+                check_text(&format!("board `{}` {side}", b.id), name.as_deref())
+                    .map_err(|m| invalid(None, m))?;
+            }
+            if !(1..=MAX_BOARD_NUMBER).contains(&b.number) {
+                return Err(invalid(
+                    None,
+                    format!(
+                        "board `{}`: number {} is out of range (1 to {MAX_BOARD_NUMBER})",
+                        b.id, b.number
+                    ),
+                ));
+            }
+        }
+
         Ok(Config {
             bridge,
             mqtt,
@@ -1129,6 +1189,37 @@ mod tests {
                 ca_file: None,
                 client_auth: None
             })
+        );
+    }
+
+    #[test]
+    fn names_with_control_characters_and_rounds_out_of_range_are_refused() {
+        let board = "[[board]]\nid = \"1\"\nport = \"/dev/ttyUSB0\"\n";
+        let err = parse(&format!("{board}white = \"Evil\\n1. f3 e5\"\n")).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("board `1` white: control character '\\n'"),
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), 1, "{text}");
+        let err = parse(&format!("[event]\nround = 4000000000\n{board}")).unwrap_err();
+        assert!(err.to_string().contains("round"), "{err}");
+        let err = parse(&format!("[event]\nround = 1000\n{board}")).unwrap_err();
+        assert!(
+            err.to_string().contains("event.round 1000 is out of range"),
+            "{err}"
+        );
+        let long = "x".repeat(MAX_TEXT + 1);
+        let err = parse(&format!("[event]\nname = \"{long}\"\n{board}")).unwrap_err();
+        assert!(
+            err.to_string().contains("event.name: 201 characters"),
+            "{err}"
+        );
+        assert!(
+            parse(&format!(
+                "[event]\nround = 12\n{board}white = \"Carlsen, Magnus\"\n"
+            ))
+            .is_ok()
         );
     }
 

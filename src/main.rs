@@ -355,6 +355,12 @@ fn check_config(path: &Path) -> Result<()> {
 
 fn replay(capture: &Path, pgn: Option<&Path>, events: Option<&Path>) -> Result<()> {
     let replay = replay_file(capture, Config::default())?;
+    if let Some(line) = replay.cut_last_line {
+        eprintln!(
+            "boardcast: warning: {}: line {line} was cut short (the recording stopped mid-line); replayed everything before it",
+            capture.display()
+        );
+    }
     for d in &replay.diagnostics {
         if !matches!(d, boardcast::pipeline::Diagnostic::Serial { .. }) {
             eprintln!("boardcast: {}: {d:?}", capture.display());

@@ -42,6 +42,9 @@ pub struct Replay {
     pub log: GameLog,
     /// Stream diagnostics (garbage skipped, bad frames).
     pub diagnostics: Vec<Diagnostic>,
+    /// The capture's last line was cut short (a crash or a full disk while
+    /// recording) and left out: its number.
+    pub cut_last_line: Option<usize>,
     /// Counters.
     pub stats: PipelineStats,
     /// Reconstructor counters.
@@ -67,7 +70,7 @@ pub fn replay_reader(
         path: path.to_owned(),
         source,
     };
-    let (header, reader) = capture::Reader::new(input).map_err(wrap)?;
+    let (header, mut reader) = capture::Reader::new(input).map_err(wrap)?;
     let board = header
         .meta
         .iter()
@@ -99,11 +102,12 @@ pub fn replay_reader(
         pipeline.set_time_control(Some(tc));
     }
     let mut out = Replay::default();
-    for chunk in reader {
+    for chunk in reader.by_ref() {
         let chunk = chunk.map_err(wrap)?;
         pipeline.handle_bytes(chunk.t_ms, chunk.dir, &chunk.bytes);
         collect(&mut pipeline, &mut out);
     }
+    out.cut_last_line = reader.cut_last_line();
     pipeline.finish();
     collect(&mut pipeline, &mut out);
     out.stats = pipeline.stats();

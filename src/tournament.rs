@@ -195,8 +195,37 @@ fn one_line(s: &str) -> String {
 }
 
 fn check_unique(p: Pairings, name: &str) -> Result<Pairings, PairingsError> {
+    let invalid = |reason: String| PairingsError::Toml {
+        path: name.to_string(),
+        reason,
+    };
+    if let Some(round) = p.round
+        && !(1..=crate::config::MAX_ROUND).contains(&round)
+    {
+        return Err(invalid(format!(
+            "round {round} is out of range (1 to {})",
+            crate::config::MAX_ROUND
+        )));
+    }
     let mut seen = BTreeMap::new();
     for pairing in &p.pairings {
+        if !(1..=crate::config::MAX_BOARD_NUMBER).contains(&pairing.board) {
+            return Err(invalid(format!(
+                "board {} is out of range (1 to {})",
+                pairing.board,
+                crate::config::MAX_BOARD_NUMBER
+            )));
+        }
+        for player in [&pairing.white, &pairing.black] {
+            for (key, value) in [
+                ("name", Some(player.name.as_str())),
+                ("title", player.title.as_deref()),
+                ("federation", player.federation.as_deref()),
+            ] {
+                crate::config::check_text(&format!("board {} {key}", pairing.board), value)
+                    .map_err(invalid)?;
+            }
+        }
         if seen.insert(pairing.board, ()).is_some() {
             return Err(PairingsError::Duplicate {
                 path: name.to_string(),
@@ -267,16 +296,31 @@ pub fn parse_csv(text: &str, name: &str) -> Result<Pairings, PairingsError> {
                 })
                 .transpose()
         };
+        let text = |col: &str| -> Result<Option<String>, PairingsError> {
+            let v = get(col);
+            crate::config::check_text(&format!("`{col}`"), v.as_deref())
+                .map_err(|m| err(line, m))?;
+            Ok(v)
+        };
         let player = |side: &str| -> Result<Player, PairingsError> {
             Ok(Player {
-                name: get(side).ok_or_else(|| err(line, format!("`{side}` is empty")))?,
+                name: text(side)?.ok_or_else(|| err(line, format!("`{side}` is empty")))?,
                 fide_id: number(&format!("{side}_fide_id"))?,
-                title: get(&format!("{side}_title")),
-                federation: get(&format!("{side}_federation")),
+                title: text(&format!("{side}_title"))?,
+                federation: text(&format!("{side}_federation"))?,
                 rating: number(&format!("{side}_rating"))?.map(|r| r as u32),
             })
         };
         let board = number("board")?.ok_or_else(|| err(line, "`board` is empty".into()))?;
+        if !(1..=u64::from(crate::config::MAX_BOARD_NUMBER)).contains(&board) {
+            return Err(err(
+                line,
+                format!(
+                    "`board` {board} is out of range (1 to {})",
+                    crate::config::MAX_BOARD_NUMBER
+                ),
+            ));
+        }
         pairings.push(Pairing {
             board: board as u32,
             white: player("white")?,
@@ -295,6 +339,26 @@ pub fn parse_csv(text: &str, name: &str) -> Result<Pairings, PairingsError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_newline_in_a_pairings_name_is_refused_naming_the_line() {
+        let csv = "board,white,black\n1,\"Carlsen, Magnus\",\"Evil\n1. f3 e5\"\n";
+        let err = parse_csv(csv, "p.csv").unwrap_err().to_string();
+        assert!(
+            err.contains("p.csv: line 2: `black`: control character"),
+            "{err}"
+        );
+        let toml = "round = 4\n[[pairing]]\nboard = 1\nwhite = { name = \"A\\nB\" }\nblack = { name = \"C\" }\n";
+        let err = parse_toml(toml, "p.toml").unwrap_err().to_string();
+        assert!(err.contains("board 1 name: control character"), "{err}");
+        let toml = "round = 4000\n";
+        assert!(
+            parse_toml(toml, "p.toml")
+                .unwrap_err()
+                .to_string()
+                .contains("round 4000 is out of range")
+        );
+    }
 
     #[test]
     fn csv_pairings_with_quoted_names_and_optional_columns() {

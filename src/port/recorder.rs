@@ -30,12 +30,35 @@ pub struct Recorder {
 }
 
 impl Recorder {
-    /// Creates `{dir}/{board}-{session}.capture` (and the folder).
+    /// Creates `{dir}/{board}-{session}.capture` (and the folder). An
+    /// existing capture is never truncated: a daemon restarted within the
+    /// same second writes `{board}-{session}-2.capture` (then `-3`, ...).
     pub fn create(dir: &Path, board: &str, session: &str) -> io::Result<Recorder> {
         fs::create_dir_all(dir)?;
-        let capture = dir.join(format!("{board}-{session}.capture"));
-        let pgn = dir.join(format!("{board}-{session}.pgn"));
-        let file = File::create(&capture)?;
+        let (capture, pgn, file) = (1..1000)
+            .find_map(|n| {
+                let stem = if n == 1 {
+                    format!("{board}-{session}")
+                } else {
+                    format!("{board}-{session}-{n}")
+                };
+                let capture = dir.join(format!("{stem}.capture"));
+                match fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .open(&capture)
+                {
+                    Ok(file) => Some(Ok((capture, dir.join(format!("{stem}.pgn")), file))),
+                    Err(e) if e.kind() == io::ErrorKind::AlreadyExists => None,
+                    Err(e) => Some(Err(e)),
+                }
+            })
+            .unwrap_or_else(|| {
+                Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    "999 captures of this board and session already exist",
+                ))
+            })?;
         let header = Header {
             protocol: Protocol::Dgt,
             meta: vec![
@@ -191,5 +214,24 @@ mod tests {
         assert_eq!(chunks[1].bytes, vec![0x8e, 0, 5, 0x34, 0]);
         r.write_pgn("[Event \"?\"]\n\n*\n");
         assert!(fs::read_to_string(r.pgn_path()).unwrap().contains("Event"));
+    }
+
+    #[test]
+    fn a_restart_in_the_same_second_never_truncates_the_earlier_capture() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut first = Recorder::create(dir.path(), "1", "20261123T050000Z").unwrap();
+        first.record(5, Direction::FromBoard, &[0x8e, 0x00, 0x05, 0x34, 0x00]);
+        first.flush();
+        let path = first.capture_path().to_path_buf();
+        drop(first);
+        let before = fs::read_to_string(&path).unwrap();
+        let second = Recorder::create(dir.path(), "1", "20261123T050000Z").unwrap();
+        assert!(
+            second
+                .capture_path()
+                .ends_with("1-20261123T050000Z-2.capture")
+        );
+        assert_eq!(fs::read_to_string(&path).unwrap(), before);
+        assert!(before.contains("5 < 8e 00 05 34 00"));
     }
 }

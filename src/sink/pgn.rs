@@ -40,8 +40,16 @@ impl Default for Tags {
 /// FEN of the standard start position.
 pub const STANDARD_START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
+/// A tag value as PGN writes it: backslash and quote escaped, and every
+/// control character (a newline above all, which would let a name write
+/// movetext) replaced by a space, so a value never leaves its tag line.
 fn escape(value: &str) -> String {
-    value.replace('\\', "\\\\").replace('"', "\\\"")
+    value
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect::<String>()
+        .replace('\\', "\\\\")
+        .replace('"', "\\\"")
 }
 
 /// Renders a game as PGN: the Seven Tag Roster, `Variant`/`SetUp`/`FEN`
@@ -204,6 +212,22 @@ mod tests {
         assert!(pgn.starts_with("[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n"));
         assert!(pgn.contains("[Result \"*\"]\n\n1. e4 e5 2. Nf3 *\n"));
         assert!(!pgn.contains("FEN"));
+    }
+
+    #[test]
+    fn a_newline_in_a_tag_value_never_writes_movetext() {
+        let tags = Tags {
+            white: "Evil\n\n1. f3 e5 2. g4 Qh4#\n\"0-1\"".into(),
+            ..Tags::default()
+        };
+        let g = GameRecord {
+            start_fen: STANDARD_START.into(),
+            ..GameRecord::default()
+        };
+        let text = render(&g, &tags);
+        let white = text.lines().find(|l| l.starts_with("[White ")).unwrap();
+        assert_eq!(white, "[White \"Evil  1. f3 e5 2. g4 Qh4# \\\"0-1\\\"\"]");
+        assert!(!text.lines().any(|l| l.starts_with("1.")));
     }
 
     #[test]
