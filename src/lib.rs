@@ -25,6 +25,8 @@
 //! - [`port`]: serial I/O: one task per board (find, open, handshake,
 //!   reconnect) and the recorder.
 //! - [`daemon`]: `boardcast run`: board tasks, the MQTT task, shutdown.
+//! - [`delay`]: the broadcast delay: the public view `delay` behind the
+//!   arbiters' live view, journalled across restarts.
 //! - [`backoff`]: capped exponential backoff for reconnection loops.
 //! - [`broker`]: the embedded MQTT broker, started when none listens.
 //! - [`web`]: the live page for screens and arbiters (HTTP, server-sent
@@ -47,6 +49,7 @@ pub mod capture;
 pub mod clock;
 pub mod config;
 pub mod daemon;
+pub mod delay;
 pub mod demo;
 pub mod event;
 pub mod pipeline;
