@@ -4,7 +4,10 @@
 //! `cargo bench --bench alerts` injects each fault kind into at least 200
 //! games (human handling), replays every capture, and prints per kind: how
 //! often the expected alert was raised (recall), with the right side, the
-//! record published as expected, and error alerts beyond the expected one.
+//! record published as expected, error alerts beyond the expected one that
+//! were never withdrawn, and how often displaced pieces were reported first
+//! (an illegal move that stood past the misplacement delay before the
+//! opponent began to reply, withdrawn then).
 //! False alarms on fault-free games come from `cargo bench --bench replay`
 //! (`error alerts`). `BENCH_CASES=N` sets the cases per kind (default 250).
 
@@ -33,11 +36,20 @@ fn main() {
         .unwrap(),
     );
     println!(
-        "{:<18} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8} {:>12}",
-        "fault", "cases", "games", "recall", "side", "record", "cleared", "extra errors"
+        "{:<18} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8} {:>12} {:>13}",
+        "fault",
+        "cases",
+        "games",
+        "recall",
+        "side",
+        "record",
+        "cleared",
+        "extra errors",
+        "misplaced 1st"
     );
     for kind in faults::FaultKind::ALL {
         let (mut n, mut raised, mut side, mut exact, mut cleared, mut extra) = (0, 0, 0, 0, 0, 0);
+        let mut reclassified = 0;
         let mut misses = Vec::new();
         let mut distinct = std::collections::HashSet::new();
         for attempt in 0..40 * games.len() {
@@ -60,13 +72,14 @@ fn main() {
             exact += usize::from(c.exact);
             cleared += usize::from(c.cleared);
             extra += c.extra_errors;
+            reclassified += usize::from(c.reclassified);
             if (!c.raised || !c.side_right || !c.exact || c.extra_errors > 0) && misses.len() < 3 {
                 misses.push(format!("game {} at ply {}: {c:?}", i + 1, case.at_ply));
             }
         }
         let pct = |k: usize| format!("{:.1}%", 100.0 * k as f64 / n.max(1) as f64);
         println!(
-            "{:<18} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8} {:>12}",
+            "{:<18} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8} {:>12} {:>13}",
             format!("{kind:?}"),
             n,
             distinct.len(),
@@ -74,7 +87,8 @@ fn main() {
             pct(side),
             pct(exact),
             pct(cleared),
-            extra
+            extra,
+            pct(reclassified)
         );
         for m in misses {
             println!("   miss: {m}");

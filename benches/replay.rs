@@ -3,7 +3,10 @@
 //! `cargo bench --bench replay` prints, for the clean and human handling
 //! profiles: exact-game rate, ply accuracy, wrong moves shown (retracted)
 //! per 1,000 moves, publication delay (mean, p99, max) in capture time,
-//! and throughput in square readings and games per second of replay.
+//! and throughput in square readings and games per second of replay; then,
+//! per knock rate (0.02, 0.05, 0.1, 0.2 knocks per move), exact games,
+//! wrong moves shown, error alerts and kings-in-the-centre results
+//! recognised.
 //! `BENCH_SEEDS=3` sets the number of seeds of the human profile;
 //! `BENCH_LIMIT=N` plays only the first N games of each file.
 
@@ -186,6 +189,85 @@ fn with_clock(games: &[SourceGame]) {
     );
 }
 
+/// Knocked pieces and results signalled with the kings in the centre: per
+/// knock rate, every game under human handling, its result then reported
+/// by setting both kings on centre squares (either king first).
+fn knocks(games: &[SourceGame]) {
+    use boardcast::event::EventKind;
+    use boardcast::sim::faults::kings_to_centre;
+    println!(
+        "== knocks and kings-in-the-centre results: {} games per rate",
+        games.len()
+    );
+    println!(
+        "{:>10} {:>14} {:>22} {:>14} {:>20}",
+        "knock rate", "games exact", "wrong moves per 1000", "error alerts", "results recognised"
+    );
+    for rate in [0.02, 0.05, 0.1, 0.2] {
+        let (mut exact, mut moves, mut retracts, mut errors) = (0usize, 0usize, 0usize, 0usize);
+        let (mut signalled, mut recognised) = (0usize, 0usize);
+        let mut failures = Vec::new();
+        for (i, g) in games.iter().enumerate() {
+            let mut profile = Human {
+                // A third of the knocks hit the piece that has just moved.
+                knock: rate * 2.0 / 3.0,
+                knock_moved: rate / 3.0,
+                ..Human::default()
+            };
+            let seed = 5_000_000 + i as u64;
+            let mut session = sim::simulate(g, &mut profile, seed, i % 5 == 0);
+            let last = g.moves.iter().fold(g.start.clone(), |p, m| p.play(*m));
+            let tag = g
+                .tags
+                .iter()
+                .find(|(k, _)| k == "Result")
+                .map(|(_, v)| v.as_str());
+            let result = match tag {
+                Some(r @ ("1-0" | "0-1" | "1/2-1/2")) => r,
+                _ => ["1-0", "0-1", "1/2-1/2"][i % 3],
+            };
+            let signal = last.outcome().is_none()
+                && kings_to_centre(&mut session, &last, result, seed).is_some();
+            let text = sim::dgt::capture_text(&session, &[]);
+            let replay = replay_reader(text.as_bytes(), Config::default(), Path::new("knocks"))
+                .expect("replay");
+            let c = compare(g, &session, &replay);
+            exact += usize::from(c.exact);
+            moves += c.moves_published;
+            retracts += c.retracts;
+            errors += c.error_alerts;
+            if !c.exact && failures.len() < 3 {
+                failures.push(format!(
+                    "game {} ply {} of {}",
+                    i + 1,
+                    c.plies_right,
+                    c.plies
+                ));
+            }
+            if signal {
+                signalled += 1;
+                let ok = replay.events.iter().any(|(_, e)| {
+                    matches!(&e.kind, EventKind::GameEnd { result: r, reason }
+                        if r == result && reason == "kings in the centre")
+                });
+                recognised += usize::from(ok);
+            }
+        }
+        println!(
+            "{rate:>10} {:>14} {:>22} {errors:>14} {:>20}",
+            format!("{:.2}%", 100.0 * exact as f64 / games.len() as f64),
+            format!("{:.3}", 1000.0 * retracts as f64 / moves.max(1) as f64),
+            format!(
+                "{recognised}/{signalled} ({:.1}%)",
+                100.0 * recognised as f64 / signalled.max(1) as f64
+            ),
+        );
+        for f in failures {
+            println!("  not exact: {f}");
+        }
+    }
+}
+
 /// Adversarial input: the slowest single reading we could construct.
 fn worst_case(games: &[SourceGame]) {
     use boardcast::board::{Cell, Reconstructor};
@@ -299,6 +381,7 @@ fn main() {
     run("clean", &games, &|| Box::new(Clean), &[1]);
     let seeds: Vec<u64> = (1..=seeds).collect();
     run("human", &games, &|| Box::new(Human::default()), &seeds);
+    knocks(&games);
     with_clock(&games);
     worst_case(&games);
 }

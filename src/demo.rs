@@ -150,8 +150,6 @@ level = "info,rumqttd=off,rumqttc=warn"
     for ms in [
         &mut d.misplaced_ms,
         &mut d.in_hand_ms,
-        &mut d.illegal_ms,
-        &mut d.unpromoted_ms,
         &mut d.setup_ms,
         &mut d.touch_ms,
     ] {
@@ -237,7 +235,7 @@ pub async fn run(
     let pace = Pace::Scaled {
         divisor: opts.speed.max(1.0),
         // Long thinks are cut to 12 s of play: longer than any alert delay
-        // that matters for a fault (displaced pieces: 10 s).
+        // that matters for a fault (displaced pieces: 6 s).
         cap_ms: 12_000,
     };
     let mut boards = Vec::with_capacity(opts.boards);
@@ -302,6 +300,47 @@ mod tests {
     }
 
     #[test]
+    fn the_demos_kings_in_the_centre_results_raise_no_error_alert() {
+        use crate::event::EventKind;
+        let games = games().unwrap();
+        let mut results = 0;
+        for (n, g) in games.iter().enumerate().take(40) {
+            let (board, number) = (n % 8, n / 8);
+            if fault_for(board, number).is_some() {
+                continue;
+            }
+            let s = session(g, board, number, 1);
+            let text = crate::sim::dgt::capture_text(&s, &[]);
+            let replay = crate::replay::replay_reader(
+                text.as_bytes(),
+                crate::board::Config::default(),
+                "demo".as_ref(),
+            )
+            .unwrap();
+            let errors: Vec<_> = replay
+                .events
+                .iter()
+                .filter_map(|(_, e)| match &e.kind {
+                    EventKind::Alert(a) if a.kind.is_error() && !a.cleared => Some(&a.message),
+                    _ => None,
+                })
+                .collect();
+            assert!(errors.is_empty(), "demo game {n}: {errors:?}");
+            results += replay
+                .events
+                .iter()
+                .filter(|(_, e)| {
+                    matches!(&e.kind, EventKind::GameEnd { reason, .. } if reason == "kings in the centre")
+                })
+                .count();
+        }
+        assert!(
+            results >= 10,
+            "only {results} results signalled with the kings"
+        );
+    }
+
+    #[test]
     fn the_demo_configuration_divides_times_by_the_speed() {
         let opts = DemoOptions {
             boards: 3,
@@ -313,6 +352,6 @@ mod tests {
         assert_eq!(c.web, Some(opts.web));
         assert_eq!(c.mqtt.embedded, crate::config::Embedded::Auto);
         assert_eq!(c.reconstructor.settle.base_ms, 90);
-        assert_eq!(c.reconstructor.delays.misplaced_ms, 2_000);
+        assert_eq!(c.reconstructor.delays.misplaced_ms, 1_200);
     }
 }

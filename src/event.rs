@@ -75,7 +75,34 @@ pub enum AlertKind {
     ClockPress,
 }
 
+/// How much an alert asks of the arbiter (`severity` on MQTT and in the
+/// events): errors and required actions are acted on; notices are kept
+/// for claims (a player may claim under Law 4.3 or 9.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Something was done wrongly on the board (an illegal move, displaced
+    /// pieces, an impossible position, a wrong set-up): the arbiter acts.
+    Error,
+    /// Nothing was done wrongly, but the Laws ask the arbiter to step in
+    /// (a flag fell, a fivefold repetition or the 75-move rule ended the
+    /// game).
+    Action,
+    /// For the record: touch-move, a claimable draw, a clock pressed with
+    /// no move. Kept so a player's claim can be checked, never sounded.
+    Notice,
+}
+
 impl AlertKind {
+    /// How much this kind asks of the arbiter.
+    pub fn severity(self) -> Severity {
+        match self {
+            k if k.is_error() => Severity::Error,
+            AlertKind::Flag | AlertKind::Fivefold | AlertKind::SeventyFiveMoves => Severity::Action,
+            _ => Severity::Notice,
+        }
+    }
+
     /// Whether this kind is an error: a correctly played game never raises it.
     pub fn is_error(self) -> bool {
         matches!(
@@ -88,8 +115,9 @@ impl AlertKind {
     }
 }
 
-/// Something an arbiter must know.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// Something an arbiter must know. Serialised with its kind's
+/// [`Severity`] as `severity`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct Alert {
     /// What happened.
     pub kind: AlertKind,
@@ -216,6 +244,26 @@ impl Event {
     /// The event as one line of JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("events always serialise")
+    }
+}
+
+impl Serialize for Alert {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut st = s.serialize_struct("Alert", 6)?;
+        st.serialize_field("kind", &self.kind)?;
+        if let Some(side) = &self.side {
+            st.serialize_field("side", side)?;
+        }
+        if let Some(law) = &self.law {
+            st.serialize_field("law", law)?;
+        }
+        st.serialize_field("message", &self.message)?;
+        if self.cleared {
+            st.serialize_field("cleared", &true)?;
+        }
+        st.serialize_field("severity", &self.kind.severity())?;
+        st.end()
     }
 }
 

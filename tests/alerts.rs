@@ -2,7 +2,7 @@
 //! expected, plus a sample of injected faults over real games.
 
 use boardcast::board::{Cell, Config, Reconstructor, Variant};
-use boardcast::event::EventKind;
+use boardcast::event::{EventKind, Side};
 use boardcast::replay::replay_reader;
 use boardcast::rules::{Color, Piece, Position, Role, Square};
 use boardcast::sim::{self, faults};
@@ -87,6 +87,19 @@ impl Scene {
         }
         self.set(to, piece);
         self.wait(2_000);
+    }
+
+    /// The player of `side` presses the clock.
+    fn press(&mut self, side: Side) {
+        self.r.handle_clock_press(self.t, side);
+        self.drain();
+    }
+
+    /// Pushes the piece on `from` to the empty square `to` (a knock).
+    fn push(&mut self, from: &str, to: &str) {
+        let piece = self.lift(from);
+        self.wait(80);
+        self.set(to, piece);
     }
 
     /// Every event so far in short form, and forget them.
@@ -176,22 +189,29 @@ fn law_7_5_an_illegal_move_restored_is_counted_and_leaves_no_trace_in_the_record
     let mut s = Scene::standard();
     s.take();
     s.mv("e2", "e4");
-    // Black's bishop jumps over its own pawn.
+    // Black's bishop jumps over its own pawn: nothing until the move is
+    // completed (Law 6.2a), here by the clock.
     s.mv("f8", "a3");
     s.wait(2_000);
+    assert_eq!(s.take(), ["move e4"]);
+    s.press(Side::Black);
     let messages = s.messages();
-    assert_eq!(s.take(), ["move e4", "alert illegal_move Black 7.5a"]);
+    assert_eq!(s.take(), ["alert illegal_move Black 7.5a"]);
     assert_eq!(
         messages[0],
-        "Black played 1... Bf8-a3, an illegal move: a bishop cannot move from f8 to a3. It is Black's first illegal move in this game: the arbiter adds two minutes to White's clock (Law 7.5b); the position before it must be restored (Law 7.5a)."
+        "Black played 1... Bf8-a3, an illegal move: a bishop cannot move from f8 to a3. Black pressed the clock after it, which completed the move (Law 6.2a). It is Black's first illegal move in this game: the arbiter adds two minutes to White's clock (Law 7.5b); the position before it must be restored (Law 7.5a)."
     );
     // The position is restored, the game goes on.
     s.mv("a3", "f8");
     s.mv("e7", "e5");
     assert_eq!(s.take(), ["move e5"]);
-    // A second illegal move by Black: the queen moves through its own pawn.
+    // A second illegal move by Black: the queen moves through its own
+    // pawn, and White begins to reply, which completes it.
     s.mv("g1", "f3");
     s.mv("d8", "d5");
+    let knight = s.lift("f3");
+    s.wait(300);
+    s.set("f3", knight);
     s.wait(3_000);
     let messages = s.messages();
     assert_eq!(s.take(), ["move Nf3", "alert illegal_move Black 7.5a"]);
@@ -211,11 +231,13 @@ fn law_7_5_an_illegal_move_restored_is_counted_and_leaves_no_trace_in_the_record
 fn law_7_5b_a_second_illegal_move_against_a_bare_king_is_a_draw() {
     let mut s = Scene::fen("4k3/8/8/8/8/8/r7/4K3 b - - 0 1");
     s.take();
-    // The rook moves diagonally, twice.
+    // The rook moves diagonally, twice, and Black presses the clock.
     s.mv("a2", "c4");
+    s.press(Side::Black);
     s.wait(3_000);
     s.mv("c4", "a2");
     s.mv("a2", "b3");
+    s.press(Side::Black);
     s.wait(3_000);
     let messages = s.messages();
     assert_eq!(
@@ -235,16 +257,20 @@ fn law_7_5a_moving_into_check_castling_after_the_king_moved_and_moving_out_of_tu
     let mut s = Scene::fen("4k3/8/8/8/8/8/3r4/4K2R w K - 0 1");
     s.take();
     s.mv("e1", "d1");
-    s.wait(3_000);
+    s.press(Side::White);
     assert!(s.messages()[0].contains("it puts the White king in check"));
     assert_eq!(s.take(), ["alert illegal_move White 7.5a"]);
     s.mv("d1", "e1");
-    // Black moves out of turn.
+    // Black moves out of turn: a displacement until Black presses the
+    // clock, which completes the move (Laws 6.2a, 7.5).
     s.mv("e8", "f8");
-    s.wait(3_000);
+    s.wait(1_000);
+    assert_eq!(s.take(), Vec::<String>::new());
+    s.press(Side::Black);
     assert!(
         s.messages()[0].contains("Black played 1. Ke8-f8, an illegal move: it was White's move")
     );
+    assert!(s.messages()[0].contains("Black pressed the clock after it"));
     assert_eq!(s.take(), ["alert illegal_move Black 7.5a"]);
     s.mv("f8", "e8");
     assert_eq!(s.take(), Vec::<String>::new());
@@ -252,7 +278,7 @@ fn law_7_5a_moving_into_check_castling_after_the_king_moved_and_moving_out_of_tu
     s.take();
     s.mv("e1", "g1");
     s.mv("h1", "f1");
-    s.wait(3_000);
+    s.press(Side::White);
     assert!(s.messages()[0].contains("castling after the king or that rook had moved"));
     assert_eq!(s.take(), ["alert illegal_move White 7.5a"]);
 }
@@ -493,7 +519,9 @@ fn injected_faults_over_real_games_raise_their_alert_with_the_right_side() {
             assert_eq!(c.extra_errors, 0, "{kind:?} in game {}", i + 1);
             if matches!(
                 kind,
-                faults::FaultKind::Displaced | faults::FaultKind::WrongSetup
+                faults::FaultKind::Displaced
+                    | faults::FaultKind::Pushed
+                    | faults::FaultKind::WrongSetup
             ) {
                 assert!(c.cleared, "{kind:?} in game {}", i + 1);
             }
@@ -501,4 +529,160 @@ fn injected_faults_over_real_games_raise_their_alert_with_the_right_side() {
         }
         assert_eq!(done, 12, "{kind:?}: enough games to inject into");
     }
+}
+
+// Issue "Evidence before accusation": one scene per evidence rule.
+
+#[test]
+fn a_piece_of_the_side_not_to_move_knocked_and_set_back_is_nothing() {
+    let mut s = Scene::standard();
+    s.take();
+    s.mv("e2", "e4");
+    // White is not to move: its bishop pushed to e2 (a legal move, were it
+    // White's turn) and set back three seconds later.
+    s.push("f1", "e2");
+    s.wait(3_000);
+    s.push("e2", "f1");
+    s.wait(10_000);
+    s.mv("e7", "e5");
+    s.wait(10_000);
+    assert_eq!(s.take(), ["move e4", "move e5"]);
+}
+
+#[test]
+fn law_7_4_a_push_left_standing_is_misplaced_naming_the_side_and_play_goes_on_around_it() {
+    let mut s = Scene::standard();
+    s.take();
+    s.mv("e2", "e4");
+    s.push("g1", "f3");
+    s.wait(4_000);
+    // Set back within about four seconds: a transient, never alerted.
+    assert_eq!(s.take(), ["move e4"]);
+    s.wait(3_000);
+    assert_eq!(s.take(), ["alert misplaced White 7.4"]);
+    assert!(s.messages().is_empty());
+    // Black plays while the knight stands displaced: the move is published
+    // and the alert stays until the knight is back.
+    s.mv("e7", "e5");
+    s.wait(5_000);
+    assert_eq!(s.take(), ["move e5"]);
+    s.push("f3", "g1");
+    assert_eq!(s.take(), ["alert misplaced - 7.4 cleared"]);
+    s.mv("g1", "f3");
+    assert_eq!(s.take(), ["move Nf3"]);
+}
+
+#[test]
+fn laws_6_2a_and_7_5_a_move_out_of_turn_is_illegal_only_once_its_player_presses_the_clock() {
+    let mut s = Scene::standard();
+    s.take();
+    s.mv("e2", "e4");
+    // White plays again, out of turn, and leaves it: a displacement.
+    s.mv("d2", "d4");
+    s.wait(8_000);
+    assert_eq!(s.take(), ["move e4", "alert misplaced White 7.4"]);
+    // Pressing the clock completes it: what was reported as displaced
+    // pieces is now an illegal move.
+    s.press(Side::White);
+    assert_eq!(
+        s.take(),
+        [
+            "alert misplaced - 7.4 cleared",
+            "alert illegal_move White 7.5a"
+        ]
+    );
+    // The turn order is unchanged: Black's reply is Black's move.
+    s.mv("d4", "d2");
+    s.mv("e7", "e5");
+    s.wait(3_000);
+    let moves: Vec<_> = s
+        .take()
+        .into_iter()
+        .filter(|e| e.starts_with("move"))
+        .collect();
+    assert_eq!(moves, ["move e5"]);
+}
+
+#[test]
+fn the_kings_in_the_centre_in_either_order_are_a_result_and_never_an_accusation() {
+    for white_first in [true, false] {
+        // White's king two squares from e4: its walk there is not legal.
+        let mut s = Scene::fen("8/8/8/8/8/6K1/8/k7 w - - 0 60");
+        s.take();
+        let kings = [("g3", "e4"), ("a1", "d5")];
+        let order = if white_first {
+            kings
+        } else {
+            [kings[1], kings[0]]
+        };
+        for (i, (from, to)) in order.into_iter().enumerate() {
+            let k = s.lift(from);
+            s.wait(if i == 0 { 400 } else { 2_500 });
+            s.set(to, k);
+        }
+        s.wait(20_000);
+        assert_eq!(
+            s.take(),
+            ["game_end 1-0 kings in the centre"],
+            "white first: {white_first}"
+        );
+    }
+}
+
+/// 1. e4 e5 2. Qh5, the queen just set down.
+fn queen_just_set_on_h5() -> Scene {
+    let mut s = Scene::standard();
+    s.take();
+    s.mv("e2", "e4");
+    s.mv("e7", "e5");
+    s.mv("d1", "h5");
+    s
+}
+
+#[test]
+fn a_knock_of_the_piece_that_just_moved_never_shifts_the_turn_order() {
+    let mut s = queen_just_set_on_h5();
+    // The queen, just set on h5, is pushed to g4 (where Qd1-g4 could have
+    // gone) and set back two seconds later.
+    s.push("h5", "g4");
+    s.wait(2_000);
+    s.push("g4", "h5");
+    s.mv("b8", "c6");
+    s.mv("f1", "c4");
+    s.wait(10_000);
+    assert_eq!(
+        s.take(),
+        ["move e4", "move e5", "move Qh5", "move Nc6", "move Bc4"]
+    );
+}
+
+#[test]
+fn a_piece_that_travelled_on_after_a_pause_is_corrected_once_it_has_stood() {
+    let mut s = queen_just_set_on_h5();
+    // The queen goes on to g4 (Qd1-g4 was the move) and stays.
+    s.push("h5", "g4");
+    s.wait(10_000);
+    assert_eq!(
+        s.take(),
+        ["move e4", "move e5", "move Qh5", "retract d1h5", "move Qg4"]
+    );
+}
+
+#[test]
+fn a_move_completed_by_a_clock_press_does_not_travel_on() {
+    let mut s = queen_just_set_on_h5();
+    s.press(Side::White);
+    s.push("h5", "g4");
+    s.wait(10_000);
+    assert_eq!(
+        s.take(),
+        [
+            "move e4",
+            "move e5",
+            "move Qh5",
+            "alert misplaced White 7.4"
+        ]
+    );
+    s.push("g4", "h5");
+    assert_eq!(s.take(), ["alert misplaced - 7.4 cleared"]);
 }

@@ -144,6 +144,7 @@ proptest! {
             adjust: 0.1,
             flicker: 0.1,
             knock: 0.05,
+            knock_moved: 0.05,
             misread: 0.1,
             takeback: 0.03,
             blitz: 0.5,
@@ -153,6 +154,42 @@ proptest! {
         let c = compare(&game, &session, &replay);
         prop_assert!(c.exact, "right up to ply {} of {}", c.plies_right, c.plies);
         prop_assert_eq!(c.error_alerts, 0);
+    }
+
+    /// Knocks of either side's pieces (the piece that just moved
+    /// included; 0.08 per move, four times the venue-typical rate), and a result reported with the kings in
+    /// the centre in either order: the record is exact, no error alert is
+    /// raised, and the result is the one signalled.
+    #[test]
+    fn knocks_and_result_signals_mixed_into_random_games_raise_nothing(
+        picks in proptest::collection::vec(any::<u16>(), 1..100),
+        seed in any::<u64>(),
+        rotated in any::<bool>(),
+        result in 0usize..3,
+    ) {
+        let game = random_game(&picks, None);
+        let mut profile = Human {
+            knock: 0.05,
+            knock_moved: 0.03,
+            takeback: 0.0,
+            ..Human::default()
+        };
+        let mut session = sim::simulate(&game, &mut profile, seed, rotated);
+        let last = game.moves.iter().fold(game.start.clone(), |p, m| p.play(*m));
+        let result = ["1-0", "0-1", "1/2-1/2"][result];
+        let signalled = last.outcome().is_none()
+            && sim::faults::kings_to_centre(&mut session, &last, result, seed).is_some();
+        let replay = replay_session(&session);
+        let c = compare(&game, &session, &replay);
+        prop_assert!(c.exact, "right up to ply {} of {}", c.plies_right, c.plies);
+        prop_assert_eq!(c.error_alerts, 0);
+        if signalled {
+            let ends: Vec<_> = replay.events.iter().filter_map(|(_, e)| match &e.kind {
+                EventKind::GameEnd { result, reason } => Some((result.clone(), reason.clone())),
+                _ => None,
+            }).collect();
+            prop_assert_eq!(ends, vec![(result.to_string(), "kings in the centre".to_string())]);
+        }
     }
 }
 

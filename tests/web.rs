@@ -215,6 +215,35 @@ async fn the_demo_page_shows_boards_moving_and_an_alert_in_chromium() {
         alert[2].as_str().is_some_and(|m| m.len() > 10),
         "the alert names what happened: {alert}"
     );
+    // Notices (touch-move, claimable draws) are kept but hidden by the
+    // default filter, which shows the errors an arbiter acts on.
+    let shown = "return [...document.querySelectorAll('#alerts .alert')]\
+         .map(a => [a.classList.contains('notice'), getComputedStyle(a).display !== 'none']);";
+    let listed = client.execute(shown, vec![]).await.unwrap();
+    for a in listed.as_array().unwrap() {
+        assert_eq!(
+            a[0] == json!(true),
+            a[1] == json!(false),
+            "errors only: {listed}"
+        );
+    }
+    client
+        .execute(
+            "const f = document.querySelector('#filter'); f.value = 'all'; \
+             f.dispatchEvent(new Event('change'));",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let listed = client.execute(shown, vec![]).await.unwrap();
+    assert!(
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a[1] == json!(true)),
+        "all alerts shown: {listed}"
+    );
 
     // The position is drawn: pieces on squares, the last move marked, and
     // the move list follows the ply count.

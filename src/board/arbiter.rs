@@ -17,12 +17,6 @@ pub struct AlertDelays {
     /// The same when the board only lacks one or two pieces of the side to
     /// move (a player thinking with a piece in the hand).
     pub in_hand_ms: Millis,
-    /// A completed move that is not legal stands this long before
-    /// `illegal_move` (sooner if the opponent starts to move).
-    pub illegal_ms: Millis,
-    /// The same for a pawn set on the last rank and not yet exchanged
-    /// (fetching the new piece takes time; Law 4.6 allows either order).
-    pub unpromoted_ms: Millis,
     /// A start position set up wrongly stands this long before `setup`.
     pub setup_ms: Millis,
     /// A lift shorter than this is an adjustment (Law 4.2), not a touch.
@@ -32,14 +26,22 @@ pub struct AlertDelays {
 impl Default for AlertDelays {
     fn default() -> Self {
         AlertDelays {
-            misplaced_ms: 10_000,
+            misplaced_ms: 6_000,
             in_hand_ms: 30_000,
-            illegal_ms: 2_500,
-            unpromoted_ms: 8_000,
             setup_ms: 5_000,
             touch_ms: 300,
         }
     }
+}
+
+/// What showed that an illegal move was completed (Law 6.2a): time alone
+/// never does, as a knocked piece stands as long as it stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Completed {
+    /// Its player pressed the clock.
+    Press,
+    /// The opponent began to reply (lifted one of their own pieces).
+    Reply,
 }
 
 /// Builds an alert.
@@ -76,7 +78,16 @@ fn ordinal(n: u32) -> &'static str {
 /// The `illegal_move` alert for the `count`th illegal move of its mover.
 /// `before` is the position the move was made in (the one Law 7.5a
 /// restores).
-pub fn illegal_move(before: &Position, m: &PseudoMove, why: &str, count: u32, ply: usize) -> Alert {
+///
+/// `completed` says what showed it was completed (Law 6.2a).
+pub fn illegal_move(
+    before: &Position,
+    m: &PseudoMove,
+    why: &str,
+    count: u32,
+    ply: usize,
+    completed: Completed,
+) -> Alert {
     let mover = m.piece.color;
     let opponent = !mover;
     let consequence = if count == 1 {
@@ -93,6 +104,16 @@ pub fn illegal_move(before: &Position, m: &PseudoMove, why: &str, count: u32, pl
         format!("{} loses the game (Law 7.5b)", color_name(mover))
     };
     let number = ply / 2 + 1;
+    let evidence = match completed {
+        Completed::Press => format!(
+            " {} pressed the clock after it, which completed the move (Law 6.2a).",
+            color_name(mover)
+        ),
+        Completed::Reply => format!(
+            " {} began to reply to it, so it was completed.",
+            color_name(opponent)
+        ),
+    };
     let dots = if before.turn() == Color::White {
         "."
     } else {
@@ -103,7 +124,7 @@ pub fn illegal_move(before: &Position, m: &PseudoMove, why: &str, count: u32, pl
         Some(mover),
         Some(Law::IllegalMove),
         format!(
-            "{} played {number}{dots} {}, an illegal move: {why}. It is {}'s {} illegal move in this game: {consequence}; the position before it must be restored (Law 7.5a).",
+            "{} played {number}{dots} {}, an illegal move: {why}.{evidence} It is {}'s {} illegal move in this game: {consequence}; the position before it must be restored (Law 7.5a).",
             color_name(mover),
             m.notation(),
             color_name(mover),
@@ -140,13 +161,27 @@ pub fn piece_name(p: Piece) -> String {
 }
 
 /// The `misplaced` alert.
+/// The `side` is the side whose pieces were displaced, when only one
+/// side's pieces differ.
 pub fn misplaced(game: &Position, board: &Board) -> Alert {
+    let d = diff(game.board(), board);
+    let mut colors = d
+        .into_iter()
+        .flat_map(|sq| [game.board().piece_at(sq), board.piece_at(sq)])
+        .flatten()
+        .map(|p| p.color);
+    let first = colors.next();
+    let side = first.filter(|&c| colors.all(|x| x == c));
+    let whose = match side {
+        Some(c) => format!(" ({}'s pieces)", color_name(c)),
+        None => String::new(),
+    };
     alert(
         AlertKind::Misplaced,
-        None,
+        side,
         Some(Law::Displaced),
         format!(
-            "The board differs from the game: {}. Last correct position: {} (Laws 7.4, 7.6).",
+            "The board differs from the game{whose}: {}. Last correct position: {} (Laws 7.4, 7.6).",
             differences(game.board(), board).join("; "),
             game.fen()
         ),

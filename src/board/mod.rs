@@ -38,7 +38,7 @@ use crate::rules::{
     rotated,
 };
 
-pub use arbiter::AlertDelays;
+pub use arbiter::{AlertDelays, Completed};
 pub use search::{Explanation, Limits};
 pub use settle::SettleRule;
 
@@ -86,6 +86,9 @@ pub enum Press {
     Published,
     /// The side to move pressed with no move on the board.
     NoMove,
+    /// A move out of turn stood on the board and its player pressed the
+    /// clock: it was completed, and reported as an illegal move.
+    IllegalMove,
     /// Nothing to do (the move was already published, say).
     Nothing,
     /// No game on the board yet.
@@ -132,16 +135,35 @@ impl Candidate {
     }
 }
 
-/// A board that looks like an illegal move.
+/// A board that looks like an illegal move of the side to move. It is
+/// reported only once completed (Law 6.2a: the clock pressed, or the
+/// opponent begins to reply); until then it is a displacement.
 #[derive(Clone, Debug)]
 struct Pseudo {
     m: PseudoMove,
     /// The board it made (game orientation).
     board: Board,
-    due: Millis,
     /// The alert has been raised; the position it made, when play can go
     /// on from it.
     reported: Option<Option<Position>>,
+}
+
+/// A piece moved by the side *not* to move (or left standing after a
+/// knock): not a move, and not an accusation, until evidence says so.
+#[derive(Clone, Debug)]
+struct Displacement {
+    /// The change, as a move of that piece (`from` is its square in the
+    /// game).
+    m: PseudoMove,
+    /// When it was first seen.
+    since: Millis,
+    /// Plies in the game when it was first seen: only the ply that made
+    /// the last of them can have travelled on to it.
+    plies: usize,
+    /// Stands for a correction that may yet be right (the piece that just
+    /// moved travelled on, or was knocked): the board is still explained
+    /// first as it is.
+    shadow: bool,
 }
 
 /// A board no explanation fits.
@@ -180,6 +202,12 @@ struct Playing {
     kings: Option<(Millis, usize, &'static str, Board)>,
     illegal_counts: [u32; 2],
     pseudo: Option<Pseudo>,
+    /// A displaced piece standing on the board (see [`Displacement`]).
+    displaced: Option<Displacement>,
+    /// Plies known to be completed: the mover pressed the clock after
+    /// them (Law 6.2a). A completed move is never re-read as a piece that
+    /// travelled on.
+    completed: usize,
     unexplained: Option<Unexplained>,
     touches: Vec<Touch>,
 }
@@ -262,6 +290,20 @@ impl Reconstructor {
         p.candidate = None;
         p.showing = false;
         p.pseudo = None;
+        p.displaced = None;
+        // A displacement reported while the result signal was on its way
+        // (a king set early in the centre) is withdrawn.
+        if p.unexplained
+            .is_some_and(|u| u.raised == Some(AlertKind::Misplaced))
+        {
+            let a = arbiter::cleared(
+                AlertKind::Misplaced,
+                Some(Law::Displaced),
+                "The game has ended; the displaced-pieces report is withdrawn.".into(),
+            );
+            self.emit(at, EventKind::Alert(a));
+        }
+        let p = self.playing();
         p.unexplained = None;
         self.emit(
             at,
@@ -316,16 +358,61 @@ impl Reconstructor {
     /// event keeps the time of the reading that completed it).
     pub fn handle_clock_press(&mut self, at: Millis, side: Side) -> Press {
         debug_assert!(self.events.back().is_none_or(|(t, _)| *t <= at));
+        let target = self.target();
         let Phase::Playing(p) = &mut self.phase else {
             return Press::NoGame;
         };
+        // The candidate is on the board, or the opponent has already begun
+        // to take one of its pieces (a capture begun with the victim).
         if let Some(c) = &p.candidate
-            && p.showing
+            && (p.showing
+                || search::only_removals(
+                    candidate_position(&p.game, &c.explanation).board(),
+                    &target,
+                ))
             && last_mover(&p.game, &c.explanation) == Some(side)
         {
             let c = p.candidate.take().expect("checked");
             self.commit(c);
+            let p = self.playing();
+            p.completed = p.game.len();
             return Press::Published;
+        }
+        let turn = Side::from(p.game.position().turn());
+        // A piece of the side not to move stands displaced and that side
+        // pressed its clock: a move out of turn was completed (Laws 6.2a,
+        // 7.5). Without the press it stays a displacement.
+        if turn != side
+            && p.pseudo.is_none()
+            && p.displaced
+                .as_ref()
+                .is_some_and(|d| Side::from(d.m.piece.color) == side)
+            && p.candidate.is_none()
+        {
+            let p = self.playing();
+            let d = p.displaced.take().expect("checked");
+            p.pseudo = Some(Pseudo {
+                m: d.m,
+                board: target,
+                reported: None,
+            });
+            self.report_illegal(at, Completed::Press);
+            return Press::IllegalMove;
+        }
+        // The side to move pressed with an illegal move on the board: it
+        // is completed.
+        if turn == side
+            && p.pseudo
+                .as_ref()
+                .is_some_and(|x| x.reported.is_none() && Side::from(x.m.piece.color) == side)
+        {
+            self.report_illegal(at, Completed::Press);
+            return Press::IllegalMove;
+        }
+        let p = self.playing();
+        if turn != side && !p.game.is_empty() {
+            // The presser made the last ply: it is complete.
+            p.completed = p.game.len();
         }
         if p.candidate.is_none()
             && Side::from(p.game.position().turn()) == side
@@ -388,13 +475,6 @@ impl Reconstructor {
                     self.commit(c);
                     return;
                 }
-                if p.pseudo
-                    .as_ref()
-                    .is_some_and(|x| x.reported.is_none() && x.due <= now)
-                {
-                    self.report_illegal(now);
-                    return;
-                }
                 if let Some(u) = p.unexplained
                     && u.raised.is_none()
                     && u.due <= now
@@ -415,20 +495,12 @@ impl Reconstructor {
                     .as_ref()
                     .filter(|_| p.showing)
                     .map(Candidate::due);
-                let pseudo = p
-                    .pseudo
-                    .as_ref()
-                    .filter(|x| x.reported.is_none())
-                    .map(|x| x.due);
                 let unexplained = p
                     .unexplained
                     .filter(|u| u.raised.is_none() && !p.ended)
                     .map(|u| u.due);
                 let kings = p.kings.as_ref().map(|k| k.0);
-                [candidate, pseudo, unexplained, kings]
-                    .into_iter()
-                    .flatten()
-                    .min()
+                [candidate, unexplained, kings].into_iter().flatten().min()
             }
         }
     }
@@ -610,7 +682,29 @@ impl Reconstructor {
             }
             None => p.kings = None,
         }
+        // A displaced piece still standing where it was pushed: the rest of
+        // the board is explained around it. (Once it is that side's turn,
+        // it is still not their move: it got there before.)
+        let standing = {
+            let p = self.playing();
+            p.displaced
+                .as_ref()
+                .is_some_and(|d| !d.shadow && put_back(d, &target).is_some())
+        };
+        if standing && self.follow_around_displacement(at, &target) {
+            return;
+        }
         let mut explanation = self.search(&target);
+        // A completed move (its player pressed the clock) does not travel
+        // on: a change of that piece is a displacement.
+        {
+            let p = self.playing();
+            if explanation.as_ref().is_some_and(|e| travels_on(&p.game, e))
+                && p.game.len() <= p.completed
+            {
+                explanation = None;
+            }
+        }
 
         // The start position set up again is a new game, unless the game
         // itself explains it by play.
@@ -647,8 +741,76 @@ impl Reconstructor {
                 explanation = self.search(&target);
             }
         }
-        if explanation.is_none() {
-            explanation = self.continue_irregular(at, &target);
+        // A takeback under way (one ply restored, the board now lacking
+        // only pieces of the position before it): the players are taking
+        // back another ply, not making two new ones.
+        {
+            let p = self.playing();
+            if let (
+                Some(Candidate {
+                    explanation: Explanation::Back { plies, then },
+                    ..
+                }),
+                Some(Explanation::Forward(moves)),
+            ) = (&p.candidate, &explanation)
+                && then.is_empty()
+                && moves.len() >= 2
+                && p.game.len() > *plies
+                && search::only_removals(
+                    p.game.position_at(p.game.len() - plies - 1).board(),
+                    &target,
+                )
+            {
+                explanation = None;
+            }
+        }
+        // A displacement was seen before the rest changed: a history that
+        // plays it as a later ply (the reply to a move made after it)
+        // contradicts the order of the readings.
+        {
+            let p = self.playing();
+            if let (Some(d), Some(Explanation::Forward(moves))) = (&p.displaced, &explanation)
+                && moves
+                    .iter()
+                    .skip(1)
+                    .any(|m| m.from() == d.m.from && m.to() == d.m.to)
+            {
+                explanation = None;
+            }
+        }
+        // After a reported illegal move, its piece was seen on the square
+        // it went to: a history of two or more plies that moves it from
+        // its old square to another one contradicts the readings (a
+        // capture of it under way, a piece sliding through). (To the same
+        // square is the arbiter's correction: a pawn left unpromoted is
+        // exchanged for a queen.)
+        {
+            let p = self.playing();
+            if let (Some(x), Some(Explanation::Forward(moves))) = (&p.pseudo, &explanation)
+                && x.reported.is_some()
+                && moves.len() >= 2
+                && moves[0].from() == x.m.from
+                && moves[0].to() != x.m.to
+            {
+                explanation = None;
+            }
+        }
+        match &explanation {
+            None => explanation = self.continue_irregular(at, &target, usize::MAX),
+            // An illegal move was reported and play may be going on from
+            // it: a legal history of as many plies (a piece sliding through
+            // a square that makes one) is not better evidence than the
+            // completed illegal move and its continuation.
+            Some(e @ (Explanation::Forward(_) | Explanation::Back { .. })) if e.cost() >= 2 => {
+                let cost = e.cost();
+                if let Some(e) = self.continue_irregular(at, &target, cost - 1) {
+                    explanation = Some(e);
+                }
+            }
+            Some(_) => {}
+        }
+        if explanation.is_none() && self.follow_around_displacement(at, &target) {
+            return;
         }
 
         let p = self.playing();
@@ -660,6 +822,7 @@ impl Reconstructor {
             Some(explanation) => {
                 p.resync = false;
                 p.pseudo = None;
+                p.displaced = None;
                 self.clear_unexplained(at);
                 self.follow(at, explanation);
             }
@@ -690,13 +853,46 @@ impl Reconstructor {
             e => e,
         };
         let settle = self.config.settle;
+        let hold = self.config.delays.misplaced_ms;
         let p = self.playing();
         let same = p
             .candidate
             .as_ref()
             .is_some_and(|c| c.explanation == explanation);
         if !same {
-            let settle = settle_time(&settle, &p.game, &explanation);
+            let mut settle = settle_time(&settle, &p.game, &explanation);
+            // A takeback of several plies that one piece's change makes (a
+            // repeated position, a knocked piece landing where it stood
+            // earlier) is held as long as a displacement: players restoring
+            // several plies move more than one piece.
+            if let Explanation::Back { plies, then } = &explanation
+                && *plies > 1
+                && then.is_empty()
+                && crate::rules::diff(
+                    p.game.position().board(),
+                    p.game.position_at(p.game.len() - plies).board(),
+                )
+                .count()
+                    <= 2
+            {
+                settle = settle.max(hold);
+            }
+            if travels_on(&p.game, &explanation) {
+                // The piece that just moved is on another square: it
+                // travelled on after a pause, or it was knocked and will be
+                // set back. Only time (or the mover's clock press) tells:
+                // hold the correction as long as a displacement, and treat
+                // the change as one meanwhile.
+                settle = settle.max(hold);
+                let after = candidate_position(&p.game, &explanation);
+                p.displaced =
+                    find_pseudo_move(p.game.position(), after.board()).map(|m| Displacement {
+                        m,
+                        since: at,
+                        plies: p.game.len(),
+                        shadow: true,
+                    });
+            }
             p.candidate = Some(Candidate {
                 explanation,
                 since: at,
@@ -710,7 +906,14 @@ impl Reconstructor {
 
     /// After an illegal move was reported: if play went on from the
     /// position it made, accept it into the record and explain the rest.
-    fn continue_irregular(&mut self, at: Millis, target: &Board) -> Option<Explanation> {
+    /// `max_moves`: the most plies after the illegal move that may explain
+    /// the board.
+    fn continue_irregular(
+        &mut self,
+        at: Millis,
+        target: &Board,
+        max_moves: usize,
+    ) -> Option<Explanation> {
         let limits = self.config.limits;
         let p = self.playing();
         let pseudo = p.pseudo.as_ref()?;
@@ -722,6 +925,9 @@ impl Reconstructor {
         let Some(Explanation::Forward(moves)) = out.explanation else {
             return None;
         };
+        if moves.len() > max_moves {
+            return None;
+        }
         let pseudo = p.pseudo.take().expect("checked");
         let after = game.position().clone();
         let ply = p.game.len() as u32 + 1;
@@ -759,27 +965,38 @@ impl Reconstructor {
             find_pseudo_move(&pos, target)
         };
         match pseudo {
+            // A piece of the side not to move changed square: a knock, a
+            // push, or a move out of turn. Only a clock press makes it a
+            // move (see `handle_clock_press`); until then it is a
+            // displacement, and `misplaced` if it stands.
+            Some(m) if m.piece.color != pos.turn() => {
+                if p.displaced.as_ref().is_none_or(|d| d.m != m) {
+                    let (since, plies) = p
+                        .displaced
+                        .as_ref()
+                        .map_or((at, p.game.len()), |d| (d.since, d.plies));
+                    p.displaced = Some(Displacement {
+                        m,
+                        since,
+                        plies,
+                        shadow: false,
+                    });
+                }
+                if p.pseudo.as_ref().is_some_and(|x| x.reported.is_none()) {
+                    p.pseudo = None;
+                }
+            }
             Some(m) => {
                 let same = p
                     .pseudo
                     .as_ref()
                     .is_some_and(|x| x.m == m && x.board == *target);
+                // Time alone never makes it a move (a knocked piece stands
+                // as long as it stands): the press or the reply does.
                 if !same && p.pseudo.as_ref().is_none_or(|x| x.reported.is_none()) {
-                    let unpromoted = m.piece == m.placed
-                        && m.piece.role == crate::rules::Role::Pawn
-                        && matches!(
-                            m.to.rank(),
-                            crate::rules::Rank::First | crate::rules::Rank::Eighth
-                        );
-                    let delay = if unpromoted {
-                        delays.unpromoted_ms
-                    } else {
-                        delays.illegal_ms
-                    };
                     p.pseudo = Some(Pseudo {
                         m,
                         board: target.clone(),
-                        due: at + delay,
                         reported: None,
                     });
                 }
@@ -791,13 +1008,18 @@ impl Reconstructor {
                 // keep it pending.
                 let pending = p.pseudo.as_ref().filter(|x| x.reported.is_none());
                 let lifted = pending.is_some_and(|x| search::only_removals(&x.board, target));
+                // (Not the other king after a king went to the centre: that
+                // is the result signal on its way.)
                 let confirmed = lifted
                     && pending.is_some_and(|x| {
                         let removed = x.board.occupied() & !target.occupied();
-                        (removed & x.board.by_color(!x.m.piece.color)).any()
+                        let opponents = removed & x.board.by_color(!x.m.piece.color);
+                        opponents.any()
+                            && !(is_king_to_centre(&x.m)
+                                && (opponents & x.board.by_role(crate::rules::Role::King)).any())
                     });
                 if confirmed {
-                    self.report_illegal(at);
+                    self.report_illegal(at, Completed::Reply);
                 } else if pending.is_some() && !lifted {
                     p.pseudo = None;
                 }
@@ -813,7 +1035,7 @@ impl Reconstructor {
         let delay = if in_hand {
             delays.in_hand_ms
         } else {
-            delays.misplaced_ms
+            displacement_delay(&delays, p.displaced.as_ref())
         };
         let u = p.unexplained.get_or_insert(Unexplained {
             since: at,
@@ -823,7 +1045,163 @@ impl Reconstructor {
         u.due = u.since + delay;
     }
 
-    fn report_illegal(&mut self, at: Millis) {
+    /// The board is not explained, but a displacement stands: explain it
+    /// with the displaced piece put back. The side to move may play on
+    /// while it stands (their move is published; the `misplaced` timer
+    /// keeps running until the piece is back). Returns whether that
+    /// explained the board.
+    fn follow_around_displacement(&mut self, at: Millis, target: &Board) -> bool {
+        let delays = self.config.delays;
+        let p = self.playing();
+        let Some(d) = &p.displaced else {
+            return false;
+        };
+        let Some(masked) = put_back(d, target) else {
+            return false;
+        };
+        let since = d.since;
+        match self.search(&masked) {
+            Some(Explanation::Same) => {
+                let p = self.playing();
+                p.candidate = None;
+                p.showing = false;
+            }
+            Some(e @ Explanation::Forward(_)) => {
+                let p = self.playing();
+                p.resync = false;
+                // Play went on around it: whatever it stood for, it is now
+                // a displacement of its own.
+                if let Some(d) = &mut p.displaced {
+                    d.shadow = false;
+                }
+                self.follow(at, e);
+            }
+            _ => return false,
+        }
+        let p = self.playing();
+        let delay = displacement_delay(&delays, p.displaced.as_ref());
+        let u = p.unexplained.get_or_insert(Unexplained {
+            since,
+            due: since + delay,
+            raised: None,
+        });
+        u.due = u.since + delay;
+        true
+    }
+
+    /// A displacement of the piece its side moved last has stood past the
+    /// delay and no clock press completed that move: re-examine the last
+    /// plies for a history that explains the board with no displacement
+    /// (the piece travelled on after a pause). Returns whether one did; it
+    /// is then published as a correction (`retract` and moves).
+    fn reexamine(&mut self, at: Millis, target: &Board) -> bool {
+        let mut limits = self.config.limits;
+        let p = self.playing();
+        let Some(d) = &p.displaced else {
+            return false;
+        };
+        // The last ply of that side, among the last four, that set the
+        // piece where it was displaced from.
+        let n = p.game.len();
+        let found = p
+            .game
+            .plies()
+            .iter()
+            .enumerate()
+            .skip(n.saturating_sub(4))
+            .rev()
+            .find(|(i, ply)| {
+                p.game.position_at(*i).turn() == d.m.piece.color
+                    && ply.m.is_some_and(|m| m.to() == d.m.from)
+            });
+        let Some((i, _)) = found else {
+            return false;
+        };
+        let back = n - i;
+        // Design: the history must withdraw the ply that moved the piece
+        // (so the displacement becomes where that ply went), no further
+        // than four plies back; the search then plays forward from there
+        // as deep as it withdrew, plus one. A ply completed by a clock
+        // press is never withdrawn.
+        if i < p.completed || i + 1 != d.plies {
+            return false;
+        }
+        // The withdrawn ply is played again, to where the piece stands;
+        // the plies after it are searched from there.
+        let withdrawn = p.game.plies()[i].m.expect("checked");
+        let mut game = p.game.clone();
+        game.truncate(i);
+        let Some(first) = game.position().legal_moves().find(|m| {
+            m.from() == withdrawn.from()
+                && m.to() == d.m.to
+                && m.promotion() == withdrawn.promotion()
+        }) else {
+            return false;
+        };
+        game.push(first);
+        // The plies published after it keep their order (the readings
+        // gave it), when they are still legal and give the board.
+        let published: Vec<Move> = p.game.plies()[i + 1..].iter().filter_map(|r| r.m).collect();
+        let mut replayed = game.position().clone();
+        let same_order = published.len() == back - 1
+            && published.iter().all(|m| {
+                let ok = replayed.legal_moves().any(|l| l == *m);
+                if ok {
+                    replayed = replayed.play(*m);
+                }
+                ok
+            })
+            && replayed.board() == target;
+        if same_order {
+            let then = std::iter::once(first).chain(published).collect();
+            self.correct(at, Explanation::Back { plies: back, then });
+            return true;
+        }
+        let successors = search::successors(game.position());
+        limits.stream_depth = back;
+        limits.back = 0;
+        limits.budget = limits.resync_budget;
+        let out = search::explain(&game, &successors, target, false, false, limits);
+        self.stats.searches += 1;
+        self.stats.nodes += out.nodes as u64;
+        let rest = match out.explanation {
+            Some(Explanation::Forward(rest)) => rest,
+            Some(Explanation::Same) => Vec::new(),
+            _ => return false,
+        };
+        let then = std::iter::once(first).chain(rest).collect();
+        self.correct(at, Explanation::Back { plies: back, then });
+        true
+    }
+
+    /// Publishes a re-examined history at once, the displacement gone.
+    fn correct(&mut self, at: Millis, explanation: Explanation) {
+        let p = self.playing();
+        p.displaced = None;
+        p.unexplained = None;
+        p.pseudo = None;
+        p.candidate = None;
+        self.commit(Candidate {
+            explanation,
+            since: at,
+            settle: 0,
+        });
+    }
+
+    fn report_illegal(&mut self, at: Millis, completed: Completed) {
+        let p = self.playing();
+        // Reported as displaced pieces while it stood: now it is a move.
+        if let Some(u) = &mut p.unexplained
+            && u.raised == Some(AlertKind::Misplaced)
+        {
+            u.raised = Some(AlertKind::IllegalMove);
+            let a = arbiter::cleared(
+                AlertKind::Misplaced,
+                Some(Law::Displaced),
+                "The displaced piece was a move: reported as an illegal move.".into(),
+            );
+            self.emit(at, EventKind::Alert(a));
+        }
         let p = self.playing();
         let Some(x) = p.pseudo.as_mut() else { return };
         let before = p.game.position().clone();
@@ -831,15 +1209,18 @@ impl Reconstructor {
         let count = &mut p.illegal_counts[color as usize];
         *count += 1;
         let why = illegality(&before, &x.m);
-        let alert = arbiter::illegal_move(&before, &x.m, &why, *count, p.game.len());
+        let alert = arbiter::illegal_move(&before, &x.m, &why, *count, p.game.len(), completed);
         x.reported = Some(before.irregular(x.board.clone(), !color));
         self.emit(at, EventKind::Alert(alert));
     }
 
     fn raise_unexplained(&mut self, at: Millis) {
         let target = self.target();
+        if self.reexamine(at, &target) {
+            return;
+        }
         let p = self.playing();
-        if p.ended || p.pseudo.is_some() {
+        if p.ended || p.pseudo.as_ref().is_some_and(|x| x.reported.is_some()) {
             // Said already (an illegal move), or the game is over and the
             // pieces are being put away: nothing to add, nothing to clear.
             if let Some(u) = &mut p.unexplained {
@@ -914,6 +1295,8 @@ impl Reconstructor {
             kings: None,
             illegal_counts: [0; 2],
             pseudo: None,
+            displaced: None,
+            completed: 0,
             unexplained: None,
             touches: Vec::new(),
         }));
@@ -925,6 +1308,9 @@ impl Reconstructor {
         let t = c.since;
         let delays = self.config.delays;
         let p = self.playing();
+        if travels_on(&p.game, &c.explanation) {
+            p.displaced = None;
+        }
         let mut out = Vec::new();
         match c.explanation {
             Explanation::Same => {}
@@ -1203,4 +1589,61 @@ fn settle_time(rule: &SettleRule, game: &Game, e: &Explanation) -> Millis {
             rule.for_move(&pos, *last)
         }
     }
+}
+
+/// Whether a pseudo-move sets a king on a centre square (d4, d5, e4, e5):
+/// perhaps the first half of the kings-in-the-centre result signal.
+fn is_king_to_centre(m: &PseudoMove) -> bool {
+    m.piece.role == crate::rules::Role::King
+        && m.rook.is_none()
+        && [Square::D4, Square::D5, Square::E4, Square::E5].contains(&m.to)
+}
+
+/// How long a displacement stands before `misplaced`: a king displaced onto
+/// a centre square waits twice as long, as players reporting a result set
+/// the kings there one after the other.
+fn displacement_delay(delays: &AlertDelays, d: Option<&Displacement>) -> Millis {
+    if d.is_some_and(|d| is_king_to_centre(&d.m)) {
+        delays.misplaced_ms * 2
+    } else {
+        delays.misplaced_ms
+    }
+}
+
+/// `target` with the displaced piece put back where the game has it, if it
+/// still stands where it was displaced to.
+fn put_back(d: &Displacement, target: &Board) -> Option<Board> {
+    if d.m.rook.is_some()
+        || target.piece_at(d.m.to) != Some(d.m.placed)
+        || target.piece_at(d.m.from).is_some()
+    {
+        return None;
+    }
+    let mut b = target.clone();
+    b.discard_piece_at(d.m.to);
+    if let Some((sq, piece)) = d.m.captured {
+        b.set_piece_at(sq, piece);
+    }
+    b.set_piece_at(d.m.from, d.m.piece);
+    Some(b)
+}
+
+/// Whether an explanation says the piece of the last ply travelled on: the
+/// last ply withdrawn and the same piece, from the same square, played to
+/// another square.
+///
+/// Design: this is the shape a knock of the piece that has just moved
+/// takes too; the reconstructor holds such a correction as long as a
+/// displacement (see `follow`) instead of trusting the first reading.
+fn travels_on(game: &Game, e: &Explanation) -> bool {
+    let Explanation::Back { plies: 1, then } = e else {
+        return false;
+    };
+    let [next] = then.as_slice() else {
+        return false;
+    };
+    game.plies()
+        .last()
+        .and_then(|p| p.m)
+        .is_some_and(|last| last.from() == next.from() && last.role() == next.role())
 }

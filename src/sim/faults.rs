@@ -4,12 +4,16 @@
 //! Each [`FaultKind`] is injected into a real game played with the human
 //! profile (takebacks off, so the expected record is known):
 //!
-//! - `IllegalTakenBack`: a completed illegal move, noticed and taken back
-//!   after a few seconds (Law 7.5a), then the real move.
+//! - `IllegalTakenBack`: an illegal move, completed when the opponent
+//!   begins to reply (Law 6.2a), noticed and taken back (Law 7.5a), then
+//!   the real move.
 //! - `IllegalStands`: a completed illegal move nobody notices; play goes on
 //!   from the position it made.
 //! - `Displaced`: two pieces knocked off the board and left there for a
 //!   while, then set back.
+//! - `Pushed`: a piece of the side not to move (not the one that has just
+//!   moved) pushed onto a free neighbouring square and left there 10-20 s,
+//!   then set back: displaced pieces (Law 7.4), never an illegal move.
 //! - `WrongSetup`: the start position set up wrongly, corrected before the
 //!   first move.
 //! - `Unpromoted`: a pawn set on the last rank and left there while the
@@ -34,6 +38,9 @@ pub enum FaultKind {
     IllegalStands,
     /// Pieces displaced for a while.
     Displaced,
+    /// A piece of the side not to move pushed to a neighbouring square
+    /// and left there for a while.
+    Pushed,
     /// A wrong initial set-up, corrected before the first move.
     WrongSetup,
     /// A pawn left unexchanged on the last rank.
@@ -42,10 +49,11 @@ pub enum FaultKind {
 
 impl FaultKind {
     /// Every kind.
-    pub const ALL: [FaultKind; 5] = [
+    pub const ALL: [FaultKind; 6] = [
         FaultKind::IllegalTakenBack,
         FaultKind::IllegalStands,
         FaultKind::Displaced,
+        FaultKind::Pushed,
         FaultKind::WrongSetup,
         FaultKind::Unpromoted,
     ];
@@ -56,7 +64,7 @@ impl FaultKind {
             FaultKind::IllegalTakenBack | FaultKind::IllegalStands | FaultKind::Unpromoted => {
                 AlertKind::IllegalMove
             }
-            FaultKind::Displaced => AlertKind::Misplaced,
+            FaultKind::Displaced | FaultKind::Pushed => AlertKind::Misplaced,
             FaultKind::WrongSetup => AlertKind::Setup,
         }
     }
@@ -109,6 +117,7 @@ fn quiet_human() -> Human {
     Human {
         takeback: 0.0,
         knock: 0.0,
+        knock_moved: 0.0,
         ..Human::default()
     }
 }
@@ -222,7 +231,10 @@ pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase
                 at_ply: 0,
             })
         }
-        FaultKind::IllegalTakenBack | FaultKind::IllegalStands | FaultKind::Displaced => {
+        FaultKind::IllegalTakenBack
+        | FaultKind::IllegalStands
+        | FaultKind::Displaced
+        | FaultKind::Pushed => {
             if n < 6 {
                 return None;
             }
@@ -231,6 +243,46 @@ pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase
             let mut table = first_plies(game, k, seed, &mut profile);
             table.pause(1_000, 5_000);
             match kind {
+                FaultKind::Pushed => {
+                    let side = !pos.turn();
+                    let just_moved = game.moves[k - 1].to();
+                    let pushes: Vec<(Square, Square)> = pos
+                        .board()
+                        .by_color(side)
+                        .into_iter()
+                        // (Not the king: a king pushed next to the other in
+                        // the centre is the players' result signal.)
+                        .filter(|&s| s != just_moved && pos.board().role_at(s) != Some(Role::King))
+                        .flat_map(|s| super::human::neighbours(s).map(move |t| (s, t)))
+                        .filter(|&(_, t)| pos.board().piece_at(t).is_none())
+                        // (A pawn pushed onto the first or last rank makes
+                        // an impossible position: `illegal_position`.)
+                        .filter(|&(f, t)| {
+                            pos.board().role_at(f) != Some(Role::Pawn)
+                                || !matches!(t.rank(), Rank::First | Rank::Eighth)
+                        })
+                        .collect();
+                    if pushes.is_empty() {
+                        return None;
+                    }
+                    let (from, to) = pushes[rng.gen_range(0..pushes.len())];
+                    let cell = table.lift(from);
+                    table.pause(40, 150);
+                    table.set(to, cell);
+                    table.pause(10_000, 20_000);
+                    table.lift(to);
+                    table.pause(100, 400);
+                    table.set(from, cell);
+                    table.pause(500, 2_000);
+                    play_line(&mut table, &mut profile, pos, &game.moves[k..], k + 1);
+                    Some(FaultCase {
+                        kind,
+                        session: finish(table),
+                        side: Some(side),
+                        sans: game.sans.clone(),
+                        at_ply: k,
+                    })
+                }
                 FaultKind::Displaced => {
                     // One piece of each side, neither a king, off the board.
                     let mut knocked = Vec::new();
@@ -264,8 +316,21 @@ pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase
                     table.lift(from);
                     table.pause(200, 600);
                     table.put(to, piece);
-                    // Noticed after a while; the position is restored.
-                    table.pause(4_000, 10_000);
+                    // The opponent begins to reply (which completes the
+                    // move, Law 6.2a), notices, and the position is
+                    // restored.
+                    table.pause(1_000, 4_500);
+                    let own: Vec<Square> = pos
+                        .board()
+                        .by_color(!pos.turn())
+                        .into_iter()
+                        .filter(|&s| s != to)
+                        .collect();
+                    let touched = own[rng.gen_range(0..own.len())];
+                    let cell = table.lift(touched);
+                    table.pause(300, 900);
+                    table.set(touched, cell);
+                    table.pause(2_000, 6_000);
                     table.lift(to);
                     table.pause(200, 600);
                     table.put(from, piece);
@@ -396,8 +461,14 @@ pub struct FaultCheck {
     pub side_right: bool,
     /// The published record equals the expected one.
     pub exact: bool,
-    /// Error alerts beyond the expected one (false alarms).
+    /// Error alerts beyond the expected one that were never withdrawn
+    /// (false alarms).
     pub extra_errors: usize,
+    /// An error alert of another kind came first and was withdrawn when
+    /// the evidence arrived (an illegal move first seen as displaced
+    /// pieces, because it stood past the misplacement delay before the
+    /// opponent began to reply).
+    pub reclassified: bool,
     /// The expected alert was later cleared (for `misplaced` and `setup`).
     pub cleared: bool,
 }
@@ -419,9 +490,23 @@ pub fn evaluate(case: &FaultCase, replay: &crate::replay::Replay) -> FaultCheck 
         .filter(|a| a.kind == want && !a.cleared)
         .collect();
     let side = case.side.map(crate::event::Side::from);
+    // An error alert of another kind that was later withdrawn (displaced
+    // pieces that turned out to be the illegal move) is reported by
+    // `reclassified`, not counted as a false alarm.
+    let withdrawn = |i: usize, a: &crate::event::Alert| {
+        a.kind != want
+            && alerts[i + 1..]
+                .iter()
+                .any(|b| b.kind == a.kind && b.cleared)
+    };
+    let reclassified = alerts
+        .iter()
+        .enumerate()
+        .any(|(i, a)| a.kind.is_error() && !a.cleared && withdrawn(i, a));
     let extra_errors = alerts
         .iter()
-        .filter(|a| a.kind.is_error() && !a.cleared)
+        .enumerate()
+        .filter(|(i, a)| a.kind.is_error() && !a.cleared && !withdrawn(*i, a))
         .count()
         .saturating_sub(usize::from(!raised.is_empty()));
     let published = replay
@@ -434,6 +519,7 @@ pub fn evaluate(case: &FaultCase, replay: &crate::replay::Replay) -> FaultCheck 
         side_right: raised.first().is_some_and(|a| a.side == side),
         exact: published == case.sans,
         extra_errors,
+        reclassified,
         cleared: alerts.iter().any(|a| a.kind == want && a.cleared),
     }
 }

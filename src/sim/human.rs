@@ -26,8 +26,15 @@ pub struct Human {
     pub adjust: f64,
     /// A square flickers empty for a few milliseconds.
     pub flicker: f64,
-    /// A piece is knocked off and set back a few seconds later.
+    /// A piece of either side is knocked: pushed onto a free neighbouring
+    /// square (or knocked over on its own) and set back 0.8-4 s later.
+    /// Pushes of the side to move's pieces never land where that piece
+    /// could legally move: that is a move and a takeback, not a knock.
     pub knock: f64,
+    /// Right after a move, the piece that just moved is pushed onto a free
+    /// neighbouring square and set back 0.8-3 s later (a sleeve, a hand
+    /// leaving the piece).
+    pub knock_moved: f64,
     /// A piece set down off-centre is read as another piece for a moment.
     pub misread: f64,
     /// The last plies are taken back and played again.
@@ -45,6 +52,7 @@ impl Default for Human {
             adjust: 0.05,
             flicker: 0.03,
             knock: 0.01,
+            knock_moved: 0.005,
             misread: 0.03,
             takeback: 0.006,
             blitz: 0.25,
@@ -62,13 +70,24 @@ impl Profile for Human {
         } else {
             table.rng().gen_range(30_000..1_200_000)
         };
+        // A knock of the piece that just moved comes first, while the hand
+        // that moved it is still over the board.
+        if table.rng().gen_bool(self.knock_moved)
+            && let Some(sq) = table.last_placed()
+            && table.cell(sq) != Cell::Empty
+        {
+            // After the mover's hand has left it (and pressed the clock,
+            // when there is one). Never back onto the square it came from:
+            // that is a takeback, not a knock.
+            let came_from = table.last_lifted();
+            table.pause(900, 2_000);
+            knock(table, pos, sq, came_from, 800, 3_000);
+        }
         // Habits happen during the thinking time, which they lengthen.
         table.wait(ms);
         if table.rng().gen_bool(self.knock) {
             let sq = random_occupied(table);
-            let cell = table.lift(sq);
-            table.pause(800, 4_000);
-            table.set(sq, cell);
+            knock(table, pos, sq, None, 800, 4_000);
             table.pause(300, 2_000);
         }
         if table.rng().gen_bool(self.adjust) {
@@ -274,7 +293,8 @@ fn between(from: Square, to: Square) -> Vec<Square> {
         .collect()
 }
 
-fn neighbours(sq: Square) -> impl Iterator<Item = Square> {
+/// The squares around `sq`.
+pub(super) fn neighbours(sq: Square) -> impl Iterator<Item = Square> {
     let (f, r) = (sq.file() as i32, sq.rank() as i32);
     (-1..=1)
         .flat_map(move |df| (-1..=1).map(move |dr| (df, dr)))
@@ -285,6 +305,38 @@ fn neighbours(sq: Square) -> impl Iterator<Item = Square> {
 fn square(file: i32, rank: i32) -> Option<Square> {
     ((0..8).contains(&file) && (0..8).contains(&rank))
         .then(|| Square::new((rank * 8 + file) as u32))
+}
+
+/// Knocks the piece on `sq`: pushed onto a free neighbouring square (not
+/// one where the side to move could legally take it), or knocked over on
+/// its square when there is none; set back `lo..=hi` ms later.
+fn knock(table: &mut Table, pos: &Position, sq: Square, not_to: Option<Square>, lo: u64, hi: u64) {
+    let cell = table.cell(sq);
+    let movable = crate::sim::color_of(cell) == Some(pos.turn());
+    let free: Vec<Square> = neighbours(sq)
+        .filter(|&s| table.cell(s) == Cell::Empty && Some(s) != not_to)
+        // (A king knocked onto a centre square next to the other king is
+        // the players' result signal, not a knock.)
+        .filter(|&s| {
+            !matches!(cell, Cell::Piece(p) if p.role == Role::King)
+                || ![Square::D4, Square::D5, Square::E4, Square::E5].contains(&s)
+        })
+        .filter(|&s| !movable || !pos.legal_moves().any(|m| m.from() == sq && m.to() == s))
+        .collect();
+    if free.is_empty() || table.rng().gen_bool(0.25) {
+        table.lift(sq);
+        table.pause(lo, hi);
+        table.set(sq, cell);
+        return;
+    }
+    let to = free[table.rng().gen_range(0..free.len())];
+    table.lift(sq);
+    table.pause(40, 150);
+    table.set(to, cell);
+    table.pause(lo, hi);
+    table.lift(to);
+    table.pause(100, 400);
+    table.set(sq, cell);
 }
 
 fn random_occupied(table: &mut Table) -> Square {

@@ -148,6 +148,31 @@ impl Table {
         self.set(sq, Cell::Piece(piece));
     }
 
+    /// The square a piece was last set down on (the move just made ends
+    /// there, or with its rook when castling).
+    pub fn last_placed(&self) -> Option<Square> {
+        self.session
+            .readings
+            .iter()
+            .rev()
+            .find_map(|(_, r)| match r {
+                Reading::Square(sq, Cell::Piece(_)) => Some(*sq),
+                _ => None,
+            })
+    }
+
+    /// The square a piece was last lifted from.
+    pub fn last_lifted(&self) -> Option<Square> {
+        self.session
+            .readings
+            .iter()
+            .rev()
+            .find_map(|(_, r)| match r {
+                Reading::Square(sq, Cell::Empty) => Some(*sq),
+                _ => None,
+            })
+    }
+
     /// Reports a full board read (as after a reconnect).
     pub fn dump(&mut self) {
         self.session
