@@ -106,6 +106,8 @@ pub struct RawConfig {
     pub event: Option<RawEvent>,
     /// `[web]`.
     pub web: Option<RawWeb>,
+    /// `[broadcast]`.
+    pub broadcast: Option<RawBroadcast>,
     /// `[[board]]`.
     pub board: Option<Vec<RawBoard>>,
 }
@@ -116,6 +118,15 @@ pub struct RawConfig {
 pub struct RawWeb {
     /// Address of the live page; empty means off.
     pub listen: Option<Spanned<String>>,
+}
+
+/// `[broadcast]` as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawBroadcast {
+    /// How far the public outputs lag the live game (`"15m"`, `"90s"`,
+    /// `"0"`).
+    pub delay: Option<Spanned<String>>,
 }
 
 /// `[event]` as written.
@@ -316,6 +327,54 @@ pub struct Config {
     pub boards: Vec<Board>,
     /// Where the live page is served, if anywhere (`[web] listen`).
     pub web: Option<std::net::SocketAddr>,
+    /// The public broadcast delay (`[broadcast]`).
+    pub broadcast: Broadcast,
+}
+
+/// `[broadcast]`: what the public sees, and when.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Broadcast {
+    /// How long the public outputs (the `{prefix}/board/...` topics, the
+    /// PGN folder, the live page) lag the live game, in milliseconds; 0
+    /// shows the public everything live, as the arbiters see it.
+    pub delay_ms: u64,
+}
+
+/// Parses a duration as venues write it: `"15m"`, `"90s"`, `"1h"`,
+/// `"1h30m"`, `"500ms"`, or `"0"`. Returns milliseconds.
+pub fn parse_duration(text: &str) -> Option<u64> {
+    let text = text.trim();
+    if text == "0" {
+        return Some(0);
+    }
+    let mut total: u64 = 0;
+    let mut rest = text;
+    if rest.is_empty() {
+        return None;
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        if digits == 0 {
+            return None;
+        }
+        let n: u64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let scale = match &rest[..unit_len] {
+            "h" => 3_600_000,
+            "m" | "min" => 60_000,
+            "s" => 1_000,
+            "ms" => 1,
+            _ => return None,
+        };
+        total = total.checked_add(n.checked_mul(scale)?)?;
+        rest = &rest[unit_len..];
+    }
+    Some(total)
 }
 
 /// Whether boardcast may start its own broker (`[mqtt] embedded`).
@@ -868,6 +927,30 @@ impl Config {
             _ => None,
         };
 
+        // [broadcast]
+        let delay = raw.broadcast.and_then(|b| b.delay);
+        let delay = delay.or(defaults.broadcast.and_then(|b| b.delay));
+        let broadcast = match delay {
+            Some(d) => {
+                let ms = parse_duration(d.get_ref()).ok_or_else(|| {
+                    let m = format!(
+                        "broadcast.delay: `{}` is not a duration such as \"15m\", \"90s\" or \"0\"",
+                        d.get_ref()
+                    );
+                    invalid(Some(d.span()), m)
+                })?;
+                if ms > crate::delay::MAX_DELAY_MS {
+                    let m = format!(
+                        "broadcast.delay: `{}` is longer than the 1 h allowed",
+                        d.get_ref()
+                    );
+                    return Err(invalid(Some(d.span()), m));
+                }
+                Broadcast { delay_ms: ms }
+            }
+            None => Broadcast::default(),
+        };
+
         // Names and numbers that reach PGN tags, file names and MQTT.
         let text_keys = [
             ("event.name", Some(event.info.name.as_str())),
@@ -913,6 +996,7 @@ impl Config {
             event,
             boards,
             web,
+            broadcast,
         })
     }
 }
@@ -1189,6 +1273,33 @@ mod tests {
                 ca_file: None,
                 client_auth: None
             })
+        );
+    }
+
+    #[test]
+    fn broadcast_delays_are_written_as_venues_write_them() {
+        assert_eq!(parse_duration("15m"), Some(900_000));
+        assert_eq!(parse_duration("90s"), Some(90_000));
+        assert_eq!(parse_duration("1h30m"), Some(5_400_000));
+        assert_eq!(parse_duration("500ms"), Some(500));
+        assert_eq!(parse_duration("0"), Some(0));
+        for bad in ["", "15", "m", "15 minutes", "-5s", "1.5h"] {
+            assert_eq!(parse_duration(bad), None, "{bad}");
+        }
+        let board = "[[board]]\nid = \"1\"\nport = \"/dev/ttyUSB0\"\n";
+        let c = parse(&format!("[broadcast]\ndelay = \"15m\"\n{board}")).unwrap();
+        assert_eq!(c.broadcast.delay_ms, 900_000);
+        assert_eq!(parse(board).unwrap().broadcast.delay_ms, 0);
+        let err = parse(&format!("[broadcast]\ndelay = \"2h\"\n{board}")).unwrap_err();
+        assert!(
+            err.to_string().contains("longer than the 1 h allowed"),
+            "{err}"
+        );
+        let err = parse(&format!("[broadcast]\ndelay = \"soon\"\n{board}")).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            text.contains("line 2") && text.contains("broadcast.delay"),
+            "{text}"
         );
     }
 

@@ -159,6 +159,9 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         if let Some(w) = &web {
             task.live = task.live.with_web(w.feed(i));
         }
+        task.live = task
+            .live
+            .with_broadcast(outbox.arbiter(i), config.broadcast.delay_ms);
         let handle = boards.spawn(task.run(stop_rx.clone()));
         names.insert(handle.id(), b.id.clone());
     }

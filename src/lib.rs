@@ -25,8 +25,8 @@
 //! - [`port`]: serial I/O: one task per board (find, open, handshake,
 //!   reconnect) and the recorder.
 //! - [`daemon`]: `boardcast run`: board tasks, the MQTT task, shutdown.
-//! - [`delay`]: the broadcast delay: the public view `delay` behind the
-//!   arbiters' live view, journalled across restarts.
+//! - [`delay`]: the broadcast delay: each board's public view, `delay`
+//!   behind the arbiters' live view.
 //! - [`backoff`]: capped exponential backoff for reconnection loops.
 //! - [`broker`]: the embedded MQTT broker, started when none listens.
 //! - [`web`]: the live page for screens and arbiters (HTTP, server-sent

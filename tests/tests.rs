@@ -1,6 +1,7 @@
 //! The integration test binary: one module per area.
 
 mod alerts;
+mod broadcast;
 mod clocks;
 mod daemon;
 mod games;

@@ -125,6 +125,62 @@ impl<T> DelayLine<T> {
     }
 }
 
+/// What the public sees of one board when a delay is set: the events not
+/// out yet, and the game as the public has seen it so far (from which its
+/// retained state, PGN and folder entry are made).
+///
+/// Times are the daemon's milliseconds (`t_ms`). Alerts never enter the
+/// line: with a delay they are for the arbiters' live view only.
+#[derive(Debug)]
+pub struct PublicView {
+    line: DelayLine<crate::event::Event>,
+    log: crate::sink::record::GameLog,
+}
+
+impl PublicView {
+    /// A view `delay_ms` behind the live game.
+    pub fn new(delay_ms: u64) -> PublicView {
+        PublicView {
+            line: DelayLine::new(delay_ms),
+            log: crate::sink::record::GameLog::new(),
+        }
+    }
+
+    /// A live event made at `t`: queued for the public unless it is an
+    /// alert.
+    pub fn push(&mut self, t: crate::event::Millis, event: &crate::event::Event) {
+        if !matches!(event.kind, crate::event::EventKind::Alert(_)) {
+            self.line.push(t, event.clone());
+        }
+    }
+
+    /// The events whose time has come by `t`, oldest first; the public
+    /// game follows them.
+    pub fn release(&mut self, t: crate::event::Millis) -> Vec<crate::event::Event> {
+        let mut out = Vec::new();
+        while let Some(d) = self.line.pop_due(t) {
+            self.log.handle(&d.item);
+            out.push(d.item);
+        }
+        out
+    }
+
+    /// When the next event is due, if any waits.
+    pub fn poll_timeout(&self) -> Option<crate::event::Millis> {
+        self.line.next_due()
+    }
+
+    /// The games as the public has seen them so far.
+    pub fn log(&self) -> &crate::sink::record::GameLog {
+        &self.log
+    }
+
+    /// Events not yet shown to the public.
+    pub fn pending(&self) -> usize {
+        self.line.len()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -128,6 +128,11 @@ pub struct LiveBoard {
     pgn_dirty: bool,
     /// The live page's feed, when the page is on.
     web: Option<crate::web::BoardFeed>,
+    /// The arbiters' live topics (`{prefix}/arbiter/board/{id}/...`).
+    arbiter: Option<BoardOutbox>,
+    /// With a broadcast delay: what the public has seen so far and what
+    /// it has yet to see. `None`: the public sees everything live.
+    public: Option<crate::delay::PublicView>,
 }
 
 impl LiveBoard {
@@ -158,6 +163,8 @@ impl LiveBoard {
             disagrees: false,
             pgn_dirty: false,
             web: None,
+            arbiter: None,
+            public: None,
         };
         b.publish_state(0);
         b
@@ -166,6 +173,17 @@ impl LiveBoard {
     /// Also hands every event and state to the live page's `feed`.
     pub fn with_web(mut self, feed: crate::web::BoardFeed) -> LiveBoard {
         self.web = Some(feed);
+        self.publish_state(0);
+        self
+    }
+
+    /// Also publishes the live game, alerts included, to the arbiters'
+    /// topics (`arbiter`), and shows the public outputs (the board's
+    /// public topics, the PGN folder and the live page) `delay_ms` behind
+    /// it; 0 keeps them live.
+    pub fn with_broadcast(mut self, arbiter: BoardOutbox, delay_ms: u64) -> LiveBoard {
+        self.arbiter = Some(arbiter);
+        self.public = (delay_ms > 0).then(|| crate::delay::PublicView::new(delay_ms));
         self.publish_state(0);
         self
     }
@@ -190,9 +208,14 @@ impl LiveBoard {
         self.drain(t);
     }
 
-    /// When the next timer is due.
+    /// When the next timer is due (a move settling, an alert delay, an
+    /// event due for the delayed public view).
     pub fn poll_timeout(&self) -> Option<Millis> {
-        self.pipeline.poll_timeout()
+        let public = self.public.as_ref().and_then(|p| p.poll_timeout());
+        [self.pipeline.poll_timeout(), public]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// The line is up on `port`, with a board reporting `serial`.
@@ -249,9 +272,15 @@ impl LiveBoard {
         self.publish_state(t);
     }
 
-    /// The state as published now.
+    /// The state as published now (the live game).
     pub fn state(&self, t: Millis) -> StateMessage {
-        let game = self.log.current();
+        self.state_of(&self.log, true, t)
+    }
+
+    /// The state with the game as `log` has it: the live log (`live`), or
+    /// what the delayed public has seen.
+    fn state_of(&self, log: &GameLog, live: bool, t: Millis) -> StateMessage {
+        let game = log.current();
         let pairing = self.round.pairing(self.number);
         let recon = self.pipeline.reconstructor();
         StateMessage {
@@ -259,10 +288,16 @@ impl LiveBoard {
             status: self.status,
             port: self.port.clone(),
             serial: self.serial.clone(),
-            recognised: recon.game().is_some() && !self.disagrees,
+            // The delayed public view says nothing of the board's live
+            // agreement with the game (an alert is the arbiters' business).
+            recognised: if live {
+                recon.game().is_some() && !self.disagrees
+            } else {
+                game.is_some()
+            },
             rotated: recon.is_rotated(),
             irregular: game.is_some_and(|g| !g.irregularities.is_empty()),
-            game: self.log.games().len(),
+            game: log.games().len(),
             start_fen: game.map(|g| g.start_fen.clone()),
             chess960: game.is_some_and(|g| g.chess960),
             fen: game.map(|g| g.fen.clone()),
@@ -288,16 +323,71 @@ impl LiveBoard {
         }
     }
 
-    fn publish_state(&self, t: Millis) {
-        let state = serde_json::to_string(&self.state(t)).expect("states serialise");
-        let pgn = match self.log.current() {
+    /// The retained state and PGN of the game as `log` has it.
+    fn rendered(&self, log: &GameLog, live: bool, t: Millis) -> (String, String) {
+        let state = serde_json::to_string(&self.state_of(log, live, t)).expect("states serialise");
+        let pgn = match log.current() {
             Some(g) => render(g, &self.round.tags(self.game_round, self.number)),
             None => String::new(),
         };
+        (state, pgn)
+    }
+
+    /// Publishes the live state to the arbiters and, without a delay, to
+    /// the public; with a delay, the public's own (see `release`).
+    fn publish_state(&self, t: Millis) {
+        let (state, pgn) = self.rendered(&self.log, true, t);
+        if let Some(a) = &self.arbiter {
+            a.set_retained(state.clone(), pgn.clone());
+        }
+        match &self.public {
+            None => self.publish_public(state, pgn),
+            Some(p) => {
+                let (state, pgn) = self.rendered(p.log(), false, t);
+                self.publish_public(state, pgn);
+            }
+        }
+    }
+
+    fn publish_public(&self, state: String, pgn: String) {
         if let Some(w) = &self.web {
             w.state(&state);
         }
         self.outbox.set_retained(state, pgn);
+    }
+
+    /// Hands the public what the delay lets out by `t`: its events, then
+    /// its state, PGN and folder entry.
+    fn release(&mut self, t: Millis) {
+        let Some(p) = &mut self.public else {
+            return;
+        };
+        let out = p.release(t);
+        if out.is_empty() {
+            return;
+        }
+        for event in &out {
+            self.push_public(event);
+        }
+        if let Some(g) = self.public.as_ref().and_then(|p| p.log().current()) {
+            self.round.update(self.game_round, self.number, g);
+        }
+        let p = self.public.as_ref().expect("checked");
+        let (state, pgn) = self.rendered(p.log(), false, t);
+        self.publish_public(state, pgn);
+    }
+
+    /// Hands one event to the public outputs (the page and the topics).
+    fn push_public(&self, event: &Event) {
+        if let Some(w) = &self.web {
+            w.event(event);
+        }
+        if !self.outbox.push_event(event) {
+            warn!(
+                dropped = self.outbox.dropped(),
+                "event queue full: dropped the oldest unacknowledged event"
+            );
+        }
     }
 
     fn drain(&mut self, t: Millis) -> Vec<String> {
@@ -305,14 +395,12 @@ impl LiveBoard {
         while let Some(event) = self.pipeline.poll_event() {
             self.note(&event);
             self.log.handle(&event);
-            if let Some(w) = &self.web {
-                w.event(&event);
+            if let Some(a) = &self.arbiter {
+                a.push_event(&event);
             }
-            if !self.outbox.push_event(&event) {
-                warn!(
-                    dropped = self.outbox.dropped(),
-                    "event queue full: dropped the oldest unacknowledged event"
-                );
+            match &mut self.public {
+                None => self.push_public(&event),
+                Some(p) => p.push(t, &event),
             }
             changed = true;
         }
@@ -326,11 +414,14 @@ impl LiveBoard {
         }
         if changed {
             self.pgn_dirty = true;
-            if let Some(g) = self.log.current() {
+            if self.public.is_none()
+                && let Some(g) = self.log.current()
+            {
                 self.round.update(self.game_round, self.number, g);
             }
             self.publish_state(t);
         }
+        self.release(t);
         serials
     }
 

@@ -98,6 +98,20 @@ impl Topics {
         format!("{}/bridge/{}/status", self.prefix, self.bridge)
     }
 
+    /// `{prefix}/arbiter/board/{id}/event`: each event, live, alerts
+    /// included, whatever the public broadcast delay.
+    pub fn arbiter_event(&self, board: &str) -> String {
+        format!("{}/arbiter/board/{board}/event", self.prefix)
+    }
+
+    /// The topic of `kind` (`event`, `state`, `pgn`) of a board in `view`.
+    fn of(&self, view: View, board: &str, kind: &str) -> String {
+        match view {
+            View::Public => format!("{}/board/{board}/{kind}", self.prefix),
+            View::Arbiter => format!("{}/arbiter/board/{board}/{kind}", self.prefix),
+        }
+    }
+
     /// `{prefix}/board/{id}/command`: operator corrections (JSON), QoS 1.
     pub fn command(&self, board: &str) -> String {
         format!("{}/board/{board}/command", self.prefix)
@@ -111,6 +125,17 @@ impl Topics {
             .strip_suffix("/command")
             .filter(|id| !id.contains('/'))
     }
+}
+
+/// Which audience a board's topics serve.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum View {
+    /// `{prefix}/board/{id}/...`: the public, `[broadcast] delay` behind
+    /// the live game (live when the delay is 0).
+    Public,
+    /// `{prefix}/arbiter/board/{id}/...`: arbiters and organisers, always
+    /// live, alerts included.
+    Arbiter,
 }
 
 /// Where operator corrections for each board go (board id to its task).
@@ -137,6 +162,7 @@ struct Queued {
 #[derive(Debug)]
 struct Slot {
     id: String,
+    view: View,
     /// Unacknowledged events, oldest first, `seq` increasing.
     events: VecDeque<Queued>,
     next_seq: u64,
@@ -279,19 +305,19 @@ impl Inner {
             let slot = &mut self.slots[i];
             if let Some(q) = slot.unsent_event() {
                 let (seq, payload) = (q.seq, q.payload.clone());
-                if !out.publish(topics.event(&slot.id), false, payload) {
+                if !out.publish(topics.of(slot.view, &slot.id, "event"), false, payload) {
                     return;
                 }
                 slot.sent_upto = seq;
                 self.link.unnumbered.push_back(Tag::Event { slot: i, seq });
             } else if slot.version > slot.sent_version {
                 let (state, pgn) = slot.state.clone().expect("a version has a state");
-                if !out.publish(topics.state(&slot.id), true, state) {
+                if !out.publish(topics.of(slot.view, &slot.id, "state"), true, state) {
                     return;
                 }
                 self.link.unnumbered.push_back(Tag::Retained);
                 slot.sent_version = slot.version;
-                if !out.publish(topics.pgn(&slot.id), true, pgn) {
+                if !out.publish(topics.of(slot.view, &slot.id, "pgn"), true, pgn) {
                     // The state went out without its PGN: send both again.
                     slot.sent_version = 0;
                     return;
@@ -323,10 +349,15 @@ impl Outbox {
     /// An outbox for these boards (ids in config order), keeping up to
     /// `capacity` unacknowledged events per board.
     pub fn new(topics: Topics, boards: &[String], capacity: usize) -> Arc<Outbox> {
-        let slots = boards
-            .iter()
-            .map(|id| Slot {
+        // Design: one slot per board and view, the public ones first (so
+        // `board(i)` is slot i and `arbiter(i)` slot n + i); both views
+        // share the connection, the window and the turn-taking.
+        let slots = [View::Public, View::Arbiter]
+            .into_iter()
+            .flat_map(|view| boards.iter().map(move |id| (view, id)))
+            .map(|(view, id)| Slot {
                 id: id.clone(),
+                view,
                 events: VecDeque::new(),
                 next_seq: 1,
                 sent_upto: 0,
@@ -376,9 +407,25 @@ impl Outbox {
         }
     }
 
-    /// The handle of the board at `index` (config order).
+    /// The public handle of the board at `index` (config order): its
+    /// `{prefix}/board/{id}/...` topics.
     pub fn board(self: &Arc<Self>, index: usize) -> BoardOutbox {
-        assert!(index < self.lock().slots.len(), "board index out of range");
+        self.view(View::Public, index)
+    }
+
+    /// The arbiters' handle of the board at `index`: its
+    /// `{prefix}/arbiter/board/{id}/...` topics.
+    pub fn arbiter(self: &Arc<Self>, index: usize) -> BoardOutbox {
+        self.view(View::Arbiter, index)
+    }
+
+    fn view(self: &Arc<Self>, view: View, index: usize) -> BoardOutbox {
+        let boards = self.lock().slots.len() / 2;
+        assert!(index < boards, "board index out of range");
+        let index = match view {
+            View::Public => index,
+            View::Arbiter => boards + index,
+        };
         BoardOutbox {
             outbox: Arc::clone(self),
             index,
@@ -829,6 +876,46 @@ mod tests {
         );
         assert_eq!(rec.sent[0].2, "online");
         assert!(rec.sent[0].1 && !rec.sent[1].1 && rec.sent[2].1 && rec.sent[3].1);
+    }
+
+    #[test]
+    fn the_arbiters_view_has_its_own_topics_and_sequence() {
+        let ob = outbox(10);
+        ob.board(1).push_event(&event("2", 1));
+        let a = ob.arbiter(1);
+        a.push_event(&event("2", 1));
+        a.push_event(&event("2", 2));
+        a.set_retained("{}".into(), "pgn".into());
+        let mut rec = Recorder {
+            room: 100,
+            ..Default::default()
+        };
+        let mut inner = ob.lock();
+        inner.on_connected();
+        inner.pump(&ob.topics, &mut rec);
+        let sent: Vec<(&str, String)> = rec
+            .sent
+            .iter()
+            .skip(1)
+            .map(|s| (s.0.as_str(), s.2.clone()))
+            .collect();
+        let seq = |i: usize| -> u64 {
+            serde_json::from_str::<serde_json::Value>(&sent[i].1).unwrap()["seq"]
+                .as_u64()
+                .unwrap()
+        };
+        let topics: Vec<&str> = sent.iter().map(|s| s.0).collect();
+        assert_eq!(
+            topics,
+            [
+                "bc/board/2/event",
+                "bc/arbiter/board/2/event",
+                "bc/arbiter/board/2/event",
+                "bc/arbiter/board/2/state",
+                "bc/arbiter/board/2/pgn"
+            ]
+        );
+        assert_eq!((seq(0), seq(1), seq(2)), (1, 1, 2));
     }
 
     #[test]
