@@ -81,9 +81,16 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         .expect("the broker check does not panic")?;
     let web = match config.web {
         Some(addr) => Some(
-            crate::web::WebServer::start(addr, &ids)
-                .await
-                .map_err(|source| DaemonError::Web { addr, source })?,
+            crate::web::WebServer::start_for(
+                addr,
+                &ids,
+                crate::web::Audience {
+                    delay_ms: config.broadcast.delay_ms,
+                    arbiter_secret: None,
+                },
+            )
+            .await
+            .map_err(|source| DaemonError::Web { addr, source })?,
         ),
         None => None,
     };
@@ -157,7 +164,10 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
             commands,
         };
         if let Some(w) = &web {
-            task.live = task.live.with_web(w.feed(i));
+            task.live = task
+                .live
+                .with_web(w.feed(i))
+                .with_arbiter_web(w.arbiter_feed(i));
         }
         task.live = task
             .live

@@ -130,6 +130,8 @@ pub struct LiveBoard {
     web: Option<crate::web::BoardFeed>,
     /// The arbiters' live topics (`{prefix}/arbiter/board/{id}/...`).
     arbiter: Option<BoardOutbox>,
+    /// The live page's arbiter view (live, with alerts), when it is on.
+    arbiter_web: Option<crate::web::BoardFeed>,
     /// With a broadcast delay: what the public has seen so far and what
     /// it has yet to see. `None`: the public sees everything live.
     public: Option<crate::delay::PublicView>,
@@ -164,6 +166,7 @@ impl LiveBoard {
             pgn_dirty: false,
             web: None,
             arbiter: None,
+            arbiter_web: None,
             public: None,
         };
         b.publish_state(0);
@@ -173,6 +176,14 @@ impl LiveBoard {
     /// Also hands every event and state to the live page's `feed`.
     pub fn with_web(mut self, feed: crate::web::BoardFeed) -> LiveBoard {
         self.web = Some(feed);
+        self.publish_state(0);
+        self
+    }
+
+    /// Also hands every live event and state to the live page's arbiter
+    /// view (`feed`).
+    pub fn with_arbiter_web(mut self, feed: crate::web::BoardFeed) -> LiveBoard {
+        self.arbiter_web = Some(feed);
         self.publish_state(0);
         self
     }
@@ -337,6 +348,9 @@ impl LiveBoard {
     /// the public; with a delay, the public's own (see `release`).
     fn publish_state(&self, t: Millis) {
         let (state, pgn) = self.rendered(&self.log, true, t);
+        if let Some(w) = &self.arbiter_web {
+            w.state(&state);
+        }
         if let Some(a) = &self.arbiter {
             a.set_retained(state.clone(), pgn.clone());
         }
@@ -395,6 +409,9 @@ impl LiveBoard {
         while let Some(event) = self.pipeline.poll_event() {
             self.note(&event);
             self.log.handle(&event);
+            if let Some(w) = &self.arbiter_web {
+                w.event(&event);
+            }
             if let Some(a) = &self.arbiter {
                 a.push_event(&event);
             }

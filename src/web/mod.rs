@@ -9,6 +9,13 @@
 //! then a server-sent event stream (`GET /events`): first a `snapshot`,
 //! then `state` and `event` messages as they happen.
 //!
+//! Two audiences: `GET /` is the public view (with `[broadcast] delay`,
+//! the games as they were that long ago and no alerts); `GET /arbiter` is
+//! the arbiters' view, always live with alerts, open only to holders of
+//! the operator secret (`[control] secret`): `/arbiter?key=SECRET` once
+//! sets a cookie holding a hash of the secret, and the page and its
+//! stream (`/arbiter/events`, `/arbiter/snapshot`) check it.
+//!
 //! Design: a slow browser never blocks a board. Boards only ever write to
 //! the broadcast channel, which never waits; a browser that falls behind by
 //! more than the channel holds loses its stream, and its `EventSource`
@@ -20,9 +27,10 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::Router;
-use axum::extract::State;
+use axum::extract::{Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use axum::response::{Html, IntoResponse};
+use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
 use serde::Serialize;
 use tokio::net::TcpListener;
@@ -148,27 +156,89 @@ impl BoardFeed {
     }
 }
 
+/// Who the page serves, beside the public.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Audience {
+    /// The public broadcast delay (shown on the public page).
+    pub delay_ms: u64,
+    /// The operator secret: with it, `/arbiter` serves the arbiters' live
+    /// view to those who know it; without it, there is no arbiter view.
+    pub arbiter_secret: Option<String>,
+}
+
+/// The cookie that admits a browser to the arbiter view: a hash of the
+/// secret (so the cookie is not the secret itself).
+const ARBITER_COOKIE: &str = "boardcast_arbiter";
+
+fn arbiter_token(secret: &str) -> String {
+    use sha2::Digest;
+    hex::encode(sha2::Sha256::digest(format!(
+        "boardcast arbiter view\n{secret}"
+    )))
+}
+
+/// Compares in time that does not depend on where the texts differ.
+fn same(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0, |d, (x, y)| d | (x ^ y)) == 0
+}
+
+/// What the routes share: both views' hubs and who may see the arbiters'.
+#[derive(Debug)]
+struct Views {
+    public: Arc<Hub>,
+    arbiter: Arc<Hub>,
+    audience: Audience,
+    token: Option<String>,
+}
+
 /// The running web server; dropping it stops the server.
 #[derive(Debug)]
 pub struct WebServer {
     /// The address bound.
     pub addr: SocketAddr,
-    /// The hub the boards feed.
+    /// The hub the boards feed with what the public sees.
     pub hub: Arc<Hub>,
+    /// The hub the boards feed with the live games and alerts.
+    pub arbiter: Arc<Hub>,
     task: JoinHandle<()>,
 }
 
 impl WebServer {
-    /// Serves the page for the boards `ids` on `addr`.
+    /// Serves the page for the boards `ids` on `addr`, to the public only.
     pub async fn start(addr: SocketAddr, ids: &[String]) -> std::io::Result<WebServer> {
-        let hub = Hub::new(ids);
-        let (addr, task) = serve(addr, Arc::clone(&hub)).await?;
-        Ok(WebServer { addr, hub, task })
+        WebServer::start_for(addr, ids, Audience::default()).await
     }
 
-    /// The feed of board `index`.
+    /// Serves the public page and, with a secret, the arbiters' view.
+    pub async fn start_for(
+        addr: SocketAddr,
+        ids: &[String],
+        audience: Audience,
+    ) -> std::io::Result<WebServer> {
+        let (hub, arbiter) = (Hub::new(ids), Hub::new(ids));
+        let views = Arc::new(Views {
+            public: Arc::clone(&hub),
+            arbiter: Arc::clone(&arbiter),
+            token: audience.arbiter_secret.as_deref().map(arbiter_token),
+            audience,
+        });
+        let (addr, task) = serve_views(addr, views).await?;
+        Ok(WebServer {
+            addr,
+            hub,
+            arbiter,
+            task,
+        })
+    }
+
+    /// The public feed of board `index`.
     pub fn feed(&self, index: usize) -> BoardFeed {
         self.hub.feed(index)
+    }
+
+    /// The arbiters' (live) feed of board `index`.
+    pub fn arbiter_feed(&self, index: usize) -> BoardFeed {
+        self.arbiter.feed(index)
     }
 }
 
@@ -185,13 +255,30 @@ pub async fn serve(
     addr: SocketAddr,
     hub: Arc<Hub>,
 ) -> std::io::Result<(SocketAddr, JoinHandle<()>)> {
+    let arbiter = Hub::new(&hub.lock().boards.clone());
+    let views = Arc::new(Views {
+        public: hub,
+        arbiter,
+        audience: Audience::default(),
+        token: None,
+    });
+    serve_views(addr, views).await
+}
+
+async fn serve_views(
+    addr: SocketAddr,
+    views: Arc<Views>,
+) -> std::io::Result<(SocketAddr, JoinHandle<()>)> {
     let listener = TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
     let app = Router::new()
         .route("/", get(page))
         .route("/events", get(events))
         .route("/snapshot", get(snapshot))
-        .with_state(hub);
+        .route("/arbiter", get(arbiter_page))
+        .route("/arbiter/events", get(arbiter_events))
+        .route("/arbiter/snapshot", get(arbiter_snapshot))
+        .with_state(views);
     info!(url = %format!("http://{local}/"), "live page");
     let task = tokio::spawn(async move {
         if let Err(e) = axum::serve(listener, app).await {
@@ -201,20 +288,108 @@ pub async fn serve(
     Ok((local, task))
 }
 
-async fn page() -> Html<&'static str> {
-    Html(PAGE)
-}
-
-async fn snapshot(State(hub): State<Arc<Hub>>) -> impl IntoResponse {
-    (
-        [(axum::http::header::CONTENT_TYPE, "application/json")],
-        hub.snapshot_json(),
+/// The page for one audience: the `<body>` says which view it is, how far
+/// behind it runs and where its stream is.
+fn page_for(arbiter: bool, delay_ms: u64) -> String {
+    let (audience, base) = if arbiter {
+        ("arbiter", "/arbiter/")
+    } else {
+        ("public", "/")
+    };
+    // With no delay the public page is live and shows the alerts as it
+    // always did; with one, it shows none.
+    let delay = if arbiter { 0 } else { delay_ms };
+    PAGE.replacen(
+        "<body>",
+        &format!(
+            "<body data-audience=\"{audience}\" data-delay-ms=\"{delay}\" data-base=\"{base}\">"
+        ),
+        1,
     )
 }
 
+async fn page(State(views): State<Arc<Views>>) -> Html<String> {
+    Html(page_for(false, views.audience.delay_ms))
+}
+
+async fn snapshot(State(views): State<Arc<Views>>) -> impl IntoResponse {
+    json_response(views.public.snapshot_json())
+}
+
+fn json_response(json: String) -> impl IntoResponse {
+    ([(header::CONTENT_TYPE, "application/json")], json)
+}
+
+/// Whether the request carries the arbiter cookie.
+fn admitted(views: &Views, headers: &HeaderMap) -> bool {
+    let Some(token) = &views.token else {
+        return false;
+    };
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|c| c.trim().split_once('='))
+        .any(|(name, value)| name == ARBITER_COOKIE && same(value, token))
+}
+
+const NO_ARBITER_VIEW: &str = "<!doctype html><title>boardcast</title><p>There is no arbiter view: the daemon has no operator secret (<code>[control] secret</code>).</p>";
+const ARBITER_LOGIN: &str = "<!doctype html><title>boardcast: arbiter view</title><form method=get action=/arbiter><p>The arbiter view is live and shows the alerts. <label>Operator secret <input type=password name=key autofocus></label> <button>Open</button></p></form>";
+
+/// `GET /arbiter`: the arbiters' page for holders of the secret.
+async fn arbiter_page(
+    State(views): State<Arc<Views>>,
+    Query(query): Query<std::collections::HashMap<String, String>>,
+    headers: HeaderMap,
+) -> Response {
+    let Some(token) = &views.token else {
+        return (StatusCode::NOT_FOUND, Html(NO_ARBITER_VIEW)).into_response();
+    };
+    if let Some(key) = query.get("key") {
+        if !same(&arbiter_token(key), token) {
+            return (StatusCode::UNAUTHORIZED, Html(ARBITER_LOGIN)).into_response();
+        }
+        // Admitted: the cookie, and the secret out of the address bar.
+        let cookie = format!("{ARBITER_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/arbiter");
+        return (
+            StatusCode::SEE_OTHER,
+            [
+                (header::SET_COOKIE, cookie),
+                (header::LOCATION, "/arbiter".into()),
+            ],
+        )
+            .into_response();
+    }
+    if !admitted(&views, &headers) {
+        return (StatusCode::UNAUTHORIZED, Html(ARBITER_LOGIN)).into_response();
+    }
+    Html(page_for(true, 0)).into_response()
+}
+
+async fn arbiter_snapshot(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
+    if !admitted(&views, &headers) {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    json_response(views.arbiter.snapshot_json()).into_response()
+}
+
+async fn arbiter_events(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
+    if !admitted(&views, &headers) {
+        return StatusCode::UNAUTHORIZED.into_response();
+    }
+    stream(&views.arbiter).into_response()
+}
+
 async fn events(
-    State(hub): State<Arc<Hub>>,
+    State(views): State<Arc<Views>>,
 ) -> Sse<impl tokio_stream::Stream<Item = Result<SseEvent, Infallible>>> {
+    stream(&views.public)
+}
+
+fn stream(
+    hub: &Hub,
+) -> Sse<impl tokio_stream::Stream<Item = Result<SseEvent, Infallible>> + use<>> {
     // Subscribe before the snapshot, so nothing falls between the two (a
     // change may come twice; states replace and the page drops repeats).
     let rx = hub.tx.subscribe();
@@ -262,6 +437,75 @@ mod tests {
         let alerts = s["alerts"].as_array().unwrap();
         assert_eq!(alerts.len(), ALERTS_KEPT);
         assert_eq!(alerts[0]["message"], "alert 5");
+    }
+
+    /// One HTTP/1.1 request on a fresh connection: the status line's
+    /// code, the headers and the body, as text.
+    async fn get(addr: SocketAddr, path: &str, cookie: Option<&str>) -> (u16, String) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let cookie = cookie
+            .map(|c| format!("Cookie: {c}\r\n"))
+            .unwrap_or_default();
+        let req = format!("GET {path} HTTP/1.1\r\nHost: x\r\n{cookie}Connection: close\r\n\r\n");
+        s.write_all(req.as_bytes()).await.unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).await.unwrap();
+        let code = out[9..12].parse().unwrap();
+        (code, out)
+    }
+
+    #[tokio::test]
+    async fn the_arbiter_view_is_open_only_to_holders_of_the_secret() {
+        let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
+        let audience = Audience {
+            delay_ms: 5_000,
+            arbiter_secret: Some("s3cret word".into()),
+        };
+        let server = WebServer::start_for(addr, &["1".into()], audience)
+            .await
+            .unwrap();
+        let addr = server.addr;
+        let (code, page) = get(addr, "/", None).await;
+        assert_eq!(code, 200);
+        assert!(page.contains(r#"data-audience="public" data-delay-ms="5000""#));
+        assert_eq!(get(addr, "/arbiter", None).await.0, 401);
+        assert_eq!(get(addr, "/arbiter?key=guess", None).await.0, 401);
+        assert_eq!(get(addr, "/arbiter/snapshot", None).await.0, 401);
+        assert_eq!(get(addr, "/arbiter/events", None).await.0, 401);
+        let (code, reply) = get(addr, "/arbiter?key=s3cret%20word", None).await;
+        assert_eq!(code, 303, "{reply}");
+        let cookie = reply
+            .lines()
+            .find_map(|l| l.strip_prefix("set-cookie: "))
+            .and_then(|c| c.split(';').next())
+            .expect("a cookie")
+            .to_string();
+        assert!(!cookie.contains("s3cret"), "the cookie is not the secret");
+        let (code, page) = get(addr, "/arbiter", Some(&cookie)).await;
+        assert_eq!(code, 200);
+        assert!(
+            page.contains(r#"data-audience="arbiter" data-delay-ms="0" data-base="/arbiter/""#)
+        );
+        server.arbiter_feed(0).event(&alert("1", 7));
+        let (code, snap) = get(addr, "/arbiter/snapshot", Some(&cookie)).await;
+        assert_eq!(code, 200);
+        assert!(snap.contains("alert 7"));
+        // The public hub never saw it.
+        assert!(!get(addr, "/snapshot", None).await.1.contains("alert 7"));
+        let wrong = format!("{ARBITER_COOKIE}={}", arbiter_token("other"));
+        assert_eq!(get(addr, "/arbiter", Some(&wrong)).await.0, 401);
+    }
+
+    #[tokio::test]
+    async fn without_a_secret_there_is_no_arbiter_view() {
+        let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
+        let server = WebServer::start(addr, &["1".into()]).await.unwrap();
+        let (code, page) = get(server.addr, "/arbiter?key=", None).await;
+        assert_eq!(code, 404);
+        assert!(page.contains("no operator secret"));
+        let (_, page) = get(server.addr, "/", None).await;
+        assert!(page.contains(r#"data-audience="public" data-delay-ms="0""#));
     }
 
     #[test]
