@@ -17,6 +17,7 @@ use tokio::task::JoinSet;
 use tracing::{error, info, warn};
 
 use crate::config::Config;
+use crate::delay::PublicView;
 use crate::port::find::Claims;
 use crate::port::live::LiveBoard;
 use crate::port::recorder::{Recorder, pgn_date, session_stamp};
@@ -61,6 +62,30 @@ fn player(name: Option<&str>) -> crate::tournament::Player {
     crate::tournament::Player {
         name: name.unwrap_or("?").to_string(),
         ..crate::tournament::Player::default()
+    }
+}
+
+/// The delayed public view of board `id` (`None` without a delay): its
+/// waiting events journalled beside the captures, when there is a recorder
+/// folder, so that a restart shows nothing early and loses nothing. `now`
+/// is the board's daemon time.
+fn public_view(config: &Config, id: &str, now: crate::event::Millis) -> Option<PublicView> {
+    let delay = config.broadcast.delay_ms;
+    if delay == 0 {
+        return None;
+    }
+    let epoch = crate::delay::unix_ms().saturating_sub(now);
+    let Some(dir) = &config.recorder else {
+        warn!(board = %id, "no recorder folder: the broadcast delay's waiting events are not journalled and a restart loses them for the public");
+        return Some(PublicView::new(delay, epoch));
+    };
+    let path = dir.join(format!("{id}.public.jsonl"));
+    match PublicView::with_journal(delay, epoch, &path) {
+        Ok(view) => Some(view),
+        Err(e) => {
+            warn!(board = %id, error = %e, "the broadcast delay journal cannot be used; the delay goes on without it");
+            Some(PublicView::new(delay, epoch))
+        }
     }
 }
 
@@ -169,9 +194,8 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
                 .with_web(w.feed(i))
                 .with_arbiter_web(w.arbiter_feed(i));
         }
-        task.live = task
-            .live
-            .with_broadcast(outbox.arbiter(i), config.broadcast.delay_ms);
+        let public = public_view(&config, &b.id, clock.now_ms());
+        task.live = task.live.with_broadcast(outbox.arbiter(i), public);
         let handle = boards.spawn(task.run(stop_rx.clone()));
         names.insert(handle.id(), b.id.clone());
     }

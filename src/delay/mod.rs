@@ -129,28 +129,83 @@ impl<T> DelayLine<T> {
 /// out yet, and the game as the public has seen it so far (from which its
 /// retained state, PGN and folder entry are made).
 ///
-/// Times are the daemon's milliseconds (`t_ms`). Alerts never enter the
-/// line: with a delay they are for the arbiters' live view only.
+/// Times passed in are the board's daemon milliseconds (`t_ms`); items are
+/// kept with their wall time (`epoch_ms + t`), so that a journal read back
+/// by a later session releases them at the same wall time. Alerts never
+/// enter the line: with a delay they are for the arbiters' live view only.
 #[derive(Debug)]
 pub struct PublicView {
     line: DelayLine<crate::event::Event>,
     log: crate::sink::record::GameLog,
+    /// Wall milliseconds (since the Unix epoch) at daemon time 0.
+    epoch_ms: u64,
+    journal: Option<journal::Journal<crate::event::Event>>,
 }
 
 impl PublicView {
-    /// A view `delay_ms` behind the live game.
-    pub fn new(delay_ms: u64) -> PublicView {
+    /// A view `delay_ms` behind the live game, with no journal.
+    pub fn new(delay_ms: u64, epoch_ms: u64) -> PublicView {
         PublicView {
             line: DelayLine::new(delay_ms),
             log: crate::sink::record::GameLog::new(),
+            epoch_ms,
+            journal: None,
+        }
+    }
+
+    /// A view whose waiting events are kept in the journal at `path`:
+    /// those an earlier session left are taken up (see
+    /// [`PublicView::restore`]).
+    pub fn with_journal(
+        delay_ms: u64,
+        epoch_ms: u64,
+        path: &std::path::Path,
+    ) -> Result<PublicView, journal::JournalError> {
+        let (journal, pending) = journal::Journal::open(path)?;
+        Ok(PublicView {
+            line: DelayLine::restore(delay_ms, pending),
+            log: crate::sink::record::GameLog::new(),
+            epoch_ms,
+            journal: Some(journal),
+        })
+    }
+
+    /// After a restart: `history` is the game as the earlier session made
+    /// it (its events, replayed from its capture). The public has seen all
+    /// of it but the events still waiting in the line, which are its last
+    /// ones: the public game is the history without them.
+    pub fn restore(&mut self, history: &[crate::event::Event]) {
+        let public: Vec<&crate::event::Event> = history
+            .iter()
+            .filter(|e| !matches!(e.kind, crate::event::EventKind::Alert(_)))
+            .collect();
+        // Where the waiting events begin in the history (they may be
+        // missing from it when the capture lost its last bytes).
+        let first = self.line.pending().next().map(|d| &d.item);
+        let cut = first
+            .and_then(|f| public.iter().rposition(|e| *e == f))
+            .unwrap_or(public.len());
+        self.log = crate::sink::record::GameLog::new();
+        for e in &public[..cut] {
+            self.log.handle(e);
         }
     }
 
     /// A live event made at `t`: queued for the public unless it is an
-    /// alert.
-    pub fn push(&mut self, t: crate::event::Millis, event: &crate::event::Event) {
-        if !matches!(event.kind, crate::event::EventKind::Alert(_)) {
-            self.line.push(t, event.clone());
+    /// alert. A journal that cannot be written is reported (the event is
+    /// still shown at its time unless the daemon stops meanwhile).
+    pub fn push(
+        &mut self,
+        t: crate::event::Millis,
+        event: &crate::event::Event,
+    ) -> std::io::Result<()> {
+        if matches!(event.kind, crate::event::EventKind::Alert(_)) {
+            return Ok(());
+        }
+        let d = self.line.push(self.epoch_ms + t, event.clone());
+        match &mut self.journal {
+            Some(j) => j.pushed(d),
+            None => Ok(()),
         }
     }
 
@@ -158,16 +213,28 @@ impl PublicView {
     /// game follows them.
     pub fn release(&mut self, t: crate::event::Millis) -> Vec<crate::event::Event> {
         let mut out = Vec::new();
-        while let Some(d) = self.line.pop_due(t) {
+        let mut last = None;
+        while let Some(d) = self.line.pop_due(self.epoch_ms + t) {
             self.log.handle(&d.item);
+            last = Some(d.seq);
             out.push(d.item);
+        }
+        if let (Some(j), Some(seq)) = (&mut self.journal, last) {
+            // A lost mark only means the event may be shown again after
+            // a restart; screens drop repeats by content.
+            let _ = j.released(seq);
+            if j.wants_compaction() {
+                let _ = j.compact(self.line.pending());
+            }
         }
         out
     }
 
-    /// When the next event is due, if any waits.
+    /// When the next event is due (daemon milliseconds), if any waits.
     pub fn poll_timeout(&self) -> Option<crate::event::Millis> {
-        self.line.next_due()
+        self.line
+            .next_due()
+            .map(|wall| wall.saturating_sub(self.epoch_ms))
     }
 
     /// The games as the public has seen them so far.
@@ -181,9 +248,98 @@ impl PublicView {
     }
 }
 
+/// Wall milliseconds since the Unix epoch.
+pub fn unix_ms() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn chess_move(ply: u32, t_ms: u64) -> crate::event::Event {
+        crate::event::Event {
+            board: "1".into(),
+            t_ms,
+            kind: crate::event::EventKind::Move {
+                ply,
+                side: if ply % 2 == 1 {
+                    crate::event::Side::White
+                } else {
+                    crate::event::Side::Black
+                },
+                san: format!("m{ply}"),
+                uci: format!("u{ply}"),
+                fen: format!("f{ply}"),
+                irregular: false,
+            },
+        }
+    }
+
+    #[test]
+    fn a_restart_shows_nothing_early_and_loses_nothing_for_the_public() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("1.public.jsonl");
+        // First session: daemon time 0 is wall 1_000_000; delay 5 s.
+        let start = crate::event::Event {
+            board: "1".into(),
+            t_ms: 500,
+            kind: crate::event::EventKind::GameStart {
+                fen: "start".into(),
+                chess960: false,
+                rotated: false,
+            },
+        };
+        let history: Vec<_> = std::iter::once(start)
+            .chain((1..=4).map(|p| chess_move(p, 1_000 * p as u64)))
+            .collect();
+        let mut view = PublicView::with_journal(5_000, 1_000_000, &path).unwrap();
+        for e in &history {
+            view.push(e.t_ms, e).unwrap();
+        }
+        // At t = 7 s the first two moves are out; then the daemon dies.
+        let out = view.release(7_000);
+        assert_eq!(out, history[..3]);
+        drop(view);
+        // Second session: started 1 s of wall time later, its daemon time
+        // going on from 8 s (the resumed game's clock).
+        let mut view = PublicView::with_journal(5_000, 1_000_000, &path).unwrap();
+        view.restore(&history);
+        assert_eq!(view.pending(), 2);
+        assert_eq!(view.log().current().unwrap().sans, ["m1", "m2"]);
+        // Ply 3 was made at 3 s: due at 8 s, not before.
+        assert_eq!(view.poll_timeout(), Some(8_000));
+        assert!(view.release(7_999).is_empty());
+        assert_eq!(view.release(8_000), history[3..4]);
+        assert_eq!(view.release(9_000), history[4..5]);
+        assert_eq!(view.log().current().unwrap().sans, ["m1", "m2", "m3", "m4"]);
+        // A third session finds nothing waiting.
+        drop(view);
+        let view = PublicView::with_journal(5_000, 1_000_000, &path).unwrap();
+        assert_eq!(view.pending(), 0);
+    }
+
+    #[test]
+    fn alerts_never_enter_the_public_line() {
+        let mut view = PublicView::new(1_000, 0);
+        let alert = crate::event::Event {
+            board: "1".into(),
+            t_ms: 5,
+            kind: crate::event::EventKind::Alert(crate::event::Alert {
+                kind: crate::event::AlertKind::Misplaced,
+                side: None,
+                law: None,
+                message: "x".into(),
+                cleared: false,
+            }),
+        };
+        view.push(5, &alert).unwrap();
+        view.push(6, &chess_move(1, 6)).unwrap();
+        assert_eq!(view.pending(), 1);
+        assert_eq!(view.release(1_006), [chess_move(1, 6)]);
+    }
 
     #[test]
     fn an_item_comes_out_exactly_when_its_delay_has_passed() {

@@ -190,13 +190,26 @@ impl LiveBoard {
 
     /// Also publishes the live game, alerts included, to the arbiters'
     /// topics (`arbiter`), and shows the public outputs (the board's
-    /// public topics, the PGN folder and the live page) `delay_ms` behind
-    /// it; 0 keeps them live.
-    pub fn with_broadcast(mut self, arbiter: BoardOutbox, delay_ms: u64) -> LiveBoard {
+    /// public topics, the PGN folder and the live page) through `public`,
+    /// a delay behind it; `None` keeps them live.
+    pub fn with_broadcast(
+        mut self,
+        arbiter: BoardOutbox,
+        public: Option<crate::delay::PublicView>,
+    ) -> LiveBoard {
         self.arbiter = Some(arbiter);
-        self.public = (delay_ms > 0).then(|| crate::delay::PublicView::new(delay_ms));
+        self.public = public;
         self.publish_state(0);
         self
+    }
+
+    /// After a restart that took up the earlier session's game (`history`:
+    /// its events), the delayed public view takes up what the public had
+    /// seen of it.
+    pub fn restore_public(&mut self, history: &[Event]) {
+        if let Some(p) = &mut self.public {
+            p.restore(history);
+        }
     }
 
     /// Bytes seen on the line at `t`. Returns the serial numbers the board
@@ -417,7 +430,11 @@ impl LiveBoard {
             }
             match &mut self.public {
                 None => self.push_public(&event),
-                Some(p) => p.push(t, &event),
+                Some(p) => {
+                    if let Err(e) = p.push(t, &event) {
+                        warn!(error = %e, "the broadcast delay journal cannot be written: this event would be lost for the public if the daemon stopped before it is shown");
+                    }
+                }
             }
             changed = true;
         }
