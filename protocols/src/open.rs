@@ -636,6 +636,37 @@ mod tests {
         assert_eq!(errors.len(), 1);
     }
 
+    /// The examples of the published specification decode as it says.
+    #[test]
+    fn the_examples_in_open_md_decode() {
+        let spec = include_str!("../open.md");
+        let examples = &spec[spec.find("## 7. Examples").unwrap()..spec.find("## 8.").unwrap()];
+        let (good, bad) = examples.split_at(examples.find("Lines a host skips").unwrap());
+        let mut decoder = Decoder::new();
+        let mut board_lines = 0;
+        for line in good.lines() {
+            if let Some(text) = line.trim().strip_prefix("board: ") {
+                let mut buf = BytesMut::from(format!("{text}\r\n").as_bytes());
+                let decoded = decoder.decode(&mut buf);
+                assert!(matches!(decoded, Ok(Some(_))), "{text}: {decoded:?}");
+                board_lines += 1;
+            } else if let Some(text) = line.trim().strip_prefix("host: ") {
+                let mut buf = BytesMut::from(format!("{text}\n").as_bytes());
+                assert!(matches!(HostDecoder::new().decode(&mut buf), Ok(Some(_))), "{text}");
+            }
+        }
+        assert_eq!(board_lines, 26);
+        assert_eq!(decoder.counters().malformed, 0);
+        let mut decoder = Decoder::new();
+        let mut skipped = 0;
+        for line in bad.lines().filter(|l| l.starts_with("    ")) {
+            let text = line.trim().split("  ").next().unwrap();
+            assert!(decoder.parse(text).is_err(), "{text}");
+            skipped += 1;
+        }
+        assert_eq!(skipped, 6);
+    }
+
     #[test]
     fn host_lines_round_trip() {
         let mut decoder = HostDecoder::new();
