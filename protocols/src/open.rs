@@ -652,12 +652,15 @@ mod tests {
                 board_lines += 1;
             } else if let Some(text) = line.trim().strip_prefix("host: ") {
                 let mut buf = BytesMut::from(format!("{text}\n").as_bytes());
-                assert!(matches!(HostDecoder::new().decode(&mut buf), Ok(Some(_))), "{text}");
+                assert!(
+                    matches!(HostDecoder::new().decode(&mut buf), Ok(Some(_))),
+                    "{text}"
+                );
             }
         }
         assert_eq!(board_lines, 26);
         assert_eq!(decoder.counters().malformed, 0);
-        let mut decoder = Decoder::new();
+        let decoder = Decoder::new();
         let mut skipped = 0;
         for line in bad.lines().filter(|l| l.starts_with("    ")) {
             let text = line.trim().split("  ").next().unwrap();
