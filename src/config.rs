@@ -106,8 +106,31 @@ pub struct RawConfig {
     pub event: Option<RawEvent>,
     /// `[web]`.
     pub web: Option<RawWeb>,
+    /// `[control]`.
+    pub control: Option<RawControl>,
     /// `[[board]]`.
     pub board: Option<Vec<RawBoard>>,
+}
+
+/// `[control]` as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawControl {
+    /// The operator secret.
+    pub secret: Option<String>,
+    /// A file holding the operator secret.
+    pub secret_file: Option<String>,
+    /// Tolerated clock difference, in seconds.
+    pub window_s: Option<u64>,
+}
+
+/// `[control]`: who may send operator commands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Control {
+    /// The operator secret; `None`: every command is refused.
+    pub secret: Option<crate::control::Secret>,
+    /// How far a command's signing time may be from the daemon's clock.
+    pub window: Duration,
 }
 
 /// `[web]` as written.
@@ -316,6 +339,8 @@ pub struct Config {
     pub boards: Vec<Board>,
     /// Where the live page is served, if anywhere (`[web] listen`).
     pub web: Option<std::net::SocketAddr>,
+    /// Operator commands.
+    pub control: Control,
 }
 
 /// Whether boardcast may start its own broker (`[mqtt] embedded`).
@@ -606,6 +631,43 @@ impl Config {
                 m.reconnect_max_ms.or(dm.reconnect_max_ms),
             )
             .ok_or_else(|| missing("mqtt.reconnect_min_ms"))?,
+        };
+
+        // [control]
+        let (c, dc) = (
+            raw.control.unwrap_or_default(),
+            defaults.control.unwrap_or_default(),
+        );
+        let secret_text = match (
+            nonempty(c.secret.or(dc.secret)),
+            nonempty(c.secret_file.or(dc.secret_file)),
+        ) {
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    None,
+                    "control: give secret or secret_file, not both".into(),
+                ));
+            }
+            (Some(s), None) => Some(s),
+            (None, Some(f)) => {
+                let f = resolve(&f);
+                Some(std::fs::read_to_string(&f).map_err(|e| {
+                    invalid(None, format!("control.secret_file: {}: {e}", f.display()))
+                })?)
+            }
+            (None, None) => None,
+        };
+        let control = Control {
+            secret: secret_text
+                .map(|t| crate::control::Secret::new(&t))
+                .transpose()
+                .map_err(|m| invalid(None, format!("control: {m}")))?,
+            window: Duration::from_secs(
+                c.window_s
+                    .or(dc.window_s)
+                    .ok_or_else(|| missing("control.window_s"))?
+                    .max(1),
+            ),
         };
 
         // [serial]
@@ -913,6 +975,7 @@ impl Config {
             event,
             boards,
             web,
+            control,
         })
     }
 }

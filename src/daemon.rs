@@ -73,6 +73,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     mqtt::options(&config.mqtt, &topics)?;
     let ids: Vec<String> = config.boards.iter().map(|b| b.id.clone()).collect();
     let outbox = Outbox::new(topics, &ids, config.mqtt.queue);
+    outbox.set_control(&config.control);
     // The embedded broker, when allowed and needed; the live page, when
     // configured (it stops when `web` drops, at the end).
     let mqtt_config = config.mqtt.clone();
