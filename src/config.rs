@@ -108,8 +108,31 @@ pub struct RawConfig {
     pub web: Option<RawWeb>,
     /// `[broadcast]`.
     pub broadcast: Option<RawBroadcast>,
+    /// `[control]`.
+    pub control: Option<RawControl>,
     /// `[[board]]`.
     pub board: Option<Vec<RawBoard>>,
+}
+
+/// `[control]` as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawControl {
+    /// The operator secret.
+    pub secret: Option<String>,
+    /// A file holding the operator secret.
+    pub secret_file: Option<String>,
+    /// Tolerated clock difference, in seconds.
+    pub window_s: Option<u64>,
+}
+
+/// `[control]`: who may send operator commands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Control {
+    /// The operator secret; `None`: every command is refused.
+    pub secret: Option<crate::control::Secret>,
+    /// How far a command's signing time may be from the daemon's clock.
+    pub window: Duration,
 }
 
 /// `[web]` as written.
@@ -327,6 +350,8 @@ pub struct Config {
     pub boards: Vec<Board>,
     /// Where the live page is served, if anywhere (`[web] listen`).
     pub web: Option<std::net::SocketAddr>,
+    /// Operator commands.
+    pub control: Control,
     /// The public broadcast delay (`[broadcast]`).
     pub broadcast: Broadcast,
 }
@@ -667,6 +692,43 @@ impl Config {
             .ok_or_else(|| missing("mqtt.reconnect_min_ms"))?,
         };
 
+        // [control]
+        let (c, dc) = (
+            raw.control.unwrap_or_default(),
+            defaults.control.unwrap_or_default(),
+        );
+        let secret_text = match (
+            nonempty(c.secret.or(dc.secret)),
+            nonempty(c.secret_file.or(dc.secret_file)),
+        ) {
+            (Some(_), Some(_)) => {
+                return Err(invalid(
+                    None,
+                    "control: give secret or secret_file, not both".into(),
+                ));
+            }
+            (Some(s), None) => Some(s),
+            (None, Some(f)) => {
+                let f = resolve(&f);
+                Some(std::fs::read_to_string(&f).map_err(|e| {
+                    invalid(None, format!("control.secret_file: {}: {e}", f.display()))
+                })?)
+            }
+            (None, None) => None,
+        };
+        let control = Control {
+            secret: secret_text
+                .map(|t| crate::control::Secret::new(&t))
+                .transpose()
+                .map_err(|m| invalid(None, format!("control: {m}")))?,
+            window: Duration::from_secs(
+                c.window_s
+                    .or(dc.window_s)
+                    .ok_or_else(|| missing("control.window_s"))?
+                    .max(1),
+            ),
+        };
+
         // [serial]
         let (s, ds) = (
             raw.serial.unwrap_or_default(),
@@ -997,6 +1059,7 @@ impl Config {
             boards,
             web,
             broadcast,
+            control,
         })
     }
 }

@@ -98,6 +98,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     mqtt::options(&config.mqtt, &topics)?;
     let ids: Vec<String> = config.boards.iter().map(|b| b.id.clone()).collect();
     let outbox = Outbox::new(topics, &ids, config.mqtt.queue);
+    outbox.set_control(&config.control);
     // The embedded broker, when allowed and needed; the live page, when
     // configured (it stops when `web` drops, at the end).
     let mqtt_config = config.mqtt.clone();
@@ -111,7 +112,11 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
                 &ids,
                 crate::web::Audience {
                     delay_ms: config.broadcast.delay_ms,
-                    arbiter_secret: None,
+                    arbiter_secret: config
+                        .control
+                        .secret
+                        .as_ref()
+                        .map(|s| s.as_str().to_string()),
                 },
             )
             .await

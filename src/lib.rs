@@ -22,6 +22,7 @@
 //! - [`sim`]: the board simulator (clean and human handling profiles).
 //! - [`replay`]: a capture through the pipeline with capture time.
 //! - [`config`]: the daemon's TOML configuration, raw and validated.
+//! - [`control`]: operator commands: parsing, signing, verification.
 //! - [`port`]: serial I/O: one task per board (find, open, handshake,
 //!   reconnect) and the recorder.
 //! - [`daemon`]: `boardcast run`: board tasks, the MQTT task, shutdown.
@@ -48,6 +49,7 @@ pub mod broker;
 pub mod capture;
 pub mod clock;
 pub mod config;
+pub mod control;
 pub mod daemon;
 pub mod delay;
 pub mod demo;

@@ -36,15 +36,21 @@ enum Command {
         config: PathBuf,
     },
     /// Send an operator correction to a board of a running daemon (over
-    /// its MQTT command topic); it is published as a `correction` event.
+    /// its MQTT command topic, signed with the `[control]` secret) and wait
+    /// for the daemon's acknowledgement; it is published as a `correction`
+    /// event. Exits non-zero when refused or unanswered.
     #[command(name = "command")]
     Correct {
-        /// The daemon's configuration file (for the broker and prefix).
+        /// The daemon's configuration file (broker, prefix, bridge name and
+        /// operator secret).
         #[arg(long)]
         config: PathBuf,
         /// The board id.
         #[arg(long)]
         board: String,
+        /// Seconds to wait for the daemon's acknowledgement.
+        #[arg(long, default_value_t = 5.0)]
+        timeout: f64,
         /// The correction.
         #[command(subcommand)]
         correction: Correction,
@@ -152,12 +158,21 @@ fn main() -> ExitCode {
     }
 }
 
-fn send_correction(path: &Path, board: &str, correction: Correction) -> Result<()> {
-    use boardcast::port::live::OperatorCommand;
+fn send_correction(path: &Path, board: &str, correction: Correction, timeout: f64) -> Result<()> {
+    use boardcast::control::{self, OperatorCommand};
     use boardcast::tournament::Player;
     let config = boardcast::config::Config::load(path)?;
     if !config.boards.iter().any(|b| b.id == board) {
         bail!("{}: no board `{board}`", path.display());
+    }
+    let Some(secret) = &config.control.secret else {
+        bail!(
+            "{}: no operator secret ([control] secret or secret_file): the daemon refuses unsigned commands",
+            path.display()
+        );
+    };
+    if !(timeout > 0.0 && timeout <= 600.0) {
+        bail!("--timeout must be between 0 and 600 seconds");
     }
     let command = match correction {
         Correction::SetResult { result } => OperatorCommand::SetResult { result },
@@ -176,16 +191,29 @@ fn send_correction(path: &Path, board: &str, correction: Correction) -> Result<(
     // Checked here so a typo never reaches the board.
     OperatorCommand::parse(&serde_json::to_vec(&command)?).map_err(anyhow::Error::msg)?;
     let topics = boardcast::sink::mqtt::Topics::new(&config.mqtt.prefix, &config.bridge.name);
+    let nonce = control::new_nonce();
+    let payload = control::sign(
+        secret,
+        &topics.command(board),
+        &command,
+        control::unix_ms(),
+        &nonce,
+    );
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    runtime.block_on(boardcast::sink::mqtt::send_command(
+    let ack = runtime.block_on(boardcast::sink::mqtt::send_command(
         &config.mqtt,
         &topics,
         board,
-        &command,
+        payload,
+        &nonce,
+        std::time::Duration::from_secs_f64(timeout),
     ))?;
-    println!("sent {} to board {board}", command.name());
+    if !ack.accepted {
+        bail!("board {board}: {} {}", command.name(), ack.message);
+    }
+    println!("board {board}: {}: {}", command.name(), ack.message);
     Ok(())
 }
 
@@ -196,8 +224,9 @@ fn run(cli: Cli) -> Result<()> {
         Command::Correct {
             config,
             board,
+            timeout,
             correction,
-        } => send_correction(&config, &board, correction),
+        } => send_correction(&config, &board, correction, timeout),
         Command::Ports => ports(),
         Command::CheckConfig { file } => check_config(&file),
         Command::Replay {

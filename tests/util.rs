@@ -401,6 +401,9 @@ pub struct BoardConf {
     pub serial: Option<String>,
 }
 
+/// The operator secret of every test configuration.
+pub const TEST_SECRET: &str = "test-operator-secret-0123456789";
+
 /// Writes a configuration with fast timings for tests: short settle times
 /// (the simulated play is compressed accordingly), quick reconnection.
 pub fn write_config(dir: &Path, broker_port: u16, prefix: &str, boards: &[BoardConf]) -> PathBuf {
@@ -425,6 +428,9 @@ pub fn write_config_with(
     let mut text = format!(
         r#"[bridge]
 name = "test"
+
+[control]
+secret = "{TEST_SECRET}"
 
 [mqtt]
 url = "{url}"

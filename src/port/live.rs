@@ -12,6 +12,7 @@ use tracing::{debug, info, warn};
 
 use crate::board;
 use crate::capture::Direction;
+use crate::control::{Ack, OperatorCommand, Outcome, Request};
 use crate::event::{AlertKind, Event, EventKind, Millis};
 use crate::pipeline::{BoardPipeline, Diagnostic};
 use crate::sink::mqtt::BoardOutbox;
@@ -272,28 +273,97 @@ impl LiveBoard {
             .collect()
     }
 
-    /// An operator's correction (from the MQTT command topic or the CLI):
-    /// it takes effect and is published as a `correction` event.
-    pub fn handle_command(&mut self, t: Millis, command: &OperatorCommand) {
-        let message = match command {
-            OperatorCommand::SetResult { result } => {
-                self.pipeline.set_result(t, result, "set by the operator");
-                format!("result set to {result}")
-            }
+    /// An operator's verified command (from the MQTT command topic): it is
+    /// applied as [`LiveBoard::handle_command`] does, and the outcome is
+    /// acknowledged on the bridge's `ack` topic with the command's nonce.
+    pub fn handle_request(&mut self, t: Millis, request: &Request) -> Outcome {
+        let outcome = self.handle_command(t, &request.command);
+        self.outbox.push_ack(&Ack {
+            nonce: request.nonce.clone(),
+            board: self.id.clone(),
+            accepted: outcome.accepted,
+            changed: outcome.changed,
+            message: outcome.message.clone(),
+            code: (!outcome.accepted).then(|| "refused_by_board".to_string()),
+        });
+        outcome
+    }
+
+    /// An operator's correction. When it changes something it takes effect
+    /// and is published as a `correction` event; a command that changes
+    /// nothing (the same result again, the same players) publishes none.
+    /// A result can be set again: the last one set wins, also over a
+    /// result the game already had.
+    pub fn handle_command(&mut self, t: Millis, command: &OperatorCommand) -> Outcome {
+        let done = |changed: bool, message: String| Outcome {
+            accepted: true,
+            changed,
+            message,
+        };
+        let outcome = match command {
+            OperatorCommand::SetResult { result } => match self.log.current() {
+                None => Outcome {
+                    accepted: false,
+                    changed: false,
+                    message: "no game on this board yet: no result to set".into(),
+                },
+                Some(g) if g.result.as_deref() == Some(result.as_str()) => {
+                    done(false, format!("the result is already {result}"))
+                }
+                Some(g) => {
+                    let before = g.result.clone();
+                    self.pipeline.set_result(t, result, OPERATOR_RESULT);
+                    self.drain(t);
+                    if self.log.current().and_then(|g| g.result.as_deref()) != Some(result) {
+                        // The game had already ended (a result piece, the
+                        // operator, a restart): its record is corrected.
+                        self.emit(Event {
+                            board: self.id.clone(),
+                            t_ms: t,
+                            kind: EventKind::GameEnd {
+                                result: result.clone(),
+                                reason: OPERATOR_RESULT.into(),
+                            },
+                        });
+                    }
+                    let message = match before {
+                        Some(old) => format!("result changed from {old} to {result}"),
+                        None => format!("result set to {result}"),
+                    };
+                    done(true, message)
+                }
+            },
             OperatorCommand::Restart => {
                 self.pipeline.restart(t);
-                "game restarted".to_string()
+                done(true, "game restarted".to_string())
             }
             OperatorCommand::SetPlayers { white, black } => {
-                self.round
-                    .set_players(self.number, white.clone(), black.clone());
-                format!("players set: {} - {}", white.name, black.name)
+                let same = self
+                    .round
+                    .pairing(self.number)
+                    .is_some_and(|p| &p.white == white && &p.black == black);
+                if same {
+                    done(false, "the players are already set so".into())
+                } else {
+                    self.round
+                        .set_players(self.number, white.clone(), black.clone());
+                    done(
+                        true,
+                        format!("players set: {} - {}", white.name, black.name),
+                    )
+                }
             }
         };
-        self.pipeline.push_correction(t, command.name(), &message);
-        info!(command = command.name(), %message, "operator correction");
+        if outcome.changed {
+            self.pipeline
+                .push_correction(t, command.name(), &outcome.message);
+            info!(command = command.name(), message = %outcome.message, "operator correction");
+        } else {
+            info!(command = command.name(), accepted = outcome.accepted, message = %outcome.message, "operator command changed nothing");
+        }
         self.drain(t);
         self.publish_state(t);
+        outcome
     }
 
     /// The state as published now (the live game).
@@ -420,22 +490,7 @@ impl LiveBoard {
     fn drain(&mut self, t: Millis) -> Vec<String> {
         let mut changed = false;
         while let Some(event) = self.pipeline.poll_event() {
-            self.note(&event);
-            self.log.handle(&event);
-            if let Some(w) = &self.arbiter_web {
-                w.event(&event);
-            }
-            if let Some(a) = &self.arbiter {
-                a.push_event(&event);
-            }
-            match &mut self.public {
-                None => self.push_public(&event),
-                Some(p) => {
-                    if let Err(e) = p.push(t, &event) {
-                        warn!(error = %e, "the broadcast delay journal cannot be written: this event would be lost for the public if the daemon stopped before it is shown");
-                    }
-                }
-            }
+            self.emit_one(t, &event);
             changed = true;
         }
         let mut serials = Vec::new();
@@ -457,6 +512,43 @@ impl LiveBoard {
         }
         self.release(t);
         serials
+    }
+
+    /// Publishes one event: log, record, live page, outbox.
+    /// Publishes one event at `t`: log, record, the arbiters' view at once,
+    /// the public's at once or through the delay.
+    fn emit_one(&mut self, t: Millis, event: &Event) {
+        self.note(event);
+        self.log.handle(event);
+        if let Some(w) = &self.arbiter_web {
+            w.event(event);
+        }
+        if let Some(a) = &self.arbiter {
+            a.push_event(event);
+        }
+        match &mut self.public {
+            None => self.push_public(event),
+            Some(p) => {
+                if let Err(e) = p.push(t, event) {
+                    warn!(error = %e, "the broadcast delay journal cannot be written: this event would be lost for the public if the daemon stopped before it is shown");
+                }
+            }
+        }
+    }
+
+    /// Publishes an event made here (not by the pipeline), with what
+    /// follows a change: the round's record and the retained state.
+    fn emit(&mut self, event: Event) {
+        let t = event.t_ms;
+        self.emit_one(t, &event);
+        self.pgn_dirty = true;
+        if self.public.is_none()
+            && let Some(g) = self.log.current()
+        {
+            self.round.update(self.game_round, self.number, g);
+        }
+        self.publish_state(t);
+        self.release(t);
     }
 
     /// Logs an event and tracks whether the board agrees with the game.
@@ -493,49 +585,8 @@ impl LiveBoard {
     }
 }
 
-/// An operator's correction of a board.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
-#[serde(tag = "command", rename_all = "snake_case", deny_unknown_fields)]
-pub enum OperatorCommand {
-    /// Set the current game's result (`1-0`, `0-1`, `1/2-1/2`, `*`).
-    SetResult {
-        /// The result.
-        result: String,
-    },
-    /// End the current game and wait for a start position.
-    Restart,
-    /// Fix the players of the board.
-    SetPlayers {
-        /// White.
-        white: Player,
-        /// Black.
-        black: Player,
-    },
-}
-
-impl OperatorCommand {
-    /// The command's name, as in its JSON.
-    pub fn name(&self) -> &'static str {
-        match self {
-            OperatorCommand::SetResult { .. } => "set_result",
-            OperatorCommand::Restart => "restart",
-            OperatorCommand::SetPlayers { .. } => "set_players",
-        }
-    }
-
-    /// Parses a command (JSON) and checks it.
-    pub fn parse(json: &[u8]) -> Result<OperatorCommand, String> {
-        let c: OperatorCommand = serde_json::from_slice(json).map_err(|e| e.to_string())?;
-        if let OperatorCommand::SetResult { result } = &c
-            && !["1-0", "0-1", "1/2-1/2", "*"].contains(&result.as_str())
-        {
-            return Err(format!(
-                "result `{result}`: expected 1-0, 0-1, 1/2-1/2 or *"
-            ));
-        }
-        Ok(c)
-    }
-}
+/// The reason of a result the operator set.
+const OPERATOR_RESULT: &str = "set by the operator";
 
 fn last_move(g: &GameRecord) -> Option<LastMove> {
     Some(LastMove {

@@ -102,7 +102,7 @@ pub struct BoardTask {
     /// The capture and PGN files, when recording.
     pub recorder: Option<Recorder>,
     /// Operator corrections for this board (from MQTT or the CLI).
-    pub commands: tokio::sync::mpsc::Receiver<live::OperatorCommand>,
+    pub commands: tokio::sync::mpsc::Receiver<crate::control::Request>,
 }
 
 /// Why a live connection ended.
@@ -410,9 +410,9 @@ impl BoardTask {
 
     /// Applies the operator corrections that have arrived.
     fn apply_commands(&mut self) {
-        while let Ok(command) = self.commands.try_recv() {
+        while let Ok(request) = self.commands.try_recv() {
             let t = self.clock.now_ms();
-            self.live.handle_command(t, &command);
+            self.live.handle_request(t, &request);
         }
     }
 

@@ -44,10 +44,11 @@ use rumqttc::{
     AsyncClient, ConnectReturnCode, ConnectionError, Event as MqttEvent, Incoming, LastWill,
     MqttOptions, MqttState, NetworkOptions, Outgoing, QoS, TlsConfiguration, Transport,
 };
-use tracing::{debug, info, warn};
+use tracing::{debug, error, info, warn};
 
 use crate::backoff::Backoff;
 use crate::config;
+use crate::control::{self, Ack, RateLimit, Request, Verifier};
 use crate::event::Event;
 
 /// Publishes handed to rumqttc and not yet acknowledged, at most. rumqttc
@@ -60,6 +61,24 @@ const INFLIGHT: u16 = 128;
 pub const MAX_PACKET: usize = 1024 * 1024;
 /// How long a graceful shutdown waits for the broker to take what is left.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
+/// A connection must stay up this long before the reconnection backoff
+/// starts again from its shortest delay.
+const STABLE: Duration = Duration::from_secs(10);
+/// While the broker stays away, one warning line per this period.
+const OUTAGE_LOG_EVERY: Duration = Duration::from_secs(30);
+/// Acknowledgements, warnings and announcements waiting for a connection,
+/// at most (the oldest go first).
+const MAX_NOTICES: usize = 64;
+/// Bridge warnings published at most per [`WARNING_PERIOD_MS`].
+const WARNINGS_PER_PERIOD: u32 = 5;
+/// See [`WARNINGS_PER_PERIOD`].
+const WARNING_PERIOD_MS: u64 = 10_000;
+
+/// Whether a publish of `payload` on `topic` fits in one MQTT packet.
+fn fits(topic: &str, payload: &[u8]) -> bool {
+    // Fixed header (at most 5 bytes), topic length, packet id.
+    topic.len() + payload.len() + 5 + 2 + 2 <= MAX_PACKET
+}
 
 /// The topic names of one bridge.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -113,6 +132,27 @@ impl Topics {
     }
 
     /// `{prefix}/board/{id}/command`: operator corrections (JSON), QoS 1.
+    /// `{prefix}/bridge/{name}/ack`: the daemon's answer to each command
+    /// (JSON, see [`Ack`]), not retained.
+    pub fn ack(&self) -> String {
+        format!("{}/bridge/{}/ack", self.prefix, self.bridge)
+    }
+
+    /// `{prefix}/bridge/{name}/warning`: refused commands, a second bridge
+    /// of the same name (JSON), not retained, rate limited.
+    pub fn warning(&self) -> String {
+        format!("{}/bridge/{}/warning", self.prefix, self.bridge)
+    }
+
+    /// `{prefix}/bridge/{name}/instance`: each bridge process announces its
+    /// random instance id here at every connection (not retained), so two
+    /// processes with the same bridge name notice each other.
+    pub fn instance(&self) -> String {
+        format!("{}/bridge/{}/instance", self.prefix, self.bridge)
+    }
+
+    /// `{prefix}/board/{id}/command`: operator corrections (signed JSON, see
+    /// [`crate::control`]), QoS 1.
     pub fn command(&self, board: &str) -> String {
         format!("{}/board/{board}/command", self.prefix)
     }
@@ -139,8 +179,7 @@ pub enum View {
 }
 
 /// Where operator corrections for each board go (board id to its task).
-pub type CommandRoutes =
-    HashMap<String, tokio::sync::mpsc::Sender<crate::port::live::OperatorCommand>>;
+pub type CommandRoutes = HashMap<String, tokio::sync::mpsc::Sender<Request>>;
 
 /// What a publish handed to rumqttc was, to act on its acknowledgement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -149,6 +188,8 @@ enum Tag {
     Event { slot: usize, seq: u64 },
     /// A retained state or PGN.
     Retained,
+    /// An acknowledgement, warning or announcement.
+    Notice,
     /// The bridge status.
     Status,
 }
@@ -173,6 +214,8 @@ struct Slot {
     version: u64,
     sent_version: u64,
     dirty: bool,
+    /// An oversized state or PGN was reported (until one fits again).
+    oversize_reported: bool,
 }
 
 impl Slot {
@@ -190,6 +233,15 @@ impl Slot {
 /// recorder in unit tests. Returns `false` when it has no room now.
 trait Publisher {
     fn publish(&mut self, topic: String, retain: bool, payload: Bytes) -> bool;
+}
+
+/// A non-event publish: an acknowledgement, a warning, an announcement, or
+/// the clearing of a retained command.
+#[derive(Debug)]
+struct Notice {
+    topic: String,
+    retain: bool,
+    payload: Bytes,
 }
 
 impl Publisher for AsyncClient {
@@ -220,6 +272,8 @@ struct Inner {
     dirty: VecDeque<usize>,
     link: Link,
     client: Option<AsyncClient>,
+    /// Non-event publishes waiting, oldest first.
+    notices: VecDeque<Notice>,
 }
 
 impl Inner {
@@ -278,10 +332,23 @@ impl Inner {
         self.link.unnumbered.is_empty()
             && self.link.inflight.is_empty()
             && !self.link.announce
+            && self.notices.is_empty()
             && self
                 .slots
                 .iter()
                 .all(|s| s.events.is_empty() && s.version == s.sent_version)
+    }
+
+    /// Queues a non-event publish; the oldest goes when too many wait.
+    fn push_notice(&mut self, topic: String, retain: bool, payload: Bytes) {
+        if self.notices.len() >= MAX_NOTICES {
+            self.notices.pop_front();
+        }
+        self.notices.push_back(Notice {
+            topic,
+            retain,
+            payload,
+        });
     }
 
     fn room(&self) -> usize {
@@ -300,29 +367,63 @@ impl Inner {
             self.link.unnumbered.push_back(Tag::Status);
             self.link.announce = false;
         }
+        while self.room() > 0 {
+            let Some(n) = self.notices.front() else { break };
+            if !out.publish(n.topic.clone(), n.retain, n.payload.clone()) {
+                return;
+            }
+            self.notices.pop_front();
+            self.link.unnumbered.push_back(Tag::Notice);
+        }
         while self.room() >= 2 {
             let Some(&i) = self.dirty.front() else { break };
             let slot = &mut self.slots[i];
             if let Some(q) = slot.unsent_event() {
                 let (seq, payload) = (q.seq, q.payload.clone());
-                if !out.publish(topics.of(slot.view, &slot.id, "event"), false, payload) {
-                    return;
+                let topic = topics.of(slot.view, &slot.id, "event");
+                if !fits(&topic, &payload) {
+                    // Design: never resend forever what the broker can
+                    // never take; the retained state still carries the game.
+                    error!(board = %slot.id, seq, bytes = payload.len(), "an event too large to publish was dropped");
+                    slot.events.retain(|q| q.seq != seq);
+                    slot.dropped += 1;
+                } else {
+                    if !out.publish(topic, false, payload) {
+                        return;
+                    }
+                    slot.sent_upto = seq;
+                    self.link.unnumbered.push_back(Tag::Event { slot: i, seq });
                 }
-                slot.sent_upto = seq;
-                self.link.unnumbered.push_back(Tag::Event { slot: i, seq });
             } else if slot.version > slot.sent_version {
                 let (state, pgn) = slot.state.clone().expect("a version has a state");
-                if !out.publish(topics.of(slot.view, &slot.id, "state"), true, state) {
-                    return;
+                let (state_topic, pgn_topic) = (
+                    topics.of(slot.view, &slot.id, "state"),
+                    topics.of(slot.view, &slot.id, "pgn"),
+                );
+                let (state_fits, pgn_fits) = (fits(&state_topic, &state), fits(&pgn_topic, &pgn));
+                if !(state_fits && pgn_fits) {
+                    if !slot.oversize_reported {
+                        error!(board = %slot.id, state_bytes = state.len(), pgn_bytes = pgn.len(), "the board's state or PGN is too large to publish: not published until it fits again");
+                    }
+                    slot.oversize_reported = true;
+                } else {
+                    slot.oversize_reported = false;
                 }
-                self.link.unnumbered.push_back(Tag::Retained);
+                if state_fits {
+                    if !out.publish(state_topic, true, state) {
+                        return;
+                    }
+                    self.link.unnumbered.push_back(Tag::Retained);
+                }
                 slot.sent_version = slot.version;
-                if !out.publish(topics.of(slot.view, &slot.id, "pgn"), true, pgn) {
-                    // The state went out without its PGN: send both again.
-                    slot.sent_version = 0;
-                    return;
+                if pgn_fits {
+                    if !out.publish(pgn_topic, true, pgn) {
+                        // The state went out without its PGN: send both again.
+                        slot.sent_version = 0;
+                        return;
+                    }
+                    self.link.unnumbered.push_back(Tag::Retained);
                 }
-                self.link.unnumbered.push_back(Tag::Retained);
             }
             // Serve the boards in turn.
             self.dirty.pop_front();
@@ -343,6 +444,21 @@ pub struct Outbox {
     topics: Topics,
     capacity: usize,
     commands: Mutex<CommandRoutes>,
+    control: Mutex<Control>,
+    /// This process's random id (in the client id and the instance topic).
+    instance: String,
+}
+
+/// The command checks and the bridge's warnings.
+#[derive(Debug)]
+struct Control {
+    verifier: Verifier,
+    warnings: RateLimit,
+    /// Other instances of this bridge name seen on the broker.
+    others: std::collections::HashSet<String>,
+    /// Clear the retained command of every board at the next connection
+    /// (after the broker sent one too large to read).
+    clear_commands: bool,
 }
 
 impl Outbox {
@@ -366,6 +482,7 @@ impl Outbox {
                 version: 0,
                 sent_version: 0,
                 dirty: false,
+                oversize_reported: false,
             })
             .collect();
         Arc::new(Outbox {
@@ -374,11 +491,108 @@ impl Outbox {
                 dirty: VecDeque::new(),
                 link: Link::default(),
                 client: None,
+                notices: VecDeque::new(),
             }),
             topics,
             capacity: capacity.max(1),
             commands: Mutex::new(CommandRoutes::new()),
+            control: Mutex::new(Control {
+                verifier: Verifier::new(None, control::DEFAULT_WINDOW_MS),
+                warnings: RateLimit::new(WARNINGS_PER_PERIOD, WARNING_PERIOD_MS),
+                others: Default::default(),
+                clear_commands: false,
+            }),
+            instance: control::new_nonce()[..12].to_string(),
         })
+    }
+
+    /// Checks operator commands with the `[control]` settings. Without a
+    /// secret every command is refused, and this says so at start-up.
+    pub fn set_control(&self, cfg: &config::Control) {
+        if cfg.secret.is_none() {
+            warn!(
+                "no operator secret configured ([control] secret or secret_file): every operator command will be refused"
+            );
+        }
+        self.control_lock().verifier =
+            Verifier::new(cfg.secret.clone(), cfg.window.as_millis() as u64);
+    }
+
+    /// This process's random instance id.
+    pub fn instance(&self) -> &str {
+        &self.instance
+    }
+
+    fn control_lock(&self) -> MutexGuard<'_, Control> {
+        self.control.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Publishes a warning on the bridge's warning topic and logs it, both
+    /// rate limited.
+    fn bridge_warning(&self, code: &str, board: Option<&str>, message: &str) {
+        let now = control::unix_ms();
+        let Some(suppressed) = self.control_lock().warnings.allow(now) else {
+            debug!(code, board, %message, "bridge warning (rate limited)");
+            return;
+        };
+        warn!(code, board, %message, suppressed, "bridge warning");
+        let payload = serde_json::json!({
+            "code": code,
+            "board": board,
+            "message": message,
+            "suppressed": suppressed,
+            "instance": self.instance,
+            "t": now,
+        });
+        self.notice(self.topics.warning(), false, payload.to_string());
+    }
+
+    /// Queues a non-event publish and sends it when it can.
+    fn notice(&self, topic: String, retain: bool, payload: String) {
+        let mut inner = self.lock();
+        inner.push_notice(topic, retain, Bytes::from(payload));
+        self.pump_locked(&mut inner);
+    }
+
+    /// Publishes an acknowledgement on the bridge's ack topic.
+    fn ack(&self, ack: &Ack) {
+        self.notice(
+            self.topics.ack(),
+            false,
+            serde_json::to_string(ack).expect("acks serialise"),
+        );
+    }
+
+    /// Announces this instance on the instance topic.
+    fn announce(&self) {
+        let payload = serde_json::json!({
+            "instance": self.instance,
+            "pid": std::process::id(),
+        });
+        self.notice(self.topics.instance(), false, payload.to_string());
+    }
+
+    /// A message on the instance topic: another process with this
+    /// bridge's name is reported once per instance, and hears about us.
+    fn handle_instance(&self, payload: &[u8]) {
+        let Some(other) = serde_json::from_slice::<serde_json::Value>(payload)
+            .ok()
+            .and_then(|v| v["instance"].as_str().map(str::to_string))
+        else {
+            debug!("an unreadable message on the instance topic");
+            return;
+        };
+        if other == self.instance || !self.control_lock().others.insert(other.clone()) {
+            return;
+        }
+        let message = format!(
+            "another boardcast process with bridge name `{}` is connected to this broker (instance {other}; this one is {}): give each bridge its own [bridge] name",
+            self.topics.bridge, self.instance
+        );
+        error!(%other, instance = %self.instance, "{message}");
+        self.bridge_warning("duplicate_bridge", None, &message);
+        // Let the newcomer know about us too.
+        self.announce();
     }
 
     /// Routes operator corrections arriving on the command topics to the
@@ -387,24 +601,81 @@ impl Outbox {
         *self.commands.lock().expect("command routes lock") = routes;
     }
 
-    /// An operator correction arrived on `topic`.
-    fn handle_command(&self, topic: &str, payload: &[u8]) {
+    /// A message arrived on a subscribed topic.
+    fn handle_incoming(&self, topic: &str, payload: &[u8], retained: bool) {
+        if topic == self.topics.instance() {
+            self.handle_instance(payload);
+        } else {
+            self.handle_command(topic, payload, retained);
+        }
+    }
+
+    /// An operator command arrived on `topic`: checked (size, retained,
+    /// signature, time, nonce), then handed to its board, which
+    /// acknowledges it; a refusal is acknowledged here and warned about.
+    fn handle_command(&self, topic: &str, payload: &[u8], retained: bool) {
         let Some(board) = self.topics.command_board(topic) else {
             return;
         };
-        let routes = self.commands.lock().expect("command routes lock");
-        let Some(route) = routes.get(board) else {
-            warn!(%board, "a command for an unknown board");
+        let route = self
+            .commands
+            .lock()
+            .expect("command routes lock")
+            .get(board)
+            .cloned();
+        let Some(route) = route else {
+            // Another bridge under the same prefix may serve it.
+            debug!(%board, "a command for a board of another bridge");
             return;
         };
-        match crate::port::live::OperatorCommand::parse(payload) {
-            Ok(command) => {
-                if route.try_send(command).is_err() {
-                    warn!(%board, "the board's command queue is full: command dropped");
+        if payload.is_empty() {
+            // The clearing of a retained command (ours or an operator's).
+            return;
+        }
+        let verified =
+            self.control_lock()
+                .verifier
+                .verify(topic, payload, retained, control::unix_ms());
+        match verified {
+            Ok(v) => {
+                let request = Request {
+                    command: v.command,
+                    nonce: Some(v.nonce),
+                };
+                if let Err(e) = route.try_send(request) {
+                    let request = match e {
+                        tokio::sync::mpsc::error::TrySendError::Full(r)
+                        | tokio::sync::mpsc::error::TrySendError::Closed(r) => r,
+                    };
+                    self.refuse(
+                        board,
+                        request.nonce,
+                        "busy",
+                        "the board's command queue is full",
+                    );
                 }
             }
-            Err(e) => warn!(%board, error = %e, "a malformed command"),
+            Err(r) => {
+                if r.refusal == control::Refusal::Retained {
+                    // Remove it, so it does not come back at every
+                    // reconnection.
+                    self.notice(topic.to_string(), true, String::new());
+                }
+                self.refuse(board, r.nonce, r.refusal.code(), &r.refusal.to_string());
+            }
         }
+    }
+
+    fn refuse(&self, board: &str, nonce: Option<String>, code: &str, reason: &str) {
+        self.bridge_warning(code, Some(board), &format!("command refused: {reason}"));
+        self.ack(&Ack {
+            nonce,
+            board: board.to_string(),
+            accepted: false,
+            changed: false,
+            message: format!("refused: {reason}"),
+            code: Some(code.to_string()),
+        });
     }
 
     /// The public handle of the board at `index` (config order): its
@@ -504,6 +775,11 @@ impl BoardOutbox {
         self.outbox.pump_locked(&mut inner);
     }
 
+    /// Acknowledges an operator command on the bridge's ack topic.
+    pub fn push_ack(&self, ack: &Ack) {
+        self.outbox.ack(ack);
+    }
+
     /// Events of this board dropped because its queue was full.
     pub fn dropped(&self) -> u64 {
         self.outbox.lock().slots[self.index].dropped
@@ -550,36 +826,75 @@ pub fn options(cfg: &config::Mqtt, topics: &Topics) -> Result<MqttOptions, MqttE
     Ok(o)
 }
 
-/// Sends one operator correction to a board's command topic and waits for
-/// the broker to acknowledge it (`boardcast command`). Connects as its own
-/// client, without the bridge's last will.
+/// Sends one signed operator command (`payload`, see
+/// [`crate::control::sign`]) to a board's command topic and waits, at most
+/// `timeout`, for the daemon's acknowledgement with the same `nonce` on the
+/// bridge's ack topic (`boardcast command`). Connects as its own client,
+/// without the bridge's last will.
 pub async fn send_command(
     cfg: &config::Mqtt,
     topics: &Topics,
     board: &str,
-    command: &crate::port::live::OperatorCommand,
-) -> Result<(), CommandError> {
-    let id = format!("{}-command-{}", cfg.client_id, std::process::id());
-    let (client, mut eventloop) = AsyncClient::new(connection_options(cfg, id)?, 8);
-    let payload = serde_json::to_vec(command).expect("commands serialise");
-    client
-        .publish(topics.command(board), QoS::AtLeastOnce, false, payload)
-        .await
-        .map_err(|e| CommandError::Broker(e.to_string()))?;
+    payload: Vec<u8>,
+    nonce: &str,
+    timeout: Duration,
+) -> Result<Ack, CommandError> {
+    let id = format!(
+        "{}-command-{}",
+        cfg.client_id,
+        &nonce[..nonce.len().min(12)]
+    );
+    let mut opts = connection_options(cfg, id)?;
+    opts.set_keep_alive(Duration::from_secs(5));
+    let (client, mut eventloop) = AsyncClient::new(opts, 8);
+    let ack_topic = topics.ack();
+    let command_topic = topics.command(board);
     let wait = async {
+        let mut published = false;
         loop {
             match eventloop.poll().await {
-                Ok(MqttEvent::Incoming(Incoming::PubAck(_))) => return Ok(()),
+                Ok(MqttEvent::Incoming(Incoming::ConnAck(_))) => {
+                    // Listen first, so the answer cannot be missed.
+                    client
+                        .try_subscribe(ack_topic.clone(), QoS::AtLeastOnce)
+                        .map_err(|e| CommandError::Broker(e.to_string()))?;
+                }
+                Ok(MqttEvent::Incoming(Incoming::SubAck(_))) if !published => {
+                    client
+                        .try_publish(
+                            command_topic.clone(),
+                            QoS::AtLeastOnce,
+                            false,
+                            payload.clone(),
+                        )
+                        .map_err(|e| CommandError::Broker(e.to_string()))?;
+                    published = true;
+                }
+                Ok(MqttEvent::Incoming(Incoming::Publish(p))) if p.topic == ack_topic => {
+                    if let Ok(ack) = serde_json::from_slice::<Ack>(&p.payload)
+                        && ack.nonce.as_deref() == Some(nonce)
+                    {
+                        return Ok(ack);
+                    }
+                }
                 Ok(_) => {}
-                Err(e) => return Err(CommandError::Broker(e.to_string())),
+                Err(e) => {
+                    return Err(CommandError::Broker(format!(
+                        "{}:{}: {e}",
+                        cfg.host, cfg.port
+                    )));
+                }
             }
         }
     };
-    tokio::time::timeout(Duration::from_secs(10), wait)
+    let r = tokio::time::timeout(timeout, wait)
         .await
-        .map_err(|_| CommandError::Broker("no acknowledgement within 10 s".into()))??;
-    let _ = client.disconnect().await;
-    Ok(())
+        .map_err(|_| CommandError::NoAck {
+            board: board.to_string(),
+            seconds: timeout.as_secs_f64(),
+        })?;
+    let _ = client.try_disconnect();
+    r
 }
 
 /// Why a command could not be sent.
@@ -588,9 +903,19 @@ pub enum CommandError {
     /// The MQTT settings cannot be used.
     #[error("mqtt: {0}")]
     Settings(#[from] MqttError),
-    /// The broker could not be reached or did not acknowledge.
+    /// The broker could not be reached.
     #[error("broker: {0}")]
     Broker(String),
+    /// No daemon answered.
+    #[error(
+        "no acknowledgement for board {board} within {seconds} s: is the daemon running, with this configuration's bridge name and prefix?"
+    )]
+    NoAck {
+        /// The board.
+        board: String,
+        /// The timeout.
+        seconds: f64,
+    },
 }
 
 /// Options shared by every connection: address, keep-alive, packet size,
@@ -640,7 +965,10 @@ pub async fn run(
     outbox: Arc<Outbox>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), MqttError> {
-    let opts = options(&cfg, outbox.topics())?;
+    let mut opts = options(&cfg, outbox.topics())?;
+    // Design: a random part, so nobody can knock the bridge off the broker
+    // by connecting with its (otherwise predictable) client id.
+    opts.set_client_id(format!("{}-{}", cfg.client_id, outbox.instance()));
     let (client, mut eventloop) = AsyncClient::new(opts, WINDOW + 8);
     // Design: no Nagle. A move is a few small packets; waiting for the
     // broker's delayed ACK before sending the next one adds up to 40 ms.
@@ -652,8 +980,12 @@ pub async fn run(
     tokio::pin!(shutdown);
     let mut closing: Option<tokio::time::Instant> = None;
     let mut disconnect_sent = false;
-    let mut unreachable_reported = false;
-    info!(host = %cfg.host, port = cfg.port, "connecting to the broker");
+    // When the current connection came up; while the broker is away, the
+    // failed attempts since the outage began and when it was last logged.
+    let mut connected_at: Option<tokio::time::Instant> = None;
+    let mut failures: u64 = 0;
+    let mut last_outage_log: Option<tokio::time::Instant> = None;
+    info!(host = %cfg.host, port = cfg.port, client_id = %format!("{}-{}", cfg.client_id, outbox.instance()), "connecting to the broker");
 
     loop {
         let polled = tokio::select! {
@@ -675,15 +1007,31 @@ pub async fn run(
             None => {}
             Some(Ok(MqttEvent::Incoming(Incoming::ConnAck(ack)))) => {
                 if ack.code == ConnectReturnCode::Success {
-                    info!("connected to the broker");
-                    backoff.reset();
-                    unreachable_reported = false;
+                    info!(failed_attempts = failures, "connected to the broker");
+                    connected_at = Some(tokio::time::Instant::now());
+                    failures = 0;
+                    last_outage_log = None;
+                    let clear = std::mem::take(&mut outbox.control_lock().clear_commands);
                     let mut inner = outbox.lock();
                     inner.on_connected();
+                    if clear {
+                        // Before subscribing: the broker sent a message too
+                        // large to read, maybe a retained command.
+                        warn!("clearing the retained command topics of this bridge's boards");
+                        for slot in 0..inner.slots.len() {
+                            let topic = outbox.topics.command(&inner.slots[slot].id);
+                            inner.push_notice(topic, true, Bytes::new());
+                        }
+                    }
                     outbox.pump_locked(&mut inner);
                     drop(inner);
+                    outbox.announce();
                     let filter = format!("{}/board/+/command", outbox.topics.prefix);
-                    if client.try_subscribe(filter, QoS::AtLeastOnce).is_err() {
+                    if client.try_subscribe(filter, QoS::AtLeastOnce).is_err()
+                        || client
+                            .try_subscribe(outbox.topics.instance(), QoS::AtLeastOnce)
+                            .is_err()
+                    {
                         warn!("could not subscribe to the command topics");
                     }
                 } else {
@@ -699,7 +1047,7 @@ pub async fn run(
                 outbox.pump_locked(&mut inner);
             }
             Some(Ok(MqttEvent::Incoming(Incoming::Publish(p)))) => {
-                outbox.handle_command(&p.topic, &p.payload);
+                outbox.handle_incoming(&p.topic, &p.payload, p.retain);
             }
             Some(Ok(MqttEvent::Outgoing(Outgoing::Disconnect))) => {
                 debug!("disconnect sent");
@@ -707,20 +1055,50 @@ pub async fn run(
             }
             Some(Ok(_)) => {}
             Some(Err(e)) => {
+                // The backoff starts again from the bottom only after a
+                // connection that stayed up: a broker that accepts and
+                // drops at once is not hammered.
+                if connected_at.take().is_some_and(|at| at.elapsed() >= STABLE) {
+                    backoff.reset();
+                }
+                if let ConnectionError::MqttState(rumqttc::StateError::Deserialization(
+                    rumqttc::mqttbytes::Error::PayloadSizeLimitExceeded(bytes),
+                )) = &e
+                {
+                    error!(
+                        bytes,
+                        max = MAX_PACKET,
+                        "the broker sent a message too large to read (a command?); reconnecting"
+                    );
+                    outbox.control_lock().clear_commands = true;
+                    outbox.bridge_warning(
+                        "oversized",
+                        None,
+                        &format!(
+                            "a message of {bytes} bytes on this bridge's subscriptions was refused"
+                        ),
+                    );
+                }
                 {
                     let mut inner = outbox.lock();
+                    let now = tokio::time::Instant::now();
+                    failures += 1;
                     if inner.link.connected {
                         warn!(error = %e, "lost the broker");
+                        last_outage_log = Some(now);
                     } else if matches!(e, ConnectionError::ConnectionRefused(_)) {
                         // Wrong credentials, say: the operator must see it
                         // every time.
-                        warn!(error = %e, "the broker refused the connection");
-                    } else if !unreachable_reported {
-                        warn!(error = %e, "cannot reach the broker; retrying");
+                        warn!(error = %e, failed_attempts = failures, "the broker refused the connection");
+                        last_outage_log = Some(now);
+                    } else if last_outage_log.is_none_or(|at| now - at >= OUTAGE_LOG_EVERY) {
+                        // Design: an outage stays visible at warn level,
+                        // one line per period with the count.
+                        warn!(error = %e, failed_attempts = failures, "cannot reach the broker; retrying");
+                        last_outage_log = Some(now);
                     } else {
-                        debug!(error = %e, "broker still unreachable");
+                        debug!(error = %e, failed_attempts = failures, "broker still unreachable");
                     }
-                    unreachable_reported = true;
                     inner.on_disconnected();
                     // Drop rumqttc's copies: the outbox sends again what
                     // was not acknowledged, after the next CONNACK.

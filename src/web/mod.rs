@@ -347,7 +347,7 @@ async fn arbiter_page(
         return (StatusCode::NOT_FOUND, Html(NO_ARBITER_VIEW)).into_response();
     };
     if let Some(key) = query.get("key") {
-        if !same(&arbiter_token(key), token) {
+        if !same(&arbiter_token(key.trim()), token) {
             return (StatusCode::UNAUTHORIZED, Html(ARBITER_LOGIN)).into_response();
         }
         // Admitted: the cookie, and the secret out of the address bar.
