@@ -87,42 +87,11 @@ async fn wait_for(
     panic!("timed out after {timeout:?} waiting for {what}; last value: {last}");
 }
 
-fn screenshot_path() -> PathBuf {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
-    target.join("demo-screenshot.png")
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_demo_page_shows_boards_moving_and_an_alert_in_chromium() {
-    assert!(
-        Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists(),
-        "this test needs {CHROMIUM} and {CHROMEDRIVER}: apt-get install chromium chromium-driver"
-    );
-    let dir = tempfile::tempdir().unwrap();
-    let (web, broker, driver_port) = (free_port(), free_port(), free_port());
-
-    // The demo, as a user starts it (fewer boards, faster play).
-    let demo_log = dir.path().join("demo.log");
-    let demo = Command::new(binary())
-        .args(["demo", "--boards", "4", "--speed", "12"])
-        .arg("--web")
-        .arg(format!("127.0.0.1:{web}"))
-        .arg("--broker")
-        .arg(format!("127.0.0.1:{broker}"))
-        .env("RUST_LOG", "info,rumqttd=off")
-        .stdout(fs::File::create(dir.path().join("demo.out")).unwrap())
-        .stderr(fs::File::create(&demo_log).unwrap())
-        .spawn()
-        .expect("boardcast demo runs");
-    let mut demo = Proc {
-        child: Some(demo),
-        name: "boardcast demo",
-        log: demo_log,
-    };
-
-    let driver_log = dir.path().join("chromedriver.log");
+/// Starts chromedriver and a headless Chromium session (profile under
+/// `dir`); the driver process is stopped when the returned `Proc` drops.
+async fn open_browser(dir: &Path) -> (Proc, Client) {
+    let driver_port = free_port();
+    let driver_log = dir.join("chromedriver.log");
     let driver = Command::new(CHROMEDRIVER)
         .arg(format!("--port={driver_port}"))
         .stdout(Stdio::null())
@@ -134,7 +103,6 @@ async fn the_demo_page_shows_boards_moving_and_an_alert_in_chromium() {
         name: "chromedriver",
         log: driver_log,
     };
-    wait_listening(web, "the demo's page", &demo, Duration::from_secs(20));
     wait_listening(
         driver_port,
         "chromedriver",
@@ -142,7 +110,7 @@ async fn the_demo_page_shows_boards_moving_and_an_alert_in_chromium() {
         Duration::from_secs(20),
     );
 
-    let profile = dir.path().join("chromium-profile");
+    let profile = dir.join("chromium-profile");
     let mut caps = serde_json::Map::new();
     caps.insert(
         "goog:chromeOptions".into(),
@@ -167,6 +135,46 @@ async fn the_demo_page_shows_boards_moving_and_an_alert_in_chromium() {
     .await
     .expect("chromedriver opened a browser session within 30 s")
     .expect("a WebDriver session");
+    (driver, client)
+}
+
+fn screenshot_path() -> PathBuf {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+    target.join("demo-screenshot.png")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_page_shows_boards_moving_and_an_alert_in_chromium() {
+    assert!(
+        Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists(),
+        "this test needs {CHROMIUM} and {CHROMEDRIVER}: apt-get install chromium chromium-driver"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (web, broker) = (free_port(), free_port());
+
+    // The demo, as a user starts it (fewer boards, faster play).
+    let demo_log = dir.path().join("demo.log");
+    let demo = Command::new(binary())
+        .args(["demo", "--boards", "4", "--speed", "12"])
+        .arg("--web")
+        .arg(format!("127.0.0.1:{web}"))
+        .arg("--broker")
+        .arg(format!("127.0.0.1:{broker}"))
+        .env("RUST_LOG", "info,rumqttd=off")
+        .stdout(fs::File::create(dir.path().join("demo.out")).unwrap())
+        .stderr(fs::File::create(&demo_log).unwrap())
+        .spawn()
+        .expect("boardcast demo runs");
+    let mut demo = Proc {
+        child: Some(demo),
+        name: "boardcast demo",
+        log: demo_log,
+    };
+
+    wait_listening(web, "the demo's page", &demo, Duration::from_secs(20));
+    let (driver, client) = open_browser(dir.path()).await;
     client
         .goto(&format!("http://127.0.0.1:{web}/"))
         .await
@@ -314,4 +322,147 @@ async fn the_demo_page_shows_boards_moving_and_an_alert_in_chromium() {
         log.contains("started the embedded broker"),
         "the log says the embedded broker was started:\n{log}"
     );
+}
+
+/// Issue "Two audiences": the live page in a real browser, both views. With
+/// a 4 s broadcast delay, the public page names itself "delayed by 4 s",
+/// shows no alerts panel and lags; `/arbiter` asks for the operator secret,
+/// admits its holder and shows the game live.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_public_and_arbiter_views_of_the_page_in_chromium() {
+    use crate::util::{BoardConf, Broker, Daemon, SimBoard, SimOptions, game, write_config_with};
+    assert!(
+        Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists(),
+        "this test needs {CHROMIUM} and {CHROMEDRIVER}: apt-get install chromium chromium-driver"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let web = free_port();
+    let g = game(31, Some(14));
+    let board = SimBoard::new(dir.path(), "one", g.clone(), 9, SimOptions::fast("40001"));
+    let secret = crate::util::TEST_SECRET;
+    let extra = format!(
+        "\n[broadcast]\ndelay = \"4s\"\n\n[web]\nlisten = \"127.0.0.1:{web}\"\n"
+    );
+    let config = write_config_with(
+        dir.path(),
+        &format!("mqtt://127.0.0.1:{}", broker.port),
+        &extra,
+        "views",
+        &[BoardConf {
+            id: "1".into(),
+            port: board.path().to_string_lossy().into_owned(),
+            serial: None,
+        }],
+    );
+    let daemon = Daemon::start(&config);
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(("127.0.0.1", web)).is_err() {
+        assert!(Instant::now() < deadline, "no page: {}", daemon.log());
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (_driver, client) = open_browser(dir.path()).await;
+    let base = format!("http://127.0.0.1:{web}");
+    let audience = "return document.getElementById('audience').textContent;";
+
+    // The public page says what it is and hides the alerts panel.
+    client.goto(&format!("{base}/")).await.unwrap();
+    wait_for(
+        &client,
+        "the public banner",
+        Duration::from_secs(10),
+        audience,
+        |v| v == "Public view, delayed by 4 s",
+    )
+    .await;
+    let aside = client
+        .execute(
+            "return getComputedStyle(document.querySelector('aside')).display;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(aside, "none");
+
+    // The arbiter view asks for the secret, refuses a wrong one, admits the
+    // right one (the secret leaves the address bar).
+    client.goto(&format!("{base}/arbiter")).await.unwrap();
+    let form = client
+        .execute(
+            "return !!document.querySelector('input[name=key]');",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(form, json!(true), "a form asks for the operator secret");
+    client
+        .goto(&format!("{base}/arbiter?key=wrong%20guess"))
+        .await
+        .unwrap();
+    let banner = client
+        .execute("return document.getElementById('audience');", vec![])
+        .await
+        .unwrap();
+    assert_eq!(banner, Value::Null, "a wrong secret gets no page");
+    let form = client
+        .find(fantoccini::Locator::Css("input[name=key]"))
+        .await
+        .unwrap();
+    form.send_keys(secret).await.unwrap();
+    client
+        .find(fantoccini::Locator::Css("button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        &client,
+        "the arbiter banner",
+        Duration::from_secs(10),
+        audience,
+        |v| v == "Arbiter view, live",
+    )
+    .await;
+    let url = client.current_url().await.unwrap();
+    assert_eq!(url.path(), "/arbiter");
+    assert!(
+        url.query().is_none(),
+        "the secret stays out of the address bar"
+    );
+
+    // The arbiters see the whole game first; the public page lags.
+    let ply =
+        "return [...document.querySelectorAll('.board-card')].map(c => +c.dataset.ply)[0] || 0;";
+    let n = g.sans.len() as u64;
+    wait_for(
+        &client,
+        "the whole game, live",
+        Duration::from_secs(60),
+        ply,
+        |v| v.as_u64() == Some(n),
+    )
+    .await;
+    let seen_live = Instant::now();
+    client.goto(&format!("{base}/")).await.unwrap();
+    let public_now = client.execute(ply, vec![]).await.unwrap();
+    assert!(
+        public_now.as_u64().unwrap_or(0) < n,
+        "the public page showed the last move with the arbiters"
+    );
+    wait_for(
+        &client,
+        "the whole game, delayed",
+        Duration::from_secs(15),
+        ply,
+        |v| v.as_u64() == Some(n),
+    )
+    .await;
+    let lag = seen_live.elapsed();
+    assert!(
+        lag >= Duration::from_millis(2_500),
+        "the public page lagged only {lag:?}"
+    );
+    client.close().await.unwrap();
+    drop(daemon);
 }
