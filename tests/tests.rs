@@ -2,6 +2,7 @@
 
 mod alerts;
 mod clocks;
+mod control;
 mod daemon;
 mod games;
 mod reconstruct;

@@ -70,7 +70,7 @@ const OUTAGE_LOG_EVERY: Duration = Duration::from_secs(30);
 /// at most (the oldest go first).
 const MAX_NOTICES: usize = 64;
 /// Bridge warnings published at most per [`WARNING_PERIOD_MS`].
-const WARNINGS_PER_PERIOD: u32 = 5;
+const WARNINGS_PER_PERIOD: u32 = 20;
 /// See [`WARNINGS_PER_PERIOD`].
 const WARNING_PERIOD_MS: u64 = 10_000;
 
@@ -974,7 +974,6 @@ pub async fn run(
                     }
                     outbox.pump_locked(&mut inner);
                     drop(inner);
-                    outbox.announce();
                     let filter = format!("{}/board/+/command", outbox.topics.prefix);
                     if client.try_subscribe(filter, QoS::AtLeastOnce).is_err()
                         || client
@@ -983,6 +982,8 @@ pub async fn run(
                     {
                         warn!("could not subscribe to the command topics");
                     }
+                    // After subscribing, so an answer cannot be missed.
+                    outbox.announce();
                 } else {
                     warn!(code = ?ack.code, "the broker refused the connection");
                 }
@@ -1004,6 +1005,7 @@ pub async fn run(
             }
             Some(Ok(_)) => {}
             Some(Err(e)) => {
+                let mut oversized = None;
                 // The backoff starts again from the bottom only after a
                 // connection that stayed up: a broker that accepts and
                 // drops at once is not hammered.
@@ -1020,13 +1022,7 @@ pub async fn run(
                         "the broker sent a message too large to read (a command?); reconnecting"
                     );
                     outbox.control_lock().clear_commands = true;
-                    outbox.bridge_warning(
-                        "oversized",
-                        None,
-                        &format!(
-                            "a message of {bytes} bytes on this bridge's subscriptions was refused"
-                        ),
-                    );
+                    oversized = Some(*bytes);
                 }
                 {
                     let mut inner = outbox.lock();
@@ -1054,6 +1050,16 @@ pub async fn run(
                     eventloop.clean();
                     eventloop.pending.clear();
                     eventloop.state = MqttState::new(INFLIGHT, false);
+                }
+                if let Some(bytes) = oversized {
+                    // Queued now, published after the reconnection.
+                    outbox.bridge_warning(
+                        "oversized",
+                        None,
+                        &format!(
+                            "a message of {bytes} bytes on this bridge's subscriptions was refused"
+                        ),
+                    );
                 }
                 if closing.is_some() {
                     break;
