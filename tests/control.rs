@@ -392,3 +392,110 @@ async fn a_second_bridge_with_the_same_name_is_reported_and_the_first_keeps_publ
     drop(second);
     drop(first);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_venue_acl_lets_operators_command_and_keeps_screens_read_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let passwd = d.join("passwd");
+    for (i, (user, password)) in [
+        ("hall-a", "bridge-pw"),
+        ("operator", "op-pw"),
+        ("screen", "screen-pw"),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let mut c = std::process::Command::new("mosquitto_passwd");
+        c.arg("-b");
+        if i == 0 {
+            c.arg("-c");
+        }
+        let out = c
+            .arg(&passwd)
+            .args([user, password])
+            .output()
+            .expect("mosquitto_passwd runs");
+        assert!(out.status.success(), "{out:?}");
+    }
+    let acl = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/mosquitto-acl.conf");
+    let venue_port = crate::util::free_port();
+    let broker = Broker::start_with(&format!(
+        "listener {venue_port} 127.0.0.1\nallow_anonymous false\npassword_file {}\nacl_file {}\n",
+        passwd.display(),
+        acl.display()
+    ));
+    // The test watches on the plain listener.
+    let sub = Subscriber::connect(broker.port, "boardcast/#", "watcher", false).await;
+    let g = game(15, Some(12));
+    let sim = SimBoard::new(d, "a", g.clone(), 6, SimOptions::fast("30004"));
+    let url = format!("mqtt://127.0.0.1:{venue_port}");
+    let boards = |s: &SimBoard| vec![board(d, "a", s)];
+    let (bridge_dir, operator_dir) = (d.join("bridge"), d.join("operator"));
+    std::fs::create_dir_all(&bridge_dir).unwrap();
+    std::fs::create_dir_all(&operator_dir).unwrap();
+    let bridge_cfg = crate::util::write_config_with(
+        &bridge_dir,
+        &url,
+        "username = \"hall-a\"\npassword = \"bridge-pw\"\n",
+        "boardcast",
+        &boards(&sim),
+    );
+    let operator_cfg = crate::util::write_config_with(
+        &operator_dir,
+        &url,
+        "username = \"operator\"\npassword = \"op-pw\"\n",
+        "boardcast",
+        &boards(&sim),
+    );
+    let daemon = Daemon::start(&bridge_cfg);
+    let topic = "boardcast/board/a/state";
+    sub.wait_for("board a complete", LONG, |msgs| {
+        let last = msgs.iter().rev().find(|m| m.topic == topic)?.json();
+        (state_moves(&last) == g.sans).then_some(())
+    })
+    .await;
+
+    // A screen's account cannot command, even with a valid signature: the
+    // broker drops it, the daemon never hears it.
+    let (payload, nonce) = signed("boardcast/board/a/command", &set_result("0-1"), 0);
+    crate::util::publish_as(
+        venue_port,
+        Some(("screen", "screen-pw")),
+        "boardcast/board/a/command",
+        payload,
+        false,
+    )
+    .await;
+    // Nor fake a board's state.
+    crate::util::publish_as(
+        venue_port,
+        Some(("screen", "screen-pw")),
+        "boardcast/board/a/state",
+        b"{}".to_vec(),
+        true,
+    )
+    .await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(
+        sub.json_on("boardcast/bridge/test/ack")
+            .iter()
+            .all(|a| a["nonce"] != nonce.as_str()),
+        "the screen's command reached the daemon"
+    );
+    assert!(sub.last_on("boardcast/board/a/state").unwrap().len() > 2);
+    // An operator's account can, and reads the acknowledgement.
+    let out = command(&operator_cfg, &["--board", "a", "set-result", "1-0"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    sub.wait_for("the correction", LONG, |msgs| {
+        msgs.iter()
+            .any(|m| m.topic == "boardcast/board/a/event" && m.json()["type"] == "correction")
+            .then_some(())
+    })
+    .await;
+    drop(daemon);
+}

@@ -483,12 +483,26 @@ pub use boardcast::sim::pty::{Pace, SimBoard, SimOptions};
 /// Publishes one message (QoS 1) as its own client and waits until the
 /// broker has it. Takes payloads of several MiB.
 pub async fn publish(port: u16, topic: &str, payload: Vec<u8>, retain: bool) {
+    publish_as(port, None, topic, payload, retain).await
+}
+
+/// [`publish`] with a broker account (user, password).
+pub async fn publish_as(
+    port: u16,
+    account: Option<(&str, &str)>,
+    topic: &str,
+    payload: Vec<u8>,
+    retain: bool,
+) {
     let mut o = MqttOptions::new(
         format!("test-publisher-{}", boardcast::control::new_nonce()),
         "127.0.0.1",
         port,
     );
     o.set_max_packet_size(8 << 20, 8 << 20);
+    if let Some((user, password)) = account {
+        o.set_credentials(user, password);
+    }
     let (client, mut el) = AsyncClient::new(o, 8);
     client
         .publish(topic, QoS::AtLeastOnce, retain, payload)
