@@ -71,6 +71,8 @@ const OUTAGE_LOG_EVERY: Duration = Duration::from_secs(30);
 const MAX_NOTICES: usize = 64;
 /// Bridge warnings published at most per [`WARNING_PERIOD_MS`].
 const WARNINGS_PER_PERIOD: u32 = 20;
+/// Acknowledgements of refused commands published at most per second.
+const REFUSALS_PER_SECOND: u32 = 20;
 /// See [`WARNINGS_PER_PERIOD`].
 const WARNING_PERIOD_MS: u64 = 10_000;
 
@@ -424,6 +426,9 @@ pub struct Outbox {
 struct Control {
     verifier: Verifier,
     warnings: RateLimit,
+    /// Acknowledgements of refused commands (a flood of junk must not
+    /// crowd the boards' events out of the connection).
+    refusals: RateLimit,
     /// Other instances of this bridge name seen on the broker.
     others: std::collections::HashSet<String>,
     /// Clear the retained command of every board at the next connection
@@ -464,6 +469,7 @@ impl Outbox {
             control: Mutex::new(Control {
                 verifier: Verifier::new(None, control::DEFAULT_WINDOW_MS),
                 warnings: RateLimit::new(WARNINGS_PER_PERIOD, WARNING_PERIOD_MS),
+                refusals: RateLimit::new(REFUSALS_PER_SECOND, 1000),
                 others: Default::default(),
                 clear_commands: false,
             }),
@@ -633,6 +639,14 @@ impl Outbox {
 
     fn refuse(&self, board: &str, nonce: Option<String>, code: &str, reason: &str) {
         self.bridge_warning(code, Some(board), &format!("command refused: {reason}"));
+        if self
+            .control_lock()
+            .refusals
+            .allow(control::unix_ms())
+            .is_none()
+        {
+            return;
+        }
         self.ack(&Ack {
             nonce,
             board: board.to_string(),
@@ -1490,6 +1504,28 @@ mod tests {
         assert_eq!(w["board"], "1");
         assert_eq!(ob.topics.instance(), "bc/bridge/hall/instance");
         assert_eq!(ob.instance().len(), 12);
+    }
+
+    #[test]
+    fn a_flood_of_junk_commands_is_refused_with_bounded_publishes() {
+        let ob = outbox(10);
+        let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+        ob.route_commands(CommandRoutes::from([("1".to_string(), tx)]));
+        for _ in 0..500 {
+            ob.handle_incoming("bc/board/1/command", br#"{"command":"restart"}"#, false);
+        }
+        // A command for a board of another bridge is not ours to refuse.
+        ob.handle_incoming("bc/board/9/command", b"junk", false);
+        assert!(rx.try_recv().is_err(), "nothing reached the board");
+        let inner = ob.lock();
+        let count = |t: &str| inner.notices.iter().filter(|n| n.topic == t).count();
+        assert!(inner.notices.len() <= MAX_NOTICES);
+        assert_eq!(
+            count("bc/bridge/hall/warning"),
+            WARNINGS_PER_PERIOD as usize
+        );
+        assert!(count("bc/bridge/hall/ack") <= REFUSALS_PER_SECOND as usize * 2);
+        assert!(count("bc/bridge/hall/ack") >= 1);
     }
 
     #[test]
