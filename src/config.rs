@@ -1402,4 +1402,40 @@ mod tests {
         let err = parse("[serial]\npoll_ms = \"fast\"\n").unwrap_err();
         assert!(matches!(err, ConfigError::Parse { line: 2, .. }), "{err}");
     }
+
+    #[test]
+    fn the_operator_secret_comes_from_the_file_or_a_file_and_is_checked() {
+        use crate::control::Secret;
+        let c = parse("").unwrap();
+        assert_eq!(c.control.secret, None);
+        assert_eq!(c.control.window, Duration::from_secs(30));
+        let c = parse("[control]\nsecret = \"0123456789abcdef\"\nwindow_s = 10\n").unwrap();
+        assert_eq!(
+            c.control.secret,
+            Some(Secret::new("0123456789abcdef").unwrap())
+        );
+        assert_eq!(c.control.window, Duration::from_secs(10));
+        let err = parse("[control]\nsecret = \"short\"\n").unwrap_err();
+        assert!(err.to_string().contains("at least 16"), "{err}");
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("op.secret"), "from-a-file-0123456789\n").unwrap();
+        let text = "[control]\nsecret_file = \"op.secret\"\n";
+        let c = Config::parse(text, &dir.path().join("b.toml")).unwrap();
+        assert_eq!(
+            c.control.secret,
+            Some(Secret::new("from-a-file-0123456789").unwrap())
+        );
+        let err = Config::parse(
+            "[control]\nsecret_file = \"missing\"\n",
+            &dir.path().join("b.toml"),
+        )
+        .unwrap_err();
+        assert!(err.to_string().contains("control.secret_file"), "{err}");
+        let err =
+            parse("[control]\nsecret = \"0123456789abcdef\"\nsecret_file = \"x\"\n").unwrap_err();
+        assert!(err.to_string().contains("not both"), "{err}");
+        // The secret never shows in the configuration's debug output.
+        let c = parse("[control]\nsecret = \"0123456789abcdef\"\n").unwrap();
+        assert!(!format!("{c:?}").contains("0123456789abcdef"));
+    }
 }

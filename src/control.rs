@@ -652,6 +652,16 @@ mod tests {
     }
 
     #[test]
+    fn a_command_signed_by_the_documented_python_example_verifies() {
+        // Made by the Python function in docs/mqtt.md (its own hmac and
+        // json modules), ts and nonce fixed.
+        let payload = br#"{"ts": 1763928000123, "nonce": "3f9c0e1d2b4a5968a7b6c5d4e3f20110", "body": "{\"command\": \"set_result\", \"result\": \"1-0\"}", "sig": "9b471b821676de4f519f0b73b4cb4cafb164ad6f3678c23a9e799ba580d033e7"}"#;
+        let mut v = Verifier::new(Some(secret()), 30_000);
+        let ok = v.verify(TOPIC, payload, false, 1_763_928_001_000).unwrap();
+        assert_eq!(ok.command, set_result());
+    }
+
+    #[test]
     fn the_rate_limit_counts_what_it_holds_back() {
         let mut r = RateLimit::new(2, 1000);
         assert_eq!(r.allow(0), Some(0));

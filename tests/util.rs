@@ -477,3 +477,59 @@ settle_takeback_ms = 300
 // uses it too).
 #[allow(unused_imports)] // `Pace` is for the benchmark.
 pub use boardcast::sim::pty::{Pace, SimBoard, SimOptions};
+
+// ------------------------------------------------------------ publisher
+
+/// Publishes one message (QoS 1) as its own client and waits until the
+/// broker has it. Takes payloads of several MiB.
+pub async fn publish(port: u16, topic: &str, payload: Vec<u8>, retain: bool) {
+    publish_as(port, None, topic, payload, retain).await
+}
+
+/// [`publish`] with a broker account (user, password).
+pub async fn publish_as(
+    port: u16,
+    account: Option<(&str, &str)>,
+    topic: &str,
+    payload: Vec<u8>,
+    retain: bool,
+) {
+    let mut o = MqttOptions::new(
+        format!("test-publisher-{}", boardcast::control::new_nonce()),
+        "127.0.0.1",
+        port,
+    );
+    o.set_max_packet_size(8 << 20, 8 << 20);
+    if let Some((user, password)) = account {
+        o.set_credentials(user, password);
+    }
+    let (client, mut el) = AsyncClient::new(o, 8);
+    client
+        .publish(topic, QoS::AtLeastOnce, retain, payload)
+        .await
+        .unwrap();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        loop {
+            if let Event::Incoming(Incoming::PubAck(_)) = el.poll().await.expect("broker") {
+                break;
+            }
+        }
+    })
+    .await
+    .expect("the broker acknowledged the publish");
+    let _ = client.disconnect().await;
+}
+
+/// A command signed with [`TEST_SECRET`] for `topic`, signed `age_ms`
+/// milliseconds ago, and its nonce.
+pub fn signed(
+    topic: &str,
+    command: &boardcast::control::OperatorCommand,
+    age_ms: u64,
+) -> (Vec<u8>, String) {
+    use boardcast::control;
+    let secret = control::Secret::new(TEST_SECRET).unwrap();
+    let nonce = control::new_nonce();
+    let payload = control::sign(&secret, topic, command, control::unix_ms() - age_ms, &nonce);
+    (payload, nonce)
+}

@@ -70,7 +70,9 @@ const OUTAGE_LOG_EVERY: Duration = Duration::from_secs(30);
 /// at most (the oldest go first).
 const MAX_NOTICES: usize = 64;
 /// Bridge warnings published at most per [`WARNING_PERIOD_MS`].
-const WARNINGS_PER_PERIOD: u32 = 5;
+const WARNINGS_PER_PERIOD: u32 = 20;
+/// Acknowledgements of refused commands published at most per second.
+const REFUSALS_PER_SECOND: u32 = 20;
 /// See [`WARNINGS_PER_PERIOD`].
 const WARNING_PERIOD_MS: u64 = 10_000;
 
@@ -454,6 +456,9 @@ pub struct Outbox {
 struct Control {
     verifier: Verifier,
     warnings: RateLimit,
+    /// Acknowledgements of refused commands (a flood of junk must not
+    /// crowd the boards' events out of the connection).
+    refusals: RateLimit,
     /// Other instances of this bridge name seen on the broker.
     others: std::collections::HashSet<String>,
     /// Clear the retained command of every board at the next connection
@@ -499,6 +504,7 @@ impl Outbox {
             control: Mutex::new(Control {
                 verifier: Verifier::new(None, control::DEFAULT_WINDOW_MS),
                 warnings: RateLimit::new(WARNINGS_PER_PERIOD, WARNING_PERIOD_MS),
+                refusals: RateLimit::new(REFUSALS_PER_SECOND, 1000),
                 others: Default::default(),
                 clear_commands: false,
             }),
@@ -668,6 +674,14 @@ impl Outbox {
 
     fn refuse(&self, board: &str, nonce: Option<String>, code: &str, reason: &str) {
         self.bridge_warning(code, Some(board), &format!("command refused: {reason}"));
+        if self
+            .control_lock()
+            .refusals
+            .allow(control::unix_ms())
+            .is_none()
+        {
+            return;
+        }
         self.ack(&Ack {
             nonce,
             board: board.to_string(),
@@ -982,9 +996,7 @@ pub async fn run(
     let mut disconnect_sent = false;
     // When the current connection came up; while the broker is away, the
     // failed attempts since the outage began and when it was last logged.
-    let mut connected_at: Option<tokio::time::Instant> = None;
-    let mut failures: u64 = 0;
-    let mut last_outage_log: Option<tokio::time::Instant> = None;
+    let mut health = Health::default();
     info!(host = %cfg.host, port = cfg.port, client_id = %format!("{}-{}", cfg.client_id, outbox.instance()), "connecting to the broker");
 
     loop {
@@ -1007,10 +1019,8 @@ pub async fn run(
             None => {}
             Some(Ok(MqttEvent::Incoming(Incoming::ConnAck(ack)))) => {
                 if ack.code == ConnectReturnCode::Success {
+                    let failures = health.connected(tokio::time::Instant::now());
                     info!(failed_attempts = failures, "connected to the broker");
-                    connected_at = Some(tokio::time::Instant::now());
-                    failures = 0;
-                    last_outage_log = None;
                     let clear = std::mem::take(&mut outbox.control_lock().clear_commands);
                     let mut inner = outbox.lock();
                     inner.on_connected();
@@ -1025,7 +1035,6 @@ pub async fn run(
                     }
                     outbox.pump_locked(&mut inner);
                     drop(inner);
-                    outbox.announce();
                     let filter = format!("{}/board/+/command", outbox.topics.prefix);
                     if client.try_subscribe(filter, QoS::AtLeastOnce).is_err()
                         || client
@@ -1034,6 +1043,8 @@ pub async fn run(
                     {
                         warn!("could not subscribe to the command topics");
                     }
+                    // After subscribing, so an answer cannot be missed.
+                    outbox.announce();
                 } else {
                     warn!(code = ?ack.code, "the broker refused the connection");
                 }
@@ -1055,12 +1066,7 @@ pub async fn run(
             }
             Some(Ok(_)) => {}
             Some(Err(e)) => {
-                // The backoff starts again from the bottom only after a
-                // connection that stayed up: a broker that accepts and
-                // drops at once is not hammered.
-                if connected_at.take().is_some_and(|at| at.elapsed() >= STABLE) {
-                    backoff.reset();
-                }
+                let mut oversized = None;
                 if let ConnectionError::MqttState(rumqttc::StateError::Deserialization(
                     rumqttc::mqttbytes::Error::PayloadSizeLimitExceeded(bytes),
                 )) = &e
@@ -1071,33 +1077,28 @@ pub async fn run(
                         "the broker sent a message too large to read (a command?); reconnecting"
                     );
                     outbox.control_lock().clear_commands = true;
-                    outbox.bridge_warning(
-                        "oversized",
-                        None,
-                        &format!(
-                            "a message of {bytes} bytes on this bridge's subscriptions was refused"
-                        ),
-                    );
+                    oversized = Some(*bytes);
                 }
                 {
                     let mut inner = outbox.lock();
-                    let now = tokio::time::Instant::now();
-                    failures += 1;
-                    if inner.link.connected {
-                        warn!(error = %e, "lost the broker");
-                        last_outage_log = Some(now);
-                    } else if matches!(e, ConnectionError::ConnectionRefused(_)) {
-                        // Wrong credentials, say: the operator must see it
-                        // every time.
-                        warn!(error = %e, failed_attempts = failures, "the broker refused the connection");
-                        last_outage_log = Some(now);
-                    } else if last_outage_log.is_none_or(|at| now - at >= OUTAGE_LOG_EVERY) {
-                        // Design: an outage stays visible at warn level,
-                        // one line per period with the count.
-                        warn!(error = %e, failed_attempts = failures, "cannot reach the broker; retrying");
-                        last_outage_log = Some(now);
-                    } else {
-                        debug!(error = %e, failed_attempts = failures, "broker still unreachable");
+                    let refused = matches!(e, ConnectionError::ConnectionRefused(_));
+                    let (reset, report) =
+                        health.failed(tokio::time::Instant::now(), inner.link.connected, refused);
+                    if reset {
+                        backoff.reset();
+                    }
+                    let failures = health.failures;
+                    match report {
+                        Report::Lost => warn!(error = %e, "lost the broker"),
+                        Report::Refused => {
+                            warn!(error = %e, failed_attempts = failures, "the broker refused the connection")
+                        }
+                        Report::Unreachable => {
+                            warn!(error = %e, failed_attempts = failures, "cannot reach the broker; retrying")
+                        }
+                        Report::Quiet => {
+                            debug!(error = %e, failed_attempts = failures, "broker still unreachable")
+                        }
                     }
                     inner.on_disconnected();
                     // Drop rumqttc's copies: the outbox sends again what
@@ -1105,6 +1106,16 @@ pub async fn run(
                     eventloop.clean();
                     eventloop.pending.clear();
                     eventloop.state = MqttState::new(INFLIGHT, false);
+                }
+                if let Some(bytes) = oversized {
+                    // Queued now, published after the reconnection.
+                    outbox.bridge_warning(
+                        "oversized",
+                        None,
+                        &format!(
+                            "a message of {bytes} bytes on this bridge's subscriptions was refused"
+                        ),
+                    );
                 }
                 if closing.is_some() {
                     break;
@@ -1136,6 +1147,71 @@ pub async fn run(
         }
     }
     Ok(())
+}
+
+/// The broker link's history: when the backoff may start again from the
+/// bottom, and which failures to log at warn level.
+#[derive(Debug, Default)]
+struct Health {
+    /// When the current connection came up.
+    connected_at: Option<tokio::time::Instant>,
+    /// Failed attempts since the last connection.
+    failures: u64,
+    /// When an outage was last logged at warn level.
+    last_log: Option<tokio::time::Instant>,
+}
+
+/// How to log a connection failure.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Report {
+    /// A working connection was lost.
+    Lost,
+    /// The broker refused us (credentials): every time.
+    Refused,
+    /// Still away: one line per [`OUTAGE_LOG_EVERY`], with the count.
+    Unreachable,
+    /// Still away, logged recently: debug only.
+    Quiet,
+}
+
+impl Health {
+    /// A connection came up at `now`; returns the failed attempts before.
+    fn connected(&mut self, now: tokio::time::Instant) -> u64 {
+        self.connected_at = Some(now);
+        self.last_log = None;
+        std::mem::take(&mut self.failures)
+    }
+
+    /// A connection (or attempt) failed at `now`: whether to reset the
+    /// backoff (only after a connection that stayed up [`STABLE`], so a
+    /// broker that accepts and drops at once is not hammered), and how to
+    /// log it (an outage stays visible at warn level, rate limited).
+    fn failed(
+        &mut self,
+        now: tokio::time::Instant,
+        was_connected: bool,
+        refused: bool,
+    ) -> (bool, Report) {
+        let reset = self
+            .connected_at
+            .take()
+            .is_some_and(|at| now.saturating_duration_since(at) >= STABLE);
+        self.failures += 1;
+        let report = if was_connected {
+            Report::Lost
+        } else if refused {
+            Report::Refused
+        } else if self
+            .last_log
+            .is_none_or(|at| now.saturating_duration_since(at) >= OUTAGE_LOG_EVERY)
+        {
+            Report::Unreachable
+        } else {
+            return (reset, Report::Quiet);
+        };
+        self.last_log = Some(now);
+        (reset, report)
+    }
 }
 
 async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
@@ -1388,6 +1464,159 @@ mod tests {
         inner.pump(&ob.topics, &mut rec);
         let events = rec.sent.iter().filter(|s| s.0.ends_with("/event")).count();
         assert_eq!(events, 4);
+    }
+
+    #[test]
+    fn the_backoff_resets_only_after_a_stable_connection_and_outages_stay_visible() {
+        let t0 = tokio::time::Instant::now();
+        let s = Duration::from_secs;
+        let mut h = Health::default();
+        // Up for 2 s then dropped: no reset.
+        h.connected(t0);
+        assert_eq!(h.failed(t0 + s(2), true, false), (false, Report::Lost));
+        // Attempts fail for a while: a warn line per 30 s, debug between.
+        let mut reports = Vec::new();
+        for i in 1..=70 {
+            reports.push(h.failed(t0 + s(2 + i), false, false).1);
+        }
+        let warned = reports
+            .iter()
+            .filter(|r| **r == Report::Unreachable)
+            .count();
+        assert_eq!(warned, 2, "{reports:?}");
+        assert!(reports.contains(&Report::Quiet));
+        assert_eq!(h.failed(t0 + s(73), false, true).1, Report::Refused);
+        assert_eq!(h.connected(t0 + s(80)), 72);
+        // Up for 10 s: the next failure resets the backoff.
+        assert_eq!(h.failed(t0 + s(90), true, false), (true, Report::Lost));
+    }
+
+    #[test]
+    fn an_event_too_large_to_publish_is_dropped_not_resent_forever() {
+        let ob = outbox(10);
+        let b = ob.board(0);
+        b.push_event(&event("1", 1));
+        let huge = Event {
+            board: "1".into(),
+            t_ms: 0,
+            kind: EventKind::Takeback {
+                to_ply: 2,
+                fen: "x".repeat(MAX_PACKET),
+            },
+        };
+        b.push_event(&huge);
+        b.push_event(&event("1", 3));
+        let mut rec = Recorder {
+            room: 100,
+            ..Default::default()
+        };
+        let mut inner = ob.lock();
+        inner.on_connected();
+        inner.pump(&ob.topics, &mut rec);
+        let events: Vec<&str> = rec
+            .sent
+            .iter()
+            .filter(|s| s.0.ends_with("/event"))
+            .map(|s| s.2.as_str())
+            .collect();
+        assert_eq!(events.len(), 2);
+        assert!(events[1].contains("\"to_ply\":3"));
+        assert_eq!(inner.slots[0].dropped, 1);
+        assert_eq!(inner.slots[0].events.len(), 2, "only the sent ones wait");
+        // A reconnection does not bring it back.
+        inner.on_disconnected();
+        rec.sent.clear();
+        inner.on_connected();
+        inner.pump(&ob.topics, &mut rec);
+        assert!(rec.sent.iter().all(|s| s.2.len() < 1000));
+    }
+
+    #[test]
+    fn a_state_too_large_to_publish_is_skipped_and_the_pgn_still_goes() {
+        let ob = outbox(10);
+        let b = ob.board(0);
+        b.set_retained("s".repeat(MAX_PACKET), "pgn".into());
+        let mut rec = Recorder {
+            room: 100,
+            ..Default::default()
+        };
+        let mut inner = ob.lock();
+        inner.on_connected();
+        inner.pump(&ob.topics, &mut rec);
+        let topics: Vec<&str> = rec.sent.iter().map(|s| s.0.as_str()).collect();
+        assert_eq!(topics, ["bc/bridge/hall/status", "bc/board/1/pgn"]);
+        assert!(inner.slots[0].oversize_reported);
+        drop(inner);
+        // The next state that fits goes out.
+        b.set_retained("{}".into(), "pgn2".into());
+        let mut inner = ob.lock();
+        inner.pump(&ob.topics, &mut rec);
+        assert!(
+            rec.sent
+                .iter()
+                .any(|s| s.0 == "bc/board/1/state" && s.2 == "{}")
+        );
+        assert!(!inner.slots[0].oversize_reported);
+    }
+
+    #[test]
+    fn acknowledgements_and_warnings_go_out_not_retained_before_events() {
+        let ob = outbox(10);
+        ob.board(0).push_event(&event("1", 1));
+        ob.board(0).push_ack(&Ack {
+            nonce: Some("n".into()),
+            board: "1".into(),
+            accepted: true,
+            changed: true,
+            message: "m".into(),
+            code: None,
+        });
+        ob.bridge_warning("unsigned", Some("1"), "command refused: not signed");
+        let mut rec = Recorder {
+            room: 100,
+            ..Default::default()
+        };
+        let mut inner = ob.lock();
+        inner.on_connected();
+        inner.pump(&ob.topics, &mut rec);
+        let topics: Vec<&str> = rec.sent.iter().map(|s| s.0.as_str()).collect();
+        assert_eq!(
+            topics,
+            [
+                "bc/bridge/hall/status",
+                "bc/bridge/hall/ack",
+                "bc/bridge/hall/warning",
+                "bc/board/1/event"
+            ]
+        );
+        assert!(!rec.sent[1].1 && !rec.sent[2].1);
+        let w: serde_json::Value = serde_json::from_str(&rec.sent[2].2).unwrap();
+        assert_eq!(w["code"], "unsigned");
+        assert_eq!(w["board"], "1");
+        assert_eq!(ob.topics.instance(), "bc/bridge/hall/instance");
+        assert_eq!(ob.instance().len(), 12);
+    }
+
+    #[test]
+    fn a_flood_of_junk_commands_is_refused_with_bounded_publishes() {
+        let ob = outbox(10);
+        let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+        ob.route_commands(CommandRoutes::from([("1".to_string(), tx)]));
+        for _ in 0..500 {
+            ob.handle_incoming("bc/board/1/command", br#"{"command":"restart"}"#, false);
+        }
+        // A command for a board of another bridge is not ours to refuse.
+        ob.handle_incoming("bc/board/9/command", b"junk", false);
+        assert!(rx.try_recv().is_err(), "nothing reached the board");
+        let inner = ob.lock();
+        let count = |t: &str| inner.notices.iter().filter(|n| n.topic == t).count();
+        assert!(inner.notices.len() <= MAX_NOTICES);
+        assert_eq!(
+            count("bc/bridge/hall/warning"),
+            WARNINGS_PER_PERIOD as usize
+        );
+        assert!(count("bc/bridge/hall/ack") <= REFUSALS_PER_SECOND as usize * 2);
+        assert!(count("bc/bridge/hall/ack") >= 1);
     }
 
     #[test]
