@@ -106,6 +106,8 @@ pub struct RawConfig {
     pub event: Option<RawEvent>,
     /// `[web]`.
     pub web: Option<RawWeb>,
+    /// `[livechess]`.
+    pub livechess: Option<RawLiveChess>,
     /// `[[board]]`.
     pub board: Option<Vec<RawBoard>>,
 }
@@ -115,6 +117,14 @@ pub struct RawConfig {
 #[serde(deny_unknown_fields)]
 pub struct RawWeb {
     /// Address of the live page; empty means off.
+    pub listen: Option<Spanned<String>>,
+}
+
+/// `[livechess]` as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLiveChess {
+    /// Address of the LiveChess-compatible API; empty means off.
     pub listen: Option<Spanned<String>>,
 }
 
@@ -316,6 +326,9 @@ pub struct Config {
     pub boards: Vec<Board>,
     /// Where the live page is served, if anywhere (`[web] listen`).
     pub web: Option<std::net::SocketAddr>,
+    /// Where the LiveChess-compatible API is served, if anywhere
+    /// (`[livechess] listen`).
+    pub livechess: Option<std::net::SocketAddr>,
 }
 
 /// Whether boardcast may start its own broker (`[mqtt] embedded`).
@@ -902,6 +915,22 @@ impl Config {
                 ));
             }
         }
+        // [livechess]
+        let listen = raw.livechess.and_then(|w| w.listen);
+        let listen = listen.or(defaults.livechess.and_then(|w| w.listen));
+        let livechess = match listen {
+            Some(l) if !l.get_ref().is_empty() => {
+                let addr = l.get_ref().parse().map_err(|_| {
+                    let m = format!(
+                        "livechess.listen: `{}` is not an address such as 127.0.0.1:1982",
+                        l.get_ref()
+                    );
+                    invalid(Some(l.span()), m)
+                })?;
+                Some(addr)
+            }
+            _ => None,
+        };
 
         Ok(Config {
             bridge,
@@ -913,6 +942,7 @@ impl Config {
             event,
             boards,
             web,
+            livechess,
         })
     }
 }

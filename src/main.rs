@@ -126,6 +126,10 @@ struct DemoArgs {
     /// The MQTT broker; an embedded one is started there if none listens.
     #[arg(long, default_value = "127.0.0.1:18830")]
     broker: std::net::SocketAddr,
+    /// Address of the LiveChess-compatible API (skipped with a warning
+    /// when the port is taken).
+    #[arg(long, default_value = "127.0.0.1:1982")]
+    livechess: std::net::SocketAddr,
     /// Seed of the players' habits, the games' order and the faults.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -249,6 +253,7 @@ fn demo(args: DemoArgs) -> Result<()> {
         speed: args.speed,
         web: args.web,
         broker: args.broker,
+        livechess: Some(args.livechess),
         seed: args.seed,
         folder: None,
     };
