@@ -4,6 +4,7 @@ mod alerts;
 mod clocks;
 mod daemon;
 mod games;
+mod livechess;
 mod reconstruct;
 mod replay;
 mod results;

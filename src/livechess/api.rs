@@ -634,18 +634,28 @@ pub fn rounds(info: &TournamentInfo, views: &[BoardView]) -> u32 {
         .unwrap_or(1)
 }
 
-/// `GET /api/v1.0/tournaments`.
-pub fn tournaments(info: &TournamentInfo, views: &[BoardView]) -> Value {
-    serde_json::json!([{
-        "uuid": info.uuid,
-        "description": info.name,
-        "rounds": rounds(info, views),
+/// `GET /api/v1.0/tournaments` (JSON text, keys in LiveChess's order).
+pub fn tournaments(info: &TournamentInfo, views: &[BoardView]) -> String {
+    #[derive(Serialize)]
+    struct T<'a> {
+        uuid: &'a str,
+        description: &'a str,
+        rounds: u32,
+    }
+    text(&[T {
+        uuid: &info.uuid,
+        description: &info.name,
+        rounds: rounds(info, views),
     }])
+}
+
+fn text<T: Serialize + ?Sized>(body: &T) -> String {
+    serde_json::to_string(body).expect("bodies serialise")
 }
 
 /// `GET /api/v1.0/tournament/{uuid}`: `eboards` lists serial numbers by
 /// board number (board 1 first).
-pub fn tournament(info: &TournamentInfo, views: &[BoardView]) -> Value {
+pub fn tournament(info: &TournamentInfo, views: &[BoardView]) -> String {
     #[derive(Serialize)]
     struct T<'a> {
         uuid: &'a str,
@@ -658,7 +668,7 @@ pub fn tournament(info: &TournamentInfo, views: &[BoardView]) -> Value {
     }
     let mut sorted: Vec<&BoardView> = views.iter().collect();
     sorted.sort_by_key(|v| v.number);
-    serde_json::to_value(T {
+    text(&T {
         uuid: &info.uuid,
         name: &info.name,
         description: &info.name,
@@ -667,7 +677,6 @@ pub fn tournament(info: &TournamentInfo, views: &[BoardView]) -> Value {
         rounds: rounds(info, views),
         eboards: sorted.iter().map(|v| v.serialnr.as_str()).collect(),
     })
-    .expect("serialises")
 }
 
 #[derive(Serialize)]
@@ -713,7 +722,7 @@ pub fn result_name(result: Option<&str>) -> Option<&'static str> {
 
 /// `GET /api/v1.0/round/{uuid}/{index}` (`index` 0-based: round
 /// `index + 1`): the boards whose current game belongs to that round.
-pub fn round(info: &TournamentInfo, views: &[BoardView], index: u32) -> Value {
+pub fn round(info: &TournamentInfo, views: &[BoardView], index: u32) -> String {
     #[derive(Serialize)]
     struct P {
         nr: u32,
@@ -737,7 +746,7 @@ pub fn round(info: &TournamentInfo, views: &[BoardView], index: u32) -> Value {
         (d.len() == 3 && d.iter().all(|p| p.chars().all(|c| c.is_ascii_digit())))
             .then(|| d.join("-"))
     };
-    serde_json::to_value(R {
+    text(&R {
         nr,
         date,
         pairings: boards
@@ -752,13 +761,12 @@ pub fn round(info: &TournamentInfo, views: &[BoardView], index: u32) -> Value {
             })
             .collect(),
     })
-    .expect("serialises")
 }
 
 /// `GET /api/v1.0/game/{uuid}`: the current game of the board it names,
 /// moves as `"SAN clk"` (seconds left after the move) when the clock
 /// told it, else `"SAN"`.
-pub fn game(info: &TournamentInfo, views: &[BoardView], uuid: &str) -> Option<Value> {
+pub fn game(info: &TournamentInfo, views: &[BoardView], uuid: &str) -> Option<String> {
     #[derive(Serialize)]
     struct G {
         chess960: Option<u32>,
@@ -779,16 +787,13 @@ pub fn game(info: &TournamentInfo, views: &[BoardView], uuid: &str) -> Option<Va
             None => san.clone(),
         })
         .collect();
-    Some(
-        serde_json::to_value(G {
-            chess960: (!v.chess960).then_some(518),
-            result: result_name(v.result.as_deref()),
-            comment: None,
-            clock: v.clock,
-            moves,
-        })
-        .expect("serialises"),
-    )
+    Some(text(&G {
+        chess960: (!v.chess960).then_some(518),
+        result: result_name(v.result.as_deref()),
+        comment: None,
+        clock: v.clock,
+        moves,
+    }))
 }
 
 #[cfg(test)]
@@ -985,10 +990,19 @@ mod tests {
             round: 1,
         };
         let views = vec![v.clone()];
-        let t = tournament(&info, &views);
+        let raw = tournament(&info, &views);
+        assert!(raw.starts_with(r#"{"uuid":"#), "{raw}");
+        let key_at = |k: &str| raw.find(&format!("\"{k}\":")).unwrap();
+        assert!(key_at("name") < key_at("description") && key_at("rounds") < key_at("eboards"));
+        let t: Value = serde_json::from_str(&raw).unwrap();
         assert_eq!(t["eboards"], json!([v.serialnr]));
         assert_eq!(t["rounds"], json!(1));
-        let r = round(&info, &views, 0);
+        let raw = round(&info, &views, 0);
+        assert!(
+            raw.starts_with(r#"{"nr":1,"date":"2026-11-23","pairings":[{"nr":1,"uuid":"#),
+            "{raw}"
+        );
+        let r: Value = serde_json::from_str(&raw).unwrap();
         assert_eq!(r["nr"], json!(1));
         assert_eq!(r["date"], json!("2026-11-23"));
         let p = &r["pairings"][0];
@@ -998,9 +1012,19 @@ mod tests {
         assert_eq!(p["live"], json!(true));
         assert_eq!(p["result"], Value::Null);
         let g = game(&info, &views, p["uuid"].as_str().unwrap()).unwrap();
+        assert!(
+            g.starts_with(r#"{"chess960":518,"result":null,"comment":null,"clock":{"#),
+            "{g}"
+        );
+        let g: Value = serde_json::from_str(&g).unwrap();
         assert_eq!(g["moves"], json!(["e4", "e5 5395"]));
         assert_eq!(g["chess960"], json!(518));
         assert!(game(&info, &views, "nope").is_none());
-        assert_eq!(round(&info, &views, 3)["pairings"], json!([]));
+        assert!(round(&info, &views, 3).ends_with(r#""pairings":[]}"#));
+        let ts: Value = serde_json::from_str(&tournaments(&info, &views)).unwrap();
+        assert_eq!(
+            ts,
+            json!([{"uuid": info.uuid, "description": "Open", "rounds": 1}])
+        );
     }
 }

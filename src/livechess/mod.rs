@@ -89,11 +89,22 @@ impl Hub {
             })
             .collect();
         let e = &config.event.info;
+        // "?" (unknown) falls back to `[bridge] event`, then "boardcast".
+        let name = [e.name.as_str(), config.bridge.event.as_str()]
+            .into_iter()
+            .find(|n| *n != "?" && !n.is_empty())
+            .unwrap_or("boardcast")
+            .to_string();
+        let date = if e.date.contains('?') {
+            crate::port::recorder::pgn_date()
+        } else {
+            e.date.clone()
+        };
         let info = TournamentInfo {
-            uuid: api::uuid_for(&format!("{bridge}/{}", e.name)),
-            name: e.name.clone(),
+            uuid: api::uuid_for(&format!("{bridge}/{name}")),
+            name,
             site: e.site.clone(),
-            date: e.date.clone(),
+            date,
             round: e.round,
         };
         Hub::new(views, info)
@@ -298,14 +309,14 @@ async fn eboards(State(hub): State<Arc<Hub>>) -> Response {
 }
 
 async fn tournaments(State(hub): State<Arc<Hub>>) -> Response {
-    ok(&api::tournaments(&hub.info, &hub.views()))
+    json(StatusCode::OK, api::tournaments(&hub.info, &hub.views()))
 }
 
 async fn tournament(State(hub): State<Arc<Hub>>, Path(uuid): Path<String>) -> Response {
     if uuid != hub.info.uuid {
         return not_found("tournament");
     }
-    ok(&api::tournament(&hub.info, &hub.views()))
+    json(StatusCode::OK, api::tournament(&hub.info, &hub.views()))
 }
 
 async fn round(State(hub): State<Arc<Hub>>, Path((uuid, index)): Path<(String, u32)>) -> Response {
@@ -313,12 +324,12 @@ async fn round(State(hub): State<Arc<Hub>>, Path((uuid, index)): Path<(String, u
     if uuid != hub.info.uuid || index >= api::rounds(&hub.info, &views) {
         return not_found("round");
     }
-    ok(&api::round(&hub.info, &views, index))
+    json(StatusCode::OK, api::round(&hub.info, &views, index))
 }
 
 async fn game(State(hub): State<Arc<Hub>>, Path(uuid): Path<String>) -> Response {
     match api::game(&hub.info, &hub.views(), &uuid) {
-        Some(g) => ok(&g),
+        Some(g) => json(StatusCode::OK, g),
         None => not_found("game"),
     }
 }
