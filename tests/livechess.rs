@@ -482,3 +482,67 @@ fn rest_routes_and_the_pypi_livechess_package_list_boards_and_read_the_games() {
     }
     assert!(s["events"].is_array());
 }
+
+/// GET /api/v1.0/eboards until `done` accepts the list.
+fn wait_boards(port: u16, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut last = Value::Null;
+    while Instant::now() < deadline {
+        if let Some((200, body)) = get(port, "/api/v1.0/eboards") {
+            last = serde_json::from_str(&body).unwrap();
+            if done(&last) {
+                return last;
+            }
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    panic!("timed out waiting for {what}; last list: {last}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn boardcast_run_serves_livechess_with_a_stable_serial_for_a_board_without_one() {
+    use crate::util::{BoardConf, Broker, Daemon, SimBoard, SimOptions, game, write_config_with};
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let port = free_port();
+    let g = game(1468, None);
+    let board = SimBoard::new(dir.path(), "dgt", g.clone(), 7, SimOptions::fast("10001"));
+    let config = write_config_with(
+        dir.path(),
+        &broker.url(),
+        &format!("\n[livechess]\nlisten = \"127.0.0.1:{port}\"\n"),
+        "lc",
+        &[BoardConf {
+            id: "1".into(),
+            port: board.path().to_string_lossy().into_owned(),
+            // No serial configured: the API derives one.
+            serial: None,
+        }],
+    );
+    let end = g.moves.iter().fold(g.start.clone(), |p, m| p.play(*m));
+    let placement = end.fen().split(' ').next().unwrap().to_string();
+    let mut daemon = Daemon::start(&config);
+    // The simulated board plays on the runtime: wait off it.
+    let boards = tokio::task::spawn_blocking(move || {
+        wait_boards(port, "the whole game on the board", |b| {
+            b[0]["state"] == "ACTIVE" && b[0]["board"] == placement.as_str()
+        })
+    })
+    .await
+    .unwrap();
+    let serial = boards[0]["serialnr"].as_str().unwrap().to_string();
+    assert!(
+        serial.len() == 5 && serial.chars().all(|c| c.is_ascii_digit()),
+        "{serial}"
+    );
+    assert_eq!(boards[0]["source"], board.path().to_string_lossy().as_ref());
+    daemon.stop();
+    drop(daemon);
+
+    // Another start: the same serial number.
+    let _daemon = Daemon::start(&config);
+    let again = wait_boards(port, "the board listed again", |b| {
+        b[0]["serialnr"].is_string()
+    });
+    assert_eq!(again[0]["serialnr"], serial.as_str());
+}
