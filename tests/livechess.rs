@@ -546,3 +546,51 @@ async fn boardcast_run_serves_livechess_with_a_stable_serial_for_a_board_without
     });
     assert_eq!(again[0]["serialnr"], serial.as_str());
 }
+
+#[test]
+fn the_demo_goes_on_without_the_api_when_its_port_is_taken() {
+    // Someone (a real LiveChess, say) holds the port.
+    let held = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = held.local_addr().unwrap().port();
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("demo.log");
+    let web = free_port();
+    let child = Command::new(binary())
+        .args(["demo", "--boards", "1", "--speed", "12"])
+        .arg("--web")
+        .arg(format!("127.0.0.1:{web}"))
+        .arg("--broker")
+        .arg(format!("127.0.0.1:{}", free_port()))
+        .arg("--livechess")
+        .arg(format!("127.0.0.1:{port}"))
+        .env("RUST_LOG", "info,rumqttd=off")
+        .stdout(fs::File::create(dir.path().join("demo.out")).unwrap())
+        .stderr(fs::File::create(&log).unwrap())
+        .spawn()
+        .expect("boardcast demo runs");
+    let mut demo = Demo {
+        child: Some(child),
+        log: log.clone(),
+        port,
+        _dir: dir,
+    };
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let text = fs::read_to_string(&log).unwrap_or_default();
+        if text.contains("the LiveChess port is taken") && get(web, "/snapshot").is_some() {
+            break;
+        }
+        assert!(
+            demo.child.as_mut().unwrap().try_wait().unwrap().is_none(),
+            "the demo stopped:\n{text}"
+        );
+        assert!(
+            Instant::now() < deadline,
+            "no warning, or no live page:\n{text}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The page runs; the port still belongs to its holder.
+    assert_eq!(held.local_addr().unwrap().port(), demo.port);
+    assert!(demo.child.as_mut().unwrap().try_wait().unwrap().is_none());
+}

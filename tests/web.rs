@@ -111,6 +111,9 @@ async fn the_demo_page_shows_boards_moving_and_an_alert_in_chromium() {
         .arg(format!("127.0.0.1:{web}"))
         .arg("--broker")
         .arg(format!("127.0.0.1:{broker}"))
+        // Never LiveChess's own port 1982 in tests.
+        .arg("--livechess")
+        .arg(format!("127.0.0.1:{}", free_port()))
         .env("RUST_LOG", "info,rumqttd=off")
         .stdout(fs::File::create(dir.path().join("demo.out")).unwrap())
         .stderr(fs::File::create(&demo_log).unwrap())
