@@ -264,6 +264,9 @@ fn demo(args: DemoArgs) -> Result<()> {
         "boardcast demo: {} simulated boards at {}x speed\n  live page: http://{}/   (arbiter view: http://{}/?arbiter)\n  MQTT: mqtt://{} topics {}/#\n  Ctrl-C stops.",
         opts.boards, opts.speed, opts.web, opts.web, opts.broker, config.mqtt.prefix
     );
+    if let Some(addr) = config.livechess {
+        println!("  LiveChess API: ws://{addr}/api/v1.0 (DGT board pages, LiveChess clients)");
+    }
     until_stopped(|shutdown| async move { Ok(demo::run(opts, config, &folder, shutdown).await?) })
 }
 

@@ -450,3 +450,88 @@ fn answer(hub: &Hub, feeds: &mut Vec<Feed>, text: &str) -> Vec<String> {
         },
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hub() -> Arc<Hub> {
+        Hub::new(
+            vec![
+                BoardView::new("1", "11111".into(), 1, 1),
+                BoardView::new("2", "22222".into(), 2, 1),
+            ],
+            TournamentInfo::default(),
+        )
+    }
+
+    fn parse(texts: &[String]) -> Vec<Value> {
+        texts
+            .iter()
+            .map(|t| serde_json::from_str(t).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_subscription_is_acknowledged_then_its_first_frame_follows() {
+        let hub = hub();
+        let mut feeds = Vec::new();
+        let out = parse(&answer(
+            &hub,
+            &mut feeds,
+            r#"{"id":2,"call":"subscribe","param":{"feed":"eboardevent","id":1,"param":{"serialnr":"22222"}}}"#,
+        ));
+        assert_eq!(out.len(), 2);
+        assert_eq!(
+            (&out[0]["response"], &out[0]["id"]),
+            (&"call".into(), &2.into())
+        );
+        assert_eq!(out[0]["param"], Value::Null);
+        assert_eq!(
+            (&out[1]["response"], &out[1]["id"]),
+            (&"feed".into(), &1.into())
+        );
+        assert_eq!(out[1]["param"]["serialnr"], "22222");
+        assert_eq!(feeds.len(), 1);
+        // A state for board 2 changes what the feed sends next.
+        hub.state(
+            "2",
+            br#"{"status":"connected","fen":"8/8/8/8/8/8/8/K6k w - - 0 1","game":1}"#,
+        );
+        let views = hub.views();
+        let next: Value = serde_json::from_str(&frame(&mut feeds[0], &views).unwrap()).unwrap();
+        assert_eq!(next["param"]["board"], "8/8/8/8/8/8/8/K6k");
+        assert!(frame(&mut feeds[0], &views).is_none(), "nothing new");
+    }
+
+    #[test]
+    fn unknown_boards_and_feeds_are_errors_and_unsubscribe_ends_a_feed() {
+        let hub = hub();
+        let mut feeds = Vec::new();
+        let out = parse(&answer(
+            &hub,
+            &mut feeds,
+            r#"{"id":3,"call":"subscribe","param":{"feed":"eboardevent","id":1,"param":{"serialnr":"99999"}}}"#,
+        ));
+        assert_eq!(out[0]["response"], "error");
+        assert_eq!(out[0]["param"]["message"], "no e-board 99999");
+        let out = parse(&answer(
+            &hub,
+            &mut feeds,
+            r#"{"id":4,"call":"unsubscribe","param":{"id":1}}"#,
+        ));
+        assert_eq!(out[0]["response"], "error");
+        answer(
+            &hub,
+            &mut feeds,
+            r#"{"id":5,"call":"subscribe","param":{"feed":"eboardevent","id":1,"param":{"serialnr":"11111"}}}"#,
+        );
+        let out = parse(&answer(
+            &hub,
+            &mut feeds,
+            r#"{"id":6,"call":"unsubscribe","param":{"id":1}}"#,
+        ));
+        assert_eq!(out[0]["response"], "call");
+        assert!(feeds.is_empty());
+    }
+}
