@@ -8,7 +8,7 @@ Modes (the request sequences are those of the named clients, rewritten
 from their public descriptions, not copied):
   lichess   lichess's DGT page: eboards id 1, subscribe id 2 / feed 1,
             call/setup id 3 with the start FEN; then follows the feed until
-            it has reported 4 moves (or SECONDS pass)
+            two moves came one frame each (or SECONDS pass)
   chesscom  chess.com's page: same ids, Origin https://www.chess.com, no
             setup; follows the feed for SECONDS
   dgtangel  DgtAngel: eboards with param null, the next frame must be the
@@ -105,7 +105,21 @@ def lichess(host, port, seconds):
     setup = {"id": 3, "call": "call", "param": {"id": 1, "method": "setup", "param": {"fen": START}}}
     ws.send(json.dumps(setup))
     recv(ws, "lichess", "setup")
-    follow(ws, "lichess", seconds, lambda d: d.get("response") == "feed" and len(d["param"].get("san") or []) >= 4)
+    # Follow the game until two moves have come one by one, each frame's
+    # SAN list the previous one plus a move.
+    seen = {"last": None, "grown": 0}
+
+    def grown(d):
+        if d.get("response") != "feed" or "san" not in d["param"]:
+            return False
+        san = d["param"]["san"]
+        last = seen["last"]
+        if last is not None and len(san) == len(last) + 1 and san[: len(last)] == last:
+            seen["grown"] += 1
+        seen["last"] = san
+        return seen["grown"] >= 2
+
+    follow(ws, "lichess", seconds, grown)
     ws.close()
 
 
