@@ -110,6 +110,8 @@ pub struct RawConfig {
     pub broadcast: Option<RawBroadcast>,
     /// `[control]`.
     pub control: Option<RawControl>,
+    /// `[livechess]`.
+    pub livechess: Option<RawLiveChess>,
     /// `[[board]]`.
     pub board: Option<Vec<RawBoard>>,
 }
@@ -150,6 +152,14 @@ pub struct RawBroadcast {
     /// How far the public outputs lag the live game (`"15m"`, `"90s"`,
     /// `"0"`).
     pub delay: Option<Spanned<String>>,
+}
+
+/// `[livechess]` as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLiveChess {
+    /// Address of the LiveChess-compatible API; empty means off.
+    pub listen: Option<Spanned<String>>,
 }
 
 /// `[event]` as written.
@@ -354,6 +364,9 @@ pub struct Config {
     pub control: Control,
     /// The public broadcast delay (`[broadcast]`).
     pub broadcast: Broadcast,
+    /// Where the LiveChess-compatible API is served, if anywhere
+    /// (`[livechess] listen`).
+    pub livechess: Option<std::net::SocketAddr>,
 }
 
 /// `[broadcast]`: what the public sees, and when.
@@ -1047,6 +1060,22 @@ impl Config {
                 ));
             }
         }
+        // [livechess]
+        let listen = raw.livechess.and_then(|w| w.listen);
+        let listen = listen.or(defaults.livechess.and_then(|w| w.listen));
+        let livechess = match listen {
+            Some(l) if !l.get_ref().is_empty() => {
+                let addr = l.get_ref().parse().map_err(|_| {
+                    let m = format!(
+                        "livechess.listen: `{}` is not an address such as 127.0.0.1:1982",
+                        l.get_ref()
+                    );
+                    invalid(Some(l.span()), m)
+                })?;
+                Some(addr)
+            }
+            _ => None,
+        };
 
         Ok(Config {
             bridge,
@@ -1060,6 +1089,7 @@ impl Config {
             web,
             broadcast,
             control,
+            livechess,
         })
     }
 }

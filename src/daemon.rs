@@ -42,6 +42,9 @@ pub enum DaemonError {
         /// Why.
         source: std::io::Error,
     },
+    /// The LiveChess-compatible API could not be started.
+    #[error("livechess: {0}")]
+    LiveChess(#[from] crate::livechess::LiveChessError),
     /// The pairings file could not be read.
     #[error("pairings: {0}")]
     Pairings(#[from] crate::tournament::PairingsError),
@@ -122,6 +125,11 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
             .await
             .map_err(|source| DaemonError::Web { addr, source })?,
         ),
+        None => None,
+    };
+    // The LiveChess-compatible API, when configured (stops when dropped).
+    let _livechess = match config.livechess {
+        Some(addr) => Some(crate::livechess::LiveChessServer::start(addr, &config).await?),
         None => None,
     };
 

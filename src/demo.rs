@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use tracing::info;
+use tracing::{info, warn};
 
 use crate::clock::TimeControl;
 use crate::config::{Config, ConfigError};
@@ -72,6 +72,9 @@ pub struct DemoOptions {
     pub web: SocketAddr,
     /// The broker (an embedded one is started there if none listens).
     pub broker: SocketAddr,
+    /// Where the LiveChess-compatible API is served (left out, with a
+    /// warning, when that port is taken).
+    pub livechess: Option<SocketAddr>,
     /// Seed of the players' habits, the games' order and the faults.
     pub seed: u64,
     /// Folder for the boards' device links (a fresh one under the system's
@@ -87,6 +90,7 @@ impl Default for DemoOptions {
             web: SocketAddr::from(([127, 0, 0, 1], 8080)),
             // Not 1883: a system Mosquitto may own that one.
             broker: SocketAddr::from(([127, 0, 0, 1], 18830)),
+            livechess: Some(SocketAddr::from(([127, 0, 0, 1], 1982))),
             seed: 1,
             folder: None,
         }
@@ -125,6 +129,14 @@ level = "info,rumqttd=off,rumqttc=warn"
         broker = opts.broker,
         web = opts.web,
     );
+    // LiveChess's port may belong to a real LiveChess: then the demo goes
+    // on without it (`run` warns).
+    if let Some(addr) = opts
+        .livechess
+        .filter(|a| std::net::TcpListener::bind(a).is_ok())
+    {
+        text.push_str(&format!("\n[livechess]\nlisten = \"{addr}\"\n"));
+    }
     for i in 0..opts.boards {
         text.push_str(&format!(
             "\n[[board]]\nid = \"{n}\"\nport = \"{dir}/board{n}-*\"\nserial = \"{serial}\"\n",
@@ -269,6 +281,9 @@ pub async fn run(
             sim_opts,
         )?);
     }
+    if let (Some(addr), None) = (opts.livechess, config.livechess) {
+        warn!(%addr, "the LiveChess port is taken: the demo runs without the LiveChess API");
+    }
     info!(boards = boards.len(), folder = %folder.display(), "simulated boards plugged in");
     let r = daemon::run(config, shutdown).await;
     drop(boards);
@@ -345,6 +360,8 @@ mod tests {
         let opts = DemoOptions {
             boards: 3,
             speed: 5.0,
+            // Never LiveChess's own port in tests.
+            livechess: None,
             ..DemoOptions::default()
         };
         let c = config(&opts, Path::new("/tmp/x")).unwrap();

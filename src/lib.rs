@@ -32,6 +32,8 @@
 //! - [`broker`]: the embedded MQTT broker, started when none listens.
 //! - [`web`]: the live page for screens and arbiters (HTTP, server-sent
 //!   events), fed by the same events as MQTT.
+//! - [`livechess`]: an imitation of DGT LiveChess 2's local API (REST and
+//!   WebSocket) for the tools that speak to it.
 //! - [`demo`]: `boardcast demo`: simulated boards on pseudo-terminals
 //!   through the real daemon, the embedded broker and the live page.
 //!
@@ -54,6 +56,7 @@ pub mod daemon;
 pub mod delay;
 pub mod demo;
 pub mod event;
+pub mod livechess;
 pub mod pipeline;
 pub mod port;
 pub mod replay;

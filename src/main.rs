@@ -132,6 +132,10 @@ struct DemoArgs {
     /// The MQTT broker; an embedded one is started there if none listens.
     #[arg(long, default_value = "127.0.0.1:18830")]
     broker: std::net::SocketAddr,
+    /// Address of the LiveChess-compatible API (skipped with a warning
+    /// when the port is taken).
+    #[arg(long, default_value = "127.0.0.1:1982")]
+    livechess: std::net::SocketAddr,
     /// Seed of the players' habits, the games' order and the faults.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -278,6 +282,7 @@ fn demo(args: DemoArgs) -> Result<()> {
         speed: args.speed,
         web: args.web,
         broker: args.broker,
+        livechess: Some(args.livechess),
         seed: args.seed,
         folder: None,
     };
@@ -288,6 +293,9 @@ fn demo(args: DemoArgs) -> Result<()> {
         "boardcast demo: {} simulated boards at {}x speed\n  live page: http://{}/   (arbiter view: http://{}/?arbiter)\n  MQTT: mqtt://{} topics {}/#\n  Ctrl-C stops.",
         opts.boards, opts.speed, opts.web, opts.web, opts.broker, config.mqtt.prefix
     );
+    if let Some(addr) = config.livechess {
+        println!("  LiveChess API: ws://{addr}/api/v1.0 (DGT board pages, LiveChess clients)");
+    }
     until_stopped(|shutdown| async move { Ok(demo::run(opts, config, &folder, shutdown).await?) })
 }
 

@@ -6,6 +6,7 @@ mod clocks;
 mod control;
 mod daemon;
 mod games;
+mod livechess;
 mod reconstruct;
 mod replay;
 mod results;

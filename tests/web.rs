@@ -162,6 +162,9 @@ async fn the_demo_page_shows_boards_moving_and_an_alert_in_chromium() {
         .arg(format!("127.0.0.1:{web}"))
         .arg("--broker")
         .arg(format!("127.0.0.1:{broker}"))
+        // Never LiveChess's own port 1982 in tests.
+        .arg("--livechess")
+        .arg(format!("127.0.0.1:{}", free_port()))
         .env("RUST_LOG", "info,rumqttd=off")
         .stdout(fs::File::create(dir.path().join("demo.out")).unwrap())
         .stderr(fs::File::create(&demo_log).unwrap())
@@ -341,9 +344,7 @@ async fn the_public_and_arbiter_views_of_the_page_in_chromium() {
     let g = game(31, Some(14));
     let board = SimBoard::new(dir.path(), "one", g.clone(), 9, SimOptions::fast("40001"));
     let secret = crate::util::TEST_SECRET;
-    let extra = format!(
-        "\n[broadcast]\ndelay = \"4s\"\n\n[web]\nlisten = \"127.0.0.1:{web}\"\n"
-    );
+    let extra = format!("\n[broadcast]\ndelay = \"4s\"\n\n[web]\nlisten = \"127.0.0.1:{web}\"\n");
     let config = write_config_with(
         dir.path(),
         &format!("mqtt://127.0.0.1:{}", broker.port),

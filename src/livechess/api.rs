@@ -1,0 +1,1030 @@
+//! The pure half of the LiveChess imitation: each board's view (built from
+//! the retained state and the events the daemon publishes), the calls a
+//! client sends, and the replies, feed frames and REST bodies, shaped as
+//! DGT LiveChess 2 shapes them. No I/O, no clock: times are passed in.
+
+use serde::Serialize;
+use serde_json::Value;
+use shakmaty::fen::Fen;
+use shakmaty::uci::UciMove;
+use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
+
+/// The placement of an empty board (before the first game).
+pub const EMPTY_BOARD: &str = "8/8/8/8/8/8/8/8";
+
+/// A serial number for a board: the configured one when there is one,
+/// else five digits derived from the bridge name and the board id (the
+/// same on every start).
+pub fn serial_for(bridge: &str, id: &str, configured: Option<&str>) -> String {
+    if let Some(s) = configured.filter(|s| !s.is_empty()) {
+        return s.to_string();
+    }
+    format!("{}", 10_000 + fnv(&format!("{bridge}\u{0}{id}")) % 90_000)
+}
+
+/// FNV-1a, 64 bits: stable across builds and platforms.
+fn fnv(s: &str) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in s.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// A UUID-shaped identifier derived from `key` (stable across starts).
+pub fn uuid_for(key: &str) -> String {
+    let a = fnv(key);
+    let b = fnv(&format!("{key}\u{1}"));
+    format!(
+        "{:08x}-{:04x}-4{:03x}-8{:03x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xfff,
+        b >> 52,
+        b & 0xffff_ffff_ffff
+    )
+}
+
+/// The clock object of an e-board or a feed frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ClockView {
+    /// White's seconds.
+    pub white: u32,
+    /// Black's seconds.
+    pub black: u32,
+    /// `true`: White's clock runs; `false`: Black's; `null`: stopped.
+    pub run: Option<bool>,
+    /// When the times were read (ms since the epoch).
+    pub time: u64,
+}
+
+impl ClockView {
+    fn same(&self, other: &ClockView) -> bool {
+        (self.white, self.black, self.run) == (other.white, other.black, other.run)
+    }
+}
+
+/// What the imitation knows about one board.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoardView {
+    /// The board id in boardcast's configuration.
+    pub id: String,
+    /// Its LiveChess serial number.
+    pub serialnr: String,
+    /// Its number in the round (from the configuration, then the state).
+    pub number: u32,
+    /// The device path, once known.
+    pub source: Option<String>,
+    /// The line is up.
+    pub connected: bool,
+    /// FEN placement of the position on the board.
+    pub placement: String,
+    /// The board stands turned round (from the state).
+    pub rotated: bool,
+    /// A client asked for the board to be flipped.
+    pub flip: bool,
+    /// The clock, once reported.
+    pub clock: Option<ClockView>,
+    /// The running side from the last clock event.
+    run: Option<bool>,
+    /// Games started since the daemon started.
+    pub game: usize,
+    /// FEN the current game started from.
+    pub start_fen: Option<String>,
+    /// Whether the game is Chess960.
+    pub chess960: bool,
+    /// Mainline SAN.
+    pub sans: Vec<String>,
+    /// Mainline UCI.
+    pub ucis: Vec<String>,
+    /// The mover's clock after each move, when known.
+    pub clks: Vec<Option<u32>>,
+    /// A game is on and the board agrees with it.
+    pub recognised: bool,
+    /// `1-0`, `0-1`, `1/2-1/2`, `*` or none.
+    pub result: Option<String>,
+    /// The round of the current game.
+    pub round: u32,
+    /// White (from the pairings).
+    pub white: Option<Value>,
+    /// Black.
+    pub black: Option<Value>,
+}
+
+impl BoardView {
+    /// A board not heard of yet.
+    pub fn new(id: &str, serialnr: String, number: u32, round: u32) -> BoardView {
+        BoardView {
+            id: id.to_string(),
+            serialnr,
+            number,
+            source: None,
+            connected: false,
+            placement: EMPTY_BOARD.to_string(),
+            rotated: false,
+            flip: false,
+            clock: None,
+            run: None,
+            game: 0,
+            start_fen: None,
+            chess960: false,
+            sans: Vec::new(),
+            ucis: Vec::new(),
+            clks: Vec::new(),
+            recognised: false,
+            result: None,
+            round,
+            white: None,
+            black: None,
+        }
+    }
+
+    /// Takes in the board's retained state (the JSON published on
+    /// `{prefix}/board/{id}/state`) received at `now_ms`.
+    pub fn apply_state(&mut self, state: &Value, now_ms: u64) {
+        let s = |k: &str| state.get(k).and_then(Value::as_str).map(str::to_string);
+        let list = |k: &str| -> Vec<String> {
+            state
+                .get(k)
+                .and_then(Value::as_array)
+                .map(|a| {
+                    a.iter()
+                        .filter_map(|v| v.as_str().map(str::to_string))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
+        self.connected = s("status").as_deref() == Some("connected");
+        if let Some(p) = s("port") {
+            self.source = Some(p);
+        }
+        self.placement = s("fen")
+            .and_then(|f| f.split(' ').next().map(str::to_string))
+            .unwrap_or_else(|| EMPTY_BOARD.to_string());
+        self.rotated = state.get("rotated").and_then(Value::as_bool) == Some(true);
+        self.recognised = state.get("recognised").and_then(Value::as_bool) == Some(true);
+        self.chess960 = state.get("chess960").and_then(Value::as_bool) == Some(true);
+        let game = state.get("game").and_then(Value::as_u64).unwrap_or(0) as usize;
+        let sans = list("moves");
+        if game != self.game {
+            self.clks.clear();
+            self.run = None;
+        }
+        self.game = game;
+        self.start_fen = s("start_fen");
+        self.result = s("result");
+        if let Some(r) = state.get("round").and_then(Value::as_u64) {
+            self.round = r as u32;
+        }
+        if let Some(n) = state.get("number").and_then(Value::as_u64) {
+            self.number = n as u32;
+        }
+        self.white = state.get("white").filter(|v| !v.is_null()).cloned();
+        self.black = state.get("black").filter(|v| !v.is_null()).cloned();
+        let clock = state.get("clock").filter(|c| c.is_object()).map(|c| {
+            let secs = |k: &str| c.get(k).and_then(Value::as_u64).unwrap_or(0) as u32;
+            (secs("white"), secs("black"))
+        });
+        // The mover's clock after each new move.
+        self.clks.truncate(sans.len());
+        let white_first = self
+            .start_fen
+            .as_deref()
+            .is_none_or(|f| f.split(' ').nth(1) != Some("b"));
+        while self.clks.len() < sans.len() {
+            let i = self.clks.len();
+            let white_moved = i.is_multiple_of(2) == white_first;
+            let clk = if i + 1 == sans.len() {
+                clock.map(|(w, b)| if white_moved { w } else { b })
+            } else {
+                None
+            };
+            self.clks.push(clk);
+        }
+        self.sans = sans;
+        self.ucis = list("uci");
+        self.clock = clock.map(|(white, black)| ClockView {
+            white,
+            black,
+            run: if self.result.is_some() {
+                None
+            } else {
+                self.run
+            },
+            time: now_ms,
+        });
+    }
+
+    /// Takes in one event (the JSON published on `{prefix}/board/{id}/event`)
+    /// received at `now_ms`: clock events tell which side runs.
+    pub fn apply_event(&mut self, event: &Value, now_ms: u64) {
+        match event.get("type").and_then(Value::as_str) {
+            Some("clock") => {
+                self.run = match event.get("running").and_then(Value::as_str) {
+                    Some("white") => Some(true),
+                    Some("black") => Some(false),
+                    _ => None,
+                };
+                let secs = |k: &str| event.get(k).and_then(Value::as_u64).map(|v| v as u32);
+                let (w, b) = match (secs("white"), secs("black"), &self.clock) {
+                    (Some(w), Some(b), _) => (w, b),
+                    (_, _, Some(c)) => (c.white, c.black),
+                    _ => return,
+                };
+                self.clock = Some(ClockView {
+                    white: w,
+                    black: b,
+                    run: self.run,
+                    time: now_ms,
+                });
+            }
+            Some("game_start") => self.run = None,
+            _ => {}
+        }
+    }
+
+    /// The LiveChess state: `ACTIVE` while the line is up, else
+    /// `NOTRESPONDING`.
+    pub fn state(&self) -> &'static str {
+        if self.connected {
+            "ACTIVE"
+        } else {
+            "NOTRESPONDING"
+        }
+    }
+
+    /// Whether clients see the board flipped.
+    pub fn flipped(&self) -> bool {
+        self.rotated != self.flip
+    }
+
+    /// The moves since the position `setup` (a FEN), when that position
+    /// occurs in the current game; `None` when it does not.
+    pub fn san_since(&self, setup: &str) -> Option<Vec<String>> {
+        let key = |fen: &str| -> String { fen.split(' ').take(2).collect::<Vec<_>>().join(" ") };
+        let want = key(setup);
+        let start = self.start_fen.as_deref()?;
+        let mode = if self.chess960 {
+            CastlingMode::Chess960
+        } else {
+            CastlingMode::Standard
+        };
+        let fen: Fen = start.parse().ok()?;
+        let mut pos: Chess = fen.into_position(mode).ok()?;
+        let fen_of = |p: &Chess| Fen::from_position(p, EnPassantMode::Legal).to_string();
+        if key(&fen_of(&pos)) == want {
+            return Some(self.sans.clone());
+        }
+        for (i, u) in self.ucis.iter().enumerate() {
+            let m = u.parse::<UciMove>().ok()?.to_move(&pos).ok()?;
+            pos.play_unchecked(m);
+            if key(&fen_of(&pos)) == want {
+                return Some(self.sans.get(i + 1..).unwrap_or_default().to_vec());
+            }
+        }
+        None
+    }
+}
+
+/// An e-board as `eboards` and `GET /api/v1.0/eboards` list it: the eight
+/// keys LiveChess sends, in its order, `null`s included.
+#[derive(Debug, Serialize)]
+pub struct EBoard {
+    /// Serial number.
+    pub serialnr: String,
+    /// Device path, or `null`.
+    pub source: Option<String>,
+    /// `ACTIVE` or `NOTRESPONDING`.
+    pub state: &'static str,
+    /// Always `null` (wired boards report none).
+    pub battery: Option<String>,
+    /// Always `null`.
+    pub comment: Option<String>,
+    /// FEN placement.
+    pub board: String,
+    /// Flipped.
+    pub flipped: bool,
+    /// Clock or `null`.
+    pub clock: Option<ClockView>,
+}
+
+/// The e-board object of `view`.
+pub fn eboard(view: &BoardView) -> EBoard {
+    EBoard {
+        serialnr: view.serialnr.clone(),
+        source: view.source.clone(),
+        state: view.state(),
+        battery: None,
+        comment: None,
+        board: view.placement.clone(),
+        flipped: view.flipped(),
+        clock: view.clock,
+    }
+}
+
+/// One entry of `sources`.
+#[derive(Debug, Serialize)]
+pub struct Source {
+    /// Always `"SERIAL"`.
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    /// The device path, or `null`.
+    pub device: Option<String>,
+    /// The board id.
+    pub name: String,
+    /// The line is up.
+    pub present: bool,
+    /// Always `true`: every configured board is read.
+    pub active: bool,
+    /// `ACTIVE` or `NOTRESPONDING`.
+    pub status: &'static str,
+}
+
+/// The `sources` entry of `view`.
+pub fn source(view: &BoardView) -> Source {
+    Source {
+        kind: "SERIAL",
+        device: view.source.clone(),
+        name: view.id.clone(),
+        present: view.connected,
+        active: true,
+        status: view.state(),
+    }
+}
+
+/// A client's call, parsed.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Call {
+    /// `eboards`.
+    Eboards,
+    /// `sources`.
+    Sources,
+    /// `subscribe` to the `eboardevent` feed of a board.
+    Subscribe {
+        /// The feed id the client chose.
+        feed: Value,
+        /// The board.
+        serialnr: String,
+    },
+    /// `unsubscribe`.
+    Unsubscribe {
+        /// The feed id.
+        feed: Value,
+    },
+    /// `call` … `setup`: moves are reported from this FEN on.
+    Setup {
+        /// The feed id.
+        feed: Value,
+        /// The position.
+        fen: String,
+    },
+    /// `call` … `flip`.
+    Flip {
+        /// The feed id.
+        feed: Value,
+        /// Flipped or not.
+        flip: bool,
+    },
+}
+
+/// A request: its id (echoed in the reply) and the call, or why it
+/// cannot be served.
+pub type Request = (Value, Result<Call, String>);
+
+/// Parses one WebSocket text message.
+pub fn parse_request(text: &str) -> Request {
+    let v: Value = match serde_json::from_str(text) {
+        Ok(v) => v,
+        Err(e) => return (Value::Null, Err(format!("not JSON: {e}"))),
+    };
+    let id = v.get("id").cloned().unwrap_or(Value::Null);
+    let call = v.get("call").and_then(Value::as_str).unwrap_or("");
+    let param = v.get("param").cloned().unwrap_or(Value::Null);
+    (id, parse_call(call, &param))
+}
+
+fn parse_call(call: &str, param: &Value) -> Result<Call, String> {
+    let feed = |p: &Value| -> Result<Value, String> {
+        p.get("id")
+            .filter(|v| !v.is_null())
+            .cloned()
+            .ok_or_else(|| "param.id (the feed id) is missing".to_string())
+    };
+    match call {
+        "eboards" => Ok(Call::Eboards),
+        "sources" => Ok(Call::Sources),
+        "subscribe" => {
+            let kind = param.get("feed").and_then(Value::as_str).unwrap_or("");
+            if kind != "eboardevent" {
+                return Err(format!("unknown feed `{kind}`: only eboardevent is served"));
+            }
+            let serialnr = match param.get("param").and_then(|p| p.get("serialnr")) {
+                Some(Value::String(s)) => s.clone(),
+                Some(Value::Number(n)) => n.to_string(),
+                _ => return Err("param.param.serialnr is missing".into()),
+            };
+            Ok(Call::Subscribe {
+                feed: feed(param)?,
+                serialnr,
+            })
+        }
+        "unsubscribe" => Ok(Call::Unsubscribe { feed: feed(param)? }),
+        "call" => {
+            let method = param.get("method").and_then(Value::as_str).unwrap_or("");
+            let inner = param.get("param").cloned().unwrap_or(Value::Null);
+            method_call(method, feed(param)?, &inner)
+        }
+        // Tolerated: the method named directly, the feed id in param.
+        "setup" | "flip" => method_call(call, feed(param)?, param),
+        "" => Err("`call` is missing".into()),
+        other => Err(format!("unknown call `{other}`")),
+    }
+}
+
+fn method_call(method: &str, feed: Value, param: &Value) -> Result<Call, String> {
+    match method {
+        "setup" => match param.get("fen").and_then(Value::as_str) {
+            Some(fen) if fen.parse::<Fen>().is_ok() => Ok(Call::Setup {
+                feed,
+                fen: fen.to_string(),
+            }),
+            Some(fen) => Err(format!("setup: `{fen}` is not a FEN")),
+            None => Err("setup: param.fen is missing".into()),
+        },
+        "flip" => match param.get("flip").and_then(Value::as_bool) {
+            Some(flip) => Ok(Call::Flip { feed, flip }),
+            None => Err("flip: param.flip (true or false) is missing".into()),
+        },
+        other => Err(format!("unknown method `{other}`")),
+    }
+}
+
+#[derive(Serialize)]
+struct Envelope<'a, T: Serialize> {
+    response: &'a str,
+    id: &'a Value,
+    param: T,
+    time: u64,
+}
+
+/// A call's reply: `{"response":"call","id":…,"param":…,"time":…}`.
+pub fn reply<T: Serialize>(id: &Value, param: T, now_ms: u64) -> String {
+    envelope("call", id, param, now_ms)
+}
+
+/// A feed frame: `{"response":"feed","id":<feed id>,"param":…,"time":…}`.
+pub fn feed_frame<T: Serialize>(feed: &Value, param: T, now_ms: u64) -> String {
+    envelope("feed", feed, param, now_ms)
+}
+
+/// An error: `{"response":"error","id":…,"param":{"message","stacktrace"},"time":…}`.
+pub fn error(id: &Value, message: &str, now_ms: u64) -> String {
+    #[derive(Serialize)]
+    struct ErrorParam<'a> {
+        message: &'a str,
+        stacktrace: &'a str,
+    }
+    envelope(
+        "error",
+        id,
+        ErrorParam {
+            message,
+            stacktrace: "",
+        },
+        now_ms,
+    )
+}
+
+fn envelope<T: Serialize>(response: &str, id: &Value, param: T, now_ms: u64) -> String {
+    serde_json::to_string(&Envelope {
+        response,
+        id,
+        param,
+        time: now_ms,
+    })
+    .expect("replies serialise")
+}
+
+/// The param of an `eboardevent` frame, keys in LiveChess's order; absent
+/// keys are left out (unchanged board or clock; no setup yet).
+#[derive(Debug, PartialEq, Serialize)]
+pub struct FeedParam {
+    /// Serial number.
+    pub serialnr: String,
+    /// Flipped.
+    pub flipped: bool,
+    /// FEN placement, when changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub board: Option<String>,
+    /// The clock (or `null`), when changed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clock: Option<Option<ClockView>>,
+    /// The setup FEN, once set up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start: Option<String>,
+    /// Moves since the setup position, once set up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub san: Option<Vec<String>>,
+    /// The board matches the game, once set up.
+    #[serde(rename = "match", skip_serializing_if = "Option::is_none")]
+    pub matches: Option<bool>,
+}
+
+/// What a feed last sent, to send only changes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Sent {
+    placement: String,
+    flipped: bool,
+    clock: Option<ClockView>,
+    san: Option<Vec<String>>,
+    matches: Option<bool>,
+}
+
+/// The next frame of a feed on `view` (`setup`: the FEN of a `setup`
+/// call, if any), given what it `last` sent: the first frame carries
+/// everything; later ones only what changed, `None` when nothing did.
+pub fn next_frame(
+    view: &BoardView,
+    setup: Option<&str>,
+    last: Option<&Sent>,
+) -> Option<(FeedParam, Sent)> {
+    let (san, matches) = match setup {
+        Some(fen) => match view.san_since(fen) {
+            Some(san) => (Some(san), Some(view.recognised)),
+            None => (Some(Vec::new()), Some(false)),
+        },
+        None => (None, None),
+    };
+    let now = Sent {
+        placement: view.placement.clone(),
+        flipped: view.flipped(),
+        clock: view.clock,
+        san,
+        matches,
+    };
+    let clock_changed = |l: &Sent| match (&l.clock, &now.clock) {
+        (Some(a), Some(b)) => !a.same(b),
+        (None, None) => false,
+        _ => true,
+    };
+    let param = match last {
+        None => FeedParam {
+            serialnr: view.serialnr.clone(),
+            flipped: now.flipped,
+            board: Some(now.placement.clone()),
+            clock: Some(now.clock),
+            start: setup.map(str::to_string),
+            san: now.san.clone(),
+            matches: now.matches,
+        },
+        Some(l) => {
+            let board_changed = l.placement != now.placement;
+            let clock_changed = clock_changed(l);
+            if !board_changed
+                && !clock_changed
+                && l.flipped == now.flipped
+                && l.san == now.san
+                && l.matches == now.matches
+            {
+                return None;
+            }
+            FeedParam {
+                serialnr: view.serialnr.clone(),
+                flipped: now.flipped,
+                board: board_changed.then(|| now.placement.clone()),
+                clock: clock_changed.then_some(now.clock),
+                start: setup.map(str::to_string),
+                san: now.san.clone(),
+                matches: now.matches,
+            }
+        }
+    };
+    Some((param, now))
+}
+
+/// The event around the boards, for the tournament routes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TournamentInfo {
+    /// Its UUID (derived from the bridge and event names).
+    pub uuid: String,
+    /// Event name.
+    pub name: String,
+    /// Site.
+    pub site: String,
+    /// Date, `YYYY.MM.DD` as in PGN.
+    pub date: String,
+    /// The configured round.
+    pub round: u32,
+}
+
+/// The game UUID of board `number` in round `round`.
+pub fn game_uuid(tournament: &str, round: u32, number: u32) -> String {
+    uuid_for(&format!("{tournament}/{round}/{number}"))
+}
+
+/// The number of rounds: the highest round any board or the
+/// configuration names (at least 1).
+pub fn rounds(info: &TournamentInfo, views: &[BoardView]) -> u32 {
+    views
+        .iter()
+        .map(|v| v.round)
+        .chain([info.round, 1])
+        .max()
+        .unwrap_or(1)
+}
+
+/// `GET /api/v1.0/tournaments` (JSON text, keys in LiveChess's order).
+pub fn tournaments(info: &TournamentInfo, views: &[BoardView]) -> String {
+    #[derive(Serialize)]
+    struct T<'a> {
+        uuid: &'a str,
+        description: &'a str,
+        rounds: u32,
+    }
+    text(&[T {
+        uuid: &info.uuid,
+        description: &info.name,
+        rounds: rounds(info, views),
+    }])
+}
+
+fn text<T: Serialize + ?Sized>(body: &T) -> String {
+    serde_json::to_string(body).expect("bodies serialise")
+}
+
+/// `GET /api/v1.0/tournament/{uuid}`: `eboards` lists serial numbers by
+/// board number (board 1 first).
+pub fn tournament(info: &TournamentInfo, views: &[BoardView]) -> String {
+    #[derive(Serialize)]
+    struct T<'a> {
+        uuid: &'a str,
+        name: &'a str,
+        description: &'a str,
+        location: &'a str,
+        country: Option<&'a str>,
+        rounds: u32,
+        eboards: Vec<&'a str>,
+    }
+    let mut sorted: Vec<&BoardView> = views.iter().collect();
+    sorted.sort_by_key(|v| v.number);
+    text(&T {
+        uuid: &info.uuid,
+        name: &info.name,
+        description: &info.name,
+        location: &info.site,
+        country: None,
+        rounds: rounds(info, views),
+        eboards: sorted.iter().map(|v| v.serialnr.as_str()).collect(),
+    })
+}
+
+#[derive(Serialize)]
+struct LcPlayer {
+    fname: Option<String>,
+    mname: Option<String>,
+    lname: Option<String>,
+    title: Option<String>,
+    federation: Option<String>,
+    gender: Option<String>,
+    fideid: Option<u64>,
+}
+
+fn player(p: Option<&Value>) -> LcPlayer {
+    let get = |k: &str| p.and_then(|p| p.get(k)).and_then(Value::as_str);
+    let name = get("name").unwrap_or("");
+    let (first, last) = match name.split_once(',') {
+        Some((l, f)) => (f.trim(), l.trim()),
+        None => ("", name.trim()),
+    };
+    let some = |s: &str| (!s.is_empty()).then(|| s.to_string());
+    LcPlayer {
+        fname: some(first),
+        mname: None,
+        lname: some(last),
+        title: get("title").map(str::to_string),
+        federation: get("federation").map(str::to_string),
+        gender: None,
+        fideid: p.and_then(|p| p.get("fide_id")).and_then(Value::as_u64),
+    }
+}
+
+/// LiveChess's result names: `WHITEWIN`, `BLACKWIN`, `DRAW`; `null` while
+/// the game is on.
+pub fn result_name(result: Option<&str>) -> Option<&'static str> {
+    match result? {
+        "1-0" => Some("WHITEWIN"),
+        "0-1" => Some("BLACKWIN"),
+        "1/2-1/2" => Some("DRAW"),
+        _ => None,
+    }
+}
+
+/// `GET /api/v1.0/round/{uuid}/{index}` (`index` 0-based: round
+/// `index + 1`): the boards whose current game belongs to that round.
+pub fn round(info: &TournamentInfo, views: &[BoardView], index: u32) -> String {
+    #[derive(Serialize)]
+    struct P {
+        nr: u32,
+        uuid: String,
+        white: LcPlayer,
+        black: LcPlayer,
+        live: bool,
+        result: Option<&'static str>,
+    }
+    #[derive(Serialize)]
+    struct R {
+        nr: u32,
+        date: Option<String>,
+        pairings: Vec<P>,
+    }
+    let nr = index + 1;
+    let mut boards: Vec<&BoardView> = views.iter().filter(|v| v.round == nr).collect();
+    boards.sort_by_key(|v| v.number);
+    let date = {
+        let d: Vec<&str> = info.date.split('.').collect();
+        (d.len() == 3 && d.iter().all(|p| p.chars().all(|c| c.is_ascii_digit())))
+            .then(|| d.join("-"))
+    };
+    text(&R {
+        nr,
+        date,
+        pairings: boards
+            .iter()
+            .map(|v| P {
+                nr: v.number,
+                uuid: game_uuid(&info.uuid, nr, v.number),
+                white: player(v.white.as_ref()),
+                black: player(v.black.as_ref()),
+                live: v.game > 0 && v.result.is_none(),
+                result: result_name(v.result.as_deref()),
+            })
+            .collect(),
+    })
+}
+
+/// `GET /api/v1.0/game/{uuid}`: the current game of the board it names,
+/// moves as `"SAN clk"` (seconds left after the move) when the clock
+/// told it, else `"SAN"`.
+pub fn game(info: &TournamentInfo, views: &[BoardView], uuid: &str) -> Option<String> {
+    #[derive(Serialize)]
+    struct G {
+        chess960: Option<u32>,
+        result: Option<&'static str>,
+        comment: Option<String>,
+        clock: Option<ClockView>,
+        moves: Vec<String>,
+    }
+    let v = views
+        .iter()
+        .find(|v| game_uuid(&info.uuid, v.round, v.number) == uuid)?;
+    let moves = v
+        .sans
+        .iter()
+        .zip(v.clks.iter().chain(std::iter::repeat(&None)))
+        .map(|(san, clk)| match clk {
+            Some(c) => format!("{san} {c}"),
+            None => san.clone(),
+        })
+        .collect();
+    Some(text(&G {
+        chess960: (!v.chess960).then_some(518),
+        result: result_name(v.result.as_deref()),
+        comment: None,
+        clock: v.clock,
+        moves,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    fn view() -> BoardView {
+        let mut v = BoardView::new("1", serial_for("hall", "1", None), 1, 1);
+        v.apply_state(
+            &json!({"board":"1","status":"connected","port":"/dev/ttyUSB0","recognised":true,
+                "rotated":false,"game":1,"start_fen":START,"chess960":false,
+                "fen":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2",
+                "moves":["e4","e5"],"uci":["e2e4","e7e5"],"result":null,
+                "clock":{"white":5390,"black":5395,"estimated":false},"round":1,"number":1,
+                "white":{"name":"Carlsen, Magnus","fide_id":1503014},"black":{"name":"Nepo"}}),
+            1_000,
+        );
+        v
+    }
+
+    #[test]
+    fn serial_numbers_are_stable_and_configured_ones_win() {
+        let a = serial_for("hall", "1", None);
+        assert_eq!(a, serial_for("hall", "1", None));
+        assert_eq!(a.len(), 5);
+        assert!(a.chars().all(|c| c.is_ascii_digit()));
+        assert_ne!(a, serial_for("hall", "2", None));
+        assert_eq!(serial_for("hall", "1", Some("23946")), "23946");
+        assert_eq!(serial_for("hall", "1", Some("")), a);
+    }
+
+    #[test]
+    fn an_eboard_has_the_eight_keys_in_livechess_order_with_nulls() {
+        let v = view();
+        let text = serde_json::to_string(&eboard(&v)).unwrap();
+        let expected = format!(
+            r#"{{"serialnr":"{}","source":"/dev/ttyUSB0","state":"ACTIVE","battery":null,"comment":null,"board":"rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR","flipped":false,"clock":{{"white":5390,"black":5395,"run":null,"time":1000}}}}"#,
+            v.serialnr
+        );
+        assert_eq!(text, expected);
+        let fresh = BoardView::new("2", "12345".into(), 2, 1);
+        assert_eq!(
+            serde_json::to_string(&eboard(&fresh)).unwrap(),
+            r#"{"serialnr":"12345","source":null,"state":"NOTRESPONDING","battery":null,"comment":null,"board":"8/8/8/8/8/8/8/8","flipped":false,"clock":null}"#
+        );
+    }
+
+    #[test]
+    fn calls_parse_as_public_clients_send_them() {
+        let (id, c) = parse_request(r#"{"id":1,"call":"eboards"}"#);
+        assert_eq!((id, c), (json!(1), Ok(Call::Eboards)));
+        let (id, c) = parse_request(
+            r#"{"id":2,"call":"subscribe","param":{"feed":"eboardevent","id":1,"param":{"serialnr":"23946"}}}"#,
+        );
+        assert_eq!(id, json!(2));
+        assert_eq!(
+            c,
+            Ok(Call::Subscribe {
+                feed: json!(1),
+                serialnr: "23946".into()
+            })
+        );
+        let (_, c) = parse_request(&format!(
+            r#"{{"id":3,"call":"call","param":{{"id":1,"method":"setup","param":{{"fen":"{START}"}}}}}}"#
+        ));
+        assert_eq!(
+            c,
+            Ok(Call::Setup {
+                feed: json!(1),
+                fen: START.into()
+            })
+        );
+        let (_, c) = parse_request(
+            r#"{"id":4,"call":"call","param":{"id":1,"method":"flip","param":{"flip":true}}}"#,
+        );
+        assert_eq!(
+            c,
+            Ok(Call::Flip {
+                feed: json!(1),
+                flip: true
+            })
+        );
+        // livechess-go's flip helper sends method setup with a flip param.
+        let (_, c) = parse_request(
+            r#"{"id":5,"call":"call","param":{"id":1,"method":"setup","param":{"flip":true}}}"#,
+        );
+        assert!(c.unwrap_err().contains("fen"));
+        let (id, c) = parse_request("{nope");
+        assert_eq!(id, Value::Null);
+        assert!(c.unwrap_err().starts_with("not JSON"));
+        let (_, c) = parse_request(r#"{"id":6,"call":"frobnicate"}"#);
+        assert_eq!(c, Err("unknown call `frobnicate`".into()));
+        let (_, c) = parse_request(r#"{"call":"unsubscribe","id":7,"param":{"id":1}}"#);
+        assert_eq!(c, Ok(Call::Unsubscribe { feed: json!(1) }));
+    }
+
+    #[test]
+    fn envelopes_have_livechess_keys_in_order() {
+        assert_eq!(
+            reply(&json!(2), Value::Null, 7),
+            r#"{"response":"call","id":2,"param":null,"time":7}"#
+        );
+        assert_eq!(
+            error(&json!(9), "no such board", 7),
+            r#"{"response":"error","id":9,"param":{"message":"no such board","stacktrace":""},"time":7}"#
+        );
+    }
+
+    #[test]
+    fn feeds_send_everything_first_then_only_changes() {
+        let mut v = BoardView::new("1", "11111".into(), 1, 1);
+        let (first, sent) = next_frame(&v, None, None).unwrap();
+        assert_eq!(
+            serde_json::to_string(&first).unwrap(),
+            r#"{"serialnr":"11111","flipped":false,"board":"8/8/8/8/8/8/8/8","clock":null}"#
+        );
+        assert!(next_frame(&v, None, Some(&sent)).is_none());
+        v.placement = "8/8/8/8/8/8/8/K6k".into();
+        let (second, sent) = next_frame(&v, None, Some(&sent)).unwrap();
+        assert_eq!(
+            serde_json::to_string(&second).unwrap(),
+            r#"{"serialnr":"11111","flipped":false,"board":"8/8/8/8/8/8/8/K6k"}"#
+        );
+        v.clock = Some(ClockView {
+            white: 60,
+            black: 61,
+            run: Some(true),
+            time: 5,
+        });
+        let (third, sent) = next_frame(&v, None, Some(&sent)).unwrap();
+        assert_eq!(
+            serde_json::to_string(&third).unwrap(),
+            r#"{"serialnr":"11111","flipped":false,"clock":{"white":60,"black":61,"run":true,"time":5}}"#
+        );
+        // Only the read time moved: nothing to send.
+        v.clock.as_mut().unwrap().time = 6;
+        assert!(next_frame(&v, None, Some(&sent)).is_none());
+    }
+
+    #[test]
+    fn after_setup_frames_carry_start_san_and_match() {
+        let v = view();
+        let (p, _) = next_frame(&v, Some(START), None).unwrap();
+        assert_eq!(p.start.as_deref(), Some(START));
+        assert_eq!(p.san, Some(vec!["e4".to_string(), "e5".to_string()]));
+        assert_eq!(p.matches, Some(true));
+        let text = serde_json::to_string(&p).unwrap();
+        let keys: Vec<&str> = [
+            "serialnr", "flipped", "board", "clock", "start", "san", "match",
+        ]
+        .to_vec();
+        let mut at = 0;
+        for k in keys {
+            let i = text.find(&format!("\"{k}\":")).unwrap();
+            assert!(i >= at, "{k} out of order in {text}");
+            at = i;
+        }
+        // Set up after 1. e4: only Black's reply follows.
+        let after_e4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1";
+        assert_eq!(v.san_since(after_e4), Some(vec!["e5".to_string()]));
+        // A position not in the game: no moves, no match.
+        let other = "8/8/8/8/8/8/8/K6k w - - 0 1";
+        let (p, _) = next_frame(&v, Some(other), None).unwrap();
+        assert_eq!(p.san, Some(vec![]));
+        assert_eq!(p.matches, Some(false));
+    }
+
+    #[test]
+    fn clock_events_say_which_side_runs_and_moves_get_their_clock() {
+        let mut v = view();
+        v.apply_event(
+            &json!({"type":"clock","white":5390,"black":5380,"running":"white","connected":true}),
+            2_000,
+        );
+        let c = v.clock.unwrap();
+        assert_eq!(
+            (c.white, c.black, c.run, c.time),
+            (5390, 5380, Some(true), 2_000)
+        );
+        assert_eq!(v.clks, vec![None, Some(5395)]);
+    }
+
+    #[test]
+    fn tournament_round_and_game_bodies() {
+        let v = view();
+        let info = TournamentInfo {
+            uuid: uuid_for("hall/Open"),
+            name: "Open".into(),
+            site: "Hall".into(),
+            date: "2026.11.23".into(),
+            round: 1,
+        };
+        let views = vec![v.clone()];
+        let raw = tournament(&info, &views);
+        assert!(raw.starts_with(r#"{"uuid":"#), "{raw}");
+        let key_at = |k: &str| raw.find(&format!("\"{k}\":")).unwrap();
+        assert!(key_at("name") < key_at("description") && key_at("rounds") < key_at("eboards"));
+        let t: Value = serde_json::from_str(&raw).unwrap();
+        assert_eq!(t["eboards"], json!([v.serialnr]));
+        assert_eq!(t["rounds"], json!(1));
+        let raw = round(&info, &views, 0);
+        assert!(
+            raw.starts_with(r#"{"nr":1,"date":"2026-11-23","pairings":[{"nr":1,"uuid":"#),
+            "{raw}"
+        );
+        let r: Value = serde_json::from_str(&raw).unwrap();
+        assert_eq!(r["nr"], json!(1));
+        assert_eq!(r["date"], json!("2026-11-23"));
+        let p = &r["pairings"][0];
+        assert_eq!(p["white"]["fname"], json!("Magnus"));
+        assert_eq!(p["white"]["lname"], json!("Carlsen"));
+        assert_eq!(p["white"]["fideid"], json!(1503014));
+        assert_eq!(p["live"], json!(true));
+        assert_eq!(p["result"], Value::Null);
+        let g = game(&info, &views, p["uuid"].as_str().unwrap()).unwrap();
+        assert!(
+            g.starts_with(r#"{"chess960":518,"result":null,"comment":null,"clock":{"#),
+            "{g}"
+        );
+        let g: Value = serde_json::from_str(&g).unwrap();
+        assert_eq!(g["moves"], json!(["e4", "e5 5395"]));
+        assert_eq!(g["chess960"], json!(518));
+        assert!(game(&info, &views, "nope").is_none());
+        assert!(round(&info, &views, 3).ends_with(r#""pairings":[]}"#));
+        let ts: Value = serde_json::from_str(&tournaments(&info, &views)).unwrap();
+        assert_eq!(
+            ts,
+            json!([{"uuid": info.uuid, "description": "Open", "rounds": 1}])
+        );
+    }
+}

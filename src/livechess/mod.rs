@@ -1,0 +1,537 @@
+//! An imitation of DGT LiveChess 2's local API (`[livechess] listen`), so
+//! the tools venues already use (lichess's and chess.com's DGT pages,
+//! DgtAngel, Python and Node clients) read boardcast's boards unchanged.
+//! See docs/livechess.md for what is imitated and what is not.
+//!
+//! The server follows the boards through what the daemon publishes: it is
+//! one more MQTT client of the bridge (its own client id), subscribed to
+//! each board's retained `state` and its `event` topic, so it sees exactly
+//! what every other consumer sees. Each board's [`api::BoardView`] lives in
+//! the [`Hub`]; a change is fanned out on a `tokio::sync::broadcast`
+//! channel to every WebSocket, which sends its feeds' frames. A slow client
+//! never blocks the others: one that falls behind recomputes its frames
+//! from the current views.
+//!
+//! Routes: `GET /api/v1.0/eboards`, `/tournaments`, `/tournament/{uuid}`,
+//! `/round/{uuid}/{index}`, `/game/{uuid}`, and the WebSocket
+//! `/api/v1.0` (calls `eboards`, `sources`, `subscribe`, `unsubscribe`,
+//! `call` with `setup` or `flip`). Any `Origin` is accepted.
+
+pub mod api;
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use axum::Router;
+use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use rumqttc::{AsyncClient, LastWill, QoS};
+use serde_json::Value;
+use tokio::net::TcpListener;
+use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
+use tracing::{debug, info, warn};
+
+use crate::config::Config;
+use crate::sink::mqtt::{self, MqttError, Topics};
+use api::{BoardView, Call, Sent, TournamentInfo};
+
+/// Changes a client may fall behind before it recomputes its feeds.
+const CHANNEL: usize = 1024;
+
+fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// Every board's view and the fan-out of their changes.
+#[derive(Debug)]
+pub struct Hub {
+    views: Mutex<Vec<BoardView>>,
+    info: TournamentInfo,
+    tx: broadcast::Sender<usize>,
+}
+
+impl Hub {
+    /// A hub for `views` (configuration order) in the event `info`.
+    pub fn new(views: Vec<BoardView>, info: TournamentInfo) -> Arc<Hub> {
+        let (tx, _) = broadcast::channel(CHANNEL);
+        Arc::new(Hub {
+            views: Mutex::new(views),
+            info,
+            tx,
+        })
+    }
+
+    /// The hub for the boards of `config`: serial numbers from the
+    /// configuration, else derived from the bridge name and board id.
+    pub fn for_config(config: &Config) -> Arc<Hub> {
+        let bridge = &config.bridge.name;
+        let mut serials: Vec<String> = Vec::new();
+        let views = config
+            .boards
+            .iter()
+            .map(|b| {
+                let mut serial = api::serial_for(bridge, &b.id, b.serial.as_deref());
+                // Two boards never share a serial number.
+                let mut n = 0;
+                while serials.contains(&serial) {
+                    n += 1;
+                    serial = api::serial_for(bridge, &format!("{}#{n}", b.id), None);
+                }
+                serials.push(serial.clone());
+                BoardView::new(&b.id, serial, b.number, config.event.info.round)
+            })
+            .collect();
+        let e = &config.event.info;
+        // "?" (unknown) falls back to `[bridge] event`, then "boardcast".
+        let name = [e.name.as_str(), config.bridge.event.as_str()]
+            .into_iter()
+            .find(|n| *n != "?" && !n.is_empty())
+            .unwrap_or("boardcast")
+            .to_string();
+        let date = if e.date.contains('?') {
+            crate::port::recorder::pgn_date()
+        } else {
+            e.date.clone()
+        };
+        let info = TournamentInfo {
+            uuid: api::uuid_for(&format!("{bridge}/{name}")),
+            name,
+            site: e.site.clone(),
+            date,
+            round: e.round,
+        };
+        Hub::new(views, info)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Vec<BoardView>> {
+        self.views.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A copy of every view.
+    pub fn views(&self) -> Vec<BoardView> {
+        self.lock().clone()
+    }
+
+    /// Board `id`'s retained state (JSON) arrived.
+    pub fn state(&self, id: &str, json: &[u8]) {
+        self.apply(id, json, |v, j, t| v.apply_state(j, t));
+    }
+
+    /// Board `id` published an event (JSON).
+    pub fn event(&self, id: &str, json: &[u8]) {
+        self.apply(id, json, |v, j, t| v.apply_event(j, t));
+    }
+
+    fn apply(&self, id: &str, json: &[u8], f: impl FnOnce(&mut BoardView, &Value, u64)) {
+        let Ok(value) = serde_json::from_slice::<Value>(json) else {
+            debug!(board = id, "livechess: ignored a message that is not JSON");
+            return;
+        };
+        let index = {
+            let mut views = self.lock();
+            let Some(i) = views.iter().position(|v| v.id == id) else {
+                return;
+            };
+            f(&mut views[i], &value, now_ms());
+            i
+        };
+        let _ = self.tx.send(index);
+    }
+
+    fn flip(&self, index: usize, flip: bool) {
+        self.lock()[index].flip = flip;
+        let _ = self.tx.send(index);
+    }
+}
+
+/// The running LiveChess imitation; dropping it stops the server and its
+/// MQTT follower.
+#[derive(Debug)]
+pub struct LiveChessServer {
+    /// The address bound.
+    pub addr: SocketAddr,
+    /// The boards' views.
+    pub hub: Arc<Hub>,
+    server: JoinHandle<()>,
+    follower: JoinHandle<()>,
+}
+
+impl Drop for LiveChessServer {
+    fn drop(&mut self) {
+        self.server.abort();
+        self.follower.abort();
+    }
+}
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum LiveChessError {
+    /// The address could not be bound.
+    #[error("{addr}: {source}")]
+    Bind {
+        /// The address.
+        addr: SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The MQTT settings cannot be used.
+    #[error("mqtt: {0}")]
+    Mqtt(#[from] MqttError),
+}
+
+impl LiveChessServer {
+    /// Serves the API on `addr` for the boards of `config`, following them
+    /// on the broker `config.mqtt` names.
+    pub async fn start(
+        addr: SocketAddr,
+        config: &Config,
+    ) -> Result<LiveChessServer, LiveChessError> {
+        let hub = Hub::for_config(config);
+        let topics = Topics::new(&config.mqtt.prefix, &config.bridge.name);
+        let mut options = mqtt::options(&config.mqtt, &topics)?;
+        options.set_client_id(format!("{}-livechess", config.mqtt.client_id));
+        // Not the bridge's will: this client going away says nothing
+        // about the boards.
+        options.set_last_will(LastWill::new(
+            format!("{}/livechess", topics.bridge_status()),
+            "offline",
+            QoS::AtMostOnce,
+            false,
+        ));
+        let listener = TcpListener::bind(addr)
+            .await
+            .map_err(|source| LiveChessError::Bind { addr, source })?;
+        let local = listener
+            .local_addr()
+            .map_err(|source| LiveChessError::Bind { addr, source })?;
+        let ids: Vec<String> = config.boards.iter().map(|b| b.id.clone()).collect();
+        let follower = tokio::spawn(follow(options, topics, ids, Arc::clone(&hub)));
+        let server = tokio::spawn(serve(listener, Arc::clone(&hub)));
+        info!(url = %format!("ws://{local}/api/v1.0"), "LiveChess API");
+        Ok(LiveChessServer {
+            addr: local,
+            hub,
+            server,
+            follower,
+        })
+    }
+}
+
+/// Follows the boards' state and event topics into `hub`, reconnecting
+/// forever.
+async fn follow(options: rumqttc::MqttOptions, topics: Topics, ids: Vec<String>, hub: Arc<Hub>) {
+    let (client, mut events) = AsyncClient::new(options, 64);
+    let routes: Vec<(String, String, String)> = ids
+        .iter()
+        .map(|id| (id.clone(), topics.state(id), topics.event(id)))
+        .collect();
+    loop {
+        match events.poll().await {
+            Ok(rumqttc::Event::Incoming(rumqttc::Packet::ConnAck(_))) => {
+                for (_, state, event) in &routes {
+                    for t in [state, event] {
+                        if let Err(e) = client.try_subscribe(t.clone(), QoS::AtMostOnce) {
+                            warn!(error = %e, "livechess: could not subscribe");
+                        }
+                    }
+                }
+            }
+            Ok(rumqttc::Event::Incoming(rumqttc::Packet::Publish(p))) => {
+                for (id, state, event) in &routes {
+                    if p.topic == *state {
+                        hub.state(id, &p.payload);
+                    } else if p.topic == *event {
+                        hub.event(id, &p.payload);
+                    }
+                }
+            }
+            Ok(_) => {}
+            Err(e) => {
+                debug!(error = %e, "livechess: broker connection lost; retrying");
+                tokio::time::sleep(Duration::from_millis(500)).await;
+            }
+        }
+    }
+}
+
+async fn serve(listener: TcpListener, hub: Arc<Hub>) {
+    let app = Router::new()
+        .route("/api/v1.0", get(socket))
+        .route("/api/v1.0/", get(socket))
+        .route("/api/v1.0/eboards", get(eboards))
+        .route("/api/v1.0/tournaments", get(tournaments))
+        .route("/api/v1.0/tournament/{uuid}", get(tournament))
+        .route("/api/v1.0/round/{uuid}/{index}", get(round))
+        .route("/api/v1.0/game/{uuid}", get(game))
+        .with_state(hub);
+    if let Err(e) = axum::serve(listener, app).await {
+        debug!(error = %e, "the LiveChess server stopped");
+    }
+}
+
+fn json(status: StatusCode, body: String) -> Response {
+    (
+        status,
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            // Browser pages on other sites read it too.
+            (header::ACCESS_CONTROL_ALLOW_ORIGIN, "*"),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+fn ok<T: serde::Serialize>(body: &T) -> Response {
+    json(
+        StatusCode::OK,
+        serde_json::to_string(body).expect("serialises"),
+    )
+}
+
+fn not_found(what: &str) -> Response {
+    json(
+        StatusCode::NOT_FOUND,
+        serde_json::json!({ "message": format!("no such {what}") }).to_string(),
+    )
+}
+
+async fn eboards(State(hub): State<Arc<Hub>>) -> Response {
+    let boards: Vec<_> = hub.views().iter().map(api::eboard).collect();
+    ok(&boards)
+}
+
+async fn tournaments(State(hub): State<Arc<Hub>>) -> Response {
+    json(StatusCode::OK, api::tournaments(&hub.info, &hub.views()))
+}
+
+async fn tournament(State(hub): State<Arc<Hub>>, Path(uuid): Path<String>) -> Response {
+    if uuid != hub.info.uuid {
+        return not_found("tournament");
+    }
+    json(StatusCode::OK, api::tournament(&hub.info, &hub.views()))
+}
+
+async fn round(State(hub): State<Arc<Hub>>, Path((uuid, index)): Path<(String, u32)>) -> Response {
+    let views = hub.views();
+    if uuid != hub.info.uuid || index >= api::rounds(&hub.info, &views) {
+        return not_found("round");
+    }
+    json(StatusCode::OK, api::round(&hub.info, &views, index))
+}
+
+async fn game(State(hub): State<Arc<Hub>>, Path(uuid): Path<String>) -> Response {
+    match api::game(&hub.info, &hub.views(), &uuid) {
+        Some(g) => json(StatusCode::OK, g),
+        None => not_found("game"),
+    }
+}
+
+async fn socket(ws: WebSocketUpgrade, State(hub): State<Arc<Hub>>) -> Response {
+    ws.on_upgrade(move |socket| client(socket, hub))
+}
+
+/// One subscription of one client.
+struct Feed {
+    id: Value,
+    board: usize,
+    setup: Option<String>,
+    sent: Option<Sent>,
+}
+
+/// The next frame of `feed`, if anything changed.
+fn frame(feed: &mut Feed, views: &[BoardView]) -> Option<String> {
+    let view = views.get(feed.board)?;
+    let (param, sent) = api::next_frame(view, feed.setup.as_deref(), feed.sent.as_ref())?;
+    feed.sent = Some(sent);
+    Some(api::feed_frame(&feed.id, param, now_ms()))
+}
+
+async fn client(mut socket: WebSocket, hub: Arc<Hub>) {
+    let mut changes = hub.tx.subscribe();
+    let mut feeds: Vec<Feed> = Vec::new();
+    loop {
+        let out: Vec<String> = tokio::select! {
+            m = socket.recv() => match m {
+                Some(Ok(Message::Text(text))) => answer(&hub, &mut feeds, text.as_str()),
+                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                Some(Ok(_)) => continue,
+            },
+            c = changes.recv() => {
+                let board = match c {
+                    Ok(i) => Some(i),
+                    Err(broadcast::error::RecvError::Lagged(_)) => None,
+                    Err(broadcast::error::RecvError::Closed) => return,
+                };
+                let views = hub.views();
+                feeds
+                    .iter_mut()
+                    .filter(|f| board.is_none_or(|b| b == f.board))
+                    .filter_map(|f| frame(f, &views))
+                    .collect()
+            }
+        };
+        for text in out {
+            if socket.send(Message::Text(text.into())).await.is_err() {
+                return;
+            }
+        }
+    }
+}
+
+/// The messages that answer one request: the reply first, then (after a
+/// subscription or a setup) the feed's frame.
+fn answer(hub: &Hub, feeds: &mut Vec<Feed>, text: &str) -> Vec<String> {
+    let (id, call) = api::parse_request(text);
+    let t = now_ms();
+    let call = match call {
+        Ok(c) => c,
+        Err(message) => return vec![api::error(&id, &message, t)],
+    };
+    let views = hub.views();
+    let feed_index = |feeds: &Vec<Feed>, feed: &Value| feeds.iter().position(|f| f.id == *feed);
+    match call {
+        Call::Eboards => {
+            let boards: Vec<_> = views.iter().map(api::eboard).collect();
+            vec![api::reply(&id, boards, t)]
+        }
+        Call::Sources => {
+            let sources: Vec<_> = views.iter().map(api::source).collect();
+            vec![api::reply(&id, sources, t)]
+        }
+        Call::Subscribe { feed, serialnr } => {
+            let Some(board) = views.iter().position(|v| v.serialnr == serialnr) else {
+                return vec![api::error(&id, &format!("no e-board {serialnr}"), t)];
+            };
+            if let Some(i) = feed_index(feeds, &feed) {
+                feeds.remove(i);
+            }
+            let mut f = Feed {
+                id: feed,
+                board,
+                setup: None,
+                sent: None,
+            };
+            let mut out = vec![api::reply(&id, Value::Null, t)];
+            out.extend(frame(&mut f, &views));
+            feeds.push(f);
+            out
+        }
+        Call::Unsubscribe { feed } => match feed_index(feeds, &feed) {
+            Some(i) => {
+                feeds.remove(i);
+                vec![api::reply(&id, Value::Null, t)]
+            }
+            None => vec![api::error(&id, &format!("no feed {feed}"), t)],
+        },
+        Call::Setup { feed, fen } => match feed_index(feeds, &feed) {
+            Some(i) => {
+                feeds[i].setup = Some(fen);
+                let mut out = vec![api::reply(&id, Value::Null, t)];
+                out.extend(frame(&mut feeds[i], &views));
+                out
+            }
+            None => vec![api::error(&id, &format!("no feed {feed}"), t)],
+        },
+        Call::Flip { feed, flip } => match feed_index(feeds, &feed) {
+            Some(i) => {
+                // The frame follows through the change channel.
+                hub.flip(feeds[i].board, flip);
+                vec![api::reply(&id, Value::Null, t)]
+            }
+            None => vec![api::error(&id, &format!("no feed {feed}"), t)],
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hub() -> Arc<Hub> {
+        Hub::new(
+            vec![
+                BoardView::new("1", "11111".into(), 1, 1),
+                BoardView::new("2", "22222".into(), 2, 1),
+            ],
+            TournamentInfo::default(),
+        )
+    }
+
+    fn parse(texts: &[String]) -> Vec<Value> {
+        texts
+            .iter()
+            .map(|t| serde_json::from_str(t).unwrap())
+            .collect()
+    }
+
+    #[test]
+    fn a_subscription_is_acknowledged_then_its_first_frame_follows() {
+        let hub = hub();
+        let mut feeds = Vec::new();
+        let out = parse(&answer(
+            &hub,
+            &mut feeds,
+            r#"{"id":2,"call":"subscribe","param":{"feed":"eboardevent","id":1,"param":{"serialnr":"22222"}}}"#,
+        ));
+        assert_eq!(out.len(), 2);
+        assert_eq!(
+            (&out[0]["response"], &out[0]["id"]),
+            (&"call".into(), &2.into())
+        );
+        assert_eq!(out[0]["param"], Value::Null);
+        assert_eq!(
+            (&out[1]["response"], &out[1]["id"]),
+            (&"feed".into(), &1.into())
+        );
+        assert_eq!(out[1]["param"]["serialnr"], "22222");
+        assert_eq!(feeds.len(), 1);
+        // A state for board 2 changes what the feed sends next.
+        hub.state(
+            "2",
+            br#"{"status":"connected","fen":"8/8/8/8/8/8/8/K6k w - - 0 1","game":1}"#,
+        );
+        let views = hub.views();
+        let next: Value = serde_json::from_str(&frame(&mut feeds[0], &views).unwrap()).unwrap();
+        assert_eq!(next["param"]["board"], "8/8/8/8/8/8/8/K6k");
+        assert!(frame(&mut feeds[0], &views).is_none(), "nothing new");
+    }
+
+    #[test]
+    fn unknown_boards_and_feeds_are_errors_and_unsubscribe_ends_a_feed() {
+        let hub = hub();
+        let mut feeds = Vec::new();
+        let out = parse(&answer(
+            &hub,
+            &mut feeds,
+            r#"{"id":3,"call":"subscribe","param":{"feed":"eboardevent","id":1,"param":{"serialnr":"99999"}}}"#,
+        ));
+        assert_eq!(out[0]["response"], "error");
+        assert_eq!(out[0]["param"]["message"], "no e-board 99999");
+        let out = parse(&answer(
+            &hub,
+            &mut feeds,
+            r#"{"id":4,"call":"unsubscribe","param":{"id":1}}"#,
+        ));
+        assert_eq!(out[0]["response"], "error");
+        answer(
+            &hub,
+            &mut feeds,
+            r#"{"id":5,"call":"subscribe","param":{"feed":"eboardevent","id":1,"param":{"serialnr":"11111"}}}"#,
+        );
+        let out = parse(&answer(
+            &hub,
+            &mut feeds,
+            r#"{"id":6,"call":"unsubscribe","param":{"id":1}}"#,
+        ));
+        assert_eq!(out[0]["response"], "call");
+        assert!(feeds.is_empty());
+    }
+}
