@@ -196,12 +196,23 @@ pub struct RawBridge {
     pub site: Option<String>,
 }
 
+/// `[mqtt] url` as written: one broker, or several to fail over between.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum BrokerUrls {
+    /// `url = "mqtt://host:1883"`.
+    One(String),
+    /// `url = ["mqtt://a:1883", "mqtt://b:1883"]`.
+    Many(Vec<String>),
+}
+
 /// `[mqtt]` as written.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawMqtt {
-    /// Broker URL.
-    pub url: Option<Spanned<String>>,
+    /// Broker URL, or a list of them (the nodes of a cluster, tried in
+    /// turn).
+    pub url: Option<Spanned<BrokerUrls>>,
     /// Topic prefix.
     pub prefix: Option<Spanned<String>>,
     /// Client id.
@@ -461,6 +472,9 @@ pub struct Mqtt {
     pub host: String,
     /// Broker port.
     pub port: u16,
+    /// Further brokers (host, port), the other nodes of a cluster: after a
+    /// failed connection the bridge tries the next one in turn.
+    pub failover: Vec<(String, u16)>,
     /// TLS, when on.
     pub tls: Option<Tls>,
     /// Topic prefix (no trailing slash).
@@ -623,8 +637,33 @@ impl Config {
             defaults.mqtt.unwrap_or_default(),
         );
         let url = m.url.or(dm.url).ok_or_else(|| missing("mqtt.url"))?;
-        let broker = parse_url(url.get_ref())
+        let urls: Vec<&str> = match url.get_ref() {
+            BrokerUrls::One(u) => vec![u.as_str()],
+            BrokerUrls::Many(list) => list.iter().map(String::as_str).collect(),
+        };
+        if urls.is_empty() {
+            return Err(invalid(
+                Some(url.span()),
+                "mqtt.url: the list of brokers is empty".into(),
+            ));
+        }
+        let brokers = urls
+            .iter()
+            .map(|u| parse_url(u))
+            .collect::<Result<Vec<BrokerUrl>, String>>()
             .map_err(|e| invalid(Some(url.span()), format!("mqtt.url: {e}")))?;
+        if brokers.iter().any(|b| b.tls != brokers[0].tls) {
+            return Err(invalid(
+                Some(url.span()),
+                "mqtt.url: the brokers of a list must all use mqtt:// or all mqtts://".into(),
+            ));
+        }
+        let failover: Vec<(String, u16)> = brokers
+            .iter()
+            .skip(1)
+            .map(|b| (b.host.clone(), b.port))
+            .collect();
+        let broker = brokers.into_iter().next().expect("checked non-empty");
         let prefix = m
             .prefix
             .or(dm.prefix)
@@ -687,6 +726,7 @@ impl Config {
             embedded,
             host: broker.host,
             port: broker.port,
+            failover,
             tls,
             prefix: prefix_text,
             client_id,
@@ -1367,6 +1407,36 @@ mod tests {
                 client_auth: None
             })
         );
+    }
+
+    #[test]
+    fn a_list_of_brokers_is_the_first_and_its_failovers() {
+        let c =
+            parse("[mqtt]\nurl = [\"mqtt://a:1884\", \"mqtt://b\", \"mqtt://[::1]:7\"]\n").unwrap();
+        assert_eq!((c.mqtt.host.as_str(), c.mqtt.port), ("a", 1884));
+        assert_eq!(
+            c.mqtt.failover,
+            [("b".to_string(), 1883), ("::1".to_string(), 7)]
+        );
+        assert!(
+            parse("[mqtt]\nurl = \"mqtt://a\"\n")
+                .unwrap()
+                .mqtt
+                .failover
+                .is_empty()
+        );
+        let err = parse("[mqtt]\nurl = [\"mqtt://a\", \"mqtts://b\"]\n").unwrap_err();
+        assert!(
+            err.to_string().contains("must all use mqtt:// or all mqtts://"),
+            "{err}"
+        );
+        let err = parse("[mqtt]\nurl = []\n").unwrap_err();
+        assert!(
+            err.to_string().contains("line 2") && err.to_string().contains("empty"),
+            "{err}"
+        );
+        let err = parse("[mqtt]\nurl = [\"mqtt://a\", \"http://b\"]\n").unwrap_err();
+        assert!(err.to_string().contains("mqtt.url"), "{err}");
     }
 
     #[test]

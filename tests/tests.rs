@@ -3,6 +3,7 @@
 mod alerts;
 mod broadcast;
 mod clocks;
+mod cluster;
 mod control;
 mod daemon;
 mod games;

@@ -979,11 +979,26 @@ pub async fn run(
     outbox: Arc<Outbox>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), MqttError> {
-    let mut opts = options(&cfg, outbox.topics())?;
-    // Design: a random part, so nobody can knock the bridge off the broker
-    // by connecting with its (otherwise predictable) client id.
-    opts.set_client_id(format!("{}-{}", cfg.client_id, outbox.instance()));
-    let (client, mut eventloop) = AsyncClient::new(opts, WINDOW + 8);
+    // The brokers to try, in turn: the first, then the other nodes of a
+    // cluster (`url` as a list).
+    let brokers: Vec<(String, u16)> = std::iter::once((cfg.host.clone(), cfg.port))
+        .chain(cfg.failover.iter().cloned())
+        .collect();
+    let options_for = |i: usize| -> Result<MqttOptions, MqttError> {
+        let (host, port) = &brokers[i];
+        let node = config::Mqtt {
+            host: host.clone(),
+            port: *port,
+            ..cfg.clone()
+        };
+        let mut opts = options(&node, outbox.topics())?;
+        // Design: a random part, so nobody can knock the bridge off the
+        // broker by connecting with its (otherwise predictable) client id.
+        opts.set_client_id(format!("{}-{}", cfg.client_id, outbox.instance()));
+        Ok(opts)
+    };
+    let mut current = 0;
+    let (client, mut eventloop) = AsyncClient::new(options_for(current)?, WINDOW + 8);
     // Design: no Nagle. A move is a few small packets; waiting for the
     // broker's delayed ACK before sending the next one adds up to 40 ms.
     let mut network = NetworkOptions::new();
@@ -1067,6 +1082,14 @@ pub async fn run(
             Some(Ok(_)) => {}
             Some(Err(e)) => {
                 let mut oversized = None;
+                // Design: fail over. The next attempt goes to the next
+                // broker of the list (the queue and the retained states
+                // are sent again on whichever node takes the connection).
+                if brokers.len() > 1 {
+                    current = (current + 1) % brokers.len();
+                    eventloop.mqtt_options = options_for(current)?;
+                    info!(host = %brokers[current].0, port = brokers[current].1, "trying the next broker");
+                }
                 if let ConnectionError::MqttState(rumqttc::StateError::Deserialization(
                     rumqttc::mqttbytes::Error::PayloadSizeLimitExceeded(bytes),
                 )) = &e
