@@ -1,6 +1,6 @@
 //! DGT e-boards, one per line: 9600 8N1, field updates and dumps.
 
-use boardcast_protocols::dgt::{Command, DecodeError, Decoder};
+use boardcast_protocols::dgt::{Command, DecodeError, Decoder, Message};
 use boardcast_protocols::reading::Reading;
 use bytes::BytesMut;
 
@@ -28,6 +28,13 @@ impl DgtDriver {
     /// A driver before its line is opened.
     pub fn new() -> DgtDriver {
         DgtDriver::default()
+    }
+
+    /// The bytes that ask the board for its memory (the EEPROM move log,
+    /// about 8 KB: several seconds at 9600 baud). The answer comes back as
+    /// [`DriverEvent::Memory`].
+    pub fn request_memory(&self) -> Vec<u8> {
+        Command::EeMoves.to_bytes()
     }
 }
 
@@ -73,6 +80,9 @@ impl Driver for DgtDriver {
         loop {
             match self.decoder.decode(&mut self.buf) {
                 Ok(None) => break,
+                Ok(Some(Message::EeMoves(records))) => {
+                    out.push(DriverEvent::Memory { unit: 0, records });
+                }
                 Ok(Some(message)) => {
                     if let Some(reading) = Reading::from_dgt(&message) {
                         out.push(DriverEvent::Reading { unit: 0, reading });
@@ -94,7 +104,7 @@ impl Driver for DgtDriver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use boardcast_protocols::dgt::{Field, Message, PieceCode};
+    use boardcast_protocols::dgt::{EeRecord, Field, PieceCode};
     use boardcast_protocols::reading::{Content, Square, SquareChange};
 
     #[test]
@@ -106,6 +116,25 @@ mod tests {
         assert!(d.poll(2999, &mut out).is_empty());
         assert_eq!(d.poll(3000, &mut out), [0x45]);
         assert!(d.poll(3001, &mut out).is_empty());
+    }
+
+    #[test]
+    fn the_memory_comes_back_as_history() {
+        let mut d = DgtDriver::new();
+        d.hello(0);
+        assert_eq!(d.request_memory(), [0x49]);
+        let records = vec![
+            EeRecord::BeginPos,
+            EeRecord::PieceChange {
+                field: Field::new(52).unwrap(),
+                piece: PieceCode::Empty,
+                rapid: false,
+            },
+            EeRecord::Eof,
+        ];
+        let mut out = Vec::new();
+        d.feed(1, &Message::EeMoves(records.clone()).to_bytes(), &mut out);
+        assert_eq!(out, [DriverEvent::Memory { unit: 0, records }]);
     }
 
     #[test]

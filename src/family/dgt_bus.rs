@@ -44,6 +44,8 @@ struct Unit {
     missed: u32,
     /// The last change list was lost: ask for it again.
     repeat: bool,
+    /// A command asked for by the caller, sent at the unit's next turn.
+    queued: Option<BusCommand>,
 }
 
 /// The driver for a DGT bus.
@@ -51,7 +53,8 @@ struct Unit {
 /// Hello: a broadcast ping (boards answer at random times within 1100 ms
 /// and are added). Then one request every `gap_ms`, to each board in turn:
 /// `SendBoard` until its board is known (and after it comes back),
-/// `SendChanges` after that, `RepeatChanges` after a lost answer. A board
+/// `SendChanges` after that, `RepeatChanges` after a lost answer, or what
+/// the caller queued with [`DgtBusDriver::request`]. A board
 /// that misses `misses` requests in a row is reported missing
 /// ([`DriverEvent::UnitMissing`]); the others are polled as before. Each
 /// board's readings carry its address as the unit.
@@ -90,6 +93,13 @@ impl DgtBusDriver {
     /// The addresses known so far.
     pub fn units(&self) -> Vec<u16> {
         self.units.keys().copied().collect()
+    }
+
+    /// Sends `command` to `unit` at its next turn instead of the usual
+    /// poll (`SendFromStart` to read a board's memory, `SetStartGame` at a
+    /// round's start). A unit not yet known is added.
+    pub fn request(&mut self, unit: u16, command: BusCommand) {
+        self.units.entry(unit).or_default().queued = Some(command);
     }
 
     fn next_unit(&self) -> Option<u16> {
@@ -153,8 +163,12 @@ impl Driver for DgtBusDriver {
         let Some(address) = self.next_unit() else {
             return Vec::new();
         };
-        let unit = &self.units[&address];
-        let command = if unit.diff.last().is_none() {
+        let Some(unit) = self.units.get_mut(&address) else {
+            return Vec::new();
+        };
+        let command = if let Some(command) = unit.queued.take() {
+            command
+        } else if unit.diff.last().is_none() {
             BusCommand::SendBoard
         } else if unit.repeat {
             BusCommand::RepeatChanges
@@ -198,7 +212,11 @@ impl Driver for DgtBusDriver {
                 BusBody::BoardDump(dump) => {
                     push_snapshot(&mut unit.diff, address, Snapshot::from_dgt(dump), out);
                 }
-                BusBody::Changes(_) | BusBody::FromStart(_) => {
+                BusBody::FromStart(records) => out.push(DriverEvent::Memory {
+                    unit: address,
+                    records: records.clone(),
+                }),
+                BusBody::Changes(_) => {
                     unit.repeat = false;
                     for reading in message.readings() {
                         if let Reading::Square(change) = reading {
@@ -362,6 +380,46 @@ mod tests {
             }
         }
         assert_eq!(asked, Some(BusCommand::SendBoard));
+    }
+
+    #[test]
+    fn a_board_memory_is_read_on_request() {
+        let mut d = DgtBusDriver::new(BusOptions {
+            addresses: vec![7],
+            ..BusOptions::default()
+        });
+        d.hello(0);
+        d.request(7, BusCommand::SendFromStart);
+        let mut out = Vec::new();
+        let r = request(&d.poll(1100, &mut out));
+        assert_eq!((r.command, r.address), (BusCommand::SendFromStart, 7));
+        let records = vec![
+            EeRecord::PieceChange {
+                field: Field::new(52).unwrap(),
+                piece: PieceCode::Empty,
+                rapid: false,
+            },
+            EeRecord::PieceChange {
+                field: Field::new(36).unwrap(),
+                piece: PieceCode::WhitePawn,
+                rapid: false,
+            },
+        ];
+        let reply = BusMessage {
+            address: 7,
+            body: BusBody::FromStart(records.clone()),
+        };
+        d.feed(1105, &reply.to_bytes(), &mut out);
+        assert_eq!(
+            out,
+            [
+                DriverEvent::UnitFound { unit: 7 },
+                DriverEvent::Memory { unit: 7, records }
+            ]
+        );
+        // Back to the usual poll: the board is not known yet.
+        let r = request(&d.poll(1200, &mut out));
+        assert_eq!(r.command, BusCommand::SendBoard);
     }
 
     #[test]

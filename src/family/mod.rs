@@ -182,6 +182,16 @@ pub enum DriverEvent {
         /// Its address.
         unit: u16,
     },
+    /// The move log a DGT board kept in its memory (single board: the
+    /// EEPROM dump; bus: the changes since the start mark), oldest first.
+    /// History, not live readings: the core uses it to explain, in order,
+    /// what happened while it was not listening.
+    Memory {
+        /// Which board.
+        unit: u16,
+        /// The records.
+        records: Vec<boardcast_protocols::dgt::EeRecord>,
+    },
 }
 
 /// A board family's sans-IO driver.
