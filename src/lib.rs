@@ -21,6 +21,9 @@
 //! - [`tournament`]: event metadata, players and pairings.
 //! - [`sim`]: the board simulator (clean and human handling profiles).
 //! - [`replay`]: a capture through the pipeline with capture time.
+//! - [`family`]: board families behind one seam: a sans-IO driver per wire
+//!   protocol (line settings, hello, keepalive, bytes to readings); not yet
+//!   wired to the port code.
 //! - [`config`]: the daemon's TOML configuration, raw and validated.
 //! - [`control`]: operator commands: parsing, signing, verification.
 //! - [`port`]: serial I/O: one task per board (find, open, handshake,
@@ -56,6 +59,7 @@ pub mod daemon;
 pub mod delay;
 pub mod demo;
 pub mod event;
+pub mod family;
 pub mod livechess;
 pub mod pipeline;
 pub mod port;

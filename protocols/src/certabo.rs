@@ -166,6 +166,13 @@ impl Decoder {
                 bytes: buf.split_to(n).to_vec(),
             });
         }
+        // A frame can only end (or be cut short) at a line break or a new
+        // `:`; until one arrives there is nothing to decide.
+        let decidable =
+            buf.len() >= MAX_FRAME_BYTES || buf[1..].iter().any(|&b| b == b'\n' || b == b':');
+        if !decidable {
+            return Ok(None);
+        }
         match self.scan(buf) {
             Scan::NeedMore => Ok(None),
             Scan::Complete { numbers, len } => {

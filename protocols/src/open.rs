@@ -347,8 +347,28 @@ impl Decoder {
         result
     }
 
-    /// Reads one line's text (without its line end), as for lines that
-    /// arrive one per message over MQTT. Does not count.
+    /// Reads one line that arrived on its own (one MQTT message), without
+    /// its line end (a trailing `\r` is ignored): counted as
+    /// [`Decoder::decode`] counts, and a `hello` changes the game and
+    /// geometry in force. A message holding a line break is malformed.
+    pub fn decode_message(&mut self, payload: &[u8]) -> Result<Option<Line>, StreamError> {
+        if payload.contains(&b'\n') {
+            let result = Err(StreamError::Malformed {
+                reason: "one line per message",
+                bytes: payload[..payload.len().min(MAX_REPORTED)].to_vec(),
+            });
+            self.lines.counters.count::<Line>(&result);
+            return result;
+        }
+        let mut buf = BytesMut::with_capacity(payload.len() + 1);
+        buf.extend_from_slice(payload);
+        buf.extend_from_slice(b"\n");
+        self.lines.discarding = false;
+        self.decode(&mut buf)
+    }
+
+    /// Reads one line's text (without its line end) against the game and
+    /// geometry in force. Does not count and changes nothing.
     pub fn parse(&self, text: &str) -> Result<Line, &'static str> {
         let text = text.trim();
         if let Some(rest) = text.strip_prefix('#') {
@@ -668,6 +688,28 @@ mod tests {
             skipped += 1;
         }
         assert_eq!(skipped, 6);
+    }
+
+    #[test]
+    fn mqtt_messages_are_single_lines() {
+        let mut decoder = Decoder::new();
+        assert!(matches!(
+            decoder.decode_message(b"hello xiangqi 9x10"),
+            Ok(Some(Line::Hello(_)))
+        ));
+        assert_eq!(
+            decoder.decode_message(b"up a0\r"),
+            Ok(Some(Line::Up(Square::new(0, 0))))
+        );
+        assert!(decoder.decode_message(b"up a10").is_err());
+        assert_eq!(decoder.decode_message(b""), Ok(None));
+        assert!(decoder.decode_message("x".repeat(300).as_bytes()).is_err());
+        assert_eq!(
+            decoder.decode_message(b"up i9"),
+            Ok(Some(Line::Up(Square::new(8, 9))))
+        );
+        assert!(decoder.decode_message(b"up a1\nup a2").is_err());
+        assert_eq!(decoder.counters().malformed, 3);
     }
 
     #[test]

@@ -3,7 +3,8 @@
 //! A [`Reading`] is one of
 //!
 //! * a square's new content ([`SquareChange`]): a known piece, a piece the
-//!   board cannot identify ([`Content::Occupied`]), or nothing;
+//!   board cannot identify ([`Content::Occupied`]), a result token (DGT's
+//!   magic pieces), or nothing;
 //! * a whole-board [`Snapshot`] (Millennium status reports, Certabo frames,
 //!   DGT dumps, open-protocol `board` lines);
 //! * a DGT clock reading or acknowledgement;
@@ -220,6 +221,17 @@ impl fmt::Display for Piece {
     }
 }
 
+/// A result token an arbiter puts on the board (DGT's "magic pieces").
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ResultToken {
+    /// The game was drawn.
+    Draw,
+    /// The player who moved first won.
+    FirstWins,
+    /// The other player won.
+    SecondWins,
+}
+
 /// What a square holds as far as the board can tell.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Content {
@@ -231,6 +243,8 @@ pub enum Content {
     Occupied,
     /// This piece.
     Piece(Piece),
+    /// A result token (only DGT boards report them).
+    Token(ResultToken),
 }
 
 impl Content {
@@ -239,11 +253,14 @@ impl Content {
         !matches!(self, Content::Empty)
     }
 
-    /// The content a DGT piece code stands for. Result pieces read as
-    /// [`Content::Occupied`]: something stands there, but no chess piece.
+    /// The content a DGT piece code stands for (the three magic pieces are
+    /// result tokens).
     pub const fn from_dgt(code: dgt::PieceCode) -> Content {
         match code {
             dgt::PieceCode::Empty => Content::Empty,
+            dgt::PieceCode::Draw => Content::Token(ResultToken::Draw),
+            dgt::PieceCode::WhiteWins => Content::Token(ResultToken::FirstWins),
+            dgt::PieceCode::BlackWins => Content::Token(ResultToken::SecondWins),
             other => match Piece::from_dgt(other) {
                 Some(piece) => Content::Piece(piece),
                 None => Content::Occupied,
@@ -251,12 +268,13 @@ impl Content {
         }
     }
 
-    /// The open-protocol character: `.` empty, `o` occupied, else the
-    /// piece's letter.
+    /// The open-protocol character: `.` empty, `o` occupied (and result
+    /// tokens, which the open protocol does not carry), else the piece's
+    /// letter.
     pub const fn to_char(self) -> char {
         match self {
             Content::Empty => '.',
-            Content::Occupied => 'o',
+            Content::Occupied | Content::Token(_) => 'o',
             Content::Piece(p) => p.letter(),
         }
     }
@@ -529,7 +547,14 @@ mod tests {
         assert_eq!(Content::from_dgt(dgt::PieceCode::Empty), Content::Empty);
         assert_eq!(Content::from_dgt(dgt::PieceCode::WhiteKing), p('K'));
         assert_eq!(Content::from_dgt(dgt::PieceCode::BlackQueen), p('q'));
-        assert_eq!(Content::from_dgt(dgt::PieceCode::Draw), Content::Occupied);
+        assert_eq!(
+            Content::from_dgt(dgt::PieceCode::Draw),
+            Content::Token(ResultToken::Draw)
+        );
+        assert_eq!(
+            Content::from_dgt(dgt::PieceCode::BlackWins),
+            Content::Token(ResultToken::SecondWins)
+        );
     }
 
     #[test]

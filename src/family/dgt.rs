@@ -1,0 +1,172 @@
+//! DGT e-boards, one per line: 9600 8N1, field updates and dumps.
+
+use boardcast_protocols::dgt::{Command, DecodeError, Decoder, Message};
+use boardcast_protocols::reading::Reading;
+use bytes::BytesMut;
+
+use super::{Driver, DriverEvent, Family, LineSettings};
+
+/// How often the serial number is asked for as a keepalive.
+const KEEPALIVE_MS: u64 = 3000;
+
+/// The driver for a single DGT board.
+///
+/// Hello: reset, serial number, version, board dump, then update mode
+/// (`SendUpdateNice`: field updates, clock only when it changes). Keepalive:
+/// the serial number every 3 s, as other DGT drivers do. Board dumps are
+/// passed on whole (the reconstructor uses a whole-board read to explain
+/// what happened while the board was away); field updates as square
+/// changes.
+#[derive(Debug, Default)]
+pub struct DgtDriver {
+    decoder: Decoder,
+    buf: BytesMut,
+    next_keepalive: u64,
+}
+
+impl DgtDriver {
+    /// A driver before its line is opened.
+    pub fn new() -> DgtDriver {
+        DgtDriver::default()
+    }
+
+    /// The bytes that ask the board for its memory (the EEPROM move log,
+    /// about 8 KB: several seconds at 9600 baud). The answer comes back as
+    /// [`DriverEvent::Memory`].
+    pub fn request_memory(&self) -> Vec<u8> {
+        Command::EeMoves.to_bytes()
+    }
+}
+
+impl Driver for DgtDriver {
+    fn family(&self) -> Family {
+        Family::Dgt
+    }
+
+    fn line(&self) -> LineSettings {
+        LineSettings::eight_n_one(9600)
+    }
+
+    fn hello(&mut self, now_ms: u64) -> Vec<u8> {
+        self.decoder = Decoder::new();
+        self.buf.clear();
+        self.next_keepalive = now_ms + KEEPALIVE_MS;
+        [
+            Command::Reset,
+            Command::SerialNumber,
+            Command::Version,
+            Command::SendBoard,
+            Command::SendUpdateNice,
+        ]
+        .iter()
+        .flat_map(Command::to_bytes)
+        .collect()
+    }
+
+    fn tick_ms(&self) -> u64 {
+        KEEPALIVE_MS
+    }
+
+    fn poll(&mut self, now_ms: u64, _out: &mut Vec<DriverEvent>) -> Vec<u8> {
+        if now_ms < self.next_keepalive {
+            return Vec::new();
+        }
+        self.next_keepalive = now_ms + KEEPALIVE_MS;
+        Command::SerialNumber.to_bytes()
+    }
+
+    fn feed(&mut self, _now_ms: u64, bytes: &[u8], out: &mut Vec<DriverEvent>) {
+        self.buf.extend_from_slice(bytes);
+        loop {
+            match self.decoder.decode(&mut self.buf) {
+                Ok(None) => break,
+                Ok(Some(Message::EeMoves(records))) => {
+                    out.push(DriverEvent::Memory { unit: 0, records });
+                }
+                Ok(Some(message)) => {
+                    if let Some(reading) = Reading::from_dgt(&message) {
+                        out.push(DriverEvent::Reading { unit: 0, reading });
+                    }
+                }
+                Err(e) => out.push(DriverEvent::Dropped {
+                    reason: e.to_string(),
+                    bytes: match &e {
+                        DecodeError::Skipped { bytes } | DecodeError::BadFrame { bytes, .. } => {
+                            bytes.len()
+                        }
+                    },
+                }),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use boardcast_protocols::dgt::{EeRecord, Field, PieceCode};
+    use boardcast_protocols::reading::{Content, Square, SquareChange};
+
+    #[test]
+    fn hello_resets_identifies_and_starts_updates() {
+        let mut d = DgtDriver::new();
+        assert_eq!(d.hello(0), [0x40, 0x45, 0x4d, 0x42, 0x4b]);
+        assert_eq!(d.line().to_string(), "9600 8N1");
+        let mut out = Vec::new();
+        assert!(d.poll(2999, &mut out).is_empty());
+        assert_eq!(d.poll(3000, &mut out), [0x45]);
+        assert!(d.poll(3001, &mut out).is_empty());
+    }
+
+    #[test]
+    fn the_memory_comes_back_as_history() {
+        let mut d = DgtDriver::new();
+        d.hello(0);
+        assert_eq!(d.request_memory(), [0x49]);
+        let records = vec![
+            EeRecord::BeginPos,
+            EeRecord::PieceChange {
+                field: Field::new(52).unwrap(),
+                piece: PieceCode::Empty,
+                rapid: false,
+            },
+            EeRecord::Eof,
+        ];
+        let mut out = Vec::new();
+        d.feed(1, &Message::EeMoves(records.clone()).to_bytes(), &mut out);
+        assert_eq!(out, [DriverEvent::Memory { unit: 0, records }]);
+    }
+
+    #[test]
+    fn field_updates_split_across_reads_become_square_readings() {
+        let mut d = DgtDriver::new();
+        d.hello(0);
+        let mut bytes = vec![0x01, 0x02];
+        bytes.extend(
+            Message::FieldUpdate {
+                field: Field::new(52).unwrap(),
+                piece: PieceCode::Empty,
+            }
+            .to_bytes(),
+        );
+        let mut out = Vec::new();
+        d.feed(10, &bytes[..4], &mut out);
+        d.feed(11, &bytes[4..], &mut out);
+        assert_eq!(
+            out,
+            [
+                DriverEvent::Dropped {
+                    reason: "skipped 2 byte(s) of garbage".into(),
+                    bytes: 2
+                },
+                DriverEvent::Reading {
+                    unit: 0,
+                    reading: Reading::Square(SquareChange {
+                        square: Square::new(4, 1),
+                        content: Content::Empty
+                    })
+                }
+            ]
+        );
+    }
+}

@@ -1,0 +1,302 @@
+//! Board families behind one seam: a sans-IO [`Driver`] per wire protocol.
+//!
+//! Every family (DGT single board, DGT bus mode, Millennium ChessLink,
+//! Certabo, the open protocol) is driven the same way by the port code:
+//!
+//! 1. open the device with the family's [`LineSettings`];
+//! 2. write [`Driver::hello`] (identification, start of reporting);
+//! 3. feed every byte read to [`Driver::feed`], which appends
+//!    [`DriverEvent`]s: readings ([`Reading`]: a square's new content, a whole
+//!    board, a clock, the board's identity) for one unit (a board; several on
+//!    a DGT bus), input dropped, units missing from a bus and back;
+//! 4. call [`Driver::poll`] at least every [`Driver::tick_ms`] and write what
+//!    it returns (keepalives, bus polling).
+//!
+//! Drivers never touch a port, never sleep and never read a clock: time is
+//! passed in, so a capture replays through a driver exactly as it ran live.
+//! Boards that send whole snapshots (Millennium, Certabo, open `board`
+//! lines) go through a [`SnapshotDiff`](boardcast_protocols::reading::SnapshotDiff):
+//! the first snapshot is passed on whole, later ones as the squares that
+//! changed.
+//!
+//! Not wired yet: the port code, `replay` and the pipeline still speak DGT
+//! directly; [`for_family`] is the entry point they will use.
+
+mod certabo;
+mod dgt;
+mod dgt_bus;
+mod millennium;
+mod open;
+
+use std::fmt;
+use std::str::FromStr;
+
+pub use boardcast_protocols::reading::Reading;
+
+pub use self::certabo::CertaboDriver;
+pub use self::dgt::DgtDriver;
+pub use self::dgt_bus::{BusOptions, DgtBusDriver};
+pub use self::millennium::MillenniumDriver;
+pub use self::open::OpenDriver;
+
+/// The board families boardcast can read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// DGT e-boards, one per serial line (`dgt`).
+    Dgt,
+    /// DGT e-boards in bus mode, several on one line (`dgt-bus`).
+    DgtBus,
+    /// Millennium ChessLink (`millennium`).
+    Millennium,
+    /// Certabo RFID boards (`certabo`).
+    Certabo,
+    /// The open protocol (`open`).
+    Open,
+}
+
+impl Family {
+    /// Every family.
+    pub const ALL: [Family; 5] = [
+        Family::Dgt,
+        Family::DgtBus,
+        Family::Millennium,
+        Family::Certabo,
+        Family::Open,
+    ];
+
+    /// The name used in the config (`protocol = "..."`) and in capture
+    /// headers (`protocol=...`).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Family::Dgt => "dgt",
+            Family::DgtBus => "dgt-bus",
+            Family::Millennium => "millennium",
+            Family::Certabo => "certabo",
+            Family::Open => "open",
+        }
+    }
+}
+
+impl fmt::Display for Family {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A protocol name no family answers to.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown protocol `{0}` (known: dgt, dgt-bus, millennium, certabo, open)")]
+pub struct UnknownFamily(pub String);
+
+impl FromStr for Family {
+    type Err = UnknownFamily;
+
+    fn from_str(s: &str) -> Result<Family, UnknownFamily> {
+        Family::ALL
+            .into_iter()
+            .find(|f| f.name() == s)
+            .ok_or_else(|| UnknownFamily(s.to_owned()))
+    }
+}
+
+/// Parity of the serial line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Parity {
+    /// No parity bit.
+    None,
+    /// Odd parity.
+    Odd,
+    /// Even parity.
+    Even,
+}
+
+/// How to open the serial line for a family.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LineSettings {
+    /// Baud rate.
+    pub baud: u32,
+    /// Data bits (7 or 8).
+    pub data_bits: u8,
+    /// Parity.
+    pub parity: Parity,
+    /// Stop bits.
+    pub stop_bits: u8,
+    /// Assert DTR and RTS after opening (Certabo's CP210x bridge).
+    pub dtr_rts: bool,
+}
+
+impl LineSettings {
+    /// `baud` 8N1 without modem lines.
+    pub const fn eight_n_one(baud: u32) -> LineSettings {
+        LineSettings {
+            baud,
+            data_bits: 8,
+            parity: Parity::None,
+            stop_bits: 1,
+            dtr_rts: false,
+        }
+    }
+}
+
+impl fmt::Display for LineSettings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parity = match self.parity {
+            Parity::None => 'N',
+            Parity::Odd => 'O',
+            Parity::Even => 'E',
+        };
+        write!(
+            f,
+            "{} {}{}{}",
+            self.baud, self.data_bits, parity, self.stop_bits
+        )
+    }
+}
+
+/// What a driver reports.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DriverEvent {
+    /// A reading from one unit (0 on single-board lines; the bus address on
+    /// a DGT bus).
+    Reading {
+        /// Which board on the line.
+        unit: u16,
+        /// What it read.
+        reading: Reading,
+    },
+    /// Input was dropped (garbage, a bad checksum, a malformed frame or
+    /// line); nothing fatal, to be logged and counted.
+    Dropped {
+        /// What was wrong, in a few words.
+        reason: String,
+        /// How many bytes were dropped.
+        bytes: usize,
+    },
+    /// A unit stopped answering (DGT bus).
+    UnitMissing {
+        /// Its address.
+        unit: u16,
+    },
+    /// A unit answers again, or answered for the first time (DGT bus).
+    UnitFound {
+        /// Its address.
+        unit: u16,
+    },
+    /// The move log a DGT board kept in its memory (single board: the
+    /// EEPROM dump; bus: the changes since the start mark), oldest first.
+    /// History, not live readings: the core uses it to explain, in order,
+    /// what happened while it was not listening.
+    Memory {
+        /// Which board.
+        unit: u16,
+        /// The records.
+        records: Vec<boardcast_protocols::dgt::EeRecord>,
+    },
+}
+
+/// A board family's sans-IO driver.
+pub trait Driver: Send + fmt::Debug {
+    /// The family.
+    fn family(&self) -> Family;
+
+    /// How to open the line.
+    fn line(&self) -> LineSettings;
+
+    /// Bytes to write right after the line is opened (or reopened):
+    /// identification and start of reporting. Forgets what the previous
+    /// connection left behind.
+    fn hello(&mut self, now_ms: u64) -> Vec<u8>;
+
+    /// How often, at most, [`Driver::poll`] wants to be called.
+    fn tick_ms(&self) -> u64;
+
+    /// Bytes to write at `now_ms` (keepalives, bus polling), and events
+    /// that time alone causes (a bus unit missing).
+    fn poll(&mut self, now_ms: u64, out: &mut Vec<DriverEvent>) -> Vec<u8>;
+
+    /// Bytes read from the board at `now_ms`; appends what they mean.
+    fn feed(&mut self, now_ms: u64, bytes: &[u8], out: &mut Vec<DriverEvent>);
+}
+
+/// Options a family may need beyond its defaults.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DriverOptions {
+    /// DGT bus: the addresses expected on the line (more are discovered).
+    pub bus: BusOptions,
+    /// Millennium: the board's square order is fixed rather than detected
+    /// from the start position (`Some(true)`: rotated, h1 first).
+    pub millennium_rotated: Option<bool>,
+    /// Certabo: the board reports occupancy only (Tabutronic).
+    pub certabo_occupancy: bool,
+}
+
+/// The driver for `family`.
+pub fn for_family(family: Family, options: &DriverOptions) -> Box<dyn Driver> {
+    match family {
+        Family::Dgt => Box::new(DgtDriver::new()),
+        Family::DgtBus => Box::new(DgtBusDriver::new(options.bus.clone())),
+        Family::Millennium => Box::new(MillenniumDriver::new(options.millennium_rotated)),
+        Family::Certabo => Box::new(CertaboDriver::new(options.certabo_occupancy)),
+        Family::Open => Box::new(OpenDriver::new()),
+    }
+}
+
+/// A dropped-input event from a stream error.
+fn dropped(e: &boardcast_protocols::stream::StreamError) -> DriverEvent {
+    DriverEvent::Dropped {
+        reason: e.to_string(),
+        bytes: e.bytes().len(),
+    }
+}
+
+/// Pushes the readings a snapshot stands for: the snapshot itself the first
+/// time, then the squares that changed.
+fn push_snapshot(
+    diff: &mut boardcast_protocols::reading::SnapshotDiff,
+    unit: u16,
+    snapshot: boardcast_protocols::reading::Snapshot,
+    out: &mut Vec<DriverEvent>,
+) {
+    use boardcast_protocols::reading::DiffOutcome;
+    let mut changes = Vec::new();
+    match diff.update(&snapshot, &mut changes) {
+        DiffOutcome::First => out.push(DriverEvent::Reading {
+            unit,
+            reading: Reading::Snapshot(snapshot),
+        }),
+        DiffOutcome::Changed(_) => out.extend(changes.into_iter().map(|c| DriverEvent::Reading {
+            unit,
+            reading: Reading::Square(c),
+        })),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_family_has_a_name_that_parses_back_and_a_driver() {
+        for family in Family::ALL {
+            assert_eq!(family.name().parse::<Family>(), Ok(family));
+            let driver = for_family(family, &DriverOptions::default());
+            assert_eq!(driver.family(), family);
+            assert!(driver.tick_ms() > 0);
+        }
+        assert_eq!(
+            "chesslink".parse::<Family>().unwrap_err().to_string(),
+            "unknown protocol `chesslink` (known: dgt, dgt-bus, millennium, certabo, open)"
+        );
+    }
+
+    #[test]
+    fn line_settings_print_like_a_terminal_program() {
+        assert_eq!(LineSettings::eight_n_one(9600).to_string(), "9600 8N1");
+        let seven_odd = LineSettings {
+            data_bits: 7,
+            parity: Parity::Odd,
+            ..LineSettings::eight_n_one(38400)
+        };
+        assert_eq!(seven_odd.to_string(), "38400 7O1");
+    }
+}

@@ -1,0 +1,144 @@
+//! The open protocol: text lines, any board, 115200 8N1.
+
+use boardcast_protocols::open::{Decoder, HostLine, Line};
+use boardcast_protocols::reading::{Reading, SnapshotDiff};
+use bytes::BytesMut;
+
+use super::{Driver, DriverEvent, Family, LineSettings, dropped, push_snapshot};
+
+/// How often a `board?` resynchronises the host.
+const RESYNC_MS: u64 = 10_000;
+
+/// The driver for an open-protocol board.
+///
+/// Hello: `?` then `board?`. Keepalive: `board?` every 10 s, which also
+/// resynchronises after a skipped line. `board` lines go through a snapshot
+/// diff (and `up`/`down` update the diff's copy, so a later `board` line
+/// reports only what the events did not). `hello` gives the board's
+/// identity; `#` diagnostics are not readings and produce no event.
+#[derive(Debug)]
+pub struct OpenDriver {
+    decoder: Decoder,
+    buf: BytesMut,
+    diff: SnapshotDiff,
+    next_resync: u64,
+}
+
+impl Default for OpenDriver {
+    fn default() -> OpenDriver {
+        OpenDriver::new()
+    }
+}
+
+impl OpenDriver {
+    /// A driver assuming chess on 8 × 8 until the board's `hello`.
+    pub fn new() -> OpenDriver {
+        OpenDriver {
+            decoder: Decoder::new(),
+            buf: BytesMut::new(),
+            diff: SnapshotDiff::new(),
+            next_resync: 0,
+        }
+    }
+
+    /// The decoder (game and geometry in force, counters).
+    pub fn decoder(&self) -> &Decoder {
+        &self.decoder
+    }
+}
+
+impl Driver for OpenDriver {
+    fn family(&self) -> Family {
+        Family::Open
+    }
+
+    fn line(&self) -> LineSettings {
+        LineSettings::eight_n_one(115_200)
+    }
+
+    fn hello(&mut self, now_ms: u64) -> Vec<u8> {
+        self.buf.clear();
+        self.diff.reset();
+        self.next_resync = now_ms + RESYNC_MS;
+        [HostLine::Hello.to_bytes(), HostLine::Board.to_bytes()].concat()
+    }
+
+    fn tick_ms(&self) -> u64 {
+        RESYNC_MS
+    }
+
+    fn poll(&mut self, now_ms: u64, _out: &mut Vec<DriverEvent>) -> Vec<u8> {
+        if now_ms < self.next_resync {
+            return Vec::new();
+        }
+        self.next_resync = now_ms + RESYNC_MS;
+        HostLine::Board.to_bytes().to_vec()
+    }
+
+    fn feed(&mut self, _now_ms: u64, bytes: &[u8], out: &mut Vec<DriverEvent>) {
+        self.buf.extend_from_slice(bytes);
+        loop {
+            match self.decoder.decode(&mut self.buf) {
+                Ok(None) => break,
+                Ok(Some(Line::Board(snapshot))) => push_snapshot(&mut self.diff, 0, snapshot, out),
+                Ok(Some(line)) => {
+                    if let Some(reading) = line.reading() {
+                        if let Reading::Square(change) = reading {
+                            self.diff.apply(change);
+                        }
+                        out.push(DriverEvent::Reading { unit: 0, reading });
+                    }
+                }
+                Err(e) => out.push(dropped(&e)),
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use boardcast_protocols::open::Game;
+    use boardcast_protocols::reading::{Content, Geometry, Square, SquareChange};
+
+    #[test]
+    fn a_xiangqi_board_session() {
+        let mut d = OpenDriver::new();
+        assert_eq!(d.hello(0), b"?\nboard?\n");
+        assert_eq!(d.line().to_string(), "115200 8N1");
+        let mut out = Vec::new();
+        let board = "rnbakabnr..........c.....c.p.p.p.p.p..................P.P.P.P.P.C.....C..........RNBAKABNR";
+        let text = format!(
+            "hello xiangqi 9x10 id=XQ-1\r\nboard {board}\r\nup h2\r\ndown e2 C\r\nnonsense\r\nboard {}\r\n",
+            board.replacen(".C.....C.", ".C..C....", 1)
+        );
+        d.feed(5, text.as_bytes(), &mut out);
+        assert_eq!(d.decoder().game(), Game::Xiangqi);
+        assert_eq!(d.decoder().geometry(), Geometry::XIANGQI);
+        assert!(
+            matches!(&out[0], DriverEvent::Reading { reading: Reading::Identity(i), .. } if i.serial.as_deref() == Some("XQ-1"))
+        );
+        assert!(matches!(
+            &out[1],
+            DriverEvent::Reading {
+                reading: Reading::Snapshot(_),
+                ..
+            }
+        ));
+        assert_eq!(
+            out[2],
+            DriverEvent::Reading {
+                unit: 0,
+                reading: Reading::Square(SquareChange {
+                    square: Square::new(7, 2),
+                    content: Content::Empty
+                })
+            }
+        );
+        assert!(matches!(out[4], DriverEvent::Dropped { .. }));
+        // The later board line agrees with the events: nothing new.
+        assert_eq!(out.len(), 5, "{out:?}");
+        let mut none = Vec::new();
+        assert_eq!(d.poll(10_000, &mut none), b"board?\n");
+    }
+}
