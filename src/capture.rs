@@ -33,6 +33,12 @@ impl Direction {
 pub enum Protocol {
     /// The DGT e-board serial protocol.
     Dgt,
+    /// Millennium ChessLink.
+    Millennium,
+    /// Certabo RFID boards.
+    Certabo,
+    /// The open board protocol (any board, any game).
+    Open,
 }
 
 impl Protocol {
@@ -40,6 +46,9 @@ impl Protocol {
     pub fn name(self) -> &'static str {
         match self {
             Protocol::Dgt => "dgt",
+            Protocol::Millennium => "millennium",
+            Protocol::Certabo => "certabo",
+            Protocol::Open => "open",
         }
     }
 
@@ -47,7 +56,20 @@ impl Protocol {
     pub fn from_name(name: &str) -> Option<Protocol> {
         match name {
             "dgt" => Some(Protocol::Dgt),
+            "millennium" => Some(Protocol::Millennium),
+            "certabo" => Some(Protocol::Certabo),
+            "open" => Some(Protocol::Open),
             _ => None,
+        }
+    }
+
+    /// The board family that speaks it.
+    pub fn family(self) -> crate::family::Family {
+        match self {
+            Protocol::Dgt => crate::family::Family::Dgt,
+            Protocol::Millennium => crate::family::Family::Millennium,
+            Protocol::Certabo => crate::family::Family::Certabo,
+            Protocol::Open => crate::family::Family::Open,
         }
     }
 }

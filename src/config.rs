@@ -988,12 +988,28 @@ impl Config {
             }
             let protocol = match rb.protocol {
                 None => Protocol::Dgt,
-                Some(p) => Protocol::from_name(p.get_ref()).ok_or_else(|| {
-                    invalid(
-                        Some(p.span()),
-                        format!("board `{id}`: unknown protocol `{}`", p.get_ref()),
-                    )
-                })?,
+                Some(p) => {
+                    let protocol = Protocol::from_name(p.get_ref()).ok_or_else(|| {
+                        invalid(
+                            Some(p.span()),
+                            format!("board `{id}`: unknown protocol `{}`", p.get_ref()),
+                        )
+                    })?;
+                    // Design: the serial code speaks DGT only so far; a board
+                    // of another family is refused rather than spoken to in
+                    // the wrong protocol.
+                    if protocol != Protocol::Dgt {
+                        return Err(invalid(
+                            Some(p.span()),
+                            format!(
+                                "board `{id}`: protocol `{}`: the live daemon reads DGT boards only so far (`boardcast replay` reads {} captures)",
+                                p.get_ref(),
+                                p.get_ref()
+                            ),
+                        ));
+                    }
+                    protocol
+                }
             };
             let time_control = match rb.time_control {
                 Some(tc) => Some(
@@ -1427,7 +1443,8 @@ mod tests {
         );
         let err = parse("[mqtt]\nurl = [\"mqtt://a\", \"mqtts://b\"]\n").unwrap_err();
         assert!(
-            err.to_string().contains("must all use mqtt:// or all mqtts://"),
+            err.to_string()
+                .contains("must all use mqtt:// or all mqtts://"),
             "{err}"
         );
         let err = parse("[mqtt]\nurl = []\n").unwrap_err();

@@ -63,11 +63,21 @@ pub struct PipelineStats {
     pub bad_frames: u64,
 }
 
+/// How a board's bytes become readings.
+#[derive(Debug)]
+enum Input {
+    /// DGT boards: the decoder straight into the reconstructor (the hot
+    /// path `boardcast replay` is measured on).
+    Dgt(dgt::Decoder),
+    /// Any other family: its driver turns bytes into readings.
+    Family(Box<dyn crate::family::Driver>),
+}
+
 /// One board's decoder and reconstructor.
 #[derive(Debug)]
 pub struct BoardPipeline {
     board: String,
-    decoder: dgt::Decoder,
+    input: Input,
     buf: BytesMut,
     recon: Reconstructor,
     /// Events with the time they were published.
@@ -89,7 +99,7 @@ impl BoardPipeline {
     pub fn new(board: impl Into<String>, config: Config) -> BoardPipeline {
         BoardPipeline {
             board: board.into(),
-            decoder: dgt::Decoder::new(),
+            input: Input::Dgt(dgt::Decoder::new()),
             buf: BytesMut::new(),
             recon: Reconstructor::new(config),
             events: VecDeque::new(),
@@ -102,6 +112,24 @@ impl BoardPipeline {
             elapsed: [0; 2],
             last_clock_at: None,
         }
+    }
+
+    /// A pipeline for board `board` reading a board of `family` (a chess
+    /// board: DGT, Millennium, Certabo, or one on the open protocol that
+    /// identifies pieces).
+    pub fn with_family(
+        board: impl Into<String>,
+        config: Config,
+        family: crate::family::Family,
+    ) -> BoardPipeline {
+        let mut p = BoardPipeline::new(board, config);
+        if family != crate::family::Family::Dgt {
+            p.input = Input::Family(crate::family::for_family(
+                family,
+                &crate::family::DriverOptions::default(),
+            ));
+        }
+        p
     }
 
     /// Sets the time control of the board's games: flags are then judged
@@ -196,9 +224,21 @@ impl BoardPipeline {
         if dir == Direction::ToBoard {
             return;
         }
+        if let Input::Family(driver) = &mut self.input {
+            let mut out = Vec::new();
+            driver.feed(t, bytes, &mut out);
+            for e in out {
+                self.handle_driver_event(t, e);
+            }
+            self.drain();
+            return;
+        }
         self.buf.extend_from_slice(bytes);
         loop {
-            match self.decoder.decode(&mut self.buf) {
+            let Input::Dgt(decoder) = &mut self.input else {
+                unreachable!("checked above")
+            };
+            match decoder.decode(&mut self.buf) {
                 Ok(Some(msg)) => {
                     self.stats.messages += 1;
                     self.handle_message(t, msg);
@@ -220,6 +260,69 @@ impl BoardPipeline {
                 }
             }
         }
+    }
+
+    /// What a family's driver made of the bytes.
+    fn handle_driver_event(&mut self, t: Millis, e: crate::family::DriverEvent) {
+        use crate::family::DriverEvent;
+        use boardcast_protocols::reading::{Content, Reading, Square as At};
+        match e {
+            DriverEvent::Reading { reading, .. } => match reading {
+                Reading::Square(change) => {
+                    self.stats.messages += 1;
+                    let at = change.square;
+                    if at.file < 8 && at.rank < 8 {
+                        match cell_of_content(change.content) {
+                            Some(cell) => {
+                                self.stats.square_readings += 1;
+                                let sq = Square::new(u32::from(at.rank) * 8 + u32::from(at.file));
+                                self.recon.handle_square(t, sq, cell);
+                            }
+                            None => self.unidentified(t),
+                        }
+                    }
+                }
+                Reading::Snapshot(snapshot) => {
+                    self.stats.messages += 1;
+                    let mut cells = [Cell::Empty; 64];
+                    for (i, cell) in cells.iter_mut().enumerate() {
+                        let at = At::new((i % 8) as u8, (i / 8) as u8);
+                        let content = snapshot.get(at).unwrap_or(Content::Empty);
+                        match cell_of_content(content) {
+                            Some(c) => *cell = c,
+                            None => return self.unidentified(t),
+                        }
+                    }
+                    self.stats.square_readings += 64;
+                    self.recon.handle_board(t, &cells);
+                }
+                Reading::ClockTimes(times) => self.handle_clock(t, &times),
+                Reading::Identity(id) => {
+                    if let Some(serial) = id.serial {
+                        self.diagnostics
+                            .push_back(Diagnostic::Serial { t_ms: t, serial });
+                    }
+                }
+                Reading::ClockAck(_) => {}
+            },
+            DriverEvent::Dropped { reason, bytes } => {
+                self.stats.bad_frames += 1;
+                self.stats.skipped_bytes += bytes as u64;
+                self.diagnostics
+                    .push_back(Diagnostic::BadFrame { t_ms: t, reason });
+            }
+            _ => {}
+        }
+    }
+
+    /// A reading without piece identity: the chess reconstructor needs to
+    /// know the pieces (occupancy-only chess boards are not read yet).
+    fn unidentified(&mut self, t: Millis) {
+        self.stats.bad_frames += 1;
+        self.diagnostics.push_back(Diagnostic::BadFrame {
+            t_ms: t,
+            reason: "a reading without piece identity: chess boards must identify pieces".into(),
+        });
     }
 
     fn handle_message(&mut self, t: Millis, msg: Message) {
@@ -454,6 +557,20 @@ impl BoardPipeline {
 /// The square a DGT field names, in the board's own orientation.
 pub fn square_of(field: dgt::Field) -> Square {
     Square::new(u32::from(field.rank()) * 8 + u32::from(field.file()))
+}
+
+/// The cell a reading's content stands for on a chess board (`None`: a
+/// piece the board cannot identify).
+fn cell_of_content(content: boardcast_protocols::reading::Content) -> Option<Cell> {
+    use boardcast_protocols::reading::{Content, ResultToken};
+    Some(match content {
+        Content::Empty => Cell::Empty,
+        Content::Occupied => return None,
+        Content::Piece(p) => Cell::Piece(shakmaty::Piece::from_char(p.letter())?),
+        Content::Token(ResultToken::Draw) => Cell::Token(Token::Draw),
+        Content::Token(ResultToken::FirstWins) => Cell::Token(Token::WhiteWins),
+        Content::Token(ResultToken::SecondWins) => Cell::Token(Token::BlackWins),
+    })
 }
 
 /// The cell a DGT piece code stands for.

@@ -77,7 +77,7 @@ pub fn replay_reader(
         .find(|(k, _)| k == "board")
         .map(|(_, v)| v.clone())
         .unwrap_or_else(|| "1".into());
-    let mut pipeline = BoardPipeline::new(board, config);
+    let mut pipeline = BoardPipeline::with_family(board, config, header.protocol.family());
     // `time_control=40/5400:1800+30` (and `increment_mode=bronstein|delay`)
     // on the header line set the time control.
     let meta = |key: &str| {

@@ -6,6 +6,7 @@ mod clocks;
 mod cluster;
 mod control;
 mod daemon;
+mod families;
 mod games;
 mod livechess;
 mod reconstruct;

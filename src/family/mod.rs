@@ -195,7 +195,7 @@ pub enum DriverEvent {
 }
 
 /// A board family's sans-IO driver.
-pub trait Driver: Send + fmt::Debug {
+pub trait Driver: Send + Sync + fmt::Debug {
     /// The family.
     fn family(&self) -> Family;
 

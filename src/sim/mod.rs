@@ -11,6 +11,7 @@
 pub mod check;
 pub mod clock;
 pub mod dgt;
+pub mod family;
 pub mod faults;
 mod human;
 pub mod pty;

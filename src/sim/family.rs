@@ -1,0 +1,115 @@
+//! The simulated board's session written as another family's bytes: a
+//! Millennium ChessLink board (a status report of the whole board after
+//! every change) or a chess board on the open protocol (`hello`, `board`,
+//! then `up`/`down` lines). The same human handling as the DGT simulator
+//! ([`super::dgt`]), so every family's decoder and the core are exercised
+//! by the same games.
+
+use boardcast_protocols::millennium::{Orientation, Reply, StatusReport};
+use boardcast_protocols::open::{Game, Hello, Line};
+use boardcast_protocols::reading::{Content, Geometry, Piece, Snapshot, Square as At};
+
+use super::{Reading, Session};
+use crate::board::Cell;
+use crate::capture::{Direction, Header, Protocol, Writer};
+use crate::rules::Square;
+
+/// Where the game's square `sq` is on the physical board (turned round
+/// when the session's board stands rotated).
+fn physical(sq: Square, rotated: bool) -> At {
+    let (file, rank) = (sq.file() as u8, sq.rank() as u8);
+    if rotated {
+        At::new(7 - file, 7 - rank)
+    } else {
+        At::new(file, rank)
+    }
+}
+
+fn content(cell: Cell) -> Content {
+    match cell {
+        Cell::Empty | Cell::Token(_) => Content::Empty,
+        Cell::Piece(p) => Content::Piece(Piece::from_letter(p.char()).expect("a piece letter")),
+    }
+}
+
+fn snapshot(cells: &[Cell; 64], rotated: bool) -> Snapshot {
+    let mut snap = Snapshot::empty(Geometry::CHESS);
+    for sq in Square::ALL {
+        snap.set(physical(sq, rotated), content(cells[sq as usize]));
+    }
+    snap
+}
+
+/// A session as a capture of `protocol` (Millennium, or the open protocol
+/// with piece identity). DGT captures are [`super::dgt::capture_text`].
+pub fn capture_text(session: &Session, protocol: Protocol) -> String {
+    let header = Header {
+        protocol,
+        meta: Vec::new(),
+    };
+    let mut w = Writer::new(Vec::new(), &header).expect("writing to memory");
+    let mut cells = *session.initial;
+    let rotated = session.rotated;
+    let mut write = |t: u64, bytes: &[u8]| {
+        w.write_chunk(t, Direction::FromBoard, bytes)
+            .expect("writing to memory");
+    };
+    match protocol {
+        Protocol::Millennium => {
+            let report = |cells: &[Cell; 64]| {
+                Reply::Status(StatusReport::from_snapshot(
+                    &snapshot(cells, rotated),
+                    Orientation::Documented,
+                ))
+                .to_bytes()
+            };
+            write(0, &Reply::Version { major: 1, minor: 3 }.to_bytes());
+            write(20, &report(&cells));
+            for (t, reading) in &session.readings {
+                match reading {
+                    Reading::Square(sq, cell) => cells[*sq as usize] = *cell,
+                    Reading::Dump(all) => cells = **all,
+                }
+                write((*t).max(20), &report(&cells));
+            }
+        }
+        Protocol::Open => {
+            let hello = Line::Hello(Hello {
+                game: Game::Chess,
+                geometry: Geometry::CHESS,
+                id: Some("sim-1".into()),
+                pieces: Some(true),
+                name: Some("simulated".into()),
+                extra: Vec::new(),
+            });
+            write(0, hello.encode(Game::Chess).as_bytes());
+            let board = |cells: &[Cell; 64]| Line::Board(snapshot(cells, rotated));
+            write(20, board(&cells).encode(Game::Chess).as_bytes());
+            for (t, reading) in &session.readings {
+                let line = match reading {
+                    Reading::Square(sq, cell) => {
+                        cells[*sq as usize] = *cell;
+                        let square = physical(*sq, rotated);
+                        match content(*cell) {
+                            Content::Piece(p) => Line::Down {
+                                square,
+                                piece: Some(p),
+                            },
+                            _ => Line::Up(square),
+                        }
+                    }
+                    Reading::Dump(all) => {
+                        cells = **all;
+                        board(&cells)
+                    }
+                };
+                write((*t).max(20), line.encode(Game::Chess).as_bytes());
+            }
+        }
+        Protocol::Dgt | Protocol::Certabo => {
+            unreachable!("DGT captures come from sim::dgt; Certabo is not simulated yet")
+        }
+    }
+    w.flush().expect("writing to memory");
+    String::from_utf8(w.into_inner()).expect("captures are ASCII")
+}

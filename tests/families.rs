@@ -1,0 +1,67 @@
+//! Issue "Board families": the bundled games played on simulated
+//! Millennium ChessLink boards and on chess boards speaking the open
+//! protocol (with piece identity), clean and with human handling, every
+//! fifth board turned round, replay through each family's driver into the
+//! same reconstructor exactly, with no error alert.
+
+use boardcast::board::Config;
+use boardcast::capture::Protocol;
+use boardcast::event::EventKind;
+use boardcast::replay::replay_reader;
+use boardcast::sim::{self, Clean, Human, Profile};
+
+use crate::games::all_games;
+
+/// Plays every `step`-th bundled game on a `protocol` board and checks the
+/// replay; returns how many games were played.
+fn every_game_replays_exactly_on(protocol: Protocol, human: bool, step: usize) -> usize {
+    let games = all_games();
+    let mut played = 0;
+    for (i, game) in games.iter().enumerate().step_by(step) {
+        let rotated = i % 5 == 4;
+        let mut clean = Clean;
+        let mut person = Human::default();
+        let profile: &mut dyn Profile = if human { &mut person } else { &mut clean };
+        let session = sim::simulate(game, profile, i as u64, rotated);
+        let text = sim::family::capture_text(&session, protocol);
+        let replay = replay_reader(text.as_bytes(), Config::default(), "family".as_ref())
+            .unwrap_or_else(|e| panic!("{}: game {}: {e}", protocol.name(), i + 1));
+        let check = sim::check::compare(game, &session, &replay);
+        assert!(
+            check.exact,
+            "{} game {} (human {human}, rotated {rotated}): right up to ply {} of {}",
+            protocol.name(),
+            i + 1,
+            check.plies_right,
+            check.plies
+        );
+        let errors: Vec<&str> = replay
+            .events
+            .iter()
+            .filter_map(|(_, e)| match &e.kind {
+                EventKind::Alert(a) if a.kind.is_error() && !a.cleared => Some(a.message.as_str()),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            errors.is_empty(),
+            "{} game {}: {errors:?}",
+            protocol.name(),
+            i + 1
+        );
+        played += 1;
+    }
+    played
+}
+
+#[test]
+fn bundled_games_replay_exactly_on_millennium_boards() {
+    assert!(every_game_replays_exactly_on(Protocol::Millennium, false, 5) >= 400);
+    assert!(every_game_replays_exactly_on(Protocol::Millennium, true, 11) >= 190);
+}
+
+#[test]
+fn bundled_games_replay_exactly_on_open_protocol_chess_boards() {
+    assert!(every_game_replays_exactly_on(Protocol::Open, false, 5) >= 400);
+    assert!(every_game_replays_exactly_on(Protocol::Open, true, 11) >= 190);
+}
