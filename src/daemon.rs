@@ -19,7 +19,7 @@ use tracing::{error, info, warn};
 use crate::config::Config;
 use crate::port::find::Claims;
 use crate::port::live::LiveBoard;
-use crate::port::recorder::{Recorder, pgn_date, session_stamp};
+use crate::port::recorder::{Recorder, latest_capture, pgn_date, session_stamp};
 use crate::port::{BoardTask, Clock};
 use crate::sink::mqtt::{self, CommandRoutes, MqttError, Outbox, Topics};
 use crate::sink::round::Round;
@@ -47,14 +47,18 @@ pub enum DaemonError {
     /// A signal handler could not be installed.
     #[error("signal: {0}")]
     Signal(std::io::Error),
-    /// A capture file could not be created.
-    #[error("recorder: {path}: {source}")]
-    Recorder {
-        /// The folder.
-        path: std::path::PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
+}
+
+/// How old (last written) a capture may be for its game to be resumed.
+pub const RESUME_WITHIN: std::time::Duration = std::time::Duration::from_secs(12 * 3600);
+
+/// Whether `capture` was written within [`RESUME_WITHIN`].
+fn recent(capture: &std::path::Path) -> bool {
+    std::fs::metadata(capture)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_none_or(|age| age <= RESUME_WITHIN)
 }
 
 fn player(name: Option<&str>) -> crate::tournament::Player {
@@ -131,34 +135,82 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     for (i, b) in config.boards.iter().enumerate() {
         let (command_tx, commands) = mpsc::channel(16);
         routes.insert(b.id.clone(), command_tx);
-        let recorder = match &config.recorder {
-            Some(dir) => Some(Recorder::create(dir, &b.id, &session).map_err(|source| {
-                DaemonError::Recorder {
-                    path: dir.clone(),
-                    source,
+        let mut live = LiveBoard::new(
+            &b.id,
+            config.reconstructor,
+            outbox.board(i),
+            Arc::clone(&round),
+            b.number,
+            b.time_control.clone(),
+        );
+        // Resume the game of an earlier session from its captures.
+        let mut board_clock = clock;
+        let mut resumed_from = None;
+        if let Some(dir) = &config.recorder
+            && let Some(prev) = latest_capture(dir, &b.id).filter(|p| recent(p))
+        {
+            match live.resume(&prev) {
+                Ok(chain) if live.has_game() => {
+                    board_clock = clock.offset_by(live.now() + 1);
+                    resumed_from = prev.file_name().map(|n| n.to_string_lossy().into_owned());
+                    info!(
+                        board = %b.id,
+                        capture = %prev.display(),
+                        captures = chain.len(),
+                        in_progress = live.game_in_progress(),
+                        "game resumed from the recorder"
+                    );
                 }
-            })?),
+                Ok(_) => {
+                    live = LiveBoard::new(
+                        &b.id,
+                        config.reconstructor,
+                        outbox.board(i),
+                        Arc::clone(&round),
+                        b.number,
+                        b.time_control.clone(),
+                    );
+                }
+                Err(e) => {
+                    warn!(board = %b.id, error = %e, "the earlier capture cannot be replayed; starting afresh");
+                    live = LiveBoard::new(
+                        &b.id,
+                        config.reconstructor,
+                        outbox.board(i),
+                        Arc::clone(&round),
+                        b.number,
+                        b.time_control.clone(),
+                    );
+                }
+            }
+        }
+        let recorder = match &config.recorder {
+            Some(dir) => match Recorder::create(dir, &b.id, &session, resumed_from.as_deref()) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    // Design: the boards matter more than their captures.
+                    warn!(board = %b.id, dir = %dir.display(), error = %e, "cannot record this board; running without its capture");
+                    None
+                }
+            },
             None => None,
         };
+        if let (Some(r), Some(prev)) = (&recorder, &resumed_from) {
+            info!(board = %b.id, capture = %r.capture_path().display(), resumed_from = %prev, "recording");
+        }
         let mut task = BoardTask {
             board: b.clone(),
             serial: config.serial,
-            clock,
+            clock: board_clock,
             claims: Arc::clone(&claims),
-            live: LiveBoard::new(
-                &b.id,
-                config.reconstructor,
-                outbox.board(i),
-                Arc::clone(&round),
-                b.number,
-                b.time_control.clone(),
-            ),
+            live,
             recorder,
             commands,
         };
         if let Some(w) = &web {
             task.live = task.live.with_web(w.feed(i));
         }
+        task.live.announce(board_clock.now_ms());
         let handle = boards.spawn(task.run(stop_rx.clone()));
         names.insert(handle.id(), b.id.clone());
     }

@@ -5,6 +5,7 @@ mod clocks;
 mod daemon;
 mod games;
 mod reconstruct;
+mod recovery;
 mod replay;
 mod results;
 mod tournament;

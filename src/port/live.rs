@@ -132,7 +132,10 @@ pub struct LiveBoard {
 
 impl LiveBoard {
     /// A board waiting for its first connection: board `number` of
-    /// `round`, its games played to `time_control` when known.
+    /// `round`, its games played to `time_control` when known. Nothing is
+    /// published until [`LiveBoard::announce`] (a game is resumed first,
+    /// with [`LiveBoard::resume`], so an empty state never replaces the
+    /// retained one of a game in progress).
     pub fn new(
         id: &str,
         config: board::Config,
@@ -144,7 +147,7 @@ impl LiveBoard {
         let mut pipeline = BoardPipeline::new(id, config);
         pipeline.set_time_control(time_control);
         let game_round = round.current();
-        let b = LiveBoard {
+        LiveBoard {
             id: id.to_string(),
             pipeline,
             log: GameLog::new(),
@@ -158,16 +161,70 @@ impl LiveBoard {
             disagrees: false,
             pgn_dirty: false,
             web: None,
-        };
-        b.publish_state(0);
-        b
+        }
     }
 
     /// Also hands every event and state to the live page's `feed`.
     pub fn with_web(mut self, feed: crate::web::BoardFeed) -> LiveBoard {
         self.web = Some(feed);
-        self.publish_state(0);
         self
+    }
+
+    /// Publishes the board's first state (and PGN) at `t`.
+    pub fn announce(&mut self, t: Millis) {
+        if self.log.current().is_some() {
+            self.pgn_dirty = true;
+            if let Some(g) = self.log.current() {
+                self.round.update(self.game_round, self.number, g);
+            }
+        }
+        self.publish_state(t);
+    }
+
+    /// Takes up the game of an earlier session: `capture` (and the
+    /// captures it resumed) is replayed through this board's pipeline.
+    /// The games go to the record; their events are not published again
+    /// (the earlier session did). Returns the captures replayed.
+    pub fn resume(
+        &mut self,
+        capture: &std::path::Path,
+    ) -> Result<Vec<std::path::PathBuf>, crate::replay::ReplayError> {
+        let mut events = Vec::new();
+        let chain = crate::replay::feed_chain(&mut self.pipeline, capture, &mut |_, e| {
+            events.push(e);
+        })?;
+        for e in &events {
+            self.log.handle(e);
+            match &e.kind {
+                EventKind::GameStart { .. } => {
+                    self.disagrees = false;
+                    self.game_round = self.round.current();
+                }
+                EventKind::Move { .. } | EventKind::Takeback { .. } => self.disagrees = false,
+                EventKind::Alert(a)
+                    if matches!(a.kind, AlertKind::Misplaced | AlertKind::IllegalPosition) =>
+                {
+                    self.disagrees = !a.cleared;
+                }
+                _ => {}
+            }
+        }
+        Ok(chain)
+    }
+
+    /// Whether a game was taken up and is still in progress (no result).
+    pub fn game_in_progress(&self) -> bool {
+        self.log.current().is_some_and(|g| g.result.is_none())
+    }
+
+    /// Whether any game is on record.
+    pub fn has_game(&self) -> bool {
+        self.log.current().is_some()
+    }
+
+    /// The pipeline's time (the last input or timer), to continue from.
+    pub fn now(&self) -> Millis {
+        self.pipeline.now()
     }
 
     /// Bytes seen on the line at `t`. Returns the serial numbers the board
