@@ -85,7 +85,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         .expect("the broker check does not panic")?;
     let web = match config.web {
         Some(addr) => Some(
-            crate::web::WebServer::start(addr, &ids)
+            crate::web::WebServer::start_with(addr, &ids, config.web_limits)
                 .await
                 .map_err(|source| DaemonError::Web { addr, source })?,
         ),

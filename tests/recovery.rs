@@ -268,3 +268,219 @@ async fn a_board_mid_game_with_no_recorder_data_raises_an_unrecognised_alert() {
     );
     drop(daemon);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn clients_that_never_finish_their_requests_starve_neither_the_boards_nor_the_page() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let sub = Subscriber::connect(broker.port, "slow/#", "watcher", false).await;
+    let g = game(11, Some(40));
+    let board = SimBoard::new(dir.path(), "dgt", g.clone(), 51, SimOptions::fast("40021"));
+    let web_port = crate::util::free_port();
+    let config = crate::util::write_config_with(
+        dir.path(),
+        &format!("mqtt://127.0.0.1:{}", broker.port),
+        &format!(
+            "\n[web]\nlisten = \"127.0.0.1:{web_port}\"\nmax_connections = 64\nmax_streams = 4\nheader_timeout_s = 2\n"
+        ),
+        "slow",
+        &[board_conf("1", &board)],
+    );
+    let daemon = Daemon::start(&config);
+    wait_ply(&sub, "slow", "1", 2).await;
+    // 300 connections that send half a request line and then nothing.
+    let mut held = Vec::new();
+    for _ in 0..300 {
+        if let Ok(mut s) = tokio::net::TcpStream::connect(("127.0.0.1", web_port)).await {
+            let _ = s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\n").await;
+            held.push(s);
+        }
+    }
+    assert!(
+        held.len() >= 200,
+        "only {} connections were made",
+        held.len()
+    );
+    // The boards go on: every move is published, and the PGN file written.
+    wait_state(&sub, "slow", "1", &g.sans).await;
+    let pgn = std::fs::read_dir(dir.path().join("rec"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|e| e == "pgn"))
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .unwrap_or_default();
+    // Written at the latest half a second after the last move.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(5);
+    let mut pgn = pgn;
+    while pgn_sans(&pgn) != g.sans && tokio::time::Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        pgn = std::fs::read_dir(dir.path().join("rec"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|e| e == "pgn"))
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .unwrap_or_default();
+    }
+    assert_eq!(pgn_sans(&pgn), g.sans, "the recorder's PGN file: {pgn}");
+    // After the header timeout the held connections are closed by the
+    // server, and the page answers.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let mut closed = 0;
+    for s in &mut held {
+        let mut buf = [0u8; 64];
+        match tokio::time::timeout(Duration::from_millis(200), s.read(&mut buf)).await {
+            Ok(Ok(0)) | Ok(Err(_)) => closed += 1,
+            Ok(Ok(_)) => closed += 1, // an error response, then the close
+            Err(_) => {}
+        }
+    }
+    assert_eq!(closed, held.len(), "every half-open connection was closed");
+    let mut s = tokio::net::TcpStream::connect(("127.0.0.1", web_port))
+        .await
+        .unwrap();
+    s.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut page = String::new();
+    tokio::time::timeout(Duration::from_secs(5), s.read_to_string(&mut page))
+        .await
+        .expect("the page answers")
+        .unwrap();
+    assert!(page.starts_with("HTTP/1.1 200"), "{page:.200}");
+    drop(daemon);
+}
+
+/// Mounts a tmpfs of `size` on `dir` (the test runs as root); unmounted
+/// on drop.
+struct Tmpfs(PathBuf);
+
+impl Tmpfs {
+    fn mount(dir: &Path, size: &str) -> Tmpfs {
+        std::fs::create_dir_all(dir).unwrap();
+        let out = std::process::Command::new("mount")
+            .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
+            .arg(dir)
+            .output()
+            .expect("the mount command runs");
+        assert!(
+            out.status.success(),
+            "cannot mount a tmpfs on {} (the full-disk test needs root and tmpfs): {}",
+            dir.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        Tmpfs(dir.to_owned())
+    }
+}
+
+impl Drop for Tmpfs {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("umount")
+            .arg("-l")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_disk_under_the_recorder_loses_no_move_and_recording_resumes_when_space_returns() {
+    let dir = tempfile::tempdir().unwrap();
+    let rec = dir.path().join("rec");
+    let _tmpfs = Tmpfs::mount(&rec, "1m");
+    let broker = Broker::start();
+    let sub = Subscriber::connect(broker.port, "full/#", "watcher", false).await;
+    let g = game(13, None);
+    assert!(g.sans.len() >= 80, "a long game");
+    let board = SimBoard::new(dir.path(), "dgt", g.clone(), 61, slow_ish("40031"));
+    let config = write_config(dir.path(), broker.port, "full", &[board_conf("1", &board)]);
+    let daemon = Daemon::start(&config);
+    wait_ply(&sub, "full", "1", 4).await;
+    // Fill the disk.
+    let filler = rec.join("filler");
+    {
+        use std::io::Write;
+        let mut f = std::fs::File::create(&filler).unwrap();
+        let block = vec![0u8; 64 * 1024];
+        while f.write_all(&block).is_ok() {}
+        let _ = f.flush();
+    }
+    // Play on with the disk full, until the capture's last page is used
+    // up and a write fails.
+    let deadline = tokio::time::Instant::now() + LONG;
+    while !daemon.log().contains("recording failed") {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no write failed on the full disk: {}",
+            daemon.log()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let failed_at = sub
+        .json_on("full/board/1/state")
+        .last()
+        .map_or(0, |s| s["ply"].as_u64().unwrap());
+    // Moves are made while nothing can be written.
+    wait_ply(&sub, "full", "1", failed_at + 3).await;
+    assert!(!board.done(), "the game is still on when space returns");
+    // Space returns.
+    std::fs::remove_file(&filler).unwrap();
+    wait_state(&sub, "full", "1", &g.sans).await;
+    let pgn = sub
+        .wait_for("the full PGN", LONG, |msgs| {
+            let last = msgs
+                .iter()
+                .rev()
+                .find(|m| m.topic == "full/board/1/pgn")?
+                .text();
+            (pgn_sans(&last) == g.sans).then_some(last)
+        })
+        .await;
+    assert!(pgn.contains("[Result"), "{pgn}");
+    // Recording resumed: the capture says where the gap is, and goes on
+    // after it; the PGN file beside it holds the whole game.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let caps = captures(&rec, "1");
+        let text = std::fs::read_to_string(&caps[0]).unwrap();
+        let pgn_file = caps[0].with_extension("pgn");
+        let pgn_text = std::fs::read_to_string(&pgn_file).unwrap_or_default();
+        let gap = text
+            .lines()
+            .position(|l| l.starts_with("# gap: recording failed"));
+        let after = gap.map_or(0, |i| {
+            text.lines()
+                .skip(i + 1)
+                .filter(|l| !l.starts_with('#'))
+                .count()
+        });
+        if gap.is_some() && after > 0 && pgn_sans(&pgn_text) == g.sans {
+            // Every line of the capture is whole: it still replays.
+            let replay = boardcast::replay::replay_file(&caps[0], fast_settle())
+                .expect("the capture replays");
+            assert!(replay.cut_last_line.is_none());
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "recording did not resume: gap line {gap:?}, {after} lines after it, PGN {pgn_text:?}\n{}",
+            daemon.log()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(daemon.log().contains("recording resumed"));
+    drop(daemon);
+}
+
+/// A board a little slower than the fast one (for a test that acts while
+/// it plays).
+fn slow_ish(serial: &str) -> SimOptions {
+    SimOptions {
+        pace: boardcast::sim::pty::Pace::Compressed {
+            think_ms: 300,
+            factor: 10,
+        },
+        ..SimOptions::fast(serial)
+    }
+}

@@ -63,6 +63,8 @@ pub struct Recorder {
     pgn_pending: Option<String>,
     /// The header, when even it could not be written yet.
     header: Option<Header>,
+    /// The last PGN write failed (said once).
+    pgn_failing: bool,
 }
 
 impl Recorder {
@@ -124,6 +126,7 @@ impl Recorder {
             gap: None,
             pgn_pending: None,
             header: None,
+            pgn_failing: false,
         };
         let started = Writer::new(BufWriter::new(file), &header).and_then(|mut w| {
             w.flush()?;
@@ -210,12 +213,20 @@ impl Recorder {
     pub fn write_pgn(&mut self, text: &str) {
         let aside = self.pgn.with_extension("pgn.tmp");
         let result = fs::write(&aside, text).and_then(|()| fs::rename(&aside, &self.pgn));
-        if let Err(e) = result {
-            let _ = fs::remove_file(&aside);
-            if self.pgn_pending.is_none() {
-                warn!(file = %self.pgn.display(), error = %e, "could not write the PGN file; retrying");
+        match result {
+            Err(e) => {
+                let _ = fs::remove_file(&aside);
+                if !self.pgn_failing {
+                    warn!(file = %self.pgn.display(), error = %e, "could not write the PGN file; retrying");
+                    self.pgn_failing = true;
+                }
+                self.pgn_pending = Some(text.to_string());
             }
-            self.pgn_pending = Some(text.to_string());
+            Ok(()) if self.pgn_failing => {
+                info!(file = %self.pgn.display(), "PGN file written again");
+                self.pgn_failing = false;
+            }
+            Ok(()) => {}
         }
     }
 

@@ -42,6 +42,36 @@ const ALERTS_KEPT: usize = 200;
 /// Messages a browser may fall behind before it loses its stream.
 const CHANNEL: usize = 4096;
 
+/// The live page's limits (`[web]` in the configuration).
+///
+/// Design: every connection holds a file descriptor and a task; a client
+/// that opens connections and never finishes its request must not starve
+/// the boards' files and broker connection. Past `max_connections` new
+/// connections are closed at once; a client has `header_timeout` to send
+/// a request's headers (a kept-alive idle connection is closed after the
+/// same time); past `max_streams` live streams `/events` answers 503 and
+/// the page's `EventSource` tries again later.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Connections served at once (default 256).
+    pub max_connections: usize,
+    /// Live streams served at once (default 128).
+    pub max_streams: usize,
+    /// Time to send a request's headers, and to keep an idle connection
+    /// (default 10 s).
+    pub header_timeout: std::time::Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_connections: 256,
+            max_streams: 128,
+            header_timeout: std::time::Duration::from_secs(10),
+        }
+    }
+}
+
 /// One message to the browsers.
 #[derive(Clone, Debug)]
 struct Message {
@@ -161,8 +191,17 @@ pub struct WebServer {
 impl WebServer {
     /// Serves the page for the boards `ids` on `addr`.
     pub async fn start(addr: SocketAddr, ids: &[String]) -> std::io::Result<WebServer> {
+        WebServer::start_with(addr, ids, Limits::default()).await
+    }
+
+    /// [`WebServer::start`] with `limits`.
+    pub async fn start_with(
+        addr: SocketAddr,
+        ids: &[String],
+        limits: Limits,
+    ) -> std::io::Result<WebServer> {
         let hub = Hub::new(ids);
-        let (addr, task) = serve(addr, Arc::clone(&hub)).await?;
+        let (addr, task) = serve_with(addr, Arc::clone(&hub), limits).await?;
         Ok(WebServer { addr, hub, task })
     }
 
@@ -185,36 +224,98 @@ pub async fn serve(
     addr: SocketAddr,
     hub: Arc<Hub>,
 ) -> std::io::Result<(SocketAddr, JoinHandle<()>)> {
+    serve_with(addr, hub, Limits::default()).await
+}
+
+/// [`serve`] with `limits`.
+pub async fn serve_with(
+    addr: SocketAddr,
+    hub: Arc<Hub>,
+    limits: Limits,
+) -> std::io::Result<(SocketAddr, JoinHandle<()>)> {
     let listener = TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
+    let streams = Arc::new(tokio::sync::Semaphore::new(limits.max_streams));
     let app = Router::new()
         .route("/", get(page))
         .route("/events", get(events))
         .route("/snapshot", get(snapshot))
-        .with_state(hub);
-    info!(url = %format!("http://{local}/"), "live page");
-    let task = tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app).await {
-            debug!(error = %e, "the web server stopped");
-        }
-    });
+        .with_state(Served { hub, streams });
+    info!(url = %format!("http://{local}/"), ?limits, "live page");
+    let task = tokio::spawn(accept_loop(listener, app, limits));
     Ok((local, task))
+}
+
+/// Accepts connections up to the cap and serves each with a header
+/// timeout.
+async fn accept_loop(listener: TcpListener, app: Router, limits: Limits) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    let mut warned = false;
+    loop {
+        let (stream, peer) = match listener.accept().await {
+            Ok(c) => c,
+            Err(e) => {
+                // Out of descriptors, say: wait instead of spinning.
+                debug!(error = %e, "accept failed");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            if !warned {
+                tracing::warn!(max = limits.max_connections, %peer, "live page: too many connections; closing new ones");
+                warned = true;
+            }
+            drop(stream);
+            continue;
+        };
+        warned = false;
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.header_timeout)
+                .max_buf_size(64 * 1024);
+            if let Err(e) = builder
+                .serve_connection(TokioIo::new(stream), service)
+                .await
+            {
+                debug!(%peer, error = %e, "live page connection ended");
+            }
+            drop(slot);
+        });
+    }
+}
+
+/// What the handlers share.
+#[derive(Clone, Debug)]
+struct Served {
+    hub: Arc<Hub>,
+    streams: Arc<tokio::sync::Semaphore>,
 }
 
 async fn page() -> Html<&'static str> {
     Html(PAGE)
 }
 
-async fn snapshot(State(hub): State<Arc<Hub>>) -> impl IntoResponse {
+async fn snapshot(State(Served { hub, .. }): State<Served>) -> impl IntoResponse {
     (
         [(axum::http::header::CONTENT_TYPE, "application/json")],
         hub.snapshot_json(),
     )
 }
 
-async fn events(
-    State(hub): State<Arc<Hub>>,
-) -> Sse<impl tokio_stream::Stream<Item = Result<SseEvent, Infallible>>> {
+async fn events(State(Served { hub, streams }): State<Served>) -> axum::response::Response {
+    let Ok(permit) = streams.try_acquire_owned() else {
+        return (
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            [(axum::http::header::RETRY_AFTER, "5")],
+            "too many live streams; try again later\n",
+        )
+            .into_response();
+    };
     // Subscribe before the snapshot, so nothing falls between the two (a
     // change may come twice; states replace and the page drops repeats).
     let rx = hub.tx.subscribe();
@@ -225,8 +326,14 @@ async fn events(
         // A lagging browser loses its stream (and reconnects).
         .map_while(|m| m.ok())
         .map(|m| SseEvent::default().event(m.name).data(&*m.data));
-    let stream = tokio_stream::once(first).chain(live).map(Ok);
-    Sse::new(stream).keep_alive(KeepAlive::default())
+    // The permit lives as long as the stream.
+    let stream = tokio_stream::once(first).chain(live).map(move |e| {
+        let _held = &permit;
+        Ok::<_, Infallible>(e)
+    });
+    Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response()
 }
 
 #[cfg(test)]
