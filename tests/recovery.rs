@@ -484,3 +484,24 @@ fn slow_ish(serial: &str) -> SimOptions {
         ..SimOptions::fast(serial)
     }
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_recorder_folder_that_cannot_be_made_leaves_the_boards_running() {
+    let dir = tempfile::tempdir().unwrap();
+    // A file where the folder should be: it can never be created.
+    std::fs::write(dir.path().join("rec"), "not a folder").unwrap();
+    let broker = Broker::start();
+    let sub = Subscriber::connect(broker.port, "norec/#", "watcher", false).await;
+    let g = game(3, Some(12));
+    let board = SimBoard::new(dir.path(), "dgt", g.clone(), 71, SimOptions::fast("40041"));
+    let config = write_config(dir.path(), broker.port, "norec", &[board_conf("1", &board)]);
+    let daemon = Daemon::start(&config);
+    let state = wait_state(&sub, "norec", "1", &g.sans).await;
+    assert_eq!(state["status"], "connected");
+    assert!(
+        daemon.log().contains("cannot record this board"),
+        "{}",
+        daemon.log()
+    );
+    drop(daemon);
+}
