@@ -383,6 +383,13 @@ fn replay(capture: &Path, pgn: Option<&Path>, events: Option<&Path>) -> Result<(
                 .join(", ")
         );
     }
+    if let Some(prev) = &replay.missing_prefix {
+        eprintln!(
+            "boardcast: warning: {}: resumes {}, which is missing; the earlier moves of its game are not in the output",
+            capture.display(),
+            prev.display()
+        );
+    }
     if let Some(line) = replay.cut_last_line {
         eprintln!(
             "boardcast: warning: {}: line {line} was cut short (the recording stopped mid-line); replayed everything before it",

@@ -53,6 +53,9 @@ pub struct Replay {
     /// first: their games are in `log`, their events are not in `events`
     /// (the earlier sessions published them).
     pub resumed_from: Vec<PathBuf>,
+    /// The capture this one resumed, when it is missing (its moves are not
+    /// in `log`).
+    pub missing_prefix: Option<PathBuf>,
     /// Counters.
     pub stats: PipelineStats,
     /// Reconstructor counters.
@@ -110,7 +113,11 @@ pub fn replay_reader(
         pipeline.set_time_control(Some(tc));
     }
     let mut out = Replay::default();
-    if let Some(prev) = meta(RESUMED_FROM) {
+    if let Some(prev) = meta(RESUMED_FROM).map(|p| sibling(path, &p))
+        && !prev.exists()
+    {
+        out.missing_prefix = Some(prev);
+    } else if let Some(prev) = meta(RESUMED_FROM) {
         let prev = sibling(path, &prev);
         let mut log = GameLog::new();
         out.resumed_from = feed_chain(&mut pipeline, &prev, &mut |_, e| log.handle(&e))?;

@@ -394,7 +394,15 @@ async fn a_full_disk_under_the_recorder_loses_no_move_and_recording_resumes_when
     let g = game(13, None);
     assert!(g.sans.len() >= 80, "a long game");
     let board = SimBoard::new(dir.path(), "dgt", g.clone(), 61, slow_ish("40031"));
-    let config = write_config(dir.path(), broker.port, "full", &[board_conf("1", &board)]);
+    // The PGN folder for relay tools on the same (full) disk.
+    let folder = rec.join("live");
+    let config = crate::util::write_config_with(
+        dir.path(),
+        &format!("mqtt://127.0.0.1:{}", broker.port),
+        &format!("\n[event]\npgn_dir = \"{}\"\n", folder.display()),
+        "full",
+        &[board_conf("1", &board)],
+    );
     let daemon = Daemon::start(&config);
     wait_ply(&sub, "full", "1", 4).await;
     // Fill the disk.
@@ -455,7 +463,13 @@ async fn a_full_disk_under_the_recorder_loses_no_move_and_recording_resumes_when
                 .filter(|l| !l.starts_with('#'))
                 .count()
         });
-        if gap.is_some() && after > 0 && pgn_sans(&pgn_text) == g.sans {
+        let folder_game =
+            std::fs::read_to_string(folder.join("round-1/game-1.pgn")).unwrap_or_default();
+        if gap.is_some()
+            && after > 0
+            && pgn_sans(&pgn_text) == g.sans
+            && pgn_sans(&folder_game) == g.sans
+        {
             // Every line of the capture is whole: it still replays.
             let replay = boardcast::replay::replay_file(&caps[0], fast_settle())
                 .expect("the capture replays");
@@ -464,7 +478,7 @@ async fn a_full_disk_under_the_recorder_loses_no_move_and_recording_resumes_when
         }
         assert!(
             tokio::time::Instant::now() < deadline,
-            "recording did not resume: gap line {gap:?}, {after} lines after it, PGN {pgn_text:?}\n{}",
+            "recording did not resume: gap line {gap:?}, {after} lines after it, PGN {pgn_text:?}, folder {folder_game:?}\n{}",
             daemon.log()
         );
         tokio::time::sleep(Duration::from_millis(200)).await;

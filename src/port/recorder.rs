@@ -488,4 +488,41 @@ mod tests {
         assert_eq!(fs::read_to_string(&path).unwrap(), before);
         assert!(before.contains("5 < 8e 00 05 34 00"));
     }
+
+    #[test]
+    fn the_latest_capture_is_the_newest_session_then_the_highest_number() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "1-20261123T050000Z.capture",
+            "1-20261123T060000Z.capture",
+            "1-20261123T060000Z-2.capture",
+            "1-20261123T060000Z-10.capture",
+            "1-2-20261123T070000Z.capture",
+            "1-notes.capture",
+            "12-20261123T080000Z.capture",
+        ] {
+            fs::write(dir.path().join(name), "").unwrap();
+        }
+        let latest = latest_capture(dir.path(), "1").unwrap();
+        assert!(
+            latest.ends_with("1-20261123T060000Z-10.capture"),
+            "{latest:?}"
+        );
+        let other = latest_capture(dir.path(), "1-2").unwrap();
+        assert!(other.ends_with("1-2-20261123T070000Z.capture"));
+        assert_eq!(latest_capture(dir.path(), "3"), None);
+    }
+
+    #[test]
+    fn a_resumed_session_names_its_predecessor_in_the_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = Recorder::create(dir.path(), "1", "S", Some("1-T.capture")).unwrap();
+        let text = fs::read_to_string(r.capture_path()).unwrap();
+        assert!(
+            text.starts_with(
+                "# boardcast capture v1 protocol=dgt board=1 session=S resumed_from=1-T.capture\n"
+            ),
+            "{text}"
+        );
+    }
 }
