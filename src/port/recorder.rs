@@ -286,7 +286,7 @@ impl Recorder {
         self.writer = Some(w);
         let at = t.map(|t| format!(" at {t} ms")).unwrap_or_default();
         let line = format!(
-            "gap: recording failed ({}); {} line(s) lost, {span}; resumed{at}",
+            "gap: recording failed ({}); at least {} line(s) lost, {span}; resumed{at}",
             gap.error, gap.lost
         );
         let result = self
