@@ -85,19 +85,30 @@ pub fn ensure(cfg: &Mqtt) -> Result<BrokerChoice, BrokerError> {
 }
 
 /// rumqttd's configuration for one anonymous plain-TCP MQTT 3.1.1 listener.
+/// Bytes of one log segment of the embedded broker (at least the largest
+/// payload, 1 MiB).
+pub const SEGMENT_BYTES: usize = 4 << 20;
+/// Segments kept per subscription filter.
+pub const SEGMENTS: usize = 4;
+/// Clients the embedded broker accepts at once.
+pub const MAX_CLIENTS: usize = 1000;
+
 fn broker_config(addr: SocketAddr) -> Result<rumqttd::Config, BrokerError> {
     // Design: written as rumqttd's own TOML form (its documented config
     // file) rather than struct literals, whose fields change between
     // releases. Payloads up to 1 MiB: the retained PGN of a long game.
+    // Memory is bounded: rumqttd keeps, per subscription filter, up to
+    // `max_segment_count` segments of `max_segment_size` bytes (4 x 4 MiB
+    // = 16 MiB, not its example's 10 x 100 MiB), and at most 1000 clients.
     let text = format!(
         r#"
 id = 0
 
 [router]
-max_connections = 10010
+max_connections = {MAX_CLIENTS}
 max_outgoing_packet_count = 200
-max_segment_size = 104857600
-max_segment_count = 10
+max_segment_size = {SEGMENT_BYTES}
+max_segment_count = {SEGMENTS}
 
 [v4.1]
 name = "boardcast-embedded"
@@ -163,5 +174,9 @@ mod tests {
         let v4 = c.v4.unwrap();
         assert_eq!(v4["1"].listen, addr);
         assert_eq!(v4["1"].connections.max_payload_size, 1 << 20);
+        // Bounded memory: 16 MiB per subscription filter at most.
+        assert_eq!(c.router.max_segment_size, 4 << 20);
+        assert_eq!(c.router.max_segment_count, 4);
+        assert!(c.router.max_segment_size >= v4["1"].connections.max_payload_size);
     }
 }

@@ -388,6 +388,11 @@ impl<W: Write> Writer<W> {
         self.out.flush()
     }
 
+    /// A writer appending to a capture whose header is already written.
+    pub fn append(out: W) -> Writer<W> {
+        Writer { out }
+    }
+
     /// The underlying writer.
     pub fn into_inner(self) -> W {
         self.out

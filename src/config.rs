@@ -143,6 +143,13 @@ pub struct Control {
 pub struct RawWeb {
     /// Address of the live page; empty means off.
     pub listen: Option<Spanned<String>>,
+    /// Connections served at once.
+    pub max_connections: Option<usize>,
+    /// Live streams (`/events`) served at once.
+    pub max_streams: Option<usize>,
+    /// Seconds a client has to send a request's headers (also how long an
+    /// idle connection is kept).
+    pub header_timeout_s: Option<u64>,
 }
 
 /// `[broadcast]` as written.
@@ -378,6 +385,8 @@ pub struct Config {
     /// Where the LiveChess-compatible API is served, if anywhere
     /// (`[livechess] listen`).
     pub livechess: Option<std::net::SocketAddr>,
+    /// The live page's limits (`[web]`).
+    pub web_limits: crate::web::Limits,
 }
 
 /// `[broadcast]`: what the public sees, and when.
@@ -1042,8 +1051,33 @@ impl Config {
         }
 
         // [web]
-        let listen = raw.web.and_then(|w| w.listen);
-        let listen = listen.or(defaults.web.and_then(|w| w.listen));
+        let (rw, dw) = (
+            raw.web.unwrap_or_default(),
+            defaults.web.unwrap_or_default(),
+        );
+        let web_limits = {
+            let d = crate::web::Limits::default();
+            let l = crate::web::Limits {
+                max_connections: rw
+                    .max_connections
+                    .or(dw.max_connections)
+                    .unwrap_or(d.max_connections),
+                max_streams: rw.max_streams.or(dw.max_streams).unwrap_or(d.max_streams),
+                header_timeout: rw
+                    .header_timeout_s
+                    .or(dw.header_timeout_s)
+                    .map_or(d.header_timeout, std::time::Duration::from_secs),
+            };
+            if l.max_connections == 0 || l.max_streams == 0 || l.header_timeout.is_zero() {
+                return Err(invalid(
+                    None,
+                    "web: max_connections, max_streams and header_timeout_s must be at least 1"
+                        .into(),
+                ));
+            }
+            l
+        };
+        let listen = rw.listen.or(dw.listen);
         let web = match listen {
             Some(l) if !l.get_ref().is_empty() => {
                 let addr = l.get_ref().parse().map_err(|_| {
@@ -1146,6 +1180,7 @@ impl Config {
             broadcast,
             control,
             livechess,
+            web_limits,
         })
     }
 }

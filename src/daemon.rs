@@ -20,7 +20,7 @@ use crate::config::Config;
 use crate::delay::PublicView;
 use crate::port::find::Claims;
 use crate::port::live::LiveBoard;
-use crate::port::recorder::{Recorder, pgn_date, session_stamp};
+use crate::port::recorder::{Recorder, latest_capture, pgn_date, session_stamp};
 use crate::port::{BoardTask, Clock};
 use crate::sink::mqtt::{self, CommandRoutes, MqttError, Outbox, Topics};
 use crate::sink::round::Round;
@@ -51,14 +51,18 @@ pub enum DaemonError {
     /// A signal handler could not be installed.
     #[error("signal: {0}")]
     Signal(std::io::Error),
-    /// A capture file could not be created.
-    #[error("recorder: {path}: {source}")]
-    Recorder {
-        /// The folder.
-        path: std::path::PathBuf,
-        /// Why.
-        source: std::io::Error,
-    },
+}
+
+/// How old (last written) a capture may be for its game to be resumed.
+pub const RESUME_WITHIN: std::time::Duration = std::time::Duration::from_secs(12 * 3600);
+
+/// Whether `capture` was written within [`RESUME_WITHIN`].
+fn recent(capture: &std::path::Path) -> bool {
+    std::fs::metadata(capture)
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.elapsed().ok())
+        .is_none_or(|age| age <= RESUME_WITHIN)
 }
 
 fn player(name: Option<&str>) -> crate::tournament::Player {
@@ -71,13 +75,13 @@ fn player(name: Option<&str>) -> crate::tournament::Player {
 /// The delayed public view of board `id` (`None` without a delay): its
 /// waiting events journalled beside the captures, when there is a recorder
 /// folder, so that a restart shows nothing early and loses nothing. `now`
-/// is the board's daemon time.
-fn public_view(config: &Config, id: &str, now: crate::event::Millis) -> Option<PublicView> {
+/// (its wall-clock epoch is set once the board's clock is known).
+fn public_view(config: &Config, id: &str) -> Option<PublicView> {
     let delay = config.broadcast.delay_ms;
     if delay == 0 {
         return None;
     }
-    let epoch = crate::delay::unix_ms().saturating_sub(now);
+    let epoch = crate::delay::unix_ms();
     let Some(dir) = &config.recorder else {
         warn!(board = %id, "no recorder folder: the broadcast delay's waiting events are not journalled and a restart loses them for the public");
         return Some(PublicView::new(delay, epoch));
@@ -121,6 +125,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
                         .as_ref()
                         .map(|s| s.as_str().to_string()),
                 },
+                config.web_limits,
             )
             .await
             .map_err(|source| DaemonError::Web { addr, source })?,
@@ -176,28 +181,69 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     for (i, b) in config.boards.iter().enumerate() {
         let (command_tx, commands) = mpsc::channel(16);
         routes.insert(b.id.clone(), command_tx);
-        let recorder = match &config.recorder {
-            Some(dir) => Some(Recorder::create(dir, &b.id, &session).map_err(|source| {
-                DaemonError::Recorder {
-                    path: dir.clone(),
-                    source,
-                }
-            })?),
-            None => None,
-        };
-        let mut task = BoardTask {
-            board: b.clone(),
-            serial: config.serial,
-            clock,
-            claims: Arc::clone(&claims),
-            live: LiveBoard::new(
+        // The board's session: its arbiters' topics and its public view
+        // (delayed, with the waiting events of an earlier session taken up
+        // from the journal) are in place before a resume replays its game.
+        let fresh = || {
+            LiveBoard::new(
                 &b.id,
                 config.reconstructor,
                 outbox.board(i),
                 Arc::clone(&round),
                 b.number,
                 b.time_control.clone(),
-            ),
+            )
+            .with_broadcast(outbox.arbiter(i), public_view(&config, &b.id))
+        };
+        let mut live = fresh();
+        // Resume the game of an earlier session from its captures.
+        let mut board_clock = clock;
+        let mut resumed_from = None;
+        if let Some(dir) = &config.recorder
+            && let Some(prev) = latest_capture(dir, &b.id).filter(|p| recent(p))
+        {
+            match live.resume(&prev) {
+                Ok(chain) if live.has_game() => {
+                    board_clock = clock.offset_by(live.now() + 1);
+                    resumed_from = prev.file_name().map(|n| n.to_string_lossy().into_owned());
+                    info!(
+                        board = %b.id,
+                        capture = %prev.display(),
+                        captures = chain.len(),
+                        in_progress = live.game_in_progress(),
+                        "game resumed from the recorder"
+                    );
+                }
+                Ok(_) => {
+                    live = fresh();
+                }
+                Err(e) => {
+                    warn!(board = %b.id, error = %e, "the earlier capture cannot be replayed; starting afresh");
+                    live = fresh();
+                }
+            }
+        }
+        let recorder = match &config.recorder {
+            Some(dir) => match Recorder::create(dir, &b.id, &session, resumed_from.as_deref()) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    // Design: the boards matter more than their captures.
+                    warn!(board = %b.id, dir = %dir.display(), error = %e, "cannot record this board; running without its capture");
+                    None
+                }
+            },
+            None => None,
+        };
+        if let (Some(r), Some(prev)) = (&recorder, &resumed_from) {
+            info!(board = %b.id, capture = %r.capture_path().display(), resumed_from = %prev, "recording");
+        }
+        live.set_wall_epoch(crate::delay::unix_ms().saturating_sub(board_clock.now_ms()));
+        let mut task = BoardTask {
+            board: b.clone(),
+            serial: config.serial,
+            clock: board_clock,
+            claims: Arc::clone(&claims),
+            live,
             recorder,
             commands,
         };
@@ -207,8 +253,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
                 .with_web(w.feed(i))
                 .with_arbiter_web(w.arbiter_feed(i));
         }
-        let public = public_view(&config, &b.id, clock.now_ms());
-        task.live = task.live.with_broadcast(outbox.arbiter(i), public);
+        task.live.announce(board_clock.now_ms());
         let handle = boards.spawn(task.run(stop_rx.clone()));
         names.insert(handle.id(), b.id.clone());
     }

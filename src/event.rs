@@ -73,6 +73,11 @@ pub enum AlertKind {
     Flag,
     /// A clock press with no move on the board.
     ClockPress,
+    /// The board shows a position in play but no game is known on it (a
+    /// game begun before boardcast started, with no capture to resume it
+    /// from): its moves are not being published. The arbiter restores the
+    /// game or has the start position set up.
+    Unrecognised,
 }
 
 /// How much an alert asks of the arbiter (`severity` on MQTT and in the
@@ -98,7 +103,10 @@ impl AlertKind {
     pub fn severity(self) -> Severity {
         match self {
             k if k.is_error() => Severity::Error,
-            AlertKind::Flag | AlertKind::Fivefold | AlertKind::SeventyFiveMoves => Severity::Action,
+            AlertKind::Flag
+            | AlertKind::Fivefold
+            | AlertKind::SeventyFiveMoves
+            | AlertKind::Unrecognised => Severity::Action,
             _ => Severity::Notice,
         }
     }

@@ -252,7 +252,23 @@ fn run(cli: Cli) -> Result<()> {
 fn run_daemon(path: &Path) -> Result<()> {
     let config = DaemonConfig::load(path)?;
     init_logging(&config.log)?;
+    raise_open_files();
     until_stopped(|shutdown| async move { Ok(daemon::run(config, shutdown).await?) })
+}
+
+/// Raises the open-file soft limit to the hard limit: every board, capture,
+/// PGN file, web client and broker connection holds a descriptor, and the
+/// usual soft limit (1024) is far below what a hall needs.
+fn raise_open_files() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    match getrlimit(Resource::RLIMIT_NOFILE) {
+        Ok((soft, hard)) if soft < hard => match setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+            Ok(()) => tracing::info!(from = soft, to = hard, "open-file limit raised"),
+            Err(e) => tracing::warn!(soft, hard, error = %e, "open-file limit not raised"),
+        },
+        Ok((soft, _)) => tracing::debug!(limit = soft, "open-file limit"),
+        Err(e) => tracing::warn!(error = %e, "open-file limit unknown"),
+    }
 }
 
 /// Runs `job` on a multi-threaded runtime with a future that resolves on
@@ -392,6 +408,25 @@ fn check_config(path: &Path) -> Result<()> {
 
 fn replay(capture: &Path, pgn: Option<&Path>, events: Option<&Path>) -> Result<()> {
     let replay = replay_file(capture, Config::default())?;
+    if !replay.resumed_from.is_empty() {
+        eprintln!(
+            "boardcast: {}: resumes an earlier session; replayed first: {}",
+            capture.display(),
+            replay
+                .resumed_from
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if let Some(prev) = &replay.missing_prefix {
+        eprintln!(
+            "boardcast: warning: {}: resumes {}, which is missing; the earlier moves of its game are not in the output",
+            capture.display(),
+            prev.display()
+        );
+    }
     if let Some(line) = replay.cut_last_line {
         eprintln!(
             "boardcast: warning: {}: line {line} was cut short (the recording stopped mid-line); replayed everything before it",

@@ -92,6 +92,8 @@ pub struct BoardPipeline {
     /// last reading came.
     elapsed: [Millis; 2],
     last_clock_at: Option<Millis>,
+    /// An `unrecognised` alert is open (see [`AlertKind::Unrecognised`]).
+    unrecognised: bool,
 }
 
 impl BoardPipeline {
@@ -111,6 +113,7 @@ impl BoardPipeline {
             virtual_clock: None,
             elapsed: [0; 2],
             last_clock_at: None,
+            unrecognised: false,
         }
     }
 
@@ -340,6 +343,8 @@ impl BoardPipeline {
                     cells[square_of(field) as usize] = cell_of(*code);
                 }
                 self.recon.handle_board(t, &cells);
+                self.drain();
+                self.check_unrecognised(t, &cells);
             }
             Message::ClockTimes(times) => self.handle_clock(t, &times),
             Message::SerialNumber(serial) | Message::LongSerialNumber(serial) => {
@@ -351,10 +356,55 @@ impl BoardPipeline {
         self.drain();
     }
 
+    /// A whole board read with no game known and no set-up being judged:
+    /// a position in play (both kings and more) that nobody can explain
+    /// raises [`AlertKind::Unrecognised`] once, rather than staying silent.
+    fn check_unrecognised(&mut self, t: Millis, cells: &[Cell; 64]) {
+        if self.unrecognised || self.recon.game().is_some() || self.recon.poll_timeout().is_some() {
+            return;
+        }
+        let king = |color| {
+            cells
+                .iter()
+                .any(|c| matches!(c, Cell::Piece(p) if p.role == Role::King && p.color == color))
+        };
+        let pieces = cells.iter().filter(|c| matches!(c, Cell::Piece(_))).count();
+        if !(king(Color::White) && king(Color::Black)) || pieces < 3 {
+            return;
+        }
+        self.unrecognised = true;
+        self.push(
+            t,
+            EventKind::Alert(Alert {
+                kind: AlertKind::Unrecognised,
+                side: None,
+                law: None,
+                message: format!(
+                    "The board shows a position in play ({pieces} pieces) but no game is known on it: \
+                     its moves are not being published (a game begun before boardcast started, with no \
+                     capture to resume it from). Restore the game or set up the start position."
+                ),
+                cleared: false,
+            }),
+        );
+    }
+
     fn drain(&mut self) {
         while let Some((t_ms, kind)) = self.recon.poll_event() {
             let virtual_move = match &kind {
                 EventKind::GameStart { .. } => {
+                    if std::mem::take(&mut self.unrecognised) {
+                        self.push(
+                            t_ms,
+                            EventKind::Alert(Alert {
+                                kind: AlertKind::Unrecognised,
+                                side: None,
+                                law: None,
+                                message: "A game has started on the board; the unrecognised-position report is withdrawn.".into(),
+                                cleared: true,
+                            }),
+                        );
+                    }
                     self.clock.new_game();
                     self.elapsed = [0; 2];
                     self.virtual_clock = self.time_control.clone().map(VirtualClock::new);

@@ -9,7 +9,11 @@ use crate::board::Config;
 use crate::capture::{self, CaptureError};
 use crate::event::Event;
 use crate::pipeline::{BoardPipeline, Diagnostic, PipelineStats};
+use crate::port::recorder::RESUMED_FROM;
 use crate::sink::record::GameLog;
+
+/// How many captures a chain of resumed sessions may hold.
+pub const MAX_CHAIN: usize = 256;
 
 /// Why a replay failed.
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +49,13 @@ pub struct Replay {
     /// The capture's last line was cut short (a crash or a full disk while
     /// recording) and left out: its number.
     pub cut_last_line: Option<usize>,
+    /// The captures this one resumed (header word `resumed_from`), oldest
+    /// first: their games are in `log`, their events are not in `events`
+    /// (the earlier sessions published them).
+    pub resumed_from: Vec<PathBuf>,
+    /// The capture this one resumed, when it is missing (its moves are not
+    /// in `log`).
+    pub missing_prefix: Option<PathBuf>,
     /// Counters.
     pub stats: PipelineStats,
     /// Reconstructor counters.
@@ -102,6 +113,16 @@ pub fn replay_reader(
         pipeline.set_time_control(Some(tc));
     }
     let mut out = Replay::default();
+    if let Some(prev) = meta(RESUMED_FROM).map(|p| sibling(path, &p))
+        && !prev.exists()
+    {
+        out.missing_prefix = Some(prev);
+    } else if let Some(prev) = meta(RESUMED_FROM) {
+        let prev = sibling(path, &prev);
+        let mut log = GameLog::new();
+        out.resumed_from = feed_chain(&mut pipeline, &prev, &mut |_, e| log.handle(&e))?;
+        out.log = log;
+    }
     for chunk in reader.by_ref() {
         let chunk = chunk.map_err(wrap)?;
         pipeline.handle_bytes(chunk.t_ms, chunk.dir, &chunk.bytes);
@@ -123,4 +144,80 @@ fn collect(pipeline: &mut BoardPipeline, out: &mut Replay) {
     while let Some(d) = pipeline.poll_diagnostic() {
         out.diagnostics.push(d);
     }
+}
+
+/// The file `name` in the folder of `capture` (only a file name is taken:
+/// a header cannot point outside the folder).
+fn sibling(capture: &Path, name: &str) -> PathBuf {
+    let file = Path::new(name)
+        .file_name()
+        .map_or_else(|| name.into(), |n| n.to_os_string());
+    capture.parent().unwrap_or(Path::new(".")).join(file)
+}
+
+/// Feeds `capture` into `pipeline` after the captures it resumes (its
+/// `resumed_from=` header word, followed back), each one followed by
+/// [`BoardPipeline::finish`]: the state a session that resumed `capture`
+/// starts from. Every event goes to `on_event` with its publication time.
+/// Returns the captures fed, oldest first.
+///
+/// A capture named by `resumed_from` that is missing ends the chain there
+/// (with a warning): what came before it is lost, the rest replays.
+pub fn feed_chain(
+    pipeline: &mut BoardPipeline,
+    capture: &Path,
+    on_event: &mut dyn FnMut(u64, Event),
+) -> Result<Vec<PathBuf>, ReplayError> {
+    // Follow the chain back first.
+    let mut chain = vec![capture.to_path_buf()];
+    while chain.len() < MAX_CHAIN {
+        let last = chain.last().expect("non-empty");
+        let file = File::open(last).map_err(|source| ReplayError::Open {
+            path: last.clone(),
+            source,
+        })?;
+        let (header, _) =
+            capture::Reader::new(BufReader::new(file)).map_err(|source| ReplayError::Capture {
+                path: last.clone(),
+                source,
+            })?;
+        let Some((_, prev)) = header.meta.iter().find(|(k, _)| k == RESUMED_FROM) else {
+            break;
+        };
+        let prev = sibling(last, prev);
+        if chain.contains(&prev) {
+            tracing::warn!(capture = %last.display(), "resumed_from loops; chain cut");
+            break;
+        }
+        if !prev.exists() {
+            tracing::warn!(capture = %last.display(), missing = %prev.display(), "resumed capture missing; earlier moves are lost");
+            break;
+        }
+        chain.push(prev);
+    }
+    chain.reverse();
+    for path in &chain {
+        let file = File::open(path).map_err(|source| ReplayError::Open {
+            path: path.clone(),
+            source,
+        })?;
+        let wrap = |source| ReplayError::Capture {
+            path: path.clone(),
+            source,
+        };
+        let (_, reader) = capture::Reader::new(BufReader::new(file)).map_err(wrap)?;
+        for chunk in reader {
+            let chunk = chunk.map_err(wrap)?;
+            pipeline.handle_bytes(chunk.t_ms, chunk.dir, &chunk.bytes);
+            while let Some((t, e)) = pipeline.poll_published() {
+                on_event(t, e);
+            }
+        }
+        pipeline.finish();
+        while let Some((t, e)) = pipeline.poll_published() {
+            on_event(t, e);
+        }
+        while pipeline.poll_diagnostic().is_some() {}
+    }
+    Ok(chain)
 }

@@ -10,6 +10,7 @@ mod families;
 mod games;
 mod livechess;
 mod reconstruct;
+mod recovery;
 mod replay;
 mod results;
 mod tournament;

@@ -373,6 +373,14 @@ impl Daemon {
         }
     }
 
+    /// Kills the daemon with SIGKILL (a crash, a power cut): nothing is
+    /// flushed, nothing is said to the broker.
+    pub fn crash(&mut self) {
+        let mut child = self.child.take().expect("running");
+        child.kill().unwrap();
+        child.wait().unwrap();
+    }
+
     pub fn pid(&self) -> u32 {
         self.child.as_ref().expect("running").id()
     }

@@ -170,6 +170,11 @@ impl PublicView {
         })
     }
 
+    /// Sets the wall time (ms since the Unix epoch) of daemon time 0.
+    pub fn set_epoch(&mut self, epoch_ms: u64) {
+        self.epoch_ms = epoch_ms;
+    }
+
     /// After a restart: `history` is the game as the earlier session made
     /// it (its events, replayed from its capture). The public has seen all
     /// of it but the events still waiting in the line, which are its last

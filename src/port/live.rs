@@ -140,7 +140,10 @@ pub struct LiveBoard {
 
 impl LiveBoard {
     /// A board waiting for its first connection: board `number` of
-    /// `round`, its games played to `time_control` when known.
+    /// `round`, its games played to `time_control` when known. Nothing is
+    /// published until [`LiveBoard::announce`] (a game is resumed first,
+    /// with [`LiveBoard::resume`], so an empty state never replaces the
+    /// retained one of a game in progress).
     pub fn new(
         id: &str,
         config: board::Config,
@@ -152,7 +155,7 @@ impl LiveBoard {
         let mut pipeline = BoardPipeline::new(id, config);
         pipeline.set_time_control(time_control);
         let game_round = round.current();
-        let b = LiveBoard {
+        LiveBoard {
             id: id.to_string(),
             pipeline,
             log: GameLog::new(),
@@ -169,15 +172,12 @@ impl LiveBoard {
             arbiter: None,
             arbiter_web: None,
             public: None,
-        };
-        b.publish_state(0);
-        b
+        }
     }
 
     /// Also hands every event and state to the live page's `feed`.
     pub fn with_web(mut self, feed: crate::web::BoardFeed) -> LiveBoard {
         self.web = Some(feed);
-        self.publish_state(0);
         self
     }
 
@@ -185,7 +185,6 @@ impl LiveBoard {
     /// view (`feed`).
     pub fn with_arbiter_web(mut self, feed: crate::web::BoardFeed) -> LiveBoard {
         self.arbiter_web = Some(feed);
-        self.publish_state(0);
         self
     }
 
@@ -200,17 +199,76 @@ impl LiveBoard {
     ) -> LiveBoard {
         self.arbiter = Some(arbiter);
         self.public = public;
-        self.publish_state(0);
         self
     }
 
-    /// After a restart that took up the earlier session's game (`history`:
-    /// its events), the delayed public view takes up what the public had
-    /// seen of it.
-    pub fn restore_public(&mut self, history: &[Event]) {
-        if let Some(p) = &mut self.public {
-            p.restore(history);
+    /// Publishes the board's first state (and PGN) at `t`.
+    pub fn announce(&mut self, t: Millis) {
+        if self.log.current().is_some() {
+            self.pgn_dirty = true;
+            if let Some(g) = self.log.current() {
+                self.round.update(self.game_round, self.number, g);
+            }
         }
+        self.publish_state(t);
+    }
+
+    /// Sets the wall time (ms since the Unix epoch) at which this board's
+    /// daemon time was 0, for the delayed public view.
+    pub fn set_wall_epoch(&mut self, epoch_ms: u64) {
+        if let Some(p) = &mut self.public {
+            p.set_epoch(epoch_ms);
+        }
+    }
+
+    /// Takes up the game of an earlier session: `capture` (and the
+    /// captures it resumed) is replayed through this board's pipeline.
+    /// The games go to the record; their events are not published again
+    /// (the earlier session did). Returns the captures replayed.
+    pub fn resume(
+        &mut self,
+        capture: &std::path::Path,
+    ) -> Result<Vec<std::path::PathBuf>, crate::replay::ReplayError> {
+        let mut events = Vec::new();
+        let chain = crate::replay::feed_chain(&mut self.pipeline, capture, &mut |_, e| {
+            events.push(e);
+        })?;
+        for e in &events {
+            self.log.handle(e);
+            match &e.kind {
+                EventKind::GameStart { .. } => {
+                    self.disagrees = false;
+                    self.game_round = self.round.current();
+                }
+                EventKind::Move { .. } | EventKind::Takeback { .. } => self.disagrees = false,
+                EventKind::Alert(a)
+                    if matches!(a.kind, AlertKind::Misplaced | AlertKind::IllegalPosition) =>
+                {
+                    self.disagrees = !a.cleared;
+                }
+                _ => {}
+            }
+        }
+        // The delayed public view takes up what the public had seen.
+        if let Some(p) = &mut self.public {
+            p.restore(&events);
+        }
+        Ok(chain)
+    }
+
+    /// Whether a game was taken up and is still in progress (no result).
+    pub fn game_in_progress(&self) -> bool {
+        self.log.current().is_some_and(|g| g.result.is_none())
+    }
+
+    /// Whether any game is on record.
+    pub fn has_game(&self) -> bool {
+        self.log.current().is_some()
+    }
+
+    /// The pipeline's time (the last input or timer), to continue from.
+    pub fn now(&self) -> Millis {
+        self.pipeline.now()
     }
 
     /// Bytes seen on the line at `t`. Returns the serial numbers the board

@@ -65,6 +65,9 @@ use recorder::Recorder;
 #[derive(Clone, Copy, Debug)]
 pub struct Clock {
     start: Instant,
+    /// Session time at `start` (a resumed board's time goes on from its
+    /// earlier captures, so one pipeline sees one rising clock).
+    offset: Millis,
 }
 
 impl Clock {
@@ -72,17 +75,24 @@ impl Clock {
     pub fn start() -> Clock {
         Clock {
             start: Instant::now(),
+            offset: 0,
         }
+    }
+
+    /// The same clock, reading `offset` more (at least the time a resumed
+    /// pipeline stopped at).
+    pub fn offset_by(self, offset: Millis) -> Clock {
+        Clock { offset, ..self }
     }
 
     /// Milliseconds since the start.
     pub fn now_ms(&self) -> Millis {
-        self.start.elapsed().as_millis() as Millis
+        self.offset + self.start.elapsed().as_millis() as Millis
     }
 
     /// The instant of a session time.
     pub fn instant(&self, t: Millis) -> Instant {
-        self.start + Duration::from_millis(t)
+        self.start + Duration::from_millis(t.saturating_sub(self.offset))
     }
 }
 
@@ -235,6 +245,14 @@ impl BoardTask {
                     continue;
                 }
             };
+            // Bytes the board wrote while nobody read (a daemon that was
+            // down, a reader that went away) are of unknown age: dropped.
+            // The board dump asked for below tells the truth.
+            if let Err(e) =
+                tokio_serial::SerialPort::clear(&stream, tokio_serial::ClearBuffer::Input)
+            {
+                debug!(path = %path.display(), error = %e, "cannot clear the input buffer");
+            }
             let (serial, chunks) = match self.identify(&mut stream).await {
                 Ok(found) => found,
                 Err(e) => {

@@ -11,29 +11,77 @@
 //! (written aside, then renamed).
 
 use std::fs::{self, File};
-use std::io::{self, BufWriter};
+use std::io::{self, BufWriter, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
-use tracing::warn;
+use tracing::{info, warn};
 
 use crate::capture::{Direction, Header, Protocol, Writer};
 use crate::event::Millis;
 
+/// The header word naming the capture a session resumed (a file name in
+/// the same folder): `boardcast replay` plays it first.
+pub const RESUMED_FROM: &str = "resumed_from";
+
+/// How long a failed recorder waits before trying the disk again.
+const RETRY: Duration = Duration::from_secs(1);
+
+/// A recording that failed (a full disk, say) and is retried.
+#[derive(Debug)]
+struct Gap {
+    /// Session time of the first line lost (or of the failure).
+    from: Option<Millis>,
+    /// Session time of the last line lost.
+    to: Option<Millis>,
+    /// The first error.
+    error: String,
+    /// When to try again.
+    retry_at: Instant,
+    /// Lines lost so far.
+    lost: u64,
+}
+
 /// A board's capture and PGN files.
+///
+/// Design: a write error (a full disk, an I/O error) never stops the
+/// board. The recorder drops the open file, counts what it could not
+/// write, and tries again at most once a second; when the disk takes
+/// writes again it reopens the capture for appending (cutting a line the
+/// failure left half written), writes a `# gap: ...` comment line saying
+/// what was lost, and records on. The game itself never depends on the
+/// capture. A PGN file that could not be written is written again at the
+/// next flush.
 #[derive(Debug)]
 pub struct Recorder {
     writer: Option<Writer<BufWriter<File>>>,
     capture: PathBuf,
     pgn: PathBuf,
     unflushed: bool,
+    gap: Option<Gap>,
+    /// The PGN text not yet written (a write failed).
+    pgn_pending: Option<String>,
+    /// The header, when even it could not be written yet.
+    header: Option<Header>,
+    /// The last PGN write failed (said once).
+    pgn_failing: bool,
 }
 
 impl Recorder {
     /// Creates `{dir}/{board}-{session}.capture` (and the folder). An
     /// existing capture is never truncated: a daemon restarted within the
     /// same second writes `{board}-{session}-2.capture` (then `-3`, ...).
-    pub fn create(dir: &Path, board: &str, session: &str) -> io::Result<Recorder> {
+    /// `resumed_from`, when given, names the capture whose game this
+    /// session continues (header word [`RESUMED_FROM`]).
+    ///
+    /// Fails only when the file cannot be created at all; a header that
+    /// cannot be written (a full disk) is retried like any later write.
+    pub fn create(
+        dir: &Path,
+        board: &str,
+        session: &str,
+        resumed_from: Option<&str>,
+    ) -> io::Result<Recorder> {
         fs::create_dir_all(dir)?;
         let (capture, pgn, file) = (1..1000)
             .find_map(|n| {
@@ -59,23 +107,42 @@ impl Recorder {
                     "999 captures of this board and session already exist",
                 ))
             })?;
+        let mut meta = vec![
+            ("board".into(), board.into()),
+            ("session".into(), session.into()),
+        ];
+        if let Some(prev) = resumed_from {
+            meta.push((RESUMED_FROM.into(), prev.into()));
+        }
         let header = Header {
             protocol: Protocol::Dgt,
-            meta: vec![
-                ("board".into(), board.into()),
-                ("session".into(), session.into()),
-            ],
+            meta,
         };
-        let mut writer = Writer::new(BufWriter::new(file), &header)?;
-        writer.flush()?;
-        Ok(Recorder {
-            writer: Some(writer),
+        let mut r = Recorder {
+            writer: None,
             capture,
             pgn,
             unflushed: false,
-        })
+            gap: None,
+            pgn_pending: None,
+            header: None,
+            pgn_failing: false,
+        };
+        let started = Writer::new(BufWriter::new(file), &header).and_then(|mut w| {
+            w.flush()?;
+            Ok(w)
+        });
+        match started {
+            Ok(w) => r.writer = Some(w),
+            Err(e) => {
+                // Keep the header for the retry: the file is empty.
+                let _ = fs::remove_file(&r.capture);
+                r.fail(None, &e);
+                r.header = Some(header);
+            }
+        }
+        Ok(r)
     }
-
     /// The capture file.
     pub fn capture_path(&self) -> &Path {
         &self.capture
@@ -86,29 +153,49 @@ impl Recorder {
         &self.pgn
     }
 
+    /// Whether the recorder is failing (and retrying) right now.
+    pub fn failing(&self) -> bool {
+        self.gap.is_some()
+    }
+
     /// Records bytes seen on the line.
     pub fn record(&mut self, t: Millis, dir: Direction, bytes: &[u8]) {
+        if !self.ready(Some(t)) {
+            self.lose(t);
+            return;
+        }
         let result = match &mut self.writer {
             Some(w) => w.write_chunk(t, dir, bytes),
             None => return,
         };
         self.unflushed = true;
-        self.check(result);
+        if let Err(e) = result {
+            self.fail(Some(t), &e);
+        }
     }
 
     /// Records a comment line (connections, disconnections).
     pub fn note(&mut self, text: &str) {
+        if !self.ready(None) {
+            return;
+        }
         let result = match &mut self.writer {
             Some(w) => w.write_comment(text),
             None => return,
         };
         self.unflushed = true;
-        self.check(result);
+        if let Err(e) = result {
+            self.fail(None, &e);
+        }
     }
 
-    /// Writes buffered lines to the file, if there are any.
+    /// Writes buffered lines to the file, if there are any (and retries a
+    /// failed recording, and a PGN file not yet written).
     pub fn flush(&mut self) {
-        if !self.unflushed {
+        if let Some(text) = self.pgn_pending.take() {
+            self.write_pgn(&text);
+        }
+        if !self.ready(None) || !self.unflushed {
             return;
         }
         self.unflushed = false;
@@ -116,25 +203,156 @@ impl Recorder {
             Some(w) => w.flush(),
             None => return,
         };
-        self.check(result);
+        if let Err(e) = result {
+            self.fail(None, &e);
+        }
     }
 
-    /// Replaces the PGN file with `text`.
+    /// Replaces the PGN file with `text` (written aside, then renamed). A
+    /// failure is retried at the next [`Recorder::flush`].
     pub fn write_pgn(&mut self, text: &str) {
         let aside = self.pgn.with_extension("pgn.tmp");
         let result = fs::write(&aside, text).and_then(|()| fs::rename(&aside, &self.pgn));
-        if let Err(e) = result {
-            warn!(file = %self.pgn.display(), error = %e, "could not write the PGN file");
+        match result {
+            Err(e) => {
+                let _ = fs::remove_file(&aside);
+                if !self.pgn_failing {
+                    warn!(file = %self.pgn.display(), error = %e, "could not write the PGN file; retrying");
+                    self.pgn_failing = true;
+                }
+                self.pgn_pending = Some(text.to_string());
+            }
+            Ok(()) if self.pgn_failing => {
+                info!(file = %self.pgn.display(), "PGN file written again");
+                self.pgn_failing = false;
+            }
+            Ok(()) => {}
         }
     }
 
-    fn check(&mut self, result: io::Result<()>) {
-        if let Err(e) = result {
-            // A full disk must not stop the board: stop recording instead.
-            warn!(file = %self.capture.display(), error = %e, "recording stopped");
-            self.writer = None;
+    /// Counts a line that could not be written.
+    fn lose(&mut self, t: Millis) {
+        if let Some(g) = &mut self.gap {
+            g.from.get_or_insert(t);
+            g.to = Some(t);
+            g.lost += 1;
         }
     }
+
+    /// A write failed: drop the file (what its buffer held is lost) and
+    /// retry later.
+    fn fail(&mut self, t: Option<Millis>, e: &io::Error) {
+        if let Some(w) = self.writer.take() {
+            // The buffer cannot be written either: forget it.
+            let (file, _) = w.into_inner().into_parts();
+            drop(file);
+        }
+        self.unflushed = false;
+        match (&mut self.gap, t) {
+            (Some(_), Some(t)) => self.lose(t),
+            (Some(_), None) => {}
+            (None, _) => {
+                warn!(file = %self.capture.display(), error = %e, "recording failed; retrying every second");
+                self.gap = Some(Gap {
+                    from: t,
+                    to: t,
+                    error: e.to_string(),
+                    retry_at: Instant::now() + RETRY,
+                    lost: u64::from(t.is_some()),
+                });
+            }
+        }
+    }
+
+    /// Whether the capture is open; a failed one is reopened when its
+    /// retry is due and the disk takes a line again.
+    fn ready(&mut self, t: Option<Millis>) -> bool {
+        let Some(gap) = &mut self.gap else {
+            return self.writer.is_some();
+        };
+        if Instant::now() < gap.retry_at {
+            return false;
+        }
+        gap.retry_at = Instant::now() + RETRY;
+        let Ok(w) = self.reopen() else {
+            return false;
+        };
+        let gap = self.gap.take().expect("failing");
+        let span = match (gap.from, gap.to) {
+            (Some(a), Some(b)) => format!("session time {a}..{b} ms"),
+            _ => "no line".into(),
+        };
+        info!(file = %self.capture.display(), lost = gap.lost, "recording resumed");
+        self.writer = Some(w);
+        let at = t.map(|t| format!(" at {t} ms")).unwrap_or_default();
+        let line = format!(
+            "gap: recording failed ({}); at least {} line(s) lost, {span}; resumed{at}",
+            gap.error, gap.lost
+        );
+        let result = self
+            .writer
+            .as_mut()
+            .expect("just set")
+            .write_comment(&capture_comment(&line));
+        if let Err(e) = result {
+            self.gap = Some(gap);
+            self.fail(None, &e);
+            return false;
+        }
+        self.unflushed = true;
+        true
+    }
+
+    /// Opens the capture for appending, cutting a line a failure left half
+    /// written (so the file ends with a whole line), or writes the header
+    /// that could not be written at creation.
+    fn reopen(&mut self) -> io::Result<Writer<BufWriter<File>>> {
+        if let Some(header) = &self.header {
+            let file = fs::OpenOptions::new()
+                .write(true)
+                .create(true)
+                .truncate(false)
+                .open(&self.capture)?;
+            file.set_len(0)?;
+            let mut w = Writer::new(BufWriter::new(file), header)?;
+            w.flush()?;
+            self.header = None;
+            return Ok(w);
+        }
+        let mut file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&self.capture)?;
+        let len = file.metadata()?.len();
+        // The end of the last whole line.
+        let mut keep = len;
+        let mut buf = [0u8; 4096];
+        while keep > 0 {
+            let start = keep.saturating_sub(buf.len() as u64);
+            let n = (keep - start) as usize;
+            file.seek(SeekFrom::Start(start))?;
+            file.read_exact(&mut buf[..n])?;
+            if let Some(i) = buf[..n].iter().rposition(|&b| b == b'\n') {
+                keep = start + i as u64 + 1;
+                break;
+            }
+            keep = start;
+        }
+        if keep < len {
+            file.set_len(keep)?;
+        }
+        file.seek(SeekFrom::End(0))?;
+        // A probe: the disk must take a whole line before recording goes on.
+        let mut w = Writer::append(BufWriter::new(file));
+        w.write_comment("recorder back after a write failure")?;
+        w.flush()?;
+        Ok(w)
+    }
+}
+
+/// A comment's text on one line.
+fn capture_comment(text: &str) -> String {
+    text.replace(['\n', '\r'], " ")
 }
 
 impl Drop for Recorder {
@@ -143,6 +361,42 @@ impl Drop for Recorder {
             let _ = w.flush();
         }
     }
+}
+
+/// The latest capture of `board` in `dir`: the newest session (then the
+/// highest `-n`), if any.
+pub fn latest_capture(dir: &Path, board: &str) -> Option<PathBuf> {
+    let mut best: Option<(String, u32, PathBuf)> = None;
+    for entry in fs::read_dir(dir).ok()?.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        let Some((session, n)) = parse_capture_name(name, board) else {
+            continue;
+        };
+        if best
+            .as_ref()
+            .is_none_or(|(s, m, _)| (s.as_str(), *m) < (session, n))
+        {
+            best = Some((session.to_string(), n, entry.path()));
+        }
+    }
+    best.map(|(_, _, p)| p)
+}
+
+/// `{board}-{session}[-n].capture` -> (session, n).
+fn parse_capture_name<'a>(name: &'a str, board: &str) -> Option<(&'a str, u32)> {
+    let stem = name.strip_suffix(".capture")?;
+    let rest = stem.strip_prefix(board)?.strip_prefix('-')?;
+    let (session, n) = match rest.split_once('-') {
+        Some((s, n)) => (s, n.parse().ok()?),
+        None => (rest, 1),
+    };
+    let b = session.as_bytes();
+    let stamp = b.len() == 16
+        && b[8] == b'T'
+        && b[15] == b'Z'
+        && b[..8].iter().chain(&b[9..15]).all(u8::is_ascii_digit);
+    stamp.then_some((session, n))
 }
 
 /// The current UTC time as `YYYYMMDDTHHMMSSZ`, naming a session.
@@ -201,7 +455,7 @@ mod tests {
     #[test]
     fn recorded_bytes_read_back_as_a_capture() {
         let dir = tempfile::tempdir().unwrap();
-        let mut r = Recorder::create(dir.path(), "7", "S").unwrap();
+        let mut r = Recorder::create(dir.path(), "7", "S", None).unwrap();
         r.record(0, Direction::ToBoard, &[0x40]);
         r.note("connected");
         r.record(25, Direction::FromBoard, &[0x8e, 0, 5, 0x34, 0]);
@@ -219,13 +473,13 @@ mod tests {
     #[test]
     fn a_restart_in_the_same_second_never_truncates_the_earlier_capture() {
         let dir = tempfile::tempdir().unwrap();
-        let mut first = Recorder::create(dir.path(), "1", "20261123T050000Z").unwrap();
+        let mut first = Recorder::create(dir.path(), "1", "20261123T050000Z", None).unwrap();
         first.record(5, Direction::FromBoard, &[0x8e, 0x00, 0x05, 0x34, 0x00]);
         first.flush();
         let path = first.capture_path().to_path_buf();
         drop(first);
         let before = fs::read_to_string(&path).unwrap();
-        let second = Recorder::create(dir.path(), "1", "20261123T050000Z").unwrap();
+        let second = Recorder::create(dir.path(), "1", "20261123T050000Z", None).unwrap();
         assert!(
             second
                 .capture_path()
@@ -233,5 +487,42 @@ mod tests {
         );
         assert_eq!(fs::read_to_string(&path).unwrap(), before);
         assert!(before.contains("5 < 8e 00 05 34 00"));
+    }
+
+    #[test]
+    fn the_latest_capture_is_the_newest_session_then_the_highest_number() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "1-20261123T050000Z.capture",
+            "1-20261123T060000Z.capture",
+            "1-20261123T060000Z-2.capture",
+            "1-20261123T060000Z-10.capture",
+            "1-2-20261123T070000Z.capture",
+            "1-notes.capture",
+            "12-20261123T080000Z.capture",
+        ] {
+            fs::write(dir.path().join(name), "").unwrap();
+        }
+        let latest = latest_capture(dir.path(), "1").unwrap();
+        assert!(
+            latest.ends_with("1-20261123T060000Z-10.capture"),
+            "{latest:?}"
+        );
+        let other = latest_capture(dir.path(), "1-2").unwrap();
+        assert!(other.ends_with("1-2-20261123T070000Z.capture"));
+        assert_eq!(latest_capture(dir.path(), "3"), None);
+    }
+
+    #[test]
+    fn a_resumed_session_names_its_predecessor_in_the_header() {
+        let dir = tempfile::tempdir().unwrap();
+        let r = Recorder::create(dir.path(), "1", "S", Some("1-T.capture")).unwrap();
+        let text = fs::read_to_string(r.capture_path()).unwrap();
+        assert!(
+            text.starts_with(
+                "# boardcast capture v1 protocol=dgt board=1 session=S resumed_from=1-T.capture\n"
+            ),
+            "{text}"
+        );
     }
 }

@@ -30,12 +30,17 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
     let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    {
+    let written = (|| {
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_data()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if written.is_err() {
+        // A full disk: leave no half file behind (the old one stays).
+        let _ = std::fs::remove_file(&tmp);
     }
-    std::fs::rename(&tmp, path)
+    written
 }
 
 /// The PGN tags of a board's game in a round.

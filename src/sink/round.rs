@@ -39,6 +39,8 @@ pub struct Round {
     games: Mutex<BTreeMap<(u32, u32), GameRecord>>,
     dirty: Mutex<BTreeSet<u32>>,
     notify: Notify,
+    /// The last folder write failed (said once).
+    failing: std::sync::atomic::AtomicBool,
 }
 
 impl Round {
@@ -61,6 +63,7 @@ impl Round {
             games: Mutex::new(BTreeMap::new()),
             dirty: Mutex::new(BTreeSet::new()),
             notify: Notify::new(),
+            failing: std::sync::atomic::AtomicBool::new(false),
         });
         round.reload()?;
         Ok(round)
@@ -145,8 +148,14 @@ impl Round {
     }
 
     /// Writes every round with changes now.
-    pub fn flush(&self) {
-        let Some(folder) = &self.folder else { return };
+    ///
+    /// Returns whether every round was written; a round that could not be
+    /// (a full disk) stays to be written again.
+    pub fn flush(&self) -> bool {
+        let Some(folder) = &self.folder else {
+            return true;
+        };
+        let mut ok = true;
         let rounds: Vec<u32> = std::mem::take(&mut *self.dirty.lock().expect("round dirty lock"))
             .into_iter()
             .collect();
@@ -169,9 +178,24 @@ impl Round {
                 .collect();
             let event = self.state.read().expect("round state lock").event.clone();
             if let Err(e) = folder.write_round(&event, round, last.max(round), &list) {
-                warn!(round, error = %e, "could not write the PGN folder");
+                if !self
+                    .failing
+                    .swap(true, std::sync::atomic::Ordering::Relaxed)
+                {
+                    warn!(round, error = %e, "could not write the PGN folder; retrying every second");
+                }
+                self.dirty.lock().expect("round dirty lock").insert(round);
+                ok = false;
             }
         }
+        if ok
+            && self
+                .failing
+                .swap(false, std::sync::atomic::Ordering::Relaxed)
+        {
+            tracing::info!("the PGN folder is written again");
+        }
+        ok
     }
 
     /// The writer task: rewrites changed rounds at most twice a second
@@ -181,13 +205,19 @@ impl Round {
             return;
         }
         tokio::pin!(stop);
+        let mut retry = false;
         loop {
             tokio::select! {
                 _ = &mut stop => break,
                 _ = self.notify.notified() => {
                     tokio::time::sleep(Duration::from_millis(500)).await;
                     let me = Arc::clone(&self);
-                    let _ = tokio::task::spawn_blocking(move || me.flush()).await;
+                    retry = !tokio::task::spawn_blocking(move || me.flush()).await.unwrap_or(true);
+                }
+                // A write failed: try again every second.
+                _ = tokio::time::sleep(Duration::from_secs(1)), if retry => {
+                    let me = Arc::clone(&self);
+                    retry = !tokio::task::spawn_blocking(move || me.flush()).await.unwrap_or(true);
                 }
             }
         }

@@ -50,6 +50,36 @@ const ALERTS_KEPT: usize = 200;
 /// Messages a browser may fall behind before it loses its stream.
 const CHANNEL: usize = 4096;
 
+/// The live page's limits (`[web]` in the configuration).
+///
+/// Design: every connection holds a file descriptor and a task; a client
+/// that opens connections and never finishes its request must not starve
+/// the boards' files and broker connection. Past `max_connections` new
+/// connections are closed at once; a client has `header_timeout` to send
+/// a request's headers (a kept-alive idle connection is closed after the
+/// same time); past `max_streams` live streams `/events` answers 503 and
+/// the page's `EventSource` tries again later.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Limits {
+    /// Connections served at once (default 256).
+    pub max_connections: usize,
+    /// Live streams served at once (default 128).
+    pub max_streams: usize,
+    /// Time to send a request's headers, and to keep an idle connection
+    /// (default 10 s).
+    pub header_timeout: std::time::Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            max_connections: 256,
+            max_streams: 128,
+            header_timeout: std::time::Duration::from_secs(10),
+        }
+    }
+}
+
 /// One message to the browsers.
 #[derive(Clone, Debug)]
 struct Message {
@@ -189,6 +219,8 @@ struct Views {
     arbiter: Arc<Hub>,
     audience: Audience,
     token: Option<String>,
+    /// Live streams served at once (both views together).
+    streams: Arc<tokio::sync::Semaphore>,
 }
 
 /// The running web server; dropping it stops the server.
@@ -206,14 +238,16 @@ pub struct WebServer {
 impl WebServer {
     /// Serves the page for the boards `ids` on `addr`, to the public only.
     pub async fn start(addr: SocketAddr, ids: &[String]) -> std::io::Result<WebServer> {
-        WebServer::start_for(addr, ids, Audience::default()).await
+        WebServer::start_for(addr, ids, Audience::default(), Limits::default()).await
     }
 
-    /// Serves the public page and, with a secret, the arbiters' view.
+    /// Serves the public page and, with a secret, the arbiters' view,
+    /// within `limits`.
     pub async fn start_for(
         addr: SocketAddr,
         ids: &[String],
         audience: Audience,
+        limits: Limits,
     ) -> std::io::Result<WebServer> {
         let (hub, arbiter) = (Hub::new(ids), Hub::new(ids));
         let views = Arc::new(Views {
@@ -221,8 +255,9 @@ impl WebServer {
             arbiter: Arc::clone(&arbiter),
             token: audience.arbiter_secret.as_deref().map(arbiter_token),
             audience,
+            streams: Arc::new(tokio::sync::Semaphore::new(limits.max_streams)),
         });
-        let (addr, task) = serve_views(addr, views).await?;
+        let (addr, task) = serve_views(addr, views, limits).await?;
         Ok(WebServer {
             addr,
             hub,
@@ -261,13 +296,15 @@ pub async fn serve(
         arbiter,
         audience: Audience::default(),
         token: None,
+        streams: Arc::new(tokio::sync::Semaphore::new(Limits::default().max_streams)),
     });
-    serve_views(addr, views).await
+    serve_views(addr, views, Limits::default()).await
 }
 
 async fn serve_views(
     addr: SocketAddr,
     views: Arc<Views>,
+    limits: Limits,
 ) -> std::io::Result<(SocketAddr, JoinHandle<()>)> {
     let listener = TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
@@ -279,13 +316,52 @@ async fn serve_views(
         .route("/arbiter/events", get(arbiter_events))
         .route("/arbiter/snapshot", get(arbiter_snapshot))
         .with_state(views);
-    info!(url = %format!("http://{local}/"), "live page");
-    let task = tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, app).await {
-            debug!(error = %e, "the web server stopped");
-        }
-    });
+    info!(url = %format!("http://{local}/"), ?limits, "live page");
+    let task = tokio::spawn(accept_loop(listener, app, limits));
     Ok((local, task))
+}
+
+/// Accepts connections up to the cap and serves each with a header
+/// timeout.
+async fn accept_loop(listener: TcpListener, app: Router, limits: Limits) {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
+    let mut warned = false;
+    loop {
+        let (stream, peer) = match listener.accept().await {
+            Ok(c) => c,
+            Err(e) => {
+                // Out of descriptors, say: wait instead of spinning.
+                debug!(error = %e, "accept failed");
+                tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                continue;
+            }
+        };
+        let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
+            if !warned {
+                tracing::warn!(max = limits.max_connections, %peer, "live page: too many connections; closing new ones");
+                warned = true;
+            }
+            drop(stream);
+            continue;
+        };
+        warned = false;
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let mut builder = hyper::server::conn::http1::Builder::new();
+            builder
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.header_timeout)
+                .max_buf_size(64 * 1024);
+            if let Err(e) = builder
+                .serve_connection(TokioIo::new(stream), service)
+                .await
+            {
+                debug!(%peer, error = %e, "live page connection ended");
+            }
+            drop(slot);
+        });
+    }
 }
 
 /// The page for one audience: the `<body>` says which view it is, how far
@@ -378,18 +454,24 @@ async fn arbiter_events(State(views): State<Arc<Views>>, headers: HeaderMap) -> 
     if !admitted(&views, &headers) {
         return StatusCode::UNAUTHORIZED.into_response();
     }
-    stream(&views.arbiter).into_response()
+    stream(&views, &views.arbiter)
 }
 
-async fn events(
-    State(views): State<Arc<Views>>,
-) -> Sse<impl tokio_stream::Stream<Item = Result<SseEvent, Infallible>>> {
-    stream(&views.public)
+async fn events(State(views): State<Arc<Views>>) -> Response {
+    stream(&views, &views.public)
 }
 
-fn stream(
-    hub: &Hub,
-) -> Sse<impl tokio_stream::Stream<Item = Result<SseEvent, Infallible>> + use<>> {
+/// A live stream of `hub`, while fewer than `max_streams` run; else 503
+/// (the page's `EventSource` tries again later).
+fn stream(views: &Views, hub: &Hub) -> Response {
+    let Ok(permit) = Arc::clone(&views.streams).try_acquire_owned() else {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::RETRY_AFTER, "5")],
+            "too many live streams; try again later\n",
+        )
+            .into_response();
+    };
     // Subscribe before the snapshot, so nothing falls between the two (a
     // change may come twice; states replace and the page drops repeats).
     let rx = hub.tx.subscribe();
@@ -400,8 +482,14 @@ fn stream(
         // A lagging browser loses its stream (and reconnects).
         .map_while(|m| m.ok())
         .map(|m| SseEvent::default().event(m.name).data(&*m.data));
-    let stream = tokio_stream::once(first).chain(live).map(Ok);
-    Sse::new(stream).keep_alive(KeepAlive::default())
+    // The permit lives as long as the stream.
+    let stream = tokio_stream::once(first).chain(live).map(move |e| {
+        let _held = &permit;
+        Ok::<_, Infallible>(e)
+    });
+    Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response()
 }
 
 #[cfg(test)]
@@ -462,7 +550,7 @@ mod tests {
             delay_ms: 5_000,
             arbiter_secret: Some("s3cret word".into()),
         };
-        let server = WebServer::start_for(addr, &["1".into()], audience)
+        let server = WebServer::start_for(addr, &["1".into()], audience, Limits::default())
             .await
             .unwrap();
         let addr = server.addr;
