@@ -898,6 +898,21 @@ impl Reconstructor {
                 since: at,
                 settle,
             });
+        } else if p.displaced.is_none()
+            && let Some(c) = &p.candidate
+            && travels_on(&p.game, &c.explanation)
+        {
+            // Back on the same correction (the piece travelled on, or was
+            // knocked, and a square flickered meanwhile): it still stands
+            // for a displacement, seen first when the correction was.
+            let after = candidate_position(&p.game, &c.explanation);
+            p.displaced =
+                find_pseudo_move(p.game.position(), after.board()).map(|m| Displacement {
+                    m,
+                    since: c.since,
+                    plies: p.game.len(),
+                    shadow: true,
+                });
         }
         p.showing = true;
         // Back on a candidate that has already stood long enough.
