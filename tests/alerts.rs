@@ -723,3 +723,39 @@ fn a_knock_published_as_a_move_set_back_and_then_replied_to_is_corrected_without
             .collect();
     assert_eq!(record, ["e4", "e5", "Qh5", "Nc6"], "{events:?}");
 }
+
+#[test]
+fn a_knock_published_as_a_move_set_back_then_a_reply_taken_back_is_corrected_without_alerts() {
+    let mut s = Scene::standard();
+    s.mv("e2", "e4");
+    s.mv("e7", "e5");
+    // Qh5, pushed on to g4 at once (published as Qg4), set back.
+    let queen = s.lift("d1");
+    s.wait(200);
+    s.set("h5", queen);
+    s.wait(300);
+    s.push("h5", "g4");
+    s.wait(2_500);
+    s.push("g4", "h5");
+    s.wait(1_000);
+    // Black plays Nc6 and takes it back: the queen's return came before
+    // the reply, so it is not a White move after it.
+    s.mv("b8", "c6");
+    let knight = s.lift("c6");
+    s.wait(200);
+    s.set("b8", knight);
+    s.wait(10_000);
+    let events = s.take();
+    assert!(
+        !events.iter().any(|e| e.starts_with("alert")),
+        "no alert for a knock set back: {events:?}"
+    );
+    let record: Vec<String> =
+        s.r.game()
+            .unwrap()
+            .plies()
+            .iter()
+            .map(|p| p.san.clone())
+            .collect();
+    assert_eq!(record, ["e4", "e5", "Qh5"], "{events:?}");
+}

@@ -770,10 +770,11 @@ impl Reconstructor {
         {
             let p = self.playing();
             if let (Some(d), Some(Explanation::Forward(moves))) = (&p.displaced, &explanation)
-                && moves
-                    .iter()
-                    .skip(1)
-                    .any(|m| m.from() == d.m.from && m.to() == d.m.to)
+                && moves.iter().enumerate().any(|(k, m)| {
+                    // (As the first ply too, once plies were published
+                    // around it: it was seen before them.)
+                    (k >= 1 || p.game.len() > d.plies) && m.from() == d.m.from && m.to() == d.m.to
+                })
             {
                 explanation = None;
             }
