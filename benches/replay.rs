@@ -8,7 +8,9 @@
 //! wrong moves shown, error alerts and kings-in-the-centre results
 //! recognised.
 //! `BENCH_SEEDS=3` sets the number of seeds of the human profile;
-//! `BENCH_LIMIT=N` plays only the first N games of each file.
+//! `BENCH_LIMIT=N` plays only the first N games of each file;
+//! `BENCH_DUMP=dir` writes every knock-bench game that went wrong (not
+//! exact, a wrong move shown, an error alert, a result missed) to `dir`.
 
 use std::fs::File;
 use std::io::BufReader;
@@ -236,6 +238,16 @@ fn knocks(games: &[SourceGame]) {
             moves += c.moves_published;
             retracts += c.retracts;
             errors += c.error_alerts;
+            let recognised_here = !signal
+                || replay.events.iter().any(|(_, e)| {
+                    matches!(&e.kind, EventKind::GameEnd { result: r, reason }
+                        if r == result && reason == "kings in the centre")
+                });
+            if let Ok(dir) = std::env::var("BENCH_DUMP")
+                && (!c.exact || c.retracts > 0 || c.error_alerts > 0 || !recognised_here)
+            {
+                dump(Path::new(&dir), rate, i, seed, &session, &text, &replay);
+            }
             if !c.exact && failures.len() < 3 {
                 failures.push(format!(
                     "game {} ply {} of {}",
@@ -266,6 +278,48 @@ fn knocks(games: &[SourceGame]) {
             println!("  not exact: {f}");
         }
     }
+}
+
+/// Writes a game that went wrong under `BENCH_DUMP=dir`: its capture
+/// (replayable with `boardcast replay`) and, beside it, what was really
+/// played and what was published, with times.
+fn dump(
+    dir: &Path,
+    rate: f64,
+    game: usize,
+    seed: u64,
+    session: &sim::Session,
+    text: &str,
+    replay: &boardcast::replay::Replay,
+) {
+    use std::fmt::Write as _;
+    std::fs::create_dir_all(dir).expect("dump directory");
+    let name = format!("rate{rate}-game{}-seed{seed}", game + 1);
+    std::fs::write(dir.join(format!("{name}.dgt")), text).expect("write capture");
+    // One line per reading, truth mark and event, in time order.
+    let mut lines: Vec<(u64, u8, String)> = Vec::new();
+    for (at, r) in &session.readings {
+        let what = match r {
+            sim::Reading::Square(sq, cell) => format!("{sq} {cell:?}"),
+            sim::Reading::Dump(_) => "board dump".into(),
+        };
+        lines.push((*at, 0, format!("reading {what}")));
+    }
+    for t in &session.truth {
+        let at = match t {
+            sim::Truth::Ply { at, .. } | sim::Truth::Takeback { at, .. } => *at,
+        };
+        lines.push((at, 1, format!("TRUTH {t:?}")));
+    }
+    for (at, e) in &replay.events {
+        lines.push((*at, 2, format!("EVENT {:?}", e.kind)));
+    }
+    lines.sort_by_key(|(at, k, _)| (*at, *k));
+    let mut out = String::new();
+    for (at, _, l) in lines {
+        let _ = writeln!(out, "{at:>9} {l}");
+    }
+    std::fs::write(dir.join(format!("{name}.txt")), out).expect("write events");
 }
 
 /// Adversarial input: the slowest single reading we could construct.

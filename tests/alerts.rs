@@ -686,3 +686,76 @@ fn a_move_completed_by_a_clock_press_does_not_travel_on() {
     s.push("g4", "h5");
     assert_eq!(s.take(), ["alert misplaced - 7.4 cleared"]);
 }
+
+#[test]
+fn a_knock_published_as_a_move_set_back_and_then_replied_to_is_corrected_without_alerts() {
+    let mut s = Scene::standard();
+    s.mv("e2", "e4");
+    s.mv("e7", "e5");
+    // The queen is set on h5, and 300 ms later pushed on to g4 (where
+    // Qd1-g4 could have gone): the board shows Qg4 and it is published.
+    let queen = s.lift("d1");
+    s.wait(200);
+    s.set("h5", queen);
+    s.wait(300);
+    s.push("h5", "g4");
+    s.wait(2_500);
+    // Set back; Black lifts a knight and puts it back, then plays Nc6.
+    s.push("g4", "h5");
+    s.wait(1_000);
+    let knight = s.lift("g8");
+    s.wait(100);
+    s.set("g8", knight);
+    s.wait(1_000);
+    s.mv("b8", "c6");
+    s.wait(10_000);
+    let events = s.take();
+    assert!(
+        !events.iter().any(|e| e.starts_with("alert")),
+        "no alert for a knock set back: {events:?}"
+    );
+    let record: Vec<String> =
+        s.r.game()
+            .unwrap()
+            .plies()
+            .iter()
+            .map(|p| p.san.clone())
+            .collect();
+    assert_eq!(record, ["e4", "e5", "Qh5", "Nc6"], "{events:?}");
+}
+
+#[test]
+fn a_knock_published_as_a_move_set_back_then_a_reply_taken_back_is_corrected_without_alerts() {
+    let mut s = Scene::standard();
+    s.mv("e2", "e4");
+    s.mv("e7", "e5");
+    // Qh5, pushed on to g4 at once (published as Qg4), set back.
+    let queen = s.lift("d1");
+    s.wait(200);
+    s.set("h5", queen);
+    s.wait(300);
+    s.push("h5", "g4");
+    s.wait(2_500);
+    s.push("g4", "h5");
+    s.wait(1_000);
+    // Black plays Nc6 and takes it back: the queen's return came before
+    // the reply, so it is not a White move after it.
+    s.mv("b8", "c6");
+    let knight = s.lift("c6");
+    s.wait(200);
+    s.set("b8", knight);
+    s.wait(10_000);
+    let events = s.take();
+    assert!(
+        !events.iter().any(|e| e.starts_with("alert")),
+        "no alert for a knock set back: {events:?}"
+    );
+    let record: Vec<String> =
+        s.r.game()
+            .unwrap()
+            .plies()
+            .iter()
+            .map(|p| p.san.clone())
+            .collect();
+    assert_eq!(record, ["e4", "e5", "Qh5"], "{events:?}");
+}

@@ -770,10 +770,11 @@ impl Reconstructor {
         {
             let p = self.playing();
             if let (Some(d), Some(Explanation::Forward(moves))) = (&p.displaced, &explanation)
-                && moves
-                    .iter()
-                    .skip(1)
-                    .any(|m| m.from() == d.m.from && m.to() == d.m.to)
+                && moves.iter().enumerate().any(|(k, m)| {
+                    // (As the first ply too, once plies were published
+                    // around it: it was seen before them.)
+                    (k >= 1 || p.game.len() > d.plies) && m.from() == d.m.from && m.to() == d.m.to
+                })
             {
                 explanation = None;
             }
@@ -898,6 +899,21 @@ impl Reconstructor {
                 since: at,
                 settle,
             });
+        } else if p.displaced.is_none()
+            && let Some(c) = &p.candidate
+            && travels_on(&p.game, &c.explanation)
+        {
+            // Back on the same correction (the piece travelled on, or was
+            // knocked, and a square flickered meanwhile): it still stands
+            // for a displacement, seen first when the correction was.
+            let after = candidate_position(&p.game, &c.explanation);
+            p.displaced =
+                find_pseudo_move(p.game.position(), after.board()).map(|m| Displacement {
+                    m,
+                    since: c.since,
+                    plies: p.game.len(),
+                    shadow: true,
+                });
         }
         p.showing = true;
         // Back on a candidate that has already stood long enough.
