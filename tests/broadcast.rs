@@ -187,3 +187,106 @@ async fn without_a_delay_the_public_topics_stay_live_and_the_arbiters_get_the_sa
     assert_eq!(of("nod/board/1/event"), of("nod/arbiter/board/1/event"));
     drop(daemon);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_restart_in_the_middle_of_the_delay_neither_loses_nor_leaks_a_move() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let sub = Subscriber::connect(broker.port, "rs/#", "watcher", false).await;
+    let g = game(23, Some(14));
+    // About two seconds a ply: a few plies wait for the public when the
+    // daemon is killed.
+    let slow = SimOptions {
+        pace: boardcast::sim::pty::Pace::Compressed {
+            think_ms: 2000,
+            factor: 10,
+        },
+        ..SimOptions::fast("30003")
+    };
+    let board = SimBoard::new(dir.path(), "one", g.clone(), 7, slow);
+    let config = write_config_with(
+        dir.path(),
+        &format!("mqtt://127.0.0.1:{}", broker.port),
+        "\n[broadcast]\ndelay = \"5s\"\n",
+        "rs",
+        &[BoardConf {
+            id: "1".into(),
+            port: board.path().to_string_lossy().into_owned(),
+            serial: None,
+        }],
+    );
+    let (live, public) = ("rs/arbiter/board/1/event", "rs/board/1/event");
+    let moves = |msgs: &[Msg], topic: &str| -> Vec<Msg> {
+        msgs.iter()
+            .filter(|m| m.topic == topic && m.json()["type"] == "move")
+            .cloned()
+            .collect()
+    };
+    let mut daemon = Daemon::start(&config);
+    sub.wait_for("six plies live", Duration::from_secs(60), |msgs| {
+        (moves(msgs, live).len() >= 6).then_some(())
+    })
+    .await;
+    // Killed while moves wait for the public; started again at once.
+    daemon.crash();
+    let waiting = moves(&sub.messages(), live).len() - moves(&sub.messages(), public).len();
+    assert!(
+        waiting >= 1,
+        "no move was waiting for the public at the kill"
+    );
+    let daemon = Daemon::start(&config);
+    sub.wait_for("every move public", Duration::from_secs(90), |msgs| {
+        let plies: Vec<u64> = moves(msgs, public)
+            .iter()
+            .map(|m| m.json()["ply"].as_u64().unwrap())
+            .collect();
+        (plies.last() == Some(&(g.sans.len() as u64))).then_some(())
+    })
+    .await;
+    let msgs = sub.messages();
+    let (live_moves, public_moves) = (moves(&msgs, live), moves(&msgs, public));
+    // Nothing lost, in order: every ply once (a move whose release was
+    // being recorded at the very instant of the kill may come twice, the
+    // same move; screens drop the repeat).
+    let mut plies: Vec<u64> = Vec::new();
+    for m in &public_moves {
+        let ply = m.json()["ply"].as_u64().unwrap();
+        if plies.last() == Some(&ply) {
+            continue;
+        }
+        assert_eq!(
+            ply,
+            plies.len() as u64 + 1,
+            "public plies so far: {plies:?}"
+        );
+        plies.push(ply);
+        assert_eq!(m.json()["san"], g.sans[ply as usize - 1]);
+    }
+    assert_eq!(plies.len(), g.sans.len());
+    // The public's retained state never went back over the restart: it
+    // was taken up from what the public had already seen.
+    let mut shown = 0;
+    for m in msgs.iter().filter(|m| m.topic == "rs/board/1/state") {
+        let ply = m.json()["ply"].as_u64().unwrap();
+        assert!(
+            ply >= shown,
+            "the public state went back from ply {shown} to {ply}"
+        );
+        shown = ply;
+    }
+    // Nothing early: each move reached the public at least the delay after
+    // it first reached the arbiters.
+    for p in &public_moves {
+        let ply = &p.json()["ply"];
+        let first_live = live_moves
+            .iter()
+            .find(|a| &a.json()["ply"] == ply)
+            .unwrap_or_else(|| panic!("ply {ply} never reached the arbiters"));
+        let lag = p.at.duration_since(first_live.at);
+        assert!(
+            lag >= DELAY - Duration::from_millis(500),
+            "ply {ply} reached the public {lag:?} after the arbiters"
+        );
+    }
+    drop(daemon);
+}
