@@ -1,4 +1,4 @@
-//! Sans-IO wire protocols for electronic chess boards.
+//! Sans-IO wire protocols for electronic game boards.
 //!
 //! This crate only turns bytes into typed messages and typed commands back
 //! into bytes. It never opens a port, never sleeps and never reads a clock:
@@ -19,11 +19,19 @@
 //! | `src/dgt/eeprom.rs` | [`dgt::EeRecord`]: records of the board's EEPROM move log |
 //! | `src/dgt/command.rs` | [`dgt::Command`], [`dgt::ClockCommand`], [`dgt::CommandDecoder`]: host → board |
 //! | `src/dgt/error.rs` | [`dgt::DecodeError`] |
+//! | `src/dgt/bus.rs` | [`dgt::bus`]: bus mode, several boards on one line (requests, replies, checksums) |
+//! | `src/millennium.rs` | [`millennium`]: Millennium ChessLink (parity in bit 7, XOR block checksum, status reports, orientation) |
+//! | `src/certabo.rs` | [`certabo`]: Certabo RFID frames, Tabutronic occupancy frames, [`certabo::Calibration`] |
+//! | `src/open.rs` | [`open`]: the open text protocol for any board (spec in `protocols/open.md`) |
+//! | `src/reading.rs` | [`reading`]: what every family gives the core: [`reading::Reading`], geometry, squares, [`reading::SnapshotDiff`] |
+//! | `src/stream.rs` | [`stream::StreamError`], [`stream::Counters`]: what the non-DGT decoders report when they drop input |
 //! | `tests/properties.rs` | property tests (arbitrary streams, round trips) |
 //! | `fuzz/` | cargo-fuzz targets (standalone crate) |
 //!
-//! A prose description of the DGT protocol as implemented here is kept in
-//! `protocols/dgt.md` next to this crate's `Cargo.toml`.
+//! A prose description of each protocol as implemented here is kept next to
+//! this crate's `Cargo.toml`: `protocols/dgt.md` (with bus mode),
+//! `protocols/millennium.md`, `protocols/certabo.md`, and `protocols/open.md`
+//! (the published specification of the open protocol).
 //!
 //! # Example
 //!
@@ -46,4 +54,9 @@
 
 #![warn(missing_docs, unreachable_pub, missing_debug_implementations)]
 
+pub mod certabo;
 pub mod dgt;
+pub mod millennium;
+pub mod open;
+pub mod reading;
+pub mod stream;

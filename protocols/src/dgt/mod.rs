@@ -21,6 +21,7 @@
 //! [`CommandDecoder`] reads what a host sends.
 
 mod battery;
+pub mod bus;
 mod clock;
 mod command;
 mod decoder;

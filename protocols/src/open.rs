@@ -1,0 +1,685 @@
+//! The open board protocol: text lines for boards of any size and game.
+//!
+//! Published for makers in `protocols/open.md`; this module is its
+//! reference implementation. In short: ASCII lines ending in `\n` (a `\r`
+//! before it is ignored), at most [`MAX_LINE`] characters; the board sends
+//! `hello`, `board`, `up`, `down` and `#` lines, the host sends `?` and
+//! `board?`. Unknown or malformed lines are skipped and counted, never
+//! fatal.
+//!
+//! ```
+//! use boardcast_protocols::open::{Decoder, Line};
+//! use boardcast_protocols::reading::{Geometry, Square};
+//! use bytes::BytesMut;
+//!
+//! let mut decoder = Decoder::new();
+//! let mut buf = BytesMut::from(&b"hello xiangqi 9x10 id=42\r\nup h2\n"[..]);
+//! let Ok(Some(Line::Hello(hello))) = decoder.decode(&mut buf) else { panic!() };
+//! assert_eq!(hello.geometry, Geometry::XIANGQI);
+//! assert_eq!(decoder.decode(&mut buf), Ok(Some(Line::Up(Square::new(7, 2)))));
+//! ```
+
+use std::fmt;
+
+use bytes::BytesMut;
+
+use crate::reading::{Content, Geometry, Piece, Snapshot, Square};
+use crate::stream::{Counters, MAX_REPORTED, StreamError};
+
+/// The longest line, in characters, not counting the `\r\n` or `\n`.
+pub const MAX_LINE: usize = 200;
+
+/// The game a board is made for; it fixes the square names and the piece
+/// letters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Game {
+    /// Chess: ranks from 1, letters `KQRBNP`.
+    #[default]
+    Chess,
+    /// Draughts: ranks from 1, letters `M` (man) and `K` (king).
+    Draughts,
+    /// Xiangqi: ranks from 0 (ICCS), letters `KABNRCP`.
+    Xiangqi,
+    /// Any game: ranks from 1, any letter except `o`.
+    Any,
+}
+
+impl Game {
+    /// The number of the first rank in square names (0 for xiangqi, else 1).
+    pub const fn first_rank(self) -> u8 {
+        match self {
+            Game::Xiangqi => 0,
+            _ => 1,
+        }
+    }
+
+    /// The name used in `hello` lines.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Game::Chess => "chess",
+            Game::Draughts => "draughts",
+            Game::Xiangqi => "xiangqi",
+            Game::Any => "any",
+        }
+    }
+
+    /// The game named `name` in a `hello` line.
+    pub fn from_name(name: &str) -> Option<Game> {
+        Some(match name {
+            "chess" => Game::Chess,
+            "draughts" => Game::Draughts,
+            "xiangqi" => Game::Xiangqi,
+            "any" => Game::Any,
+            _ => return None,
+        })
+    }
+
+    /// The usual board of the game (8 × 8, or 9 × 10 for xiangqi).
+    pub const fn default_geometry(self) -> Geometry {
+        match self {
+            Game::Xiangqi => Geometry::XIANGQI,
+            _ => Geometry::CHESS,
+        }
+    }
+
+    /// The piece `letter` stands for in this game, if it is one.
+    pub fn piece(self, letter: char) -> Option<Piece> {
+        let upper = letter.to_ascii_uppercase();
+        let ok = match self {
+            Game::Chess => "KQRBNP".contains(upper),
+            Game::Draughts => "MK".contains(upper),
+            Game::Xiangqi => "KABNRCP".contains(upper),
+            Game::Any => letter != 'o',
+        };
+        if ok { Piece::from_letter(letter) } else { None }
+    }
+}
+
+impl fmt::Display for Game {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A board's `hello` line.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Hello {
+    /// The game the board is made for.
+    pub game: Game,
+    /// Files × ranks.
+    pub geometry: Geometry,
+    /// `id=`: serial number.
+    pub id: Option<String>,
+    /// `pieces=yes|no`: whether the board identifies pieces (`None` when
+    /// not said).
+    pub pieces: Option<bool>,
+    /// `name=`: maker or model.
+    pub name: Option<String>,
+    /// Other `key=value` words, in order.
+    pub extra: Vec<(String, String)>,
+}
+
+/// A board → host line.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Line {
+    /// `hello <game> <files>x<ranks> [key=value ...]`.
+    Hello(Hello),
+    /// `board <cells>`: the whole board.
+    Board(Snapshot),
+    /// `up <square>`: a piece left the square.
+    Up(Square),
+    /// `down <square> [<piece>]`: a piece was set down.
+    Down {
+        /// The square.
+        square: Square,
+        /// The piece, when the board identifies it.
+        piece: Option<Piece>,
+    },
+    /// `# text`: a diagnostic for the log.
+    Diagnostic(String),
+}
+
+impl Line {
+    /// The line as a board of `game` sends it, `\n` included.
+    pub fn encode(&self, game: Game) -> String {
+        let first = game.first_rank();
+        match self {
+            Line::Hello(h) => {
+                let mut s = format!(
+                    "hello {} {}x{}",
+                    h.game,
+                    h.geometry.files(),
+                    h.geometry.ranks()
+                );
+                if let Some(id) = &h.id {
+                    s += &format!(" id={id}");
+                }
+                if let Some(p) = h.pieces {
+                    s += if p { " pieces=yes" } else { " pieces=no" };
+                }
+                if let Some(name) = &h.name {
+                    s += &format!(" name={name}");
+                }
+                for (k, v) in &h.extra {
+                    s += &format!(" {k}={v}");
+                }
+                s + "\n"
+            }
+            Line::Board(snap) => format!("board {}\n", snap.to_cells_string()),
+            Line::Up(sq) => format!("up {}\n", sq.name(first)),
+            Line::Down { square, piece } => match piece {
+                Some(p) => format!("down {} {p}\n", square.name(first)),
+                None => format!("down {}\n", square.name(first)),
+            },
+            Line::Diagnostic(text) => format!("# {text}\n"),
+        }
+    }
+
+    /// The reading this line stands for (`hello` and `#` lines are none;
+    /// identity comes from [`Hello`]).
+    pub fn reading(&self) -> Option<crate::reading::Reading> {
+        use crate::reading::{Identity, Reading, SquareChange};
+        Some(match self {
+            Line::Hello(h) => Reading::Identity(Identity {
+                serial: h.id.clone(),
+                version: None,
+                name: h.name.clone(),
+            }),
+            Line::Board(snap) => Reading::Snapshot(snap.clone()),
+            Line::Up(square) => Reading::Square(SquareChange {
+                square: *square,
+                content: Content::Empty,
+            }),
+            Line::Down { square, piece } => Reading::Square(SquareChange {
+                square: *square,
+                content: piece.map_or(Content::Occupied, Content::Piece),
+            }),
+            Line::Diagnostic(_) => return None,
+        })
+    }
+}
+
+/// A host → board line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HostLine {
+    /// `?`: send `hello`.
+    Hello,
+    /// `board?`: send `board`.
+    Board,
+}
+
+impl HostLine {
+    /// The line's bytes, `\n` included.
+    pub fn to_bytes(self) -> &'static [u8] {
+        match self {
+            HostLine::Hello => b"?\n",
+            HostLine::Board => b"board?\n",
+        }
+    }
+}
+
+/// Splits a byte stream into lines of at most [`MAX_LINE`] characters.
+#[derive(Debug, Default)]
+struct LineReader {
+    /// Dropping the rest of an over-long line (already reported).
+    discarding: bool,
+    counters: Counters,
+}
+
+impl LineReader {
+    /// The next non-empty line (without its line end), or an error for a
+    /// line that is too long or not text. `Ok(None)`: wait for more bytes.
+    fn next_line(&mut self, buf: &mut BytesMut) -> Result<Option<String>, StreamError> {
+        loop {
+            let Some(end) = buf.iter().position(|&b| b == b'\n') else {
+                if self.discarding {
+                    buf.clear();
+                } else if buf.len() > MAX_LINE + 1 {
+                    self.discarding = true;
+                    let bytes = buf.split().to_vec();
+                    return Err(StreamError::Malformed {
+                        reason: "line longer than 200 characters",
+                        bytes: bytes[..bytes.len().min(MAX_REPORTED)].to_vec(),
+                    });
+                }
+                return Ok(None);
+            };
+            let raw = buf.split_to(end + 1);
+            if std::mem::take(&mut self.discarding) {
+                continue;
+            }
+            let mut line = &raw[..end];
+            if let [rest @ .., b'\r'] = line {
+                line = rest;
+            }
+            if line.len() > MAX_LINE {
+                return Err(StreamError::Malformed {
+                    reason: "line longer than 200 characters",
+                    bytes: raw[..raw.len().min(MAX_REPORTED)].to_vec(),
+                });
+            }
+            if line
+                .iter()
+                .any(|&b| !(b == b' ' || b == b'\t' || b.is_ascii_graphic()))
+            {
+                return Err(StreamError::Skipped {
+                    bytes: raw.to_vec(),
+                });
+            }
+            let text = String::from_utf8_lossy(line).trim().to_owned();
+            if !text.is_empty() {
+                return Ok(Some(text));
+            }
+        }
+    }
+}
+
+/// Board → host decoder.
+///
+/// Until the board says `hello`, the decoder assumes the game and geometry
+/// it was made with ([`Decoder::new`]: chess on 8 × 8); a `hello` line
+/// replaces both. Lines that are not text are skipped as garbage
+/// ([`StreamError::Skipped`]); lines too long, unknown, or with bad squares,
+/// letters or cell counts are skipped as [`StreamError::Malformed`]. The
+/// counters count both.
+#[derive(Debug)]
+pub struct Decoder {
+    lines: LineReader,
+    game: Game,
+    geometry: Geometry,
+}
+
+impl Default for Decoder {
+    fn default() -> Decoder {
+        Decoder::new()
+    }
+}
+
+impl Decoder {
+    /// A decoder for a chess board of 8 × 8 until a `hello` says otherwise.
+    pub fn new() -> Decoder {
+        Decoder::with_game(Game::Chess, Geometry::CHESS)
+    }
+
+    /// A decoder for `game` on `geometry` until a `hello` says otherwise.
+    pub fn with_game(game: Game, geometry: Geometry) -> Decoder {
+        Decoder {
+            lines: LineReader::default(),
+            game,
+            geometry,
+        }
+    }
+
+    /// The game in force.
+    pub fn game(&self) -> Game {
+        self.game
+    }
+
+    /// The geometry in force.
+    pub fn geometry(&self) -> Geometry {
+        self.geometry
+    }
+
+    /// What the decoder has seen so far (skipped bytes count garbage lines;
+    /// `malformed` counts unknown and malformed lines).
+    pub fn counters(&self) -> Counters {
+        self.lines.counters
+    }
+
+    /// Takes one line off the front of `buf`: `Ok(None)` when no complete
+    /// line is there (nothing consumed except blank lines and the rest of an
+    /// over-long line already reported), an error when a line was dropped
+    /// (call again).
+    pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Line>, StreamError> {
+        let result = match self.lines.next_line(buf) {
+            Ok(Some(text)) => self.parse(&text).map(Some).map_err(|reason| {
+                let mut bytes = text.into_bytes();
+                bytes.truncate(MAX_REPORTED);
+                StreamError::Malformed { reason, bytes }
+            }),
+            other => other.map(|_| None),
+        };
+        if let Ok(Some(Line::Hello(h))) = &result {
+            self.game = h.game;
+            self.geometry = h.geometry;
+        }
+        self.lines.counters.count(&result);
+        result
+    }
+
+    /// Reads one line's text (without its line end), as for lines that
+    /// arrive one per message over MQTT. Does not count.
+    pub fn parse(&self, text: &str) -> Result<Line, &'static str> {
+        let text = text.trim();
+        if let Some(rest) = text.strip_prefix('#') {
+            return Ok(Line::Diagnostic(rest.trim().to_owned()));
+        }
+        let mut words = text.split_ascii_whitespace();
+        let keyword = words.next().ok_or("empty line")?;
+        let square = |w: Option<&str>| -> Result<Square, &'static str> {
+            let sq = Square::parse(w.ok_or("square missing")?, self.game.first_rank())
+                .ok_or("not a square name")?;
+            if self.geometry.contains(sq) {
+                Ok(sq)
+            } else {
+                Err("square off the board")
+            }
+        };
+        let line = match keyword {
+            "hello" => Line::Hello(parse_hello(words.by_ref())?),
+            "board" => {
+                let cells = words.next().ok_or("cells missing")?;
+                if cells.len() != self.geometry.len() {
+                    return Err("cell count does not match the board's files x ranks");
+                }
+                let cells = cells
+                    .chars()
+                    .map(|c| match c {
+                        '.' => Ok(Content::Empty),
+                        'o' => Ok(Content::Occupied),
+                        c => self
+                            .game
+                            .piece(c)
+                            .map(Content::Piece)
+                            .ok_or("not a piece letter of this game"),
+                    })
+                    .collect::<Result<Vec<_>, _>>()?;
+                Line::Board(Snapshot::new(self.geometry, cells).ok_or("cell count")?)
+            }
+            "up" => Line::Up(square(words.next())?),
+            "down" => {
+                let sq = square(words.next())?;
+                let piece = match words.next() {
+                    None | Some("o") => None,
+                    Some(w) => {
+                        let mut chars = w.chars();
+                        let (Some(c), None) = (chars.next(), chars.next()) else {
+                            return Err("piece must be one letter");
+                        };
+                        Some(
+                            self.game
+                                .piece(c)
+                                .ok_or("not a piece letter of this game")?,
+                        )
+                    }
+                };
+                Line::Down { square: sq, piece }
+            }
+            _ => return Err("unknown line"),
+        };
+        if words.next().is_some() {
+            return Err("unexpected words at the end of the line");
+        }
+        Ok(line)
+    }
+}
+
+fn parse_hello<'a>(words: &mut impl Iterator<Item = &'a str>) -> Result<Hello, &'static str> {
+    let game = Game::from_name(words.next().ok_or("game missing")?).ok_or("unknown game")?;
+    let size = words.next().ok_or("size missing")?;
+    let (files, ranks) = size.split_once('x').ok_or("size must be <files>x<ranks>")?;
+    let number = |s: &str| -> Result<u8, &'static str> {
+        if s.is_empty() || s.len() > 2 || !s.bytes().all(|b| b.is_ascii_digit()) {
+            return Err("size must be <files>x<ranks>");
+        }
+        s.parse().map_err(|_| "size must be <files>x<ranks>")
+    };
+    let geometry = Geometry::new(number(files)?, number(ranks)?)
+        .ok_or("size out of range (1-26 files, 1-99 ranks)")?;
+    if geometry.len() > MAX_LINE - "board ".len() {
+        return Err("board too large for a board line");
+    }
+    let mut hello = Hello {
+        game,
+        geometry,
+        id: None,
+        pieces: None,
+        name: None,
+        extra: Vec::new(),
+    };
+    for word in words {
+        let (key, value) = word.split_once('=').ok_or("expected key=value")?;
+        if key.is_empty() {
+            return Err("expected key=value");
+        }
+        match key {
+            "id" => hello.id = Some(value.to_owned()),
+            "name" => hello.name = Some(value.to_owned()),
+            "pieces" => {
+                hello.pieces = Some(match value {
+                    "yes" => true,
+                    "no" => false,
+                    _ => return Err("pieces must be yes or no"),
+                })
+            }
+            _ => hello.extra.push((key.to_owned(), value.to_owned())),
+        }
+    }
+    Ok(hello)
+}
+
+/// Host → board decoder (for simulated boards).
+#[derive(Debug, Default)]
+pub struct HostDecoder {
+    lines: LineReader,
+}
+
+impl HostDecoder {
+    /// A decoder at the start of a stream.
+    pub fn new() -> HostDecoder {
+        HostDecoder::default()
+    }
+
+    /// What the decoder has seen so far.
+    pub fn counters(&self) -> Counters {
+        self.lines.counters
+    }
+
+    /// Takes one line off the front of `buf` (same contract as
+    /// [`Decoder::decode`]).
+    pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<HostLine>, StreamError> {
+        let result = match self.lines.next_line(buf) {
+            Ok(Some(text)) => match text.as_str() {
+                "?" => Ok(Some(HostLine::Hello)),
+                "board?" => Ok(Some(HostLine::Board)),
+                _ => Err(StreamError::Malformed {
+                    reason: "unknown line",
+                    bytes: text.into_bytes(),
+                }),
+            },
+            other => other.map(|_| None),
+        };
+        self.lines.counters.count(&result);
+        result
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_all(decoder: &mut Decoder, bytes: &[u8]) -> (Vec<Line>, Vec<StreamError>) {
+        let mut buf = BytesMut::from(bytes);
+        let mut lines = Vec::new();
+        let mut errors = Vec::new();
+        loop {
+            match decoder.decode(&mut buf) {
+                Ok(Some(l)) => lines.push(l),
+                Ok(None) => break,
+                Err(e) => errors.push(e),
+            }
+        }
+        (lines, errors)
+    }
+
+    fn piece(c: char) -> Option<Piece> {
+        Piece::from_letter(c)
+    }
+
+    #[test]
+    fn a_chess_session_decodes() {
+        let mut decoder = Decoder::new();
+        let text = b"hello chess 8x8 id=B-17 pieces=yes name=ReedBoard fw=2\r\n\
+            # calibrated\n\
+            board rnbqkbnrpppppppp................................PPPPPPPPRNBQKBNR\n\
+            up e2\n\
+            down e4 P\n";
+        let (lines, errors) = decode_all(&mut decoder, text);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(lines.len(), 5);
+        let Line::Hello(h) = &lines[0] else { panic!() };
+        assert_eq!(h.id.as_deref(), Some("B-17"));
+        assert_eq!(h.pieces, Some(true));
+        assert_eq!(h.extra, [("fw".to_owned(), "2".to_owned())]);
+        assert_eq!(lines[1], Line::Diagnostic("calibrated".into()));
+        assert_eq!(lines[3], Line::Up(Square::new(4, 1)));
+        assert_eq!(
+            lines[4],
+            Line::Down {
+                square: Square::new(4, 3),
+                piece: piece('P')
+            }
+        );
+        for line in &lines {
+            let again = line.encode(Game::Chess);
+            assert_eq!(decoder.parse(again.trim_end()), Ok(line.clone()));
+        }
+    }
+
+    #[test]
+    fn xiangqi_squares_run_from_a0_to_i9() {
+        let mut decoder = Decoder::new();
+        let (lines, errors) = decode_all(
+            &mut decoder,
+            b"hello xiangqi 9x10\nup a0\ndown i9 C\nup j0\nup a10\n",
+        );
+        assert_eq!(lines[1], Line::Up(Square::new(0, 0)));
+        assert_eq!(
+            lines[2],
+            Line::Down {
+                square: Square::new(8, 9),
+                piece: piece('C')
+            }
+        );
+        assert_eq!(errors.len(), 2);
+        assert_eq!(decoder.counters().malformed, 2);
+    }
+
+    #[test]
+    fn occupancy_boards_of_any_size() {
+        let mut decoder = Decoder::new();
+        let board = format!("board {}\n", "o".repeat(100));
+        let text = format!("hello any 10x10 pieces=no\n{board}down j10\n");
+        let (lines, errors) = decode_all(&mut decoder, text.as_bytes());
+        assert!(errors.is_empty(), "{errors:?}");
+        let Line::Board(snap) = &lines[1] else {
+            panic!()
+        };
+        assert!(snap.cells().iter().all(|c| *c == Content::Occupied));
+        assert_eq!(
+            lines[2],
+            Line::Down {
+                square: Square::new(9, 9),
+                piece: None
+            }
+        );
+    }
+
+    #[test]
+    fn malformed_and_unknown_lines_are_skipped_and_counted() {
+        let mut decoder = Decoder::new();
+        let text = b"frobnicate 3\nup\nup z9\ndown e4 X\nboard ...\nhello chess 8x\n\
+            hello go 19x19\n\x01\x02\xff\nup e2 now\nup e2\n";
+        let (lines, errors) = decode_all(&mut decoder, text);
+        assert_eq!(lines, [Line::Up(Square::new(4, 1))]);
+        assert_eq!(errors.len(), 9);
+        assert!(matches!(errors[7], StreamError::Skipped { .. }));
+        let counters = decoder.counters();
+        assert_eq!(counters.malformed, 8);
+        assert_eq!(counters.skipped_bytes, 4);
+        assert_eq!(counters.decoded, 1);
+    }
+
+    #[test]
+    fn lines_over_200_characters_are_dropped_once_even_in_pieces() {
+        let mut decoder = Decoder::new();
+        let mut buf = BytesMut::new();
+        let long = format!("# {}", "x".repeat(300));
+        buf.extend_from_slice(&long.as_bytes()[..250]);
+        assert!(matches!(
+            decoder.decode(&mut buf),
+            Err(StreamError::Malformed { .. })
+        ));
+        assert_eq!(decoder.decode(&mut buf), Ok(None));
+        buf.extend_from_slice(&long.as_bytes()[250..]);
+        buf.extend_from_slice(b"\nup e2\n");
+        assert_eq!(
+            decoder.decode(&mut buf),
+            Ok(Some(Line::Up(Square::new(4, 1))))
+        );
+        assert_eq!(decoder.counters().malformed, 1);
+        // Exactly 200 characters plus \r\n is fine.
+        let ok = format!("# {}\r\n", "y".repeat(198));
+        let (lines, errors) = decode_all(&mut decoder, ok.as_bytes());
+        assert_eq!(lines.len(), 1);
+        assert!(errors.is_empty());
+    }
+
+    #[test]
+    fn draughts_men_and_kings() {
+        let mut decoder = Decoder::new();
+        let (lines, errors) = decode_all(
+            &mut decoder,
+            b"hello draughts 8x8\ndown e8 M\ndown e8 K\ndown a1 Q\n",
+        );
+        assert_eq!(lines.len(), 3);
+        assert_eq!(errors.len(), 1);
+    }
+
+    /// The examples of the published specification decode as it says.
+    #[test]
+    fn the_examples_in_open_md_decode() {
+        let spec = include_str!("../open.md");
+        let examples = &spec[spec.find("## 7. Examples").unwrap()..spec.find("## 8.").unwrap()];
+        let (good, bad) = examples.split_at(examples.find("Lines a host skips").unwrap());
+        let mut decoder = Decoder::new();
+        let mut board_lines = 0;
+        for line in good.lines() {
+            if let Some(text) = line.trim().strip_prefix("board: ") {
+                let mut buf = BytesMut::from(format!("{text}\r\n").as_bytes());
+                let decoded = decoder.decode(&mut buf);
+                assert!(matches!(decoded, Ok(Some(_))), "{text}: {decoded:?}");
+                board_lines += 1;
+            } else if let Some(text) = line.trim().strip_prefix("host: ") {
+                let mut buf = BytesMut::from(format!("{text}\n").as_bytes());
+                assert!(
+                    matches!(HostDecoder::new().decode(&mut buf), Ok(Some(_))),
+                    "{text}"
+                );
+            }
+        }
+        assert_eq!(board_lines, 26);
+        assert_eq!(decoder.counters().malformed, 0);
+        let decoder = Decoder::new();
+        let mut skipped = 0;
+        for line in bad.lines().filter(|l| l.starts_with("    ")) {
+            let text = line.trim().split("  ").next().unwrap();
+            assert!(decoder.parse(text).is_err(), "{text}");
+            skipped += 1;
+        }
+        assert_eq!(skipped, 6);
+    }
+
+    #[test]
+    fn host_lines_round_trip() {
+        let mut decoder = HostDecoder::new();
+        let mut buf = BytesMut::new();
+        buf.extend_from_slice(HostLine::Hello.to_bytes());
+        buf.extend_from_slice(b"what\r\n");
+        buf.extend_from_slice(HostLine::Board.to_bytes());
+        assert_eq!(decoder.decode(&mut buf), Ok(Some(HostLine::Hello)));
+        assert!(decoder.decode(&mut buf).is_err());
+        assert_eq!(decoder.decode(&mut buf), Ok(Some(HostLine::Board)));
+        assert_eq!(decoder.decode(&mut buf), Ok(None));
+    }
+}
