@@ -13,6 +13,7 @@ pub mod clock;
 pub mod dgt;
 pub mod faults;
 mod human;
+pub mod open;
 pub mod pty;
 pub mod source;
 
