@@ -73,11 +73,16 @@ impl TrackedGame for Draughts {
     }
 
     fn squares(mv: &Move) -> Vec<Cell> {
-        mv.path()
+        [mv.from(), mv.to()]
             .iter()
             .chain(mv.captured())
             .map(|&s| cell(s))
             .collect()
+    }
+
+    fn route(mv: &Move) -> Vec<Cell> {
+        let path = mv.path();
+        path[1..path.len() - 1].iter().map(|&s| cell(s)).collect()
     }
 
     fn id(_pos: &Position, mv: &Move) -> String {

@@ -89,9 +89,16 @@ pub trait TrackedGame {
     fn same_piece(expected: char, seen: char) -> bool {
         expected == seen
     }
-    /// Every square the move involves: origin, landing squares, captured
-    /// pieces (the evidence the tracker looks for).
+    /// The squares whose content the move changes (origin, destination,
+    /// captured pieces): the evidence the tracker requires. Default: none
+    /// beyond [`TrackedGame::squares`].
     fn squares(mv: &Self::Move) -> Vec<Square>;
+    /// Squares the move may pass and be set down on without changing them
+    /// (a multi-jump's intermediate landings): evidence that only ranks
+    /// moves the board cannot otherwise tell apart.
+    fn route(_mv: &Self::Move) -> Vec<Square> {
+        Vec::new()
+    }
     /// The event `id` of a move played in `pos`.
     fn id(pos: &Self::Position, mv: &Self::Move) -> String;
     /// The standard notation of a move played in `pos`.
@@ -539,6 +546,10 @@ impl<G: TrackedGame> Tracker<G> {
                     all = false;
                 }
             }
+            n += G::route(mv)
+                .into_iter()
+                .filter(|&sq| self.touched_in(rotated, sq))
+                .count();
         }
         (all, n)
     }
@@ -655,7 +666,11 @@ impl<G: TrackedGame> Tracker<G> {
             return;
         }
         self.restart_since = None;
-        let explained = if ended { None } else { self.explain(&pos) };
+        // Two plies commit the first at once, so they need evidence on
+        // every square: a piece knocked off an occupancy board can look
+        // like a move and its reply.
+        let explained = if ended { None } else { self.explain(&pos) }
+            .filter(|(_, moves, evidenced)| moves.len() == 1 || *evidenced);
         match explained {
             Some((rotated, moves, evidenced)) => {
                 self.unexplained_since = None;
