@@ -5,6 +5,7 @@ mod broadcast;
 mod clocks;
 mod daemon;
 mod games;
+mod games_open;
 mod reconstruct;
 mod replay;
 mod results;

@@ -89,8 +89,9 @@ pub trait TrackedGame {
     fn same_piece(expected: char, seen: char) -> bool {
         expected == seen
     }
-    /// The squares whose content the move changes (origin, destination,
-    /// captured pieces): the evidence the tracker requires. Default: none
+    /// The squares whose content the move changes, origin first, then the
+    /// destination, then captured pieces: the evidence the tracker
+    /// requires (the destination touched no earlier than the origin). Default: none
     /// beyond [`TrackedGame::squares`].
     fn squares(mv: &Self::Move) -> Vec<Square>;
     /// Squares the move may pass and be set down on without changing them
@@ -198,8 +199,10 @@ pub struct Tracker<G: TrackedGame> {
     /// What the board shows, in its own coordinates; `None` before any
     /// reading.
     seen: Option<Snapshot>,
-    /// Squares (board coordinates) touched since the last confirmed position.
-    touched: Vec<bool>,
+    /// Squares (board coordinates) touched since the last confirmed
+    /// position: the number of the last reading that touched each, 0 for
+    /// none.
+    touched: Vec<u64>,
     /// Whether the board identifies pieces (`hello ... pieces=`).
     pieces: Option<bool>,
     rotated: Option<bool>,
@@ -211,6 +214,8 @@ pub struct Tracker<G: TrackedGame> {
     misplaced_raised: bool,
     /// The board shows the start position again after moves: since when.
     restart_since: Option<Millis>,
+    /// The board reports single squares (`up`/`down`), not only snapshots.
+    edges: bool,
     out: VecDeque<GameEvent>,
     stats: TrackStats,
 }
@@ -224,7 +229,7 @@ impl<G: TrackedGame> Tracker<G> {
             config,
             geometry,
             seen: None,
-            touched: vec![false; geometry.len()],
+            touched: vec![0; geometry.len()],
             pieces: None,
             rotated: None,
             current: None,
@@ -233,6 +238,7 @@ impl<G: TrackedGame> Tracker<G> {
             unexplained_since: None,
             misplaced_raised: false,
             restart_since: None,
+            edges: false,
             out: VecDeque::new(),
             stats: TrackStats::default(),
         }
@@ -289,7 +295,7 @@ impl<G: TrackedGame> Tracker<G> {
         if let Some(seen) = &self.seen {
             for (i, (a, b)) in seen.cells().iter().zip(snap.cells()).enumerate() {
                 if a != b {
-                    self.touched[i] = true;
+                    self.touched[i] = self.stats.readings;
                 }
             }
         }
@@ -303,6 +309,7 @@ impl<G: TrackedGame> Tracker<G> {
             return;
         }
         self.stats.readings += 1;
+        self.edges = true;
         if self.seen.is_none() {
             // Design: a board that sends no `board` line is taken to start
             // from the game's start position (set up before it was read);
@@ -314,7 +321,7 @@ impl<G: TrackedGame> Tracker<G> {
             seen.set(sq, content);
         }
         if let Some(i) = self.geometry.index(sq) {
-            self.touched[i] = true;
+            self.touched[i] = self.stats.readings;
         }
         self.evaluate(t);
     }
@@ -428,7 +435,7 @@ impl<G: TrackedGame> Tracker<G> {
         self.pending = None;
         self.unexplained_since = None;
         self.misplaced_raised = false;
-        self.touched.iter_mut().for_each(|t| *t = false);
+        self.touched.iter_mut().for_each(|t| *t = 0);
         self.emit(
             t,
             GameEventKind::GameStart {
@@ -506,13 +513,19 @@ impl<G: TrackedGame> Tracker<G> {
             .collect()
     }
 
-    fn touched_in(&self, rotated: bool, sq: Square) -> bool {
+    /// The number of the last reading that touched `sq` (game
+    /// coordinates), 0 for none.
+    fn touched_at(&self, rotated: bool, sq: Square) -> u64 {
         let phys = if rotated {
             self.geometry.rotated(sq)
         } else {
             sq
         };
-        self.geometry.index(phys).is_some_and(|i| self.touched[i])
+        self.geometry.index(phys).map_or(0, |i| self.touched[i])
+    }
+
+    fn touched_in(&self, rotated: bool, sq: Square) -> bool {
+        self.touched_at(rotated, sq) > 0
     }
 
     fn matches(&self, pos: &G::Position, view: &[Content]) -> bool {
@@ -539,12 +552,21 @@ impl<G: TrackedGame> Tracker<G> {
         let mut all = true;
         let mut n = 0;
         for mv in moves {
-            for sq in G::squares(mv) {
+            let squares = G::squares(mv);
+            for &sq in &squares {
                 if self.touched_in(rotated, sq) {
                     n += 1;
                 } else {
                     all = false;
                 }
+            }
+            // The piece arrives after it leaves: a piece set down long
+            // before another was lifted (a knock beside a finished move)
+            // is no capture by the lifted one.
+            if let [from, to, ..] = squares[..]
+                && self.touched_at(rotated, to) < self.touched_at(rotated, from)
+            {
+                all = false;
             }
             n += G::route(mv)
                 .into_iter()
@@ -654,7 +676,7 @@ impl<G: TrackedGame> Tracker<G> {
                     }),
                 );
             }
-            self.touched.iter_mut().for_each(|t| *t = false);
+            self.touched.iter_mut().for_each(|t| *t = 0);
             return;
         }
         if played && shows_start.is_some() {
@@ -666,11 +688,14 @@ impl<G: TrackedGame> Tracker<G> {
             return;
         }
         self.restart_since = None;
-        // Two plies commit the first at once, so they need evidence on
-        // every square: a piece knocked off an occupancy board can look
-        // like a move and its reply.
+        // A board that reports squares one by one touches every square of
+        // a move it really saw: without that evidence a piece knocked off
+        // an occupancy board can look like a capture, or like a move and
+        // its reply. Boards that only send snapshots get the benefit of
+        // the doubt for one ply, after a longer wait.
+        let edges = self.edges;
         let explained = if ended { None } else { self.explain(&pos) }
-            .filter(|(_, moves, evidenced)| moves.len() == 1 || *evidenced);
+            .filter(|(_, moves, evidenced)| *evidenced || (moves.len() == 1 && !edges));
         match explained {
             Some((rotated, moves, evidenced)) => {
                 self.unexplained_since = None;
