@@ -165,7 +165,7 @@ fn hand_written_draughts_capture_gives_ids_and_fields() {
         (0, "hello draughts 8x8 id=DR-5 pieces=yes\n"),
         (1000, "up c3\n"),
         (1300, "down d4 M\n"),
-        (5000, "up e6\n"),
+        (5000, "up f6\n"),
         (5200, "down e5 m\n"),
     ];
     let mut text = String::from("# boardcast capture v1 protocol=open\n");
