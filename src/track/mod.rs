@@ -343,7 +343,8 @@ impl<G: TrackedGame> Tracker<G> {
     pub fn poll_timeout(&self) -> Option<Millis> {
         let settle = self.pending.as_ref().map(|p| p.since + p.settle);
         let misplaced = match (self.unexplained_since, self.misplaced_raised) {
-            (Some(since), false) if self.current.is_some() => {
+            // After the game's end people clear the board: no alert.
+            (Some(since), false) if self.current.as_ref().is_some_and(|c| !c.ended) => {
                 Some(since + self.config.misplaced_ms)
             }
             _ => None,
@@ -391,6 +392,7 @@ impl<G: TrackedGame> Tracker<G> {
         }
         if let Some(since) = self.unexplained_since
             && !self.misplaced_raised
+            && self.current.as_ref().is_some_and(|c| !c.ended)
             && since + self.config.misplaced_ms <= due
         {
             self.misplaced_raised = true;
@@ -692,10 +694,11 @@ impl<G: TrackedGame> Tracker<G> {
         // a move it really saw: without that evidence a piece knocked off
         // an occupancy board can look like a capture, or like a move and
         // its reply. Boards that only send snapshots get the benefit of
-        // the doubt for one ply, after a longer wait.
+        // the doubt (a capture on an occupancy snapshot changes only its
+        // origin), after a longer wait.
         let edges = self.edges;
         let explained = if ended { None } else { self.explain(&pos) }
-            .filter(|(_, moves, evidenced)| *evidenced || (moves.len() == 1 && !edges));
+            .filter(|(_, _, evidenced)| *evidenced || !edges);
         match explained {
             Some((rotated, moves, evidenced)) => {
                 self.unexplained_since = None;
