@@ -173,6 +173,15 @@ fn hand_written_draughts_capture_gives_ids_and_fields() {
         text += &format!("{t} < {}\n", hex(l));
     }
     let r = replay_open_text(&text, TrackConfig::default(), Path::new("x")).unwrap();
+    // Without the `hello` line the lines still tell the game.
+    let headless: String = text
+        .lines()
+        .filter(|l| !l.starts_with("0 <"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let again = replay_open_text(&headless, TrackConfig::default(), Path::new("y")).unwrap();
+    assert_eq!(again.game, "draughts");
+    assert_eq!(ids(&again), ["11-15", "22-18"]);
     let json: Vec<serde_json::Value> = r
         .events
         .iter()

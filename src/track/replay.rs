@@ -132,18 +132,44 @@ pub fn replay_open_text(
     Ok(out)
 }
 
-/// The game named by the first `hello` line the board sent.
+/// The game named by the first `hello` line the board sent, else the one
+/// its lines fit.
 fn hello_game(chunks: &[Chunk]) -> Option<Game> {
     let bytes: Vec<u8> = chunks
         .iter()
         .filter(|c| c.dir == Direction::FromBoard)
         .flat_map(|c| c.bytes.iter().copied())
         .collect();
-    String::from_utf8_lossy(&bytes).lines().find_map(|l| {
+    let text = String::from_utf8_lossy(&bytes);
+    let hello = text.lines().find_map(|l| {
         let mut w = l.split_whitespace();
         (w.next() == Some("hello"))
             .then(|| w.next().and_then(Game::from_name))
             .flatten()
+    });
+    // Design: without a `hello` (a board whose first line was lost) the
+    // lines themselves tell: a 90-cell `board` line or a point on file `i`
+    // or rank 0 is xiangqi, anything else draughts (chess boards are not
+    // routed here).
+    hello.or_else(|| {
+        let xiangqi = text.lines().any(|l| {
+            let mut w = l.split_whitespace();
+            match (w.next(), w.next()) {
+                (Some("board"), Some(cells)) => cells.len() == 90,
+                (Some("up" | "down"), Some(sq)) => {
+                    sq.starts_with('i') || (sq.len() == 2 && sq.ends_with('0'))
+                }
+                _ => false,
+            }
+        });
+        let any = text
+            .lines()
+            .any(|l| l.starts_with("up ") || l.starts_with("down ") || l.starts_with("board "));
+        any.then_some(if xiangqi {
+            Game::Xiangqi
+        } else {
+            Game::Draughts
+        })
     })
 }
 
