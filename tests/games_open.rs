@@ -428,3 +428,54 @@ fn boards_sending_only_snapshots_replay_exactly() {
         }
     }
 }
+
+/// cchess (an independent xiangqi library) finds every published move legal
+/// and agrees with the position after it.
+#[test]
+fn cchess_agrees_with_every_replayed_xiangqi_move() {
+    use std::io::Write;
+    let games = xiangqi_games();
+    let mut all = Vec::new();
+    for (i, moves) in games.iter().enumerate() {
+        let profile = OpenProfile {
+            human: true,
+            pieces: i % 2 == 0,
+            rotated: false,
+        };
+        let r = replay(&simulate_xiangqi(moves, profile, i as u64), None, true);
+        let plies: Vec<(String, String)> = r
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                GameEventKind::Move { id, position, .. } => Some((id.clone(), position.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(plies.len(), moves.len(), "game {}", i + 1);
+        all.push(plies);
+    }
+    let script =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("games/tests/oracle/xiangqi_cchess.py");
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
+    let mut child = Command::new(&python)
+        .arg(&script)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|e| panic!("cannot run {python} (pip install cchess): {e}"));
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(serde_json::to_string(&all).unwrap().as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "cchess: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let checked: usize = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+    assert_eq!(checked, games.iter().map(Vec::len).sum::<usize>());
+}
