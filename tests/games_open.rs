@@ -479,3 +479,33 @@ fn cchess_agrees_with_every_replayed_xiangqi_move() {
     let checked: usize = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
     assert_eq!(checked, games.iter().map(Vec::len).sum::<usize>());
 }
+
+/// Odd sensor orders never leave the tracker stuck: a destination reported
+/// before its origin, and a knock that lasts longer than the settle time on
+/// a board without identity, still give the right moves.
+#[test]
+fn odd_orders_and_a_long_knock_still_give_the_moves() {
+    let hex = |s: &str| {
+        s.bytes()
+            .map(|b| format!("{b:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let lines = [
+        (0, "hello draughts 8x8 pieces=no\n"),
+        (1000, "down d4\n"),
+        (1050, "up c3\n"),
+        // A knock on square 12 (a3) for 1.5 s.
+        (3000, "up a3\n"),
+        (4500, "down a3\n"),
+        (8000, "up f6\n"),
+        (8300, "down e5\n"),
+    ];
+    let mut text = String::from("# boardcast capture v1 protocol=open\n");
+    for (t, l) in lines {
+        text += &format!("{t} < {}\n", hex(l));
+    }
+    let r = replay_open_text(&text, TrackConfig::default(), Path::new("x")).unwrap();
+    assert_eq!(ids(&r), ["11-15", "22-18"]);
+    assert!(errors(&r).is_empty());
+}

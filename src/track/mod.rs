@@ -214,8 +214,6 @@ pub struct Tracker<G: TrackedGame> {
     misplaced_raised: bool,
     /// The board shows the start position again after moves: since when.
     restart_since: Option<Millis>,
-    /// The board reports single squares (`up`/`down`), not only snapshots.
-    edges: bool,
     out: VecDeque<GameEvent>,
     stats: TrackStats,
 }
@@ -238,7 +236,6 @@ impl<G: TrackedGame> Tracker<G> {
             unexplained_since: None,
             misplaced_raised: false,
             restart_since: None,
-            edges: false,
             out: VecDeque::new(),
             stats: TrackStats::default(),
         }
@@ -309,7 +306,6 @@ impl<G: TrackedGame> Tracker<G> {
             return;
         }
         self.stats.readings += 1;
-        self.edges = true;
         if self.seen.is_none() {
             // Design: a board that sends no `board` line is taken to start
             // from the game's start position (set up before it was read);
@@ -550,9 +546,10 @@ impl<G: TrackedGame> Tracker<G> {
     }
 
     /// How well the touched squares back `moves` up: (all touched, count).
-    fn evidence(&self, rotated: bool, moves: &[G::Move]) -> (bool, usize) {
+    fn evidence(&self, rotated: bool, pos: &G::Position, moves: &[G::Move]) -> (bool, usize) {
         let mut all = true;
         let mut n = 0;
+        let mut before = pos.clone();
         for mv in moves {
             let squares = G::squares(mv);
             for &sq in &squares {
@@ -565,11 +562,15 @@ impl<G: TrackedGame> Tracker<G> {
             // The piece arrives after it leaves: a piece set down long
             // before another was lifted (a knock beside a finished move)
             // is no capture by the lifted one.
+            // Only a capture onto an occupied square needs the order: a
+            // sensor may report an empty destination a moment early.
             if let [from, to, ..] = squares[..]
+                && G::letter(&before, to).is_some()
                 && self.touched_at(rotated, to) < self.touched_at(rotated, from)
             {
                 all = false;
             }
+            before = G::after(&before, mv);
             n += G::route(mv)
                 .into_iter()
                 .filter(|&sq| self.touched_in(rotated, sq))
@@ -601,7 +602,7 @@ impl<G: TrackedGame> Tracker<G> {
                         }
                     }
                     for moves in found {
-                        let ev = self.evidence(rotated, &moves);
+                        let ev = self.evidence(rotated, pos, &moves);
                         if best.as_ref().is_none_or(|(b, _, _)| ev > *b) {
                             best = Some((ev, rotated, moves));
                         }
@@ -691,19 +692,19 @@ impl<G: TrackedGame> Tracker<G> {
         }
         self.restart_since = None;
         // A board that reports squares one by one touches every square of
-        // a move it really saw: without that evidence a piece knocked off
+        // a move it really saw. Without that evidence (a piece knocked off
         // an occupancy board can look like a capture, or like a move and
-        // its reply. Boards that only send snapshots get the benefit of
-        // the doubt (a capture on an occupancy snapshot changes only its
-        // origin), after a longer wait.
-        let edges = self.edges;
-        let explained = if ended { None } else { self.explain(&pos) }
-            .filter(|(_, _, evidenced)| *evidenced || !edges);
+        // its reply; a capture on an occupancy snapshot changes only its
+        // origin) the explanation is accepted only after the longer settle
+        // time, so a knock set back within it is no move.
+        let explained = if ended { None } else { self.explain(&pos) };
         match explained {
             Some((rotated, moves, evidenced)) => {
                 self.unexplained_since = None;
                 let mut moves = moves;
-                if moves.len() == 2 {
+                // Without evidence nothing is committed at once: both plies
+                // wait the longer settle time together.
+                if moves.len() == 2 && evidenced {
                     // The next move started from the first: commit it now,
                     // at the time the board first showed it if it did.
                     let first = moves.remove(0);
