@@ -209,6 +209,8 @@ pub struct Tracker<G: TrackedGame> {
     current: Option<Current<G>>,
     games: Vec<Played<G>>,
     pending: Option<Pending<G>>,
+    /// The last explanation the board showed (kept while a knock hides it).
+    shown: Option<(Vec<G::Move>, bool)>,
     /// Since when the board disagrees with the game unexplained.
     unexplained_since: Option<Millis>,
     misplaced_raised: bool,
@@ -233,6 +235,7 @@ impl<G: TrackedGame> Tracker<G> {
             current: None,
             games: Vec::new(),
             pending: None,
+            shown: None,
             unexplained_since: None,
             misplaced_raised: false,
             restart_since: None,
@@ -603,7 +606,16 @@ impl<G: TrackedGame> Tracker<G> {
                     }
                     for moves in found {
                         let ev = self.evidence(rotated, pos, &moves);
-                        if best.as_ref().is_none_or(|(b, _, _)| ev > *b) {
+                        // On a tie the move the board already showed stays
+                        // (a knock after a capture can look like another).
+                        let shown = self
+                            .shown
+                            .as_ref()
+                            .is_some_and(|(m, r)| *m == moves && *r == rotated);
+                        if best
+                            .as_ref()
+                            .is_none_or(|(b, _, _)| ev > *b || (shown && ev == *b))
+                        {
                             best = Some((ev, rotated, moves));
                         }
                     }
@@ -662,6 +674,7 @@ impl<G: TrackedGame> Tracker<G> {
             .any(|r| self.matches(&pos, &self.view(r)))
         {
             self.pending = None;
+            self.shown = None;
             self.restart_since = None;
             self.unexplained_since = None;
             if self.misplaced_raised {
@@ -728,6 +741,7 @@ impl<G: TrackedGame> Tracker<G> {
                         p.settle = settle;
                     }
                     _ => {
+                        self.shown = Some((moves.clone(), rotated));
                         self.pending = Some(Pending {
                             moves,
                             rotated,
