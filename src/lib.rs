@@ -19,6 +19,8 @@
 //! - [`event`]: the event type every sink consumes.
 //! - [`sink`]: game records, PGN, the PGN folder relay tools read.
 //! - [`tournament`]: event metadata, players and pairings.
+//! - [`track`]: draughts and xiangqi boards: readings to moves of those
+//!   games, their events and records (open protocol).
 //! - [`sim`]: the board simulator (clean and human handling profiles).
 //! - [`replay`]: a capture through the pipeline with capture time.
 //! - [`family`]: board families behind one seam: a sans-IO driver per wire
@@ -68,4 +70,5 @@ pub mod rules;
 pub mod sim;
 pub mod sink;
 pub mod tournament;
+pub mod track;
 pub mod web;

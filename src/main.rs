@@ -74,12 +74,22 @@ enum Command {
         #[arg(long)]
         events: Option<PathBuf>,
     },
-    /// Play the games of a PGN file on a simulated DGT board and write one
-    /// capture per game.
+    /// Play the games of a PGN file on a simulated DGT board (or, with
+    /// `--game draughts|xiangqi`, of a PDN or xiangqi PGN file on a simulated
+    /// open-protocol board) and write one capture per game.
     Simulate {
-        /// Games to play.
+        /// Games to play (chess PGN; xiangqi PGN with `--game xiangqi`).
+        #[arg(long, required_unless_present = "pdn")]
+        pgn: Option<PathBuf>,
+        /// Draughts games to play (PDN, with `--game draughts`).
         #[arg(long)]
-        pgn: PathBuf,
+        pdn: Option<PathBuf>,
+        /// Another game than chess, on an open-protocol board.
+        #[arg(long, value_enum)]
+        game: Option<OpenGameName>,
+        /// Whether the open-protocol board identifies pieces.
+        #[arg(long, value_enum, default_value_t = YesNo::Yes)]
+        pieces: YesNo,
         /// Folder for the captures (created if missing).
         #[arg(long)]
         out: PathBuf,
@@ -147,6 +157,22 @@ enum ProfileName {
     Clean,
     /// Real players' habits (design section 3).
     Human,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum OpenGameName {
+    /// English draughts (PDN games).
+    Draughts,
+    /// Xiangqi (PGN games with WXF or ICCS movetext).
+    Xiangqi,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum YesNo {
+    /// Yes.
+    Yes,
+    /// No.
+    No,
 }
 
 fn main() -> ExitCode {
@@ -239,13 +265,41 @@ fn run(cli: Cli) -> Result<()> {
             events,
         } => replay(&capture, pgn.as_deref(), events.as_deref()),
         Command::Simulate {
+            game: Some(game),
+            pgn,
+            pdn,
+            out,
+            profile,
+            seed,
+            rotated,
+            limit,
+            pieces,
+        } => simulate_open(
+            game,
+            pgn.or(pdn).context("--pgn or --pdn names the games")?,
+            &out,
+            profile,
+            seed,
+            rotated,
+            limit,
+            pieces == YesNo::Yes,
+        ),
+        Command::Simulate {
             pgn,
             out,
             profile,
             seed,
             rotated,
             limit,
-        } => simulate(&pgn, &out, profile, seed, rotated, limit),
+            ..
+        } => simulate(
+            &pgn.context("--pgn names the games")?,
+            &out,
+            profile,
+            seed,
+            rotated,
+            limit,
+        ),
     }
 }
 
@@ -407,6 +461,14 @@ fn check_config(path: &Path) -> Result<()> {
 }
 
 fn replay(capture: &Path, pgn: Option<&Path>, events: Option<&Path>) -> Result<()> {
+    // Draughts and xiangqi boards on the open protocol go to their tracker;
+    // chess boards (of any family) to the chess pipeline.
+    if boardcast::track::replay::is_open_capture(capture)
+        && boardcast::track::replay::open_capture_game(capture)
+            != Some(boardcast_protocols::open::Game::Chess)
+    {
+        return replay_open(capture, pgn, events);
+    }
     let replay = replay_file(capture, Config::default())?;
     if !replay.resumed_from.is_empty() {
         eprintln!(
@@ -456,6 +518,95 @@ fn replay(capture: &Path, pgn: Option<&Path>, events: Option<&Path>) -> Result<(
         }
         None if events.is_none() => std::io::stdout().write_all(text.as_bytes())?,
         None => {}
+    }
+    Ok(())
+}
+
+/// An open-protocol capture of a draughts or xiangqi board: events and
+/// the game's own record (PDN, xiangqi PGN).
+fn replay_open(capture: &Path, pgn: Option<&Path>, events: Option<&Path>) -> Result<()> {
+    let replay = boardcast::track::replay::replay_open_file(capture, Default::default())?;
+    if let Some(line) = replay.cut_last_line {
+        eprintln!(
+            "boardcast: warning: {}: line {line} was cut short (the recording stopped mid-line); replayed everything before it",
+            capture.display()
+        );
+    }
+    if let Some(path) = events {
+        let text: String = replay.events.iter().map(|e| e.to_json() + "\n").collect();
+        fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    match pgn {
+        Some(path) => fs::write(path, &replay.records)
+            .with_context(|| format!("writing {}", path.display()))?,
+        None if events.is_none() => std::io::stdout().write_all(replay.records.as_bytes())?,
+        None => {}
+    }
+    Ok(())
+}
+
+/// Draughts or xiangqi games on a simulated open-protocol board, one
+/// capture per game.
+#[allow(clippy::too_many_arguments)]
+fn simulate_open(
+    game: OpenGameName,
+    games: PathBuf,
+    out: &Path,
+    profile: ProfileName,
+    seed: u64,
+    rotated: bool,
+    limit: Option<usize>,
+    pieces: bool,
+) -> Result<()> {
+    use boardcast::sim::open::{self, OpenProfile};
+    let text =
+        fs::read_to_string(&games).with_context(|| format!("reading {}", games.display()))?;
+    let profile = OpenProfile {
+        human: profile == ProfileName::Human,
+        pieces,
+        rotated,
+    };
+    let sessions: Vec<(String, open::OpenSession)> = match game {
+        OpenGameName::Draughts => {
+            let games_read = boardcast_games::draughts::read_pdn(&text)
+                .with_context(|| format!("reading {}", games.display()))?;
+            games_read
+                .iter()
+                .take(limit.unwrap_or(usize::MAX))
+                .enumerate()
+                .map(|(i, g)| {
+                    (
+                        "draughts".to_string(),
+                        open::simulate_draughts(&g.moves, profile, seed.wrapping_add(i as u64)),
+                    )
+                })
+                .collect()
+        }
+        OpenGameName::Xiangqi => open::read_xiangqi_games(&text)
+            .with_context(|| format!("reading {}", games.display()))?
+            .iter()
+            .take(limit.unwrap_or(usize::MAX))
+            .enumerate()
+            .map(|(i, moves)| {
+                (
+                    "xiangqi".to_string(),
+                    open::simulate_xiangqi(moves, profile, seed.wrapping_add(i as u64)),
+                )
+            })
+            .collect(),
+    };
+    if sessions.is_empty() {
+        bail!("{}: no games", games.display());
+    }
+    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    for (i, (name, session)) in sessions.iter().enumerate() {
+        let meta = vec![
+            ("board".to_string(), "1".to_string()),
+            ("game".to_string(), name.clone()),
+        ];
+        let path = out.join(format!("game-{:04}.capture", i + 1));
+        fs::write(&path, open::capture_text(session, &meta, profile.human))
+            .with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
 }

@@ -65,3 +65,36 @@ fn bundled_games_replay_exactly_on_open_protocol_chess_boards() {
     assert!(every_game_replays_exactly_on(Protocol::Open, false, 5) >= 400);
     assert!(every_game_replays_exactly_on(Protocol::Open, true, 11) >= 190);
 }
+
+#[test]
+fn the_binary_replays_millennium_and_open_protocol_chess_captures_to_pgn() {
+    let dir = tempfile::tempdir().unwrap();
+    let games = all_games();
+    for (protocol, index) in [(Protocol::Millennium, 3), (Protocol::Open, 4)] {
+        let game = &games[index];
+        let session = sim::simulate(game, &mut Human::default(), 11, false);
+        let path = dir.path().join(format!("{}.capture", protocol.name()));
+        std::fs::write(&path, sim::family::capture_text(&session, protocol)).unwrap();
+        let pgn = dir.path().join(format!("{}.pgn", protocol.name()));
+        let out = crate::games::boardcast()
+            .arg("replay")
+            .arg(&path)
+            .arg("--pgn")
+            .arg(&pgn)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            protocol.name(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = std::fs::read_to_string(&pgn).unwrap();
+        assert_eq!(
+            crate::games::python_chess_mainlines(&text),
+            vec![game.sans.clone()],
+            "{}",
+            protocol.name()
+        );
+    }
+}

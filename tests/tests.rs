@@ -8,6 +8,7 @@ mod control;
 mod daemon;
 mod families;
 mod games;
+mod games_open;
 mod livechess;
 mod reconstruct;
 mod recovery;

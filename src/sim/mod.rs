@@ -14,6 +14,7 @@ pub mod dgt;
 pub mod family;
 pub mod faults;
 mod human;
+pub mod open;
 pub mod pty;
 pub mod source;
 

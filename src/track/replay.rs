@@ -1,0 +1,261 @@
+//! `boardcast replay` of an open-protocol capture of a draughts or xiangqi
+//! board: the open-protocol decoder, the [`Tracker`], the events and the
+//! game's own record (PDN, xiangqi PGN).
+
+use std::io::{BufRead, Cursor};
+use std::path::Path;
+
+use boardcast_protocols::open::{Decoder, Game, Line};
+use bytes::BytesMut;
+
+use super::draughts::Draughts;
+use super::event::GameEvent;
+use super::xiangqi::Xiangqi;
+use super::{TrackConfig, TrackStats, TrackedGame, Tracker};
+use crate::capture::{self, CaptureError, Chunk, Direction};
+use crate::replay::ReplayError;
+
+/// What an open-protocol replay produced.
+#[derive(Debug, Default)]
+pub struct OpenReplay {
+    /// The game played (`draughts`, `xiangqi`).
+    pub game: &'static str,
+    /// Every event, in publication order.
+    pub events: Vec<GameEvent>,
+    /// The games' records, one after the other (PDN or xiangqi PGN).
+    pub records: String,
+    /// Lines the decoder skipped (unknown or malformed).
+    pub skipped_lines: u64,
+    /// The capture's last line was cut short and left out: its number.
+    pub cut_last_line: Option<usize>,
+    /// Tracker counters.
+    pub stats: TrackStats,
+}
+
+/// Whether the capture at `path` names `protocol=open` on its header line
+/// (`false` when it cannot be read: the normal route reports that).
+pub fn is_open_capture(path: &Path) -> bool {
+    std::fs::File::open(path)
+        .ok()
+        .and_then(|f| {
+            std::io::BufReader::new(f)
+                .lines()
+                .map_while(Result::ok)
+                .find(|l| !l.trim().is_empty())
+        })
+        .is_some_and(|l| header_words(&l).any(|(k, v)| k == "protocol" && v == "open"))
+}
+
+/// The game an open-protocol capture at `path` plays: `game=` on its
+/// header, else the board's `hello`, else what its lines fit (`None` when
+/// it cannot be read or tells nothing). Chess captures go through the chess
+/// pipeline, the others through [`replay_open_file`].
+pub fn open_capture_game(path: &Path) -> Option<Game> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let header = text.lines().find(|l| !l.trim().is_empty())?;
+    if let Some((_, g)) = header_words(header).find(|(k, _)| *k == "game") {
+        return Game::from_name(g);
+    }
+    let (_, reader) = capture::Reader::new(Cursor::new(text.as_bytes())).ok()?;
+    let chunks: Vec<Chunk> = reader.map_while(Result::ok).collect();
+    hello_game(&chunks)
+}
+
+fn header_words(line: &str) -> impl Iterator<Item = (&str, &str)> {
+    line.split_whitespace().filter_map(|w| w.split_once('='))
+}
+
+/// Replays an open-protocol capture file.
+pub fn replay_open_file(path: &Path, config: TrackConfig) -> Result<OpenReplay, ReplayError> {
+    let text = std::fs::read_to_string(path).map_err(|source| ReplayError::Open {
+        path: path.to_owned(),
+        source,
+    })?;
+    replay_open_text(&text, config, path)
+}
+
+/// Replays an open-protocol capture held in `text`; `path` names it in
+/// errors.
+pub fn replay_open_text(
+    text: &str,
+    config: TrackConfig,
+    path: &Path,
+) -> Result<OpenReplay, ReplayError> {
+    let wrap = |source| ReplayError::Capture {
+        path: path.to_owned(),
+        source,
+    };
+    // Design: the capture reader (src/capture.rs) knows the DGT protocol
+    // only; its line format is the same for every protocol, so the header
+    // is read here and handed to it as a DGT header on the same line, which
+    // keeps its line numbers in errors.
+    let header_at = text
+        .lines()
+        .position(|l| !l.trim().is_empty())
+        .ok_or_else(|| wrap(CaptureError::MissingHeader { line: 1 }))?;
+    let header = text.lines().nth(header_at).unwrap_or("");
+    if !header
+        .split_whitespace()
+        .take(4)
+        .eq(["#", "boardcast", "capture", "v1"])
+    {
+        return Err(wrap(CaptureError::MissingHeader {
+            line: header_at + 1,
+        }));
+    }
+    let meta: Vec<(String, String)> = header_words(header)
+        .map(|(k, v)| (k.to_owned(), v.to_owned()))
+        .collect();
+    let word = |key: &str| meta.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    let rest_at = text
+        .match_indices('\n')
+        .nth(header_at)
+        .map_or(text.len(), |(i, _)| i);
+    let shown = format!(
+        "{}# boardcast capture v1 protocol=dgt{}",
+        "\n".repeat(header_at),
+        &text[rest_at..]
+    );
+    let (_, mut reader) = capture::Reader::new(Cursor::new(shown)).map_err(wrap)?;
+    let mut chunks = Vec::new();
+    for chunk in reader.by_ref() {
+        chunks.push(chunk.map_err(wrap)?);
+    }
+    let game = match word("game") {
+        Some(name) => Game::from_name(&name),
+        None => hello_game(&chunks),
+    };
+    let board = word("board").unwrap_or_else(|| "1".into());
+    let mut out = match game {
+        Some(Game::Draughts) => drive::<Draughts>(&chunks, Game::Draughts, board, config),
+        Some(Game::Xiangqi) => drive::<Xiangqi>(&chunks, Game::Xiangqi, board, config),
+        other => {
+            return Err(wrap(CaptureError::Malformed {
+                line: header_at + 1,
+                reason: match other {
+                    Some(g) => format!(
+                        "open-protocol replay follows draughts and xiangqi; this board plays {g}"
+                    ),
+                    None => {
+                        "no `hello <game>` line and no `game=` on the header: which game?".into()
+                    }
+                },
+            }));
+        }
+    };
+    out.cut_last_line = reader.cut_last_line();
+    Ok(out)
+}
+
+/// The game named by the first `hello` line the board sent, else the one
+/// its lines fit.
+fn hello_game(chunks: &[Chunk]) -> Option<Game> {
+    let bytes: Vec<u8> = chunks
+        .iter()
+        .filter(|c| c.dir == Direction::FromBoard)
+        .flat_map(|c| c.bytes.iter().copied())
+        .collect();
+    let text = String::from_utf8_lossy(&bytes);
+    let hello = text.lines().find_map(|l| {
+        let mut w = l.split_whitespace();
+        (w.next() == Some("hello"))
+            .then(|| w.next().and_then(Game::from_name))
+            .flatten()
+    });
+    // Design: without a `hello` (a board whose first line was lost) the
+    // lines themselves tell: a 90-cell `board` line or a point on file `i`
+    // or rank 0 is xiangqi, anything else draughts (chess boards are not
+    // routed here).
+    hello.or_else(|| {
+        let xiangqi = text.lines().any(|l| {
+            let mut w = l.split_whitespace();
+            match (w.next(), w.next()) {
+                (Some("board"), Some(cells)) => cells.len() == 90,
+                (Some("up" | "down"), Some(sq)) => {
+                    sq.starts_with('i') || (sq.len() == 2 && sq.ends_with('0'))
+                }
+                _ => false,
+            }
+        });
+        let any = text
+            .lines()
+            .any(|l| l.starts_with("up ") || l.starts_with("down ") || l.starts_with("board "));
+        // Chess pieces other than a king (draughts has men and kings
+        // only): a chess board.
+        let chess = text.lines().any(|l| {
+            let mut w = l.split_whitespace();
+            match (w.next(), w.next(), w.next()) {
+                (Some("down"), Some(_), Some(p)) => "QRBNPqrbnp".contains(p),
+                (Some("board"), Some(cells), None) => {
+                    cells.len() == 64 && cells.chars().any(|c| "QRBNPqrbnp".contains(c))
+                }
+                _ => false,
+            }
+        });
+        any.then_some(if xiangqi {
+            Game::Xiangqi
+        } else if chess {
+            Game::Chess
+        } else {
+            Game::Draughts
+        })
+    })
+}
+
+fn drive<G: TrackedGame>(
+    chunks: &[Chunk],
+    game: Game,
+    board: String,
+    config: TrackConfig,
+) -> OpenReplay {
+    let mut decoder = Decoder::with_game(game, game.default_geometry());
+    let mut tracker = Tracker::<G>::new(board, config);
+    let mut buf = BytesMut::new();
+    let mut events = Vec::new();
+    for chunk in chunks {
+        tracker.handle_timeout(chunk.t_ms);
+        if chunk.dir == Direction::ToBoard {
+            continue;
+        }
+        buf.extend_from_slice(&chunk.bytes);
+        loop {
+            match decoder.decode(&mut buf) {
+                Ok(Some(line)) => feed(&mut tracker, chunk.t_ms, line),
+                Ok(None) => break,
+                Err(e) => tracing::debug!(error = %e, "open protocol: line skipped"),
+            }
+        }
+        while let Some(e) = tracker.poll_event() {
+            events.push(e);
+        }
+    }
+    tracker.finish();
+    while let Some(e) = tracker.poll_event() {
+        events.push(e);
+    }
+    OpenReplay {
+        game: G::NAME,
+        events,
+        records: tracker.games().iter().map(|g| g.record()).collect(),
+        skipped_lines: decoder.counters().malformed,
+        cut_last_line: None,
+        stats: tracker.stats(),
+    }
+}
+
+fn feed<G: TrackedGame>(tracker: &mut Tracker<G>, t: u64, line: Line) {
+    match line {
+        Line::Hello(h) => tracker.handle_hello(h.pieces),
+        Line::Board(snap) => tracker.handle_snapshot(t, &snap),
+        Line::Up(sq) => tracker.handle_up(t, sq),
+        Line::Down { square, piece } => tracker.handle_down(
+            t,
+            square,
+            piece.map_or(
+                boardcast_protocols::reading::Content::Occupied,
+                boardcast_protocols::reading::Content::Piece,
+            ),
+        ),
+        Line::Diagnostic(text) => tracing::debug!(%text, "board diagnostic"),
+    }
+}
