@@ -20,7 +20,7 @@ use crate::config::Config;
 use crate::delay::PublicView;
 use crate::port::find::Claims;
 use crate::port::live::LiveBoard;
-use crate::port::recorder::{Recorder, latest_capture, pgn_date, session_stamp};
+use crate::port::recorder::{Recorder, latest_capture, session_stamp};
 use crate::port::{BoardTask, Clock};
 use crate::sink::mqtt::{self, CommandRoutes, MqttError, Outbox, Topics};
 use crate::sink::round::Round;
@@ -147,10 +147,9 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     let claims = Claims::new();
     // The round: event metadata, pairings (the file, else the boards'
     // `white`/`black` keys), the PGN folder writer.
-    let mut event = config.event.info.clone();
-    if event.date == "????.??.??" {
-        event.date = pgn_date();
-    }
+    let event = config.event.info.clone();
+    // Design: an unset date is left unknown here; each game's PGN then
+    // carries the day it started (a daemon runs for days at an event).
     let fallback = crate::tournament::Pairings {
         round: None,
         pairings: config

@@ -247,6 +247,11 @@ impl PublicView {
         &self.log
     }
 
+    /// The public's games, to amend (the day a game started).
+    pub fn log_mut(&mut self) -> &mut crate::sink::record::GameLog {
+        &mut self.log
+    }
+
     /// Events not yet shown to the public.
     pub fn pending(&self) -> usize {
         self.line.len()

@@ -136,6 +136,9 @@ pub struct LiveBoard {
     /// With a broadcast delay: what the public has seen so far and what
     /// it has yet to see. `None`: the public sees everything live.
     public: Option<crate::delay::PublicView>,
+    /// Wall milliseconds (since 1970) at this board's daemon time 0: the
+    /// day a game started, for its PGN `Date`.
+    wall_epoch_ms: u64,
 }
 
 impl LiveBoard {
@@ -172,6 +175,7 @@ impl LiveBoard {
             arbiter: None,
             arbiter_web: None,
             public: None,
+            wall_epoch_ms: crate::delay::unix_ms(),
         }
     }
 
@@ -216,6 +220,7 @@ impl LiveBoard {
     /// Sets the wall time (ms since the Unix epoch) at which this board's
     /// daemon time was 0, for the delayed public view.
     pub fn set_wall_epoch(&mut self, epoch_ms: u64) {
+        self.wall_epoch_ms = epoch_ms;
         if let Some(p) = &mut self.public {
             p.set_epoch(epoch_ms);
         }
@@ -235,6 +240,12 @@ impl LiveBoard {
         })?;
         for e in &events {
             self.log.handle(e);
+            if matches!(e.kind, EventKind::GameStart { .. })
+                && let Some(g) = self.log.current_mut()
+            {
+                // The earlier session's day is not known: today's.
+                g.date = Some(crate::port::recorder::pgn_date());
+            }
             match &e.kind {
                 EventKind::GameStart { .. } => {
                     self.disagrees = false;
@@ -521,6 +532,16 @@ impl LiveBoard {
         if out.is_empty() {
             return;
         }
+        if let Some(start) = out
+            .iter()
+            .rev()
+            .find(|e| matches!(e.kind, EventKind::GameStart { .. }))
+            && let Some(g) = p.log_mut().current_mut()
+        {
+            g.date = Some(crate::port::recorder::pgn_date_at(
+                self.wall_epoch_ms + start.t_ms,
+            ));
+        }
         for event in &out {
             self.push_public(event);
         }
@@ -578,6 +599,13 @@ impl LiveBoard {
     fn emit_one(&mut self, t: Millis, event: &Event) {
         self.note(event);
         self.log.handle(event);
+        if matches!(event.kind, EventKind::GameStart { .. })
+            && let Some(g) = self.log.current_mut()
+        {
+            g.date = Some(crate::port::recorder::pgn_date_at(
+                self.wall_epoch_ms + event.t_ms,
+            ));
+        }
         if let Some(w) = &self.arbiter_web {
             w.event(event);
         }

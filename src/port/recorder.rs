@@ -413,7 +413,12 @@ pub fn pgn_date() -> String {
     let secs = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
-    let (y, mo, d, ..) = civil(secs);
+    pgn_date_at(secs * 1000)
+}
+
+/// The PGN date (`YYYY.MM.DD`, UTC) of `unix_ms` milliseconds since 1970.
+pub fn pgn_date_at(unix_ms: u64) -> String {
+    let (y, mo, d, ..) = civil(unix_ms / 1000);
     format!("{y:04}.{mo:02}.{d:02}")
 }
 

@@ -63,6 +63,18 @@ fn escape(value: &str) -> String {
 /// with a comment naming the illegal move, then the continuation from the
 /// position after it (`SetUp`/`FEN`), and so on. Every part is valid PGN.
 pub fn render(game: &GameRecord, tags: &Tags) -> String {
+    // The event's date when configured, else the day the game started.
+    let dated;
+    let tags = match &game.date {
+        Some(date) if tags.date.starts_with('?') => {
+            dated = Tags {
+                date: date.clone(),
+                ..tags.clone()
+            };
+            &dated
+        }
+        _ => tags,
+    };
     let mut out = String::new();
     let mut begin = 0;
     let mut fen = game.start_fen.clone();
@@ -212,6 +224,25 @@ mod tests {
         assert!(pgn.starts_with("[Event \"?\"]\n[Site \"?\"]\n[Date \"????.??.??\"]\n"));
         assert!(pgn.contains("[Result \"*\"]\n\n1. e4 e5 2. Nf3 *\n"));
         assert!(!pgn.contains("FEN"));
+    }
+
+    #[test]
+    fn a_game_carries_the_day_it_started_unless_the_event_date_is_set() {
+        let g = GameRecord {
+            start_fen: STANDARD_START.into(),
+            date: Some("2026.11.24".into()),
+            ..GameRecord::default()
+        };
+        assert!(render(&g, &Tags::default()).contains("[Date \"2026.11.24\"]"));
+        let tags = Tags {
+            date: "2026.11.20".into(),
+            ..Tags::default()
+        };
+        assert!(render(&g, &tags).contains("[Date \"2026.11.20\"]"));
+        assert_eq!(
+            crate::port::recorder::pgn_date_at(1_795_478_400_000),
+            "2026.11.24"
+        );
     }
 
     #[test]

@@ -47,6 +47,9 @@ pub struct GameRecord {
     pub irregularities: Vec<Alert>,
     /// When the game started.
     pub started_ms: Millis,
+    /// The day it started (PGN `YYYY.MM.DD`), when the live daemon knew
+    /// it; the PGN `Date` unless the event's date is configured.
+    pub date: Option<String>,
 }
 
 impl GameRecord {
@@ -204,5 +207,10 @@ impl GameLog {
     /// The game on the board now.
     pub fn current(&self) -> Option<&GameRecord> {
         self.games.last()
+    }
+
+    /// The game being played, to amend.
+    pub fn current_mut(&mut self) -> Option<&mut GameRecord> {
+        self.games.last_mut()
     }
 }
