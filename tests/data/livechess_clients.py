@@ -104,7 +104,8 @@ def lichess(host, port, seconds):
     recv(ws, "lichess", "first")
     setup = {"id": 3, "call": "call", "param": {"id": 1, "method": "setup", "param": {"fen": START}}}
     ws.send(json.dumps(setup))
-    recv(ws, "lichess", "setup")
+    # A move on the board may send a feed frame before the setup's reply.
+    skip_feeds(ws, "lichess", "setup")
     # Follow the game until two moves have come one by one, each frame's
     # SAN list the previous one plus a move.
     seen = {"last": None, "grown": 0}
@@ -160,7 +161,7 @@ def extras(host, port, seconds):
     ws.send('{"id":4,"call":"call","param":{"id":7,"method":"flip","param":{"flip":true}}}')
     # The ack, then the flipped frame (frames for board moves may come
     # in between: read until the flipped one).
-    recv(ws, "extras", "flip")
+    skip_feeds(ws, "extras", "flip")
     follow(ws, "extras", 5, lambda d: d.get("response") == "feed" and d["param"].get("flipped") is True)
     ws.send('{"id":5,"call":"call","param":{"id":7,"method":"setup","param":{"flip":false}}}')
     skip_feeds(ws, "extras", "setup-flip")
