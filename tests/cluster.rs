@@ -12,6 +12,17 @@ use crate::util::{
     BoardConf, Broker, Daemon, SimBoard, SimOptions, Subscriber, game, write_config,
 };
 
+/// Waits (90 s at most) until the retained state on `topic` holds `plies`
+/// moves; returns them.
+async fn whole_game(sub: &Subscriber, topic: &str, what: &str, plies: usize) -> Vec<String> {
+    sub.wait_for(what, Duration::from_secs(90), |msgs| {
+        let state = msgs.iter().rev().find(|m| m.topic == topic)?.json();
+        let moves = crate::util::state_moves(&state);
+        (moves.len() == plies).then_some(moves)
+    })
+    .await
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bridge_whose_broker_dies_fails_over_to_the_next_and_loses_no_move() {
     let dir = tempfile::tempdir().unwrap();
@@ -59,25 +70,13 @@ async fn a_bridge_whose_broker_dies_fails_over_to_the_next_and_loses_no_move() {
     a.kill();
     // The second node gets the whole game: the retained state carries
     // every move, and the moves after the failover arrive as events.
-    let state = on_b
-        .wait_for(
-            "the whole game on the second node",
-            Duration::from_secs(90),
-            |msgs| {
-                let state = msgs
-                    .iter()
-                    .rev()
-                    .find(|m| m.topic == "fo/board/1/state")?
-                    .json();
-                let moves: Vec<String> = state["moves"]
-                    .as_array()?
-                    .iter()
-                    .map(|m| m.as_str().unwrap_or_default().to_string())
-                    .collect();
-                (moves.len() == g.sans.len()).then_some(moves)
-            },
-        )
-        .await;
+    let state = whole_game(
+        &on_b,
+        "fo/board/1/state",
+        "the whole game on the second node",
+        g.sans.len(),
+    )
+    .await;
     assert_eq!(state, g.sans);
     let events_on_b = on_b
         .messages()
@@ -227,25 +226,13 @@ async fn a_bridge_on_a_nats_cluster_loses_no_move_when_its_node_dies() {
         )
         .await;
     nodes[0].kill();
-    let state = on_third
-        .wait_for(
-            "the whole game on the third node",
-            Duration::from_secs(90),
-            |msgs| {
-                let state = msgs
-                    .iter()
-                    .rev()
-                    .find(|m| m.topic == "nc/board/1/state")?
-                    .json();
-                let moves: Vec<String> = state["moves"]
-                    .as_array()?
-                    .iter()
-                    .map(|m| m.as_str().unwrap_or_default().to_string())
-                    .collect();
-                (moves.len() == g.sans.len()).then_some(moves)
-            },
-        )
-        .await;
+    let state = whole_game(
+        &on_third,
+        "nc/board/1/state",
+        "the whole game on the third node",
+        g.sans.len(),
+    )
+    .await;
     assert_eq!(state, g.sans);
     // Every move reached the third node as an event too (before or after
     // the failover; QoS 1 may repeat one, screens fold by seq).
