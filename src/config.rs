@@ -1004,19 +1004,6 @@ impl Config {
                             format!("board `{id}`: unknown protocol `{}`", p.get_ref()),
                         )
                     })?;
-                    // Design: the serial code speaks DGT only so far; a board
-                    // of another family is refused rather than spoken to in
-                    // the wrong protocol.
-                    if protocol != Protocol::Dgt {
-                        return Err(invalid(
-                            Some(p.span()),
-                            format!(
-                                "board `{id}`: protocol `{}`: the live daemon reads DGT boards only so far (`boardcast replay` reads {} captures)",
-                                p.get_ref(),
-                                p.get_ref()
-                            ),
-                        ));
-                    }
                     protocol
                 }
             };
@@ -1042,7 +1029,12 @@ impl Config {
                 port: PortSpec { candidates },
                 serial: serial.map(|(_, s)| s),
                 protocol,
-                baud: rb.baud.unwrap_or(9600),
+                // Each family's own line speed unless the file says otherwise.
+                baud: rb.baud.unwrap_or_else(|| {
+                    crate::family::for_family(protocol.family(), &Default::default())
+                        .line()
+                        .baud
+                }),
                 white: rb.white,
                 black: rb.black,
                 number,
@@ -1417,6 +1409,23 @@ mod tests {
     fn protocol_names_become_an_enum_and_unknown_ones_are_rejected() {
         let c = parse("[[board]]\nid = \"a\"\nport = \"/dev/x\"\nprotocol = \"dgt\"\n").unwrap();
         assert_eq!(c.boards[0].protocol, Protocol::Dgt);
+        assert_eq!(c.boards[0].baud, 9600);
+        // Every family is read by the daemon, at its own line speed unless
+        // the file gives one.
+        for (name, protocol, baud) in [
+            ("millennium", Protocol::Millennium, 38400),
+            ("certabo", Protocol::Certabo, 38400),
+            ("open", Protocol::Open, 115_200),
+        ] {
+            let c = parse(&format!(
+                "[[board]]\nid = \"a\"\nport = \"/dev/x\"\nprotocol = \"{name}\"\n"
+            ))
+            .unwrap();
+            assert_eq!((c.boards[0].protocol, c.boards[0].baud), (protocol, baud));
+        }
+        let c =
+            parse("[[board]]\nid = \"a\"\nport = \"/dev/x\"\nprotocol = \"open\"\nbaud = 9600\n")
+                .unwrap();
         assert_eq!(c.boards[0].baud, 9600);
         let err = parse("[[board]]\nid = \"a\"\nport = \"/dev/x\"\nprotocol = \"millenium\"\n")
             .unwrap_err();

@@ -192,6 +192,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
                 b.number,
                 b.time_control.clone(),
             )
+            .with_protocol(b.protocol)
             .with_broadcast(outbox.arbiter(i), public_view(&config, &b.id))
         };
         let mut live = fresh();
@@ -223,14 +224,16 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
             }
         }
         let recorder = match &config.recorder {
-            Some(dir) => match Recorder::create(dir, &b.id, &session, resumed_from.as_deref()) {
-                Ok(r) => Some(r),
-                Err(e) => {
-                    // Design: the boards matter more than their captures.
-                    warn!(board = %b.id, dir = %dir.display(), error = %e, "cannot record this board; running without its capture");
-                    None
+            Some(dir) => {
+                match Recorder::create(dir, &b.id, &session, resumed_from.as_deref(), b.protocol) {
+                    Ok(r) => Some(r),
+                    Err(e) => {
+                        // Design: the boards matter more than their captures.
+                        warn!(board = %b.id, dir = %dir.display(), error = %e, "cannot record this board; running without its capture");
+                        None
+                    }
                 }
-            },
+            }
             None => None,
         };
         if let (Some(r), Some(prev)) = (&recorder, &resumed_from) {

@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use tracing::{info, warn};
 
+use crate::capture::Protocol;
 use crate::clock::TimeControl;
 use crate::config::{Config, ConfigError};
 use crate::daemon::{self, DaemonError};
@@ -80,6 +81,20 @@ pub struct DemoOptions {
     /// Folder for the boards' device links (a fresh one under the system's
     /// temporary folder when `None`).
     pub folder: Option<PathBuf>,
+    /// The board families, given to the boards in turn (DGT,
+    /// Millennium, chess boards on the open protocol).
+    pub families: Vec<Protocol>,
+}
+
+impl DemoOptions {
+    /// The family of board `i` (from 0).
+    fn family(&self, i: usize) -> Protocol {
+        if self.families.is_empty() {
+            Protocol::Dgt
+        } else {
+            self.families[i % self.families.len()]
+        }
+    }
 }
 
 impl Default for DemoOptions {
@@ -93,6 +108,7 @@ impl Default for DemoOptions {
             livechess: Some(SocketAddr::from(([127, 0, 0, 1], 1982))),
             seed: 1,
             folder: None,
+            families: vec![Protocol::Dgt],
         }
     }
 }
@@ -139,8 +155,9 @@ level = "info,rumqttd=off,rumqttc=warn"
     }
     for i in 0..opts.boards {
         text.push_str(&format!(
-            "\n[[board]]\nid = \"{n}\"\nport = \"{dir}/board{n}-*\"\nserial = \"{serial}\"\n",
+            "\n[[board]]\nid = \"{n}\"\nport = \"{dir}/board{n}-*\"\nserial = \"{serial}\"\nprotocol = \"{protocol}\"\n",
             n = i + 1,
+            protocol = opts.family(i).name(),
             dir = folder.display(),
             serial = serial(i),
         ));
@@ -271,6 +288,7 @@ pub async fn run(
             // Boards start a little apart, as in a hall.
             lead_in: Duration::from_millis(300 + 250 * i as u64),
             between_games: Duration::from_secs(4),
+            protocol: opts.family(i),
         };
         boards.push(SimBoard::start(
             folder,

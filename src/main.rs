@@ -149,6 +149,22 @@ struct DemoArgs {
     /// Seed of the players' habits, the games' order and the faults.
     #[arg(long, default_value_t = 1)]
     seed: u64,
+    /// Board families to mix, given to the boards in turn: dgt,
+    /// millennium, open (chess boards on the open protocol).
+    #[arg(long, value_delimiter = ',', default_value = "dgt", value_parser = parse_family)]
+    families: Vec<boardcast::capture::Protocol>,
+}
+
+/// A family the demo can simulate.
+fn parse_family(name: &str) -> Result<boardcast::capture::Protocol, String> {
+    use boardcast::capture::Protocol;
+    match Protocol::from_name(name) {
+        Some(p @ (Protocol::Dgt | Protocol::Millennium | Protocol::Open)) => Ok(p),
+        Some(Protocol::Certabo) => Err("certabo boards are not simulated yet".into()),
+        None => Err(format!(
+            "unknown family `{name}` (the demo simulates dgt, millennium, open)"
+        )),
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -355,6 +371,7 @@ fn demo(args: DemoArgs) -> Result<()> {
         livechess: Some(args.livechess),
         seed: args.seed,
         folder: None,
+        families: args.families,
     };
     let folder = std::env::temp_dir().join(format!("boardcast-demo-{}", std::process::id()));
     let config = demo::config(&opts, &folder)?;

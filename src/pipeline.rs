@@ -126,13 +126,22 @@ impl BoardPipeline {
         family: crate::family::Family,
     ) -> BoardPipeline {
         let mut p = BoardPipeline::new(board, config);
-        if family != crate::family::Family::Dgt {
-            p.input = Input::Family(crate::family::for_family(
+        p.set_family(family);
+        p
+    }
+
+    /// Reads a board of `family` from now on (before any byte: a driver's
+    /// state starts afresh). DGT is the default.
+    pub fn set_family(&mut self, family: crate::family::Family) {
+        self.buf.clear();
+        self.input = if family == crate::family::Family::Dgt {
+            Input::Dgt(dgt::Decoder::new())
+        } else {
+            Input::Family(crate::family::for_family(
                 family,
                 &crate::family::DriverOptions::default(),
-            ));
-        }
-        p
+            ))
+        };
     }
 
     /// Sets the time control of the board's games: flags are then judged

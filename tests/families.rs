@@ -98,3 +98,129 @@ fn the_binary_replays_millennium_and_open_protocol_chess_captures_to_pgn() {
         );
     }
 }
+
+/// Every family through the live daemon: a Millennium board and a chess
+/// board on the open protocol (turned round), each on its own
+/// pseudo-terminal, read by the real serial code at its own line settings,
+/// published over a real Mosquitto; each capture names its family and
+/// replays to the same game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn millennium_and_open_protocol_boards_play_through_the_live_daemon() {
+    use crate::util::{
+        BoardConf, Broker, Daemon, SimBoard, SimOptions, Subscriber, game, state_moves,
+        write_config,
+    };
+    use std::time::Duration;
+
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let sub = Subscriber::connect(broker.port, "fam/#", "watcher", false).await;
+    let boards: Vec<(&str, Protocol, boardcast::sim::SourceGame, bool)> = vec![
+        ("m1", Protocol::Millennium, game(1468, None), false),
+        ("o1", Protocol::Open, game(7, None), true),
+    ];
+    let sims: Vec<SimBoard> = boards
+        .iter()
+        .enumerate()
+        .map(|(i, (name, protocol, g, rotated))| {
+            let session = sim::simulate(g, &mut Human::default(), 40 + i as u64, *rotated);
+            SimBoard::with_session(
+                dir.path(),
+                name,
+                g.clone(),
+                session,
+                SimOptions {
+                    protocol: *protocol,
+                    ..SimOptions::fast(&format!("sim-{name}"))
+                },
+            )
+        })
+        .collect();
+    let confs: Vec<BoardConf> = boards
+        .iter()
+        .zip(&sims)
+        .map(|((name, ..), b)| BoardConf {
+            id: (*name).into(),
+            port: b.pattern(),
+            serial: None,
+        })
+        .collect();
+    let config = write_config(dir.path(), broker.port, "fam", &confs);
+    // The test helper writes DGT boards: name each board's family.
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    for (name, protocol, ..) in &boards {
+        text = text.replace(
+            &format!("id = \"{name}\"\n"),
+            &format!("id = \"{name}\"\nprotocol = \"{}\"\n", protocol.name()),
+        );
+    }
+    std::fs::write(&config, text).unwrap();
+    let mut daemon = Daemon::start(&config);
+
+    for (name, protocol, g, _) in &boards {
+        let topic = format!("fam/board/{name}/state");
+        let state = sub
+            .wait_for(
+                &format!("every move of the {} board", protocol.name()),
+                Duration::from_secs(60),
+                |msgs| {
+                    let last = msgs.iter().rev().find(|m| m.topic == topic)?.json();
+                    (state_moves(&last) == g.sans).then_some(last)
+                },
+            )
+            .await;
+        assert_eq!(state["status"], "connected", "{state}");
+        let events = sub.json_on(&format!("fam/board/{name}/event"));
+        let moves: Vec<&str> = events
+            .iter()
+            .filter(|e| e["type"] == "move")
+            .map(|e| e["san"].as_str().unwrap())
+            .collect();
+        assert_eq!(
+            moves,
+            g.sans,
+            "{} board: no move retracted or repeated",
+            protocol.name()
+        );
+        let errors: Vec<&serde_json::Value> = events
+            .iter()
+            .filter(|e| e["type"] == "alert" && e["severity"] == "action")
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:#?}", protocol.name());
+    }
+    // The open board names itself in its `hello`: its id is the serial.
+    let open_state = sub.json_on("fam/board/o1/state").pop().unwrap();
+    assert_eq!(open_state["serial"], "sim-o1");
+    assert_eq!(open_state["rotated"], true);
+    let status = daemon.stop();
+    assert!(status.success(), "{}", daemon.log());
+
+    // Each capture names its family and replays to the same game.
+    let rec = dir.path().join("rec");
+    for (name, protocol, g, _) in &boards {
+        let capture = std::fs::read_dir(&rec)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| {
+                let n = p.file_name().unwrap().to_string_lossy();
+                n.starts_with(&format!("{name}-")) && n.ends_with(".capture")
+            })
+            .expect("a capture");
+        let text = std::fs::read_to_string(&capture).unwrap();
+        assert!(
+            text.starts_with(&format!(
+                "# boardcast capture v1 protocol={} board={name}",
+                protocol.name()
+            )),
+            "{}",
+            text.lines().next().unwrap()
+        );
+        let replay = boardcast::replay::replay_file(&capture, Config::default()).unwrap();
+        assert_eq!(
+            replay.log.current().unwrap().sans,
+            g.sans,
+            "{}",
+            protocol.name()
+        );
+    }
+}

@@ -179,6 +179,13 @@ impl LiveBoard {
         }
     }
 
+    /// Reads a board speaking `protocol` (DGT by default). Call before
+    /// [`LiveBoard::resume`] and before any byte.
+    pub fn with_protocol(mut self, protocol: crate::capture::Protocol) -> LiveBoard {
+        self.pipeline.set_family(protocol.family());
+        self
+    }
+
     /// Also hands every event and state to the live page's `feed`.
     pub fn with_web(mut self, feed: crate::web::BoardFeed) -> LiveBoard {
         self.web = Some(feed);

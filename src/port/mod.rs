@@ -56,6 +56,7 @@ use crate::backoff::Backoff;
 use crate::capture::Direction;
 use crate::config;
 use crate::event::Millis;
+use crate::family::{Driver, DriverEvent, DriverOptions, Family, LineSettings, Reading};
 use find::{Claims, DeviceClaim};
 use live::LiveBoard;
 use recorder::Recorder;
@@ -134,7 +135,14 @@ enum Lost {
 struct Link {
     stream: SerialStream,
     path: PathBuf,
+    /// The serial number it reported, or (a board of a family that names
+    /// no serial number) `{family}@{path}`.
     serial: String,
+    /// Whether `serial` is the board's own.
+    named: bool,
+    /// Another family's driver, for what the host writes (keepalives);
+    /// `None` on DGT lines, which [`BoardTask::session`] speaks itself.
+    driver: Option<Box<dyn Driver>>,
     _claim: DeviceClaim,
 }
 
@@ -233,10 +241,23 @@ impl BoardTask {
             let Some(claim) = self.claims.claim_device(&device, &self.board.id) else {
                 continue;
             };
+            let line = self.line();
             let builder = tokio_serial::new(path.to_string_lossy(), self.board.baud)
-                .data_bits(DataBits::Eight)
-                .parity(Parity::None)
-                .stop_bits(StopBits::One)
+                .data_bits(if line.data_bits == 7 {
+                    DataBits::Seven
+                } else {
+                    DataBits::Eight
+                })
+                .parity(match line.parity {
+                    crate::family::Parity::None => Parity::None,
+                    crate::family::Parity::Odd => Parity::Odd,
+                    crate::family::Parity::Even => Parity::Even,
+                })
+                .stop_bits(if line.stop_bits == 2 {
+                    StopBits::Two
+                } else {
+                    StopBits::One
+                })
                 .flow_control(FlowControl::None);
             let mut stream = match builder.open_native_async() {
                 Ok(s) => s,
@@ -245,6 +266,17 @@ impl BoardTask {
                     continue;
                 }
             };
+            if line.dtr_rts {
+                // Certabo's USB bridge wants both modem lines up; a line
+                // without them (a pseudo-terminal) is fine as it is.
+                use tokio_serial::SerialPort;
+                if let Err(e) = stream
+                    .write_data_terminal_ready(true)
+                    .and_then(|()| stream.write_request_to_send(true))
+                {
+                    debug!(path = %path.display(), error = %e, "cannot raise DTR/RTS");
+                }
+            }
             // Bytes the board wrote while nobody read (a daemon that was
             // down, a reader that went away) are of unknown age: dropped.
             // The board dump asked for below tells the truth.
@@ -253,14 +285,29 @@ impl BoardTask {
             {
                 debug!(path = %path.display(), error = %e, "cannot clear the input buffer");
             }
-            let (serial, chunks) = match self.identify(&mut stream).await {
+            let found = match self.family() {
+                Family::Dgt => self
+                    .identify(&mut stream)
+                    .await
+                    .map(|(serial, chunks)| (Some(serial), chunks, None)),
+                family => self
+                    .identify_family(&mut stream, family)
+                    .await
+                    .map(|(serial, chunks, driver)| (serial, chunks, Some(driver))),
+            };
+            let (serial, chunks, driver) = match found {
                 Ok(found) => found,
                 Err(e) => {
                     debug!(path = %path.display(), error = %e, "no board answered");
                     continue;
                 }
             };
-            if let Some(p) = pinned.as_deref()
+            // A board that names no serial number (Millennium, Certabo,
+            // an open board without an `id`) is known by its device.
+            let named = serial.is_some();
+            let serial = serial.unwrap_or_else(|| format!("{}@{}", self.family(), path.display()));
+            if named
+                && let Some(p) = pinned.as_deref()
                 && p != serial
             {
                 if strict {
@@ -269,14 +316,19 @@ impl BoardTask {
                 }
                 warn!(%serial, previous = %p, "a different board on this port");
             }
-            if let Err(other) = self.claims.claim_serial(&serial, &self.board.id) {
+            if !named {
+                // Nothing to pin: the device claim already keeps two board
+                // tasks off one device.
+            } else if let Err(other) = self.claims.claim_serial(&serial, &self.board.id) {
                 if strict {
                     debug!(path = %path.display(), %serial, %other, "that board is another's");
                     continue;
                 }
                 warn!(%serial, %other, "this serial number is also another board's");
             }
-            *pinned = Some(serial.clone());
+            if named {
+                *pinned = Some(serial.clone());
+            }
             // The identification traffic belongs to this board: record it
             // and feed it to the pipeline, in order.
             self.note(&format!("connected {} serial {serial}", path.display()));
@@ -291,6 +343,8 @@ impl BoardTask {
                 stream,
                 path,
                 serial,
+                named,
+                driver,
                 _claim: claim,
             });
         }
@@ -337,17 +391,109 @@ impl BoardTask {
         }
     }
 
+    /// The board's family.
+    fn family(&self) -> Family {
+        self.board.protocol.family()
+    }
+
+    /// How to open the line: the family's settings at the configured speed.
+    fn line(&self) -> LineSettings {
+        LineSettings {
+            baud: self.board.baud,
+            ..crate::family::for_family(self.family(), &DriverOptions::default()).line()
+        }
+    }
+
+    /// Another family's hello: writes the driver's hello and waits for the
+    /// first thing the board says that the driver reads (its identity or
+    /// a reading). Returns the serial number, when the board names one,
+    /// the traffic so far, and the driver (for the keepalives).
+    async fn identify_family(
+        &self,
+        stream: &mut SerialStream,
+        family: Family,
+    ) -> io::Result<(
+        Option<String>,
+        Vec<(Millis, Direction, Vec<u8>)>,
+        Box<dyn Driver>,
+    )> {
+        let mut driver = crate::family::for_family(family, &DriverOptions::default());
+        let mut chunks = Vec::new();
+        let now = self.clock.now_ms();
+        let hello = driver.hello(now);
+        chunks.push((now, Direction::ToBoard, hello.clone()));
+        if !hello.is_empty() {
+            write(stream, &hello).await?;
+        }
+        let deadline = Instant::now() + self.serial.handshake;
+        let mut bytes = [0u8; 1024];
+        let mut out = Vec::new();
+        let mut answered = false;
+        let mut serial = None;
+        loop {
+            // After the first reading, a little longer for an identity
+            // that may follow it.
+            let until = if answered {
+                deadline.min(Instant::now() + Duration::from_millis(100))
+            } else {
+                deadline
+            };
+            let n = match tokio::time::timeout_at(until, stream.read(&mut bytes)).await {
+                Ok(r) => r?,
+                Err(_) if answered => return Ok((serial, chunks, driver)),
+                Err(_) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("no {family} board answered"),
+                    ));
+                }
+            };
+            if n == 0 {
+                return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "end of file"));
+            }
+            let t = self.clock.now_ms();
+            chunks.push((t, Direction::FromBoard, bytes[..n].to_vec()));
+            driver.feed(t, &bytes[..n], &mut out);
+            for e in out.drain(..) {
+                if let DriverEvent::Reading { reading, .. } = e {
+                    answered = true;
+                    if let Reading::Identity(id) = reading
+                        && let Some(s) = id.serial
+                    {
+                        serial = Some(s.trim().to_string());
+                    }
+                }
+            }
+            if serial.is_some() {
+                return Ok((serial, chunks, driver));
+            }
+        }
+    }
+
     /// The live loop: handshake rest, then bytes and timers until the
     /// board is lost or the daemon stops.
     async fn session(&mut self, mut link: Link, shutdown: &mut watch::Receiver<bool>) -> Lost {
-        let mut rest = Command::Version.to_bytes();
-        rest.extend(Command::SendBoard.to_bytes());
-        rest.extend(Command::SendUpdateNice.to_bytes());
-        if let Err(e) = self.send(&mut link, &rest).await {
-            return e;
+        if link.driver.is_none() {
+            let mut rest = Command::Version.to_bytes();
+            rest.extend(Command::SendBoard.to_bytes());
+            rest.extend(Command::SendUpdateNice.to_bytes());
+            if let Err(e) = self.send(&mut link, &rest).await {
+                return e;
+            }
         }
-        let poll = self.serial.poll;
-        let silence = self.serial.silence;
+        // Other families keep themselves alive at their driver's pace (a
+        // status request, a `board?`); silence is judged over at least
+        // three of those.
+        let (poll, silence) = match &link.driver {
+            None => (self.serial.poll, self.serial.silence),
+            Some(d) => {
+                let tick = Duration::from_millis(d.tick_ms());
+                (
+                    tick.min(self.serial.poll),
+                    self.serial.silence.max(tick * 3),
+                )
+            }
+        };
         let flush_every = Duration::from_millis(500);
         let mut last_rx = Instant::now();
         let mut next_poll = Instant::now() + poll;
@@ -380,7 +526,7 @@ impl BoardTask {
                         }
                         tracing::trace!(bytes = %hex(chunk), "read");
                         for serial in self.live.handle_bytes(t, Direction::FromBoard, chunk) {
-                            if serial.trim() != link.serial {
+                            if link.named && serial.trim() != link.serial {
                                 warn!(%serial, expected = %link.serial, "the board reports another serial number");
                             }
                         }
@@ -396,7 +542,15 @@ impl BoardTask {
                     }
                     if now >= next_poll {
                         next_poll = now + poll;
-                        if let Err(e) = self.send(&mut link, &Command::SerialNumber.to_bytes()).await {
+                        let keepalive = match &mut link.driver {
+                            None => Command::SerialNumber.to_bytes(),
+                            // Events time alone causes (a bus unit missing)
+                            // are the pipeline's driver's business.
+                            Some(d) => d.poll(self.clock.now_ms(), &mut Vec::new()),
+                        };
+                        if !keepalive.is_empty()
+                            && let Err(e) = self.send(&mut link, &keepalive).await
+                        {
                             return e;
                         }
                     }

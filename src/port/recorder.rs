@@ -72,7 +72,8 @@ impl Recorder {
     /// existing capture is never truncated: a daemon restarted within the
     /// same second writes `{board}-{session}-2.capture` (then `-3`, ...).
     /// `resumed_from`, when given, names the capture whose game this
-    /// session continues (header word [`RESUMED_FROM`]).
+    /// session continues (header word [`RESUMED_FROM`]); `protocol` is the
+    /// board's family, written in the header so `replay` picks its driver.
     ///
     /// Fails only when the file cannot be created at all; a header that
     /// cannot be written (a full disk) is retried like any later write.
@@ -81,6 +82,7 @@ impl Recorder {
         board: &str,
         session: &str,
         resumed_from: Option<&str>,
+        protocol: Protocol,
     ) -> io::Result<Recorder> {
         fs::create_dir_all(dir)?;
         let (capture, pgn, file) = (1..1000)
@@ -114,10 +116,7 @@ impl Recorder {
         if let Some(prev) = resumed_from {
             meta.push((RESUMED_FROM.into(), prev.into()));
         }
-        let header = Header {
-            protocol: Protocol::Dgt,
-            meta,
-        };
+        let header = Header { protocol, meta };
         let mut r = Recorder {
             writer: None,
             capture,
@@ -460,7 +459,7 @@ mod tests {
     #[test]
     fn recorded_bytes_read_back_as_a_capture() {
         let dir = tempfile::tempdir().unwrap();
-        let mut r = Recorder::create(dir.path(), "7", "S", None).unwrap();
+        let mut r = Recorder::create(dir.path(), "7", "S", None, Protocol::Dgt).unwrap();
         r.record(0, Direction::ToBoard, &[0x40]);
         r.note("connected");
         r.record(25, Direction::FromBoard, &[0x8e, 0, 5, 0x34, 0]);
@@ -478,13 +477,15 @@ mod tests {
     #[test]
     fn a_restart_in_the_same_second_never_truncates_the_earlier_capture() {
         let dir = tempfile::tempdir().unwrap();
-        let mut first = Recorder::create(dir.path(), "1", "20261123T050000Z", None).unwrap();
+        let mut first =
+            Recorder::create(dir.path(), "1", "20261123T050000Z", None, Protocol::Dgt).unwrap();
         first.record(5, Direction::FromBoard, &[0x8e, 0x00, 0x05, 0x34, 0x00]);
         first.flush();
         let path = first.capture_path().to_path_buf();
         drop(first);
         let before = fs::read_to_string(&path).unwrap();
-        let second = Recorder::create(dir.path(), "1", "20261123T050000Z", None).unwrap();
+        let second =
+            Recorder::create(dir.path(), "1", "20261123T050000Z", None, Protocol::Dgt).unwrap();
         assert!(
             second
                 .capture_path()
@@ -521,7 +522,7 @@ mod tests {
     #[test]
     fn a_resumed_session_names_its_predecessor_in_the_header() {
         let dir = tempfile::tempdir().unwrap();
-        let r = Recorder::create(dir.path(), "1", "S", Some("1-T.capture")).unwrap();
+        let r = Recorder::create(dir.path(), "1", "S", Some("1-T.capture"), Protocol::Dgt).unwrap();
         let text = fs::read_to_string(r.capture_path()).unwrap();
         assert!(
             text.starts_with(

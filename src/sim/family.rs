@@ -113,3 +113,74 @@ pub fn capture_text(session: &Session, protocol: Protocol) -> String {
     w.flush().expect("writing to memory");
     String::from_utf8(w.into_inner()).expect("captures are ASCII")
 }
+
+/// A Millennium status report of the whole board.
+fn millennium_report(cells: &[Cell; 64], rotated: bool) -> Vec<u8> {
+    Reply::Status(StatusReport::from_snapshot(
+        &snapshot(cells, rotated),
+        Orientation::Documented,
+    ))
+    .to_bytes()
+}
+
+/// An open-protocol chess board's `hello` line, naming itself `id`.
+fn open_hello(id: &str) -> Vec<u8> {
+    Line::Hello(Hello {
+        game: Game::Chess,
+        geometry: Geometry::CHESS,
+        id: Some(id.into()),
+        pieces: Some(true),
+        name: Some("simulated".into()),
+        extra: Vec::new(),
+    })
+    .encode(Game::Chess)
+    .into_bytes()
+}
+
+/// What a board of `protocol` says when asked who it is: Millennium its
+/// version, an open board its `hello` (with `serial` as its id).
+pub(crate) fn identity_bytes(protocol: Protocol, serial: &str) -> Vec<u8> {
+    match protocol {
+        Protocol::Millennium => Reply::Version { major: 1, minor: 3 }.to_bytes(),
+        Protocol::Open => open_hello(serial),
+        Protocol::Dgt | Protocol::Certabo => Vec::new(),
+    }
+}
+
+/// The whole board as a board of `protocol` reports it (a Millennium
+/// status report, an open `board` line).
+pub(crate) fn board_bytes(protocol: Protocol, cells: &[Cell; 64], rotated: bool) -> Vec<u8> {
+    match protocol {
+        Protocol::Millennium => millennium_report(cells, rotated),
+        Protocol::Open => Line::Board(snapshot(cells, rotated))
+            .encode(Game::Chess)
+            .into_bytes(),
+        Protocol::Dgt | Protocol::Certabo => Vec::new(),
+    }
+}
+
+/// What a board of `protocol` writes on its own after the square `sq`
+/// changed to `cells[sq]`: a Millennium board its whole status, an open
+/// board an `up` or `down` line.
+pub(crate) fn update_bytes(
+    protocol: Protocol,
+    sq: Square,
+    cells: &[Cell; 64],
+    rotated: bool,
+) -> Vec<u8> {
+    match protocol {
+        Protocol::Millennium => millennium_report(cells, rotated),
+        Protocol::Open => {
+            let square = physical(sq, rotated);
+            let line = match content(cells[sq as usize]) {
+                Content::Piece(p) => Line::Down {
+                    square,
+                    piece: Some(p),
+                },
+                _ => Line::Up(square),
+            };
+            line.encode(Game::Chess).into_bytes()
+        }
+        Protocol::Dgt | Protocol::Certabo => Vec::new(),
+    }
+}

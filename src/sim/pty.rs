@@ -33,6 +33,7 @@ use super::clock::Signal;
 use super::dgt::{clock_message, dump_message, reading_message};
 use super::{Clean, Reading, Session, SourceGame};
 use crate::board::Cell;
+use crate::capture::Protocol;
 use crate::event::Millis;
 
 /// Why a simulated board could not be plugged in.
@@ -115,6 +116,9 @@ pub struct SimOptions {
     pub lead_in: Duration,
     /// Wall time between the end of a game and the set-up of the next one.
     pub between_games: Duration,
+    /// The family it speaks: DGT (the default), Millennium or a chess board
+    /// on the open protocol. Only DGT boards have a clock.
+    pub protocol: Protocol,
 }
 
 impl SimOptions {
@@ -126,6 +130,7 @@ impl SimOptions {
             garbage_every: None,
             lead_in: Duration::from_millis(300),
             between_games: Duration::from_secs(3),
+            protocol: Protocol::Dgt,
         }
     }
 }
@@ -157,9 +162,10 @@ struct Shared {
     /// Sessions begun (1 while the first plays).
     sessions: usize,
     garbage_every: Option<usize>,
+    protocol: Protocol,
 }
 
-/// A simulated DGT board on a pty.
+/// A simulated board (DGT, Millennium or open protocol) on a pty.
 pub struct SimBoard {
     shared: Arc<Mutex<Shared>>,
     folder: PathBuf,
@@ -240,6 +246,7 @@ impl SimBoard {
             applied: 0,
             sessions: 0,
             garbage_every: opts.garbage_every,
+            protocol: opts.protocol,
         }));
         let started = Arc::new(Notify::new());
         let player = tokio::spawn(play(
@@ -325,11 +332,15 @@ impl SimBoard {
             updates: false,
             symlink,
         });
-        self.server = Some(tokio::spawn(serve(
-            self.shared.clone(),
-            master,
-            self.started.clone(),
-        )));
+        let protocol = lock(&self.shared).protocol;
+        self.server = Some(match protocol {
+            Protocol::Dgt => tokio::spawn(serve(self.shared.clone(), master, self.started.clone())),
+            _ => tokio::spawn(serve_family(
+                self.shared.clone(),
+                master,
+                self.started.clone(),
+            )),
+        });
         Ok(())
     }
 
@@ -451,6 +462,77 @@ async fn serve(shared: Arc<Mutex<Shared>>, master: Arc<AsyncFd<OwnedFd>>, starte
     }
 }
 
+/// Reads what the host writes on one plug until it goes away, handing
+/// each chunk to `answer`.
+async fn read_host(master: &AsyncFd<OwnedFd>, mut answer: impl FnMut(&[u8])) {
+    let mut bytes = [0u8; 512];
+    loop {
+        let Ok(mut guard) = master.readable().await else {
+            return;
+        };
+        match guard
+            .try_io(|fd| nix::unistd::read(fd.get_ref(), &mut bytes).map_err(io::Error::from))
+        {
+            Ok(Ok(0)) => return,
+            Ok(Ok(n)) => answer(&bytes[..n]),
+            Ok(Err(e)) if e.raw_os_error() == Some(nix::libc::EIO) => {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            Ok(Err(_)) => return,
+            Err(_would_block) => {}
+        }
+    }
+}
+
+/// Answers the host on one plug of a Millennium or open-protocol board:
+/// its identity (`V`, `?`) and its whole board (`S`, `board?`). The first
+/// request for the board starts play; from then on every change is
+/// written as the family writes it.
+async fn serve_family(
+    shared: Arc<Mutex<Shared>>,
+    master: Arc<AsyncFd<OwnedFd>>,
+    started: Arc<Notify>,
+) {
+    use boardcast_protocols::{millennium, open};
+    let protocol = lock(&shared).protocol;
+    let mut millennium = millennium::CommandDecoder::new();
+    let mut open = open::HostDecoder::new();
+    let mut buf = BytesMut::new();
+    read_host(&master, |chunk| {
+        buf.extend_from_slice(chunk);
+        loop {
+            // What the host asked: who are you, or the whole board.
+            let asked = match protocol {
+                Protocol::Millennium => match millennium.decode(&mut buf) {
+                    Ok(Some(millennium::Command::Version)) => Some(false),
+                    Ok(Some(millennium::Command::Status)) => Some(true),
+                    Ok(Some(_)) | Err(_) => continue,
+                    Ok(None) => None,
+                },
+                _ => match open.decode(&mut buf) {
+                    Ok(Some(open::HostLine::Hello)) => Some(false),
+                    Ok(Some(open::HostLine::Board)) => Some(true),
+                    Err(_) => continue,
+                    Ok(None) => None,
+                },
+            };
+            let Some(board) = asked else { break };
+            let mut s = lock(&shared);
+            let reply = if board {
+                if let Some(p) = &mut s.plugged {
+                    p.updates = true;
+                }
+                started.notify_one();
+                super::family::board_bytes(protocol, &s.cells, s.rotated)
+            } else {
+                super::family::identity_bytes(protocol, &s.serial)
+            };
+            write_all(&master, &reply);
+        }
+    })
+    .await;
+}
+
 /// One thing to write on the line at a wall time (ms from the session's
 /// start).
 enum Step<'a> {
@@ -546,8 +628,15 @@ async fn play(
                     if let Some(p) = &s.plugged
                         && p.updates
                     {
-                        if !matches!(reading, Reading::Dump(_)) {
-                            write_all(&p.master, &reading_message(reading, rotated).to_bytes());
+                        match (s.protocol, reading) {
+                            (_, Reading::Dump(_)) => {}
+                            (Protocol::Dgt, _) => {
+                                write_all(&p.master, &reading_message(reading, rotated).to_bytes())
+                            }
+                            (protocol, Reading::Square(sq, _)) => write_all(
+                                &p.master,
+                                &super::family::update_bytes(protocol, *sq, &s.cells, rotated),
+                            ),
                         }
                         if garbage {
                             // Noise without a top bit, a frame of an unknown
@@ -570,6 +659,7 @@ async fn play(
                 Step::Clock(signal) => {
                     if let Some(p) = &s.plugged
                         && p.updates
+                        && s.protocol == Protocol::Dgt
                     {
                         write_all(&p.master, &clock_message(signal).to_bytes());
                     }
