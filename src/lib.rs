@@ -24,8 +24,8 @@
 //! - [`sim`]: the board simulator (clean and human handling profiles).
 //! - [`replay`]: a capture through the pipeline with capture time.
 //! - [`family`]: board families behind one seam: a sans-IO driver per wire
-//!   protocol (line settings, hello, keepalive, bytes to readings); not yet
-//!   wired to the port code.
+//!   protocol (line settings, hello, keepalive, bytes to readings), used by
+//!   the port code and `replay`.
 //! - [`config`]: the daemon's TOML configuration, raw and validated.
 //! - [`control`]: operator commands: parsing, signing, verification.
 //! - [`port`]: serial I/O: one task per board (find, open, handshake,

@@ -19,8 +19,11 @@
 //! the first snapshot is passed on whole, later ones as the squares that
 //! changed.
 //!
-//! Not wired yet: the port code, `replay` and the pipeline still speak DGT
-//! directly; [`for_family`] is the entry point they will use.
+//! [`for_family`] is the entry point: the pipeline decodes with one driver
+//! (the same in `replay`), and the port code (`crate::port`) uses another
+//! for the line settings, hello and keepalives. DGT single boards keep a
+//! direct decoder on the hot path; DGT bus mode is not yet read by the
+//! daemon.
 
 mod certabo;
 mod dgt;

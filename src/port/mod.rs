@@ -1,6 +1,12 @@
 //! Serial I/O: one task per board that finds its device, opens it, talks
-//! the DGT handshake, feeds the pipeline with daemon time, records every
-//! byte, and comes back after the board is unplugged.
+//! its family's handshake, feeds the pipeline with daemon time, records
+//! every byte, and comes back after the board is unplugged.
+//!
+//! DGT boards are spoken to as below. Boards of the other families
+//! (Millennium, Certabo, the open protocol) are opened with their driver's
+//! line settings, sent its hello, and taken for a board once the driver
+//! reads anything from them; the driver's keepalives replace the serial
+//! number polls (see docs/boards.md).
 //!
 //! # One board's life
 //!
