@@ -410,23 +410,8 @@ fn write_all(fd: &AsyncFd<OwnedFd>, mut bytes: &[u8]) {
 async fn serve(shared: Arc<Mutex<Shared>>, master: Arc<AsyncFd<OwnedFd>>, started: Arc<Notify>) {
     let mut decoder = CommandDecoder::new();
     let mut buf = BytesMut::new();
-    let mut bytes = [0u8; 512];
-    loop {
-        let Ok(mut guard) = master.readable().await else {
-            return;
-        };
-        match guard
-            .try_io(|fd| nix::unistd::read(fd.get_ref(), &mut bytes).map_err(io::Error::from))
-        {
-            Ok(Ok(0)) => return,
-            Ok(Ok(n)) => buf.extend_from_slice(&bytes[..n]),
-            Ok(Err(e)) if e.raw_os_error() == Some(nix::libc::EIO) => {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-                continue;
-            }
-            Ok(Err(_)) => return,
-            Err(_would_block) => continue,
-        }
+    read_host(&master, |chunk| {
+        buf.extend_from_slice(chunk);
         loop {
             let cmd = match decoder.decode(&mut buf) {
                 Ok(Some(c)) => c,
@@ -459,7 +444,8 @@ async fn serve(shared: Arc<Mutex<Shared>>, master: Arc<AsyncFd<OwnedFd>>, starte
                 write_all(&master, &m.to_bytes());
             }
         }
-    }
+    })
+    .await;
 }
 
 /// Reads what the host writes on one plug until it goes away, handing
