@@ -759,3 +759,76 @@ fn a_knock_published_as_a_move_set_back_then_a_reply_taken_back_is_corrected_wit
             .collect();
     assert_eq!(record, ["e4", "e5", "Qh5"], "{events:?}");
 }
+
+#[test]
+fn a_knock_published_as_the_move_then_set_back_is_confirmed_by_a_reply_legal_only_where_it_stands()
+{
+    // White's rook goes a1-e1 (check) and is pushed on to d1 300 ms later,
+    // before its move is published: the board shows Rd1 and it is
+    // published. Set back on e1, then Black replies Kd6, which is legal
+    // only with the rook on e1 (on d1 it would guard d6): Black replied to
+    // the rook on e1, so Re1+ was the move.
+    let mut s = Scene::fen("8/8/8/4k3/8/8/8/R6K w - - 0 1");
+    s.take();
+    let rook = s.lift("a1");
+    s.wait(200);
+    s.set("e1", rook);
+    s.wait(300);
+    s.push("e1", "d1");
+    s.wait(3_000);
+    assert_eq!(s.take(), ["move Rd1"]);
+    s.push("d1", "e1");
+    s.wait(500);
+    let king = s.lift("e5");
+    s.wait(200);
+    s.set("d6", king);
+    s.wait(10_000);
+    assert_eq!(s.take(), ["retract a1d1", "move Re1+", "move Kd6"]);
+}
+
+#[test]
+fn a_knocked_king_set_back_on_a_centre_square_is_re_examined_at_the_misplacement_delay() {
+    // Black's king goes e6-e5 (a centre square: its move settles in 2.5 s)
+    // and is pushed on to d6 a second later, before its move is published:
+    // Kd6 is published. Set back on e5; White replies Rh5+ (legal with the
+    // king on d6 too, so it is published around the displaced king). The
+    // king stays on e5: at the misplacement delay (6 s, though a king
+    // displaced onto a centre square is alerted only after 12 s) the last
+    // plies are re-examined and Ke5 Rh5+ replaces Kd6 Rh5; then ...Kd6 is
+    // Black's next move, not a piece set back.
+    let mut s = Scene::fen("8/7R/4k3/8/8/5K2/8/8 b - - 0 1");
+    s.take();
+    let king = s.lift("e6");
+    s.wait(150);
+    s.set("e5", king);
+    s.wait(1_000);
+    s.push("e5", "d6");
+    s.wait(2_000);
+    assert_eq!(s.take(), ["move Kd6"]);
+    s.push("d6", "e5");
+    s.wait(1_500);
+    let rook = s.lift("h7");
+    s.wait(300);
+    s.set("h5", rook);
+    s.wait(1_500);
+    assert_eq!(s.take(), ["move Rh5"]);
+    s.wait(5_000);
+    assert_eq!(
+        s.take(),
+        ["retract h7h5", "retract e6d6", "move Ke5", "move Rh5+"]
+    );
+    s.wait(2_000);
+    let king = s.lift("e5");
+    s.wait(200);
+    s.set("d6", king);
+    s.wait(10_000);
+    assert_eq!(s.take(), ["move Kd6"]);
+    let record: Vec<String> =
+        s.r.game()
+            .unwrap()
+            .plies()
+            .iter()
+            .map(|p| p.san.clone())
+            .collect();
+    assert_eq!(record, ["Ke5", "Rh5+", "Kd6"]);
+}

@@ -172,6 +172,9 @@ struct Unexplained {
     since: Millis,
     due: Millis,
     raised: Option<AlertKind>,
+    /// The history has been re-examined at the misplacement delay (see
+    /// `reexamine`), before a longer alert delay ran out.
+    reexamined: bool,
 }
 
 /// A piece of the side to move lifted since the last move.
@@ -475,6 +478,24 @@ impl Reconstructor {
                     self.commit(c);
                     return;
                 }
+                // A displacement is re-examined at the misplacement delay
+                // even when its alert waits longer (a king displaced onto
+                // a centre square): the delay is about the alert, not
+                // about which history explains the board.
+                let check = self.config.delays.misplaced_ms;
+                if let Some(u) = &mut p.unexplained
+                    && u.raised.is_none()
+                    && !u.reexamined
+                    && u.since + check <= now
+                    && now < u.due
+                {
+                    u.reexamined = true;
+                    let target = self.target();
+                    if self.reexamine(now, &target) {
+                        return;
+                    }
+                }
+                let p = self.playing();
                 if let Some(u) = p.unexplained
                     && u.raised.is_none()
                     && u.due <= now
@@ -495,10 +516,17 @@ impl Reconstructor {
                     .as_ref()
                     .filter(|_| p.showing)
                     .map(Candidate::due);
+                let check = self.config.delays.misplaced_ms;
                 let unexplained = p
                     .unexplained
                     .filter(|u| u.raised.is_none() && !p.ended)
-                    .map(|u| u.due);
+                    .map(|u| {
+                        if u.reexamined {
+                            u.due
+                        } else {
+                            u.due.min(u.since + check)
+                        }
+                    });
                 let kings = p.kings.as_ref().map(|k| k.0);
                 [candidate, unexplained, kings].into_iter().flatten().min()
             }
@@ -813,6 +841,9 @@ impl Reconstructor {
         if explanation.is_none() && self.follow_around_displacement(at, &target) {
             return;
         }
+        if explanation.is_none() && self.follow_from_correction(at, &target) {
+            return;
+        }
 
         let p = self.playing();
         match explanation {
@@ -1057,6 +1088,7 @@ impl Reconstructor {
             since: at,
             due: at + delay,
             raised: None,
+            reexamined: false,
         });
         u.due = u.since + delay;
     }
@@ -1100,8 +1132,54 @@ impl Reconstructor {
             since,
             due: since + delay,
             raised: None,
+            reexamined: false,
         });
         u.due = u.since + delay;
+        true
+    }
+
+    /// A correction of the last ply is held (the piece that just moved
+    /// stands on another square: it travelled on, or was knocked) and the
+    /// board is not explained with the piece put back. If the opponent's
+    /// reply on the board is legal play from the corrected position, the
+    /// opponent replied to the piece where it stands: the correction is
+    /// published (`retract` and the move), then the reply. Returns whether
+    /// that explained the board.
+    ///
+    /// Design: the reply is evidence. Had the piece been knocked from a
+    /// square it was really played to, the reply would be legal with it
+    /// put back (see `follow_around_displacement`, tried first); a reply
+    /// legal only with the piece where it stands says it was played there.
+    fn follow_from_correction(&mut self, at: Millis, target: &Board) -> bool {
+        let limits = self.config.limits;
+        let p = self.playing();
+        let Some(c) = &p.candidate else {
+            return false;
+        };
+        if !travels_on(&p.game, &c.explanation) || p.game.len() <= p.completed {
+            return false;
+        }
+        let Explanation::Back { then, .. } = &c.explanation else {
+            return false;
+        };
+        let mut game = p.game.clone();
+        game.truncate(game.len() - 1);
+        game.push(then[0]);
+        let successors = search::successors(game.position());
+        let out = search::explain(&game, &successors, target, false, false, limits);
+        self.stats.searches += 1;
+        self.stats.nodes += out.nodes as u64;
+        let Some(reply @ Explanation::Forward(_)) = out.explanation else {
+            return false;
+        };
+        let p = self.playing();
+        let c = p.candidate.take().expect("checked");
+        p.displaced = None;
+        p.pseudo = None;
+        p.resync = false;
+        self.commit(c);
+        self.clear_unexplained(at);
+        self.follow(at, reply);
         true
     }
 
