@@ -315,6 +315,18 @@ fn lichess_chesscom_and_dgtangel_sequences_get_livechess_replies_and_feeds() {
         grown >= 2,
         "the feed did not follow two moves live: {after:#?}"
     );
+    // A piece in the air: as LiveChess does, a frame shows the board with
+    // the lifted piece missing, and the next board shows it set down again
+    // (one piece fewer, then as many again: no capture in between).
+    let pieces = |board: &str| board.chars().filter(char::is_ascii_alphabetic).count();
+    let boards: Vec<usize> = after
+        .iter()
+        .filter_map(|f| frame(f)["param"]["board"].as_str().map(pieces))
+        .collect();
+    assert!(
+        boards.windows(3).any(|w| w[1] + 1 == w[0] && w[2] == w[0]),
+        "no frame with a piece in the air: piece counts {boards:?}"
+    );
 
     // chess.com's page: a foreign Origin, no setup: board frames only.
     let frames = client("chesscom", demo.port, 4.0);

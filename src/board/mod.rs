@@ -556,6 +556,12 @@ impl Reconstructor {
         matches!(&self.phase, Phase::Playing(p) if p.rotated)
     }
 
+    /// The pieces as the sensors see them, in the game's orientation (the
+    /// board part of a FEN; result tokens left out).
+    pub fn sensed_placement(&self) -> String {
+        crate::rules::board_fen(&self.target())
+    }
+
     /// Whether the board agrees with the published game right now.
     pub fn in_sync(&self) -> bool {
         match &self.phase {

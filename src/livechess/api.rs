@@ -159,8 +159,10 @@ impl BoardView {
         if let Some(p) = s("port") {
             self.source = Some(p);
         }
-        self.placement = s("fen")
-            .and_then(|f| f.split(' ').next().map(str::to_string))
+        // The board as sensed (a piece in the air is missing) when the
+        // bridge publishes it live, else the game's position.
+        self.placement = s("placement")
+            .or_else(|| s("fen").and_then(|f| f.split(' ').next().map(str::to_string)))
             .unwrap_or_else(|| EMPTY_BOARD.to_string());
         self.rotated = state.get("rotated").and_then(Value::as_bool) == Some(true);
         self.recognised = state.get("recognised").and_then(Value::as_bool) == Some(true);

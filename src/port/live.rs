@@ -81,6 +81,13 @@ pub struct StateMessage {
     pub chess960: bool,
     /// FEN of the current position (`null` before the first game).
     pub fen: Option<String>,
+    /// The pieces as the board's sensors see them now, as the board part
+    /// of a FEN in the game's orientation: a piece in the air is missing,
+    /// a displaced piece stands where it is. Live states only (the
+    /// arbiters' topics, and the public ones without a delay); left out
+    /// of a delayed public state, which shows only the game.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<String>,
     /// The mainline in SAN.
     pub moves: Vec<String>,
     /// The mainline in UCI.
@@ -126,6 +133,8 @@ pub struct LiveBoard {
     serial: Option<String>,
     /// An uncleared misplaced / illegal-position alert.
     disagrees: bool,
+    /// The sensed placement last published (see [`StateMessage::placement`]).
+    sensed: String,
     pgn_dirty: bool,
     /// The live page's feed, when the page is on.
     web: Option<crate::web::BoardFeed>,
@@ -170,6 +179,7 @@ impl LiveBoard {
             port: None,
             serial: None,
             disagrees: false,
+            sensed: String::new(),
             pgn_dirty: false,
             web: None,
             arbiter: None,
@@ -471,6 +481,7 @@ impl LiveBoard {
             start_fen: game.map(|g| g.start_fen.clone()),
             chess960: game.is_some_and(|g| g.chess960),
             fen: game.map(|g| g.fen.clone()),
+            placement: live.then(|| recon.sensed_placement()),
             moves: game.map(|g| g.sans.clone()).unwrap_or_default(),
             uci: game.map(|g| g.ucis.clone()).unwrap_or_default(),
             ply: game.map_or(0, |g| g.sans.len()),
@@ -587,6 +598,11 @@ impl LiveBoard {
                 Diagnostic::BadFrame { reason, .. } => debug!(%reason, "dropped a bad frame"),
             }
         }
+        // A piece lifted, set down or knocked changes the live state's
+        // placement (LiveChess clients show the piece in the air).
+        let sensed = self.pipeline.reconstructor().sensed_placement();
+        let moved = sensed != self.sensed;
+        self.sensed = sensed;
         if changed {
             self.pgn_dirty = true;
             if self.public.is_none()
@@ -594,6 +610,8 @@ impl LiveBoard {
             {
                 self.round.update(self.game_round, self.number, g);
             }
+        }
+        if changed || moved {
             self.publish_state(t);
         }
         self.release(t);
