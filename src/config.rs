@@ -997,15 +997,12 @@ impl Config {
             }
             let protocol = match rb.protocol {
                 None => Protocol::Dgt,
-                Some(p) => {
-                    let protocol = Protocol::from_name(p.get_ref()).ok_or_else(|| {
-                        invalid(
-                            Some(p.span()),
-                            format!("board `{id}`: unknown protocol `{}`", p.get_ref()),
-                        )
-                    })?;
-                    protocol
-                }
+                Some(p) => Protocol::from_name(p.get_ref()).ok_or_else(|| {
+                    invalid(
+                        Some(p.span()),
+                        format!("board `{id}`: unknown protocol `{}`", p.get_ref()),
+                    )
+                })?,
             };
             let time_control = match rb.time_control {
                 Some(tc) => Some(
