@@ -517,15 +517,24 @@ impl LiveBoard {
     /// Publishes the live state to the arbiters and, without a delay, to
     /// the public; with a delay, the public's own (see `release`).
     fn publish_state(&self, t: Millis) {
+        self.publish_state_to(t, true);
+    }
+
+    /// [`LiveBoard::publish_state`]; `page`: to the live page too (not
+    /// when only the sensed placement changed, which the page does not
+    /// draw: a page need not redraw on every lifted piece).
+    fn publish_state_to(&self, t: Millis, page: bool) {
         let (state, pgn) = self.rendered(&self.log, true, t);
-        if let Some(w) = &self.arbiter_web {
+        if page && let Some(w) = &self.arbiter_web {
             w.state(&state);
         }
         if let Some(a) = &self.arbiter {
             a.set_retained(state.clone(), pgn.clone());
         }
         match &self.public {
-            None => self.publish_public(state, pgn),
+            None => self.publish_public_to(state, pgn, page),
+            // The delayed public state has no placement: unchanged.
+            Some(_) if !page => {}
             Some(p) => {
                 let (state, pgn) = self.rendered(p.log(), false, t);
                 self.publish_public(state, pgn);
@@ -534,7 +543,11 @@ impl LiveBoard {
     }
 
     fn publish_public(&self, state: String, pgn: String) {
-        if let Some(w) = &self.web {
+        self.publish_public_to(state, pgn, true);
+    }
+
+    fn publish_public_to(&self, state: String, pgn: String, page: bool) {
+        if page && let Some(w) = &self.web {
             w.state(&state);
         }
         self.outbox.set_retained(state, pgn);
@@ -612,7 +625,7 @@ impl LiveBoard {
             }
         }
         if changed || moved {
-            self.publish_state(t);
+            self.publish_state_to(t, changed);
         }
         self.release(t);
         serials
