@@ -543,21 +543,103 @@ pub struct Sent {
     matches: Option<bool>,
 }
 
-/// The next frame of a feed on `view` (`setup`: the FEN of a `setup`
-/// call, if any), given what it `last` sent: the first frame carries
-/// everything; later ones only what changed, `None` when nothing did.
+/// A feed's `setup`: the FEN a client set up, and the moves seen on the
+/// board since that position when the bridge's game does not go through
+/// it (a position set up by hand, an adjourned game).
+///
+/// Design: as LiveChess does after `setup`, the board is followed from
+/// that position on its own: each placement the board shows is matched
+/// against the positions one legal move (or two: a reply made before the
+/// feed saw the first) further on; a placement that matches none (a piece
+/// in the air, a knocked piece) changes nothing. When the bridge's own
+/// game goes through the position, its moves are used instead.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    fen: String,
+    /// The position followed from the FEN (`None`: not a legal FEN).
+    pos: Option<Chess>,
+    san: Vec<String>,
+}
+
+impl Setup {
+    /// A setup of `fen` (a full FEN).
+    pub fn new(fen: &str) -> Setup {
+        let parsed = fen.parse::<Fen>().ok();
+        let pos = parsed.and_then(|f| {
+            f.clone()
+                .into_position(CastlingMode::Standard)
+                .ok()
+                .or_else(|| f.into_position(CastlingMode::Chess960).ok())
+        });
+        Setup {
+            fen: fen.to_string(),
+            pos,
+            san: Vec::new(),
+        }
+    }
+
+    /// The FEN set up.
+    pub fn fen(&self) -> &str {
+        &self.fen
+    }
+
+    /// Follows the board to `placement` (the board part of a FEN).
+    pub fn follow(&mut self, placement: &str) {
+        let Some(pos) = &self.pos else {
+            return;
+        };
+        let placement_of = |p: &Chess| p.board().board_fen().to_string();
+        if placement_of(pos) == placement {
+            return;
+        }
+        for m in pos.legal_moves() {
+            let mut next = pos.clone();
+            next.play_unchecked(m);
+            let san = shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string();
+            if placement_of(&next) == placement {
+                self.san.push(san);
+                self.pos = Some(next);
+                return;
+            }
+            for reply in next.legal_moves() {
+                let mut after = next.clone();
+                after.play_unchecked(reply);
+                if placement_of(&after) == placement {
+                    let reply_san =
+                        shakmaty::san::SanPlus::from_move(next.clone(), reply).to_string();
+                    self.san.push(san);
+                    self.san.push(reply_san);
+                    self.pos = Some(after);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Whether the board shows the position followed (`placement`).
+    fn shows(&self, placement: &str) -> bool {
+        self.pos
+            .as_ref()
+            .is_some_and(|p| p.board().board_fen().to_string() == placement)
+    }
+}
+
+/// The next frame of a feed on `view` (`setup`: the feed's `setup`, if
+/// any), given what it `last` sent: the first frame carries everything;
+/// later ones only what changed, `None` when nothing did.
 pub fn next_frame(
     view: &BoardView,
-    setup: Option<&str>,
+    setup: Option<&Setup>,
     last: Option<&Sent>,
 ) -> Option<(FeedParam, Sent)> {
     let (san, matches) = match setup {
-        Some(fen) => match view.san_since(fen) {
+        Some(s) => match view.san_since(s.fen()) {
             Some(san) => (Some(san), Some(view.recognised)),
-            None => (Some(Vec::new()), Some(false)),
+            None => (Some(s.san.clone()), Some(s.shows(&view.placement))),
         },
         None => (None, None),
     };
+    let setup = setup.map(Setup::fen);
     let now = Sent {
         placement: view.placement.clone(),
         flipped: view.flipped(),
@@ -941,7 +1023,7 @@ mod tests {
     #[test]
     fn after_setup_frames_carry_start_san_and_match() {
         let v = view();
-        let (p, _) = next_frame(&v, Some(START), None).unwrap();
+        let (p, _) = next_frame(&v, Some(&Setup::new(START)), None).unwrap();
         assert_eq!(p.start.as_deref(), Some(START));
         assert_eq!(p.san, Some(vec!["e4".to_string(), "e5".to_string()]));
         assert_eq!(p.matches, Some(true));
@@ -961,9 +1043,41 @@ mod tests {
         assert_eq!(v.san_since(after_e4), Some(vec!["e5".to_string()]));
         // A position not in the game: no moves, no match.
         let other = "8/8/8/8/8/8/8/K6k w - - 0 1";
-        let (p, _) = next_frame(&v, Some(other), None).unwrap();
+        let (p, _) = next_frame(&v, Some(&Setup::new(other)), None).unwrap();
         assert_eq!(p.san, Some(vec![]));
         assert_eq!(p.matches, Some(false));
+    }
+
+    #[test]
+    fn a_position_set_up_by_hand_is_followed_from_its_fen() {
+        // An endgame set up on the board (no game of the bridge's goes
+        // through it): the feed follows the board from the FEN.
+        let fen = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1";
+        let mut v = view();
+        v.placement = "4k3/8/8/8/8/8/4P3/4K3".into();
+        let mut setup = Setup::new(fen);
+        setup.follow(&v.placement);
+        let (p, sent) = next_frame(&v, Some(&setup), None).unwrap();
+        assert_eq!((p.san.clone(), p.matches), (Some(vec![]), Some(true)));
+        // The pawn in the air: nothing follows, no match.
+        v.placement = "4k3/8/8/8/8/8/8/4K3".into();
+        setup.follow(&v.placement);
+        let (p, sent) = next_frame(&v, Some(&setup), Some(&sent)).unwrap();
+        assert_eq!((p.san.clone(), p.matches), (Some(vec![]), Some(false)));
+        // Set down on e4: 1. e4.
+        v.placement = "4k3/8/8/8/4P3/8/8/4K3".into();
+        setup.follow(&v.placement);
+        let (p, sent) = next_frame(&v, Some(&setup), Some(&sent)).unwrap();
+        assert_eq!(p.san, Some(vec!["e4".to_string()]));
+        assert_eq!(p.matches, Some(true));
+        // Two plies seen at once (the reply came before the next look).
+        v.placement = "3k4/8/8/4P3/8/8/8/4K3".into();
+        setup.follow(&v.placement);
+        let (p, _) = next_frame(&v, Some(&setup), Some(&sent)).unwrap();
+        assert_eq!(
+            p.san,
+            Some(vec!["e4".to_string(), "Kd8".to_string(), "e5".to_string()])
+        );
     }
 
     #[test]

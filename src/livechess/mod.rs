@@ -342,14 +342,17 @@ async fn socket(ws: WebSocketUpgrade, State(hub): State<Arc<Hub>>) -> Response {
 struct Feed {
     id: Value,
     board: usize,
-    setup: Option<String>,
+    setup: Option<api::Setup>,
     sent: Option<Sent>,
 }
 
 /// The next frame of `feed`, if anything changed.
 fn frame(feed: &mut Feed, views: &[BoardView]) -> Option<String> {
     let view = views.get(feed.board)?;
-    let (param, sent) = api::next_frame(view, feed.setup.as_deref(), feed.sent.as_ref())?;
+    if let Some(setup) = &mut feed.setup {
+        setup.follow(&view.placement);
+    }
+    let (param, sent) = api::next_frame(view, feed.setup.as_ref(), feed.sent.as_ref())?;
     feed.sent = Some(sent);
     Some(api::feed_frame(&feed.id, param, now_ms()))
 }
@@ -433,7 +436,7 @@ fn answer(hub: &Hub, feeds: &mut Vec<Feed>, text: &str) -> Vec<String> {
         },
         Call::Setup { feed, fen } => match feed_index(feeds, &feed) {
             Some(i) => {
-                feeds[i].setup = Some(fen);
+                feeds[i].setup = Some(api::Setup::new(&fen));
                 let mut out = vec![api::reply(&id, Value::Null, t)];
                 out.extend(frame(&mut feeds[i], &views));
                 out
