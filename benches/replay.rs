@@ -9,11 +9,13 @@
 //! recognised.
 //! `BENCH_SEEDS=3` sets the number of seeds of the human profile and of the
 //! knock table (seed 1 of the knock table is the one quoted in the docs);
-//! `BENCH_ONLY=knocks` prints only the knock table, `BENCH_GAMES=2027,456`
+//! `BENCH_ONLY=knocks` prints only the knock table (`BENCH_ONLY=human`
+//! only the human profile), `BENCH_GAMES=2027,456`
 //! plays only those games of it (with the seeds they have in the table);
 //! `BENCH_LIMIT=N` plays only the first N games of each file;
-//! `BENCH_DUMP=dir` writes every knock-bench game that went wrong (not
-//! exact, a wrong move shown, an error alert, a result missed) to `dir`.
+//! `BENCH_DUMP=dir` writes every game that went wrong (not exact, a wrong
+//! move shown, an error alert, a knock-bench result missed) to `dir`
+//! (human-profile games under `rate0-...`).
 
 use std::fs::File;
 use std::io::BufReader;
@@ -79,6 +81,21 @@ fn run(label: &str, games: &[SourceGame], make: &dyn Fn() -> Box<dyn Profile>, s
     let mut failures = Vec::new();
     for (idx, ((g, session, _), replay)) in captures.iter().zip(&replays).enumerate() {
         let c = compare(g, session, replay);
+        if let Ok(dir) = std::env::var("BENCH_DUMP")
+            && (!c.exact || c.retracts > 0 || c.error_alerts > 0)
+        {
+            let game = idx % games.len();
+            let seed = seeds[idx / games.len()];
+            dump(
+                Path::new(&dir),
+                0.0,
+                game,
+                seed,
+                session,
+                &captures[idx].2,
+                replay,
+            );
+        }
         exact += usize::from(c.exact);
         if !c.exact && failures.len() < 5 {
             failures.push(format!(
@@ -454,6 +471,10 @@ fn main() {
     // `BENCH_ONLY=knocks`: only the knock table.
     if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "knocks") {
         knocks(&games, &seeds);
+        return;
+    }
+    if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "human") {
+        run("human", &games, &|| Box::new(Human::default()), &seeds);
         return;
     }
     run("clean", &games, &|| Box::new(Clean), &[1]);

@@ -38,6 +38,10 @@ use crate::rules::{
     rotated,
 };
 
+/// Readings kept for the order evidence of [`came_back`]: enough for a
+/// move, a knock and its set-back, and the opponent's first lifts.
+const RECENT: usize = 48;
+
 pub use arbiter::{AlertDelays, Completed};
 pub use search::{Explanation, Limits};
 pub use settle::SettleRule;
@@ -213,6 +217,10 @@ struct Playing {
     completed: usize,
     unexplained: Option<Unexplained>,
     touches: Vec<Touch>,
+    /// The last readings in game orientation (a piece set down, or a
+    /// square emptied), newest last, for the order evidence of
+    /// [`came_back`].
+    recent: VecDeque<(Square, Option<Piece>)>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -591,6 +599,17 @@ impl Reconstructor {
             sq
         };
         let turn = p.game.position().turn();
+        let seen = match cell {
+            Cell::Piece(piece) => Some(Some(piece)),
+            Cell::Empty => Some(None),
+            Cell::Token(_) => None,
+        };
+        if let Some(seen) = seen {
+            if p.recent.len() == RECENT {
+                p.recent.pop_front();
+            }
+            p.recent.push_back((game_sq, seen));
+        }
         match (self.raw.piece_at(sq), cell) {
             (Some(piece), Cell::Empty) if piece.color == turn && p.touches.len() < 32 => {
                 p.touches.push(Touch {
@@ -728,12 +747,22 @@ impl Reconstructor {
         if standing && self.follow_around_displacement(at, &target) {
             return;
         }
+        // The piece that just moved came back to a square it stood on
+        // before the one its ply was published to (it was knocked on and
+        // set back): that square is the move, and the opponent's reply is
+        // read from it first, before any other history (play around a
+        // displacement, a repeated position taken for a takeback).
+        if self.candidate_came_back() && self.follow_from_correction(at, &target) {
+            return;
+        }
         let mut explanation = self.search(&target);
         // A completed move (its player pressed the clock) does not travel
         // on: a change of that piece is a displacement.
         {
             let p = self.playing();
-            if explanation.as_ref().is_some_and(|e| travels_on(&p.game, e))
+            if explanation
+                .as_ref()
+                .is_some_and(|e| held_correction(&p.game, e))
                 && p.game.len() <= p.completed
             {
                 explanation = None;
@@ -850,6 +879,20 @@ impl Reconstructor {
         if explanation.is_none() && self.follow_from_correction(at, &target) {
             return;
         }
+        // A displaced piece of the side that moved last has moved on from
+        // where it stood (that side played it from there): a history in
+        // which its last ply went there explains the board with no
+        // irregularity at all.
+        if explanation.is_none()
+            && self
+                .playing()
+                .displaced
+                .as_ref()
+                .is_some_and(|d| !d.shadow && target.piece_at(d.m.to) != Some(d.m.placed))
+            && self.reexamine(at, &target)
+        {
+            return;
+        }
 
         let p = self.playing();
         match explanation {
@@ -902,20 +945,30 @@ impl Reconstructor {
             // A takeback of several plies that one piece's change makes (a
             // repeated position, a knocked piece landing where it stood
             // earlier) is held as long as a displacement: players restoring
-            // several plies move more than one piece.
+            // several plies move more than one piece. The change counts
+            // from the game and from a move not yet published (the knock
+            // can come before its settle time ran out); not from a
+            // takeback not yet published (players restore one ply after
+            // the other).
             if let Explanation::Back { plies, then } = &explanation
                 && *plies > 1
                 && then.is_empty()
-                && crate::rules::diff(
-                    p.game.position().board(),
-                    p.game.position_at(p.game.len() - plies).board(),
-                )
-                .count()
-                    <= 2
             {
-                settle = settle.max(hold);
+                let earlier = p.game.position_at(p.game.len() - plies);
+                let one_piece =
+                    |board: &Board| crate::rules::diff(board, earlier.board()).count() <= 2;
+                let pending = p
+                    .candidate
+                    .as_ref()
+                    .filter(|c| matches!(c.explanation, Explanation::Forward(_)))
+                    .map(|c| candidate_position(&p.game, &c.explanation));
+                if one_piece(p.game.position().board())
+                    || pending.is_some_and(|c| one_piece(c.board()))
+                {
+                    settle = settle.max(hold);
+                }
             }
-            if travels_on(&p.game, &explanation) {
+            if held_correction(&p.game, &explanation) {
                 // The piece that just moved is on another square: it
                 // travelled on after a pause, or it was knocked and will be
                 // set back. Only time (or the mover's clock press) tells:
@@ -938,7 +991,7 @@ impl Reconstructor {
             });
         } else if p.displaced.is_none()
             && let Some(c) = &p.candidate
-            && travels_on(&p.game, &c.explanation)
+            && held_correction(&p.game, &c.explanation)
         {
             // Back on the same correction (the piece travelled on, or was
             // knocked, and a square flickered meanwhile): it still stands
@@ -1117,7 +1170,16 @@ impl Reconstructor {
         match self.search(&masked) {
             Some(Explanation::Same) => {
                 let p = self.playing();
-                p.candidate = None;
+                // A piece of the opponent in the air decides nothing
+                // between a knock and a piece that travelled on: a held
+                // correction stays, for the reply to decide.
+                if !p
+                    .candidate
+                    .as_ref()
+                    .is_some_and(|c| held_correction(&p.game, &c.explanation))
+                {
+                    p.candidate = None;
+                }
                 p.showing = false;
             }
             Some(e @ Explanation::Forward(_)) => {
@@ -1162,7 +1224,7 @@ impl Reconstructor {
         let Some(c) = &p.candidate else {
             return false;
         };
-        if !travels_on(&p.game, &c.explanation) || p.game.len() <= p.completed {
+        if !held_correction(&p.game, &c.explanation) || p.game.len() <= p.completed {
             return false;
         }
         let Explanation::Back { then, .. } = &c.explanation else {
@@ -1187,6 +1249,28 @@ impl Reconstructor {
         self.clear_unexplained(at);
         self.follow(at, reply);
         true
+    }
+
+    /// Whether the held correction is a piece that came back (see
+    /// [`came_back`]) rather than one that travelled on.
+    fn candidate_came_back(&self) -> bool {
+        let Phase::Playing(p) = &self.phase else {
+            return false;
+        };
+        let Some(Candidate {
+            explanation: e @ Explanation::Back { then, .. },
+            ..
+        }) = &p.candidate
+        else {
+            return false;
+        };
+        if !travels_on(&p.game, e) {
+            return false;
+        }
+        let Some(last) = p.game.plies().last().and_then(|r| r.m) else {
+            return false;
+        };
+        came_back(&p.recent, last, !p.game.position().turn(), then[0].to())
     }
 
     /// A displacement of the piece its side moved last has stood past the
@@ -1218,6 +1302,7 @@ impl Reconstructor {
             return false;
         };
         let back = n - i;
+        let displaced_to = d.m.to;
         // Design: the history must withdraw the ply that moved the piece
         // (so the displacement becomes where that ply went), no further
         // than four plies back; the search then plays forward from there
@@ -1251,7 +1336,7 @@ impl Reconstructor {
                 }
                 ok
             })
-            && replayed.board() == target;
+            && in_hand_of_mover(&replayed, target, displaced_to);
         if same_order {
             let then = std::iter::once(first).chain(published).collect();
             self.correct(at, Explanation::Back { plies: back, then });
@@ -1274,11 +1359,12 @@ impl Reconstructor {
         true
     }
 
-    /// Publishes a re-examined history at once, the displacement gone.
+    /// Publishes a re-examined history at once, the displacement gone (and
+    /// a `misplaced` alert raised for it cleared).
     fn correct(&mut self, at: Millis, explanation: Explanation) {
+        self.clear_unexplained(at);
         let p = self.playing();
         p.displaced = None;
-        p.unexplained = None;
         p.pseudo = None;
         p.candidate = None;
         self.commit(Candidate {
@@ -1399,6 +1485,7 @@ impl Reconstructor {
             completed: 0,
             unexplained: None,
             touches: Vec::new(),
+            recent: VecDeque::new(),
         }));
     }
 
@@ -1408,7 +1495,7 @@ impl Reconstructor {
         let t = c.since;
         let delays = self.config.delays;
         let p = self.playing();
-        if travels_on(&p.game, &c.explanation) {
+        if held_correction(&p.game, &c.explanation) {
             p.displaced = None;
         }
         let mut out = Vec::new();
@@ -1726,6 +1813,84 @@ fn put_back(d: &Displacement, target: &Board) -> Option<Board> {
     }
     b.set_piece_at(d.m.from, d.m.piece);
     Some(b)
+}
+
+/// Whether `target` is `pos`'s board, or that board with at most two pieces
+/// of the side to move lifted (a move under way), none of them the one on
+/// `kept` (a displaced piece lifted may be on its way back).
+fn in_hand_of_mover(pos: &Position, target: &Board, kept: Square) -> bool {
+    let board = pos.board();
+    if board == target {
+        return true;
+    }
+    let removed = board.occupied() & !target.occupied();
+    search::only_removals(board, target)
+        && removed.count() <= 2
+        && !removed.contains(kept)
+        && (removed & !board.by_color(pos.turn())).is_empty()
+}
+
+/// Whether the piece that made `last` was set down on `to` after it left
+/// its square and before it was last set on the square `last` went to: it
+/// stood on `to`, went on to where the ply was published, and is on `to`
+/// again.
+///
+/// Design: this is the order of readings a knock leaves (a piece pushed
+/// off the square it was played to and set back there), not the order a
+/// piece travelling on leaves (it goes on from the published square to a
+/// new one). The evidence is in the order of the readings, not in any
+/// game's rules.
+fn came_back(
+    recent: &VecDeque<(Square, Option<Piece>)>,
+    last: Move,
+    color: Color,
+    to: Square,
+) -> bool {
+    let placed = Some(Piece {
+        color,
+        role: last.promotion().unwrap_or(last.role()),
+    });
+    let mut older = recent.iter().rev();
+    if !older.any(|&(sq, seen)| sq == last.to() && seen == placed) {
+        return false;
+    }
+    for &(sq, seen) in older {
+        if sq == last.from() && seen.is_none() {
+            return false;
+        }
+        if sq == to && seen == placed {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether an explanation re-reads the last ply in a way a knock can fake,
+/// so that it is held as long as a displacement before it is published:
+/// the piece that just moved travelled on (see [`travels_on`]), or another
+/// piece of the same side changed square and the board now reads as that
+/// piece's move instead (a knocked knight landing where the other knight
+/// came from).
+///
+/// Design: a player who changes their published move lifts the piece they
+/// played first, so the board passes through the position before it (a
+/// takeback); a single piece changing square without that passage is what
+/// a knock does. Publishing such a re-reading after 450 ms made a knock of
+/// the side not to move look like a different move and shifted the record.
+fn held_correction(game: &Game, e: &Explanation) -> bool {
+    if travels_on(game, e) {
+        return true;
+    }
+    let Explanation::Back { plies: 1, then } = e else {
+        return false;
+    };
+    let [next] = then.as_slice() else {
+        return false;
+    };
+    let before = game.position_at(game.len() - 1);
+    let after = before.play(*next);
+    let changed = crate::rules::diff(game.position().board(), after.board());
+    changed.count() <= 2 && (changed & game.position().board().by_color(before.turn())).any()
 }
 
 /// Whether an explanation says the piece of the last ply travelled on: the
