@@ -60,6 +60,10 @@ pub fn compare(game: &SourceGame, session: &Session, replay: &Replay) -> GameChe
         .take_while(|(a, b)| a == b)
         .count();
     let mut delays = Vec::new();
+    // When each ply was last published: a ply published again after a
+    // takeback or a correction of a knock is not a delay of the real move
+    // (it was shown on time, then withdrawn: that counts as a wrong move).
+    let mut shown: std::collections::HashMap<u32, u64> = std::collections::HashMap::new();
     let mut retracts = 0;
     let mut moves_published = 0;
     let mut error_alerts = 0;
@@ -77,9 +81,12 @@ pub fn compare(game: &SourceGame, session: &Session, replay: &Replay) -> GameChe
                         _ => None,
                     })
                     .max();
-                if let Some(at) = done {
+                if let Some(at) = done
+                    && shown.get(ply).is_none_or(|&before| before < at)
+                {
                     delays.push(published_at - at);
                 }
+                shown.insert(*ply, *published_at);
             }
             EventKind::Retract { .. } => retracts += 1,
             EventKind::Alert(a) if a.kind.is_error() && !a.cleared => error_alerts += 1,
