@@ -10,7 +10,8 @@
 //! `BENCH_SEEDS=3` sets the number of seeds of the human profile and of the
 //! knock table (seed 1 of the knock table is the one quoted in the docs);
 //! `BENCH_ONLY=knocks` prints only the knock table (`BENCH_ONLY=human`
-//! only the human profile), `BENCH_GAMES=2027,456`
+//! only the human profile, `BENCH_ONLY=families` only the table of board
+//! families: exact games, error alerts and readings per second per family), `BENCH_GAMES=2027,456`
 //! plays only those games of it (with the seeds they have in the table);
 //! `BENCH_LIMIT=N` plays only the first N games of each file;
 //! `BENCH_DUMP=dir` writes every game that went wrong (not exact, a wrong
@@ -315,6 +316,81 @@ fn knocks(games: &[SourceGame], seeds: &[u64]) {
     }
 }
 
+/// Every bundled game under human handling (seed 1) on each family's
+/// simulated board: exact games, error alerts, and square readings per
+/// second through that family's driver and the reconstructor (best of
+/// three passes). An occupancy-only board plays the standard games without
+/// underpromotion (its limits, docs/boards.md).
+fn families(games: &[SourceGame]) {
+    use boardcast::capture::Protocol;
+    println!("== families: every bundled game, human handling, one seed");
+    println!(
+        "{:<22} {:>7} {:>16} {:>13} {:>18}",
+        "family", "games", "exact", "error alerts", "readings/s"
+    );
+    type Encode = fn(&sim::Session) -> String;
+    let rows: [(&str, Encode, bool); 4] = [
+        ("dgt", |s| sim::dgt::capture_text(s, &[]), false),
+        (
+            "millennium",
+            |s| sim::family::capture_text(s, Protocol::Millennium),
+            false,
+        ),
+        (
+            "open (pieces)",
+            |s| sim::family::capture_text(s, Protocol::Open),
+            false,
+        ),
+        (
+            "open (occupancy only)",
+            sim::family::occupancy_capture_text,
+            true,
+        ),
+    ];
+    for (name, encode, occupancy) in rows {
+        let mut captures = Vec::new();
+        for (i, g) in games.iter().enumerate() {
+            let underpromotes = g.moves.iter().any(|m| {
+                m.promotion()
+                    .is_some_and(|r| r != boardcast::rules::Role::Queen)
+            });
+            if occupancy && (g.start != boardcast::rules::Position::standard() || underpromotes) {
+                continue;
+            }
+            let rotated = !occupancy && i % 5 == 4;
+            let session = sim::simulate(g, &mut Human::default(), 100_003 + i as u64, rotated);
+            let text = encode(&session);
+            captures.push((g, session, text));
+        }
+        let mut secs = f64::MAX;
+        let mut replays = Vec::new();
+        for _ in 0..3 {
+            let started = Instant::now();
+            replays = captures
+                .iter()
+                .map(|(_, _, text)| {
+                    replay_reader(text.as_bytes(), Config::default(), Path::new(name))
+                        .expect("replay")
+                })
+                .collect();
+            secs = secs.min(started.elapsed().as_secs_f64());
+        }
+        let (mut exact, mut errors, mut readings) = (0usize, 0usize, 0u64);
+        for ((g, session, _), replay) in captures.iter().zip(&replays) {
+            let c = compare(g, session, replay);
+            exact += usize::from(c.exact);
+            errors += c.error_alerts;
+            readings += c.readings;
+        }
+        let n = captures.len();
+        println!(
+            "{name:<22} {n:>7} {:>16} {errors:>13} {:>18.0}",
+            format!("{exact} ({:.2}%)", 100.0 * exact as f64 / n.max(1) as f64),
+            readings as f64 / secs
+        );
+    }
+}
+
 /// Writes a game that went wrong under `BENCH_DUMP=dir`: its capture
 /// (replayable with `boardcast replay`) and, beside it, what was really
 /// played and what was published, with times.
@@ -473,6 +549,10 @@ fn main() {
         knocks(&games, &seeds);
         return;
     }
+    if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "families") {
+        families(&games);
+        return;
+    }
     if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "human") {
         run("human", &games, &|| Box::new(Human::default()), &seeds);
         return;
@@ -481,5 +561,6 @@ fn main() {
     run("human", &games, &|| Box::new(Human::default()), &seeds);
     knocks(&games, &seeds);
     with_clock(&games);
+    families(&games);
     worst_case(&games);
 }

@@ -80,6 +80,9 @@ pub struct BoardPipeline {
     input: Input,
     buf: BytesMut,
     recon: Reconstructor,
+    /// Follows the pieces of a board that senses occupancy only; made when
+    /// the first reading without piece identity comes.
+    occupancy: Option<crate::board::occupancy::OccupancyTracker>,
     /// Events with the time they were published.
     events: VecDeque<(Millis, Event)>,
     diagnostics: VecDeque<Diagnostic>,
@@ -104,6 +107,7 @@ impl BoardPipeline {
             input: Input::Dgt(dgt::Decoder::new()),
             buf: BytesMut::new(),
             recon: Reconstructor::new(config),
+            occupancy: None,
             events: VecDeque::new(),
             diagnostics: VecDeque::new(),
             stats: PipelineStats::default(),
@@ -284,6 +288,27 @@ impl BoardPipeline {
                     self.stats.messages += 1;
                     let at = change.square;
                     if at.file < 8 && at.rank < 8 {
+                        let sq = Square::new(u32::from(at.rank) * 8 + u32::from(at.file));
+                        if change.content == Content::Occupied && self.occupancy.is_none() {
+                            self.occupancy = Some(Default::default());
+                        }
+                        if let Some(tracker) = &mut self.occupancy
+                            && matches!(change.content, Content::Empty | Content::Occupied)
+                        {
+                            // An occupancy board: the tracker names the piece
+                            // (nothing before a start position was seen).
+                            let occupied = change.content == Content::Occupied;
+                            let turn = self.recon.game().map(|g| g.position().turn());
+                            let cell = tracker.square(t, sq, occupied, turn);
+                            for (other, c) in tracker.take_changes() {
+                                self.recon.handle_square(t, other, c);
+                            }
+                            if let Some(cell) = cell {
+                                self.stats.square_readings += 1;
+                                self.recon.handle_square(t, sq, cell);
+                            }
+                            return;
+                        }
                         match cell_of_content(change.content) {
                             Some(cell) => {
                                 self.stats.square_readings += 1;
@@ -296,6 +321,28 @@ impl BoardPipeline {
                 }
                 Reading::Snapshot(snapshot) => {
                     self.stats.messages += 1;
+                    let occupancy_only = (0..64).any(|i| {
+                        snapshot.get(At::new((i % 8) as u8, (i / 8) as u8))
+                            == Some(Content::Occupied)
+                    });
+                    if occupancy_only || self.occupancy.is_some() {
+                        let mut occupied = crate::rules::Bitboard::EMPTY;
+                        for i in 0..64u32 {
+                            let at = At::new((i % 8) as u8, (i / 8) as u8);
+                            if matches!(
+                                snapshot.get(at),
+                                Some(Content::Occupied | Content::Piece(_))
+                            ) {
+                                occupied.add(Square::new(i));
+                            }
+                        }
+                        let tracker = self.occupancy.get_or_insert_with(Default::default);
+                        if let Some(cells) = tracker.board(t, occupied) {
+                            self.stats.square_readings += 64;
+                            self.recon.handle_board(t, &cells);
+                        }
+                        return;
+                    }
                     let mut cells = [Cell::Empty; 64];
                     for (i, cell) in cells.iter_mut().enumerate() {
                         let at = At::new((i % 8) as u8, (i / 8) as u8);

@@ -25,6 +25,7 @@
 //! reported for information.
 
 pub mod arbiter;
+pub mod occupancy;
 pub mod search;
 pub mod settle;
 

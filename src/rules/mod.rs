@@ -384,6 +384,42 @@ pub fn rotated(board: &Board) -> Board {
     b
 }
 
+/// Whether `piece` could go from `from` to `to` in one move on an empty
+/// board (a pawn: forward one or two, or one diagonally forward; a king:
+/// one square, or two along its rank when castling). Used to tell which
+/// piece in the air an occupancy-only board set down.
+pub fn can_reach(piece: Piece, from: Square, to: Square) -> bool {
+    if from == to {
+        return false;
+    }
+    let (df, dr) = (
+        i32::from(to.file()) - i32::from(from.file()),
+        i32::from(to.rank()) - i32::from(from.rank()),
+    );
+    match piece.role {
+        Role::Pawn => {
+            let ahead = if piece.color == Color::White { dr } else { -dr };
+            let home = if piece.color == Color::White {
+                Rank::Second
+            } else {
+                Rank::Seventh
+            };
+            (df == 0 && (ahead == 1 || (ahead == 2 && from.rank() == home)))
+                || (df.abs() == 1 && ahead == 1)
+        }
+        Role::King => (df.abs() <= 1 && dr.abs() <= 1) || (dr == 0 && df.abs() >= 2),
+        role => shakmaty::attacks::attacks(
+            from,
+            Piece {
+                color: piece.color,
+                role,
+            },
+            Bitboard::EMPTY,
+        )
+        .contains(to),
+    }
+}
+
 /// The FEN placement field of a board.
 pub fn board_fen(board: &Board) -> String {
     board.board_fen().to_string()

@@ -43,6 +43,16 @@ fn snapshot(cells: &[Cell; 64], rotated: bool) -> Snapshot {
 /// A session as a capture of `protocol` (Millennium, or the open protocol
 /// with piece identity). DGT captures are [`super::dgt::capture_text`].
 pub fn capture_text(session: &Session, protocol: Protocol) -> String {
+    capture(session, protocol, true)
+}
+
+/// A session as a capture of an open-protocol chess board that senses
+/// occupancy only (`pieces: false`: `down` lines name no piece).
+pub fn occupancy_capture_text(session: &Session) -> String {
+    capture(session, Protocol::Open, false)
+}
+
+fn capture(session: &Session, protocol: Protocol, pieces: bool) -> String {
     let header = Header {
         protocol,
         meta: Vec::new(),
@@ -78,12 +88,23 @@ pub fn capture_text(session: &Session, protocol: Protocol) -> String {
                 game: Game::Chess,
                 geometry: Geometry::CHESS,
                 id: Some("sim-1".into()),
-                pieces: Some(true),
+                pieces: Some(pieces),
                 name: Some("simulated".into()),
                 extra: Vec::new(),
             });
             write(0, hello.encode(Game::Chess).as_bytes());
-            let board = |cells: &[Cell; 64]| Line::Board(snapshot(cells, rotated));
+            let board = |cells: &[Cell; 64]| {
+                let mut snap = snapshot(cells, rotated);
+                if !pieces {
+                    for sq in Square::ALL {
+                        let at = physical(sq, rotated);
+                        if matches!(snap.get(at), Some(Content::Piece(_))) {
+                            snap.set(at, Content::Occupied);
+                        }
+                    }
+                }
+                Line::Board(snap)
+            };
             write(20, board(&cells).encode(Game::Chess).as_bytes());
             for (t, reading) in &session.readings {
                 let line = match reading {
@@ -93,7 +114,7 @@ pub fn capture_text(session: &Session, protocol: Protocol) -> String {
                         match content(*cell) {
                             Content::Piece(p) => Line::Down {
                                 square,
-                                piece: Some(p),
+                                piece: pieces.then_some(p),
                             },
                             _ => Line::Up(square),
                         }

@@ -1,0 +1,511 @@
+//! Chess on boards that sense occupancy only (Tabutronic and other
+//! occupancy boards, open-protocol boards without piece identity).
+//!
+//! Such a board says that a square is occupied, never by what. The
+//! tracker keeps what it believes stands on every square, from the start
+//! position on, and turns each occupancy change into the cell the
+//! reconstructor needs: a square emptied held the piece the tracker had
+//! there (now in the air); a square filled receives one of the pieces in
+//! the air, chosen by where it came from. The reconstructor then judges the
+//! readings as it judges any board's.
+//!
+//! Design: written by hand because no library follows pieces through
+//! occupancy. The choice of the piece set down uses only where each piece
+//! in the air was lifted from and whether it could go from there to the
+//! square in one move ([`crate::rules::can_reach`]): the piece landing on a
+//! square a piece was just lifted from is the capturer, not its victim; a
+//! piece set back where it was lifted is that piece. Limits, documented in
+//! docs/boards.md: the start position must be the standard one standing
+//! the normal way round (an occupancy board cannot tell White from Black
+//! at the start, nor a Chess960 array), and a pawn reaching its last rank
+//! is read as promoted to a queen.
+
+use crate::board::Cell;
+use crate::rules::{Bitboard, Board, Color, Piece, Role, Square, can_reach};
+
+/// Pieces lifted longer ago than this, other than the last one, are taken
+/// as put away (captured pieces taken off the board).
+const PUT_AWAY_MS: u64 = 30_000;
+
+/// A piece lifted again this soon after it was set down is still on its
+/// way (set down for a moment on a square it passes): where it came from
+/// counts, not where it paused.
+const PASSING_MS: u64 = 1_000;
+
+/// A piece set down this soon after it was lifted, on a square it could
+/// not go to in one move, is sliding on its way (see `choose`).
+const SLIDING_MS: u64 = 1_000;
+
+/// A pawn taken en passant is lifted within this time of the capture.
+const EN_PASSANT_MS: u64 = 10_000;
+
+/// A piece in the air.
+#[derive(Clone, Copy, Debug)]
+struct Lifted {
+    /// The square it was lifted from.
+    from: Square,
+    /// Where its way began (`from`, or the square it left before pausing
+    /// on `from`).
+    origin: Square,
+    piece: Piece,
+    at: u64,
+}
+
+/// Follows the pieces of an occupancy-only chess board (board orientation).
+#[derive(Clone, Debug)]
+pub struct OccupancyTracker {
+    /// What the tracker believes stands on each square; `None` until the
+    /// start position has been seen.
+    cells: Option<Box<[Cell; 64]>>,
+    /// Pieces in the air, oldest first.
+    lifted: Vec<Lifted>,
+    /// Pieces taken off the board (captured), with the square they were
+    /// captured on, last taken last: a piece set down while none is in the
+    /// air is one of them brought back (a takeback).
+    off: Vec<(Square, Piece)>,
+    /// For each square, where the piece on it came from in its last move
+    /// (a piece set back keeps it): the square a takeback returns it to.
+    arrived: Box<[Option<Square>; 64]>,
+    /// Squares whose piece changed without a reading of their own (a
+    /// takeback worked out after the fact), for [`OccupancyTracker::take_changes`].
+    changes: Vec<(Square, Cell)>,
+    /// For each square, the origin of the piece last set down there and
+    /// when (see [`PASSING_MS`]).
+    landed: Box<[Option<(Square, u64)>; 64]>,
+    /// Occupancy as the sensors report it.
+    occupied: Bitboard,
+}
+
+impl Default for OccupancyTracker {
+    fn default() -> OccupancyTracker {
+        OccupancyTracker {
+            cells: None,
+            lifted: Vec::new(),
+            off: Vec::new(),
+            arrived: Box::new([None; 64]),
+            changes: Vec::new(),
+            landed: Box::new([None; 64]),
+            occupied: Bitboard::EMPTY,
+        }
+    }
+}
+
+impl OccupancyTracker {
+    /// A tracker that has seen nothing yet.
+    pub fn new() -> OccupancyTracker {
+        OccupancyTracker::default()
+    }
+
+    /// Squares whose piece the last reading changed besides its own square
+    /// (a takeback of a capture worked out after the fact): hand them to
+    /// the reconstructor before the cell [`OccupancyTracker::square`]
+    /// returned.
+    pub fn take_changes(&mut self) -> Vec<(Square, Cell)> {
+        std::mem::take(&mut self.changes)
+    }
+
+    /// A whole board's occupancy. Returns the board to hand to the
+    /// reconstructor: the standard start position when the occupancy is
+    /// that of a start position (a new game), else the tracked pieces
+    /// (`None` before any start position was seen).
+    pub fn board(&mut self, at: u64, occupied: Bitboard) -> Option<[Cell; 64]> {
+        if is_start(occupied) {
+            self.occupied = occupied;
+            self.lifted.clear();
+            self.off.clear();
+            *self.arrived = [None; 64];
+            *self.landed = [None; 64];
+            let mut cells = [Cell::Empty; 64];
+            for (sq, piece) in Board::default() {
+                cells[sq as usize] = Cell::Piece(piece);
+            }
+            self.cells = Some(Box::new(cells));
+            return Some(cells);
+        }
+        // Otherwise: the changes, one square at a time.
+        let changed = self.occupied ^ occupied;
+        let mut out = None;
+        for sq in changed & !occupied {
+            self.square(at, sq, false, None);
+            out = self.cells.as_deref().copied();
+        }
+        for sq in changed & occupied {
+            self.square(at, sq, true, None);
+            out = self.cells.as_deref().copied();
+        }
+        out.or_else(|| self.cells.as_deref().copied())
+    }
+
+    /// One square's occupancy changed. Returns the cell to hand to the
+    /// reconstructor, or `None` when the tracker cannot tell (no start
+    /// position seen yet, or a piece set down with none in the air).
+    ///
+    /// `turn`: the side to move in the game as published, if known; it
+    /// breaks ties between pieces in the air that could both have gone
+    /// there.
+    pub fn square(
+        &mut self,
+        at: u64,
+        sq: Square,
+        occupied: bool,
+        turn: Option<Color>,
+    ) -> Option<Cell> {
+        if self.occupied.contains(sq) == occupied {
+            // No change (a board repeating itself): what the square holds.
+            return self.cells.as_deref().map(|c| c[sq as usize]);
+        }
+        if occupied {
+            self.occupied.add(sq);
+        } else {
+            self.occupied.discard(sq);
+        }
+        if is_start(self.occupied) {
+            // A start position set up again: a new game, known pieces.
+            let cells = self.board(at, self.occupied)?;
+            return Some(cells[sq as usize]);
+        }
+        let cells = self.cells.as_deref_mut()?;
+        if !occupied {
+            if let Cell::Piece(piece) = cells[sq as usize] {
+                if en_passant_victim(cells, &self.landed, sq, piece, at) {
+                    // Taken en passant a moment ago: off the board.
+                    self.off.push((sq, piece));
+                    cells[sq as usize] = Cell::Empty;
+                    return Some(Cell::Empty);
+                }
+                let origin = match self.landed[sq as usize] {
+                    Some((origin, t)) if at.saturating_sub(t) <= PASSING_MS => origin,
+                    _ => sq,
+                };
+                self.lifted.push(Lifted {
+                    from: sq,
+                    origin,
+                    piece,
+                    at,
+                });
+            }
+            cells[sq as usize] = Cell::Empty;
+            return Some(Cell::Empty);
+        }
+        // Captured pieces taken off the board long ago are gone.
+        let newest = self.lifted.len().saturating_sub(1);
+        let mut i = 0;
+        let off = &mut self.off;
+        self.lifted.retain(|l| {
+            let keep = i == newest || at.saturating_sub(l.at) <= PUT_AWAY_MS;
+            if !keep {
+                off.push((l.from, l.piece));
+            }
+            i += 1;
+            keep
+        });
+        let Some(pick) = choose(&self.lifted, sq, turn, at) else {
+            // None in the air, and a piece that captured on another square
+            // came from here: it was set back there a moment ago, but the
+            // players are taking the capture back. It comes here, and the
+            // piece it took goes back where it stood.
+            let swap = Square::ALL.into_iter().find_map(|s| {
+                let Cell::Piece(_) = cells[s as usize] else {
+                    return None;
+                };
+                if self.arrived[s as usize] != Some(sq) {
+                    return None;
+                }
+                let k = self.off.iter().rposition(|&(at_sq, _)| at_sq == s)?;
+                Some((s, k))
+            });
+            if let Some((s, k)) = swap {
+                let (_, taken) = self.off.remove(k);
+                let mover = cells[s as usize];
+                cells[s as usize] = Cell::Piece(taken);
+                cells[sq as usize] = mover;
+                self.arrived[s as usize] = None;
+                self.arrived[sq as usize] = None;
+                self.landed[sq as usize] = Some((sq, at));
+                self.changes.push((s, Cell::Piece(taken)));
+                return Some(mover);
+            }
+            // Else a captured piece brought back, the one captured on this
+            // square if any, else the last one taken.
+            let back = self
+                .off
+                .iter()
+                .rposition(|&(at_sq, _)| at_sq == sq)
+                .or_else(|| self.off.len().checked_sub(1))?;
+            let (_, piece) = self.off.remove(back);
+            cells[sq as usize] = Cell::Piece(piece);
+            self.landed[sq as usize] = Some((sq, at));
+            return Some(Cell::Piece(piece));
+        };
+        let Lifted {
+            from,
+            origin,
+            mut piece,
+            ..
+        } = self.lifted.remove(pick);
+        if piece.role == Role::Pawn
+            && (can_reach(piece, from, sq) || can_reach(piece, origin, sq))
+            && sq.rank() == last_rank(piece.color)
+        {
+            piece.role = Role::Queen;
+        }
+        self.landed[sq as usize] = Some((origin, at));
+        if from != sq && origin != sq {
+            self.arrived[sq as usize] = Some(origin);
+        }
+        // A piece of the other colour lifted from this square was captured:
+        // it is off the board for good.
+        // En passant: the pawn taken stood beside the capturing pawn's
+        // origin, on the file it went to.
+        let passed = (piece.role == Role::Pawn && origin.file() != sq.file())
+            .then(|| Square::from_coords(sq.file(), origin.rank()));
+        let off = &mut self.off;
+        self.lifted.retain(|l| {
+            let captured = l.piece.color != piece.color
+                && (l.from == sq
+                    || l.origin == sq
+                    || (Some(l.from) == passed && l.piece.role == Role::Pawn));
+            if captured {
+                off.push((l.from, l.piece));
+            }
+            !captured
+        });
+        cells[sq as usize] = Cell::Piece(piece);
+        Some(Cell::Piece(piece))
+    }
+}
+
+/// Whether the pawn lifted from `sq` was just taken en passant: a pawn of
+/// the other colour landed a moment ago on the square in front of it (as
+/// the capturer sees it), coming diagonally from beside it.
+fn en_passant_victim(
+    cells: &[Cell; 64],
+    landed: &[Option<(Square, u64)>; 64],
+    sq: Square,
+    piece: Piece,
+    at: u64,
+) -> bool {
+    if piece.role != Role::Pawn {
+        return false;
+    }
+    let ahead = match piece.color {
+        Color::White => sq.offset(-8),
+        Color::Black => sq.offset(8),
+    };
+    let Some(ahead) = ahead else {
+        return false;
+    };
+    let capturer = Cell::Piece(Piece {
+        color: !piece.color,
+        role: Role::Pawn,
+    });
+    // The victim came with a double step (the ply before the capture).
+    let double_step = landed[sq as usize].is_some_and(|(origin, _)| {
+        origin.file() == sq.file() && (u32::from(origin.rank())).abs_diff(u32::from(sq.rank())) == 2
+    });
+    double_step
+        && cells[ahead as usize] == capturer
+        && landed[ahead as usize].is_some_and(|(origin, t)| {
+            origin.rank() == sq.rank()
+                && origin.file() != sq.file()
+                && at.saturating_sub(t) <= EN_PASSANT_MS
+        })
+}
+
+/// Which piece in the air (index into `lifted`) was set down on `to`.
+fn choose(lifted: &[Lifted], to: Square, turn: Option<Color>, now: u64) -> Option<usize> {
+    if lifted.len() <= 1 {
+        return (!lifted.is_empty()).then_some(0);
+    }
+    // A piece could have gone there, while another piece in the air of the
+    // other colour was lifted from there: that one is the victim.
+    let victim_here = |color: Color| {
+        lifted
+            .iter()
+            .any(|l| l.from == to && l.piece.color != color)
+    };
+    // The piece lifted last by the side to move (by anyone when the turn
+    // is not known).
+    let last = lifted
+        .iter()
+        .rposition(|l| turn.is_none_or(|t| t == l.piece.color));
+    let score = |l: &Lifted| -> i32 {
+        if can_reach(l.piece, l.from, to) || can_reach(l.piece, l.origin, to) {
+            if victim_here(l.piece.color) { 4 } else { 2 }
+        } else if l.from != to
+            && last.is_some_and(|k| std::ptr::eq(l, &lifted[k]))
+            && now.saturating_sub(l.at) <= SLIDING_MS
+        {
+            // The piece just lifted, set down on a square it cannot go to
+            // in one move: it is sliding (set down for a moment on its
+            // way), not one lifted earlier.
+            3
+        } else if l.from == to || l.origin == to {
+            1
+        } else {
+            0
+        }
+    };
+    // Best score; among equals, a piece of the side to move, then the
+    // piece lifted last, except between two pieces of one colour, where
+    // the one lifted first goes first (castling: the king is lifted first,
+    // Law 4.4, and set down first).
+    let best = lifted.iter().map(score).max()?;
+    let tied: Vec<usize> = (0..lifted.len())
+        .filter(|&i| score(&lifted[i]) == best)
+        .collect();
+    let side = tied
+        .iter()
+        .copied()
+        .filter(|&i| Some(lifted[i].piece.color) == turn)
+        .collect::<Vec<_>>();
+    let pool = if side.is_empty() { tied } else { side };
+    let first = pool[0];
+    if pool
+        .iter()
+        .all(|&i| lifted[i].piece.color == lifted[first].piece.color)
+    {
+        // One colour: a king before anything else (castling, or castling
+        // taken back), else the piece lifted first.
+        pool.iter()
+            .copied()
+            .find(|&i| lifted[i].piece.role == Role::King)
+            .or(Some(first))
+    } else {
+        pool.last().copied()
+    }
+}
+
+fn last_rank(color: Color) -> crate::rules::Rank {
+    match color {
+        Color::White => crate::rules::Rank::Eighth,
+        Color::Black => crate::rules::Rank::First,
+    }
+}
+
+/// Whether the occupancy is that of the standard start position.
+fn is_start(occupied: Bitboard) -> bool {
+    occupied == Board::default().occupied()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sq(name: &str) -> Square {
+        name.parse().unwrap()
+    }
+
+    fn piece(c: char) -> Cell {
+        Cell::Piece(Piece::from_char(c).unwrap())
+    }
+
+    fn started() -> OccupancyTracker {
+        let mut t = OccupancyTracker::new();
+        assert!(t.board(0, Board::default().occupied()).is_some());
+        t
+    }
+
+    #[test]
+    fn a_capture_taken_back_after_the_capturer_was_set_back_swaps_them() {
+        // 1. Nf3 d5 2. Nd4?? ... Nxd4 is not needed: 1. e4 d5 2. exd5,
+        // then the capturer is lifted and set back on d5 (a touch), then
+        // the players take the capture back: d5 lifted, a piece set on d5
+        // (the captured pawn) and e4 (the capturer).
+        let mut t = started();
+        for (at, name, occupied) in [
+            (1_000, "e2", false),
+            (1_300, "e4", true),
+            (3_000, "d7", false),
+            (3_300, "d5", true),
+            (5_000, "d5", false),
+            (5_200, "e4", false),
+            (5_500, "d5", true),
+            (9_000, "d5", false),
+            (9_100, "d5", true),
+        ] {
+            t.square(at, sq(name), occupied, None);
+        }
+        assert!(t.take_changes().is_empty());
+        assert_eq!(t.square(9_500, sq("e4"), true, None), Some(piece('P')));
+        assert_eq!(t.take_changes(), [(sq("d5"), piece('p'))]);
+    }
+
+    #[test]
+    fn nothing_is_known_before_the_start_position() {
+        let mut t = OccupancyTracker::new();
+        assert_eq!(t.square(0, sq("e4"), true, None), None);
+        let cells = t.board(1, Board::default().occupied()).unwrap();
+        assert_eq!(cells[sq("e1") as usize], piece('K'));
+        assert_eq!(cells[sq("d8") as usize], piece('q'));
+    }
+
+    #[test]
+    fn a_move_a_capture_either_way_round_and_a_piece_set_back() {
+        let mut t = started();
+        // 1. e4 d5
+        assert_eq!(t.square(10, sq("e2"), false, None), Some(Cell::Empty));
+        assert_eq!(t.square(20, sq("e4"), true, None), Some(piece('P')));
+        t.square(30, sq("d7"), false, None);
+        assert_eq!(t.square(40, sq("d5"), true, None), Some(piece('p')));
+        // 2. exd5, the capturer lifted first, then the victim.
+        t.square(50, sq("e4"), false, None);
+        t.square(60, sq("d5"), false, None);
+        assert_eq!(t.square(70, sq("d5"), true, None), Some(piece('P')));
+        // 2... Qxd5, the victim lifted first.
+        t.square(80, sq("d5"), false, None);
+        t.square(90, sq("d8"), false, None);
+        assert_eq!(t.square(100, sq("d5"), true, None), Some(piece('q')));
+        // A knight lifted and set back.
+        t.square(110, sq("g1"), false, None);
+        assert_eq!(t.square(120, sq("g1"), true, None), Some(piece('N')));
+    }
+
+    #[test]
+    fn a_pawn_on_its_last_rank_is_a_queen_and_pieces_long_in_the_air_are_put_away() {
+        let mut t = started();
+        // Black's a7 pawn and a8 rook taken off the board (and put away).
+        t.square(0, sq("a7"), false, None);
+        t.square(1, sq("a8"), false, None);
+        // Much later White's a2 pawn is set on a7, then goes on to a8.
+        t.square(40_000, sq("a2"), false, None);
+        assert_eq!(t.square(40_100, sq("a7"), true, None), Some(piece('P')));
+        t.square(45_000, sq("a7"), false, None);
+        assert_eq!(t.square(45_300, sq("a8"), true, None), Some(piece('Q')));
+    }
+
+    #[test]
+    fn the_start_position_set_up_again_makes_the_pieces_known_again() {
+        let mut t = started();
+        // A knight lifted from g1 and set down on b1's neighbour... then
+        // everything set up again: g1 holds a knight whatever happened.
+        t.square(10, sq("g1"), false, None);
+        t.square(20, sq("f3"), true, None);
+        t.square(30, sq("f3"), false, None);
+        assert_eq!(t.square(40, sq("g1"), true, None), Some(piece('N')));
+        assert!(t.lifted.is_empty());
+    }
+
+    #[test]
+    fn a_piece_set_down_with_none_in_the_air_is_unknown_or_a_captured_one_brought_back() {
+        let mut t = started();
+        assert_eq!(t.square(10, sq("e4"), true, None), None);
+        // 1. e4 d5 2. exd5, then taken back: the pawn goes back to e4 and
+        // the captured pawn comes back to d5.
+        let mut t = started();
+        for (at, name, occupied) in [
+            (10, "e2", false),
+            (20, "e4", true),
+            (30, "d7", false),
+            (40, "d5", true),
+            (50, "d5", false),
+            (60, "e4", false),
+            (70, "d5", true),
+            (80, "d5", false),
+            (90, "e4", true),
+        ] {
+            t.square(at, sq(name), occupied, None);
+        }
+        assert_eq!(t.square(100, sq("d5"), true, None), Some(piece('p')));
+    }
+}
