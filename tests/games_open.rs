@@ -509,3 +509,137 @@ fn odd_orders_and_a_long_knock_still_give_the_moves() {
     assert_eq!(ids(&r), ["11-15", "22-18"]);
     assert!(errors(&r).is_empty());
 }
+
+/// An open-protocol draughts capture from `(time, line)` pairs.
+fn draughts_lines(lines: &[(u64, &str)]) -> OpenReplay {
+    let hex = |s: &str| {
+        s.bytes()
+            .map(|b| format!("{b:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut text = String::from("# boardcast capture v1 protocol=open\n");
+    text += &format!("0 < {}\n", hex("hello draughts 8x8 id=DR-9 pieces=yes\n"));
+    for (t, l) in lines {
+        text += &format!("{t} < {}\n", hex(&format!("{l}\n")));
+    }
+    replay_open_text(&text, TrackConfig::default(), Path::new("x")).unwrap()
+}
+
+/// Each event in short form: `move ID`, `alert KIND SIDE LAW [cleared]`.
+fn short(r: &OpenReplay) -> Vec<String> {
+    r.events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            GameEventKind::Move { id, .. } => Some(format!("move {id}")),
+            GameEventKind::Alert(a) => Some(format!(
+                "alert {} {} {}{}",
+                serde_json::to_value(a.kind).unwrap().as_str().unwrap(),
+                a.side.as_deref().unwrap_or("-"),
+                a.law.as_deref().unwrap_or("-"),
+                if a.cleared { " cleared" } else { "" }
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn draughts_art_1_25_1_a_capture_not_taken_is_reported_when_the_opponent_replies_and_then_stands() {
+    // 1. 11-15 22-18: Black must now capture 15x22 (art. 1.19) but plays
+    // 9-13. White begins to reply (lifts the man on 18): the move was
+    // made, so it is reported (art. 1.25.1, first offence: art. 1.24).
+    // White completes 18x11, which condones it (art. 1.25): both moves
+    // enter the record.
+    let r = draughts_lines(&[
+        (1_000, "up c3"),
+        (1_300, "down d4 M"),
+        (5_000, "up f6"),
+        (5_200, "down e5 m"),
+        (9_000, "up g3"),
+        (9_300, "down h4 M"),
+        (12_000, "up e5"),
+        (12_200, "up d4"),
+        (12_500, "down c3 m"),
+    ]);
+    assert_eq!(
+        short(&r),
+        [
+            "move 11-15",
+            "move 22-18",
+            "alert illegal_move black 1.25.1",
+            "move 9-13",
+            "move 18x11"
+        ]
+    );
+    let message = r
+        .events
+        .iter()
+        .find_map(|e| match &e.kind {
+            GameEventKind::Alert(a) => Some(a.message.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(message.contains("15x22"), "{message}");
+    assert!(
+        message.contains("1.24") && message.contains("1.25"),
+        "{message}"
+    );
+}
+
+#[test]
+fn draughts_a_capture_not_taken_that_stands_is_reported_and_cleared_when_put_right() {
+    // Black plays 9-13 instead of the compulsory 15x22 and nobody moves:
+    // after the misplacement delay it is reported; Black puts the man back
+    // and captures: the alert is cleared and only the capture is recorded.
+    let r = draughts_lines(&[
+        (1_000, "up c3"),
+        (1_300, "down d4 M"),
+        (5_000, "up f6"),
+        (5_200, "down e5 m"),
+        (9_000, "up g3"),
+        (9_300, "down h4 M"),
+        (20_000, "up h4"),
+        (20_300, "down g3 M"),
+        (22_000, "up d4"),
+        (22_200, "up e5"),
+        (22_500, "down f6 M"),
+    ]);
+    assert_eq!(
+        short(&r),
+        [
+            "move 11-15",
+            "move 22-18",
+            "alert illegal_move black 1.25.1",
+            "alert illegal_move - 1.25.1 cleared",
+            "move 15x22"
+        ]
+    );
+}
+
+#[test]
+fn draughts_a_multi_jump_in_progress_is_no_illegal_move_but_one_stopped_early_is() {
+    // A double jump made square by square (the first captured man taken,
+    // the jumping man set down on its way) raises nothing.
+    let clean = draughts_lines(&[
+        (1_000, "up c3"),
+        (1_300, "down d4 M"),
+        (5_000, "up f6"),
+        (5_200, "down e5 m"),
+    ]);
+    assert!(errors(&clean).is_empty());
+    // Irregular-move sets for a position with a compulsory double jump,
+    // from the game's own rules: every capture prefix is offered.
+    use boardcast::track::{TrackedGame, draughts::Draughts};
+    let pos = boardcast_games::draughts::Position::from_fen("B:W18,26:B15").unwrap();
+    let offered: Vec<String> = Draughts::irregular_moves(&pos)
+        .iter()
+        .map(|i| i.mv.id())
+        .collect();
+    assert!(offered.contains(&"15x22".to_string()), "{offered:?}");
+    assert!(
+        offered.iter().all(|id| id != "15x22x31" && id != "15x31"),
+        "{offered:?}"
+    );
+    assert!(offered.iter().any(|id| !id.contains('x')), "{offered:?}");
+}

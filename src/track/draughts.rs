@@ -7,7 +7,7 @@ use boardcast_games::draughts::{
 use boardcast_protocols::reading::{Geometry, Square as Cell};
 
 use super::event::{GameAlert, GameAlertKind};
-use super::{TrackedGame, Verdict};
+use super::{Irregular, TrackedGame, Verdict};
 use crate::event::Millis;
 
 /// English draughts on the 32 dark squares of an 8x8 board (squares named
@@ -154,6 +154,63 @@ impl TrackedGame for Draughts {
 
     fn displaced_law() -> Option<&'static str> {
         Some(Law::Displaced.article())
+    }
+
+    // Art. 1.19: captures are compulsory and a multi-jump, once begun, is
+    // completed; failing to do either is an illegal move (art. 1.25.1).
+    fn irregular_moves(pos: &Position) -> Vec<Irregular<Move>> {
+        let captures = pos.captures();
+        let Some(first) = captures.first() else {
+            return Vec::new();
+        };
+        let law = Law::FailToCapture.article();
+        let mut out: Vec<Irregular<Move>> = pos
+            .plain_moves()
+            .into_iter()
+            .map(|mv| Irregular {
+                mv,
+                law,
+                what: format!(
+                    "a capture was compulsory ({}, art. {}) and none was made",
+                    first.notation(pos),
+                    Law::CompulsoryCapture.article()
+                ),
+            })
+            .collect();
+        for c in &captures {
+            let path = c.path();
+            for k in 1..c.captured().len() {
+                let mv = Move::new(path[..=k].to_vec(), c.captured()[..k].to_vec(), false);
+                if captures.contains(&mv) || out.iter().any(|i| i.mv == mv) {
+                    continue;
+                }
+                out.push(Irregular {
+                    mv,
+                    law,
+                    what: format!(
+                        "the multi-jump was not completed ({} was the whole capture, art. {})",
+                        c.notation(pos),
+                        Law::CompulsoryCapture.article()
+                    ),
+                });
+            }
+        }
+        out
+    }
+
+    fn illegal_consequence(count: u32) -> String {
+        if count == 1 {
+            format!(
+                "A first offence: the player is warned and the pieces go back where they stood (art. {}); if the opponent moves on instead, the move stands (art. {}).",
+                Law::IllegalMove.article(),
+                Law::Condonation.article()
+            )
+        } else {
+            format!(
+                "A repeated offence: the game is forfeited (art. {}).",
+                Law::IllegalMove.article()
+            )
+        }
     }
 
     fn record(start: &Position, moves: &[Move], result: Option<&str>) -> String {

@@ -121,8 +121,44 @@ pub trait TrackedGame {
     fn displaced_law() -> Option<&'static str> {
         None
     }
+    /// Moves the rule book forbids in `pos` but that players make, each
+    /// with what is wrong with it (draughts: a plain move, or a capture
+    /// stopped early, when a capture was compulsory). The tracker reports
+    /// one only on evidence that it was made (see [`Tracker`]). Default:
+    /// none.
+    fn irregular_moves(_pos: &Self::Position) -> Vec<Irregular<Self::Move>> {
+        Vec::new()
+    }
+    /// What the rule book prescribes after the `count`-th illegal move of
+    /// a player (`count` from 1), and whether the opponent's next move
+    /// condones it. Default: nothing said.
+    fn illegal_consequence(_count: u32) -> String {
+        String::new()
+    }
     /// The game record (PDN, xiangqi PGN) of one game.
     fn record(start: &Self::Position, moves: &[Self::Move], result: Option<&str>) -> String;
+}
+
+/// A move the rule book forbids, as [`TrackedGame::irregular_moves`]
+/// offers it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Irregular<M> {
+    /// The move as played.
+    pub mv: M,
+    /// The article it breaks.
+    pub law: &'static str,
+    /// What is wrong, in words (`"did not capture: 9x18 was compulsory"`).
+    pub what: String,
+}
+
+/// An irregular move the board shows, not yet reported or completed.
+#[derive(Debug, Clone)]
+struct Suspect<G: TrackedGame> {
+    irregular: Irregular<G::Move>,
+    rotated: bool,
+    since: Millis,
+    /// The alert was raised (the opponent began to reply, or it stood).
+    raised: bool,
 }
 
 /// Timings of the tracker.
@@ -216,6 +252,10 @@ pub struct Tracker<G: TrackedGame> {
     misplaced_raised: bool,
     /// The board shows the start position again after moves: since when.
     restart_since: Option<Millis>,
+    /// An irregular move the board shows (see [`TrackedGame::irregular_moves`]).
+    suspect: Option<Suspect<G>>,
+    /// Illegal moves reported per side (by side name).
+    illegal_counts: Vec<(&'static str, u32)>,
     out: VecDeque<GameEvent>,
     stats: TrackStats,
 }
@@ -239,6 +279,8 @@ impl<G: TrackedGame> Tracker<G> {
             unexplained_since: None,
             misplaced_raised: false,
             restart_since: None,
+            suspect: None,
+            illegal_counts: Vec::new(),
             out: VecDeque::new(),
             stats: TrackStats::default(),
         }
@@ -349,7 +391,15 @@ impl<G: TrackedGame> Tracker<G> {
             _ => None,
         };
         let restart = self.restart_since.map(|s| s + self.config.settle_ms);
-        [settle, misplaced, restart].into_iter().flatten().min()
+        let suspect = self
+            .suspect
+            .as_ref()
+            .filter(|s| !s.raised)
+            .map(|s| s.since + self.config.misplaced_ms);
+        [settle, misplaced, restart, suspect]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     /// Fires every timer due at or before `t`.
@@ -379,6 +429,13 @@ impl<G: TrackedGame> Tracker<G> {
                 self.commit(p.since, mv);
             }
             self.evaluate(due);
+            return;
+        }
+        if let Some(s) = &self.suspect
+            && !s.raised
+            && s.since + self.config.misplaced_ms <= due
+        {
+            self.raise_suspect(due, "it has stood");
             return;
         }
         if let Some(since) = self.restart_since
@@ -436,6 +493,8 @@ impl<G: TrackedGame> Tracker<G> {
         self.pending = None;
         self.unexplained_since = None;
         self.misplaced_raised = false;
+        self.suspect = None;
+        self.illegal_counts.clear();
         self.touched.iter_mut().for_each(|t| *t = 0);
         self.emit(
             t,
@@ -677,6 +736,22 @@ impl<G: TrackedGame> Tracker<G> {
             self.shown = None;
             self.restart_since = None;
             self.unexplained_since = None;
+            if let Some(s) = self.suspect.take()
+                && s.raised
+            {
+                self.emit(
+                    t,
+                    GameEventKind::Alert(GameAlert {
+                        cleared: true,
+                        ..GameAlert::new(
+                            GameAlertKind::IllegalMove,
+                            None,
+                            Some(s.irregular.law),
+                            "the position before the illegal move is restored",
+                        )
+                    }),
+                );
+            }
             if self.misplaced_raised {
                 self.misplaced_raised = false;
                 self.emit(
@@ -753,11 +828,143 @@ impl<G: TrackedGame> Tracker<G> {
             }
             None => {
                 self.pending = None;
+                if !ended && self.follow_irregular(t, &pos) {
+                    self.unexplained_since = None;
+                    return;
+                }
                 if self.unexplained_since.is_none() {
                     self.unexplained_since = Some(t);
                 }
             }
         }
+    }
+
+    /// The board is not explained by legal play: is it an irregular move
+    /// of the side to move (alone, or followed by the opponent's reply)?
+    /// Returns whether it was.
+    ///
+    /// Design: the same evidence rule as chess. An irregular move is
+    /// reported once it was made: the opponent began to reply (lifted a
+    /// piece the move did not touch), or the board has shown it for the
+    /// misplacement delay. A reply completed on it is the opponent's next
+    /// move, which (draughts art. 1.25) condones it: the move enters the
+    /// record and play goes on from it.
+    fn follow_irregular(&mut self, t: Millis, pos: &G::Position) -> bool {
+        let irregular = G::irregular_moves(pos);
+        if irregular.is_empty() {
+            return false;
+        }
+        for rotated in self.orientations() {
+            let view = self.view(rotated);
+            for irr in &irregular {
+                let p1 = G::after(pos, &irr.mv);
+                if self.matches(&p1, &view) {
+                    if !self.evidence(rotated, pos, std::slice::from_ref(&irr.mv)).0 {
+                        continue;
+                    }
+                    let same = self
+                        .suspect
+                        .as_ref()
+                        .is_some_and(|s| s.irregular == *irr && s.rotated == rotated);
+                    if !same {
+                        self.suspect = Some(Suspect {
+                            irregular: irr.clone(),
+                            rotated,
+                            since: t,
+                            raised: false,
+                        });
+                    }
+                    return true;
+                }
+                for m2 in G::legal_moves(&p1) {
+                    let p2 = G::after(&p1, &m2);
+                    if self.matches(&p2, &view)
+                        && self.evidence(rotated, pos, &[irr.mv.clone(), m2.clone()]).0
+                    {
+                        // Completed and replied to: reported (if not yet),
+                        // in the record, and the reply waits as any move.
+                        self.suspect = Some(Suspect {
+                            irregular: irr.clone(),
+                            rotated,
+                            since: self.suspect.as_ref().map_or(t, |s| s.since),
+                            raised: self.suspect.as_ref().is_some_and(|s| s.raised),
+                        });
+                        self.raise_suspect(t, "the opponent replied");
+                        self.suspect = None;
+                        self.rotated = Some(rotated);
+                        self.commit(t, &irr.mv);
+                        let settle = G::settle_ms(&p1, &m2, self.config.settle_ms);
+                        self.shown = Some((vec![m2.clone()], rotated));
+                        self.pending = Some(Pending {
+                            moves: vec![m2],
+                            rotated,
+                            since: t,
+                            settle,
+                        });
+                        return true;
+                    }
+                }
+            }
+        }
+        // The irregular move still stands, with pieces of the opponent
+        // lifted: they began to reply, so it was made.
+        let Some(s) = &self.suspect else {
+            return false;
+        };
+        let p1 = G::after(pos, &s.irregular.mv);
+        let view = self.view(s.rotated);
+        let involved = G::squares(&s.irregular.mv);
+        let lifted_only = (0..self.geometry.len()).all(|i| {
+            let sq = self.geometry.square(i).expect("in range");
+            match (G::letter(&p1, sq), view[i]) {
+                (None, Content::Empty) | (Some(_), Content::Occupied) => true,
+                (Some(e), Content::Piece(p)) => G::same_piece(e, p.letter()),
+                (Some(_), Content::Empty) => !involved.contains(&sq),
+                _ => false,
+            }
+        });
+        if lifted_only {
+            self.raise_suspect(t, "the opponent began to reply");
+            return true;
+        }
+        false
+    }
+
+    /// Reports the irregular move the board shows, once.
+    fn raise_suspect(&mut self, t: Millis, evidence: &str) {
+        let (Some(s), Some(cur)) = (&mut self.suspect, &self.current) else {
+            return;
+        };
+        if s.raised {
+            return;
+        }
+        s.raised = true;
+        let side = G::side_to_move(&cur.pos);
+        let notation = G::notation(&cur.pos, &s.irregular.mv);
+        let law = s.irregular.law;
+        let what = s.irregular.what.clone();
+        let count = match self.illegal_counts.iter_mut().find(|(n, _)| *n == side) {
+            Some((_, c)) => {
+                *c += 1;
+                *c
+            }
+            None => {
+                self.illegal_counts.push((side, 1));
+                1
+            }
+        };
+        let consequence = G::illegal_consequence(count);
+        self.emit(
+            t,
+            GameEventKind::Alert(GameAlert::new(
+                GameAlertKind::IllegalMove,
+                Some(side),
+                Some(law),
+                format!("{side} played {notation}, an illegal move: {what} (art. {law}); {evidence}. {consequence}")
+                    .trim_end()
+                    .to_owned(),
+            )),
+        );
     }
 
     fn has_letters(&self) -> bool {
