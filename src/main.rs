@@ -161,6 +161,7 @@ fn parse_family(name: &str) -> Result<boardcast::capture::Protocol, String> {
     match Protocol::from_name(name) {
         Some(p @ (Protocol::Dgt | Protocol::Millennium | Protocol::Open)) => Ok(p),
         Some(Protocol::Certabo) => Err("certabo boards are not simulated yet".into()),
+        Some(Protocol::DgtBus) => Err("the demo does not simulate dgt-bus lines yet".into()),
         None => Err(format!(
             "unknown family `{name}` (the demo simulates dgt, millennium, open)"
         )),

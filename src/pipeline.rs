@@ -94,6 +94,9 @@ pub struct BoardPipeline {
     last_clock_at: Option<Millis>,
     /// An `unrecognised` alert is open (see [`AlertKind::Unrecognised`]).
     unrecognised: bool,
+    /// On a DGT bus: the address of this pipeline's board; readings of the
+    /// other boards on the line are not its business.
+    unit: Option<u16>,
 }
 
 impl BoardPipeline {
@@ -114,6 +117,7 @@ impl BoardPipeline {
             elapsed: [0; 2],
             last_clock_at: None,
             unrecognised: false,
+            unit: None,
         }
     }
 
@@ -134,6 +138,7 @@ impl BoardPipeline {
     /// state starts afresh). DGT is the default.
     pub fn set_family(&mut self, family: crate::family::Family) {
         self.buf.clear();
+        self.unit = None;
         self.input = if family == crate::family::Family::Dgt {
             Input::Dgt(dgt::Decoder::new())
         } else {
@@ -142,6 +147,19 @@ impl BoardPipeline {
                 &crate::family::DriverOptions::default(),
             ))
         };
+    }
+
+    /// Reads the board at `address` of a DGT bus from now on (before any
+    /// byte): the bytes handed in are the whole line's, and only that
+    /// board's replies count.
+    pub fn set_bus_unit(&mut self, address: u16) {
+        self.set_family(crate::family::Family::DgtBus);
+        self.unit = Some(address);
+    }
+
+    /// The bus address this pipeline reads, on a DGT bus.
+    pub fn bus_unit(&self) -> Option<u16> {
+        self.unit
     }
 
     /// Sets the time control of the board's games: flags are then judged
@@ -279,6 +297,7 @@ impl BoardPipeline {
         use crate::family::DriverEvent;
         use boardcast_protocols::reading::{Content, Reading, Square as At};
         match e {
+            DriverEvent::Reading { unit, .. } if self.unit.is_some_and(|u| u != unit) => {}
             DriverEvent::Reading { reading, .. } => match reading {
                 Reading::Square(change) => {
                     self.stats.messages += 1;

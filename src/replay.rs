@@ -71,6 +71,9 @@ pub fn replay_file(path: &Path, config: Config) -> Result<Replay, ReplayError> {
     replay_reader(BufReader::new(file), config, path)
 }
 
+/// The capture header key naming a DGT bus board's address.
+pub const BUS_UNIT: &str = "unit";
+
 /// Replays a capture from any reader; `path` names it in errors.
 pub fn replay_reader(
     input: impl BufRead,
@@ -98,6 +101,19 @@ pub fn replay_reader(
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.clone())
     };
+    // A DGT bus capture holds the whole line: `unit=` names the board.
+    if header.protocol == crate::capture::Protocol::DgtBus {
+        let unit = meta(BUS_UNIT)
+            .and_then(|u| u.parse::<u16>().ok())
+            .ok_or_else(|| ReplayError::Capture {
+                path: path.to_owned(),
+                source: CaptureError::Malformed {
+                    line: 1,
+                    reason: format!("a dgt-bus capture names its board's address (`{BUS_UNIT}=N`)"),
+                },
+            })?;
+        pipeline.set_bus_unit(unit);
+    }
     if let Some(tc) = meta("time_control") {
         let text = match meta("increment_mode") {
             Some(mode) => format!("{tc} {mode}"),

@@ -3,11 +3,11 @@
 use std::collections::BTreeMap;
 
 use boardcast_protocols::dgt::bus::{BusBody, BusCommand, BusDecoder, BusRequest};
-use boardcast_protocols::reading::{Reading, Snapshot, SnapshotDiff};
+use boardcast_protocols::reading::{Reading, Snapshot};
 use boardcast_protocols::stream::StreamError;
 use bytes::BytesMut;
 
-use super::{Driver, DriverEvent, Family, LineSettings, dropped, push_snapshot};
+use super::{Driver, DriverEvent, Family, LineSettings, dropped};
 
 /// Bus polling options.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,7 +37,9 @@ impl Default for BusOptions {
 
 #[derive(Debug, Default)]
 struct Unit {
-    diff: SnapshotDiff,
+    /// Its whole board was read since the line was opened (or since it
+    /// came back): change lists follow.
+    known: bool,
     /// Answered since the line was opened, and not missing since.
     present: bool,
     /// Unanswered requests in a row.
@@ -54,7 +56,8 @@ struct Unit {
 /// and are added). Then one request every `gap_ms`, to each board in turn:
 /// `SendBoard` until its board is known (and after it comes back),
 /// `SendChanges` after that, `RepeatChanges` after a lost answer, or what
-/// the caller queued with [`DgtBusDriver::request`]. A board
+/// the caller queued with [`DgtBusDriver::request`]. Whole boards are
+/// passed on whole (snapshots), change lists as square changes. A board
 /// that misses `misses` requests in a row is reported missing
 /// ([`DriverEvent::UnitMissing`]); the others are polled as before. Each
 /// board's readings carry its address as the unit.
@@ -152,7 +155,7 @@ impl Driver for DgtBusDriver {
                 unit.missed += 1;
                 if unit.present && unit.missed >= self.options.misses {
                     unit.present = false;
-                    unit.diff.reset();
+                    unit.known = false;
                     out.push(DriverEvent::UnitMissing { unit: address });
                 }
             }
@@ -168,7 +171,7 @@ impl Driver for DgtBusDriver {
         };
         let command = if let Some(command) = unit.queued.take() {
             command
-        } else if unit.diff.last().is_none() {
+        } else if !unit.known {
             BusCommand::SendBoard
         } else if unit.repeat {
             BusCommand::RepeatChanges
@@ -209,8 +212,15 @@ impl Driver for DgtBusDriver {
                 out.push(DriverEvent::UnitFound { unit: address });
             }
             match &message.body {
+                // A whole board is passed on whole, as a single DGT board's
+                // dump is: after a unit comes back, the reconstructor
+                // explains from it what happened while it was away.
                 BusBody::BoardDump(dump) => {
-                    push_snapshot(&mut unit.diff, address, Snapshot::from_dgt(dump), out);
+                    unit.known = true;
+                    out.push(DriverEvent::Reading {
+                        unit: address,
+                        reading: Reading::Snapshot(Snapshot::from_dgt(dump)),
+                    });
                 }
                 BusBody::FromStart(records) => out.push(DriverEvent::Memory {
                     unit: address,
@@ -219,9 +229,6 @@ impl Driver for DgtBusDriver {
                 BusBody::Changes(_) => {
                     unit.repeat = false;
                     for reading in message.readings() {
-                        if let Reading::Square(change) = reading {
-                            unit.diff.apply(change);
-                        }
                         out.push(DriverEvent::Reading {
                             unit: address,
                             reading,

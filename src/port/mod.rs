@@ -41,6 +41,7 @@
 //! nothing one board does can stop another: each has its own task, device,
 //! pipeline and queue.
 
+pub mod bus;
 pub mod find;
 pub mod live;
 pub mod recorder;
