@@ -295,40 +295,12 @@ impl SimBoard {
 
     fn try_plug(&mut self) -> Result<(), PtyError> {
         assert!(self.server.is_none(), "already plugged");
-        let pty = nix::pty::openpty(None, None)?;
-        // Not inherited by child processes (a daemon spawned later): a copy
-        // of the master there would keep the line up after an unplug.
-        for fd in [&pty.master, &pty.slave] {
-            nix::fcntl::fcntl(
-                fd,
-                nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC),
-            )?;
-        }
-        // Raw line discipline before anyone talks: no echo, no line editing.
-        let mut t = nix::sys::termios::tcgetattr(&pty.slave)?;
-        nix::sys::termios::cfmakeraw(&mut t);
-        nix::sys::termios::tcsetattr(&pty.slave, nix::sys::termios::SetArg::TCSANOW, &t)?;
-        let flags = nix::fcntl::fcntl(&pty.master, nix::fcntl::FcntlArg::F_GETFL)?;
-        let flags = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
-        nix::fcntl::fcntl(&pty.master, nix::fcntl::FcntlArg::F_SETFL(flags))?;
-        let tty = nix::unistd::ttyname(&pty.slave)?;
         self.plugs += 1;
         let symlink = self.path();
-        let _ = fs::remove_file(&symlink);
-        std::os::unix::fs::symlink(&tty, &symlink).map_err(|source| PtyError::Io {
-            path: symlink.clone(),
-            source,
-        })?;
-        // SAFETY: the OwnedFd is a valid descriptor owned by the AsyncFd,
-        // never replaced or closed while registered.
-        let master = unsafe { AsyncFd::register(pty.master) }.map_err(|e| PtyError::Io {
-            path: tty.clone(),
-            source: io::Error::other(e.to_string()),
-        })?;
-        let master = Arc::new(master);
+        let (master, slave) = open_line(&symlink)?;
         lock(&self.shared).plugged = Some(Plugged {
             master: master.clone(),
-            _slave: pty.slave,
+            _slave: slave,
             updates: false,
             symlink,
         });
@@ -392,7 +364,43 @@ impl Drop for SimBoard {
     }
 }
 
-fn write_all(fd: &AsyncFd<OwnedFd>, mut bytes: &[u8]) {
+/// Opens a pseudo-terminal in raw mode and links `symlink` to its slave
+/// side: returns the master (registered with the runtime) and the slave
+/// descriptor, which the caller keeps open so the master never sees a
+/// hang-up between the daemon's connections.
+pub(crate) fn open_line(symlink: &Path) -> Result<(Arc<AsyncFd<OwnedFd>>, OwnedFd), PtyError> {
+    let pty = nix::pty::openpty(None, None)?;
+    // Not inherited by child processes (a daemon spawned later): a copy
+    // of the master there would keep the line up after an unplug.
+    for fd in [&pty.master, &pty.slave] {
+        nix::fcntl::fcntl(
+            fd,
+            nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC),
+        )?;
+    }
+    // Raw line discipline before anyone talks: no echo, no line editing.
+    let mut t = nix::sys::termios::tcgetattr(&pty.slave)?;
+    nix::sys::termios::cfmakeraw(&mut t);
+    nix::sys::termios::tcsetattr(&pty.slave, nix::sys::termios::SetArg::TCSANOW, &t)?;
+    let flags = nix::fcntl::fcntl(&pty.master, nix::fcntl::FcntlArg::F_GETFL)?;
+    let flags = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
+    nix::fcntl::fcntl(&pty.master, nix::fcntl::FcntlArg::F_SETFL(flags))?;
+    let tty = nix::unistd::ttyname(&pty.slave)?;
+    let _ = fs::remove_file(symlink);
+    std::os::unix::fs::symlink(&tty, symlink).map_err(|source| PtyError::Io {
+        path: symlink.to_owned(),
+        source,
+    })?;
+    // SAFETY: the OwnedFd is a valid descriptor owned by the AsyncFd,
+    // never replaced or closed while registered.
+    let master = unsafe { AsyncFd::register(pty.master) }.map_err(|e| PtyError::Io {
+        path: tty.clone(),
+        source: io::Error::other(e.to_string()),
+    })?;
+    Ok((Arc::new(master), pty.slave))
+}
+
+pub(crate) fn write_all(fd: &AsyncFd<OwnedFd>, mut bytes: &[u8]) {
     let mut spins = 0;
     while !bytes.is_empty() {
         match nix::unistd::write(fd.get_ref(), bytes) {
@@ -450,7 +458,7 @@ async fn serve(shared: Arc<Mutex<Shared>>, master: Arc<AsyncFd<OwnedFd>>, starte
 
 /// Reads what the host writes on one plug until it goes away, handing
 /// each chunk to `answer`.
-async fn read_host(master: &AsyncFd<OwnedFd>, mut answer: impl FnMut(&[u8])) {
+pub(crate) async fn read_host(master: &AsyncFd<OwnedFd>, mut answer: impl FnMut(&[u8])) {
     let mut bytes = [0u8; 512];
     loop {
         let Ok(mut guard) = master.readable().await else {
