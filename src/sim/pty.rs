@@ -163,6 +163,8 @@ struct Shared {
     sessions: usize,
     garbage_every: Option<usize>,
     protocol: Protocol,
+    /// The board's memory (EEPROM move log) since the first session began.
+    memory: Vec<boardcast_protocols::dgt::EeRecord>,
 }
 
 /// A simulated board (DGT, Millennium or open protocol) on a pty.
@@ -247,6 +249,7 @@ impl SimBoard {
             sessions: 0,
             garbage_every: opts.garbage_every,
             protocol: opts.protocol,
+            memory: Vec::new(),
         }));
         let started = Arc::new(Notify::new());
         let player = tokio::spawn(play(
@@ -431,6 +434,11 @@ async fn serve(shared: Arc<Mutex<Shared>>, master: Arc<AsyncFd<OwnedFd>>, starte
                 DgtCommand::SerialNumber => Some(Message::SerialNumber(s.serial.clone())),
                 DgtCommand::Version => Some(Message::Version { major: 2, minor: 7 }),
                 DgtCommand::SendBoard => Some(dump_message(&s.cells, s.rotated)),
+                DgtCommand::EeMoves => {
+                    let mut records = s.memory.clone();
+                    records.push(boardcast_protocols::dgt::EeRecord::Eof);
+                    Some(Message::EeMoves(records))
+                }
                 DgtCommand::Reset => {
                     if let Some(p) = &mut s.plugged {
                         p.updates = false;
@@ -598,6 +606,13 @@ async fn play(
     mut next: Option<NextSession>,
     opts: SimOptions,
 ) {
+    {
+        // The board's memory begins with what stands on it: the start
+        // position mark, or an empty board and the pieces set up.
+        let mut s = lock(&shared);
+        let (cells, rotated) = (s.cells, s.rotated);
+        s.memory = initial_memory(&cells, rotated);
+    }
     started.notified().await;
     let mut start = Instant::now() + opts.lead_in;
     let mut session = first;
@@ -611,8 +626,19 @@ async fn play(
             match step {
                 Step::Reading(i, reading) => {
                     match reading {
-                        Reading::Square(sq, cell) => s.cells[*sq as usize] = *cell,
-                        Reading::Dump(cells) => s.cells = **cells,
+                        Reading::Square(sq, cell) => {
+                            s.cells[*sq as usize] = *cell;
+                            s.memory.push(memory_record(*sq, *cell, rotated));
+                        }
+                        Reading::Dump(cells) => {
+                            for sq in crate::rules::Square::ALL {
+                                if s.cells[sq as usize] != cells[sq as usize] {
+                                    s.memory
+                                        .push(memory_record(sq, cells[sq as usize], rotated));
+                                }
+                            }
+                            s.cells = **cells;
+                        }
                     }
                     if number == 0 {
                         s.applied = i + 1;
@@ -671,6 +697,39 @@ async fn play(
         number += 1;
         start = Instant::now();
     }
+}
+
+/// The memory record of square `sq` now holding `cell`.
+fn memory_record(
+    sq: crate::rules::Square,
+    cell: Cell,
+    rotated: bool,
+) -> boardcast_protocols::dgt::EeRecord {
+    boardcast_protocols::dgt::EeRecord::PieceChange {
+        field: super::dgt::field_of(sq, rotated),
+        piece: super::dgt::code_of(cell),
+        rapid: false,
+    }
+}
+
+/// What a board's memory holds when play begins on `cells`: the start
+/// position mark, or an empty board and the pieces set up.
+fn initial_memory(cells: &[Cell; 64], rotated: bool) -> Vec<boardcast_protocols::dgt::EeRecord> {
+    use boardcast_protocols::dgt::EeRecord;
+    if *cells == crate::pipeline::start_cells(rotated) {
+        return vec![if rotated {
+            EeRecord::BeginPosRotated
+        } else {
+            EeRecord::BeginPos
+        }];
+    }
+    let mut out = vec![EeRecord::EmptyBoard];
+    for sq in crate::rules::Square::ALL {
+        if cells[sq as usize] != Cell::Empty {
+            out.push(memory_record(sq, cells[sq as usize], rotated));
+        }
+    }
+    out
 }
 
 /// Prepends to `next` the readings of players clearing the board and
