@@ -342,6 +342,9 @@ impl BoardPipeline {
                 }
                 Reading::ClockAck(_) => {}
             },
+            DriverEvent::Memory { unit, records } if self.unit.is_none_or(|u| u == unit) => {
+                self.recover_from_memory(t, &records);
+            }
             DriverEvent::Dropped { reason, bytes } => {
                 self.stats.bad_frames += 1;
                 self.stats.skipped_bytes += bytes as u64;

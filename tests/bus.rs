@@ -3,7 +3,8 @@
 //! into a real Mosquitto; each is a board of its own (topics, PGN,
 //! capture). One unit leaves the chain mid-game and comes back: it is
 //! reported offline, the others never notice, and every game ends exact,
-//! with the moves made while it was away recovered.
+//! with the moves made while it was away recovered in order from its
+//! memory.
 
 use std::time::Duration;
 
@@ -103,14 +104,14 @@ async fn four_bus_boards_on_one_line_one_unplugged_and_replugged_mid_game_lose_n
         })
         .await;
     assert_eq!(offline["serial"], "00300", "{offline}");
-    // Moves are made while it is away: two more plies at least (the
-    // reconstructor explains up to four from the whole board it reads
-    // when the unit comes back).
-    while line.plies(gone) < unplugged_at + 2 {
+    // Moves are made while it is away: five more plies at least, more
+    // than a whole-board read can explain (`reconstructor.depth` is 4):
+    // the board's memory tells them, in order.
+    while line.plies(gone) < unplugged_at + 5 {
         tokio::time::sleep(Duration::from_millis(10)).await;
     }
     let away = line.plies(gone) - offline["ply"].as_u64().unwrap() as usize;
-    assert!(away >= 2, "{away} plies made while away");
+    assert!(away >= 5, "{away} plies made while away");
     line.plug_unit(gone);
 
     for (i, id) in ids.iter().enumerate() {
@@ -153,6 +154,13 @@ async fn four_bus_boards_on_one_line_one_unplugged_and_replugged_mid_game_lose_n
         log.contains("bus unit missing from the chain") && log.contains("unit=300"),
         "{log}"
     );
+    // Back in the chain, b2 was asked for its memory, which told the moves
+    // made while it was away, in order.
+    let memory = log
+        .lines()
+        .find(|l| l.contains("board=b2") && l.contains("board memory: changes made while away"))
+        .unwrap_or_else(|| panic!("b2's memory was not used:\n{log}"));
+    assert!(!memory.contains("changes=0"), "{memory}");
     let status = daemon.stop();
     assert!(status.success(), "{}", daemon.log());
 

@@ -44,6 +44,9 @@ struct Unit {
     present: bool,
     /// Unanswered requests in a row.
     missed: u32,
+    /// Reported missing and not back yet: pinged until it answers, so the
+    /// caller hears of its return before anything else is asked of it.
+    lost: bool,
     /// The last change list was lost: ask for it again.
     repeat: bool,
     /// A command asked for by the caller, sent at the unit's next turn.
@@ -59,7 +62,10 @@ struct Unit {
 /// the caller queued with [`DgtBusDriver::request`]. Whole boards are
 /// passed on whole (snapshots), change lists as square changes. A board
 /// that misses `misses` requests in a row is reported missing
-/// ([`DriverEvent::UnitMissing`]); the others are polled as before. Each
+/// ([`DriverEvent::UnitMissing`]) and pinged until it answers again
+/// ([`DriverEvent::UnitFound`]): the caller can then queue a request (its
+/// memory) before its whole board is asked for. The others are polled as
+/// before. Each
 /// board's readings carry its address as the unit.
 #[derive(Debug)]
 pub struct DgtBusDriver {
@@ -156,6 +162,7 @@ impl Driver for DgtBusDriver {
                 if unit.present && unit.missed >= self.options.misses {
                     unit.present = false;
                     unit.known = false;
+                    unit.lost = true;
                     out.push(DriverEvent::UnitMissing { unit: address });
                 }
             }
@@ -169,7 +176,9 @@ impl Driver for DgtBusDriver {
         let Some(unit) = self.units.get_mut(&address) else {
             return Vec::new();
         };
-        let command = if let Some(command) = unit.queued.take() {
+        let command = if unit.lost {
+            BusCommand::Ping
+        } else if let Some(command) = unit.queued.take() {
             command
         } else if !unit.known {
             BusCommand::SendBoard
@@ -207,6 +216,7 @@ impl Driver for DgtBusDriver {
             }
             let unit = self.units.entry(address).or_default();
             unit.missed = 0;
+            unit.lost = false;
             if !unit.present {
                 unit.present = true;
                 out.push(DriverEvent::UnitFound { unit: address });
@@ -366,6 +376,17 @@ mod tests {
                 .count(),
             1
         );
+        // While missing, it is pinged.
+        let mut pinged = false;
+        for step in 0..10 {
+            let sent = d.poll(t + 100 * step, &mut Vec::new());
+            if !sent.is_empty() && request(&sent).address == 300 {
+                pinged = request(&sent).command == BusCommand::Ping;
+                break;
+            }
+        }
+        assert!(pinged);
+        t += 1000;
         // It comes back: found again, and asked for its whole board.
         out.clear();
         d.feed(

@@ -34,6 +34,7 @@ use crate::capture::Direction;
 use crate::config;
 use crate::event::Millis;
 use crate::family::{BusOptions, DgtBusDriver, Driver, DriverEvent};
+use boardcast_protocols::dgt::bus::BusCommand;
 
 /// How long a line found by a pattern (or a list) has for one configured
 /// unit to answer the ping; real boards answer within 1100 ms.
@@ -335,7 +336,7 @@ impl BusTask {
         let pending = std::mem::take(&mut link.pending);
         let port = link.path.to_string_lossy().into_owned();
         let mut strangers = BTreeSet::new();
-        self.handle_events(pending, &port, &mut strangers);
+        self.handle_events(pending, &port, &mut strangers, &mut link.driver);
         let tick = Duration::from_millis(link.driver.tick_ms());
         let flush_every = Duration::from_millis(500);
         let mut next_tick = Instant::now();
@@ -368,7 +369,8 @@ impl BusTask {
                             u.task.record(t, Direction::FromBoard, chunk);
                         }
                         link.driver.feed(self.bus_ms(), chunk, &mut events);
-                        self.handle_events(std::mem::take(&mut events), &port, &mut strangers);
+                        let found = std::mem::take(&mut events);
+                        self.handle_events(found, &port, &mut strangers, &mut link.driver);
                     }
                     Err(e) => return Lost::Read(e),
                 },
@@ -378,7 +380,8 @@ impl BusTask {
                     if now >= next_tick {
                         next_tick = now + tick;
                         let out = link.driver.poll(self.bus_ms(), &mut events);
-                        self.handle_events(std::mem::take(&mut events), &port, &mut strangers);
+                        let found = std::mem::take(&mut events);
+                        self.handle_events(found, &port, &mut strangers, &mut link.driver);
                         if !out.is_empty() {
                             for u in &mut self.units {
                 let span = u.span.clone();
@@ -406,12 +409,14 @@ impl BusTask {
     }
 
     /// Units found and missing: their boards' status, a log line, a note
-    /// in their captures.
+    /// in their captures. A unit found with a game on (back in the chain,
+    /// or a game resumed after a restart) is asked for its memory first.
     fn handle_events(
         &mut self,
         events: Vec<DriverEvent>,
         port: &str,
         strangers: &mut BTreeSet<u16>,
+        driver: &mut DgtBusDriver,
     ) {
         for e in events {
             match e {
@@ -426,6 +431,12 @@ impl BusTask {
                             u.task
                                 .live
                                 .set_connected(t, port.to_string(), format!("{unit:05}"));
+                            if u.task.live.game_in_progress() {
+                                // Its memory tells in which order the moves
+                                // made while it was away were played.
+                                driver.request(unit, BusCommand::SendFromStart);
+                                debug!(unit, "asking for the board's memory");
+                            }
                         }
                         Some(_) => {}
                         None => {

@@ -109,7 +109,7 @@ impl SimBus {
                 rotated: u.session.rotated,
                 pending: Vec::new(),
                 last: Vec::new(),
-                memory: Vec::new(),
+                memory: super::pty::initial_memory(&u.session.initial, u.session.rotated),
                 answering: true,
                 applied: 0,
                 started: Arc::new(Notify::new()),

@@ -700,7 +700,7 @@ async fn play(
 }
 
 /// The memory record of square `sq` now holding `cell`.
-fn memory_record(
+pub(crate) fn memory_record(
     sq: crate::rules::Square,
     cell: Cell,
     rotated: bool,
@@ -714,7 +714,10 @@ fn memory_record(
 
 /// What a board's memory holds when play begins on `cells`: the start
 /// position mark, or an empty board and the pieces set up.
-fn initial_memory(cells: &[Cell; 64], rotated: bool) -> Vec<boardcast_protocols::dgt::EeRecord> {
+pub(crate) fn initial_memory(
+    cells: &[Cell; 64],
+    rotated: bool,
+) -> Vec<boardcast_protocols::dgt::EeRecord> {
     use boardcast_protocols::dgt::EeRecord;
     if *cells == crate::pipeline::start_cells(rotated) {
         return vec![if rotated {
