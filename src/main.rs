@@ -461,11 +461,14 @@ fn check_config(path: &Path) -> Result<()> {
     );
     for b in &c.boards {
         println!(
-            "  board {}: {} {} baud {}{}",
+            "  board {}: {} {} baud {}{}{}",
             b.id,
             b.port,
             b.protocol.name(),
             b.baud,
+            b.bus_address
+                .map(|a| format!(", bus address {a}"))
+                .unwrap_or_default(),
             b.serial
                 .as_ref()
                 .map(|s| format!(", serial {s}"))
