@@ -33,6 +33,9 @@ impl Direction {
 pub enum Protocol {
     /// The DGT e-board serial protocol.
     Dgt,
+    /// DGT boards in bus mode, several on one line (a capture holds the
+    /// whole line; its `unit=` names the board's bus address).
+    DgtBus,
     /// Millennium ChessLink.
     Millennium,
     /// Certabo RFID boards.
@@ -46,6 +49,7 @@ impl Protocol {
     pub fn name(self) -> &'static str {
         match self {
             Protocol::Dgt => "dgt",
+            Protocol::DgtBus => "dgt-bus",
             Protocol::Millennium => "millennium",
             Protocol::Certabo => "certabo",
             Protocol::Open => "open",
@@ -56,6 +60,7 @@ impl Protocol {
     pub fn from_name(name: &str) -> Option<Protocol> {
         match name {
             "dgt" => Some(Protocol::Dgt),
+            "dgt-bus" => Some(Protocol::DgtBus),
             "millennium" => Some(Protocol::Millennium),
             "certabo" => Some(Protocol::Certabo),
             "open" => Some(Protocol::Open),
@@ -67,6 +72,7 @@ impl Protocol {
     pub fn family(self) -> crate::family::Family {
         match self {
             Protocol::Dgt => crate::family::Family::Dgt,
+            Protocol::DgtBus => crate::family::Family::DgtBus,
             Protocol::Millennium => crate::family::Family::Millennium,
             Protocol::Certabo => crate::family::Family::Certabo,
             Protocol::Open => crate::family::Family::Open,

@@ -270,6 +270,8 @@ pub struct RawSerial {
     pub reconnect_min_ms: Option<u64>,
     /// Longest reopening delay.
     pub reconnect_max_ms: Option<u64>,
+    /// Time between two requests on a DGT bus line.
+    pub bus_gap_ms: Option<u64>,
 }
 
 /// `[recorder]` as written.
@@ -342,6 +344,8 @@ pub struct RawBoard {
     pub number: Option<u32>,
     /// This board's time control, when it differs from the event's.
     pub time_control: Option<Spanned<String>>,
+    /// Its address on a DGT bus (`protocol = "dgt-bus"`).
+    pub bus_address: Option<Spanned<u32>>,
 }
 
 /// `[event]`, validated.
@@ -513,6 +517,9 @@ pub struct Serial {
     pub handshake: Duration,
     /// Reopening delays.
     pub reconnect: BackoffConfig,
+    /// Time between two requests on a DGT bus line (each unit is polled
+    /// once every `bus_gap` times the number of units).
+    pub bus_gap: Duration,
 }
 
 /// Log output format.
@@ -553,6 +560,60 @@ impl std::fmt::Display for PortSpec {
     }
 }
 
+/// The bus address of a board: `bus_address`, or (when absent) its
+/// `serial` read as a number, for `dgt-bus` boards; none for the others.
+/// A mistake comes back with the span to point at.
+fn bus_address(
+    id: &str,
+    id_span: Range<usize>,
+    given: Option<Spanned<u32>>,
+    protocol: Protocol,
+    serial: Option<&str>,
+) -> Result<Option<u16>, (Range<usize>, String)> {
+    use boardcast_protocols::dgt::bus::MAX_ADDRESS;
+    if protocol != Protocol::DgtBus {
+        return match given {
+            Some(a) => Err((
+                a.span(),
+                format!("board `{id}`: `bus_address` is only for `protocol = \"dgt-bus\"` boards"),
+            )),
+            None => Ok(None),
+        };
+    }
+    let from_serial = serial.and_then(|s| s.trim().parse::<u32>().ok());
+    let (span, address) = match given {
+        Some(a) => (a.span(), *a.get_ref()),
+        None => match from_serial {
+            Some(a) => (id_span, a),
+            None => {
+                return Err((
+                    id_span,
+                    format!(
+                        "board `{id}`: a dgt-bus board needs `bus_address` (its serial number as a number, 1 to {MAX_ADDRESS})"
+                    ),
+                ));
+            }
+        },
+    };
+    if address == 0 || address > u32::from(MAX_ADDRESS) {
+        return Err((
+            span,
+            format!("board `{id}`: bus address {address} is out of range (1 to {MAX_ADDRESS})"),
+        ));
+    }
+    if let Some(s) = from_serial
+        && s != address
+    {
+        return Err((
+            span,
+            format!(
+                "board `{id}`: bus address {address} disagrees with serial {s} (a DGT board's bus address is its serial number)"
+            ),
+        ));
+    }
+    Ok(Some(address as u16))
+}
+
 /// Whether a port string is a glob pattern.
 pub fn is_pattern(s: &str) -> bool {
     s.contains(['*', '?', '['])
@@ -579,6 +640,9 @@ pub struct Board {
     pub number: u32,
     /// Time control (the board's own, or the event's).
     pub time_control: Option<crate::clock::TimeControl>,
+    /// Its address on a DGT bus (`Some` exactly when the protocol is
+    /// `dgt-bus`). Boards with the same `port` share one line.
+    pub bus_address: Option<u16>,
 }
 
 impl Config {
@@ -818,6 +882,8 @@ impl Config {
                 s.reconnect_max_ms.or(ds.reconnect_max_ms),
             )
             .ok_or_else(|| missing("serial.reconnect_min_ms"))?,
+            bus_gap: ms(s.bus_gap_ms.or(ds.bus_gap_ms), "serial.bus_gap_ms")?
+                .max(Duration::from_millis(5)),
         };
 
         // [recorder]
@@ -958,12 +1024,32 @@ impl Config {
                 .map(|c| resolve(c).to_string_lossy().into_owned())
                 .collect();
             let serial = rb.serial.map(|s| (s.span(), s.into_inner()));
+            let protocol = match rb.protocol {
+                None => Protocol::Dgt,
+                Some(p) => Protocol::from_name(p.get_ref()).ok_or_else(|| {
+                    invalid(
+                        Some(p.span()),
+                        format!("board `{id}`: unknown protocol `{}`", p.get_ref()),
+                    )
+                })?,
+            };
+            let bus = protocol == Protocol::DgtBus;
             // The same fixed path on two boards is a mistake; shared
             // patterns or lists are fine when serial numbers tell the
             // boards apart.
             let fixed = candidates.len() == 1 && !is_pattern(&candidates[0]);
             for c in &candidates {
                 if let Some((other, _)) = seen_ports.iter().find(|(_, p)| p == c) {
+                    // The boards of one DGT bus share their port exactly.
+                    let same_bus = bus
+                        && boards.iter().any(|b| {
+                            &b.id == other
+                                && b.protocol == Protocol::DgtBus
+                                && b.port.candidates == candidates
+                        });
+                    if same_bus {
+                        continue;
+                    }
                     let both_have_serials = serial.is_some()
                         && boards
                             .iter()
@@ -995,15 +1081,6 @@ impl Config {
                     format!("board `{id}`: serial `{s}` is also board `{}`'s", other.id),
                 ));
             }
-            let protocol = match rb.protocol {
-                None => Protocol::Dgt,
-                Some(p) => Protocol::from_name(p.get_ref()).ok_or_else(|| {
-                    invalid(
-                        Some(p.span()),
-                        format!("board `{id}`: unknown protocol `{}`", p.get_ref()),
-                    )
-                })?,
-            };
             let time_control = match rb.time_control {
                 Some(tc) => Some(
                     crate::clock::TimeControl::parse(tc.get_ref())
@@ -1021,21 +1098,54 @@ impl Config {
                     ),
                 ));
             }
+            let baud = rb.baud.unwrap_or_else(|| {
+                crate::family::for_family(protocol.family(), &Default::default())
+                    .line()
+                    .baud
+            });
+            let bus_address = bus_address(
+                &id,
+                id_span,
+                rb.bus_address,
+                protocol,
+                serial.as_ref().map(|(_, s)| s.as_str()),
+            )
+            .map_err(|(span, m)| invalid(Some(span), m))?;
+            if let Some(address) = bus_address {
+                for b in boards.iter().filter(|b| b.port.candidates == candidates) {
+                    if b.bus_address == Some(address) {
+                        return Err(invalid(
+                            Some(port_span),
+                            format!(
+                                "board `{id}`: bus address {address} on port `{}` is also board `{}`'s",
+                                candidates.join(", "),
+                                b.id
+                            ),
+                        ));
+                    }
+                    if b.baud != baud {
+                        return Err(invalid(
+                            Some(port_span),
+                            format!(
+                                "board `{id}`: baud {baud} differs from board `{}`'s ({}) on the same bus line",
+                                b.id, b.baud
+                            ),
+                        ));
+                    }
+                }
+            }
             boards.push(Board {
                 id,
                 port: PortSpec { candidates },
                 serial: serial.map(|(_, s)| s),
                 protocol,
                 // Each family's own line speed unless the file says otherwise.
-                baud: rb.baud.unwrap_or_else(|| {
-                    crate::family::for_family(protocol.family(), &Default::default())
-                        .line()
-                        .baud
-                }),
+                baud,
                 white: rb.white,
                 black: rb.black,
                 number,
                 time_control,
+                bus_address,
             });
         }
 
@@ -1321,6 +1431,7 @@ mod tests {
         assert!(t.enabled.is_some() && t.ca_file.is_some() && t.client_key_file.is_some());
         let s = raw.serial.unwrap();
         assert!(s.poll_ms.is_some() && s.silence_ms.is_some() && s.handshake_ms.is_some());
+        assert!(s.bus_gap_ms.is_some());
         let r = raw.reconstructor.unwrap();
         assert!(r.settle_base_ms.is_some() && r.budget.is_some() && r.depth.is_some());
         assert!(raw.log.unwrap().level.is_some());
@@ -1429,6 +1540,54 @@ mod tests {
         assert!(
             err.to_string()
                 .contains("line 4: board `a`: unknown protocol `millenium`")
+        );
+    }
+
+    #[test]
+    fn boards_on_one_dgt_bus_share_a_port_and_differ_by_address() {
+        let bus = |a: &str, b: &str| {
+            format!(
+                "[[board]]\nid = \"a\"\nport = \"/dev/bus\"\nprotocol = \"dgt-bus\"\n{a}\n\
+                 [[board]]\nid = \"b\"\nport = \"/dev/bus\"\nprotocol = \"dgt-bus\"\n{b}\n"
+            )
+        };
+        let c = parse(&bus("bus_address = 1025", "serial = \"00300\"")).unwrap();
+        assert_eq!(c.boards[0].bus_address, Some(1025));
+        assert_eq!(c.boards[1].bus_address, Some(300));
+        assert_eq!((c.boards[0].number, c.boards[1].number), (1, 2));
+        assert_eq!(c.boards[0].baud, 9600);
+        let err = |text: &str| parse(text).unwrap_err().to_string();
+        assert!(
+            err(&bus("bus_address = 7", "bus_address = 7"))
+                .contains("board `b`: bus address 7 on port `/dev/bus` is also board `a`'s")
+        );
+        assert!(
+            err(&bus("bus_address = 7", ""))
+                .contains("board `b`: a dgt-bus board needs `bus_address`")
+        );
+        assert!(err(&bus("bus_address = 7", "bus_address = 16384")).contains("out of range"));
+        assert!(
+            err(&bus(
+                "bus_address = 7",
+                "bus_address = 8\nserial = \"00009\""
+            ))
+            .contains("bus address 8 disagrees with serial 9")
+        );
+        assert!(
+            err(&bus("bus_address = 7", "bus_address = 8\nbaud = 19200"))
+                .contains("baud 19200 differs from board `a`'s (9600) on the same bus line")
+        );
+        // A single board cannot share the bus's line, nor take an address.
+        let mixed = "[[board]]\nid = \"a\"\nport = \"/dev/bus\"\nprotocol = \"dgt-bus\"\nbus_address = 7\n\
+                     [[board]]\nid = \"b\"\nport = \"/dev/bus\"\n";
+        assert!(
+            err(mixed).contains("board `b`: port `/dev/bus` is also board `a`'s"),
+            "{}",
+            err(mixed)
+        );
+        assert!(
+            err("[[board]]\nid = \"a\"\nport = \"/dev/x\"\nbus_address = 7\n")
+                .contains("`bus_address` is only for `protocol = \"dgt-bus\"` boards")
         );
     }
 

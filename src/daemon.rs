@@ -177,6 +177,8 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     let mut routes = CommandRoutes::new();
     let mut boards = JoinSet::new();
     let mut names = std::collections::HashMap::new();
+    // The boards of each DGT bus line, in file order.
+    let mut buses: Vec<(Vec<String>, Vec<BoardTask>)> = Vec::new();
     for (i, b) in config.boards.iter().enumerate() {
         let (command_tx, commands) = mpsc::channel(16);
         routes.insert(b.id.clone(), command_tx);
@@ -184,7 +186,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         // (delayed, with the waiting events of an earlier session taken up
         // from the journal) are in place before a resume replays its game.
         let fresh = || {
-            LiveBoard::new(
+            let live = LiveBoard::new(
                 &b.id,
                 config.reconstructor,
                 outbox.board(i),
@@ -192,8 +194,12 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
                 b.number,
                 b.time_control.clone(),
             )
-            .with_protocol(b.protocol)
-            .with_broadcast(outbox.arbiter(i), public_view(&config, &b.id))
+            .with_protocol(b.protocol);
+            let live = match b.bus_address {
+                Some(address) => live.with_bus_unit(address),
+                None => live,
+            };
+            live.with_broadcast(outbox.arbiter(i), public_view(&config, &b.id))
         };
         let mut live = fresh();
         // Resume the game of an earlier session from its captures.
@@ -225,7 +231,21 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         }
         let recorder = match &config.recorder {
             Some(dir) => {
-                match Recorder::create(dir, &b.id, &session, resumed_from.as_deref(), b.protocol) {
+                // A board on a DGT bus records the whole line; `unit=`
+                // names its address for replay.
+                let extra: Vec<(String, String)> = b
+                    .bus_address
+                    .map(|a| (crate::replay::BUS_UNIT.to_string(), a.to_string()))
+                    .into_iter()
+                    .collect();
+                match Recorder::create_with(
+                    dir,
+                    &b.id,
+                    &session,
+                    resumed_from.as_deref(),
+                    b.protocol,
+                    &extra,
+                ) {
                     Ok(r) => Some(r),
                     Err(e) => {
                         // Design: the boards matter more than their captures.
@@ -256,8 +276,33 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
                 .with_arbiter_web(w.arbiter_feed(i));
         }
         task.live.announce(board_clock.now_ms());
+        if b.bus_address.is_some() {
+            // One task per bus line: gathered below.
+            match buses
+                .iter_mut()
+                .find(|(port, _): &&mut (Vec<String>, Vec<BoardTask>)| *port == b.port.candidates)
+            {
+                Some((_, tasks)) => tasks.push(task),
+                None => buses.push((b.port.candidates.clone(), vec![task])),
+            }
+            continue;
+        }
         let handle = boards.spawn(task.run(stop_rx.clone()));
         names.insert(handle.id(), b.id.clone());
+    }
+    for (_, tasks) in buses {
+        let ids = tasks
+            .iter()
+            .map(|t| t.board.id.as_str())
+            .collect::<Vec<_>>()
+            .join(",");
+        match crate::port::bus::BusTask::new(tasks) {
+            Ok(bus) => {
+                let handle = boards.spawn(bus.run(stop_rx.clone()));
+                names.insert(handle.id(), ids);
+            }
+            Err(e) => error!(boards = %ids, error = %e, "a bus line cannot be read"),
+        }
     }
     outbox.route_commands(routes);
     info!(

@@ -161,6 +161,7 @@ fn parse_family(name: &str) -> Result<boardcast::capture::Protocol, String> {
     match Protocol::from_name(name) {
         Some(p @ (Protocol::Dgt | Protocol::Millennium | Protocol::Open)) => Ok(p),
         Some(Protocol::Certabo) => Err("certabo boards are not simulated yet".into()),
+        Some(Protocol::DgtBus) => Err("the demo does not simulate dgt-bus lines yet".into()),
         None => Err(format!(
             "unknown family `{name}` (the demo simulates dgt, millennium, open)"
         )),
@@ -460,11 +461,14 @@ fn check_config(path: &Path) -> Result<()> {
     );
     for b in &c.boards {
         println!(
-            "  board {}: {} {} baud {}{}",
+            "  board {}: {} {} baud {}{}{}",
             b.id,
             b.port,
             b.protocol.name(),
             b.baud,
+            b.bus_address
+                .map(|a| format!(", bus address {a}"))
+                .unwrap_or_default(),
             b.serial
                 .as_ref()
                 .map(|s| format!(", serial {s}"))

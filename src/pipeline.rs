@@ -97,6 +97,12 @@ pub struct BoardPipeline {
     last_clock_at: Option<Millis>,
     /// An `unrecognised` alert is open (see [`AlertKind::Unrecognised`]).
     unrecognised: bool,
+    /// On a DGT bus: the address of this pipeline's board; readings of the
+    /// other boards on the line are not its business.
+    unit: Option<u16>,
+    /// The squares as last read, in the board's own orientation (to find
+    /// where a board's memory log takes up).
+    sensed: [Cell; 64],
 }
 
 impl BoardPipeline {
@@ -118,6 +124,8 @@ impl BoardPipeline {
             elapsed: [0; 2],
             last_clock_at: None,
             unrecognised: false,
+            unit: None,
+            sensed: [Cell::Empty; 64],
         }
     }
 
@@ -138,6 +146,7 @@ impl BoardPipeline {
     /// state starts afresh). DGT is the default.
     pub fn set_family(&mut self, family: crate::family::Family) {
         self.buf.clear();
+        self.unit = None;
         self.input = if family == crate::family::Family::Dgt {
             Input::Dgt(dgt::Decoder::new())
         } else {
@@ -146,6 +155,19 @@ impl BoardPipeline {
                 &crate::family::DriverOptions::default(),
             ))
         };
+    }
+
+    /// Reads the board at `address` of a DGT bus from now on (before any
+    /// byte): the bytes handed in are the whole line's, and only that
+    /// board's replies count.
+    pub fn set_bus_unit(&mut self, address: u16) {
+        self.set_family(crate::family::Family::DgtBus);
+        self.unit = Some(address);
+    }
+
+    /// The bus address this pipeline reads, on a DGT bus.
+    pub fn bus_unit(&self) -> Option<u16> {
+        self.unit
     }
 
     /// Sets the time control of the board's games: flags are then judged
@@ -283,6 +305,7 @@ impl BoardPipeline {
         use crate::family::DriverEvent;
         use boardcast_protocols::reading::{Content, Reading, Square as At};
         match e {
+            DriverEvent::Reading { unit, .. } if self.unit.is_some_and(|u| u != unit) => {}
             DriverEvent::Reading { reading, .. } => match reading {
                 Reading::Square(change) => {
                     self.stats.messages += 1;
@@ -313,6 +336,7 @@ impl BoardPipeline {
                             Some(cell) => {
                                 self.stats.square_readings += 1;
                                 let sq = Square::new(u32::from(at.rank) * 8 + u32::from(at.file));
+                                self.sensed[sq as usize] = cell;
                                 self.recon.handle_square(t, sq, cell);
                             }
                             None => self.unidentified(t),
@@ -353,6 +377,7 @@ impl BoardPipeline {
                         }
                     }
                     self.stats.square_readings += 64;
+                    self.sensed = cells;
                     self.recon.handle_board(t, &cells);
                 }
                 Reading::ClockTimes(times) => self.handle_clock(t, &times),
@@ -364,6 +389,9 @@ impl BoardPipeline {
                 }
                 Reading::ClockAck(_) => {}
             },
+            DriverEvent::Memory { unit, records } if self.unit.is_none_or(|u| u == unit) => {
+                self.recover_from_memory(t, &records);
+            }
             DriverEvent::Dropped { reason, bytes } => {
                 self.stats.bad_frames += 1;
                 self.stats.skipped_bytes += bytes as u64;
@@ -388,8 +416,9 @@ impl BoardPipeline {
         match msg {
             Message::FieldUpdate { field, piece } => {
                 self.stats.square_readings += 1;
-                self.recon
-                    .handle_square(t, square_of(field), cell_of(piece));
+                let (sq, cell) = (square_of(field), cell_of(piece));
+                self.sensed[sq as usize] = cell;
+                self.recon.handle_square(t, sq, cell);
             }
             Message::BoardDump(codes) => {
                 self.stats.square_readings += 64;
@@ -398,11 +427,13 @@ impl BoardPipeline {
                     let field = dgt::Field::new(i as u8).expect("64 fields");
                     cells[square_of(field) as usize] = cell_of(*code);
                 }
+                self.sensed = cells;
                 self.recon.handle_board(t, &cells);
                 self.drain();
                 self.check_unrecognised(t, &cells);
             }
             Message::ClockTimes(times) => self.handle_clock(t, &times),
+            Message::EeMoves(records) => self.recover_from_memory(t, &records),
             Message::SerialNumber(serial) | Message::LongSerialNumber(serial) => {
                 self.diagnostics
                     .push_back(Diagnostic::Serial { t_ms: t, serial });
@@ -410,6 +441,32 @@ impl BoardPipeline {
             _ => {}
         }
         self.drain();
+    }
+
+    /// The board's memory (its EEPROM move log, oldest first): the piece
+    /// changes it logged after it last stood as this pipeline last read it
+    /// are fed in order, at `t`, so the reconstructor explains the moves
+    /// made while nobody listened one by one, in their order (a whole-board
+    /// read alone shows where the pieces went, not in which order, and
+    /// only a few plies deep). Nothing is done without a game on, or when
+    /// the log never shows the board as last read (overwritten, another
+    /// game): the board dump that follows is explained as usual.
+    fn recover_from_memory(&mut self, t: Millis, records: &[dgt::EeRecord]) {
+        if self.recon.game().is_none() {
+            return;
+        }
+        let Some(changes) = memory_since(records, &self.sensed) else {
+            return;
+        };
+        tracing::debug!(
+            changes = changes.len(),
+            "board memory: changes made while away"
+        );
+        for (sq, cell) in changes {
+            self.stats.square_readings += 1;
+            self.sensed[sq as usize] = cell;
+            self.recon.handle_square(t, sq, cell);
+        }
     }
 
     /// A whole board read with no game known and no set-up being judged:
@@ -660,6 +717,51 @@ impl BoardPipeline {
     }
 }
 
+/// The standard start position as a board reads it, turned round (Black
+/// on ranks 1-2) when `rotated`.
+pub fn start_cells(rotated: bool) -> [Cell; 64] {
+    let board = crate::rules::Board::default();
+    let mut cells = [Cell::Empty; 64];
+    for (i, cell) in cells.iter_mut().enumerate() {
+        let game = if rotated { 63 - i } else { i };
+        if let Some(p) = board.piece_at(Square::new(game as u32)) {
+            *cell = Cell::Piece(p);
+        }
+    }
+    cells
+}
+
+/// The piece changes of a DGT memory log after the last time the board
+/// stood as `sensed` (in the board's own orientation), oldest first;
+/// `None` when the log never shows that board. The log's board is known
+/// from a start-position or empty-board record on.
+pub fn memory_since(records: &[dgt::EeRecord], sensed: &[Cell; 64]) -> Option<Vec<(Square, Cell)>> {
+    use dgt::EeRecord;
+    let start = start_cells;
+    let mut board: Option<[Cell; 64]> = None;
+    let mut changes = Vec::new();
+    let mut since = None;
+    for record in records {
+        match *record {
+            EeRecord::BeginPos => board = Some(start(false)),
+            EeRecord::BeginPosRotated => board = Some(start(true)),
+            EeRecord::EmptyBoard => board = Some([Cell::Empty; 64]),
+            EeRecord::PieceChange { field, piece, .. } => {
+                let (sq, cell) = (square_of(field), cell_of(piece));
+                changes.push((sq, cell));
+                if let Some(b) = &mut board {
+                    b[sq as usize] = cell;
+                }
+            }
+            _ => continue,
+        }
+        if board.as_ref() == Some(sensed) {
+            since = Some(changes.len());
+        }
+    }
+    since.map(|n| changes.split_off(n))
+}
+
 /// The square a DGT field names, in the board's own orientation.
 pub fn square_of(field: dgt::Field) -> Square {
     Square::new(u32::from(field.rank()) * 8 + u32::from(field.file()))
@@ -699,5 +801,69 @@ pub fn cell_of(code: PieceCode) -> Cell {
         PieceCode::Draw => Cell::Token(Token::Draw),
         PieceCode::WhiteWins => Cell::Token(Token::WhiteWins),
         PieceCode::BlackWins => Cell::Token(Token::BlackWins),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use dgt::{EeRecord, Field};
+
+    fn change(field: u8, piece: PieceCode) -> EeRecord {
+        EeRecord::PieceChange {
+            field: Field::new(field).unwrap(),
+            piece,
+            rapid: false,
+        }
+    }
+
+    #[test]
+    fn the_memory_is_taken_up_after_the_board_as_last_read() {
+        // 1. e4 e5 as the board logs it: e2 (field 52) emptied, e4 (36)
+        // filled, e7 (12) emptied, e5 (28) filled.
+        let log = [
+            EeRecord::PowerUp,
+            EeRecord::BeginPos,
+            change(52, PieceCode::Empty),
+            change(36, PieceCode::WhitePawn),
+            EeRecord::Time {
+                left_display: true,
+                hours: 1,
+                minutes: 30,
+                seconds: 0,
+            },
+            change(12, PieceCode::Empty),
+            change(28, PieceCode::BlackPawn),
+            EeRecord::Eof,
+        ];
+        let mut after_e4 = start_cells(false);
+        after_e4[square_of(Field::new(52).unwrap()) as usize] = Cell::Empty;
+        after_e4[square_of(Field::new(36).unwrap()) as usize] = cell_of(PieceCode::WhitePawn);
+        let rest = memory_since(&log, &after_e4).unwrap();
+        assert_eq!(
+            rest,
+            [
+                (square_of(Field::new(12).unwrap()), Cell::Empty),
+                (
+                    square_of(Field::new(28).unwrap()),
+                    cell_of(PieceCode::BlackPawn)
+                )
+            ]
+        );
+        // From the start: every change; a board the log never shows: none.
+        assert_eq!(memory_since(&log, &start_cells(false)).unwrap().len(), 4);
+        assert_eq!(memory_since(&log, &start_cells(true)), None);
+        // Changes before the start mark are not known to start anywhere.
+        assert_eq!(memory_since(&log[2..], &after_e4), None);
+        // A board turned round starts from its own start position.
+        let turned = [EeRecord::BeginPosRotated, change(11, PieceCode::Empty)];
+        assert_eq!(memory_since(&turned, &start_cells(true)).unwrap().len(), 1);
+        assert_eq!(
+            start_cells(true)[0],
+            Cell::Piece(Piece {
+                color: Color::Black,
+                role: Role::Rook
+            })
+        );
     }
 }

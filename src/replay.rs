@@ -71,6 +71,9 @@ pub fn replay_file(path: &Path, config: Config) -> Result<Replay, ReplayError> {
     replay_reader(BufReader::new(file), config, path)
 }
 
+/// The capture header key naming a DGT bus board's address.
+pub const BUS_UNIT: &str = "unit";
+
 /// Replays a capture from any reader; `path` names it in errors.
 pub fn replay_reader(
     input: impl BufRead,
@@ -98,6 +101,19 @@ pub fn replay_reader(
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.clone())
     };
+    // A DGT bus capture holds the whole line: `unit=` names the board.
+    if header.protocol == crate::capture::Protocol::DgtBus {
+        let unit = meta(BUS_UNIT)
+            .and_then(|u| u.parse::<u16>().ok())
+            .ok_or_else(|| ReplayError::Capture {
+                path: path.to_owned(),
+                source: CaptureError::Malformed {
+                    line: 1,
+                    reason: format!("a dgt-bus capture names its board's address (`{BUS_UNIT}=N`)"),
+                },
+            })?;
+        pipeline.set_bus_unit(unit);
+    }
     if let Some(tc) = meta("time_control") {
         let text = match meta("increment_mode") {
             Some(mode) => format!("{tc} {mode}"),
@@ -220,4 +236,74 @@ pub fn feed_chain(
         while pipeline.poll_diagnostic().is_some() {}
     }
     Ok(chain)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use boardcast_protocols::dgt::bus::{BusBody, BusMessage};
+
+    /// A bus line capture: two boards' whole boards (the start position on
+    /// board 7, an empty board on board 9), then board 7's e2-e4.
+    fn bus_capture(unit: Option<u16>) -> String {
+        let dump = |address: u16, cells: &[crate::board::Cell; 64]| {
+            let mut codes = [boardcast_protocols::dgt::PieceCode::Empty; 64];
+            for (i, cell) in cells.iter().enumerate() {
+                let sq = crate::rules::Square::new(i as u32);
+                codes[crate::sim::dgt::field_of(sq, false).index() as usize] =
+                    crate::sim::dgt::code_of(*cell);
+            }
+            BusMessage {
+                address,
+                body: BusBody::BoardDump(Box::new(codes)),
+            }
+            .to_bytes()
+        };
+        let start = crate::pipeline::start_cells(false);
+        let change = |field: u8, piece| boardcast_protocols::dgt::EeRecord::PieceChange {
+            field: boardcast_protocols::dgt::Field::new(field).unwrap(),
+            piece,
+            rapid: false,
+        };
+        let e4 = BusMessage {
+            address: 7,
+            body: BusBody::Changes(vec![
+                change(52, boardcast_protocols::dgt::PieceCode::Empty),
+                change(36, boardcast_protocols::dgt::PieceCode::WhitePawn),
+            ]),
+        }
+        .to_bytes();
+        let hex = |b: &[u8]| {
+            b.iter()
+                .map(|x| format!("{x:02x}"))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        let unit = unit.map(|u| format!(" unit={u}")).unwrap_or_default();
+        format!(
+            "# boardcast capture v1 protocol=dgt-bus board=b{unit}\n\
+             0 < {}\n10 < {}\n5000 < {}\n",
+            hex(&dump(7, &start)),
+            hex(&dump(9, &[crate::board::Cell::Empty; 64])),
+            hex(&e4)
+        )
+    }
+
+    #[test]
+    fn a_bus_capture_replays_the_board_its_header_names() {
+        let path = Path::new("bus.capture");
+        let seven =
+            replay_reader(bus_capture(Some(7)).as_bytes(), Config::default(), path).unwrap();
+        assert_eq!(seven.log.current().unwrap().sans, ["e4"]);
+        // Board 9's empty board is not board 7's business, nor 7's move 9's.
+        let nine = replay_reader(bus_capture(Some(9)).as_bytes(), Config::default(), path).unwrap();
+        assert!(nine.log.current().is_none());
+        let err = replay_reader(bus_capture(None).as_bytes(), Config::default(), path)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("a dgt-bus capture names its board's address (`unit=N`)"),
+            "{err}"
+        );
+    }
 }

@@ -226,6 +226,90 @@ async fn a_daemon_killed_mid_game_resumes_every_game_with_the_moves_made_while_i
     }
 }
 
+/// Issue "Board families", item 3: the board's memory. Six plies are made
+/// while the daemon is down, more than a whole-board read can explain
+/// (`reconstructor.depth` is 4) and in an order the final position does
+/// not tell; the restarted daemon asks the board for its memory (its
+/// EEPROM move log) and recovers them one by one, in order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn moves_made_while_the_daemon_is_down_are_recovered_in_order_from_the_board_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let sub = Subscriber::connect(broker.port, "mem/#", "watcher", false).await;
+    let g = game(17, Some(24));
+    let a = SimBoard::with_session(
+        dir.path(),
+        "a",
+        g.clone(),
+        boardcast::sim::simulate(&g, &mut boardcast::sim::Human::default(), 51, false),
+        slow("50001"),
+    );
+    let config = write_config(dir.path(), broker.port, "mem", &[board_conf("a", &a)]);
+    let mut daemon = Daemon::start(&config);
+    wait_ply(&sub, "mem", "a", 6).await;
+    daemon.crash();
+    let down_at = sub
+        .json_on("mem/board/a/state")
+        .last()
+        .and_then(|s| s["ply"].as_u64())
+        .unwrap() as usize;
+    let events_before = sub.json_on("mem/board/a/event").len();
+    wait_played(&a, 6).await;
+    let mut daemon = Daemon::start(&config);
+
+    let state = wait_state(&sub, "mem", "a", &g.sans).await;
+    assert_eq!(state["status"], "connected");
+    assert_eq!(state["game"], 1, "one game, resumed: {state}");
+    // The moves of the new session: every ply after the last one seen
+    // before the crash, once each, in order, none withdrawn. (A ply the
+    // crash caught before its capture was flushed is published again, the
+    // same.)
+    let after: Vec<Value> = sub.json_on("mem/board/a/event")[events_before..].to_vec();
+    let all: Vec<(u64, String)> = after
+        .iter()
+        .filter(|e| e["type"] == "move")
+        .map(|e| {
+            (
+                e["ply"].as_u64().unwrap(),
+                e["san"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    for (ply, san) in all.iter().filter(|(ply, _)| *ply as usize <= down_at) {
+        assert_eq!(san, &g.sans[*ply as usize - 1], "ply {ply} published again");
+    }
+    let moves: Vec<(u64, String)> = all
+        .into_iter()
+        .filter(|(ply, _)| *ply as usize > down_at)
+        .collect();
+    let expected: Vec<(u64, String)> = g
+        .sans
+        .iter()
+        .enumerate()
+        .skip(down_at)
+        .map(|(i, san)| (i as u64 + 1, san.clone()))
+        .collect();
+    assert_eq!(moves, expected, "recovered in order, then played on");
+    assert!(
+        !after
+            .iter()
+            .any(|e| e["type"] == "retract" || e["type"] == "takeback"),
+        "{after:#?}"
+    );
+    let log = daemon.log();
+    let recovered = log
+        .lines()
+        .find(|l| l.contains("board memory: changes made while away"))
+        .unwrap_or_else(|| panic!("the memory was not used:\n{log}"));
+    assert!(!recovered.contains("changes=0"), "{recovered}");
+    assert!(daemon.stop().success());
+    // The new session's capture, with the memory in it, replays to the
+    // whole game.
+    let caps = captures(&dir.path().join("rec"), "a");
+    let replay = boardcast::replay::replay_file(&caps[1], fast_settle()).unwrap();
+    assert_eq!(replay.log.games()[0].sans, g.sans);
+}
+
 /// The reconstructor settings of the tests' daemon configuration.
 fn fast_settle() -> boardcast::board::Config {
     let mut config = boardcast::board::Config::default();

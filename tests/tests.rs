@@ -2,6 +2,7 @@
 
 mod alerts;
 mod broadcast;
+mod bus;
 mod clocks;
 mod cluster;
 mod control;

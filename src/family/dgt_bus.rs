@@ -3,11 +3,11 @@
 use std::collections::BTreeMap;
 
 use boardcast_protocols::dgt::bus::{BusBody, BusCommand, BusDecoder, BusRequest};
-use boardcast_protocols::reading::{Reading, Snapshot, SnapshotDiff};
+use boardcast_protocols::reading::{Reading, Snapshot};
 use boardcast_protocols::stream::StreamError;
 use bytes::BytesMut;
 
-use super::{Driver, DriverEvent, Family, LineSettings, dropped, push_snapshot};
+use super::{Driver, DriverEvent, Family, LineSettings, dropped};
 
 /// Bus polling options.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,11 +37,16 @@ impl Default for BusOptions {
 
 #[derive(Debug, Default)]
 struct Unit {
-    diff: SnapshotDiff,
+    /// Its whole board was read since the line was opened (or since it
+    /// came back): change lists follow.
+    known: bool,
     /// Answered since the line was opened, and not missing since.
     present: bool,
     /// Unanswered requests in a row.
     missed: u32,
+    /// Reported missing and not back yet: pinged until it answers, so the
+    /// caller hears of its return before anything else is asked of it.
+    lost: bool,
     /// The last change list was lost: ask for it again.
     repeat: bool,
     /// A command asked for by the caller, sent at the unit's next turn.
@@ -54,9 +59,13 @@ struct Unit {
 /// and are added). Then one request every `gap_ms`, to each board in turn:
 /// `SendBoard` until its board is known (and after it comes back),
 /// `SendChanges` after that, `RepeatChanges` after a lost answer, or what
-/// the caller queued with [`DgtBusDriver::request`]. A board
+/// the caller queued with [`DgtBusDriver::request`]. Whole boards are
+/// passed on whole (snapshots), change lists as square changes. A board
 /// that misses `misses` requests in a row is reported missing
-/// ([`DriverEvent::UnitMissing`]); the others are polled as before. Each
+/// ([`DriverEvent::UnitMissing`]) and pinged until it answers again
+/// ([`DriverEvent::UnitFound`]): the caller can then queue a request (its
+/// memory) before its whole board is asked for. The others are polled as
+/// before. Each
 /// board's readings carry its address as the unit.
 #[derive(Debug)]
 pub struct DgtBusDriver {
@@ -152,7 +161,8 @@ impl Driver for DgtBusDriver {
                 unit.missed += 1;
                 if unit.present && unit.missed >= self.options.misses {
                     unit.present = false;
-                    unit.diff.reset();
+                    unit.known = false;
+                    unit.lost = true;
                     out.push(DriverEvent::UnitMissing { unit: address });
                 }
             }
@@ -166,9 +176,11 @@ impl Driver for DgtBusDriver {
         let Some(unit) = self.units.get_mut(&address) else {
             return Vec::new();
         };
-        let command = if let Some(command) = unit.queued.take() {
+        let command = if unit.lost {
+            BusCommand::Ping
+        } else if let Some(command) = unit.queued.take() {
             command
-        } else if unit.diff.last().is_none() {
+        } else if !unit.known {
             BusCommand::SendBoard
         } else if unit.repeat {
             BusCommand::RepeatChanges
@@ -204,13 +216,21 @@ impl Driver for DgtBusDriver {
             }
             let unit = self.units.entry(address).or_default();
             unit.missed = 0;
+            unit.lost = false;
             if !unit.present {
                 unit.present = true;
                 out.push(DriverEvent::UnitFound { unit: address });
             }
             match &message.body {
+                // A whole board is passed on whole, as a single DGT board's
+                // dump is: after a unit comes back, the reconstructor
+                // explains from it what happened while it was away.
                 BusBody::BoardDump(dump) => {
-                    push_snapshot(&mut unit.diff, address, Snapshot::from_dgt(dump), out);
+                    unit.known = true;
+                    out.push(DriverEvent::Reading {
+                        unit: address,
+                        reading: Reading::Snapshot(Snapshot::from_dgt(dump)),
+                    });
                 }
                 BusBody::FromStart(records) => out.push(DriverEvent::Memory {
                     unit: address,
@@ -219,9 +239,6 @@ impl Driver for DgtBusDriver {
                 BusBody::Changes(_) => {
                     unit.repeat = false;
                     for reading in message.readings() {
-                        if let Reading::Square(change) = reading {
-                            unit.diff.apply(change);
-                        }
                         out.push(DriverEvent::Reading {
                             unit: address,
                             reading,
@@ -359,6 +376,17 @@ mod tests {
                 .count(),
             1
         );
+        // While missing, it is pinged.
+        let mut pinged = false;
+        for step in 0..10 {
+            let sent = d.poll(t + 100 * step, &mut Vec::new());
+            if !sent.is_empty() && request(&sent).address == 300 {
+                pinged = request(&sent).command == BusCommand::Ping;
+                break;
+            }
+        }
+        assert!(pinged);
+        t += 1000;
         // It comes back: found again, and asked for its whole board.
         out.clear();
         d.feed(

@@ -22,8 +22,10 @@
 //! [`for_family`] is the entry point: the pipeline decodes with one driver
 //! (the same in `replay`), and the port code (`crate::port`) uses another
 //! for the line settings, hello and keepalives. DGT single boards keep a
-//! direct decoder on the hot path; DGT bus mode is not yet read by the
-//! daemon.
+//! direct decoder on the hot path. A DGT bus line is polled by one task
+//! (`crate::port::bus`) with its own [`DgtBusDriver`]; each board's
+//! pipeline decodes the whole line with another and keeps its own
+//! address's readings.
 
 mod certabo;
 mod dgt;

@@ -196,6 +196,14 @@ impl LiveBoard {
         self
     }
 
+    /// Reads the board at `address` of a DGT bus: the bytes handed in are
+    /// the whole line's. Call before [`LiveBoard::resume`] and before any
+    /// byte.
+    pub fn with_bus_unit(mut self, address: u16) -> LiveBoard {
+        self.pipeline.set_bus_unit(address);
+        self
+    }
+
     /// Also hands every event and state to the live page's `feed`.
     pub fn with_web(mut self, feed: crate::web::BoardFeed) -> LiveBoard {
         self.web = Some(feed);

@@ -19,7 +19,10 @@
 //!    first one seen is kept for the session when none is configured);
 //!    otherwise the next candidate is tried. On one fixed path a different
 //!    board is accepted with a warning: the operator chose the path.
-//! 3. **Live.** `version` (0x4d), `board dump` (0x42) and then update mode.
+//! 3. **Live.** With a game on (after an unplug, or a resumed game), the
+//!    board's memory (0x49) first: its log of piece changes tells in which
+//!    order the moves made while nobody listened were played. Then
+//!    `version` (0x4d), `board dump` (0x42) and update mode.
 //!    Design: the mode is `SendUpdateNice` (0x4b): field updates as they
 //!    happen, and clock messages only when the clock changes, which a later
 //!    clock reader can use without the once-a-second traffic of
@@ -41,6 +44,7 @@
 //! nothing one board does can stop another: each has its own task, device,
 //! pipeline and queue.
 
+pub mod bus;
 pub mod find;
 pub mod live;
 pub mod recorder;
@@ -480,7 +484,15 @@ impl BoardTask {
     /// board is lost or the daemon stops.
     async fn session(&mut self, mut link: Link, shutdown: &mut watch::Receiver<bool>) -> Lost {
         if link.driver.is_none() {
-            let mut rest = Command::Version.to_bytes();
+            // With a game on, the board's memory first: it tells in which
+            // order the moves made while nobody listened were played (the
+            // board dump after it then agrees).
+            let mut rest = Vec::new();
+            if self.live.game_in_progress() {
+                rest.extend(Command::EeMoves.to_bytes());
+                debug!("asking for the board's memory");
+            }
+            rest.extend(Command::Version.to_bytes());
             rest.extend(Command::SendBoard.to_bytes());
             rest.extend(Command::SendUpdateNice.to_bytes());
             if let Err(e) = self.send(&mut link, &rest).await {

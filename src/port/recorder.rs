@@ -84,6 +84,19 @@ impl Recorder {
         resumed_from: Option<&str>,
         protocol: Protocol,
     ) -> io::Result<Recorder> {
+        Recorder::create_with(dir, board, session, resumed_from, protocol, &[])
+    }
+
+    /// [`Recorder::create`] with more `key=value` words on the header line
+    /// (`unit=` for a board on a DGT bus).
+    pub fn create_with(
+        dir: &Path,
+        board: &str,
+        session: &str,
+        resumed_from: Option<&str>,
+        protocol: Protocol,
+        extra: &[(String, String)],
+    ) -> io::Result<Recorder> {
         fs::create_dir_all(dir)?;
         let (capture, pgn, file) = (1..1000)
             .find_map(|n| {
@@ -116,6 +129,7 @@ impl Recorder {
         if let Some(prev) = resumed_from {
             meta.push((RESUMED_FROM.into(), prev.into()));
         }
+        meta.extend(extra.iter().cloned());
         let header = Header { protocol, meta };
         let mut r = Recorder {
             writer: None,

@@ -127,8 +127,10 @@ fn capture(session: &Session, protocol: Protocol, pieces: bool) -> String {
                 write((*t).max(20), line.encode(Game::Chess).as_bytes());
             }
         }
-        Protocol::Dgt | Protocol::Certabo => {
-            unreachable!("DGT captures come from sim::dgt; Certabo is not simulated yet")
+        Protocol::Dgt | Protocol::DgtBus | Protocol::Certabo => {
+            unreachable!(
+                "DGT captures come from sim::dgt (bus lines from sim::bus); Certabo is not simulated yet"
+            )
         }
     }
     w.flush().expect("writing to memory");
@@ -164,7 +166,7 @@ pub(crate) fn identity_bytes(protocol: Protocol, serial: &str) -> Vec<u8> {
     match protocol {
         Protocol::Millennium => Reply::Version { major: 1, minor: 3 }.to_bytes(),
         Protocol::Open => open_hello(serial),
-        Protocol::Dgt | Protocol::Certabo => Vec::new(),
+        Protocol::Dgt | Protocol::DgtBus | Protocol::Certabo => Vec::new(),
     }
 }
 
@@ -176,7 +178,7 @@ pub(crate) fn board_bytes(protocol: Protocol, cells: &[Cell; 64], rotated: bool)
         Protocol::Open => Line::Board(snapshot(cells, rotated))
             .encode(Game::Chess)
             .into_bytes(),
-        Protocol::Dgt | Protocol::Certabo => Vec::new(),
+        Protocol::Dgt | Protocol::DgtBus | Protocol::Certabo => Vec::new(),
     }
 }
 
@@ -202,6 +204,6 @@ pub(crate) fn update_bytes(
             };
             line.encode(Game::Chess).into_bytes()
         }
-        Protocol::Dgt | Protocol::Certabo => Vec::new(),
+        Protocol::Dgt | Protocol::DgtBus | Protocol::Certabo => Vec::new(),
     }
 }

@@ -8,6 +8,7 @@
 //! talks to the table. [`dgt`] turns the readings into the bytes a DGT board
 //! sends, as a capture file.
 
+pub mod bus;
 pub mod check;
 pub mod clock;
 pub mod dgt;

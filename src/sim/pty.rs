@@ -163,6 +163,8 @@ struct Shared {
     sessions: usize,
     garbage_every: Option<usize>,
     protocol: Protocol,
+    /// The board's memory (EEPROM move log) since the first session began.
+    memory: Vec<boardcast_protocols::dgt::EeRecord>,
 }
 
 /// A simulated board (DGT, Millennium or open protocol) on a pty.
@@ -247,6 +249,7 @@ impl SimBoard {
             sessions: 0,
             garbage_every: opts.garbage_every,
             protocol: opts.protocol,
+            memory: Vec::new(),
         }));
         let started = Arc::new(Notify::new());
         let player = tokio::spawn(play(
@@ -295,40 +298,12 @@ impl SimBoard {
 
     fn try_plug(&mut self) -> Result<(), PtyError> {
         assert!(self.server.is_none(), "already plugged");
-        let pty = nix::pty::openpty(None, None)?;
-        // Not inherited by child processes (a daemon spawned later): a copy
-        // of the master there would keep the line up after an unplug.
-        for fd in [&pty.master, &pty.slave] {
-            nix::fcntl::fcntl(
-                fd,
-                nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC),
-            )?;
-        }
-        // Raw line discipline before anyone talks: no echo, no line editing.
-        let mut t = nix::sys::termios::tcgetattr(&pty.slave)?;
-        nix::sys::termios::cfmakeraw(&mut t);
-        nix::sys::termios::tcsetattr(&pty.slave, nix::sys::termios::SetArg::TCSANOW, &t)?;
-        let flags = nix::fcntl::fcntl(&pty.master, nix::fcntl::FcntlArg::F_GETFL)?;
-        let flags = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
-        nix::fcntl::fcntl(&pty.master, nix::fcntl::FcntlArg::F_SETFL(flags))?;
-        let tty = nix::unistd::ttyname(&pty.slave)?;
         self.plugs += 1;
         let symlink = self.path();
-        let _ = fs::remove_file(&symlink);
-        std::os::unix::fs::symlink(&tty, &symlink).map_err(|source| PtyError::Io {
-            path: symlink.clone(),
-            source,
-        })?;
-        // SAFETY: the OwnedFd is a valid descriptor owned by the AsyncFd,
-        // never replaced or closed while registered.
-        let master = unsafe { AsyncFd::register(pty.master) }.map_err(|e| PtyError::Io {
-            path: tty.clone(),
-            source: io::Error::other(e.to_string()),
-        })?;
-        let master = Arc::new(master);
+        let (master, slave) = open_line(&symlink)?;
         lock(&self.shared).plugged = Some(Plugged {
             master: master.clone(),
-            _slave: pty.slave,
+            _slave: slave,
             updates: false,
             symlink,
         });
@@ -392,7 +367,43 @@ impl Drop for SimBoard {
     }
 }
 
-fn write_all(fd: &AsyncFd<OwnedFd>, mut bytes: &[u8]) {
+/// Opens a pseudo-terminal in raw mode and links `symlink` to its slave
+/// side: returns the master (registered with the runtime) and the slave
+/// descriptor, which the caller keeps open so the master never sees a
+/// hang-up between the daemon's connections.
+pub(crate) fn open_line(symlink: &Path) -> Result<(Arc<AsyncFd<OwnedFd>>, OwnedFd), PtyError> {
+    let pty = nix::pty::openpty(None, None)?;
+    // Not inherited by child processes (a daemon spawned later): a copy
+    // of the master there would keep the line up after an unplug.
+    for fd in [&pty.master, &pty.slave] {
+        nix::fcntl::fcntl(
+            fd,
+            nix::fcntl::FcntlArg::F_SETFD(nix::fcntl::FdFlag::FD_CLOEXEC),
+        )?;
+    }
+    // Raw line discipline before anyone talks: no echo, no line editing.
+    let mut t = nix::sys::termios::tcgetattr(&pty.slave)?;
+    nix::sys::termios::cfmakeraw(&mut t);
+    nix::sys::termios::tcsetattr(&pty.slave, nix::sys::termios::SetArg::TCSANOW, &t)?;
+    let flags = nix::fcntl::fcntl(&pty.master, nix::fcntl::FcntlArg::F_GETFL)?;
+    let flags = nix::fcntl::OFlag::from_bits_truncate(flags) | nix::fcntl::OFlag::O_NONBLOCK;
+    nix::fcntl::fcntl(&pty.master, nix::fcntl::FcntlArg::F_SETFL(flags))?;
+    let tty = nix::unistd::ttyname(&pty.slave)?;
+    let _ = fs::remove_file(symlink);
+    std::os::unix::fs::symlink(&tty, symlink).map_err(|source| PtyError::Io {
+        path: symlink.to_owned(),
+        source,
+    })?;
+    // SAFETY: the OwnedFd is a valid descriptor owned by the AsyncFd,
+    // never replaced or closed while registered.
+    let master = unsafe { AsyncFd::register(pty.master) }.map_err(|e| PtyError::Io {
+        path: tty.clone(),
+        source: io::Error::other(e.to_string()),
+    })?;
+    Ok((Arc::new(master), pty.slave))
+}
+
+pub(crate) fn write_all(fd: &AsyncFd<OwnedFd>, mut bytes: &[u8]) {
     let mut spins = 0;
     while !bytes.is_empty() {
         match nix::unistd::write(fd.get_ref(), bytes) {
@@ -423,6 +434,11 @@ async fn serve(shared: Arc<Mutex<Shared>>, master: Arc<AsyncFd<OwnedFd>>, starte
                 DgtCommand::SerialNumber => Some(Message::SerialNumber(s.serial.clone())),
                 DgtCommand::Version => Some(Message::Version { major: 2, minor: 7 }),
                 DgtCommand::SendBoard => Some(dump_message(&s.cells, s.rotated)),
+                DgtCommand::EeMoves => {
+                    let mut records = s.memory.clone();
+                    records.push(boardcast_protocols::dgt::EeRecord::Eof);
+                    Some(Message::EeMoves(records))
+                }
                 DgtCommand::Reset => {
                     if let Some(p) = &mut s.plugged {
                         p.updates = false;
@@ -450,7 +466,7 @@ async fn serve(shared: Arc<Mutex<Shared>>, master: Arc<AsyncFd<OwnedFd>>, starte
 
 /// Reads what the host writes on one plug until it goes away, handing
 /// each chunk to `answer`.
-async fn read_host(master: &AsyncFd<OwnedFd>, mut answer: impl FnMut(&[u8])) {
+pub(crate) async fn read_host(master: &AsyncFd<OwnedFd>, mut answer: impl FnMut(&[u8])) {
     let mut bytes = [0u8; 512];
     loop {
         let Ok(mut guard) = master.readable().await else {
@@ -590,6 +606,13 @@ async fn play(
     mut next: Option<NextSession>,
     opts: SimOptions,
 ) {
+    {
+        // The board's memory begins with what stands on it: the start
+        // position mark, or an empty board and the pieces set up.
+        let mut s = lock(&shared);
+        let (cells, rotated) = (s.cells, s.rotated);
+        s.memory = initial_memory(&cells, rotated);
+    }
     started.notified().await;
     let mut start = Instant::now() + opts.lead_in;
     let mut session = first;
@@ -603,8 +626,19 @@ async fn play(
             match step {
                 Step::Reading(i, reading) => {
                     match reading {
-                        Reading::Square(sq, cell) => s.cells[*sq as usize] = *cell,
-                        Reading::Dump(cells) => s.cells = **cells,
+                        Reading::Square(sq, cell) => {
+                            s.cells[*sq as usize] = *cell;
+                            s.memory.push(memory_record(*sq, *cell, rotated));
+                        }
+                        Reading::Dump(cells) => {
+                            for sq in crate::rules::Square::ALL {
+                                if s.cells[sq as usize] != cells[sq as usize] {
+                                    s.memory
+                                        .push(memory_record(sq, cells[sq as usize], rotated));
+                                }
+                            }
+                            s.cells = **cells;
+                        }
                     }
                     if number == 0 {
                         s.applied = i + 1;
@@ -663,6 +697,42 @@ async fn play(
         number += 1;
         start = Instant::now();
     }
+}
+
+/// The memory record of square `sq` now holding `cell`.
+pub(crate) fn memory_record(
+    sq: crate::rules::Square,
+    cell: Cell,
+    rotated: bool,
+) -> boardcast_protocols::dgt::EeRecord {
+    boardcast_protocols::dgt::EeRecord::PieceChange {
+        field: super::dgt::field_of(sq, rotated),
+        piece: super::dgt::code_of(cell),
+        rapid: false,
+    }
+}
+
+/// What a board's memory holds when play begins on `cells`: the start
+/// position mark, or an empty board and the pieces set up.
+pub(crate) fn initial_memory(
+    cells: &[Cell; 64],
+    rotated: bool,
+) -> Vec<boardcast_protocols::dgt::EeRecord> {
+    use boardcast_protocols::dgt::EeRecord;
+    if *cells == crate::pipeline::start_cells(rotated) {
+        return vec![if rotated {
+            EeRecord::BeginPosRotated
+        } else {
+            EeRecord::BeginPos
+        }];
+    }
+    let mut out = vec![EeRecord::EmptyBoard];
+    for sq in crate::rules::Square::ALL {
+        if cells[sq as usize] != Cell::Empty {
+            out.push(memory_record(sq, cells[sq as usize], rotated));
+        }
+    }
+    out
 }
 
 /// Prepends to `next` the readings of players clearing the board and
