@@ -780,7 +780,11 @@ impl BoardOutbox {
 
     /// Replaces the board's retained state (JSON) and PGN. Only the latest
     /// pair is kept.
+    ///
+    /// The state gets one more field, `bridge`: the bridge's name, so a
+    /// subscriber of many bridges (`boardcast hub`) knows whose board it is.
     pub fn set_retained(&self, state: String, pgn: String) {
+        let state = with_bridge(state, &self.outbox.topics.bridge);
         let mut inner = self.outbox.lock();
         let slot = &mut inner.slots[self.index];
         slot.state = Some((Bytes::from(state), Bytes::from(pgn)));
@@ -798,6 +802,19 @@ impl BoardOutbox {
     pub fn dropped(&self) -> u64 {
         self.outbox.lock().slots[self.index].dropped
     }
+}
+
+/// Appends `"bridge":NAME` to a JSON object that has no `bridge` yet,
+/// keeping its fields' order.
+fn with_bridge(mut json: String, bridge: &str) -> String {
+    if json.ends_with('}') && !json.contains("\"bridge\":") {
+        json.pop();
+        if !json.ends_with('{') {
+            json.push(',');
+        }
+        json.push_str(&format!("\"bridge\":{}}}", serde_json::Value::from(bridge)));
+    }
+    json
 }
 
 /// Appends `"seq":N` to a JSON object, keeping its fields' order.
@@ -934,7 +951,7 @@ pub enum CommandError {
 
 /// Options shared by every connection: address, keep-alive, packet size,
 /// credentials and TLS.
-fn connection_options(cfg: &config::Mqtt, client_id: String) -> Result<MqttOptions, MqttError> {
+pub fn connection_options(cfg: &config::Mqtt, client_id: String) -> Result<MqttOptions, MqttError> {
     let mut o = MqttOptions::new(client_id, cfg.host.clone(), cfg.port);
     o.set_keep_alive(cfg.keep_alive.max(Duration::from_secs(1)));
     o.set_clean_session(true);
@@ -1353,6 +1370,8 @@ mod tests {
         );
         assert_eq!(rec.sent[0].2, "online");
         assert!(rec.sent[0].1 && !rec.sent[1].1 && rec.sent[2].1 && rec.sent[3].1);
+        // The state names its bridge, for a hub of many bridges.
+        assert_eq!(rec.sent[2].2, r#"{"s":1,"bridge":"hall"}"#);
     }
 
     #[test]
@@ -1577,7 +1596,7 @@ mod tests {
         assert!(
             rec.sent
                 .iter()
-                .any(|s| s.0 == "bc/board/1/state" && s.2 == "{}")
+                .any(|s| s.0 == "bc/board/1/state" && s.2 == r#"{"bridge":"hall"}"#)
         );
         assert!(!inner.slots[0].oversize_reported);
     }
