@@ -9,6 +9,7 @@ mod daemon;
 mod families;
 mod games;
 mod games_open;
+mod hub;
 mod livechess;
 mod reconstruct;
 mod recovery;

@@ -123,7 +123,7 @@ impl Sinks {
                             .pairing(number)
                             .is_none_or(|p| p.white != w || p.black != b)
                         {
-                            self.round.set_players(number, w, b);
+                            self.round.set_players_in(round, number, w, b);
                         }
                     }
                     self.round.update(round, number, &record);
