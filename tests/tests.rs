@@ -11,6 +11,7 @@ mod games;
 mod games_open;
 mod hub;
 mod livechess;
+mod netns;
 mod reconstruct;
 mod recovery;
 mod replay;

@@ -611,8 +611,27 @@ impl Outbox {
     fn handle_incoming(&self, topic: &str, payload: &[u8], retained: bool) {
         if topic == self.topics.instance() {
             self.handle_instance(payload);
+        } else if topic == self.topics.bridge_status() {
+            self.handle_own_status(payload);
         } else {
             self.handle_command(topic, payload, retained);
+        }
+    }
+
+    /// The bridge's own status topic says `offline` while it is connected
+    /// and not stopping: a last will delivered late (a broker cluster may
+    /// publish the will of a connection on a dead node after the bridge
+    /// reconnected to another node with the same client id). Every
+    /// subscriber would take the bridge for dead: say `online` again.
+    fn handle_own_status(&self, payload: &[u8]) {
+        if payload != b"offline" {
+            return;
+        }
+        let mut inner = self.lock();
+        if inner.link.connected && !inner.link.offline_sent {
+            warn!(bridge = %self.topics.bridge, "the broker says this bridge is offline (a late last will?): publishing online again");
+            inner.link.announce = true;
+            self.pump_locked(&mut inner);
         }
     }
 
@@ -1072,6 +1091,9 @@ pub async fn run(
                         || client
                             .try_subscribe(outbox.topics.instance(), QoS::AtLeastOnce)
                             .is_err()
+                        || client
+                            .try_subscribe(outbox.topics.bridge_status(), QoS::AtLeastOnce)
+                            .is_err()
                     {
                         warn!("could not subscribe to the command topics");
                     }
@@ -1343,6 +1365,40 @@ mod tests {
         assert_eq!(t.state("7"), "bc/board/7/state");
         assert_eq!(t.pgn("7"), "bc/board/7/pgn");
         assert_eq!(t.bridge_status(), "bc/bridge/hall/status");
+    }
+
+    #[test]
+    fn a_late_last_will_is_answered_with_online_while_connected() {
+        let ob = outbox(10);
+        let mut rec = Recorder {
+            room: 100,
+            ..Default::default()
+        };
+        {
+            let mut inner = ob.lock();
+            inner.on_connected();
+            inner.pump(&ob.topics, &mut rec);
+        }
+        assert_eq!(rec.sent.len(), 1);
+        ob.handle_incoming("bc/bridge/hall/status", b"online", true);
+        ob.handle_incoming("bc/bridge/hall/status", b"offline", false);
+        let mut inner = ob.lock();
+        assert!(inner.link.announce, "online is to be published again");
+        inner.pump(&ob.topics, &mut rec);
+        assert_eq!(rec.sent.len(), 2);
+        assert_eq!(
+            (
+                rec.sent[1].0.as_str(),
+                rec.sent[1].1,
+                rec.sent[1].2.as_str()
+            ),
+            ("bc/bridge/hall/status", true, "online")
+        );
+        // Its own `offline` at shutdown is not contradicted.
+        inner.link.offline_sent = true;
+        drop(inner);
+        ob.handle_incoming("bc/bridge/hall/status", b"offline", false);
+        assert!(!ob.lock().link.announce);
     }
 
     #[test]
