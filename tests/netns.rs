@@ -166,6 +166,18 @@ fn plies(snap: &serde_json::Value, id: &str) -> Option<usize> {
     Some(crate::util::state_moves(&snap["states"][i]).len())
 }
 
+/// A simulated board that plays slowly enough (about 0.4 s a move) for a
+/// node and a bridge to die mid-game.
+fn slow(serial: &str) -> SimOptions {
+    SimOptions {
+        pace: boardcast::sim::pty::Pace::Compressed {
+            think_ms: 350,
+            factor: 10,
+        },
+        ..SimOptions::fast(serial)
+    }
+}
+
 fn can_run() -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
     let root = unsafe { nix::libc::geteuid() } == 0;
@@ -260,7 +272,7 @@ async fn across_hosts_a_dead_broker_node_and_a_dead_bridge_lose_no_move_at_the_h
             &id,
             g.clone(),
             30 + i as u64,
-            SimOptions::fast(&format!("8800{i}")),
+            slow(&format!("8800{i}")),
         );
         let config = bridge_config(
             &bdir,

@@ -11,9 +11,9 @@
 //!
 //! Shape: [`model::HubModel`] is the pure core (messages and wall time in,
 //! [`model::Output`]s out); [`run`] is the I/O edge: one MQTT connection
-//! (failing over along `[mqtt] url`, with a persistent session so the
-//! broker keeps events for the hub while it reconnects), the web server
-//! and the folder writer task.
+//! (failing over along `[mqtt] url`; QoS 0, the retained states making up
+//! for what it misses while away), the web server and the folder writer
+//! task.
 
 pub mod config;
 pub mod model;
@@ -200,11 +200,15 @@ async fn follow(
             port: *port,
             ..cfg.mqtt.clone()
         };
-        let mut o = crate::sink::mqtt::connection_options(&node, cfg.mqtt.client_id.clone())?;
-        // Design: a persistent session, so the broker (the cluster) keeps
-        // the events for the hub while it reconnects.
-        o.set_clean_session(false);
-        Ok(o)
+        // Design: a clean session and QoS 0 subscriptions. A broker
+        // cluster delivers QoS 0 along its plain routes, while QoS 1 goes
+        // through its replicated store, which can stall for a long time
+        // after a node dies (seen with NATS: a hub connected to a live node
+        // got nothing more). The hub loses nothing that matters by it: the
+        // retained states carry every game whole and are read again at
+        // every connection; only the clock comments of moves made while
+        // the hub itself was away are missing from its PGN.
+        crate::sink::mqtt::connection_options(&node, cfg.mqtt.client_id.clone()).map_err(Into::into)
     };
     let mut current = 0;
     let (client, mut eventloop) = AsyncClient::new(options_for(current)?, 64);
@@ -231,7 +235,7 @@ async fn follow(
                 info!(host = %brokers[current].0, port = brokers[current].1, session_present = ack.session_present, "hub: connected");
                 backoff.reset();
                 for f in &filters {
-                    if client.try_subscribe(f.clone(), QoS::AtLeastOnce).is_err() {
+                    if client.try_subscribe(f.clone(), QoS::AtMostOnce).is_err() {
                         warn!(filter = %f, "hub: could not subscribe");
                     }
                 }

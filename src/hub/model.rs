@@ -74,6 +74,9 @@ struct BoardView {
     state: Option<Value>,
     log: GameLog,
     last_seq: u64,
+    /// `t_ms` of the latest state folded in: a game start older than it
+    /// is already in the game (it came late, after a failover).
+    state_t: u64,
     /// With a delay: the public's view of the game.
     public: Option<PublicView>,
 }
@@ -201,6 +204,7 @@ impl HubModel {
                     state: None,
                     log: GameLog::new(),
                     last_seq: 0,
+                    state_t: 0,
                     public,
                 },
             );
@@ -252,6 +256,7 @@ impl HubModel {
             for board in self.boards.values_mut() {
                 if board.bridge.as_deref() == Some(name) {
                     board.last_seq = 0;
+                    board.state_t = 0;
                 }
             }
         }
@@ -268,6 +273,9 @@ impl HubModel {
         let mut out = Vec::new();
         let board = self.board(id, &mut out);
         board.bridge = state["bridge"].as_str().map(str::to_string);
+        if let Some(t) = state["t_ms"].as_u64() {
+            board.state_t = t;
+        }
         reconcile(&mut board.log, &state, now_ms);
         board.state = Some(state);
         if let Some(bridge) = board.bridge.clone() {
@@ -298,6 +306,31 @@ impl HubModel {
                 return out;
             }
             board.last_seq = seq;
+        }
+        // Late (redelivered after a failover, or missed and found again):
+        // the game taken from a newer state already holds it, and folding
+        // it would cut the moves after it.
+        let stale = match &event.kind {
+            EventKind::Move { ply, uci, .. } => board.log.current().is_some_and(|g| {
+                let i = (*ply as usize).saturating_sub(1);
+                *ply >= 1 && g.ucis.len() > *ply as usize && g.ucis[i] == *uci
+            }),
+            EventKind::GameStart { fen, .. } => {
+                event.t_ms < board.state_t
+                    && board
+                        .log
+                        .current()
+                        .is_some_and(|g| g.start_fen == *fen && g.result.is_none())
+            }
+            _ => false,
+        };
+        if stale {
+            tracing::debug!(
+                board = id,
+                t_ms = event.t_ms,
+                "late event: the state has it"
+            );
+            return out;
         }
         if matches!(event.kind, EventKind::GameStart { .. }) {
             board.log.handle(&event);
@@ -636,6 +669,28 @@ mod tests {
                 ("hall-b".to_string(), None)
             ]
         );
+    }
+
+    #[test]
+    fn a_late_event_never_cuts_a_game_the_state_has_whole() {
+        let mut m = HubModel::new("p", 0);
+        let mut s: Value = serde_json::from_slice(&state(
+            "a",
+            "1",
+            1,
+            &["e2e4", "e7e5", "g1f3"],
+            &["e4", "e5", "Nf3"],
+        ))
+        .unwrap();
+        s["t_ms"] = json!(1_000);
+        m.on_message("p/arbiter/board/1/state", s.to_string().as_bytes(), 0);
+        // Move 2 comes late: folding it would cut the game.
+        m.on_message(
+            "p/arbiter/board/1/event",
+            &event("1", 2, mv(2, "e5", "e7e5")),
+            1,
+        );
+        assert_eq!(m.record("1").unwrap().sans, ["e4", "e5", "Nf3"]);
     }
 
     #[test]
