@@ -229,6 +229,14 @@ delay = "15m"
     }
 
     #[test]
+    fn the_example_file_is_valid() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/hub.toml");
+        let c = HubConfig::load(&path).unwrap();
+        assert_eq!(c.mqtt.client_id, "boardcast-hub-event");
+        assert!(c.pgn_dir.is_some() && c.web.is_some());
+    }
+
+    #[test]
     fn errors_name_the_line() {
         let e = parse("[hub]\nname = \"a\"\n[mqtt]\nprefix = \"x\"\nbogus = 1\n").unwrap_err();
         assert!(e.starts_with("/etc/hub.toml: line 5:"), "{e}");

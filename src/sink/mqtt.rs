@@ -1091,8 +1091,10 @@ pub async fn run(
                         || client
                             .try_subscribe(outbox.topics.instance(), QoS::AtLeastOnce)
                             .is_err()
+                        // QoS 0: a cluster forwards it along its plain
+                        // routes, even while its QoS 1 store is stalled.
                         || client
-                            .try_subscribe(outbox.topics.bridge_status(), QoS::AtLeastOnce)
+                            .try_subscribe(outbox.topics.bridge_status(), QoS::AtMostOnce)
                             .is_err()
                     {
                         warn!("could not subscribe to the command topics");
