@@ -271,3 +271,64 @@ async fn the_hub_gathers_every_board_of_every_bridge_and_reports_a_dead_bridge()
     drop(bridges);
     drop(sims);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hub_with_a_delay_writes_its_folder_that_long_behind_and_then_exact() {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let url = format!("\"mqtt://127.0.0.1:{}\"", broker.port);
+    let listen = format!("127.0.0.1:{}", free_port());
+    let hub_dir = dir.path().join("hub");
+    let config = hub_config(&hub_dir, &url, "dl", &listen);
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str("\n[broadcast]\ndelay = \"4s\"\n");
+    std::fs::write(&config, text).unwrap();
+    let _hub = HubProc::start(&config);
+    let page = wait_until("the hub's page", 30, || http_get(&listen, "/"));
+    assert!(page.contains(r#"data-delay-ms="4000""#));
+
+    let bdir = dir.path().join("hall");
+    std::fs::create_dir_all(&bdir).unwrap();
+    let g = game(16, Some(20));
+    let sim = SimBoard::new(&bdir, "d1", g.clone(), 5, SimOptions::fast("71001"));
+    let bridge = bridge_config(
+        &bdir,
+        "hall",
+        &url,
+        "dl",
+        &[HubBoard {
+            id: "d1".into(),
+            port: sim.path().to_string_lossy().into_owned(),
+            number: 1,
+        }],
+    );
+    let _daemon = Daemon::start(&bridge);
+    let last = format!(" {} ", g.sans.last().unwrap());
+    let bridge_pgn = bdir.join("pgn");
+    let hub_pgn = hub_dir.join("pgn");
+    // The bridge (live) has the last move; the hub's public folder not yet.
+    wait_until("the whole game in the bridge's folder", 60, || {
+        game_file(&bridge_pgn, 1).filter(|t| t.contains(&last))
+    });
+    let seen = Instant::now();
+    assert!(
+        !game_file(&hub_pgn, 1).is_some_and(|t| t.contains(&last)),
+        "the hub's folder must lag by the delay"
+    );
+    // The public page does not show it yet either.
+    let snap = snapshot(&listen).expect("a snapshot");
+    assert!(crate::util::state_moves(&snap["states"][0]).len() < g.sans.len());
+    // Then, the delay later, the same file as the bridge's.
+    let text = wait_until("the delayed game at the hub", 30, || {
+        let ours = game_file(&hub_pgn, 1)?;
+        (Some(&ours) == game_file(&bridge_pgn, 1).as_ref()).then_some(ours)
+    });
+    assert!(
+        seen.elapsed() >= Duration::from_secs(2),
+        "{:?}",
+        seen.elapsed()
+    );
+    assert_eq!(python_chess_mainlines(&text), vec![g.sans.clone()]);
+    let snap = snapshot(&listen).expect("a snapshot");
+    assert_eq!(crate::util::state_moves(&snap["states"][0]), g.sans);
+}

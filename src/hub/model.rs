@@ -171,8 +171,20 @@ impl HubModel {
         let mut out = Vec::new();
         let ids: Vec<String> = self.boards.keys().cloned().collect();
         for id in ids {
+            let delay = self.delay_ms;
             let released = match self.boards.get_mut(&id).and_then(|b| b.public.as_mut()) {
-                Some(p) => p.release(now_ms),
+                Some(p) => {
+                    let released = p.release(now_ms);
+                    let started = released
+                        .iter()
+                        .any(|e| matches!(e.kind, EventKind::GameStart { .. }));
+                    if started && let Some(g) = p.log_mut().current_mut() {
+                        // The day the game started, as the live view has it.
+                        let at = now_ms.saturating_sub(delay);
+                        g.date = Some(crate::port::recorder::pgn_date_at(at));
+                    }
+                    released
+                }
                 None => continue,
             };
             if released.is_empty() {
@@ -343,11 +355,6 @@ impl HubModel {
         out.push(Output::ArbiterEvent(event.clone()));
         if let Some(public) = &mut board.public {
             let _ = public.push(now_ms, &event);
-            if matches!(event.kind, EventKind::GameStart { .. })
-                && let Some(g) = public.log_mut().current_mut()
-            {
-                g.date = Some(crate::port::recorder::pgn_date_at(now_ms));
-            }
         } else if !delayed {
             out.push(Output::PublicEvent(event));
         }
@@ -741,6 +748,7 @@ mod tests {
             .collect();
         assert_eq!(public.len(), 2, "{out:?}");
         assert_eq!(m.record("1").unwrap().sans, ["e4"]);
+        assert!(m.record("1").unwrap().date.is_some(), "dated as it started");
         assert!(out.iter().any(|o| matches!(o, Output::Folder { .. })));
     }
 }
