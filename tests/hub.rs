@@ -3,6 +3,7 @@
 //! one `boardcast hub` gathers them. Every game in the hub's PGN folder is
 //! the bridge's own file byte for byte, the hub's page lists every board,
 //! and a bridge killed with SIGKILL (its last will fires) is shown offline.
+//! With a delay, the hub's folder lags the live game, then is exact.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
