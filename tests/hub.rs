@@ -44,6 +44,26 @@ impl HubProc {
         }
     }
 
+    /// The hub's resident memory (KiB) and CPU time so far (ms), from
+    /// /proc.
+    pub fn usage(&self) -> Option<(u64, u64)> {
+        let pid = self.child.as_ref()?.id();
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        let rss = status
+            .lines()
+            .find_map(|l| l.strip_prefix("VmRSS:"))?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()?;
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let fields: Vec<&str> = stat.rsplit_once(") ")?.1.split(' ').collect();
+        let ticks: u64 = fields[11].parse::<u64>().ok()? + fields[12].parse::<u64>().ok()?;
+        // SAFETY: sysconf has no preconditions.
+        let hz = unsafe { nix::libc::sysconf(nix::libc::_SC_CLK_TCK) }.max(1) as u64;
+        Some((rss, ticks * 1000 / hz))
+    }
+
     /// What the hub logged.
     pub fn log(&self) -> String {
         std::fs::read_to_string(&self.log).unwrap_or_default()
@@ -245,6 +265,9 @@ async fn the_hub_gathers_every_board_of_every_bridge_and_reports_a_dead_bridge()
     for name in ["hall-a", "hall-b", "hall-c"] {
         assert_eq!(snap["bridges"][name], "online", "{snap}");
     }
+    let (rss, cpu) = hub.usage().expect("the hub's /proc");
+    let plies: usize = expected.iter().map(|e| e.3.len()).sum();
+    eprintln!("hub: 4 boards, {plies} plies: {rss} KiB resident, {cpu} ms of CPU in all");
 
     // hall-b dies without a word: its last will fires, and the hub says so.
     let (_, _, mut dead) = bridges.remove(1);
