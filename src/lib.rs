@@ -39,6 +39,9 @@
 //!   events), fed by the same events as MQTT.
 //! - [`livechess`]: an imitation of DGT LiveChess 2's local API (REST and
 //!   WebSocket) for the tools that speak to it.
+//! - [`hub`]: `boardcast hub`: one event-wide view over many bridges (the
+//!   live page, the arbiter view, the PGN folder, the delay), fed only by
+//!   what the bridges publish on MQTT.
 //! - [`demo`]: `boardcast demo`: simulated boards on pseudo-terminals
 //!   through the real daemon, the embedded broker and the live page.
 //!
@@ -62,6 +65,7 @@ pub mod delay;
 pub mod demo;
 pub mod event;
 pub mod family;
+pub mod hub;
 pub mod livechess;
 pub mod pipeline;
 pub mod port;

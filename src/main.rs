@@ -35,6 +35,15 @@ enum Command {
         #[arg(long)]
         config: PathBuf,
     },
+    /// Gather every board of every bridge on the broker (cluster): the live
+    /// page, the arbiter view, the PGN folder and the delayed public view
+    /// for the whole event, until SIGINT or SIGTERM.
+    Hub {
+        /// The hub's configuration file (TOML: `[hub]`, `[mqtt]`, `[web]`,
+        /// `[event]`, `[broadcast]`, `[control]`; see docs/deployment.md).
+        #[arg(long)]
+        config: PathBuf,
+    },
     /// Send an operator correction to a board of a running daemon (over
     /// its MQTT command topic, signed with the `[control]` secret) and wait
     /// for the daemon's acknowledgement; it is published as a `correction`
@@ -267,6 +276,7 @@ fn send_correction(path: &Path, board: &str, correction: Correction, timeout: f6
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
         Command::Run { config } => run_daemon(&config),
+        Command::Hub { config } => run_hub(&config),
         Command::Demo(args) => demo(args),
         Command::Correct {
             config,
@@ -325,6 +335,13 @@ fn run_daemon(path: &Path) -> Result<()> {
     init_logging(&config.log)?;
     raise_open_files();
     until_stopped(|shutdown| async move { Ok(daemon::run(config, shutdown).await?) })
+}
+
+fn run_hub(path: &Path) -> Result<()> {
+    let config = boardcast::hub::config::HubConfig::load(path)?;
+    init_logging(&config.log)?;
+    raise_open_files();
+    until_stopped(|shutdown| async move { Ok(boardcast::hub::run(config, shutdown, None).await?) })
 }
 
 /// Raises the open-file soft limit to the hard limit: every board, capture,

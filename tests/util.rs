@@ -341,8 +341,14 @@ pub fn binary() -> &'static str {
 
 impl Daemon {
     pub fn start(config: &Path) -> Daemon {
+        Daemon::start_with(config, &mut Command::new(binary()))
+    }
+
+    /// Starts `run --config CONFIG` with `cmd` (the binary, or a prefix
+    /// such as `ip netns exec NS` with the binary last).
+    pub fn start_with(config: &Path, cmd: &mut Command) -> Daemon {
         let log = config.with_extension("log");
-        let child = Command::new(binary())
+        let child = cmd
             .args(["run", "--config"])
             .arg(config)
             .env("RUST_LOG", "boardcast=debug,rumqttc=warn,info")

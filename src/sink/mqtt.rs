@@ -611,8 +611,27 @@ impl Outbox {
     fn handle_incoming(&self, topic: &str, payload: &[u8], retained: bool) {
         if topic == self.topics.instance() {
             self.handle_instance(payload);
+        } else if topic == self.topics.bridge_status() {
+            self.handle_own_status(payload);
         } else {
             self.handle_command(topic, payload, retained);
+        }
+    }
+
+    /// The bridge's own status topic says `offline` while it is connected
+    /// and not stopping: a last will delivered late (a broker cluster may
+    /// publish the will of a connection on a dead node after the bridge
+    /// reconnected to another node with the same client id). Every
+    /// subscriber would take the bridge for dead: say `online` again.
+    fn handle_own_status(&self, payload: &[u8]) {
+        if payload != b"offline" {
+            return;
+        }
+        let mut inner = self.lock();
+        if inner.link.connected && !inner.link.offline_sent {
+            warn!(bridge = %self.topics.bridge, "the broker says this bridge is offline (a late last will?): publishing online again");
+            inner.link.announce = true;
+            self.pump_locked(&mut inner);
         }
     }
 
@@ -780,7 +799,11 @@ impl BoardOutbox {
 
     /// Replaces the board's retained state (JSON) and PGN. Only the latest
     /// pair is kept.
+    ///
+    /// The state gets one more field, `bridge`: the bridge's name, so a
+    /// subscriber of many bridges (`boardcast hub`) knows whose board it is.
     pub fn set_retained(&self, state: String, pgn: String) {
+        let state = with_bridge(state, &self.outbox.topics.bridge);
         let mut inner = self.outbox.lock();
         let slot = &mut inner.slots[self.index];
         slot.state = Some((Bytes::from(state), Bytes::from(pgn)));
@@ -798,6 +821,19 @@ impl BoardOutbox {
     pub fn dropped(&self) -> u64 {
         self.outbox.lock().slots[self.index].dropped
     }
+}
+
+/// Appends `"bridge":NAME` to a JSON object that has no `bridge` yet,
+/// keeping its fields' order.
+fn with_bridge(mut json: String, bridge: &str) -> String {
+    if json.ends_with('}') && !json.contains("\"bridge\":") {
+        json.pop();
+        if !json.ends_with('{') {
+            json.push(',');
+        }
+        json.push_str(&format!("\"bridge\":{}}}", serde_json::Value::from(bridge)));
+    }
+    json
 }
 
 /// Appends `"seq":N` to a JSON object, keeping its fields' order.
@@ -934,7 +970,7 @@ pub enum CommandError {
 
 /// Options shared by every connection: address, keep-alive, packet size,
 /// credentials and TLS.
-fn connection_options(cfg: &config::Mqtt, client_id: String) -> Result<MqttOptions, MqttError> {
+pub fn connection_options(cfg: &config::Mqtt, client_id: String) -> Result<MqttOptions, MqttError> {
     let mut o = MqttOptions::new(client_id, cfg.host.clone(), cfg.port);
     o.set_keep_alive(cfg.keep_alive.max(Duration::from_secs(1)));
     o.set_clean_session(true);
@@ -1054,6 +1090,11 @@ pub async fn run(
                     if client.try_subscribe(filter, QoS::AtLeastOnce).is_err()
                         || client
                             .try_subscribe(outbox.topics.instance(), QoS::AtLeastOnce)
+                            .is_err()
+                        // QoS 0: a cluster forwards it along its plain
+                        // routes, even while its QoS 1 store is stalled.
+                        || client
+                            .try_subscribe(outbox.topics.bridge_status(), QoS::AtMostOnce)
                             .is_err()
                     {
                         warn!("could not subscribe to the command topics");
@@ -1329,6 +1370,40 @@ mod tests {
     }
 
     #[test]
+    fn a_late_last_will_is_answered_with_online_while_connected() {
+        let ob = outbox(10);
+        let mut rec = Recorder {
+            room: 100,
+            ..Default::default()
+        };
+        {
+            let mut inner = ob.lock();
+            inner.on_connected();
+            inner.pump(&ob.topics, &mut rec);
+        }
+        assert_eq!(rec.sent.len(), 1);
+        ob.handle_incoming("bc/bridge/hall/status", b"online", true);
+        ob.handle_incoming("bc/bridge/hall/status", b"offline", false);
+        let mut inner = ob.lock();
+        assert!(inner.link.announce, "online is to be published again");
+        inner.pump(&ob.topics, &mut rec);
+        assert_eq!(rec.sent.len(), 2);
+        assert_eq!(
+            (
+                rec.sent[1].0.as_str(),
+                rec.sent[1].1,
+                rec.sent[1].2.as_str()
+            ),
+            ("bc/bridge/hall/status", true, "online")
+        );
+        // Its own `offline` at shutdown is not contradicted.
+        inner.link.offline_sent = true;
+        drop(inner);
+        ob.handle_incoming("bc/bridge/hall/status", b"offline", false);
+        assert!(!ob.lock().link.announce);
+    }
+
+    #[test]
     fn on_connect_online_comes_first_then_events_then_retained_state() {
         let ob = outbox(10);
         let b = ob.board(0);
@@ -1353,6 +1428,8 @@ mod tests {
         );
         assert_eq!(rec.sent[0].2, "online");
         assert!(rec.sent[0].1 && !rec.sent[1].1 && rec.sent[2].1 && rec.sent[3].1);
+        // The state names its bridge, for a hub of many bridges.
+        assert_eq!(rec.sent[2].2, r#"{"s":1,"bridge":"hall"}"#);
     }
 
     #[test]
@@ -1577,7 +1654,7 @@ mod tests {
         assert!(
             rec.sent
                 .iter()
-                .any(|s| s.0 == "bc/board/1/state" && s.2 == "{}")
+                .any(|s| s.0 == "bc/board/1/state" && s.2 == r#"{"bridge":"hall"}"#)
         );
         assert!(!inner.slots[0].oversize_reported);
     }

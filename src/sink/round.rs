@@ -116,6 +116,14 @@ impl Round {
 
     /// The operator fixes the players of a board.
     pub fn set_players(&self, board: u32, white: Player, black: Player) {
+        let round = self.current();
+        self.set_players_in(round, board, white, black);
+    }
+
+    /// Fixes the players of a board whose game belongs to `round` (the hub
+    /// learns them from each bridge's state), and marks that round for
+    /// writing.
+    pub fn set_players_in(&self, round: u32, board: u32, white: Player, black: Player) {
         let mut state = self.state.write().expect("round state lock");
         state.overrides.insert(
             board,
@@ -126,7 +134,6 @@ impl Round {
             },
         );
         drop(state);
-        let round = self.current();
         self.mark(round);
     }
 

@@ -98,6 +98,10 @@ struct Snapshot {
     clocks: Vec<Option<serde_json::Value>>,
     /// The latest alerts, oldest first.
     alerts: VecDeque<serde_json::Value>,
+    /// The bridges a hub (`boardcast hub`) follows and their status
+    /// (`online` / `offline`); absent on a bridge's own page.
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    bridges: std::collections::BTreeMap<String, String>,
 }
 
 /// The fan-out point between the boards and the browsers.
@@ -118,8 +122,38 @@ impl Hub {
                 states: vec![None; ids.len()],
                 clocks: vec![None; ids.len()],
                 alerts: VecDeque::new(),
+                bridges: std::collections::BTreeMap::new(),
             }),
         })
+    }
+
+    /// Adds a board after the start (the hub learns its boards from the
+    /// bridges); returns its index, the same for an id already there.
+    pub fn add_board(&self, id: &str) -> usize {
+        let mut s = self.lock();
+        if let Some(i) = s.boards.iter().position(|b| b == id) {
+            return i;
+        }
+        s.boards.push(id.to_string());
+        s.states.push(None);
+        s.clocks.push(None);
+        s.boards.len() - 1
+    }
+
+    /// A bridge's status (`online` / `offline`), shown on the page as a
+    /// `bridge` message: `{"name": ..., "status": ...}`.
+    pub fn bridge(&self, name: &str, status: &str) {
+        self.lock()
+            .bridges
+            .insert(name.to_string(), status.to_string());
+        let json = serde_json::json!({ "name": name, "status": status }).to_string();
+        self.send("bridge", json);
+    }
+
+    /// The snapshot browsers get first, as JSON: `boards`, `states`,
+    /// `clocks`, `alerts` and (on a hub) `bridges`.
+    pub fn snapshot_json(&self) -> String {
+        serde_json::to_string(&*self.lock()).expect("snapshots serialise")
     }
 
     /// The feed of board `index`.
@@ -132,10 +166,6 @@ impl Hub {
 
     fn lock(&self) -> MutexGuard<'_, Snapshot> {
         self.snapshot.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn snapshot_json(&self) -> String {
-        serde_json::to_string(&*self.lock()).expect("snapshots serialise")
     }
 
     fn send(&self, name: &'static str, data: String) {

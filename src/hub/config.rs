@@ -1,0 +1,255 @@
+//! The hub's configuration: a small TOML file, read with the daemon's own
+//! tables (`[mqtt]`, `[web]`, `[broadcast]`, `[control]`, `[event]`,
+//! `[log]`) and checked by the same code, so keys mean the same in both
+//! files and errors name the line. Only `[hub] name` is the hub's own.
+//!
+//! ```toml
+//! [hub]
+//! name = "hall"                       # MQTT client id: boardcast-hub-hall
+//!
+//! [mqtt]
+//! url = ["mqtt://node-a:1883", "mqtt://node-b:1883"]
+//! prefix = "boardcast"
+//!
+//! [web]
+//! listen = "0.0.0.0:8080"
+//!
+//! [event]
+//! name = "Olympiad"                   # PGN Event and Site of the folder
+//! pgn_dir = "/srv/pgn"
+//!
+//! [broadcast]
+//! delay = "15m"
+//!
+//! [control]
+//! secret_file = "/etc/boardcast/secret"   # opens the arbiter view
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::config::{
+    Config, ConfigError, DEFAULT_TOML, RawBridge, RawBroadcast, RawConfig, RawControl, RawEvent,
+    RawLog, RawMqtt, RawWeb, parse_raw,
+};
+
+/// The hub's file as written: unknown tables and keys are errors.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHubConfig {
+    /// `[hub]`.
+    pub hub: Option<RawHub>,
+    /// `[mqtt]`, as for a bridge.
+    pub mqtt: Option<RawMqtt>,
+    /// `[web]`, as for a bridge.
+    pub web: Option<RawWeb>,
+    /// `[broadcast]`, as for a bridge.
+    pub broadcast: Option<RawBroadcast>,
+    /// `[control]`: the secret that opens the arbiter view.
+    pub control: Option<RawControl>,
+    /// `[event]`: PGN `Event`, `Site`, `Date` and the folder.
+    pub event: Option<RawEvent>,
+    /// `[log]`, as for a bridge.
+    pub log: Option<RawLog>,
+}
+
+/// `[hub]` as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawHub {
+    /// The hub's name, in its MQTT client id (`boardcast-hub-{name}`).
+    pub name: Option<Spanned<String>>,
+}
+
+/// The hub's validated configuration.
+#[derive(Clone, Debug)]
+pub struct HubConfig {
+    /// The hub's name.
+    pub name: String,
+    /// Brokers (the first, then the other nodes), prefix, credentials, TLS.
+    /// The client id is `boardcast-hub-{name}`.
+    pub mqtt: crate::config::Mqtt,
+    /// Where the live page listens, if anywhere.
+    pub web: Option<std::net::SocketAddr>,
+    /// The live page's limits.
+    pub web_limits: crate::web::Limits,
+    /// The public delay (0: live).
+    pub delay_ms: u64,
+    /// The operator secret: opens the arbiter view.
+    pub control: crate::config::Control,
+    /// PGN tags of the folder (`name`, `site`, `date`, `round`).
+    pub event: crate::tournament::EventInfo,
+    /// The LiveChess-layout PGN folder, if any.
+    pub pgn_dir: Option<PathBuf>,
+    /// Logging.
+    pub log: crate::config::Log,
+}
+
+impl HubConfig {
+    /// Reads and validates a hub configuration file.
+    pub fn load(path: &Path) -> Result<HubConfig, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        HubConfig::parse(&text, path)
+    }
+
+    /// Validates hub configuration text; `path` names it in errors and
+    /// anchors relative paths.
+    pub fn parse(text: &str, path: &Path) -> Result<HubConfig, ConfigError> {
+        let raw: RawHubConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: path.to_owned(),
+            line: e.span().map_or(1, |s| line_of(text, s.start)),
+            message: e.message().trim().replace('\n', " "),
+        })?;
+        let invalid = |span: std::ops::Range<usize>, message: String| ConfigError::Invalid {
+            path: path.to_owned(),
+            line: Some(line_of(text, span.start)),
+            message,
+        };
+        if let Some(e) = &raw.event {
+            // A bridge's keys that mean nothing to the hub.
+            if e.pairings.is_some() {
+                return Err(ConfigError::Invalid {
+                    path: path.to_owned(),
+                    line: None,
+                    message: "event.pairings: the hub takes players from the bridges' states"
+                        .into(),
+                });
+            }
+            if let Some(v) = e.time_control.as_ref().or(e.variant.as_ref()) {
+                return Err(invalid(
+                    v.span(),
+                    "event: time_control and variant belong in the bridges' files".into(),
+                ));
+            }
+        }
+        let name = raw
+            .hub
+            .and_then(|h| h.name)
+            .map(|n| (n.span(), n.into_inner()))
+            .unwrap_or((0..0, "hub".into()));
+        if name.1.is_empty()
+            || !name
+                .1
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+        {
+            return Err(invalid(
+                name.0,
+                format!(
+                    "hub.name `{}`: use letters, digits, `-` and `_` only",
+                    name.1
+                ),
+            ));
+        }
+        let mut mqtt = raw.mqtt.unwrap_or_default();
+        if mqtt.queue.is_some() || mqtt.embedded.is_some() {
+            return Err(ConfigError::Invalid {
+                path: path.to_owned(),
+                line: None,
+                message: "mqtt: queue and embedded are bridge keys; the hub only subscribes".into(),
+            });
+        }
+        mqtt.client_id = Some(format!("boardcast-hub-{}", name.1));
+        let bridge_like = RawConfig {
+            bridge: Some(RawBridge::default()),
+            mqtt: Some(mqtt),
+            web: raw.web,
+            broadcast: raw.broadcast,
+            control: raw.control,
+            event: raw.event,
+            log: raw.log,
+            ..RawConfig::default()
+        };
+        let defaults = parse_raw(DEFAULT_TOML, Path::new("config/default.toml"))
+            .expect("the built-in default configuration parses");
+        let c = Config::from_raw(bridge_like, defaults, text, path)?;
+        Ok(HubConfig {
+            name: name.1,
+            mqtt: c.mqtt,
+            web: c.web,
+            web_limits: c.web_limits,
+            delay_ms: c.broadcast.delay_ms,
+            control: c.control,
+            event: c.event.info,
+            pgn_dir: c.event.pgn_dir,
+            log: c.log,
+        })
+    }
+}
+
+/// The 1-based line of a byte offset.
+fn line_of(text: &str, offset: usize) -> usize {
+    text.as_bytes()[..offset.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<HubConfig, String> {
+        HubConfig::parse(text, Path::new("/etc/hub.toml")).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn a_small_file_gives_brokers_page_folder_and_delay() {
+        let c = parse(
+            r#"
+[hub]
+name = "hall-a"
+[mqtt]
+url = ["mqtt://n1:1883", "mqtt://n2:1884"]
+prefix = "olympiad"
+[web]
+listen = "127.0.0.1:8080"
+[event]
+name = "Olympiad"
+pgn_dir = "pgn"
+[broadcast]
+delay = "15m"
+"#,
+        )
+        .unwrap();
+        assert_eq!((c.mqtt.host.as_str(), c.mqtt.port), ("n1", 1883));
+        assert_eq!(c.mqtt.failover, [("n2".to_string(), 1884)]);
+        assert_eq!(c.mqtt.prefix, "olympiad");
+        assert_eq!(c.mqtt.client_id, "boardcast-hub-hall-a");
+        assert_eq!(c.web, Some("127.0.0.1:8080".parse().unwrap()));
+        assert_eq!(c.pgn_dir, Some(PathBuf::from("/etc/pgn")));
+        assert_eq!(c.delay_ms, 15 * 60 * 1000);
+        assert_eq!(c.event.name, "Olympiad");
+    }
+
+    #[test]
+    fn the_example_file_is_valid() {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/hub.toml");
+        let c = HubConfig::load(&path).unwrap();
+        assert_eq!(c.mqtt.client_id, "boardcast-hub-event");
+        assert!(c.pgn_dir.is_some() && c.web.is_some());
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let e = parse("[hub]\nname = \"a\"\n[mqtt]\nprefix = \"x\"\nbogus = 1\n").unwrap_err();
+        assert!(e.starts_with("/etc/hub.toml: line 5:"), "{e}");
+        let e = parse("[mqtt]\nurl = \"mqtt://a\"\n[broadcast]\ndelay = \"soon\"\n").unwrap_err();
+        assert!(e.starts_with("/etc/hub.toml: line 4:"), "{e}");
+        let e = parse("[hub]\nname = \"a b\"\n").unwrap_err();
+        assert!(e.contains("line 2") && e.contains("hub.name"), "{e}");
+        let e = parse("[[board]]\nid = \"1\"\nport = \"/dev/x\"\n").unwrap_err();
+        assert!(e.contains("line 1"), "{e}");
+        assert!(
+            parse("[mqtt]\nqueue = 5\n")
+                .unwrap_err()
+                .contains("bridge keys")
+        );
+    }
+}

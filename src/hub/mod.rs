@@ -1,0 +1,272 @@
+//! `boardcast hub`: one event-wide view over many bridges.
+//!
+//! An Olympiad has one bridge (`boardcast run`) per hall or per row of
+//! tables, all publishing to one broker cluster. The hub subscribes to the
+//! cluster and gathers every board of every bridge: it serves the live
+//! page and the arbiter view ([`crate::web`]), writes the LiveChess-layout
+//! PGN folder ([`crate::sink::round`]), and, with `[broadcast] delay`,
+//! keeps the public outputs that long behind the live game
+//! ([`crate::delay`]). It reads only what the bridges publish (see
+//! [`model`]); it needs none of their configuration files.
+//!
+//! Shape: [`model::HubModel`] is the pure core (messages and wall time in,
+//! [`model::Output`]s out); [`run`] is the I/O edge: one MQTT connection
+//! (failing over along `[mqtt] url`; QoS 0, the retained states making up
+//! for what it misses while away), the web server and the folder writer
+//! task.
+
+pub mod config;
+pub mod model;
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rumqttc::{AsyncClient, Event as MqttEvent, Incoming, MqttOptions, QoS};
+use tracing::{info, warn};
+
+use self::config::HubConfig;
+use self::model::{HubModel, Output};
+use crate::backoff::Backoff;
+use crate::sink::round::Round;
+use crate::tournament::{Pairings, Player};
+use crate::web::{Audience, WebServer};
+
+/// Why the hub could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum HubError {
+    /// The live page's address could not be bound.
+    #[error("live page on {addr}: {source}")]
+    Web {
+        /// The address.
+        addr: std::net::SocketAddr,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// The MQTT settings cannot be used.
+    #[error("mqtt: {0}")]
+    Mqtt(#[from] crate::sink::mqtt::MqttError),
+    /// The PGN folder could not be set up.
+    #[error("pgn folder: {0}")]
+    Folder(#[from] crate::tournament::PairingsError),
+}
+
+/// What the hub serves, for tests and for `main` to print.
+#[derive(Debug)]
+pub struct Running {
+    /// The live page's address, when one is served.
+    pub web: Option<std::net::SocketAddr>,
+}
+
+/// The outputs' ends: the page's two views and the folder.
+#[derive(Debug)]
+struct Sinks {
+    web: Option<WebServer>,
+    /// Board id to its index in both views.
+    index: HashMap<String, usize>,
+    round: Arc<Round>,
+}
+
+impl Sinks {
+    fn apply(&mut self, outputs: Vec<Output>) {
+        for o in outputs {
+            match o {
+                Output::NewBoard(id) => {
+                    if let Some(w) = &self.web {
+                        let i = w.hub.add_board(&id);
+                        w.arbiter.add_board(&id);
+                        self.index.insert(id, i);
+                    }
+                }
+                Output::Bridge { name, status } => {
+                    if let Some(w) = &self.web {
+                        w.hub.bridge(&name, &status);
+                        w.arbiter.bridge(&name, &status);
+                    }
+                }
+                Output::ArbiterState(id, json) => {
+                    if let (Some(w), Some(&i)) = (&self.web, self.index.get(&id)) {
+                        w.arbiter_feed(i).state(&json);
+                    }
+                }
+                Output::PublicState(id, json) => {
+                    if let (Some(w), Some(&i)) = (&self.web, self.index.get(&id)) {
+                        w.feed(i).state(&json);
+                    }
+                }
+                Output::ArbiterEvent(e) => {
+                    if let (Some(w), Some(&i)) = (&self.web, self.index.get(&e.board)) {
+                        w.arbiter_feed(i).event(&e);
+                    }
+                }
+                Output::PublicEvent(e) => {
+                    if let (Some(w), Some(&i)) = (&self.web, self.index.get(&e.board)) {
+                        w.feed(i).event(&e);
+                    }
+                }
+                Output::Folder {
+                    round,
+                    number,
+                    white,
+                    black,
+                    record,
+                } => {
+                    if white.is_some() || black.is_some() {
+                        let unknown = || Player {
+                            name: "?".into(),
+                            ..Player::default()
+                        };
+                        let (w, b) = (white.unwrap_or_else(unknown), black.unwrap_or_else(unknown));
+                        if self
+                            .round
+                            .pairing(number)
+                            .is_none_or(|p| p.white != w || p.black != b)
+                        {
+                            self.round.set_players_in(round, number, w, b);
+                        }
+                    }
+                    self.round.update(round, number, &record);
+                }
+            }
+        }
+    }
+}
+
+/// Runs the hub until `shutdown` resolves; `started` is told what it
+/// serves once the page is up. Then the folder is written a last time.
+pub async fn run(
+    cfg: HubConfig,
+    shutdown: impl Future<Output = ()>,
+    started: Option<tokio::sync::oneshot::Sender<Running>>,
+) -> Result<(), HubError> {
+    let web = match cfg.web {
+        Some(addr) => {
+            let audience = Audience {
+                delay_ms: cfg.delay_ms,
+                arbiter_secret: cfg.control.secret.as_ref().map(|s| s.as_str().to_string()),
+            };
+            Some(
+                WebServer::start_for(addr, &[], audience, cfg.web_limits)
+                    .await
+                    .map_err(|source| HubError::Web { addr, source })?,
+            )
+        }
+        None => None,
+    };
+    let round = Round::new(
+        cfg.event.clone(),
+        Pairings::default(),
+        None,
+        cfg.pgn_dir.clone(),
+    )?;
+    let (stop_writer, writer_stopped) = tokio::sync::oneshot::channel::<()>();
+    let writer = tokio::spawn(Arc::clone(&round).run_writer(async {
+        let _ = writer_stopped.await;
+    }));
+    if let Some(tx) = started {
+        let _ = tx.send(Running {
+            web: web.as_ref().map(|w| w.addr),
+        });
+    }
+    let mut sinks = Sinks {
+        web,
+        index: HashMap::new(),
+        round,
+    };
+    let mut model = HubModel::new(&cfg.mqtt.prefix, cfg.delay_ms);
+    let result = follow(&cfg, &mut model, &mut sinks, shutdown).await;
+    let _ = stop_writer.send(());
+    let _ = writer.await;
+    info!("hub stopped");
+    result
+}
+
+/// The MQTT connection: subscribes at every connection, feeds the model,
+/// and releases delayed events on time, until `shutdown`.
+async fn follow(
+    cfg: &HubConfig,
+    model: &mut HubModel,
+    sinks: &mut Sinks,
+    shutdown: impl Future<Output = ()>,
+) -> Result<(), HubError> {
+    let brokers: Vec<(String, u16)> = std::iter::once((cfg.mqtt.host.clone(), cfg.mqtt.port))
+        .chain(cfg.mqtt.failover.iter().cloned())
+        .collect();
+    let options_for = |i: usize| -> Result<MqttOptions, HubError> {
+        let (host, port) = &brokers[i];
+        let node = crate::config::Mqtt {
+            host: host.clone(),
+            port: *port,
+            ..cfg.mqtt.clone()
+        };
+        // Design: a clean session and QoS 0 subscriptions. A broker
+        // cluster delivers QoS 0 along its plain routes, while QoS 1 goes
+        // through its replicated store, which can stall for a long time
+        // after a node dies (seen with NATS: a hub connected to a live node
+        // got nothing more). The hub loses nothing that matters by it: the
+        // retained states carry every game whole and are read again at
+        // every connection; only the clock comments of moves made while
+        // the hub itself was away are missing from its PGN.
+        crate::sink::mqtt::connection_options(&node, cfg.mqtt.client_id.clone()).map_err(Into::into)
+    };
+    let mut current = 0;
+    let (client, mut eventloop) = AsyncClient::new(options_for(current)?, 64);
+    let mut backoff = Backoff::new(cfg.mqtt.reconnect);
+    let filters = model.filters();
+    info!(host = %brokers[0].0, port = brokers[0].1, client_id = %cfg.mqtt.client_id, "hub: connecting to the broker");
+    tokio::pin!(shutdown);
+    loop {
+        let due = model.next_due().map(|wall| {
+            let now = crate::delay::unix_ms();
+            tokio::time::Instant::now() + Duration::from_millis(wall.saturating_sub(now))
+        });
+        let polled = tokio::select! {
+            biased;
+            _ = &mut shutdown => break,
+            _ = sleep_until_opt(due) => {
+                sinks.apply(model.tick(crate::delay::unix_ms()));
+                continue;
+            }
+            r = eventloop.poll() => r,
+        };
+        match polled {
+            Ok(MqttEvent::Incoming(Incoming::ConnAck(ack))) => {
+                info!(host = %brokers[current].0, port = brokers[current].1, session_present = ack.session_present, "hub: connected");
+                backoff.reset();
+                for f in &filters {
+                    if client.try_subscribe(f.clone(), QoS::AtMostOnce).is_err() {
+                        warn!(filter = %f, "hub: could not subscribe");
+                    }
+                }
+            }
+            Ok(MqttEvent::Incoming(Incoming::Publish(p))) => {
+                let out = model.on_message(&p.topic, &p.payload, crate::delay::unix_ms());
+                sinks.apply(out);
+            }
+            Ok(_) => {}
+            Err(e) => {
+                let wait = backoff.next_delay();
+                warn!(host = %brokers[current].0, port = brokers[current].1, error = %e, retry_ms = wait.as_millis() as u64, "hub: broker connection failed");
+                if brokers.len() > 1 {
+                    current = (current + 1) % brokers.len();
+                    eventloop.mqtt_options = options_for(current)?;
+                    info!(host = %brokers[current].0, port = brokers[current].1, "hub: trying the next broker");
+                }
+                tokio::select! {
+                    _ = &mut shutdown => break,
+                    _ = tokio::time::sleep(wait) => {}
+                }
+            }
+        }
+    }
+    let _ = client.try_disconnect();
+    Ok(())
+}
+
+async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

@@ -1,0 +1,754 @@
+//! The hub's pure core: what every bridge published, folded into one view
+//! of the event. Messages go in with the hub's wall time; what the page and
+//! the PGN folder must show comes out as [`Output`]s. No I/O, no clock.
+//!
+//! Sources, all under the prefix, all published by the bridges themselves:
+//!
+//! - `bridge/{name}/status`: `online` / `offline` (retained, the last will).
+//! - `bridge/{name}/instance`: a new process id means its `seq` restarts.
+//! - `arbiter/board/{id}/event`: every event, live, numbered by `seq`.
+//! - `arbiter/board/{id}/state`: the retained live state, which names its
+//!   bridge (`bridge`), round, board number and players.
+//!
+//! Design: the game record of each board is folded from its events (so
+//! clock times and move times reach the PGN exactly as the bridge wrote
+//! them), repeats are dropped by `seq`, and the retained state is the
+//! check: when it disagrees with the folded game (the hub started late,
+//! or events were dropped from a bridge's full queue), the game is taken
+//! from the state instead.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+use crate::delay::PublicView;
+use crate::event::{Event, EventKind};
+use crate::sink::record::{GameLog, GameRecord};
+use crate::tournament::Player;
+
+/// What the hub must show after a message or a tick.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Output {
+    /// A board seen for the first time (add it to the page).
+    NewBoard(String),
+    /// A bridge's status changed (`online` / `offline`).
+    Bridge {
+        /// The bridge name.
+        name: String,
+        /// `online` or `offline`.
+        status: String,
+    },
+    /// A board's state for the arbiters' (live) view, as JSON.
+    ArbiterState(String, String),
+    /// An event for the arbiters' view.
+    ArbiterEvent(Event),
+    /// A board's state for the public view, as JSON.
+    PublicState(String, String),
+    /// An event for the public view.
+    PublicEvent(Event),
+    /// A board's public game for the PGN folder.
+    Folder {
+        /// Round of the game.
+        round: u32,
+        /// Board number in the round.
+        number: u32,
+        /// White, when known.
+        white: Option<Player>,
+        /// Black, when known.
+        black: Option<Player>,
+        /// The game.
+        record: Box<GameRecord>,
+    },
+}
+
+#[derive(Debug, Default)]
+struct BridgeView {
+    status: Option<String>,
+    instance: Option<String>,
+}
+
+#[derive(Debug)]
+struct BoardView {
+    bridge: Option<String>,
+    /// The latest live state, as published.
+    state: Option<Value>,
+    log: GameLog,
+    last_seq: u64,
+    /// `t_ms` of the latest state folded in: a game start older than it
+    /// is already in the game (it came late, after a failover).
+    state_t: u64,
+    /// With a delay: the public's view of the game.
+    public: Option<PublicView>,
+}
+
+/// Every board of every bridge, as the hub knows them.
+#[derive(Debug)]
+pub struct HubModel {
+    prefix: String,
+    delay_ms: u64,
+    bridges: BTreeMap<String, BridgeView>,
+    boards: BTreeMap<String, BoardView>,
+}
+
+impl HubModel {
+    /// A hub for the topics under `prefix`, the public `delay_ms` behind.
+    pub fn new(prefix: &str, delay_ms: u64) -> HubModel {
+        HubModel {
+            prefix: prefix.trim_end_matches('/').to_string(),
+            delay_ms,
+            bridges: BTreeMap::new(),
+            boards: BTreeMap::new(),
+        }
+    }
+
+    /// The topic filters to subscribe to.
+    pub fn filters(&self) -> Vec<String> {
+        let p = &self.prefix;
+        vec![
+            format!("{p}/bridge/+/status"),
+            format!("{p}/bridge/+/instance"),
+            format!("{p}/arbiter/board/+/state"),
+            format!("{p}/arbiter/board/+/event"),
+        ]
+    }
+
+    /// The bridges and their status (`None` before any was seen).
+    pub fn bridges(&self) -> Vec<(String, Option<String>)> {
+        self.bridges
+            .iter()
+            .map(|(n, b)| (n.clone(), b.status.clone()))
+            .collect()
+    }
+
+    /// Board ids in round and board-number order (then by id).
+    pub fn boards(&self) -> Vec<String> {
+        let mut ids: Vec<(u32, u32, &String)> = self
+            .boards
+            .iter()
+            .map(|(id, b)| {
+                let n = |k: &str| {
+                    b.state
+                        .as_ref()
+                        .and_then(|s| s[k].as_u64())
+                        .map_or(u32::MAX, |v| v as u32)
+                };
+                (n("round"), n("number"), id)
+            })
+            .collect();
+        ids.sort();
+        ids.into_iter().map(|(_, _, id)| id.clone()).collect()
+    }
+
+    /// The game a board's folder entry would hold now (the public one).
+    pub fn record(&self, board: &str) -> Option<&GameRecord> {
+        let b = self.boards.get(board)?;
+        match &b.public {
+            Some(p) => p.log().current(),
+            None => b.log.current(),
+        }
+    }
+
+    /// One message from the broker, received at `now_ms` (wall time).
+    pub fn on_message(&mut self, topic: &str, payload: &[u8], now_ms: u64) -> Vec<Output> {
+        let Some(rest) = topic
+            .strip_prefix(&self.prefix)
+            .and_then(|t| t.strip_prefix('/'))
+        else {
+            return Vec::new();
+        };
+        let parts: Vec<&str> = rest.split('/').collect();
+        match parts.as_slice() {
+            ["bridge", name, "status"] => self.on_status(name, payload),
+            ["bridge", name, "instance"] => self.on_instance(name, payload),
+            ["arbiter", "board", id, "state"] => self.on_state(id, payload, now_ms),
+            ["arbiter", "board", id, "event"] => self.on_event(id, payload, now_ms),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Events whose public delay has passed by `now_ms`.
+    pub fn tick(&mut self, now_ms: u64) -> Vec<Output> {
+        let mut out = Vec::new();
+        let ids: Vec<String> = self.boards.keys().cloned().collect();
+        for id in ids {
+            let delay = self.delay_ms;
+            let released = match self.boards.get_mut(&id).and_then(|b| b.public.as_mut()) {
+                Some(p) => {
+                    let released = p.release(now_ms);
+                    let started = released
+                        .iter()
+                        .any(|e| matches!(e.kind, EventKind::GameStart { .. }));
+                    if started && let Some(g) = p.log_mut().current_mut() {
+                        // The day the game started, as the live view has it.
+                        let at = now_ms.saturating_sub(delay);
+                        g.date = Some(crate::port::recorder::pgn_date_at(at));
+                    }
+                    released
+                }
+                None => continue,
+            };
+            if released.is_empty() {
+                continue;
+            }
+            out.extend(released.into_iter().map(Output::PublicEvent));
+            out.push(Output::PublicState(id.clone(), self.public_state(&id)));
+            out.extend(self.folder(&id));
+        }
+        out
+    }
+
+    /// When the next public event is due (wall ms), if any waits.
+    pub fn next_due(&self) -> Option<u64> {
+        self.boards
+            .values()
+            .filter_map(|b| b.public.as_ref()?.poll_timeout())
+            .min()
+    }
+
+    fn board(&mut self, id: &str, out: &mut Vec<Output>) -> &mut BoardView {
+        if !self.boards.contains_key(id) {
+            out.push(Output::NewBoard(id.to_string()));
+            let public = (self.delay_ms > 0).then(|| PublicView::new(self.delay_ms, 0));
+            self.boards.insert(
+                id.to_string(),
+                BoardView {
+                    bridge: None,
+                    state: None,
+                    log: GameLog::new(),
+                    last_seq: 0,
+                    state_t: 0,
+                    public,
+                },
+            );
+        }
+        self.boards.get_mut(id).expect("just inserted")
+    }
+
+    fn on_status(&mut self, name: &str, payload: &[u8]) -> Vec<Output> {
+        let status = String::from_utf8_lossy(payload).trim().to_string();
+        if status != "online" && status != "offline" {
+            return Vec::new();
+        }
+        let b = self.bridges.entry(name.to_string()).or_default();
+        if b.status.as_deref() == Some(status.as_str()) {
+            return Vec::new();
+        }
+        tracing::info!(bridge = name, %status, "bridge status");
+        b.status = Some(status.clone());
+        let mut out = vec![Output::Bridge {
+            name: name.to_string(),
+            status,
+        }];
+        // Its boards' cards change with it.
+        let ids: Vec<String> = self
+            .boards
+            .iter()
+            .filter(|(_, b)| b.bridge.as_deref() == Some(name))
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in ids {
+            out.extend(self.states(&id));
+        }
+        out
+    }
+
+    fn on_instance(&mut self, name: &str, payload: &[u8]) -> Vec<Output> {
+        let Ok(v) = serde_json::from_slice::<Value>(payload) else {
+            return Vec::new();
+        };
+        let Some(instance) = v["instance"].as_str() else {
+            return Vec::new();
+        };
+        let b = self.bridges.entry(name.to_string()).or_default();
+        let restarted = b.instance.as_deref().is_some_and(|i| i != instance);
+        b.instance = Some(instance.to_string());
+        if restarted {
+            // A new process: its boards count `seq` from 1 again.
+            tracing::info!(bridge = name, instance, "bridge restarted");
+            for board in self.boards.values_mut() {
+                if board.bridge.as_deref() == Some(name) {
+                    board.last_seq = 0;
+                    board.state_t = 0;
+                }
+            }
+        }
+        Vec::new()
+    }
+
+    fn on_state(&mut self, id: &str, payload: &[u8], now_ms: u64) -> Vec<Output> {
+        let Ok(state) = serde_json::from_slice::<Value>(payload) else {
+            return Vec::new();
+        };
+        if !state.is_object() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        let board = self.board(id, &mut out);
+        board.bridge = state["bridge"].as_str().map(str::to_string);
+        if let Some(t) = state["t_ms"].as_u64() {
+            board.state_t = t;
+        }
+        reconcile(&mut board.log, &state, now_ms);
+        board.state = Some(state);
+        if let Some(bridge) = board.bridge.clone() {
+            self.bridges.entry(bridge).or_default();
+        }
+        out.extend(self.states(id));
+        if self.delay_ms == 0 {
+            out.extend(self.folder(id));
+        }
+        out
+    }
+
+    fn on_event(&mut self, id: &str, payload: &[u8], now_ms: u64) -> Vec<Output> {
+        let Ok(value) = serde_json::from_slice::<Value>(payload) else {
+            return Vec::new();
+        };
+        let seq = value["seq"].as_u64();
+        let Ok(mut event) = serde_json::from_value::<Event>(value) else {
+            return Vec::new();
+        };
+        event.board = id.to_string();
+        let mut out = Vec::new();
+        let delayed = self.delay_ms > 0;
+        let board = self.board(id, &mut out);
+        if let Some(seq) = seq {
+            if seq <= board.last_seq {
+                // A repeat (at-least-once delivery) or a stale one.
+                return out;
+            }
+            board.last_seq = seq;
+        }
+        // Late (redelivered after a failover, or missed and found again):
+        // the game taken from a newer state already holds it, and folding
+        // it would cut the moves after it.
+        let stale = match &event.kind {
+            EventKind::Move { ply, uci, .. } => board.log.current().is_some_and(|g| {
+                let i = (*ply as usize).saturating_sub(1);
+                *ply >= 1 && g.ucis.len() > *ply as usize && g.ucis[i] == *uci
+            }),
+            EventKind::GameStart { fen, .. } => {
+                event.t_ms < board.state_t
+                    && board
+                        .log
+                        .current()
+                        .is_some_and(|g| g.start_fen == *fen && g.result.is_none())
+            }
+            _ => false,
+        };
+        if stale {
+            tracing::debug!(
+                board = id,
+                t_ms = event.t_ms,
+                "late event: the state has it"
+            );
+            return out;
+        }
+        if matches!(event.kind, EventKind::GameStart { .. }) {
+            board.log.handle(&event);
+            if let Some(g) = board.log.current_mut() {
+                g.date = Some(crate::port::recorder::pgn_date_at(now_ms));
+            }
+        } else {
+            board.log.handle(&event);
+        }
+        out.push(Output::ArbiterEvent(event.clone()));
+        if let Some(public) = &mut board.public {
+            let _ = public.push(now_ms, &event);
+        } else if !delayed {
+            out.push(Output::PublicEvent(event));
+        }
+        out
+    }
+
+    /// The states of a board for both views.
+    fn states(&self, id: &str) -> Vec<Output> {
+        let Some(b) = self.boards.get(id) else {
+            return Vec::new();
+        };
+        let Some(state) = &b.state else {
+            return Vec::new();
+        };
+        let live = self.marked(b, state.clone()).to_string();
+        let public = if self.delay_ms == 0 {
+            live.clone()
+        } else {
+            self.public_state(id)
+        };
+        vec![
+            Output::ArbiterState(id.to_string(), live),
+            Output::PublicState(id.to_string(), public),
+        ]
+    }
+
+    /// `state` with its bridge's status; a board of an offline bridge is
+    /// shown offline.
+    fn marked(&self, b: &BoardView, mut state: Value) -> Value {
+        let status = b
+            .bridge
+            .as_ref()
+            .and_then(|n| self.bridges.get(n))
+            .and_then(|v| v.status.clone());
+        if let Some(status) = status {
+            if status == "offline" {
+                state["status"] = json!("offline");
+            }
+            state["bridge_status"] = json!(status);
+        }
+        state
+    }
+
+    /// The public state of a delayed board: the public game with the live
+    /// state's board facts (never its placement or alerts).
+    fn public_state(&self, id: &str) -> String {
+        let Some(b) = self.boards.get(id) else {
+            return String::new();
+        };
+        let live = b.state.clone().unwrap_or_else(|| json!({}));
+        let games = b.public.as_ref().map_or(0, |p| p.log().games().len());
+        let g = b.public.as_ref().and_then(|p| p.log().current());
+        let mut s = json!({
+            "board": id,
+            "status": live["status"],
+            "port": live["port"],
+            "serial": live["serial"],
+            "recognised": g.is_some(),
+            "rotated": g.is_some_and(|g| g.rotated),
+            "irregular": g.is_some_and(|g| g.is_irregular()),
+            "game": games,
+            "start_fen": g.map(|g| g.start_fen.clone()),
+            "chess960": g.is_some_and(|g| g.chess960),
+            "fen": g.map(|g| g.fen.clone()),
+            "moves": g.map(|g| g.sans.clone()).unwrap_or_default(),
+            "uci": g.map(|g| g.ucis.clone()).unwrap_or_default(),
+            "ply": g.map_or(0, |g| g.sans.len()),
+            "last_move": g.and_then(|g| {
+                let n = g.sans.len();
+                (n > 0).then(|| json!({"ply": n, "san": g.sans[n - 1], "uci": g.ucis[n - 1]}))
+            }),
+            "result": g.and_then(|g| g.result.clone()),
+            "reason": g.and_then(|g| g.reason.clone()),
+        });
+        for k in ["round", "number", "white", "black", "bridge"] {
+            if !live[k].is_null() {
+                s[k] = live[k].clone();
+            }
+        }
+        self.marked(b, s).to_string()
+    }
+
+    fn folder(&self, id: &str) -> Option<Output> {
+        let b = self.boards.get(id)?;
+        let state = b.state.as_ref()?;
+        let record = Box::new(self.record(id)?.clone());
+        let n = |k: &str| state[k].as_u64().map(|v| v as u32);
+        let player = |k: &str| serde_json::from_value::<Player>(state[k].clone()).ok();
+        Some(Output::Folder {
+            round: n("round").unwrap_or(1),
+            number: n("number").or_else(|| id.parse().ok())?,
+            white: player("white"),
+            black: player("black"),
+            record,
+        })
+    }
+}
+
+/// Makes the folded game agree with a board's retained live state: when
+/// the moves, the start or the result differ (events missed), the game is
+/// rebuilt from the state (without the clock times only events carry).
+fn reconcile(log: &mut GameLog, state: &Value, now_ms: u64) {
+    let Some(start) = state["start_fen"].as_str() else {
+        return;
+    };
+    let strings = |k: &str| -> Vec<String> {
+        state[k]
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(|v| v.as_str().map(str::to_string))
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    let (sans, ucis) = (strings("moves"), strings("uci"));
+    let result = state["result"].as_str().map(str::to_string);
+    let same = log
+        .current()
+        .is_some_and(|g| g.start_fen == start && g.ucis == ucis);
+    if !same {
+        tracing::debug!(
+            board = state["board"].as_str().unwrap_or("?"),
+            "the folded game differs from the state: taking the state's"
+        );
+        let started = log
+            .current()
+            .filter(|g| g.start_fen == start)
+            .map(|g| (g.started_ms, g.date.clone()));
+        let fresh = log
+            .current()
+            .is_none_or(|g| g.start_fen != start || g.result.is_some());
+        if fresh {
+            log.handle(&Event {
+                board: String::new(),
+                t_ms: 0,
+                kind: EventKind::GameStart {
+                    fen: start.to_string(),
+                    chess960: state["chess960"].as_bool().unwrap_or(false),
+                    rotated: state["rotated"].as_bool().unwrap_or(false),
+                },
+            });
+        }
+        let fen = state["fen"].as_str().unwrap_or(start).to_string();
+        if let Some(g) = log.current_mut() {
+            let n = sans.len();
+            g.sans = sans;
+            g.ucis = ucis;
+            g.times = vec![0; n];
+            g.fens = vec![String::new(); n];
+            if let Some(last) = g.fens.last_mut() {
+                last.clone_from(&fen);
+            }
+            g.irregular = vec![false; n];
+            g.clks = vec![None; n];
+            g.emts = vec![None; n];
+            g.fen = fen;
+            let (t, date) = started.unwrap_or((0, None));
+            g.started_ms = t;
+            g.date = date.or_else(|| Some(crate::port::recorder::pgn_date_at(now_ms)));
+        }
+    }
+    if let Some(g) = log.current_mut()
+        && g.result.is_none()
+        && result.is_some()
+    {
+        g.result = result;
+        g.reason = state["reason"].as_str().map(str::to_string);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+    fn state(bridge: &str, board: &str, number: u32, uci: &[&str], sans: &[&str]) -> Vec<u8> {
+        json!({"board": board, "bridge": bridge, "status": "connected", "game": 1,
+               "start_fen": START, "fen": "x", "moves": sans, "uci": uci,
+               "round": 2, "number": number, "white": {"name": "A, B"}, "black": null})
+        .to_string()
+        .into_bytes()
+    }
+
+    fn event(board: &str, seq: u64, kind: EventKind) -> Vec<u8> {
+        let mut v: Value = serde_json::from_str(
+            &Event {
+                board: board.into(),
+                t_ms: seq * 100,
+                kind,
+            }
+            .to_json(),
+        )
+        .unwrap();
+        v["seq"] = json!(seq);
+        v.to_string().into_bytes()
+    }
+
+    fn mv(ply: u32, san: &str, uci: &str) -> EventKind {
+        EventKind::Move {
+            ply,
+            side: if ply % 2 == 1 {
+                crate::event::Side::White
+            } else {
+                crate::event::Side::Black
+            },
+            san: san.into(),
+            uci: uci.into(),
+            fen: format!("fen{ply}"),
+            irregular: false,
+        }
+    }
+
+    fn start() -> EventKind {
+        EventKind::GameStart {
+            fen: START.into(),
+            chess960: false,
+            rotated: false,
+        }
+    }
+
+    #[test]
+    fn events_fold_once_each_and_repeats_are_dropped() {
+        let mut m = HubModel::new("p", 0);
+        let out = m.on_message("p/arbiter/board/7/event", &event("7", 1, start()), 0);
+        assert_eq!(out[0], Output::NewBoard("7".into()));
+        m.on_message(
+            "p/arbiter/board/7/event",
+            &event("7", 2, mv(1, "e4", "e2e4")),
+            1,
+        );
+        // Delivered again after a failover: nothing changes.
+        let out = m.on_message(
+            "p/arbiter/board/7/event",
+            &event("7", 2, mv(1, "e4", "e2e4")),
+            2,
+        );
+        assert!(out.is_empty());
+        m.on_message(
+            "p/arbiter/board/7/event",
+            &event("7", 3, mv(2, "e5", "e7e5")),
+            3,
+        );
+        assert_eq!(m.record("7").unwrap().sans, ["e4", "e5"]);
+        assert_eq!(m.boards(), ["7"]);
+    }
+
+    #[test]
+    fn a_late_hub_takes_the_game_from_the_state() {
+        let mut m = HubModel::new("p", 0);
+        let out = m.on_message(
+            "p/arbiter/board/3/state",
+            &state("hall-a", "3", 5, &["e2e4", "e7e5"], &["e4", "e5"]),
+            0,
+        );
+        assert_eq!(m.record("3").unwrap().sans, ["e4", "e5"]);
+        let folder = out.iter().find_map(|o| match o {
+            Output::Folder {
+                round,
+                number,
+                white,
+                ..
+            } => Some((*round, *number, white.clone().unwrap().name)),
+            _ => None,
+        });
+        assert_eq!(folder, Some((2, 5, "A, B".to_string())));
+        // The next move comes as an event and is folded on.
+        m.on_message(
+            "p/arbiter/board/3/event",
+            &event("3", 9, mv(3, "Nf3", "g1f3")),
+            1,
+        );
+        assert_eq!(m.record("3").unwrap().sans, ["e4", "e5", "Nf3"]);
+    }
+
+    #[test]
+    fn an_offline_bridge_marks_its_boards_offline() {
+        let mut m = HubModel::new("p", 0);
+        m.on_message("p/bridge/hall-a/status", b"online", 0);
+        m.on_message(
+            "p/arbiter/board/1/state",
+            &state("hall-a", "1", 2, &[], &[]),
+            0,
+        );
+        m.on_message(
+            "p/arbiter/board/2/state",
+            &state("hall-b", "2", 1, &[], &[]),
+            0,
+        );
+        // Ordered by round, then board number.
+        assert_eq!(m.boards(), ["2", "1"]);
+        let out = m.on_message("p/bridge/hall-a/status", b"offline", 5);
+        assert!(out.contains(&Output::Bridge {
+            name: "hall-a".into(),
+            status: "offline".into()
+        }));
+        let marked = out
+            .iter()
+            .find_map(|o| match o {
+                Output::ArbiterState(id, s) if id == "1" => Some(s.clone()),
+                _ => None,
+            })
+            .expect("board 1 redrawn");
+        let v: Value = serde_json::from_str(&marked).unwrap();
+        assert_eq!(
+            (v["status"].as_str(), v["bridge_status"].as_str()),
+            (Some("offline"), Some("offline"))
+        );
+        // Board 2's bridge is not concerned.
+        assert!(
+            !out.iter()
+                .any(|o| matches!(o, Output::ArbiterState(id, _) if id == "2"))
+        );
+        assert_eq!(
+            m.bridges(),
+            [
+                ("hall-a".to_string(), Some("offline".to_string())),
+                ("hall-b".to_string(), None)
+            ]
+        );
+    }
+
+    #[test]
+    fn a_late_event_never_cuts_a_game_the_state_has_whole() {
+        let mut m = HubModel::new("p", 0);
+        let mut s: Value = serde_json::from_slice(&state(
+            "a",
+            "1",
+            1,
+            &["e2e4", "e7e5", "g1f3"],
+            &["e4", "e5", "Nf3"],
+        ))
+        .unwrap();
+        s["t_ms"] = json!(1_000);
+        m.on_message("p/arbiter/board/1/state", s.to_string().as_bytes(), 0);
+        // Move 2 comes late: folding it would cut the game.
+        m.on_message(
+            "p/arbiter/board/1/event",
+            &event("1", 2, mv(2, "e5", "e7e5")),
+            1,
+        );
+        assert_eq!(m.record("1").unwrap().sans, ["e4", "e5", "Nf3"]);
+    }
+
+    #[test]
+    fn a_restarted_bridge_counts_from_one_again() {
+        let mut m = HubModel::new("p", 0);
+        m.on_message("p/bridge/a/instance", br#"{"instance":"one","pid":1}"#, 0);
+        m.on_message("p/arbiter/board/1/state", &state("a", "1", 1, &[], &[]), 0);
+        m.on_message("p/arbiter/board/1/event", &event("1", 1, start()), 0);
+        m.on_message(
+            "p/arbiter/board/1/event",
+            &event("1", 2, mv(1, "e4", "e2e4")),
+            0,
+        );
+        m.on_message("p/bridge/a/instance", br#"{"instance":"two","pid":2}"#, 0);
+        m.on_message(
+            "p/arbiter/board/1/event",
+            &event("1", 1, mv(2, "e5", "e7e5")),
+            0,
+        );
+        assert_eq!(m.record("1").unwrap().sans, ["e4", "e5"]);
+    }
+
+    #[test]
+    fn with_a_delay_the_public_sees_the_game_later_and_no_alert() {
+        let mut m = HubModel::new("p", 1_000);
+        m.on_message("p/arbiter/board/1/state", &state("a", "1", 1, &[], &[]), 0);
+        let out = m.on_message("p/arbiter/board/1/event", &event("1", 1, start()), 10);
+        assert!(!out.iter().any(|o| matches!(o, Output::PublicEvent(_))));
+        m.on_message(
+            "p/arbiter/board/1/event",
+            &event("1", 2, mv(1, "e4", "e2e4")),
+            20,
+        );
+        let alert = EventKind::Alert(crate::event::Alert {
+            kind: crate::event::AlertKind::Misplaced,
+            side: None,
+            law: None,
+            message: "x".into(),
+            cleared: false,
+        });
+        m.on_message("p/arbiter/board/1/event", &event("1", 3, alert), 30);
+        assert_eq!(m.next_due(), Some(1_010));
+        assert!(m.tick(1_009).is_empty());
+        let out = m.tick(1_030);
+        let public: Vec<_> = out
+            .iter()
+            .filter(|o| matches!(o, Output::PublicEvent(_)))
+            .collect();
+        assert_eq!(public.len(), 2, "{out:?}");
+        assert_eq!(m.record("1").unwrap().sans, ["e4"]);
+        assert!(m.record("1").unwrap().date.is_some(), "dated as it started");
+        assert!(out.iter().any(|o| matches!(o, Output::Folder { .. })));
+    }
+}
