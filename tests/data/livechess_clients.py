@@ -8,7 +8,8 @@ Modes (the request sequences are those of the named clients, rewritten
 from their public descriptions, not copied):
   lichess   lichess's DGT page: eboards id 1, subscribe id 2 / feed 1,
             call/setup id 3 with the start FEN; then follows the feed until
-            two moves came one frame each (or SECONDS pass)
+            two moves came one frame each and a piece was seen in the air
+            (or SECONDS pass)
   chesscom  chess.com's page: same ids, Origin https://www.chess.com, no
             setup; follows the feed for SECONDS
   dgtangel  DgtAngel: eboards with param null, the next frame must be the
@@ -108,17 +109,28 @@ def lichess(host, port, seconds):
     skip_feeds(ws, "lichess", "setup")
     # Follow the game until two moves have come one by one, each frame's
     # SAN list the previous one plus a move.
-    seen = {"last": None, "grown": 0}
+    # Also until a piece in the air has been seen (a board frame with one
+    # piece fewer between two with as many), which the test checks.
+    seen = {"last": None, "grown": 0, "counts": []}
+
+    def in_the_air():
+        c = seen["counts"]
+        return any(c[i + 1] + 1 == c[i] and c[i + 2] == c[i] for i in range(len(c) - 2))
 
     def grown(d):
-        if d.get("response") != "feed" or "san" not in d["param"]:
+        if d.get("response") != "feed":
+            return False
+        board = d["param"].get("board")
+        if isinstance(board, str):
+            seen["counts"].append(sum(ch.isalpha() for ch in board))
+        if "san" not in d["param"]:
             return False
         san = d["param"]["san"]
         last = seen["last"]
         if last is not None and len(san) == len(last) + 1 and san[: len(last)] == last:
             seen["grown"] += 1
         seen["last"] = san
-        return seen["grown"] >= 2
+        return seen["grown"] >= 2 and in_the_air()
 
     follow(ws, "lichess", seconds, grown)
     ws.close()
