@@ -931,8 +931,8 @@ fn a_displaced_piece_played_on_after_its_alert_corrects_the_history_and_clears_i
 
 #[test]
 fn a_knock_that_reads_as_the_other_knight_moving_is_held_and_set_back() {
-    // Black plays ...Nfg4? No: ...Neg4 (the e5 knight), published. Then the
-    // f6 knight is knocked to e5: the board now reads as ...Nfg4 instead.
+    // Black plays ...Neg4 (the e5 knight), published. Then the f6 knight
+    // is knocked to e5: the board now reads as ...Nfg4 instead.
     // That re-reading is held as long as a displacement; the knight is
     // set back 3 s later and White plays on: the record keeps ...Neg4.
     let mut s = Scene::fen("4k3/8/5n2/4n3/8/8/8/4K3 b - - 0 1");
@@ -981,14 +981,7 @@ fn knock_captures_that_once_went_wrong_replay_to_the_real_game() {
             .map(|g| g.sans.clone())
             .unwrap_or_default();
         assert_eq!(published, games[number - 1].sans, "{name}");
-        let errors: Vec<_> = replay
-            .events
-            .iter()
-            .filter_map(|(_, e)| match &e.kind {
-                EventKind::Alert(a) if a.kind.is_error() && !a.cleared => Some(a.message.clone()),
-                _ => None,
-            })
-            .collect();
+        let errors = crate::games::error_alerts(&replay);
         assert!(errors.is_empty(), "{name}: {errors:?}");
     }
 }

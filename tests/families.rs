@@ -6,11 +6,10 @@
 
 use boardcast::board::Config;
 use boardcast::capture::Protocol;
-use boardcast::event::EventKind;
 use boardcast::replay::replay_reader;
 use boardcast::sim::{self, Clean, Human, Profile};
 
-use crate::games::all_games;
+use crate::games::{all_games, error_alerts};
 
 /// Plays every `step`-th bundled game on a `protocol` board and checks the
 /// replay; returns how many games were played.
@@ -35,14 +34,7 @@ fn every_game_replays_exactly_on(protocol: Protocol, human: bool, step: usize) -
             check.plies_right,
             check.plies
         );
-        let errors: Vec<&str> = replay
-            .events
-            .iter()
-            .filter_map(|(_, e)| match &e.kind {
-                EventKind::Alert(a) if a.kind.is_error() && !a.cleared => Some(a.message.as_str()),
-                _ => None,
-            })
-            .collect();
+        let errors = error_alerts(&replay);
         assert!(
             errors.is_empty(),
             "{} game {}: {errors:?}",
@@ -264,14 +256,7 @@ fn every_game_replays_exactly_on_occupancy_boards(
             played += 1;
             continue;
         }
-        let errors: Vec<&str> = replay
-            .events
-            .iter()
-            .filter_map(|(_, e)| match &e.kind {
-                EventKind::Alert(a) if a.kind.is_error() && !a.cleared => Some(a.message.as_str()),
-                _ => None,
-            })
-            .collect();
+        let errors = error_alerts(&replay);
         if !errors.is_empty() {
             failures.push(format!("game {}: {errors:?}", i + 1));
         }

@@ -72,3 +72,17 @@ print(json.dumps(out))
     );
     serde_json::from_slice(&output.stdout).expect("python prints JSON")
 }
+
+/// The messages of the error alerts a replay raised and did not withdraw.
+pub fn error_alerts(replay: &boardcast::replay::Replay) -> Vec<String> {
+    replay
+        .events
+        .iter()
+        .filter_map(|(_, e)| match &e.kind {
+            boardcast::event::EventKind::Alert(a) if a.kind.is_error() && !a.cleared => {
+                Some(a.message.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}

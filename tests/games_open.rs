@@ -510,6 +510,15 @@ fn odd_orders_and_a_long_knock_still_give_the_moves() {
     assert!(errors(&r).is_empty());
 }
 
+/// The opening 11-15, 22-18 on an open-protocol draughts board, after
+/// which Black must capture 15x22.
+const OPENING: [(u64, &str); 4] = [
+    (1_000, "up c3"),
+    (1_300, "down d4 M"),
+    (5_000, "up f6"),
+    (5_200, "down e5 m"),
+];
+
 /// An open-protocol draughts capture from `(time, line)` pairs.
 fn draughts_lines(lines: &[(u64, &str)]) -> OpenReplay {
     let hex = |s: &str| {
@@ -552,10 +561,10 @@ fn draughts_art_1_25_1_a_capture_not_taken_is_reported_when_the_opponent_replies
     // White completes 18x11, which condones it (art. 1.25): both moves
     // enter the record.
     let r = draughts_lines(&[
-        (1_000, "up c3"),
-        (1_300, "down d4 M"),
-        (5_000, "up f6"),
-        (5_200, "down e5 m"),
+        OPENING[0],
+        OPENING[1],
+        OPENING[2],
+        OPENING[3],
         (9_000, "up g3"),
         (9_300, "down h4 M"),
         (12_000, "up e5"),
@@ -593,10 +602,10 @@ fn draughts_a_capture_not_taken_that_stands_is_reported_and_cleared_when_put_rig
     // after the misplacement delay it is reported; Black puts the man back
     // and captures: the alert is cleared and only the capture is recorded.
     let r = draughts_lines(&[
-        (1_000, "up c3"),
-        (1_300, "down d4 M"),
-        (5_000, "up f6"),
-        (5_200, "down e5 m"),
+        OPENING[0],
+        OPENING[1],
+        OPENING[2],
+        OPENING[3],
         (9_000, "up g3"),
         (9_300, "down h4 M"),
         (20_000, "up h4"),
@@ -621,12 +630,7 @@ fn draughts_a_capture_not_taken_that_stands_is_reported_and_cleared_when_put_rig
 fn draughts_a_multi_jump_in_progress_is_no_illegal_move_but_one_stopped_early_is() {
     // A double jump made square by square (the first captured man taken,
     // the jumping man set down on its way) raises nothing.
-    let clean = draughts_lines(&[
-        (1_000, "up c3"),
-        (1_300, "down d4 M"),
-        (5_000, "up f6"),
-        (5_200, "down e5 m"),
-    ]);
+    let clean = draughts_lines(&OPENING);
     assert!(errors(&clean).is_empty());
     // Irregular-move sets for a position with a compulsory double jump,
     // from the game's own rules: every capture prefix is offered.
