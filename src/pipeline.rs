@@ -335,7 +335,6 @@ impl BoardPipeline {
                         match cell_of_content(change.content) {
                             Some(cell) => {
                                 self.stats.square_readings += 1;
-                                let sq = Square::new(u32::from(at.rank) * 8 + u32::from(at.file));
                                 self.sensed[sq as usize] = cell;
                                 self.recon.handle_square(t, sq, cell);
                             }
