@@ -312,8 +312,14 @@ impl BoardPipeline {
                     let at = change.square;
                     if at.file < 8 && at.rank < 8 {
                         let sq = Square::new(u32::from(at.rank) * 8 + u32::from(at.file));
-                        if change.content == Content::Occupied && self.occupancy.is_none() {
-                            self.occupancy = Some(Default::default());
+                        match change.content {
+                            // A board that names a piece needs no tracking
+                            // (a Certabo board once calibrated).
+                            Content::Piece(_) => self.occupancy = None,
+                            Content::Occupied if self.occupancy.is_none() => {
+                                self.occupancy = Some(Default::default());
+                            }
+                            _ => {}
                         }
                         if let Some(tracker) = &mut self.occupancy
                             && matches!(change.content, Content::Empty | Content::Occupied)
@@ -344,11 +350,18 @@ impl BoardPipeline {
                 }
                 Reading::Snapshot(snapshot) => {
                     self.stats.messages += 1;
-                    let occupancy_only = (0..64).any(|i| {
-                        snapshot.get(At::new((i % 8) as u8, (i / 8) as u8))
-                            == Some(Content::Occupied)
-                    });
-                    if occupancy_only || self.occupancy.is_some() {
+                    let cells_seen =
+                        (0..64).map(|i| snapshot.get(At::new((i % 8) as u8, (i / 8) as u8)));
+                    let (mut occupied_seen, mut pieces_seen) = (false, false);
+                    for c in cells_seen {
+                        occupied_seen |= c == Some(Content::Occupied);
+                        pieces_seen |= matches!(c, Some(Content::Piece(_)));
+                    }
+                    if pieces_seen {
+                        // Pieces named: no tracking (unknown cards among
+                        // them are unidentified, below).
+                        self.occupancy = None;
+                    } else if occupied_seen || self.occupancy.is_some() {
                         let mut occupied = crate::rules::Bitboard::EMPTY;
                         for i in 0..64u32 {
                             let at = At::new((i % 8) as u8, (i / 8) as u8);
@@ -864,5 +877,44 @@ mod tests {
                 role: Role::Rook
             })
         );
+    }
+
+    #[test]
+    fn a_certabo_board_read_as_occupancy_before_calibration_loses_nothing_after_it() {
+        use boardcast_protocols::certabo::{CardId, Frame};
+        // Certabo cards, a8 first: 32 distinct cards on the start squares.
+        let start = || {
+            let mut ids = Box::new([CardId::default(); 64]);
+            for i in (0..16).chain(48..64) {
+                ids[i] = CardId([i as u8 + 1, 7, 7, 7, 7]);
+            }
+            ids
+        };
+        let mut p = BoardPipeline::new("c", Config::default());
+        p.set_family(crate::family::Family::Certabo);
+        // Not yet the start position (a8 missing): not calibrated, so the
+        // frame reads as occupancy only.
+        let mut partial = start();
+        partial[0] = CardId::default();
+        p.handle_bytes(0, Direction::FromBoard, &Frame::Rfid(partial).to_bytes());
+        // The start position: calibrated; then 1. e4 (e2 is index 52, e4
+        // index 36, a8 first).
+        p.handle_bytes(
+            1_000,
+            Direction::FromBoard,
+            &Frame::Rfid(start()).to_bytes(),
+        );
+        let mut e4 = start();
+        e4[36] = e4[52];
+        e4[52] = CardId::default();
+        p.handle_bytes(2_000, Direction::FromBoard, &Frame::Rfid(e4).to_bytes());
+        p.advance_to(5_000);
+        let moves: Vec<String> = std::iter::from_fn(|| p.poll_event())
+            .filter_map(|e| match e.kind {
+                EventKind::Move { san, .. } => Some(san),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(moves, ["e4"]);
     }
 }
