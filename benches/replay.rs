@@ -319,8 +319,9 @@ fn knocks(games: &[SourceGame], seeds: &[u64]) {
 /// Every bundled game under human handling (seed 1) on each family's
 /// simulated board: exact games, error alerts, and square readings per
 /// second through that family's driver and the reconstructor (best of
-/// three passes). An occupancy-only board plays the standard games without
-/// underpromotion (its limits, docs/boards.md).
+/// three passes). A Certabo board plays the standard games the normal way
+/// round (it calibrates from the standard start), an occupancy-only board
+/// those without an underpromotion (their limits, docs/boards.md).
 fn families(games: &[SourceGame]) {
     use boardcast::capture::Protocol;
     println!("== families: every bundled game, human handling, one seed");
@@ -329,35 +330,48 @@ fn families(games: &[SourceGame]) {
         "family", "games", "exact", "error alerts", "readings/s"
     );
     type Encode = fn(&sim::Session) -> String;
-    let rows: [(&str, Encode, bool); 4] = [
-        ("dgt", |s| sim::dgt::capture_text(s, &[]), false),
+    // (family, encoder, standard start the normal way round only, no
+    // underpromotion)
+    let rows: [(&str, Encode, bool, bool); 5] = [
+        ("dgt", |s| sim::dgt::capture_text(s, &[]), false, false),
         (
             "millennium",
             |s| sim::family::capture_text(s, Protocol::Millennium),
+            false,
+            false,
+        ),
+        (
+            "certabo",
+            |s| sim::family::capture_text(s, Protocol::Certabo),
+            true,
             false,
         ),
         (
             "open (pieces)",
             |s| sim::family::capture_text(s, Protocol::Open),
             false,
+            false,
         ),
         (
             "open (occupancy only)",
             sim::family::occupancy_capture_text,
             true,
+            true,
         ),
     ];
-    for (name, encode, occupancy) in rows {
+    for (name, encode, standard, queens) in rows {
         let mut captures = Vec::new();
         for (i, g) in games.iter().enumerate() {
             let underpromotes = g.moves.iter().any(|m| {
                 m.promotion()
                     .is_some_and(|r| r != boardcast::rules::Role::Queen)
             });
-            if occupancy && (g.start != boardcast::rules::Position::standard() || underpromotes) {
+            if (standard && g.start != boardcast::rules::Position::standard())
+                || (queens && underpromotes)
+            {
                 continue;
             }
-            let rotated = !occupancy && i % 5 == 4;
+            let rotated = !standard && i % 5 == 4;
             let session = sim::simulate(g, &mut Human::default(), 100_003 + i as u64, rotated);
             let text = encode(&session);
             captures.push((g, session, text));

@@ -5,6 +5,7 @@
 //! ([`super::dgt`]), so every family's decoder and the core are exercised
 //! by the same games.
 
+use boardcast_protocols::certabo::{CardId, Frame};
 use boardcast_protocols::millennium::{Orientation, Reply, StatusReport};
 use boardcast_protocols::open::{Game, Hello, Line};
 use boardcast_protocols::reading::{Content, Geometry, Piece, Snapshot, Square as At};
@@ -40,8 +41,9 @@ fn snapshot(cells: &[Cell; 64], rotated: bool) -> Snapshot {
     snap
 }
 
-/// A session as a capture of `protocol` (Millennium, or the open protocol
-/// with piece identity). DGT captures are [`super::dgt::capture_text`].
+/// A session as a capture of `protocol` (Millennium, Certabo, or the open
+/// protocol with piece identity). DGT captures are
+/// [`super::dgt::capture_text`].
 pub fn capture_text(session: &Session, protocol: Protocol) -> String {
     capture(session, protocol, true)
 }
@@ -127,14 +129,115 @@ fn capture(session: &Session, protocol: Protocol, pieces: bool) -> String {
                 write((*t).max(20), line.encode(Game::Chess).as_bytes());
             }
         }
-        Protocol::Dgt | Protocol::DgtBus | Protocol::Certabo => {
-            unreachable!(
-                "DGT captures come from sim::dgt (bus lines from sim::bus); Certabo is not simulated yet"
-            )
+        Protocol::Certabo => {
+            let mut cards = Cards::new(&cells);
+            // Calibration as Certabo's software asks for it: the start
+            // position with a spare queen of each colour on d3 and d6,
+            // then the spares taken off.
+            write(0, &cards.frame(rotated, true));
+            write(20, &cards.frame(rotated, false));
+            for (t, reading) in &session.readings {
+                match reading {
+                    Reading::Square(sq, cell) => {
+                        cards.set(*sq, cells[*sq as usize], *cell);
+                        cells[*sq as usize] = *cell;
+                    }
+                    Reading::Dump(all) => {
+                        for sq in Square::ALL {
+                            if cells[sq as usize] != all[sq as usize] {
+                                cards.set(sq, cells[sq as usize], all[sq as usize]);
+                            }
+                        }
+                        cells = **all;
+                    }
+                }
+                write((*t).max(20), &cards.frame(rotated, false));
+            }
+        }
+        Protocol::Dgt | Protocol::DgtBus => {
+            unreachable!("DGT captures come from sim::dgt (bus lines from sim::bus)")
         }
     }
     w.flush().expect("writing to memory");
     String::from_utf8(w.into_inner()).expect("captures are ASCII")
+}
+
+/// The RFID cards of a simulated Certabo board: one card per piece, that
+/// travels with it; a spare queen card per colour for promotions.
+struct Cards {
+    /// The card on each square (game coordinates).
+    on: [Option<CardId>; 64],
+    /// Cards lifted, with the piece they are, last lifted last.
+    in_hand: Vec<(Cell, CardId)>,
+    /// The spare queens (white, black), until used.
+    spares: [Option<CardId>; 2],
+    /// The last fresh card given (a piece from outside the set).
+    next: u8,
+}
+
+impl Cards {
+    fn new(cells: &[Cell; 64]) -> Cards {
+        let mut on = [None; 64];
+        let mut next = 0u8;
+        for sq in Square::ALL {
+            if matches!(cells[sq as usize], Cell::Piece(_)) {
+                next += 1;
+                on[sq as usize] = Some(CardId([next, 17, 17, 17, 17]));
+            }
+        }
+        Cards {
+            on,
+            in_hand: Vec::new(),
+            spares: [
+                Some(CardId([200, 17, 17, 17, 1])),
+                Some(CardId([201, 17, 17, 17, 2])),
+            ],
+            next: 100,
+        }
+    }
+
+    /// Square `sq` changed from `was` to `now`: its card goes to the hand,
+    /// or a card from the hand (the same piece; a spare queen for a
+    /// promotion) comes onto it.
+    fn set(&mut self, sq: Square, was: Cell, now: Cell) {
+        if let Some(card) = self.on[sq as usize].take() {
+            self.in_hand.push((was, card));
+        }
+        let Cell::Piece(p) = now else {
+            return;
+        };
+        let card = if let Some(i) = self.in_hand.iter().rposition(|(c, _)| *c == now) {
+            Some(self.in_hand.remove(i).1)
+        } else if p.role == crate::rules::Role::Queen {
+            self.spares[usize::from(p.color == crate::rules::Color::Black)].take()
+        } else {
+            None
+        };
+        self.on[sq as usize] = Some(card.unwrap_or_else(|| {
+            self.next = self.next.wrapping_add(1).max(100);
+            CardId([self.next, 99, 99, 99, 99])
+        }));
+    }
+
+    /// The frame the board sends (a8 of the physical board first), with
+    /// the spare queens on d3 and d6 if `spares`.
+    fn frame(&self, rotated: bool, spares: bool) -> Vec<u8> {
+        let mut ids = Box::new([CardId::default(); 64]);
+        let index = |at: At| usize::from(7 - at.rank) * 8 + usize::from(at.file);
+        for sq in Square::ALL {
+            if let Some(card) = self.on[sq as usize] {
+                ids[index(physical(sq, rotated))] = card;
+            }
+        }
+        if spares {
+            for (sq, card) in [(Square::D3, self.spares[0]), (Square::D6, self.spares[1])] {
+                if let Some(card) = card {
+                    ids[index(physical(sq, rotated))] = card;
+                }
+            }
+        }
+        Frame::Rfid(ids).to_bytes()
+    }
 }
 
 /// A Millennium status report of the whole board.
