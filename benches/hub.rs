@@ -6,6 +6,7 @@
 //! ```text
 //! cargo bench --bench hub
 //! BENCH_LAYOUTS=1x20,3x20 BENCH_SECS=30 BENCH_THINK_MS=2000 cargo bench --bench hub
+//! BENCH_CLUSTER=1 cargo bench --bench hub   # a three-node NATS cluster
 //! ```
 //!
 //! For each layout (bridges x boards per bridge) it prints:
@@ -16,11 +17,15 @@
 //! - CPU (percent of one core) and resident memory of the hub and of the
 //!   bridges, in all and per board.
 //!
-//! One broker, not a cluster: a NATS cluster relays each message once more
-//! between nodes (tests/cluster.rs and tests/netns.rs check that it loses
-//! nothing); docs/deployment.md turns these figures into a layout for
-//! 2,000 boards.
+//! The broker is one Mosquitto, or with `BENCH_CLUSTER=1` a three-node
+//! NATS cluster with its MQTT gateway: bridge k publishes to node k mod 3
+//! (the others listed after it for failover), the hub reads node 1, so
+//! most moves cross the cluster once. docs/deployment.md turns these
+//! figures into a layout for 2,000 boards.
 
+#[path = "../tests/cluster.rs"]
+#[allow(dead_code, unused_imports)]
+mod cluster;
 #[path = "../tests/games.rs"]
 #[allow(dead_code)]
 mod games;
@@ -101,8 +106,37 @@ fn main() {
 
 async fn run(bridges: usize, per: usize, secs: u64, think: u64) {
     let dir = tempfile::tempdir().unwrap();
-    let broker = Broker::start();
-    let url = format!("\"mqtt://127.0.0.1:{}\"", broker.port);
+    // One Mosquitto, or three NATS nodes.
+    let mut _broker = None;
+    let mut nodes = Vec::new();
+    let mqtt_ports: Vec<u16> = if std::env::var("BENCH_CLUSTER").is_ok_and(|v| v == "1") {
+        let ports: Vec<[u16; 3]> = (0..3)
+            .map(|_| [util::free_port(), util::free_port(), util::free_port()])
+            .collect();
+        let routes: Vec<u16> = ports.iter().map(|p| p[1]).collect();
+        for (i, p) in ports.iter().enumerate() {
+            nodes.push(cluster::NatsNode::start(i + 1, p[0], p[1], p[2], &routes));
+        }
+        nodes.iter().map(|n| n.mqtt).collect()
+    } else {
+        let broker = Broker::start();
+        let port = broker.port;
+        _broker = Some(broker);
+        vec![port]
+    };
+    // Node k first, then the others (the failover list).
+    let urls = |k: usize| {
+        let list: Vec<String> = (0..mqtt_ports.len())
+            .map(|j| {
+                format!(
+                    "\"mqtt://127.0.0.1:{}\"",
+                    mqtt_ports[(k + j) % mqtt_ports.len()]
+                )
+            })
+            .collect();
+        format!("[{}]", list.join(", "))
+    };
+    let url = urls(0);
     let web = format!("127.0.0.1:{}", util::free_port());
     let hub = HubProc::start(&hub_config(&dir.path().join("hub"), &url, "bench", &web));
     let games: Vec<_> = util::games()
@@ -144,7 +178,7 @@ async fn run(bridges: usize, per: usize, secs: u64, think: u64) {
         let cfg = bridge_config(
             &dir.path().join(format!("bridge-{b}")),
             &format!("hall-{b}"),
-            &url,
+            &urls(b),
             "bench",
             &confs,
         );
@@ -185,7 +219,10 @@ async fn run(bridges: usize, per: usize, secs: u64, think: u64) {
             let ids = s["boards"].as_array().cloned().unwrap_or_default();
             for (i, id) in ids.iter().enumerate() {
                 let Some(id) = id.as_str() else { continue };
-                let plies = util::state_moves(&s["states"][i]).len();
+                // (A board whose state has not come yet has no moves.)
+                let Some(plies) = s["states"][i]["moves"].as_array().map(Vec::len) else {
+                    continue;
+                };
                 let was = shown.entry(id.to_owned()).or_insert(plies);
                 for p in *was + 1..=plies {
                     first.entry((id.to_owned(), p)).or_insert(now);
@@ -241,7 +278,12 @@ async fn run(bridges: usize, per: usize, secs: u64, think: u64) {
     delays.sort_unstable();
     beyond.sort_unstable();
     println!(
-        "{bridges} bridge(s) x {per} boards = {n} boards: {} moves at the hub in {wall:.0} s",
+        "{bridges} bridge(s) x {per} boards = {n} boards ({}): {} moves at the hub in {wall:.0} s",
+        if nodes.is_empty() {
+            "one Mosquitto"
+        } else {
+            "three NATS nodes"
+        },
         delays.len()
     );
     println!(
@@ -266,4 +308,5 @@ async fn run(bridges: usize, per: usize, secs: u64, think: u64) {
         br_rss as f64 / n as f64
     );
     drop(hub);
+    drop(nodes);
 }

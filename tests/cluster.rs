@@ -94,15 +94,16 @@ async fn a_bridge_whose_broker_dies_fails_over_to_the_next_and_loses_no_move() {
 
 /// One node of a NATS cluster with its MQTT gateway (JetStream keeps the
 /// MQTT sessions and retained messages, replicated on every node).
-struct NatsNode {
+pub struct NatsNode {
     child: Option<std::process::Child>,
-    mqtt: u16,
+    /// The node's MQTT port.
+    pub mqtt: u16,
     _dir: tempfile::TempDir,
 }
 
 impl NatsNode {
     /// Node `n` of a cluster whose route ports are `routes`.
-    fn start(n: usize, client: u16, route: u16, mqtt: u16, routes: &[u16]) -> NatsNode {
+    pub fn start(n: usize, client: u16, route: u16, mqtt: u16, routes: &[u16]) -> NatsNode {
         let dir = tempfile::tempdir().unwrap();
         let routes: Vec<String> = routes
             .iter()
@@ -129,7 +130,7 @@ impl NatsNode {
         }
     }
 
-    fn kill(&mut self) {
+    pub fn kill(&mut self) {
         if let Some(mut c) = self.child.take() {
             let _ = c.kill();
             let _ = c.wait();
@@ -143,7 +144,8 @@ impl Drop for NatsNode {
     }
 }
 
-const NATS: &str = "/usr/sbin/nats-server";
+/// Where Debian's nats-server package puts the server.
+pub const NATS: &str = "/usr/sbin/nats-server";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bridge_on_a_nats_cluster_loses_no_move_when_its_node_dies() {

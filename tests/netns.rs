@@ -166,12 +166,14 @@ fn plies(snap: &serde_json::Value, id: &str) -> Option<usize> {
     Some(crate::util::state_moves(&snap["states"][i]).len())
 }
 
-/// A simulated board that plays slowly enough (about 0.4 s a move) for a
-/// node and a bridge to die mid-game.
+/// A simulated board that plays slowly enough (about 0.85 s a move, so a
+/// game lasts over a minute) for a node and a bridge to die mid-game even
+/// when the cluster takes 10-20 s to take a bridge back after its node
+/// died (seen in CI).
 fn slow(serial: &str) -> SimOptions {
     SimOptions {
         pace: boardcast::sim::pty::Pace::Compressed {
-            think_ms: 350,
+            think_ms: 800,
             factor: 10,
         },
         ..SimOptions::fast(serial)
