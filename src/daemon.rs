@@ -139,10 +139,6 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     };
 
     let (stop_boards, stop_rx) = watch::channel(false);
-    let (stop_mqtt, mqtt_stop_rx) = oneshot::channel::<()>();
-    let mut mqtt_task = tokio::spawn(mqtt::run(config.mqtt.clone(), Arc::clone(&outbox), async {
-        let _ = mqtt_stop_rx.await;
-    }));
 
     let claims = Claims::new();
     // The round: event metadata, pairings (the file, else the boards'
@@ -305,6 +301,14 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         }
     }
     outbox.route_commands(routes);
+    // The broker connection starts once every board's command route is
+    // known: a command the broker delivers at subscription (a retained
+    // one, refused as such) must find its board, not be taken for
+    // another bridge's.
+    let (stop_mqtt, mqtt_stop_rx) = oneshot::channel::<()>();
+    let mut mqtt_task = tokio::spawn(mqtt::run(config.mqtt.clone(), Arc::clone(&outbox), async {
+        let _ = mqtt_stop_rx.await;
+    }));
     info!(
         boards = config.boards.len(),
         bridge = %config.bridge.name,
