@@ -422,3 +422,48 @@ proptest::proptest! {
         }
     }
 }
+
+const SELFPLAY: &str = include_str!("data/xiangqi-selfplay.pgn");
+
+#[test]
+fn self_play_corpus_replays_with_the_results_the_rules_give() {
+    // The bundled engine games: every move legal; a win is a mate or a
+    // stalemate of the loser (Art. 16); a draw is a move-limit claim or a
+    // drawn repetition on the last move (Art. 17); `*` stops at 300 plies.
+    let games = pgn::read_all(SELFPLAY).expect("corpus reads");
+    assert_eq!(games.len(), 200);
+    let plies: usize = games.iter().map(|g| g.moves.len()).sum();
+    assert!(plies > 15_000, "{plies}");
+    let mut mates = 0;
+    for g in &games {
+        let round = &g.tags.iter().find(|(k, _)| k == "Round").unwrap().1;
+        let mut t = Tracker::new(g.start.clone(), MoveLimit::default());
+        let mut last = Vec::new();
+        for m in &g.moves {
+            last = t.push(*m).unwrap_or_else(|e| panic!("round {round}: {e}"));
+        }
+        let end = t.position().outcome();
+        match g.result {
+            GameResult::Win(w) => {
+                assert!(
+                    matches!(end, Outcome::Checkmate { winner } | Outcome::Stalemate { winner } if winner == w),
+                    "round {round}: {end:?}"
+                );
+                mates += usize::from(matches!(end, Outcome::Checkmate { .. }));
+            }
+            GameResult::Draw => assert!(
+                last.iter().any(|v| matches!(v, Verdict::MoveLimit(_))
+                    || matches!(v, Verdict::Repetition(r) if r.ruling == Ruling::Draw)),
+                "round {round}: {last:?}"
+            ),
+            GameResult::Unfinished => {
+                assert_eq!(end, Outcome::Ongoing);
+                assert_eq!(g.moves.len(), 300, "round {round}");
+            }
+        }
+    }
+    assert!(mates > 150, "{mates}");
+    // Our writer reproduces the file byte for byte.
+    let again: String = games.iter().map(|g| pgn::write(g).unwrap()).collect();
+    assert_eq!(again, SELFPLAY);
+}
