@@ -215,6 +215,10 @@ fn main() {
             result,
         };
         print!("{}", write(&rec).expect("legal record"));
-        eprintln!("game {round}: {} plies, {}", rec.moves.len(), result.token());
+        eprintln!(
+            "game {round}: {} plies, {}",
+            rec.moves.len(),
+            result.token()
+        );
     }
 }

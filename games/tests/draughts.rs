@@ -211,7 +211,10 @@ fn art_1_25_2_touching_a_piece_that_cannot_move() {
 fn art_1_23_a_piece_moved_toward_a_direction_must_go_that_way() {
     let p = pos("B:W:BK14");
     let toward = |p: &Position, from: u8, to: u8| -> Vec<String> {
-        moves_toward(p, sq(from), sq(to)).iter().map(Move::id).collect()
+        moves_toward(p, sq(from), sq(to))
+            .iter()
+            .map(Move::id)
+            .collect()
     };
     assert_eq!(toward(&p, 14, 18), ["14-18"]);
     assert_eq!(toward(&p, 14, 9), ["14-9"]);

@@ -473,15 +473,17 @@ fn self_play_corpus_replays_with_the_results_the_rules_give() {
 /// classifies as legal; every move a piece may make that is not legal
 /// leaves its general exposed (Art. 16) and is among the irregular moves.
 fn check_position(p: &Position) {
-    use boardcast_games::xiangqi::illegal::{
-        Classification, SeenMove, classify, irregular_moves,
-    };
+    use boardcast_games::xiangqi::illegal::{Classification, SeenMove, classify, irregular_moves};
     let legal = p.legal_moves();
     let me = p.turn();
     for m in &legal {
         let q = p.after(*m).unwrap();
         let g = q.general(me).expect("a general");
-        assert!(!q.attacked_by(g, me.other()), "{} leaves {g} capturable", iccs(*m));
+        assert!(
+            !q.attacked_by(g, me.other()),
+            "{} leaves {g} capturable",
+            iccs(*m)
+        );
         assert!(!q.in_check_side(me));
         assert_eq!(
             classify(p, &SeenMove::new(m.from, m.to)),
@@ -495,8 +497,16 @@ fn check_position(p: &Position) {
     }
     for m in pseudo.iter().filter(|m| !legal.contains(m)) {
         let c = classify(p, &SeenMove::new(m.from, m.to));
-        assert!(matches!(c, Classification::Exposed(_)), "{}: {c:?}", iccs(*m));
-        assert!(irregular.iter().any(|i| i.mv == *m), "{} not listed", iccs(*m));
+        assert!(
+            matches!(c, Classification::Exposed(_)),
+            "{}: {c:?}",
+            iccs(*m)
+        );
+        assert!(
+            irregular.iter().any(|i| i.mv == *m),
+            "{} not listed",
+            iccs(*m)
+        );
     }
     for i in &irregular {
         assert!(!legal.contains(&i.mv));

@@ -139,7 +139,10 @@ fn art_20_a_soldier_backwards_or_sideways_before_the_river() {
     assert_eq!(fault(fen, "c5c4"), Fault::SoldierBackwards);
     // Black's soldiers go down the board.
     let b = pos("3k5/9/9/p8/9/9/9/9/9/4K4 b");
-    assert_eq!(movement_fault(&b, sq("a6"), sq("a7")), Some(Fault::SoldierBackwards));
+    assert_eq!(
+        movement_fault(&b, sq("a6"), sq("a7")),
+        Some(Fault::SoldierBackwards)
+    );
     assert_eq!(movement_fault(&b, sq("a6"), sq("a5")), None);
 }
 
@@ -201,15 +204,29 @@ fn irregular_moves_name_what_players_get_wrong() {
     let irr = irregular_moves(&p);
     let find = |m: &str| {
         let m = parse_iccs(m).unwrap();
-        irr.iter().find(|i| i.mv == m).map(|i| i.classification.clone())
+        irr.iter()
+            .find(|i| i.mv == m)
+            .map(|i| i.classification.clone())
     };
-    assert_eq!(find("b0d1"), Some(Classification::Movement(Fault::HorseLegBlocked)));
+    assert_eq!(
+        find("b0d1"),
+        Some(Classification::Movement(Fault::HorseLegBlocked))
+    );
     assert_eq!(find("c0e2"), None, "the elephant's eye is free: legal");
-    assert_eq!(find("a3b3"), Some(Classification::Movement(Fault::SoldierSidewaysBeforeRiver)));
-    assert_eq!(find("d0c1"), Some(Classification::Movement(Fault::AdvisorOutOfPalace)));
+    assert_eq!(
+        find("a3b3"),
+        Some(Classification::Movement(Fault::SoldierSidewaysBeforeRiver))
+    );
+    assert_eq!(
+        find("d0c1"),
+        Some(Classification::Movement(Fault::AdvisorOutOfPalace))
+    );
     // The cannon taking the horse on b9 over two screens, or the soldier
     // on b... with no screen: the first piece up the file is b7's cannon.
-    assert_eq!(find("b2b7"), Some(Classification::Movement(Fault::CannonNoScreen)));
+    assert_eq!(
+        find("b2b7"),
+        Some(Classification::Movement(Fault::CannonNoScreen))
+    );
     assert_eq!(find("b2b9"), None, "one screen (b7): legal");
     // Nothing legal, nothing onto an own piece.
     let legal = p.legal_moves();
@@ -223,13 +240,16 @@ fn irregular_moves_name_what_players_get_wrong() {
     let p = pos("3k5/9/9/9/4r4/9/P8/9/9/4K4 w");
     let irr = irregular_moves(&p);
     let m = parse_iccs("a3a4").unwrap();
-    assert!(irr.iter().any(|i| i.mv == m
-        && i.classification == Classification::Exposed(Exposure::CheckNotAnswered)));
+    assert!(
+        irr.iter().any(|i| i.mv == m
+            && i.classification == Classification::Exposed(Exposure::CheckNotAnswered))
+    );
     // The screen stepping off the generals' file.
     let p = pos("4k4/9/9/9/4C4/9/9/9/9/4K4 w");
     let m = parse_iccs("e5d5").unwrap();
-    assert!(irregular_moves(&p).iter().any(|i| i.mv == m
-        && i.classification == Classification::Exposed(Exposure::GeneralsFacing)));
+    assert!(irregular_moves(&p).iter().any(
+        |i| i.mv == m && i.classification == Classification::Exposed(Exposure::GeneralsFacing)
+    ));
 }
 
 #[test]
@@ -240,7 +260,13 @@ fn a_position_after_an_illegal_move_is_what_the_board_shows() {
     assert_eq!(q.turn(), Side::Black);
     assert_eq!(q.piece_at(sq("d1")), p.piece_at(sq("b0")));
     assert!(q.piece_at(sq("b0")).is_none());
-    assert!(p.after_unchecked(parse_iccs("a0a3").unwrap()).is_none(), "own piece");
-    assert!(p.after_unchecked(parse_iccs("e5e6").unwrap()).is_none(), "no piece");
+    assert!(
+        p.after_unchecked(parse_iccs("a0a3").unwrap()).is_none(),
+        "own piece"
+    );
+    assert!(
+        p.after_unchecked(parse_iccs("e5e6").unwrap()).is_none(),
+        "no piece"
+    );
     let _: Move = m;
 }

@@ -100,8 +100,7 @@ fn pyffish_and_cchess_read_every_record() {
         }
     }
 
-    let script =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/xiangqi_pyffish.py");
+    let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/oracle/xiangqi_pyffish.py");
     let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
     let output = Command::new(&python)
         .arg(&script)
@@ -122,10 +121,22 @@ fn pyffish_and_cchess_read_every_record() {
     let (mut plies, mut lists, mut ends) = (0usize, 0usize, 0usize);
     for (gi, (ours, fs)) in games.iter().zip(fs_games).enumerate() {
         let start = Position::from_fen(fs["start"].as_str().unwrap()).unwrap();
-        assert_eq!(start.placement(), ours.start.placement(), "game {gi}: start");
+        assert_eq!(
+            start.placement(),
+            ours.start.placement(),
+            "game {gi}: start"
+        );
         assert_eq!(start.turn(), ours.start.turn(), "game {gi}: side to move");
-        assert_eq!(fs["result"].as_str(), Some(ours.result.token()), "game {gi}");
-        assert_eq!(fs["result_tag"].as_str(), Some(ours.result.token()), "game {gi}");
+        assert_eq!(
+            fs["result"].as_str(),
+            Some(ours.result.token()),
+            "game {gi}"
+        );
+        assert_eq!(
+            fs["result_tag"].as_str(),
+            Some(ours.result.token()),
+            "game {gi}"
+        );
         // cchess read the ICCS record: our moves, in order.
         let cc = &fs["cchess"];
         let cc_moves: Vec<&str> = cc["moves"]
@@ -170,11 +181,19 @@ fn pyffish_and_cchess_read_every_record() {
         match pos.outcome() {
             Outcome::Ongoing => assert!(left > 0, "game {gi}"),
             Outcome::Checkmate { .. } => {
-                assert_eq!((left, fs["in_check"].as_bool()), (0, Some(true)), "game {gi}");
+                assert_eq!(
+                    (left, fs["in_check"].as_bool()),
+                    (0, Some(true)),
+                    "game {gi}"
+                );
                 ends += 1;
             }
             Outcome::Stalemate { .. } => {
-                assert_eq!((left, fs["in_check"].as_bool()), (0, Some(false)), "game {gi}");
+                assert_eq!(
+                    (left, fs["in_check"].as_bool()),
+                    (0, Some(false)),
+                    "game {gi}"
+                );
                 ends += 1;
             }
         }
@@ -184,5 +203,8 @@ fn pyffish_and_cchess_read_every_record() {
         "pyffish and cchess agreed on {} games, {plies} plies ({tandem} tandem pieces Fairy-Stockfish names by file), {lists} legal-move lists, {ends} decided ends",
         games.len()
     );
-    assert!(plies > 20_000 && lists > 1_000 && ends > 150, "{plies} {lists} {ends}");
+    assert!(
+        plies > 20_000 && lists > 1_000 && ends > 150,
+        "{plies} {lists} {ends}"
+    );
 }

@@ -63,10 +63,7 @@ fn art_16_a_discovered_perpetual_check_by_soldier_moves_is_forbidden() {
     // Black's soldier steps on and off the e-file: on it, it is the screen
     // of the black cannon on e8 against the red general (check); Red's
     // soldier moves alternately block and unblock. Black must change.
-    let r = rule(
-        "9/3kc4/3a5/3P5/9/4p4/9/4K4/9/3C5 w",
-        "d6e6 e4d4 e6d6 d4e4",
-    );
+    let r = rule("9/3kc4/3a5/3P5/9/4p4/9/4K4/9/3C5 w", "d6e6 e4d4 e6d6 d4e4");
     assert_must_change(&r, Side::Black, RepetitionKind::PerpetualCheck);
     assert_eq!(r.black, Pattern::Check);
 }
@@ -85,10 +82,7 @@ fn art_16_perpetual_check_against_perpetual_chase_the_checker_changes() {
 #[test]
 fn wxf_mutual_perpetual_check_is_a_draw() {
     // WXF general rule 7: both sides check perpetually: draw (Art. 17).
-    let r = rule(
-        "9/4c4/3k5/3r5/9/9/4C4/9/4K4/3R5 w",
-        "e3d3 d6e6 d3e3 e6d6",
-    );
+    let r = rule("9/4c4/3k5/3r5/9/9/4C4/9/4K4/3R5 w", "e3d3 d6e6 d3e3 e6d6");
     assert_draw(&r);
     assert_eq!((r.red, r.black), (Pattern::Check, Pattern::Check));
 }
@@ -163,10 +157,7 @@ fn wxf_mutual_perpetual_chase_is_a_draw() {
     // Art. 17: both sides break the same rule: draw. Red's advisor
     // steps, each step letting a red piece attack anew; Black's chariot
     // does the same.
-    let r = rule(
-        "5k3/9/9/9/9/9/7r1/9/2nRA3c/4K4 w",
-        "e1f0 h3h1 f0e1 h1h3",
-    );
+    let r = rule("5k3/9/9/9/9/9/7r1/9/2nRA3c/4K4 w", "e1f0 h3h1 f0e1 h1h3");
     assert_draw(&r);
     assert_eq!((r.red, r.black), (Pattern::Chase, Pattern::Chase));
     let r = rule("4ka3/c2R1R2c/4b4/9/9/9/9/9/9/4K4 w", "f8f6 f9e8 f6f8 e8f9");
@@ -230,10 +221,7 @@ fn fairy_stockfish_pr_466_vectors() {
         // red soldier.
         ("3k5/4P4/4b4/3C5/4c4/9/9/9/9/5K3 w", "d6e6 e7g5 e6d6 g5e7"),
         // Black's cannon's screen changes to attack the horse on d2.
-        (
-            "5k3/9/9/9/9/4c4/3r5/3NB4/4A4/4K4 w",
-            "e0d0 e4d4 d0e0 d4e4",
-        ),
+        ("5k3/9/9/9/9/4c4/3r5/3NB4/4A4/4K4 w", "e0d0 e4d4 d0e0 d4e4"),
         ("5k3/9/9/9/9/9/9/9/9/3NK1cr1 w", "d0c2 h0h2 c2d0 h2h0"),
         (
             "5k3/9/9/9/9/1N2P1C2/9/4BC3/9/cr1RK4 w",
@@ -247,15 +235,17 @@ fn fairy_stockfish_pr_466_vectors() {
         // Horses chasing a soldier on the last rank.
         ("3P5/3k5/3nn4/9/9/9/9/9/9/5K3 w", "d9e9 d8e8 e9d9 e8d8"),
         // A chariot chasing a chariot pinned against its general.
-        (
-            "4ck3/9/9/9/9/2r1R4/9/9/4A4/3AK4 w",
-            "e4e3 c4c3 e3e4 c3c4",
-        ),
+        ("4ck3/9/9/9/9/2r1R4/9/9/4A4/3AK4 w", "e4e3 c4c3 e3e4 c3c4"),
         ("4k4/9/9/c1c6/9/r8/9/9/C8/3K5 w", "a1c1 a4c4 c1a1 c4a4"),
     ];
     for (fen, cycle) in black_loses {
         let r = rule(fen, cycle);
-        assert_eq!(r.ruling, Ruling::MustChange(Side::Black), "{fen}: {}", r.message());
+        assert_eq!(
+            r.ruling,
+            Ruling::MustChange(Side::Black),
+            "{fen}: {}",
+            r.message()
+        );
         assert_eq!(r.kind, RepetitionKind::PerpetualChase, "{fen}");
     }
 }
@@ -267,10 +257,7 @@ fn fairy_stockfish_pr_466_a_check_and_a_chase_by_red() {
     // soldier on f1 over the black cannon) and back (check): one check one
     // chase by Red. Fairy-Stockfish (pyffish 0.0.90) rules against Red
     // too; the arbiter decides (Art. 4).
-    let r = rule(
-        "5k3/9/9/5C3/5c3/5C3/9/9/5p3/4K4 w",
-        "f4d4 f5d5 d4f4 d5f5",
-    );
+    let r = rule("5k3/9/9/5C3/5c3/5C3/9/9/5p3/4K4 w", "f4d4 f5d5 d4f4 d5f5");
     assert_must_change(&r, Side::Red, RepetitionKind::PerpetualChase);
     assert_eq!(r.red, Pattern::CheckAndChase);
 }
@@ -291,10 +278,7 @@ fn last_chases(fen: &str, m: &str) -> Vec<(Kind, Kind)> {
 fn wxf_a_soldier_not_yet_across_the_river_is_never_chased() {
     // The red chariot attacks the unprotected black soldier on c5 (its
     // own half): not a chase. On c4 (across the river) it is.
-    assert_eq!(
-        last_chases("3k5/9/9/9/2p6/9/9/9/9/R3K4 w", "a0a5"),
-        vec![]
-    );
+    assert_eq!(last_chases("3k5/9/9/9/2p6/9/9/9/9/R3K4 w", "a0a5"), vec![]);
     assert_eq!(
         last_chases("3k5/9/9/9/9/2p6/9/9/9/R3K4 w", "a0a4"),
         vec![(Kind::Chariot, Kind::Soldier)]
@@ -328,10 +312,7 @@ fn fairy_stockfish_issue_938_chase_detection() {
 #[test]
 fn an_offered_exchange_of_chariots_is_no_chase() {
     // The black chariot on c4 can take back the red one: an exchange.
-    assert_eq!(
-        last_chases("3k5/9/9/9/9/2r6/9/9/9/R3K4 w", "a0a4"),
-        vec![]
-    );
+    assert_eq!(last_chases("3k5/9/9/9/9/2r6/9/9/9/R3K4 w", "a0a4"), vec![]);
 }
 
 // ---- Move limit (Art. 6, 17) ----

@@ -474,9 +474,10 @@ pub fn irregular_moves(pos: &Position) -> Vec<Irregular> {
                 }
                 v
             }
-            Kind::Soldier if from.own_half(side) => {
-                [(1, 0), (-1, 0)].iter().filter_map(|&(df, dr)| to(df, dr)).collect()
-            }
+            Kind::Soldier if from.own_half(side) => [(1, 0), (-1, 0)]
+                .iter()
+                .filter_map(|&(df, dr)| to(df, dr))
+                .collect(),
             Kind::Soldier | Kind::Chariot => Vec::new(),
         };
         for m in candidates {

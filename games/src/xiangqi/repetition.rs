@@ -121,7 +121,9 @@ impl MoveLimit {
 
 /// A move limit that cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("move limit must be MOVES or MOVES/CHECKS (e.g. 60/6) or none, with MOVES at least 1: {0:?}")]
+#[error(
+    "move limit must be MOVES or MOVES/CHECKS (e.g. 60/6) or none, with MOVES at least 1: {0:?}"
+)]
 pub struct MoveLimitError(pub String);
 
 impl std::str::FromStr for MoveLimit {
