@@ -4,7 +4,7 @@
 
 use boardcast_games::draughts::{
     Classification, Color, FORTY_MOVE_PLIES, Game, Law, Move, Offences, Outcome, Penalty, Position,
-    PseudoMove, Square, Verdict, classify, read_pdn, write_pdn,
+    PseudoMove, Square, Touch, Verdict, classify, moves_toward, read_pdn, touch, write_pdn,
 };
 use proptest::prelude::*;
 
@@ -138,6 +138,96 @@ fn art_1_20_king_captures_backwards() {
 }
 
 #[test]
+fn every_law_cites_the_books_article() {
+    // The book's numbering (english-draughts-rules.zh.txt), one lower than
+    // the English WCDF text from 1.14 on; the second "1.25" is condonation.
+    let table = [
+        (Law::SetUp, "1.11"),
+        (Law::FirstMove, "1.13"),
+        (Law::ManMove, "1.14"),
+        (Law::Crowning, "1.15"),
+        (Law::KingMove, "1.16"),
+        (Law::Capture, "1.17"),
+        (Law::MultiJump, "1.18"),
+        (Law::CompulsoryCapture, "1.19"),
+        (Law::KingCapture, "1.20"),
+        (Law::Adjust, "1.21"),
+        (Law::TouchMove, "1.22"),
+        (Law::TouchDirection, "1.23"),
+        (Law::IllegalMove, "1.24"),
+        (Law::FailToCapture, "1.25.1"),
+        (Law::UnmovablePiece, "1.25.2"),
+        (Law::WrongSquare, "1.25.3"),
+        (Law::ManBackwards, "1.25.4"),
+        (Law::WrongRemoval, "1.25.5"),
+        (Law::AddedPiece, "1.25.6"),
+        (Law::PastKingRow, "1.25.7"),
+        (Law::OutOfTurn, "1.25.8"),
+        (Law::Condonation, "1.25"),
+        (Law::Displaced, "1.26"),
+        (Law::NoLegalMove, "1.29"),
+        (Law::OtherWin, "1.30"),
+        (Law::DrawAgreed, "1.31"),
+        (Law::Repetition, "1.32.1"),
+        (Law::FortyMoves, "1.32.2"),
+    ];
+    for (law, article) in table {
+        assert_eq!(law.article(), article, "{law:?}");
+    }
+}
+
+#[test]
+fn art_1_22_a_touched_piece_must_be_moved() {
+    let p = Position::start();
+    match touch(&p, sq(11)) {
+        Touch::MustMove(moves) => {
+            let mut ids: Vec<String> = moves.iter().map(Move::id).collect();
+            ids.sort();
+            assert_eq!(ids, ["11-15", "11-16"]);
+        }
+        t => panic!("{t:?}"),
+    }
+    assert_eq!(touch(&p, sq(11)).law().map(Law::article), Some("1.22"));
+    // The opponent's pieces and empty squares commit to nothing.
+    assert_eq!(touch(&p, sq(21)), Touch::Opponent);
+    assert_eq!(touch(&p, sq(14)), Touch::Empty);
+    assert_eq!(touch(&p, sq(21)).law(), None);
+}
+
+#[test]
+fn art_1_25_2_touching_a_piece_that_cannot_move() {
+    // The man on 1 is blocked by its own men on 5 and 6.
+    let p = Position::start();
+    assert_eq!(touch(&p, sq(1)), Touch::Unmovable);
+    assert_eq!(touch(&p, sq(1)).law().map(Law::article), Some("1.25.2"));
+    // With a capture due (14x23), a man that cannot capture is unmovable
+    // although its plain steps are free (art. 1.19).
+    let p = pos("B:W18:B14,1");
+    assert_eq!(touch(&p, sq(1)), Touch::Unmovable);
+    assert!(matches!(touch(&p, sq(14)), Touch::MustMove(m) if m.len() == 1));
+}
+
+#[test]
+fn art_1_23_a_piece_moved_toward_a_direction_must_go_that_way() {
+    let p = pos("B:W:BK14");
+    let toward = |p: &Position, from: u8, to: u8| -> Vec<String> {
+        moves_toward(p, sq(from), sq(to))
+            .iter()
+            .map(Move::id)
+            .collect()
+    };
+    assert_eq!(toward(&p, 14, 18), ["14-18"]);
+    assert_eq!(toward(&p, 14, 9), ["14-9"]);
+    // A capture whose first jump goes that way; no plain move while a
+    // capture is due.
+    let p = pos("B:W18,27:BK14");
+    assert_eq!(toward(&p, 14, 18), ["14x23x32"]);
+    assert!(toward(&p, 14, 10).is_empty());
+    // Not a diagonal neighbour.
+    assert!(toward(&p, 14, 23).is_empty());
+}
+
+#[test]
 fn art_1_24_warning_then_forfeit() {
     let mut o = Offences::default();
     assert_eq!(o.record(Color::Black), Penalty::Warning);
@@ -165,6 +255,57 @@ fn art_1_25_1_capture_not_taken_or_not_completed() {
     }
     assert!(classify(&p, &seen(14, 32, &[18, 27])).is_legal());
     assert!(classify(&p, &seen(10, 19, &[15])).is_legal());
+}
+
+#[test]
+fn art_1_25_1_a_kings_ring_stopped_halfway() {
+    // The king's ring of four stopped on 16 after two jumps: either way
+    // round while nothing is removed, one way once 18 (and 19) are.
+    let p = pos("B:W10,11,18,19:BK14");
+    for (removed, ways) in [(&[][..], 2), (&[18][..], 1), (&[18, 19][..], 1)] {
+        let c = classify(&p, &seen(14, 16, removed));
+        assert!(
+            matches!(&c, Classification::IncompleteJump { continuations } if continuations.len() == ways),
+            "{removed:?}: {c:?}"
+        );
+    }
+}
+
+#[test]
+fn art_1_25_3_a_capture_landing_on_a_wrong_square() {
+    // 14x23 lands on 23; set down on 27 instead.
+    let c = classify(&pos("B:W18:B14"), &seen(14, 27, &[18]));
+    assert_eq!(c, Classification::WrongSquare);
+    assert_eq!(c.law().map(Law::article), Some("1.25.3"));
+    // A king two squares away without a capture.
+    assert_eq!(
+        classify(&pos("B:W:BK14"), &seen(14, 23, &[])),
+        Classification::WrongSquare
+    );
+}
+
+#[test]
+fn art_1_25_4_a_man_capturing_backwards() {
+    // A man may not jump backwards (art. 1.17: forward), only a king.
+    let c = classify(&pos("B:W10:B14,1"), &seen(14, 7, &[10]));
+    assert_eq!(c, Classification::ManBackwards);
+    assert!(classify(&pos("B:W10:BK14"), &seen(14, 7, &[10])).is_legal());
+}
+
+#[test]
+fn art_1_25_5_own_piece_removed_in_a_capture() {
+    let c = classify(&pos("B:W18:B14,1"), &seen(14, 23, &[18, 1]));
+    assert!(matches!(&c, Classification::WrongRemoval { expected } if expected.id() == "14x23"));
+    // Nothing removed at all from a capture that lands right.
+    let c = classify(&pos("B:W18:B14,1"), &seen(14, 23, &[]));
+    assert!(matches!(c, Classification::WrongRemoval { .. }), "{c:?}");
+}
+
+#[test]
+fn art_1_25_8_a_capture_out_of_turn() {
+    // White jumps while Black is to move.
+    let c = classify(&pos("B:W18:B14"), &seen(18, 9, &[14]));
+    assert_eq!(c, Classification::OutOfTurn);
 }
 
 #[test]

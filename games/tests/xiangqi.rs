@@ -422,3 +422,112 @@ proptest::proptest! {
         }
     }
 }
+
+const SELFPLAY: &str = include_str!("data/xiangqi-selfplay.pgn");
+
+#[test]
+fn self_play_corpus_replays_with_the_results_the_rules_give() {
+    // The bundled engine games: every move legal; a win is a mate or a
+    // stalemate of the loser (Art. 16); a draw is a move-limit claim or a
+    // drawn repetition on the last move (Art. 17); `*` stops at 300 plies.
+    let games = pgn::read_all(SELFPLAY).expect("corpus reads");
+    assert_eq!(games.len(), 200);
+    let plies: usize = games.iter().map(|g| g.moves.len()).sum();
+    assert!(plies > 15_000, "{plies}");
+    let mut mates = 0;
+    for g in &games {
+        let round = &g.tags.iter().find(|(k, _)| k == "Round").unwrap().1;
+        let mut t = Tracker::new(g.start.clone(), MoveLimit::default());
+        let mut last = Vec::new();
+        for m in &g.moves {
+            last = t.push(*m).unwrap_or_else(|e| panic!("round {round}: {e}"));
+        }
+        let end = t.position().outcome();
+        match g.result {
+            GameResult::Win(w) => {
+                assert!(
+                    matches!(end, Outcome::Checkmate { winner } | Outcome::Stalemate { winner } if winner == w),
+                    "round {round}: {end:?}"
+                );
+                mates += usize::from(matches!(end, Outcome::Checkmate { .. }));
+            }
+            GameResult::Draw => assert!(
+                last.iter().any(|v| matches!(v, Verdict::MoveLimit(_))
+                    || matches!(v, Verdict::Repetition(r) if r.ruling == Ruling::Draw)),
+                "round {round}: {last:?}"
+            ),
+            GameResult::Unfinished => {
+                assert_eq!(end, Outcome::Ongoing);
+                assert_eq!(g.moves.len(), 300, "round {round}");
+            }
+        }
+    }
+    assert!(mates > 150, "{mates}");
+    // Our writer reproduces the file byte for byte.
+    let again: String = games.iter().map(|g| pgn::write(g).unwrap()).collect();
+    assert_eq!(again, SELFPLAY);
+}
+
+/// Checks the invariants of one position: after every legal move the
+/// mover's general cannot be taken (nor face the other); every legal move
+/// classifies as legal; every move a piece may make that is not legal
+/// leaves its general exposed (Art. 16) and is among the irregular moves.
+fn check_position(p: &Position) {
+    use boardcast_games::xiangqi::illegal::{Classification, SeenMove, classify, irregular_moves};
+    let legal = p.legal_moves();
+    let me = p.turn();
+    for m in &legal {
+        let q = p.after(*m).unwrap();
+        let g = q.general(me).expect("a general");
+        assert!(
+            !q.attacked_by(g, me.other()),
+            "{} leaves {g} capturable",
+            iccs(*m)
+        );
+        assert!(!q.in_check_side(me));
+        assert_eq!(
+            classify(p, &SeenMove::new(m.from, m.to)),
+            Classification::Legal(*m)
+        );
+    }
+    let irregular = irregular_moves(p);
+    let mut pseudo = Vec::new();
+    for (from, _) in p.pieces(me) {
+        p.pseudo_moves_from(from, &mut pseudo);
+    }
+    for m in pseudo.iter().filter(|m| !legal.contains(m)) {
+        let c = classify(p, &SeenMove::new(m.from, m.to));
+        assert!(
+            matches!(c, Classification::Exposed(_)),
+            "{}: {c:?}",
+            iccs(*m)
+        );
+        assert!(
+            irregular.iter().any(|i| i.mv == *m),
+            "{} not listed",
+            iccs(*m)
+        );
+    }
+    for i in &irregular {
+        assert!(!legal.contains(&i.mv));
+        assert!(p.after_unchecked(i.mv).is_some());
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(24))]
+    #[test]
+    fn random_games_keep_the_generals_safe_and_classify_consistently(seed in 0u64..1_000_000) {
+        let (moves, outcome) = random_game(seed, 160);
+        let mut p = Position::start();
+        for m in moves {
+            check_position(&p);
+            p.play(m).unwrap();
+        }
+        check_position(&p);
+        proptest::prop_assert_eq!(p.outcome(), outcome);
+        // Nothing stands on the far side of a lost game: a side without a
+        // move is mated or stalemated, never with a general missing.
+        proptest::prop_assert!(p.general(Side::Red).is_some() && p.general(Side::Black).is_some());
+    }
+}

@@ -13,7 +13,8 @@
 //! - [`position`]: [`Position`] with PDN FEN, legal moves, play/undo.
 //! - [`moves`]: [`Move`] with its `id` (full path) and short PDN notation.
 //! - [`rules`]: [`Law`] (article numbers), [`Game`] with [`Verdict`]s,
-//!   [`classify`] for moves seen on a board, [`Offences`].
+//!   [`classify`] for moves seen on a board, [`Offences`], [`touch`] and
+//!   [`moves_toward`] for touch-move (art. 1.22, 1.23, 1.25.2).
 //! - [`pdn`]: PDN writer and reader.
 
 pub mod geometry;
@@ -27,5 +28,6 @@ pub use moves::{Move, NotationError};
 pub use pdn::{Outcome, PdnError, PdnGame, read_pdn, write_pdn};
 pub use position::{FenError, Position, Undo};
 pub use rules::{
-    Classification, FORTY_MOVE_PLIES, Game, Law, Offences, Penalty, PseudoMove, Verdict, classify,
+    Classification, FORTY_MOVE_PLIES, Game, Law, Offences, Penalty, PseudoMove, Touch, Verdict,
+    classify, moves_toward, touch,
 };

@@ -493,3 +493,81 @@ impl Offences {
         self.counts[color.index()]
     }
 }
+
+/// What touching a piece commits its player to, on their turn (art. 1.22),
+/// unless they first gave notice of adjusting it (art. 1.21).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Touch {
+    /// No piece stands there.
+    Empty,
+    /// A piece of the opponent: touching it commits to nothing.
+    Opponent,
+    /// An own piece that can move: it must be moved, by one of these moves
+    /// (art. 1.22).
+    MustMove(Vec<Move>),
+    /// An own piece that cannot move (blocked, or another piece must
+    /// capture): an offence (art. 1.25.2, with the penalty of art. 1.24).
+    Unmovable,
+}
+
+impl Touch {
+    /// The article that applies: [`Law::TouchMove`] for a playable piece,
+    /// [`Law::UnmovablePiece`] for one that cannot move.
+    #[must_use]
+    pub fn law(&self) -> Option<Law> {
+        match self {
+            Touch::MustMove(_) => Some(Law::TouchMove),
+            Touch::Unmovable => Some(Law::UnmovablePiece),
+            Touch::Empty | Touch::Opponent => None,
+        }
+    }
+}
+
+/// What touching the piece on `sq` commits the side to move to (art. 1.22,
+/// 1.25.2). Compulsory capture (art. 1.19) counts: when a capture is due,
+/// only pieces that can capture are playable.
+#[must_use]
+pub fn touch(pos: &Position, sq: Square) -> Touch {
+    match pos.piece_at(sq) {
+        None => Touch::Empty,
+        Some(p) if p.color != pos.turn() => Touch::Opponent,
+        Some(_) => {
+            let moves: Vec<Move> = pos
+                .legal_moves()
+                .into_iter()
+                .filter(|m| m.from() == sq)
+                .collect();
+            if moves.is_empty() {
+                Touch::Unmovable
+            } else {
+                Touch::MustMove(moves)
+            }
+        }
+    }
+}
+
+/// The legal moves of the piece on `from` that leave it toward the
+/// diagonal neighbour `toward` (art. 1.23: a playable piece moved past the
+/// angle of its square toward one direction must go that way): plain moves
+/// to `toward`, and captures whose first jump goes over it.
+#[must_use]
+pub fn moves_toward(pos: &Position, from: Square, toward: Square) -> Vec<Move> {
+    let df = toward.file() as i8 - from.file() as i8;
+    let dr = toward.rank() as i8 - from.rank() as i8;
+    if df.abs() != 1 || dr.abs() != 1 {
+        return Vec::new();
+    }
+    pos.legal_moves()
+        .into_iter()
+        .filter(|m| {
+            m.from() == from && {
+                let first = m.path()[1];
+                let (f, r) = (
+                    first.file() as i8 - from.file() as i8,
+                    first.rank() as i8 - from.rank() as i8,
+                );
+                f.signum() == df && r.signum() == dr
+            }
+        })
+        .collect()
+}

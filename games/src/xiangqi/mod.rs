@@ -8,7 +8,10 @@
 //! - [`notation`]: ICCS / UCCI ids (`h2e2`) and WXF (`C2.5`, `H2+3`, `R+.4`).
 //! - [`repetition`]: repeated positions, perpetual check and chase, the
 //!   ruling the rules give (Art. 16, 17), the event's move limit (Art. 6, 17).
-//! - [`pgn`]: a PGN record with `[Variant "xiangqi"]` and WXF movetext.
+//! - [`pgn`]: a PGN record with `[Variant "xiangqi"]` and WXF movetext
+//!   (or ICCS movetext, which the `cchess` reader reads).
+//! - [`illegal`]: what a move seen on the board breaks (Art. 16, 20, 4),
+//!   and the illegal moves players plausibly make.
 //!
 //! Design: written by hand. The one crate with xiangqi rules and repetition
 //! verdicts, `rsffish`, wraps Fairy-Stockfish through a C++ build (GPL, cxx)
@@ -17,6 +20,7 @@
 //! board is a plain 90-point array: xiangqi positions are small and the
 //! arbiter needs clarity, not engine speed. Pure: no I/O, no clock, no logs.
 
+pub mod illegal;
 pub mod notation;
 pub mod pgn;
 pub mod repetition;
@@ -708,6 +712,21 @@ impl Position {
         let mut p = self.clone();
         p.play(m)?;
         Ok(p)
+    }
+
+    /// The position after moving the piece on `m.from` to `m.to` whatever
+    /// the rules say (capturing what stood there, the side to move and the
+    /// counters updated as by a move): how a board stands after an illegal
+    /// move (see [`illegal::irregular_moves`]). `None` when no piece stands
+    /// on `m.from` or `m.to` holds a piece of the same side.
+    pub fn after_unchecked(&self, m: Move) -> Option<Position> {
+        let p = self.board[m.from.index()]?;
+        if m.from == m.to || self.board[m.to.index()].is_some_and(|t| t.side == p.side) {
+            return None;
+        }
+        let mut after = self.clone();
+        after.apply(m);
+        Some(after)
     }
 
     /// Whether the move gives check.

@@ -7,7 +7,11 @@
 //! python `cchess`) key on the `FEN` and `Format` tags; we write
 //! `[Format "WXF"]` so they know the movetext, and `Red`/`Black` for the
 //! players as xqbase does. [`read`] reads what [`write`] writes (and WXF with
-//! `=`, or ICCS movetext), so records round-trip.
+//! `=`, or ICCS movetext), so records round-trip. `cchess` reads movetext
+//! in Chinese or ICCS only, so [`write_iccs`] writes the ICCS form
+//! (`[Format "ICCS"]`, `H2-E2`) that it (and xqbase) reads; the WXF form is
+//! checked move by move against Fairy-Stockfish's WXF (pyffish) in the
+//! tests.
 
 use super::notation::{NotationError, parse_iccs, parse_wxf, wxf};
 use super::{IllegalMove, Move, Position, START_FEN, Side};
@@ -81,8 +85,18 @@ fn quote(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
-/// Writes the record.
+/// Writes the record with WXF movetext (`[Format "WXF"]`).
 pub fn write(rec: &Record) -> Result<String, PgnError> {
+    write_with(rec, false)
+}
+
+/// Writes the record with ICCS movetext (`[Format "ICCS"]`, moves as
+/// `H2-E2`), the form xqbase's tools and the `cchess` reader take.
+pub fn write_iccs(rec: &Record) -> Result<String, PgnError> {
+    write_with(rec, true)
+}
+
+fn write_with(rec: &Record, iccs: bool) -> Result<String, PgnError> {
     let mut out = String::new();
     let get = |k: &str| {
         rec.tags
@@ -105,7 +119,11 @@ pub fn write(rec: &Record) -> Result<String, PgnError> {
     }
     out += "[Variant \"xiangqi\"]\n";
     out += &format!("[FEN \"{}\"]\n", rec.start.fen());
-    out += "[Format \"WXF\"]\n\n";
+    out += if iccs {
+        "[Format \"ICCS\"]\n\n"
+    } else {
+        "[Format \"WXF\"]\n\n"
+    };
     let mut pos = rec.start.clone();
     let mut line = String::new();
     let mut tokens = Vec::new();
@@ -115,7 +133,12 @@ pub fn write(rec: &Record) -> Result<String, PgnError> {
         } else if i == 0 {
             tokens.push(format!("{}...", pos.fullmoves));
         }
-        tokens.push(wxf(&pos, *m));
+        tokens.push(if iccs {
+            let id = m.to_string().to_ascii_uppercase();
+            format!("{}-{}", &id[..2], &id[2..])
+        } else {
+            wxf(&pos, *m)
+        });
         pos.play(*m)?;
     }
     tokens.push(rec.result.token().to_string());
@@ -133,6 +156,28 @@ pub fn write(rec: &Record) -> Result<String, PgnError> {
     out += &line;
     out += "\n\n";
     Ok(out)
+}
+
+/// Reads every record of a file (records start at a tag line after a
+/// blank line), as [`read`] reads one.
+pub fn read_all(text: &str) -> Result<Vec<Record>, PgnError> {
+    let mut chunks: Vec<String> = Vec::new();
+    let mut in_moves = false;
+    for line in text.lines() {
+        let tag = line.trim_start().starts_with('[');
+        if tag && (in_moves || chunks.is_empty()) {
+            chunks.push(String::new());
+            in_moves = false;
+        }
+        if !tag && !line.trim().is_empty() {
+            in_moves = true;
+        }
+        if let Some(c) = chunks.last_mut() {
+            c.push_str(line);
+            c.push('\n');
+        }
+    }
+    chunks.iter().map(|c| read(c)).collect()
 }
 
 /// Reads one record written by [`write`] (or by tools writing WXF with `=`,
