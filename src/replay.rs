@@ -102,16 +102,34 @@ pub fn replay_reader(
             .map(|(_, v)| v.clone())
     };
     // A DGT bus capture holds the whole line: `unit=` names the board.
+    // Without it, a line on which one board answers is that board's; the
+    // chunks are read ahead to find out.
+    let mut ahead: Option<std::vec::IntoIter<crate::capture::Chunk>> = None;
     if header.protocol == crate::capture::Protocol::DgtBus {
-        let unit = meta(BUS_UNIT)
-            .and_then(|u| u.parse::<u16>().ok())
-            .ok_or_else(|| ReplayError::Capture {
-                path: path.to_owned(),
-                source: CaptureError::Malformed {
-                    line: 1,
-                    reason: format!("a dgt-bus capture names its board's address (`{BUS_UNIT}=N`)"),
-                },
-            })?;
+        let unit = match meta(BUS_UNIT) {
+            Some(u) => u.parse::<u16>().ok(),
+            None => {
+                let chunks = reader
+                    .by_ref()
+                    .collect::<Result<Vec<_>, _>>()
+                    .map_err(wrap)?;
+                let units = bus_units(&chunks);
+                ahead = Some(chunks.into_iter());
+                match units[..] {
+                    [one] => Some(one),
+                    _ => None,
+                }
+            }
+        };
+        let unit = unit.ok_or_else(|| ReplayError::Capture {
+            path: path.to_owned(),
+            source: CaptureError::Malformed {
+                line: 1,
+                reason: format!(
+                    "a dgt-bus capture of a line on which several boards (or none) answer names its board's address (`{BUS_UNIT}=N`)"
+                ),
+            },
+        })?;
         pipeline.set_bus_unit(unit);
     }
     if let Some(tc) = meta("time_control") {
@@ -139,7 +157,12 @@ pub fn replay_reader(
         out.resumed_from = feed_chain(&mut pipeline, &prev, &mut |_, e| log.handle(&e))?;
         out.log = log;
     }
-    for chunk in reader.by_ref() {
+    let chunks: Box<dyn Iterator<Item = Result<crate::capture::Chunk, CaptureError>> + '_> =
+        match ahead {
+            Some(chunks) => Box::new(chunks.map(Ok)),
+            None => Box::new(reader.by_ref()),
+        };
+    for chunk in chunks {
         let chunk = chunk.map_err(wrap)?;
         pipeline.handle_bytes(chunk.t_ms, chunk.dir, &chunk.bytes);
         collect(&mut pipeline, &mut out);
@@ -150,6 +173,29 @@ pub fn replay_reader(
     out.stats = pipeline.stats();
     out.recon = pipeline.reconstructor().stats();
     Ok(out)
+}
+
+/// The addresses of the boards that answer on a DGT bus line, in order of
+/// first answer.
+fn bus_units(chunks: &[crate::capture::Chunk]) -> Vec<u16> {
+    use boardcast_protocols::dgt::bus::BusDecoder;
+    let mut decoder = BusDecoder::new();
+    let mut buf = bytes::BytesMut::new();
+    let mut units = Vec::new();
+    for chunk in chunks
+        .iter()
+        .filter(|c| c.dir == crate::capture::Direction::FromBoard)
+    {
+        buf.extend_from_slice(&chunk.bytes);
+        loop {
+            match decoder.decode(&mut buf) {
+                Ok(None) => break,
+                Ok(Some(m)) if !units.contains(&m.address) => units.push(m.address),
+                _ => {}
+            }
+        }
+    }
+    units
 }
 
 fn collect(pipeline: &mut BoardPipeline, out: &mut Replay) {
@@ -298,12 +344,21 @@ mod tests {
         // Board 9's empty board is not board 7's business, nor 7's move 9's.
         let nine = replay_reader(bus_capture(Some(9)).as_bytes(), Config::default(), path).unwrap();
         assert!(nine.log.current().is_none());
+        // Without `unit=`, a line with two boards is refused...
         let err = replay_reader(bus_capture(None).as_bytes(), Config::default(), path)
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("a dgt-bus capture names its board's address (`unit=N`)"),
+            err.contains("names its board's address (`unit=N`)"),
             "{err}"
         );
+        // ...and a line with one board is that board's.
+        let alone: String = bus_capture(None)
+            .lines()
+            .filter(|l| !l.starts_with("10 <"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let seven = replay_reader(alone.as_bytes(), Config::default(), path).unwrap();
+        assert_eq!(seven.log.current().unwrap().sans, ["e4"]);
     }
 }
