@@ -101,21 +101,39 @@ pub fn replay_reader(
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.clone())
     };
+    let mut ahead: Vec<crate::capture::Chunk> = Vec::new();
+    let mut protocol = header.protocol;
+    // Design: interface.md's example header says `protocol=dgt`, so another
+    // program may label a DGT bus line `dgt`; its first replies tell (bus
+    // replies carry an address and a checksum that single-board frames
+    // almost never match).
+    if protocol == crate::capture::Protocol::Dgt {
+        let mut from_board = 0;
+        while from_board < SNIFF_CHUNKS {
+            match reader.next() {
+                Some(Ok(chunk)) => {
+                    from_board += usize::from(chunk.dir == crate::capture::Direction::FromBoard);
+                    ahead.push(chunk);
+                }
+                Some(Err(e)) => return Err(wrap(e)),
+                None => break,
+            }
+        }
+        if meta(BUS_UNIT).is_some() || is_bus_line(&ahead) {
+            protocol = crate::capture::Protocol::DgtBus;
+        }
+    }
     // A DGT bus capture holds the whole line: `unit=` names the board.
     // Without it, a line on which one board answers is that board's; the
     // chunks are read ahead to find out.
-    let mut ahead: Option<std::vec::IntoIter<crate::capture::Chunk>> = None;
-    if header.protocol == crate::capture::Protocol::DgtBus {
+    if protocol == crate::capture::Protocol::DgtBus {
         let unit = match meta(BUS_UNIT) {
             Some(u) => u.parse::<u16>().ok(),
             None => {
-                let chunks = reader
-                    .by_ref()
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(wrap)?;
-                let units = bus_units(&chunks);
-                ahead = Some(chunks.into_iter());
-                match units[..] {
+                for chunk in reader.by_ref() {
+                    ahead.push(chunk.map_err(wrap)?);
+                }
+                match bus_units(&ahead)[..] {
                     [one] => Some(one),
                     _ => None,
                 }
@@ -157,12 +175,7 @@ pub fn replay_reader(
         out.resumed_from = feed_chain(&mut pipeline, &prev, &mut |_, e| log.handle(&e))?;
         out.log = log;
     }
-    let chunks: Box<dyn Iterator<Item = Result<crate::capture::Chunk, CaptureError>> + '_> =
-        match ahead {
-            Some(chunks) => Box::new(chunks.map(Ok)),
-            None => Box::new(reader.by_ref()),
-        };
-    for chunk in chunks {
+    for chunk in ahead.into_iter().map(Ok).chain(reader.by_ref()) {
         let chunk = chunk.map_err(wrap)?;
         pipeline.handle_bytes(chunk.t_ms, chunk.dir, &chunk.bytes);
         collect(&mut pipeline, &mut out);
@@ -173,6 +186,41 @@ pub fn replay_reader(
     out.stats = pipeline.stats();
     out.recon = pipeline.reconstructor().stats();
     Ok(out)
+}
+
+/// How many chunks from the board a `protocol=dgt` capture is read ahead
+/// to tell a single board from a bus line.
+const SNIFF_CHUNKS: usize = 64;
+
+/// Whether the board's bytes in `chunks` are a DGT bus line's: more bus
+/// replies (checksum right) than single-board frames decode from them.
+fn is_bus_line(chunks: &[crate::capture::Chunk]) -> bool {
+    use boardcast_protocols::dgt::{Decoder, bus::BusDecoder};
+    let (mut bus, mut single) = (BusDecoder::new(), Decoder::new());
+    let (mut a, mut b) = (bytes::BytesMut::new(), bytes::BytesMut::new());
+    let (mut bus_frames, mut single_frames) = (0usize, 0usize);
+    for chunk in chunks
+        .iter()
+        .filter(|c| c.dir == crate::capture::Direction::FromBoard)
+    {
+        a.extend_from_slice(&chunk.bytes);
+        b.extend_from_slice(&chunk.bytes);
+        loop {
+            match bus.decode(&mut a) {
+                Ok(None) => break,
+                Ok(Some(_)) => bus_frames += 1,
+                Err(_) => {}
+            }
+        }
+        loop {
+            match single.decode(&mut b) {
+                Ok(None) => break,
+                Ok(Some(_)) => single_frames += 1,
+                Err(_) => {}
+            }
+        }
+    }
+    bus_frames > single_frames
 }
 
 /// The addresses of the boards that answer on a DGT bus line, in order of
@@ -360,5 +408,13 @@ mod tests {
             .collect();
         let seven = replay_reader(alone.as_bytes(), Config::default(), path).unwrap();
         assert_eq!(seven.log.current().unwrap().sans, ["e4"]);
+        // A bus line labelled `dgt` (interface.md's example header) is read
+        // as the bus line it is.
+        let labelled = alone.replacen("protocol=dgt-bus", "protocol=dgt", 1);
+        let seven = replay_reader(labelled.as_bytes(), Config::default(), path).unwrap();
+        assert_eq!(seven.log.current().unwrap().sans, ["e4"]);
+        let labelled = bus_capture(Some(9)).replacen("protocol=dgt-bus", "protocol=dgt", 1);
+        let nine = replay_reader(labelled.as_bytes(), Config::default(), path).unwrap();
+        assert!(nine.log.current().is_none());
     }
 }
