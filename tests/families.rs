@@ -287,13 +287,14 @@ fn bundled_games_replay_exactly_on_occupancy_only_chess_boards() {
     assert!(played >= 380, "{played}");
     assert!(failures.is_empty(), "clean handling: {failures:?}");
     // Human handling (pieces slid through other squares, captures either
-    // way round, takebacks, knocks) leaves some pieces the tracker cannot
-    // tell apart: measured 637 of 666 games exact (docs/boards.md). The
-    // bound keeps that from getting worse.
+    // way round, takebacks, knocks): every game exact with no error alert
+    // but for the truly ambiguous shapes docs/boards.md lists (a promotion
+    // taken back right after another takeback): at most one game in this
+    // run.
     let (played, failures) = every_game_replays_exactly_on_occupancy_boards(true, 3);
     assert!(played >= 600, "{played}");
     assert!(
-        failures.len() * 100 <= played * 5,
+        failures.len() <= 1,
         "human handling: {} of {played} went wrong: {failures:?}",
         failures.len()
     );
