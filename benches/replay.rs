@@ -16,7 +16,8 @@
 //! `BENCH_LIMIT=N` plays only the first N games of each file;
 //! `BENCH_DUMP=dir` writes every game that went wrong (not exact, a wrong
 //! move shown, an error alert, a knock-bench result missed) to `dir`
-//! (human-profile games under `rate0-...`).
+//! (human-profile games under `rate0-...`; the families table's under
+//! `dir/<family>/`, and `BENCH_GAMES` picks its games too).
 
 use std::fs::File;
 use std::io::BufReader;
@@ -359,9 +360,16 @@ fn families(games: &[SourceGame]) {
             true,
         ),
     ];
+    // `BENCH_GAMES=35,47`: only these games (numbered from 1).
+    let only: Option<Vec<usize>> = std::env::var("BENCH_GAMES")
+        .ok()
+        .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect());
     for (name, encode, standard, queens) in rows {
         let mut captures = Vec::new();
         for (i, g) in games.iter().enumerate() {
+            if only.as_ref().is_some_and(|o| !o.contains(&(i + 1))) {
+                continue;
+            }
             let underpromotes = g.moves.iter().any(|m| {
                 m.promotion()
                     .is_some_and(|r| r != boardcast::rules::Role::Queen)
@@ -374,7 +382,7 @@ fn families(games: &[SourceGame]) {
             let rotated = !standard && i % 5 == 4;
             let session = sim::simulate(g, &mut Human::default(), 100_003 + i as u64, rotated);
             let text = encode(&session);
-            captures.push((g, session, text));
+            captures.push((i, g, session, text));
         }
         let mut secs = f64::MAX;
         let mut replays = Vec::new();
@@ -382,7 +390,7 @@ fn families(games: &[SourceGame]) {
             let started = Instant::now();
             replays = captures
                 .iter()
-                .map(|(_, _, text)| {
+                .map(|(_, _, _, text)| {
                     replay_reader(text.as_bytes(), Config::default(), Path::new(name))
                         .expect("replay")
                 })
@@ -390,11 +398,19 @@ fn families(games: &[SourceGame]) {
             secs = secs.min(started.elapsed().as_secs_f64());
         }
         let (mut exact, mut errors, mut readings) = (0usize, 0usize, 0u64);
-        for ((g, session, _), replay) in captures.iter().zip(&replays) {
+        for ((i, g, session, text), replay) in captures.iter().zip(&replays) {
             let c = compare(g, session, replay);
             exact += usize::from(c.exact);
             errors += c.error_alerts;
             readings += c.readings;
+            // `BENCH_DUMP=dir`: the games that went wrong, under
+            // `<family>-game<N>-seed<S>`.
+            if let Ok(dir) = std::env::var("BENCH_DUMP")
+                && (!c.exact || c.error_alerts > 0)
+            {
+                let dir = Path::new(&dir).join(name.replace([' ', '(', ')'], ""));
+                dump(&dir, 0.0, *i, 100_003 + *i as u64, session, text, replay);
+            }
         }
         let n = captures.len();
         println!(

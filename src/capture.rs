@@ -56,7 +56,8 @@ impl Protocol {
         }
     }
 
-    /// Parses a protocol name.
+    /// Parses a protocol name exactly (the config's `protocol`, where a
+    /// misspelling is a mistake to report).
     pub fn from_name(name: &str) -> Option<Protocol> {
         match name {
             "dgt" => Some(Protocol::Dgt),
@@ -67,6 +68,54 @@ impl Protocol {
             _ => None,
         }
     }
+
+    /// Parses the protocol named in a capture header: the names above, in
+    /// any case, or one of the aliases other writers may use
+    /// ([`Protocol::ALIASES`]).
+    pub fn from_header_name(name: &str) -> Option<Protocol> {
+        // Design: captures may come from other programs; names that can
+        // only mean one protocol are taken (`_` or a space for `-`, any
+        // case, quotes around), nothing that could mean two.
+        let name = name
+            .trim_matches(|c| c == '"' || c == '\'')
+            .to_ascii_lowercase()
+            .replace(['_', ' '], "-");
+        let name = name.as_str();
+        [
+            Protocol::Dgt,
+            Protocol::DgtBus,
+            Protocol::Millennium,
+            Protocol::Certabo,
+            Protocol::Open,
+        ]
+        .into_iter()
+        .find(|p| p.name() == name)
+        .or_else(|| {
+            Protocol::ALIASES
+                .iter()
+                .find(|(alias, _)| *alias == name)
+                .map(|&(_, p)| p)
+        })
+    }
+
+    /// Other names a capture header may give each protocol (compared in
+    /// lower case, with `_` and spaces read as `-`).
+    pub const ALIASES: &'static [(&'static str, Protocol)] = &[
+        ("dgt-single", Protocol::Dgt),
+        ("dgt-serial", Protocol::Dgt),
+        ("dgt-usb", Protocol::Dgt),
+        ("dgtbus", Protocol::DgtBus),
+        ("dgt-busmode", Protocol::DgtBus),
+        ("dgt-bus-mode", Protocol::DgtBus),
+        ("millenium", Protocol::Millennium),
+        ("chesslink", Protocol::Millennium),
+        ("chess-link", Protocol::Millennium),
+        ("millennium-chesslink", Protocol::Millennium),
+        ("certabo-rfid", Protocol::Certabo),
+        ("open-protocol", Protocol::Open),
+        ("openboard", Protocol::Open),
+        ("open-board", Protocol::Open),
+    ];
 
     /// The board family that speaks it.
     pub fn family(self) -> crate::family::Family {
@@ -240,9 +289,19 @@ impl<R: BufRead> Iterator for Reader<R> {
 }
 
 fn parse_header(text: &str, line: usize) -> Result<Header, CaptureError> {
+    // A byte-order mark (an editor on Windows) and `#boardcast` without
+    // the space are read as the header they stand for.
+    let text = text.trim_start_matches('\u{feff}');
+    let Some(text) = text.strip_prefix('#') else {
+        return Err(CaptureError::MissingHeader { line });
+    };
     let mut words = text.split_whitespace();
-    let prefix: Vec<&str> = words.by_ref().take(4).collect();
-    if prefix != ["#", "boardcast", "capture", "v1"] {
+    let prefix: Vec<String> = words
+        .by_ref()
+        .take(3)
+        .map(|w| w.to_ascii_lowercase())
+        .collect();
+    if prefix != ["boardcast", "capture", "v1"] {
         return Err(CaptureError::MissingHeader { line });
     }
     let mut protocol = None;
@@ -254,14 +313,13 @@ fn parse_header(text: &str, line: usize) -> Result<Header, CaptureError> {
                 reason: format!("header word `{word}` is not key=value"),
             });
         };
-        if key == "protocol" {
-            protocol =
-                Some(
-                    Protocol::from_name(value).ok_or_else(|| CaptureError::UnknownProtocol {
-                        line,
-                        name: value.to_string(),
-                    })?,
-                );
+        if key.eq_ignore_ascii_case("protocol") {
+            protocol = Some(Protocol::from_header_name(value).ok_or_else(|| {
+                CaptureError::UnknownProtocol {
+                    line,
+                    name: value.to_string(),
+                }
+            })?);
         } else {
             meta.push((key.to_string(), value.to_string()));
         }
@@ -271,6 +329,40 @@ fn parse_header(text: &str, line: usize) -> Result<Header, CaptureError> {
 }
 
 fn parse_line(text: &str, line: usize) -> Result<Chunk, CaptureError> {
+    parse_line_exact(text, line).or_else(|e| parse_line_loose(text, line).ok_or(e))
+}
+
+/// A line as other writers may lay it out: words separated by runs of
+/// spaces or tabs, bytes as hex runs of even length (`8e0005`), with or
+/// without `0x`. `None` when even so it is not a line of bytes.
+fn parse_line_loose(text: &str, line: usize) -> Option<Chunk> {
+    let mut words = text.split_ascii_whitespace();
+    let t_ms: Millis = words.next()?.parse().ok()?;
+    let dir = match words.next()? {
+        "<" => Direction::FromBoard,
+        ">" => Direction::ToBoard,
+        _ => return None,
+    };
+    let mut bytes = Vec::new();
+    for word in words {
+        let hex = word
+            .strip_prefix("0x")
+            .or_else(|| word.strip_prefix("0X"))
+            .unwrap_or(word)
+            .as_bytes();
+        if hex.is_empty() || hex.len() % 2 != 0 {
+            return None;
+        }
+        for pair in hex.chunks_exact(2) {
+            bytes.push(hex_value(pair[0])? << 4 | hex_value(pair[1])?);
+        }
+    }
+    let _ = line;
+    (!bytes.is_empty()).then_some(Chunk { t_ms, dir, bytes })
+}
+
+/// A line exactly as interface.md writes it.
+fn parse_line_exact(text: &str, line: usize) -> Result<Chunk, CaptureError> {
     // Design: hand-written rather than split/parse, because replay speed is
     // bounded by this loop (millions of lines per second).
     let malformed = |reason: String| CaptureError::Malformed { line, reason };
@@ -453,10 +545,33 @@ mod tests {
     #[test]
     fn every_malformed_shape_is_an_error_and_well_formed_lines_parse() {
         for bad in [
-            "x < 00", "12 00", "12 <", "12 < 0", "12 < 000", "12 < 0g", "12 <00", "12 ! 00",
-            "12 <  00", "12 < 00 ",
+            "x < 00",
+            "12 00",
+            "12 <",
+            "12 < 0",
+            "12 < 000",
+            "12 < 0g",
+            "12 <00",
+            "12 ! 00",
+            "12 < 00 0",
+            "-1 < 00",
+            "12 < 0x",
         ] {
             assert!(parse_line(bad, 7).is_err(), "{bad:?}");
+        }
+        // Other writers' layouts: runs of spaces or tabs, hex runs, 0x.
+        for loose in [
+            "12 <  8e 00",
+            "12\t<\t8e\t00",
+            "12 < 8e00",
+            "12 < 0x8e 0x00",
+            "12 < 8E 00 ",
+        ] {
+            assert_eq!(
+                parse_line(loose, 7).map(|c| (c.t_ms, c.dir, c.bytes)).ok(),
+                Some((12, Direction::FromBoard, vec![0x8e, 0])),
+                "{loose:?}"
+            );
         }
         let c = parse_line("5684 < 8e 00 05 34 0A", 1).unwrap();
         assert_eq!(
@@ -500,6 +615,44 @@ mod tests {
         let text = "# boardcast capture v1 protocol=dgt\n10 < 86\n9 < 00\n";
         let err = read_all(text).unwrap_err();
         assert!(matches!(err, CaptureError::Malformed { line: 3, .. }));
+    }
+
+    #[test]
+    fn headers_of_other_writers_name_their_protocol() {
+        for (header, protocol) in [
+            ("# boardcast capture v1 protocol=DGT", Protocol::Dgt),
+            (
+                "\u{feff}# boardcast capture v1 protocol=dgt_bus unit=3",
+                Protocol::DgtBus,
+            ),
+            (
+                "#boardcast capture v1 protocol=Millennium",
+                Protocol::Millennium,
+            ),
+            (
+                "# Boardcast Capture V1 Protocol=chesslink",
+                Protocol::Millennium,
+            ),
+            (
+                "# boardcast capture v1 protocol=millenium",
+                Protocol::Millennium,
+            ),
+            (
+                "# boardcast capture v1 protocol=\"certabo\"",
+                Protocol::Certabo,
+            ),
+            (
+                "# boardcast capture v1 protocol=open-protocol",
+                Protocol::Open,
+            ),
+        ] {
+            let text = format!("{header}\n0 < 00\n");
+            assert_eq!(read_all(&text).unwrap().0.protocol, protocol, "{header}");
+        }
+        for (alias, protocol) in Protocol::ALIASES {
+            assert_eq!(Protocol::from_header_name(alias), Some(*protocol));
+            assert_eq!(Protocol::from_name(alias), None);
+        }
     }
 
     #[test]

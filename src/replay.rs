@@ -101,17 +101,53 @@ pub fn replay_reader(
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.clone())
     };
+    let mut ahead: Vec<crate::capture::Chunk> = Vec::new();
+    let mut protocol = header.protocol;
+    // Design: interface.md's example header says `protocol=dgt`, so another
+    // program may label a DGT bus line `dgt`; its first replies tell (bus
+    // replies carry an address and a checksum that single-board frames
+    // almost never match).
+    if protocol == crate::capture::Protocol::Dgt {
+        let mut from_board = 0;
+        while from_board < SNIFF_CHUNKS {
+            match reader.next() {
+                Some(Ok(chunk)) => {
+                    from_board += usize::from(chunk.dir == crate::capture::Direction::FromBoard);
+                    ahead.push(chunk);
+                }
+                Some(Err(e)) => return Err(wrap(e)),
+                None => break,
+            }
+        }
+        if meta(BUS_UNIT).is_some() || is_bus_line(&ahead) {
+            protocol = crate::capture::Protocol::DgtBus;
+        }
+    }
     // A DGT bus capture holds the whole line: `unit=` names the board.
-    if header.protocol == crate::capture::Protocol::DgtBus {
-        let unit = meta(BUS_UNIT)
-            .and_then(|u| u.parse::<u16>().ok())
-            .ok_or_else(|| ReplayError::Capture {
-                path: path.to_owned(),
-                source: CaptureError::Malformed {
-                    line: 1,
-                    reason: format!("a dgt-bus capture names its board's address (`{BUS_UNIT}=N`)"),
-                },
-            })?;
+    // Without it, a line on which one board answers is that board's; the
+    // chunks are read ahead to find out.
+    if protocol == crate::capture::Protocol::DgtBus {
+        let unit = match meta(BUS_UNIT) {
+            Some(u) => u.parse::<u16>().ok(),
+            None => {
+                for chunk in reader.by_ref() {
+                    ahead.push(chunk.map_err(wrap)?);
+                }
+                match bus_units(&ahead)[..] {
+                    [one] => Some(one),
+                    _ => None,
+                }
+            }
+        };
+        let unit = unit.ok_or_else(|| ReplayError::Capture {
+            path: path.to_owned(),
+            source: CaptureError::Malformed {
+                line: 1,
+                reason: format!(
+                    "a dgt-bus capture of a line on which several boards (or none) answer names its board's address (`{BUS_UNIT}=N`)"
+                ),
+            },
+        })?;
         pipeline.set_bus_unit(unit);
     }
     if let Some(tc) = meta("time_control") {
@@ -139,7 +175,7 @@ pub fn replay_reader(
         out.resumed_from = feed_chain(&mut pipeline, &prev, &mut |_, e| log.handle(&e))?;
         out.log = log;
     }
-    for chunk in reader.by_ref() {
+    for chunk in ahead.into_iter().map(Ok).chain(reader.by_ref()) {
         let chunk = chunk.map_err(wrap)?;
         pipeline.handle_bytes(chunk.t_ms, chunk.dir, &chunk.bytes);
         collect(&mut pipeline, &mut out);
@@ -150,6 +186,64 @@ pub fn replay_reader(
     out.stats = pipeline.stats();
     out.recon = pipeline.reconstructor().stats();
     Ok(out)
+}
+
+/// How many chunks from the board a `protocol=dgt` capture is read ahead
+/// to tell a single board from a bus line.
+const SNIFF_CHUNKS: usize = 64;
+
+/// Whether the board's bytes in `chunks` are a DGT bus line's: more bus
+/// replies (checksum right) than single-board frames decode from them.
+fn is_bus_line(chunks: &[crate::capture::Chunk]) -> bool {
+    use boardcast_protocols::dgt::{Decoder, bus::BusDecoder};
+    let (mut bus, mut single) = (BusDecoder::new(), Decoder::new());
+    let (mut a, mut b) = (bytes::BytesMut::new(), bytes::BytesMut::new());
+    let (mut bus_frames, mut single_frames) = (0usize, 0usize);
+    for chunk in chunks
+        .iter()
+        .filter(|c| c.dir == crate::capture::Direction::FromBoard)
+    {
+        a.extend_from_slice(&chunk.bytes);
+        b.extend_from_slice(&chunk.bytes);
+        loop {
+            match bus.decode(&mut a) {
+                Ok(None) => break,
+                Ok(Some(_)) => bus_frames += 1,
+                Err(_) => {}
+            }
+        }
+        loop {
+            match single.decode(&mut b) {
+                Ok(None) => break,
+                Ok(Some(_)) => single_frames += 1,
+                Err(_) => {}
+            }
+        }
+    }
+    bus_frames > single_frames
+}
+
+/// The addresses of the boards that answer on a DGT bus line, in order of
+/// first answer.
+fn bus_units(chunks: &[crate::capture::Chunk]) -> Vec<u16> {
+    use boardcast_protocols::dgt::bus::BusDecoder;
+    let mut decoder = BusDecoder::new();
+    let mut buf = bytes::BytesMut::new();
+    let mut units = Vec::new();
+    for chunk in chunks
+        .iter()
+        .filter(|c| c.dir == crate::capture::Direction::FromBoard)
+    {
+        buf.extend_from_slice(&chunk.bytes);
+        loop {
+            match decoder.decode(&mut buf) {
+                Ok(None) => break,
+                Ok(Some(m)) if !units.contains(&m.address) => units.push(m.address),
+                _ => {}
+            }
+        }
+    }
+    units
 }
 
 fn collect(pipeline: &mut BoardPipeline, out: &mut Replay) {
@@ -298,12 +392,29 @@ mod tests {
         // Board 9's empty board is not board 7's business, nor 7's move 9's.
         let nine = replay_reader(bus_capture(Some(9)).as_bytes(), Config::default(), path).unwrap();
         assert!(nine.log.current().is_none());
+        // Without `unit=`, a line with two boards is refused...
         let err = replay_reader(bus_capture(None).as_bytes(), Config::default(), path)
             .unwrap_err()
             .to_string();
         assert!(
-            err.contains("a dgt-bus capture names its board's address (`unit=N`)"),
+            err.contains("names its board's address (`unit=N`)"),
             "{err}"
         );
+        // ...and a line with one board is that board's.
+        let alone: String = bus_capture(None)
+            .lines()
+            .filter(|l| !l.starts_with("10 <"))
+            .map(|l| format!("{l}\n"))
+            .collect();
+        let seven = replay_reader(alone.as_bytes(), Config::default(), path).unwrap();
+        assert_eq!(seven.log.current().unwrap().sans, ["e4"]);
+        // A bus line labelled `dgt` (interface.md's example header) is read
+        // as the bus line it is.
+        let labelled = alone.replacen("protocol=dgt-bus", "protocol=dgt", 1);
+        let seven = replay_reader(labelled.as_bytes(), Config::default(), path).unwrap();
+        assert_eq!(seven.log.current().unwrap().sans, ["e4"]);
+        let labelled = bus_capture(Some(9)).replacen("protocol=dgt-bus", "protocol=dgt", 1);
+        let nine = replay_reader(labelled.as_bytes(), Config::default(), path).unwrap();
+        assert!(nine.log.current().is_none());
     }
 }

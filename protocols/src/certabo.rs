@@ -102,12 +102,15 @@ impl Kind {
 
 /// Board → host decoder.
 ///
-/// A frame ends at the line break after its last number; a line break
-/// earlier is a stray one and is ignored. A new `:` before the frame is
-/// complete, a number above 255, a character other than digits, spaces,
-/// `\r`, `\n`, `L`, `D` and `*`, or more numbers than a frame holds make the
-/// frame malformed: it is dropped up to the next `:` and reported as
-/// [`StreamError::Malformed`]. Bytes before a `:` are garbage
+/// A frame ends at the line end after its last number (`\r\n`, `\n` or a
+/// lone `\r`), or at the `:` of the next frame when its line end is
+/// missing; a line end earlier is a stray one and is ignored (a frame may
+/// come in several lines). A new `:` before the frame is complete (a
+/// partial line), a number above 255, a character other than digits,
+/// spaces, `\r`, `\n`, `L`, `D` and `*`, or more numbers than a frame holds
+/// make the frame malformed: it is dropped up to the next `:` and reported
+/// as [`StreamError::Malformed`]. Line ends, spaces and markers between
+/// frames are dropped silently; other bytes before a `:` are garbage
 /// ([`StreamError::Skipped`]).
 ///
 /// ```
@@ -147,8 +150,8 @@ impl Decoder {
     }
 
     /// Takes one frame off the front of `buf`: `Ok(None)` when more bytes
-    /// are needed (nothing consumed), an error when bytes were dropped (call
-    /// again).
+    /// are needed (nothing consumed but line ends between frames), an error
+    /// when bytes were dropped (call again).
     pub fn decode(&mut self, buf: &mut BytesMut) -> Result<Option<Frame>, StreamError> {
         let result = self.decode_frame(buf);
         self.counters.count(&result);
@@ -156,6 +159,10 @@ impl Decoder {
     }
 
     fn decode_frame(&mut self, buf: &mut BytesMut) -> Result<Option<Frame>, StreamError> {
+        // Line ends and markers between frames (the `\n` of a `\r\n` whose
+        // `\r` ended the frame before it) are dropped without a report.
+        let between = buf.iter().take_while(|&&b| is_filler(b)).count();
+        buf.advance(between);
         if buf.is_empty() {
             return Ok(None);
         }
@@ -166,10 +173,12 @@ impl Decoder {
                 bytes: buf.split_to(n).to_vec(),
             });
         }
-        // A frame can only end (or be cut short) at a line break or a new
+        // A frame can only end (or be cut short) at a line end or a new
         // `:`; until one arrives there is nothing to decide.
-        let decidable =
-            buf.len() >= MAX_FRAME_BYTES || buf[1..].iter().any(|&b| b == b'\n' || b == b':');
+        let decidable = buf.len() >= MAX_FRAME_BYTES
+            || buf[1..]
+                .iter()
+                .any(|&b| b == b'\n' || b == b'\r' || b == b':');
         if !decidable {
             return Ok(None);
         }
@@ -223,8 +232,7 @@ impl Decoder {
                     current = Some(value);
                     continue;
                 }
-                b' ' | b'\r' | b'\n' | b'\t' | b'L' | b'D' | b'*' => {}
-                b':' => return Scan::Malformed("frame cut short by a new frame"),
+                b' ' | b'\r' | b'\n' | b'\t' | b':' | b'L' | b'D' | b'*' => {}
                 _ => return Scan::Malformed("unexpected character"),
             }
             if let Some(value) = current.take() {
@@ -233,15 +241,30 @@ impl Decoder {
                 }
                 numbers.push(value as u8);
             }
-            if b == b'\n' && numbers.len() == want {
-                return Scan::Complete {
-                    numbers,
-                    len: i + 1,
-                };
+            let complete = numbers.len() == want;
+            match b {
+                // A frame ends at the line end (`\r\n`, `\n` or `\r`) after
+                // its last number; a line end earlier is a stray one.
+                b'\r' | b'\n' if complete => {
+                    return Scan::Complete {
+                        numbers,
+                        len: i + 1,
+                    };
+                }
+                // A whole frame followed by the next one without a line end.
+                b':' if complete => return Scan::Complete { numbers, len: i },
+                b':' => return Scan::Malformed("frame cut short by a new frame"),
+                _ => {}
             }
         }
         Scan::NeedMore
     }
+}
+
+/// Bytes that may stand between frames: line ends, spaces and the marker
+/// letters some firmware appends.
+const fn is_filler(b: u8) -> bool {
+    matches!(b, b'\r' | b'\n' | b' ' | b'\t' | b'L' | b'D' | b'*')
 }
 
 /// Host → board LED bytes: one per rank, rank 8 first; bit value 2^file
@@ -285,8 +308,8 @@ pub enum CalibrationError {
     /// A start square has no card.
     #[error("no piece on {0}: set up the start position before calibrating")]
     MissingPiece(Square),
-    /// Two squares report the same card.
-    #[error("{0} and {1} report the same card")]
+    /// Two squares of different pieces report the same card.
+    #[error("{0} and {1} report the same card for different pieces")]
     DuplicateCard(Square, Square),
 }
 
@@ -309,7 +332,7 @@ impl Calibration {
     /// and d3 (white) are learnt too.
     pub fn from_start_position(frame: &[CardId; 64]) -> Result<Calibration, CalibrationError> {
         let mut pieces = HashMap::new();
-        let mut seen: HashMap<CardId, usize> = HashMap::new();
+        let mut seen: HashMap<CardId, (usize, u8)> = HashMap::new();
         let square = |i: usize| Geometry::CHESS.square(i).unwrap_or(Square::new(0, 0));
         let spares = SPARE_QUEENS
             .iter()
@@ -325,10 +348,16 @@ impl Calibration {
             if id.is_empty() {
                 return Err(CalibrationError::MissingPiece(square(i)));
             }
-            if let Some(&j) = seen.get(&id) {
+            // Design: two pieces of the same kind may share a card id (a
+            // simulated set, or a maker's board with one tag per kind):
+            // harmless, the card reads as that kind. One card on two
+            // different pieces cannot be calibrated.
+            if let Some(&(j, other)) = seen.get(&id)
+                && other != letter
+            {
                 return Err(CalibrationError::DuplicateCard(square(j), square(i)));
             }
-            seen.insert(id, i);
+            seen.insert(id, (i, letter));
             if let Some(piece) = Piece::from_letter(char::from(letter)) {
                 pieces.insert(id, piece);
             }
@@ -448,6 +477,64 @@ mod tests {
         );
     }
 
+    /// Line ends as other writers send them: `\r\n`, `\n`, a lone `\r`, none
+    /// at all before the next frame, a frame spread over two lines; none of
+    /// them is reported as dropped input.
+    #[test]
+    fn every_line_end_variant_decodes_without_a_report() {
+        let frames: Vec<Frame> = (1..=6u8)
+            .map(|n| Frame::Occupancy([n, 2, 3, 4, 5, 6, 7, 8]))
+            .collect();
+        let body = |f: &Frame| {
+            let b = f.to_bytes();
+            b[..b.len() - 2].to_vec()
+        };
+        let mut bytes = Vec::new();
+        bytes.extend(body(&frames[0]));
+        bytes.extend(b"\r\n");
+        bytes.extend(body(&frames[1]));
+        bytes.extend(b"\n");
+        bytes.extend(body(&frames[2]));
+        bytes.extend(b"\r");
+        bytes.extend(body(&frames[3])); // no line end at all
+        let split = body(&frames[4]);
+        bytes.extend(&split[..6]);
+        bytes.extend(b"\r\n"); // the frame goes on on the next line
+        bytes.extend(&split[6..]);
+        bytes.extend(b" L D\r\n\r\n");
+        bytes.extend(body(&frames[5]));
+        bytes.extend(b"\r\n");
+        let (decoded, errors) = decode_all(Kind::Occupancy, &bytes);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(decoded, frames);
+        // Fed one byte at a time, the same frames.
+        let mut decoder = Decoder::new(Kind::Occupancy);
+        let mut buf = BytesMut::new();
+        let mut one_by_one = Vec::new();
+        for b in bytes {
+            buf.extend_from_slice(&[b]);
+            while let Ok(Some(f)) = decoder.decode(&mut buf) {
+                one_by_one.push(f);
+            }
+        }
+        assert_eq!(one_by_one, frames);
+    }
+
+    #[test]
+    fn a_partial_line_cut_by_the_next_frame_is_dropped_alone() {
+        let whole = Frame::Rfid(start_frame());
+        let text = whole.to_bytes();
+        let mut bytes = text[..200].to_vec();
+        bytes.extend(b"\r\n");
+        bytes.extend(&text);
+        let (frames, errors) = decode_all(Kind::Rfid, &bytes);
+        assert_eq!(frames, [whole]);
+        assert!(
+            matches!(&errors[..], [StreamError::Malformed { reason, .. }] if reason.contains("cut short")),
+            "{errors:?}"
+        );
+    }
+
     #[test]
     fn frame_cut_by_a_new_frame_is_malformed_and_the_next_decodes() {
         let good = Frame::Occupancy([1, 2, 3, 4, 5, 6, 7, 8]).to_bytes();
@@ -494,6 +581,17 @@ mod tests {
         assert_eq!(
             Calibration::from_start_position(&missing),
             Err(CalibrationError::MissingPiece(Square::new(4, 0)))
+        );
+        // Pieces of one kind may share a card; pieces of two kinds may not.
+        let mut pawns = frame.clone();
+        for i in 49..56 {
+            pawns[i] = pawns[48];
+        }
+        assert_eq!(
+            Calibration::from_start_position(&pawns)
+                .unwrap()
+                .content(&pawns[48]),
+            Content::Piece(Piece::from_letter('P').unwrap())
         );
         let mut twice = frame.clone();
         twice[1] = twice[0];

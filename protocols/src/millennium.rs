@@ -3,9 +3,9 @@
 //! The board talks printable ASCII at 38400 baud with **7 data bits and odd
 //! parity**. Most hosts open the line as 8 data bits without parity and
 //! carry the parity bit in bit 7 of every byte themselves; so does this
-//! module by default ([`Parity::InBit7`]): the decoders check and strip it,
-//! the encoders set it. A host whose UART already handles 7O1 uses
-//! [`Parity::Stripped`] (bit 7 must then be clear).
+//! module: the encoders set it ([`Parity::InBit7`]); the decoders check and
+//! strip it, and also read bytes without it, as a 7O1 UART or another
+//! program's capture delivers them ([`Parity::Either`], the default).
 //!
 //! A message is a command letter, its data characters and two upper-case hex
 //! digits: the XOR of all preceding characters (7-bit values). Replies use
@@ -41,11 +41,21 @@ use crate::stream::{Counters, MAX_REPORTED, StreamError};
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Parity {
     /// The line is read as 8N1 and bit 7 of each byte is the odd-parity bit
-    /// (the usual way): checked and stripped.
-    #[default]
+    /// (the usual way): checked and stripped. Encoders set it.
     InBit7,
     /// The UART checks parity itself (7O1): bit 7 is always clear.
     Stripped,
+    /// Either of the above, byte by byte (what [`Decoder::new`] reads): a
+    /// byte with bit 7 set must have odd parity, a byte with bit 7 clear is
+    /// taken as it is (plain 7-bit ASCII, or a character whose parity bit
+    /// is 0). Encoders set the parity bit, as [`Parity::InBit7`].
+    ///
+    /// Design: a capture written by another program may hold the bytes with
+    /// the parity bit (as the board sends them on an 8N1 line) or without
+    /// it (as a 7O1 UART delivers them); the block checksum still guards
+    /// every frame.
+    #[default]
+    Either,
 }
 
 impl Parity {
@@ -53,8 +63,8 @@ impl Parity {
     /// is wrong.
     pub const fn strip(self, byte: u8) -> Option<u8> {
         match self {
-            Parity::InBit7 if byte.count_ones() % 2 == 1 => Some(byte & 0x7f),
-            Parity::Stripped if byte & 0x80 == 0 => Some(byte),
+            Parity::InBit7 | Parity::Either if byte.count_ones() % 2 == 1 => Some(byte & 0x7f),
+            Parity::Stripped | Parity::Either if byte & 0x80 == 0 => Some(byte),
             _ => None,
         }
     }
@@ -63,7 +73,7 @@ impl Parity {
     pub const fn apply(self, ch: u8) -> u8 {
         let ch = ch & 0x7f;
         match self {
-            Parity::InBit7 if ch.count_ones().is_multiple_of(2) => ch | 0x80,
+            Parity::InBit7 | Parity::Either if ch.count_ones().is_multiple_of(2) => ch | 0x80,
             _ => ch,
         }
     }
@@ -457,7 +467,8 @@ pub struct Decoder {
 }
 
 impl Decoder {
-    /// A decoder for a line read as 8N1 with parity in bit 7.
+    /// A decoder for a line read as 8N1, with or without the parity bit in
+    /// bit 7 ([`Parity::Either`]).
     pub fn new() -> Decoder {
         Decoder::default()
     }
@@ -516,7 +527,8 @@ pub struct CommandDecoder {
 }
 
 impl CommandDecoder {
-    /// A decoder for a line read as 8N1 with parity in bit 7.
+    /// A decoder for a line read as 8N1, with or without the parity bit in
+    /// bit 7 ([`Parity::Either`]).
     pub fn new() -> CommandDecoder {
         CommandDecoder::default()
     }
@@ -672,6 +684,63 @@ mod tests {
         let skipped: usize = errors.iter().map(StreamError::skipped_count).sum();
         assert_eq!(skipped, 30);
         assert_eq!(errors.len(), 1, "{errors:?}");
+    }
+
+    /// Another writer's bytes: plain 7-bit ASCII (no parity bit), lower-case
+    /// checksum digits, replies to LED and E2ROM commands between status
+    /// reports, and the report in the rotated order, all in one stream.
+    #[test]
+    fn plain_ascii_lower_case_checksums_and_interleaved_replies_decode() {
+        let mut rotated = *START;
+        rotated.reverse();
+        let mut text = b"s".to_vec();
+        text.extend(&rotated);
+        text.extend(b"73"); // the XOR does not depend on the order
+        text.extend(b"x78w020376");
+        text.extend(b"l6C");
+        let mut after = *START;
+        after[52] = b'.';
+        after[36] = b'P';
+        text.push(b's');
+        text.extend(after);
+        let sum = after.iter().fold(b's', |a, c| a ^ c);
+        text.extend(format!("{sum:02x}").as_bytes());
+        text.extend(b"v010374");
+        let (replies, errors) = decode_all(&text);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(
+            replies,
+            [
+                Reply::Status(StatusReport { cells: rotated }),
+                Reply::LedsOff,
+                Reply::E2romWritten {
+                    address: 2,
+                    value: 3
+                },
+                Reply::LedsSet,
+                Reply::Status(StatusReport { cells: after }),
+                Reply::Version { major: 1, minor: 3 },
+            ]
+        );
+        assert_eq!(
+            Orientation::detect(&StatusReport { cells: rotated }),
+            Some(Orientation::Rotated)
+        );
+        // Bytes with the parity bit and without it may even be mixed.
+        let mut mixed = Reply::LedsOff.to_bytes();
+        mixed.extend(b"x78");
+        let (replies, errors) = decode_all(&mixed);
+        assert!(errors.is_empty());
+        assert_eq!(replies, [Reply::LedsOff, Reply::LedsOff]);
+    }
+
+    #[test]
+    fn a_byte_with_bit_7_set_and_even_parity_is_still_refused() {
+        // "l6C" with the parity bit set on 'C' (0x43, three 1 bits) as well:
+        // even parity, a line error.
+        let (replies, errors) = decode_all(&[0xec, 0xb6, 0xc3]);
+        assert!(replies.is_empty());
+        assert_eq!(errors.len(), 1);
     }
 
     #[test]

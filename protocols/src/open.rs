@@ -231,7 +231,10 @@ impl LineReader {
     /// line that is too long or not text. `Ok(None)`: wait for more bytes.
     fn next_line(&mut self, buf: &mut BytesMut) -> Result<Option<String>, StreamError> {
         loop {
-            let Some(end) = buf.iter().position(|&b| b == b'\n') else {
+            // Design: `\n` ends a line (a `\r` before it is dropped below);
+            // a lone `\r` ends one too, for writers that end lines that
+            // way: the `\n` of a `\r\n` then ends an empty line, skipped.
+            let Some(end) = buf.iter().position(|&b| b == b'\n' || b == b'\r') else {
                 if self.discarding {
                     buf.clear();
                 } else if buf.len() > MAX_LINE + 1 {
@@ -248,10 +251,7 @@ impl LineReader {
             if std::mem::take(&mut self.discarding) {
                 continue;
             }
-            let mut line = &raw[..end];
-            if let [rest @ .., b'\r'] = line {
-                line = rest;
-            }
+            let line = &raw[..end];
             if line.len() > MAX_LINE {
                 return Err(StreamError::Malformed {
                     reason: "line longer than 200 characters",
@@ -375,20 +375,23 @@ impl Decoder {
             return Ok(Line::Diagnostic(rest.trim().to_owned()));
         }
         let mut words = text.split_ascii_whitespace();
-        let keyword = words.next().ok_or("empty line")?;
+        // Design: keywords and square names are lower case, but a host
+        // reads them in any case (`UP E2` is `up e2`); piece letters keep
+        // their case, which tells the colours apart.
+        let keyword = words.next().ok_or("empty line")?.to_ascii_lowercase();
         let square = |w: Option<&str>| -> Result<Square, &'static str> {
-            let sq = Square::parse(w.ok_or("square missing")?, self.game.first_rank())
-                .ok_or("not a square name")?;
+            let name = w.ok_or("square missing")?.to_ascii_lowercase();
+            let sq = Square::parse(&name, self.game.first_rank()).ok_or("not a square name")?;
             if self.geometry.contains(sq) {
                 Ok(sq)
             } else {
                 Err("square off the board")
             }
         };
-        let line = match keyword {
+        let line = match keyword.as_str() {
             "hello" => Line::Hello(parse_hello(words.by_ref())?),
             "board" => {
-                let cells = words.next().ok_or("cells missing")?;
+                let cells = expand_fen(words.next().ok_or("cells missing")?)?;
                 if cells.len() != self.geometry.len() {
                     return Err("cell count does not match the board's files x ranks");
                 }
@@ -434,9 +437,35 @@ impl Decoder {
     }
 }
 
+/// The cells of a `board` line; a FEN placement (ranks separated by `/`,
+/// runs of empty squares as numbers) is read too, for writers that send one.
+fn expand_fen(cells: &str) -> Result<std::borrow::Cow<'_, str>, &'static str> {
+    if !cells.contains('/') {
+        return Ok(cells.into());
+    }
+    let mut out = String::with_capacity(MAX_LINE);
+    let mut run = 0usize;
+    for c in cells.chars() {
+        if let Some(d) = c.to_digit(10) {
+            run = run * 10 + d as usize;
+            if run > MAX_LINE {
+                return Err("cell count does not match the board's files x ranks");
+            }
+            continue;
+        }
+        out.extend(std::iter::repeat_n('.', std::mem::take(&mut run)));
+        if c != '/' {
+            out.push(c);
+        }
+    }
+    out.extend(std::iter::repeat_n('.', run));
+    Ok(out.into())
+}
+
 fn parse_hello<'a>(words: &mut impl Iterator<Item = &'a str>) -> Result<Hello, &'static str> {
-    let game = Game::from_name(words.next().ok_or("game missing")?).ok_or("unknown game")?;
-    let size = words.next().ok_or("size missing")?;
+    let game = Game::from_name(&words.next().ok_or("game missing")?.to_ascii_lowercase())
+        .ok_or("unknown game")?;
+    let size = words.next().ok_or("size missing")?.to_ascii_lowercase();
     let (files, ranks) = size.split_once('x').ok_or("size must be <files>x<ranks>")?;
     let number = |s: &str| -> Result<u8, &'static str> {
         if s.is_empty() || s.len() > 2 || !s.bytes().all(|b| b.is_ascii_digit()) {
@@ -462,11 +491,11 @@ fn parse_hello<'a>(words: &mut impl Iterator<Item = &'a str>) -> Result<Hello, &
         if key.is_empty() {
             return Err("expected key=value");
         }
-        match key {
+        match key.to_ascii_lowercase().as_str() {
             "id" => hello.id = Some(value.to_owned()),
             "name" => hello.name = Some(value.to_owned()),
             "pieces" => {
-                hello.pieces = Some(match value {
+                hello.pieces = Some(match value.to_ascii_lowercase().as_str() {
                     "yes" => true,
                     "no" => false,
                     _ => return Err("pieces must be yes or no"),
@@ -564,6 +593,61 @@ mod tests {
             let again = line.encode(Game::Chess);
             assert_eq!(decoder.parse(again.trim_end()), Ok(line.clone()));
         }
+    }
+
+    /// What other writers may send: upper-case keywords and squares, lines
+    /// ended by a lone `\r`, a FEN placement for `board`, `o` cells, unknown
+    /// `hello` keys, `YES`; and a board that never says `hello` is read as
+    /// a chess board.
+    #[test]
+    fn lenient_variants_of_other_writers_decode() {
+        let mut decoder = Decoder::new();
+        let text = b"UP E2\rDown E4 P\r\nboard rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR\n\
+            board oooooooo/oooooooo/8/8/8/8/oooooooo/oooooooo\r\n\
+            Hello Chess 8X8 ID=x1 Pieces=NO colour=green\r\nDOWN e4 o\n";
+        let (lines, errors) = decode_all(&mut decoder, text);
+        assert!(errors.is_empty(), "{errors:?}");
+        assert_eq!(lines[0], Line::Up(Square::new(4, 1)));
+        assert_eq!(
+            lines[1],
+            Line::Down {
+                square: Square::new(4, 3),
+                piece: piece('P')
+            }
+        );
+        let Line::Board(after) = &lines[2] else {
+            panic!("{:?}", lines[2])
+        };
+        assert_eq!(
+            after.to_cells_string(),
+            "rnbqkbnrpppppppp....................P...........PPPP.PPPRNBQKBNR"
+        );
+        let Line::Board(occupancy) = &lines[3] else {
+            panic!()
+        };
+        assert_eq!(
+            occupancy
+                .cells()
+                .iter()
+                .filter(|c| **c == Content::Occupied)
+                .count(),
+            32
+        );
+        let Line::Hello(h) = &lines[4] else { panic!() };
+        assert_eq!(
+            (h.pieces, h.id.as_deref(), h.geometry),
+            (Some(false), Some("x1"), Geometry::CHESS)
+        );
+        assert_eq!(
+            lines[5],
+            Line::Down {
+                square: Square::new(4, 3),
+                piece: None
+            }
+        );
+        // A FEN placement of the wrong size is still refused.
+        assert!(decoder.parse("board 8/8/8/8/8/8/8").is_err());
+        assert!(decoder.parse("board 9/8/8/8/8/8/8/8").is_err());
     }
 
     #[test]

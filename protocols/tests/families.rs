@@ -37,7 +37,8 @@ impl<T> Outcome<T> {
 }
 
 /// Feeds `bytes` in chunks of the given sizes (cycled). `strict`: `Ok(None)`
-/// must not consume (all but the open protocol, which drops blank lines).
+/// must not consume (all but the open protocol, which drops blank lines,
+/// and Certabo, which drops line ends between frames).
 fn feed<T>(
     bytes: &[u8],
     sizes: &[usize],
@@ -120,11 +121,15 @@ fn mill_command() -> impl Strategy<Value = millennium::Command> {
 
 /// Bytes with the wrong (even) parity: garbage that can never start or
 /// continue a Millennium frame.
+/// Bytes no Millennium decoder takes for characters: bit 7 set with even
+/// parity (a byte with bit 7 clear is a plain 7-bit character, read as such
+/// by `Parity::Either`).
 fn bad_parity_garbage() -> impl Strategy<Value = Vec<u8>> {
-    prop::collection::vec(
-        any::<u8>().prop_filter("even parity", |b| b.count_ones() % 2 == 0),
-        0..12,
-    )
+    let bad = |b: u8| {
+        let b = b | 0x80;
+        if b.count_ones() % 2 == 1 { b ^ 1 } else { b }
+    };
+    prop::collection::vec(any::<u8>().prop_map(bad), 0..12)
 }
 
 proptest! {
@@ -233,10 +238,15 @@ proptest! {
             bytes.extend(f.to_bytes());
         }
         let mut decoder = certabo::Decoder::new(certabo::Kind::Rfid);
-        let out = feed(&bytes, &sizes, true, |b| decoder.decode(b));
+        let out = feed(&bytes, &sizes, false, |b| decoder.decode(b));
         let expected: Vec<_> = items.iter().map(|(_, f)| f.clone()).collect();
         prop_assert_eq!(&out.values, &expected);
-        prop_assert_eq!(out.skipped(), garbage);
+        // Line ends, spaces and markers between frames may be dropped
+        // without a report; every other byte of garbage is reported.
+        let filler = |b: &u8| b"\r\n \tLD*".contains(b);
+        let reported: Vec<u8> = out.skipped().into_iter().filter(|b| !filler(b)).collect();
+        let garbage: Vec<u8> = garbage.into_iter().filter(|b| !filler(b)).collect();
+        prop_assert_eq!(reported, garbage);
         prop_assert!(out.errors.iter().all(|e| matches!(e, StreamError::Skipped { .. })), "{:?}", out.errors);
     }
 
@@ -245,7 +255,7 @@ proptest! {
         let frames: Vec<_> = frames.into_iter().map(certabo::Frame::Occupancy).collect();
         let bytes: Vec<u8> = frames.iter().flat_map(|f| f.to_bytes()).collect();
         let mut decoder = certabo::Decoder::new(certabo::Kind::Occupancy);
-        let out = feed(&bytes, &sizes, true, |b| decoder.decode(b));
+        let out = feed(&bytes, &sizes, false, |b| decoder.decode(b));
         prop_assert_eq!(out.values, frames);
     }
 
@@ -256,7 +266,7 @@ proptest! {
     ) {
         for kind in [certabo::Kind::Rfid, certabo::Kind::Occupancy] {
             let mut decoder = certabo::Decoder::new(kind);
-            let _ = feed(&bytes, &sizes, true, |b| decoder.decode(b));
+            let _ = feed(&bytes, &sizes, false, |b| decoder.decode(b));
         }
     }
 }

@@ -47,8 +47,28 @@ struct Lifted {
     /// Where its way began (`from`, or the square it left before pausing
     /// on `from`).
     origin: Square,
+    /// Where it came from in its last move to `from` (`arrived`): set down
+    /// there again, it is taken back.
+    came_from: Option<Square>,
+    /// When it was last set down on `from`, if the tracker saw it.
+    landed_at: Option<u64>,
+    /// It became a queen on `from` (a pawn that reached its last rank):
+    /// set down on `came_from` again, it is a pawn again.
+    promoted: bool,
     piece: Piece,
     at: u64,
+}
+
+/// A piece taken off the board (captured).
+#[derive(Clone, Copy, Debug)]
+struct Off {
+    /// The square it was captured on.
+    on: Square,
+    piece: Piece,
+    /// Where it had come from to that square (`arrived`), restored when it
+    /// is brought back (a takeback), so that the move before can be taken
+    /// back too.
+    arrived: Option<Square>,
 }
 
 /// Follows the pieces of an occupancy-only chess board (board orientation).
@@ -62,7 +82,7 @@ pub struct OccupancyTracker {
     /// Pieces taken off the board (captured), with the square they were
     /// captured on, last taken last: a piece set down while none is in the
     /// air is one of them brought back (a takeback).
-    off: Vec<(Square, Piece)>,
+    off: Vec<Off>,
     /// For each square, where the piece on it came from in its last move
     /// (a piece set back keeps it): the square a takeback returns it to.
     arrived: Box<[Option<Square>; 64]>,
@@ -74,6 +94,12 @@ pub struct OccupancyTracker {
     landed: Box<[Option<(Square, u64)>; 64]>,
     /// Occupancy as the sensors report it.
     occupied: Bitboard,
+    /// Squares whose queen is a pawn promoted there (see
+    /// [`Lifted::promoted`]).
+    promoted: Box<[bool; 64]>,
+    /// When a queen became a pawn again on a square (a promotion taken
+    /// back): lifted again at once, it was a queen sliding past.
+    unpromoted: Box<[Option<u64>; 64]>,
 }
 
 impl Default for OccupancyTracker {
@@ -86,6 +112,8 @@ impl Default for OccupancyTracker {
             changes: Vec::new(),
             landed: Box::new([None; 64]),
             occupied: Bitboard::EMPTY,
+            promoted: Box::new([false; 64]),
+            unpromoted: Box::new([None; 64]),
         }
     }
 }
@@ -115,6 +143,8 @@ impl OccupancyTracker {
             self.off.clear();
             *self.arrived = [None; 64];
             *self.landed = [None; 64];
+            *self.promoted = [false; 64];
+            *self.unpromoted = [None; 64];
             let mut cells = [Cell::Empty; 64];
             for (sq, piece) in Board::default() {
                 cells[sq as usize] = Cell::Piece(piece);
@@ -169,7 +199,11 @@ impl OccupancyTracker {
             if let Cell::Piece(piece) = cells[sq as usize] {
                 if en_passant_victim(cells, &self.landed, sq, piece, at) {
                     // Taken en passant a moment ago: off the board.
-                    self.off.push((sq, piece));
+                    self.off.push(Off {
+                        on: sq,
+                        piece,
+                        arrived: self.arrived[sq as usize],
+                    });
                     cells[sq as usize] = Cell::Empty;
                     return Some(Cell::Empty);
                 }
@@ -177,9 +211,25 @@ impl OccupancyTracker {
                     Some((origin, t)) if at.saturating_sub(t) <= PASSING_MS => origin,
                     _ => sq,
                 };
+                // A queen read back as a pawn where it came from, lifted
+                // again at once: it was passing there, still a queen.
+                let passing_back = self.unpromoted[sq as usize]
+                    .take()
+                    .is_some_and(|t| at.saturating_sub(t) <= PASSING_MS);
+                let piece = if passing_back {
+                    Piece {
+                        role: Role::Queen,
+                        ..piece
+                    }
+                } else {
+                    piece
+                };
                 self.lifted.push(Lifted {
                     from: sq,
                     origin,
+                    came_from: self.arrived[sq as usize],
+                    landed_at: self.landed[sq as usize].map(|(_, t)| t),
+                    promoted: self.promoted[sq as usize] || passing_back,
                     piece,
                     at,
                 });
@@ -194,7 +244,11 @@ impl OccupancyTracker {
         self.lifted.retain(|l| {
             let keep = i == newest || at.saturating_sub(l.at) <= PUT_AWAY_MS;
             if !keep {
-                off.push((l.from, l.piece));
+                off.push(Off {
+                    on: l.from,
+                    piece: l.piece,
+                    arrived: l.came_from,
+                });
             }
             i += 1;
             keep
@@ -203,23 +257,31 @@ impl OccupancyTracker {
             // None in the air, and a piece that captured on another square
             // came from here: it was set back there a moment ago, but the
             // players are taking the capture back. It comes here, and the
-            // piece it took goes back where it stood.
+            // piece it took goes back where it stood. (Only a piece set
+            // back where it stood: one that came there from elsewhere was
+            // moved, and something else is brought back here.)
             let swap = Square::ALL.into_iter().find_map(|s| {
                 let Cell::Piece(_) = cells[s as usize] else {
                     return None;
                 };
-                if self.arrived[s as usize] != Some(sq) {
+                if self.arrived[s as usize] != Some(sq)
+                    || self.landed[s as usize].is_some_and(|(origin, _)| origin != s)
+                {
                     return None;
                 }
-                let k = self.off.iter().rposition(|&(at_sq, _)| at_sq == s)?;
+                let k = self.off.iter().rposition(|o| o.on == s)?;
                 Some((s, k))
             });
             if let Some((s, k)) = swap {
-                let (_, taken) = self.off.remove(k);
+                let Off {
+                    piece: taken,
+                    arrived,
+                    ..
+                } = self.off.remove(k);
                 let mover = cells[s as usize];
                 cells[s as usize] = Cell::Piece(taken);
                 cells[sq as usize] = mover;
-                self.arrived[s as usize] = None;
+                self.arrived[s as usize] = arrived;
                 self.arrived[sq as usize] = None;
                 self.landed[sq as usize] = Some((sq, at));
                 self.changes.push((s, Cell::Piece(taken)));
@@ -230,24 +292,37 @@ impl OccupancyTracker {
             let back = self
                 .off
                 .iter()
-                .rposition(|&(at_sq, _)| at_sq == sq)
+                .rposition(|o| o.on == sq)
                 .or_else(|| self.off.len().checked_sub(1))?;
-            let (_, piece) = self.off.remove(back);
+            let Off { piece, arrived, .. } = self.off.remove(back);
             cells[sq as usize] = Cell::Piece(piece);
             self.landed[sq as usize] = Some((sq, at));
+            self.arrived[sq as usize] = arrived;
             return Some(Cell::Piece(piece));
         };
         let Lifted {
             from,
             origin,
+            came_from,
+            promoted,
             mut piece,
             ..
         } = self.lifted.remove(pick);
-        if piece.role == Role::Pawn
+        self.promoted[sq as usize] = false;
+        self.unpromoted[sq as usize] = None;
+        if promoted && came_from == Some(sq) && turn.is_some_and(|t| t != piece.color) {
+            // A promotion taken back (the queen goes back where the pawn
+            // came from while the other side is to move): the pawn.
+            piece.role = Role::Pawn;
+            self.unpromoted[sq as usize] = Some(at);
+        } else if piece.role == Role::Pawn
             && (can_reach(piece, from, sq) || can_reach(piece, origin, sq))
             && sq.rank() == last_rank(piece.color)
         {
             piece.role = Role::Queen;
+            self.promoted[sq as usize] = true;
+        } else if promoted && from == sq {
+            self.promoted[sq as usize] = true;
         }
         self.landed[sq as usize] = Some((origin, at));
         if from != sq && origin != sq {
@@ -266,7 +341,11 @@ impl OccupancyTracker {
                     || l.origin == sq
                     || (Some(l.from) == passed && l.piece.role == Role::Pawn));
             if captured {
-                off.push((l.from, l.piece));
+                off.push(Off {
+                    on: l.from,
+                    piece: l.piece,
+                    arrived: l.came_from,
+                });
             }
             !captured
         });
@@ -318,20 +397,25 @@ fn choose(lifted: &[Lifted], to: Square, turn: Option<Color>, now: u64) -> Optio
         return (!lifted.is_empty()).then_some(0);
     }
     // A piece could have gone there, while another piece in the air of the
-    // other colour was lifted from there: that one is the victim.
-    let victim_here = |color: Color| {
-        lifted
-            .iter()
-            .any(|l| l.from == to && l.piece.color != color)
+    // other colour was lifted from there: that one is the victim. Not one
+    // that was set down there after the capturer was lifted: that one was
+    // passing there on its own way (set down a moment while the piece it
+    // is capturing is in the air), not standing there to be taken.
+    let victim_here = |capturer: &Lifted| {
+        lifted.iter().any(|l| {
+            l.from == to
+                && l.piece.color != capturer.piece.color
+                && l.landed_at.is_none_or(|t| t <= capturer.at)
+        })
     };
     // The piece lifted last by the side to move (by anyone when the turn
     // is not known).
     let last = lifted
         .iter()
         .rposition(|l| turn.is_none_or(|t| t == l.piece.color));
-    let score = |l: &Lifted| -> i32 {
+    let base = |l: &Lifted| -> i32 {
         if can_reach(l.piece, l.from, to) || can_reach(l.piece, l.origin, to) {
-            if victim_here(l.piece.color) { 4 } else { 2 }
+            if victim_here(l) { 4 } else { 2 }
         } else if l.from != to
             && last.is_some_and(|k| std::ptr::eq(l, &lifted[k]))
             && now.saturating_sub(l.at) <= SLIDING_MS
@@ -350,9 +434,9 @@ fn choose(lifted: &[Lifted], to: Square, turn: Option<Color>, now: u64) -> Optio
     // piece lifted last, except between two pieces of one colour, where
     // the one lifted first goes first (castling: the king is lifted first,
     // Law 4.4, and set down first).
-    let best = lifted.iter().map(score).max()?;
+    let best = lifted.iter().map(base).max()?;
     let tied: Vec<usize> = (0..lifted.len())
-        .filter(|&i| score(&lifted[i]) == best)
+        .filter(|&i| base(&lifted[i]) == best)
         .collect();
     let side = tied
         .iter()
@@ -360,6 +444,12 @@ fn choose(lifted: &[Lifted], to: Square, turn: Option<Color>, now: u64) -> Optio
         .filter(|&i| Some(lifted[i].piece.color) == turn)
         .collect::<Vec<_>>();
     let pool = if side.is_empty() { tied } else { side };
+    // Then a piece set down where it came from in its last move: that move
+    // is taken back (castling taken back: the rook goes back to its
+    // corner, not the king).
+    if let Some(&back) = pool.iter().find(|&&i| lifted[i].came_from == Some(to)) {
+        return Some(back);
+    }
     let first = pool[0];
     if pool
         .iter()
@@ -429,6 +519,198 @@ mod tests {
         assert!(t.take_changes().is_empty());
         assert_eq!(t.square(9_500, sq("e4"), true, None), Some(piece('P')));
         assert_eq!(t.take_changes(), [(sq("d5"), piece('p'))]);
+    }
+
+    /// Plays `(square, occupied)` changes 400 ms apart from `at`, the
+    /// side to move as given, and returns the cell of the last one.
+    fn play(
+        t: &mut OccupancyTracker,
+        at: u64,
+        turn: Color,
+        steps: &[(&str, bool)],
+    ) -> Option<Cell> {
+        let mut last = None;
+        for (i, (name, occupied)) in steps.iter().enumerate() {
+            last = t.square(at + 400 * i as u64, sq(name), *occupied, Some(turn));
+        }
+        last
+    }
+
+    /// Each ply as (lifted, set down), 5 s apart, White first.
+    fn plies(t: &mut OccupancyTracker, moves: &[(&str, &str)]) -> u64 {
+        let mut at = 10_000;
+        for (i, (from, to)) in moves.iter().enumerate() {
+            let turn = if i % 2 == 0 {
+                Color::White
+            } else {
+                Color::Black
+            };
+            // A capture (onto an occupied square) lifts its victim first.
+            if t.occupied.contains(sq(to)) {
+                play(t, at, turn, &[(to, false), (from, false), (to, true)]);
+            } else {
+                play(t, at, turn, &[(from, false), (to, true)]);
+            }
+            at += 5_000;
+        }
+        at
+    }
+
+    #[test]
+    fn a_capturer_paused_on_its_way_is_not_taken_for_a_victim() {
+        // 1. e4 e5 2. Qh5 Nc6 3. Qxf7+: the pawn on f7 is lifted, the queen
+        // is lifted, pauses on g6 (read empty and occupied again at once),
+        // and lands on f7.
+        let mut t = started();
+        let at = plies(
+            &mut t,
+            &[("e2", "e4"), ("e7", "e5"), ("d1", "h5"), ("b8", "c6")],
+        );
+        let white = Color::White;
+        play(&mut t, at, white, &[("f7", false), ("h5", false)]);
+        assert_eq!(
+            t.square(at + 900, sq("g6"), true, Some(white)),
+            Some(piece('Q'))
+        );
+        t.square(at + 1000, sq("g6"), false, Some(white));
+        assert_eq!(
+            t.square(at + 1000, sq("g6"), true, Some(white)),
+            Some(piece('Q'))
+        );
+        t.square(at + 1100, sq("g6"), false, Some(white));
+        assert_eq!(
+            t.square(at + 1300, sq("f7"), true, Some(white)),
+            Some(piece('Q'))
+        );
+        assert!(t.lifted.is_empty());
+    }
+
+    #[test]
+    fn castling_taken_back_puts_the_rook_in_its_corner() {
+        let mut t = started();
+        let at = plies(
+            &mut t,
+            &[
+                ("g1", "f3"),
+                ("g8", "f6"),
+                ("e2", "e3"),
+                ("e7", "e6"),
+                ("f1", "e2"),
+                ("f8", "e7"),
+            ],
+        );
+        let white = Color::White;
+        play(
+            &mut t,
+            at,
+            white,
+            &[("e1", false), ("g1", true), ("h1", false), ("f1", true)],
+        );
+        // Taken back, king first: both in the air, the rook set down first.
+        let black = Color::Black;
+        play(&mut t, at + 5_000, black, &[("g1", false), ("f1", false)]);
+        assert_eq!(
+            t.square(at + 6_000, sq("h1"), true, Some(black)),
+            Some(piece('R'))
+        );
+        assert_eq!(
+            t.square(at + 6_400, sq("e1"), true, Some(black)),
+            Some(piece('K'))
+        );
+    }
+
+    #[test]
+    fn a_capture_taken_back_to_a_square_of_an_older_capture_brings_back_its_own_victim() {
+        // 1. e4 d5 2. exd5 Qxd5 (captures on d5) 3. Nc3 Qxa2 (from d5),
+        // then 3... Qxa2 taken back: the queen to d5, the pawn to a2 (not
+        // the pawn taken on d5 long ago).
+        let mut t = started();
+        let at = plies(&mut t, &[("e2", "e4"), ("d7", "d5"), ("e4", "d5")]);
+        let black = Color::Black;
+        play(
+            &mut t,
+            at,
+            black,
+            &[("d5", false), ("d8", false), ("d5", true)],
+        );
+        let at = plies(&mut t, &[]) + at + 5_000;
+        play(&mut t, at, Color::White, &[("b1", false), ("c3", true)]);
+        play(
+            &mut t,
+            at + 5_000,
+            black,
+            &[("a2", false), ("d5", false), ("a2", true)],
+        );
+        let white = Color::White;
+        play(&mut t, at + 10_000, white, &[("a2", false), ("d5", true)]);
+        assert_eq!(
+            t.square(at + 11_000, sq("a2"), true, Some(white)),
+            Some(piece('P'))
+        );
+        assert!(t.take_changes().is_empty());
+    }
+
+    #[test]
+    fn captures_taken_back_one_after_the_other_after_a_touch() {
+        // 1. e4 d5 2. exd5 c6 3. dxc6 Nxc6; the knight is lifted and set
+        // back on c6, then the players take both captures back.
+        let mut t = started();
+        let at = plies(
+            &mut t,
+            &[("e2", "e4"), ("d7", "d5"), ("e4", "d5"), ("c7", "c6")],
+        );
+        let (white, black) = (Color::White, Color::Black);
+        play(
+            &mut t,
+            at,
+            white,
+            &[("c6", false), ("d5", false), ("c6", true)],
+        );
+        play(
+            &mut t,
+            at + 5_000,
+            black,
+            &[("c6", false), ("b8", false), ("c6", true)],
+        );
+        // The touch, then the knight's origin refilled with none in the
+        // air: the capture is being taken back.
+        play(&mut t, at + 10_000, white, &[("c6", false), ("c6", true)]);
+        assert_eq!(
+            t.square(at + 12_000, sq("b8"), true, Some(white)),
+            Some(piece('n'))
+        );
+        assert_eq!(t.take_changes(), [(sq("c6"), piece('P'))]);
+        // 3. dxc6 taken back: the pawn to d5, Black's pawn to c6.
+        play(&mut t, at + 15_000, black, &[("c6", false), ("d5", true)]);
+        assert_eq!(
+            t.square(at + 16_000, sq("c6"), true, Some(black)),
+            Some(piece('p'))
+        );
+    }
+
+    #[test]
+    fn a_promotion_taken_back_puts_the_pawn_back() {
+        let mut t = started();
+        // Black's a7 pawn and a8 rook taken off the board (and put away);
+        // much later White's a2 pawn goes to a7, then promotes on a8.
+        t.square(0, sq("a7"), false, None);
+        t.square(1, sq("a8"), false, None);
+        t.square(40_000, sq("a2"), false, None);
+        t.square(40_100, sq("a7"), true, None);
+        t.square(45_000, sq("a7"), false, None);
+        assert_eq!(t.square(45_300, sq("a8"), true, None), Some(piece('Q')));
+        // Taken back (Black to move): the queen lifted, a pawn set back
+        // on a7.
+        let black = Some(Color::Black);
+        t.square(50_000, sq("a8"), false, black);
+        assert_eq!(t.square(50_400, sq("a7"), true, black), Some(piece('P')));
+        // And played again.
+        let white = Some(Color::White);
+        t.square(55_000, sq("a7"), false, white);
+        assert_eq!(t.square(55_300, sq("a8"), true, white), Some(piece('Q')));
+        // With White to move, the new queen going back to a7 is a move.
+        t.square(60_000, sq("a8"), false, white);
+        assert_eq!(t.square(60_400, sq("a7"), true, white), Some(piece('Q')));
     }
 
     #[test]

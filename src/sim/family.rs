@@ -164,7 +164,7 @@ fn capture(session: &Session, protocol: Protocol, pieces: bool) -> String {
 
 /// The RFID cards of a simulated Certabo board: one card per piece, that
 /// travels with it; a spare queen card per colour for promotions.
-struct Cards {
+pub(crate) struct Cards {
     /// The card on each square (game coordinates).
     on: [Option<CardId>; 64],
     /// Cards lifted, with the piece they are, last lifted last.
@@ -176,7 +176,8 @@ struct Cards {
 }
 
 impl Cards {
-    fn new(cells: &[Cell; 64]) -> Cards {
+    /// One card for every piece of `cells`, and the two spare queens.
+    pub(crate) fn new(cells: &[Cell; 64]) -> Cards {
         let mut on = [None; 64];
         let mut next = 0u8;
         for sq in Square::ALL {
@@ -199,7 +200,7 @@ impl Cards {
     /// Square `sq` changed from `was` to `now`: its card goes to the hand,
     /// or a card from the hand (the same piece; a spare queen for a
     /// promotion) comes onto it.
-    fn set(&mut self, sq: Square, was: Cell, now: Cell) {
+    pub(crate) fn set(&mut self, sq: Square, was: Cell, now: Cell) {
         if let Some(card) = self.on[sq as usize].take() {
             self.in_hand.push((was, card));
         }
@@ -221,7 +222,7 @@ impl Cards {
 
     /// The frame the board sends (a8 of the physical board first), with
     /// the spare queens on d3 and d6 if `spares`.
-    fn frame(&self, rotated: bool, spares: bool) -> Vec<u8> {
+    pub(crate) fn frame(&self, rotated: bool, spares: bool) -> Vec<u8> {
         let mut ids = Box::new([CardId::default(); 64]);
         let index = |at: At| usize::from(7 - at.rank) * 8 + usize::from(at.file);
         for sq in Square::ALL {

@@ -116,8 +116,10 @@ pub struct SimOptions {
     pub lead_in: Duration,
     /// Wall time between the end of a game and the set-up of the next one.
     pub between_games: Duration,
-    /// The family it speaks: DGT (the default), Millennium or a chess board
-    /// on the open protocol. Only DGT boards have a clock.
+    /// The family it speaks: DGT (the default), Millennium, Certabo (an
+    /// RFID card on every piece; the session must start from the standard
+    /// position standing the normal way round, which calibrates it) or a
+    /// chess board on the open protocol. Only DGT boards have a clock.
     pub protocol: Protocol,
 }
 
@@ -165,6 +167,8 @@ struct Shared {
     protocol: Protocol,
     /// The board's memory (EEPROM move log) since the first session began.
     memory: Vec<boardcast_protocols::dgt::EeRecord>,
+    /// A Certabo board's RFID cards (which card stands where).
+    cards: Option<super::family::Cards>,
 }
 
 /// A simulated board (DGT, Millennium or open protocol) on a pty.
@@ -250,6 +254,8 @@ impl SimBoard {
             garbage_every: opts.garbage_every,
             protocol: opts.protocol,
             memory: Vec::new(),
+            cards: (opts.protocol == Protocol::Certabo)
+                .then(|| super::family::Cards::new(&session.initial)),
         }));
         let started = Arc::new(Notify::new());
         let player = tokio::spawn(play(
@@ -310,6 +316,11 @@ impl SimBoard {
         let protocol = lock(&self.shared).protocol;
         self.server = Some(match protocol {
             Protocol::Dgt => tokio::spawn(serve(self.shared.clone(), master, self.started.clone())),
+            Protocol::Certabo => tokio::spawn(serve_certabo(
+                self.shared.clone(),
+                master,
+                self.started.clone(),
+            )),
             _ => tokio::spawn(serve_family(
                 self.shared.clone(),
                 master,
@@ -535,6 +546,50 @@ async fn serve_family(
     .await;
 }
 
+/// How often a simulated Certabo board sends its frame when nothing
+/// changes (the real board streams about once a second).
+const CERTABO_FRAME_MS: u64 = 500;
+
+/// One plug of a Certabo board: it asks nothing and answers nothing (the
+/// host's 8 LED bytes are read and dropped). The host's first bytes start
+/// it: the calibration frame (the start position with the spare queens on
+/// d3 and d6), then the frame without them, then play; the current frame
+/// goes out every [`CERTABO_FRAME_MS`] and after every change.
+async fn serve_certabo(
+    shared: Arc<Mutex<Shared>>,
+    master: Arc<AsyncFd<OwnedFd>>,
+    started: Arc<Notify>,
+) {
+    let first = Arc::new(Notify::new());
+    let frames = {
+        let (shared, master, first) = (shared.clone(), master.clone(), first.clone());
+        async move {
+            first.notified().await;
+            {
+                let mut s = lock(&shared);
+                if let Some(p) = &mut s.plugged {
+                    p.updates = true;
+                }
+                let rotated = s.rotated;
+                if let Some(cards) = &s.cards {
+                    write_all(&master, &cards.frame(rotated, true));
+                    write_all(&master, &cards.frame(rotated, false));
+                }
+            }
+            started.notify_one();
+            loop {
+                tokio::time::sleep(Duration::from_millis(CERTABO_FRAME_MS)).await;
+                let s = lock(&shared);
+                if let Some(cards) = &s.cards {
+                    write_all(&master, &cards.frame(s.rotated, false));
+                }
+            }
+        }
+    };
+    let host = read_host(&master, |_| first.notify_one());
+    tokio::join!(frames, host);
+}
+
 /// One thing to write on the line at a wall time (ms from the session's
 /// start).
 enum Step<'a> {
@@ -625,6 +680,7 @@ async fn play(
             let rotated = s.rotated;
             match step {
                 Step::Reading(i, reading) => {
+                    let was = s.cells;
                     match reading {
                         Reading::Square(sq, cell) => {
                             s.cells[*sq as usize] = *cell;
@@ -640,6 +696,15 @@ async fn play(
                             s.cells = **cells;
                         }
                     }
+                    // A Certabo board's cards travel with the pieces.
+                    let now = s.cells;
+                    if let Some(cards) = &mut s.cards {
+                        for sq in crate::rules::Square::ALL {
+                            if was[sq as usize] != now[sq as usize] {
+                                cards.set(sq, was[sq as usize], now[sq as usize]);
+                            }
+                        }
+                    }
                     if number == 0 {
                         s.applied = i + 1;
                     }
@@ -652,6 +717,11 @@ async fn play(
                             (_, Reading::Dump(_)) => {}
                             (Protocol::Dgt, _) => {
                                 write_all(&p.master, &reading_message(reading, rotated).to_bytes())
+                            }
+                            (Protocol::Certabo, _) => {
+                                if let Some(cards) = &s.cards {
+                                    write_all(&p.master, &cards.frame(rotated, false));
+                                }
                             }
                             (protocol, Reading::Square(sq, _)) => write_all(
                                 &p.master,
