@@ -20,10 +20,11 @@ use crate::config::Config;
 use crate::delay::PublicView;
 use crate::port::find::Claims;
 use crate::port::live::LiveBoard;
-use crate::port::recorder::{Recorder, latest_capture, session_stamp};
+use crate::port::recorder::{Recorder, latest_capture};
 use crate::port::{BoardTask, Clock};
 use crate::sink::mqtt::{self, CommandRoutes, MqttError, Outbox, Topics};
 use crate::sink::round::Round;
+use crate::wall::session_stamp;
 
 /// Why the daemon could not run.
 #[derive(Debug, thiserror::Error)]
@@ -81,7 +82,7 @@ fn public_view(config: &Config, id: &str) -> Option<PublicView> {
     if delay == 0 {
         return None;
     }
-    let epoch = crate::delay::unix_ms();
+    let epoch = crate::wall::unix_ms();
     let Some(dir) = &config.recorder else {
         warn!(board = %id, "no recorder folder: the broadcast delay's waiting events are not journalled and a restart loses them for the public");
         return Some(PublicView::new(delay, epoch));
@@ -255,7 +256,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         if let (Some(r), Some(prev)) = (&recorder, &resumed_from) {
             info!(board = %b.id, capture = %r.capture_path().display(), resumed_from = %prev, "recording");
         }
-        live.set_wall_epoch(crate::delay::unix_ms().saturating_sub(board_clock.now_ms()));
+        live.set_wall_epoch(crate::wall::unix_ms().saturating_sub(board_clock.now_ms()));
         let mut task = BoardTask {
             board: b.clone(),
             serial: config.serial,

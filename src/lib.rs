@@ -75,4 +75,5 @@ pub mod sim;
 pub mod sink;
 pub mod tournament;
 pub mod track;
+pub mod wall;
 pub mod web;

@@ -544,6 +544,12 @@ pub fn signed(
     use boardcast::control;
     let secret = control::Secret::new(TEST_SECRET).unwrap();
     let nonce = control::new_nonce();
-    let payload = control::sign(&secret, topic, command, control::unix_ms() - age_ms, &nonce);
+    let payload = control::sign(
+        &secret,
+        topic,
+        command,
+        boardcast::wall::unix_ms() - age_ms,
+        &nonce,
+    );
     (payload, nonce)
 }

@@ -185,7 +185,7 @@ impl LiveBoard {
             arbiter: None,
             arbiter_web: None,
             public: None,
-            wall_epoch_ms: crate::delay::unix_ms(),
+            wall_epoch_ms: crate::wall::unix_ms(),
         }
     }
 
@@ -269,7 +269,7 @@ impl LiveBoard {
                 && let Some(g) = self.log.current_mut()
             {
                 // The earlier session's day is not known: today's.
-                g.date = Some(crate::port::recorder::pgn_date());
+                g.date = Some(crate::wall::pgn_date());
             }
             match &e.kind {
                 EventKind::GameStart { .. } => {
@@ -577,9 +577,7 @@ impl LiveBoard {
             .find(|e| matches!(e.kind, EventKind::GameStart { .. }))
             && let Some(g) = p.log_mut().current_mut()
         {
-            g.date = Some(crate::port::recorder::pgn_date_at(
-                self.wall_epoch_ms + start.t_ms,
-            ));
+            g.date = Some(crate::wall::pgn_date_at(self.wall_epoch_ms + start.t_ms));
         }
         for event in &out {
             self.push_public(event);
@@ -648,9 +646,7 @@ impl LiveBoard {
         if matches!(event.kind, EventKind::GameStart { .. })
             && let Some(g) = self.log.current_mut()
         {
-            g.date = Some(crate::port::recorder::pgn_date_at(
-                self.wall_epoch_ms + event.t_ms,
-            ));
+            g.date = Some(crate::wall::pgn_date_at(self.wall_epoch_ms + event.t_ms));
         }
         if let Some(w) = &self.arbiter_web {
             w.event(event);

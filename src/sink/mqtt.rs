@@ -536,7 +536,7 @@ impl Outbox {
     /// Publishes a warning on the bridge's warning topic and logs it, both
     /// rate limited.
     fn bridge_warning(&self, code: &str, board: Option<&str>, message: &str) {
-        let now = control::unix_ms();
+        let now = crate::wall::unix_ms();
         let Some(suppressed) = self.control_lock().warnings.allow(now) else {
             debug!(code, board, %message, "bridge warning (rate limited)");
             return;
@@ -660,7 +660,7 @@ impl Outbox {
         let verified =
             self.control_lock()
                 .verifier
-                .verify(topic, payload, retained, control::unix_ms());
+                .verify(topic, payload, retained, crate::wall::unix_ms());
         match verified {
             Ok(v) => {
                 let request = Request {
@@ -696,7 +696,7 @@ impl Outbox {
         if self
             .control_lock()
             .refusals
-            .allow(control::unix_ms())
+            .allow(crate::wall::unix_ms())
             .is_none()
         {
             return;
