@@ -19,9 +19,9 @@ use tracing::{error, info, warn};
 use crate::config::Config;
 use crate::delay::PublicView;
 use crate::port::find::Claims;
-use crate::port::live::LiveBoard;
 use crate::port::recorder::{Recorder, latest_capture};
 use crate::port::{BoardTask, Clock};
+use crate::session::{BoardSetup, Outputs, Session};
 use crate::sink::mqtt::{self, CommandRoutes, MqttError, Outbox, Topics};
 use crate::sink::round::Round;
 use crate::wall::session_stamp;
@@ -182,21 +182,24 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         // The board's session: its arbiters' topics and its public view
         // (delayed, with the waiting events of an earlier session taken up
         // from the journal) are in place before a resume replays its game.
+        let setup = BoardSetup::of_config(b);
         let fresh = || {
-            let live = LiveBoard::new(
-                &b.id,
+            let mut outputs = Outputs::none()
+                .with_public(outbox.board(i))
+                .with_arbiter(outbox.arbiter(i));
+            if let Some(w) = &web {
+                // The page first, as the sinks were always served.
+                outputs.public.insert(0, Box::new(w.feed(i)));
+                outputs.arbiter.insert(0, Box::new(w.arbiter_feed(i)));
+            }
+            Session::new(
+                &setup,
                 config.reconstructor,
-                outbox.board(i),
+                outputs,
                 Arc::clone(&round),
                 b.number,
-                b.time_control.clone(),
             )
-            .with_protocol(b.protocol);
-            let live = match b.bus_address {
-                Some(address) => live.with_bus_unit(address),
-                None => live,
-            };
-            live.with_broadcast(outbox.arbiter(i), public_view(&config, &b.id))
+            .with_delay(public_view(&config, &b.id))
         };
         let mut live = fresh();
         // Resume the game of an earlier session from its captures.
@@ -230,11 +233,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
             Some(dir) => {
                 // A board on a DGT bus records the whole line; `unit=`
                 // names its address for replay.
-                let extra: Vec<(String, String)> = b
-                    .bus_address
-                    .map(|a| (crate::replay::BUS_UNIT.to_string(), a.to_string()))
-                    .into_iter()
-                    .collect();
+                let extra = setup.header_words();
                 match Recorder::create_with(
                     dir,
                     &b.id,
@@ -257,22 +256,16 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
             info!(board = %b.id, capture = %r.capture_path().display(), resumed_from = %prev, "recording");
         }
         live.set_wall_epoch(crate::wall::unix_ms().saturating_sub(board_clock.now_ms()));
-        let mut task = BoardTask {
+        live.announce(board_clock.now_ms());
+        let task = BoardTask {
             board: b.clone(),
             serial: config.serial,
             clock: board_clock,
             claims: Arc::clone(&claims),
-            live,
+            session: live,
             recorder,
             commands,
         };
-        if let Some(w) = &web {
-            task.live = task
-                .live
-                .with_web(w.feed(i))
-                .with_arbiter_web(w.arbiter_feed(i));
-        }
-        task.live.announce(board_clock.now_ms());
         if b.bus_address.is_some() {
             // One task per bus line: gathered below.
             match buses

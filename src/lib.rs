@@ -71,6 +71,7 @@ pub mod pipeline;
 pub mod port;
 pub mod replay;
 pub mod rules;
+pub mod session;
 pub mod sim;
 pub mod sink;
 pub mod tournament;

@@ -72,7 +72,7 @@ pub fn replay_file(path: &Path, config: Config) -> Result<Replay, ReplayError> {
 }
 
 /// The capture header key naming a DGT bus board's address.
-pub const BUS_UNIT: &str = "unit";
+pub use crate::session::setup::BUS_UNIT;
 
 /// Replays a capture from any reader; `path` names it in errors.
 pub fn replay_reader(
@@ -85,15 +85,12 @@ pub fn replay_reader(
         source,
     };
     let (header, mut reader) = capture::Reader::new(input).map_err(wrap)?;
-    let board = header
-        .meta
-        .iter()
-        .find(|(k, _)| k == "board")
-        .map(|(_, v)| v.clone())
-        .unwrap_or_else(|| "1".into());
-    let mut pipeline = BoardPipeline::with_family(board, config, header.protocol.family());
-    // `time_control=40/5400:1800+30` (and `increment_mode=bronstein|delay`)
-    // on the header line set the time control.
+    let setup =
+        crate::session::BoardSetup::of_header(&header).map_err(|reason| ReplayError::Capture {
+            path: path.to_owned(),
+            source: CaptureError::Malformed { line: 1, reason },
+        })?;
+    let mut pipeline = setup.pipeline(config);
     let meta = |key: &str| {
         header
             .meta
@@ -101,33 +98,6 @@ pub fn replay_reader(
             .find(|(k, _)| k == key)
             .map(|(_, v)| v.clone())
     };
-    // A DGT bus capture holds the whole line: `unit=` names the board.
-    if header.protocol == crate::capture::Protocol::DgtBus {
-        let unit = meta(BUS_UNIT)
-            .and_then(|u| u.parse::<u16>().ok())
-            .ok_or_else(|| ReplayError::Capture {
-                path: path.to_owned(),
-                source: CaptureError::Malformed {
-                    line: 1,
-                    reason: format!("a dgt-bus capture names its board's address (`{BUS_UNIT}=N`)"),
-                },
-            })?;
-        pipeline.set_bus_unit(unit);
-    }
-    if let Some(tc) = meta("time_control") {
-        let text = match meta("increment_mode") {
-            Some(mode) => format!("{tc} {mode}"),
-            None => tc,
-        };
-        let tc = crate::clock::TimeControl::parse(&text).map_err(|e| ReplayError::Capture {
-            path: path.to_owned(),
-            source: CaptureError::Malformed {
-                line: 1,
-                reason: e.to_string(),
-            },
-        })?;
-        pipeline.set_time_control(Some(tc));
-    }
     let mut out = Replay::default();
     if let Some(prev) = meta(RESUMED_FROM).map(|p| sibling(path, &p))
         && !prev.exists()

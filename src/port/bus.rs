@@ -4,7 +4,7 @@
 //! The task owns the line: it finds and opens the device, sends the bus
 //! driver's ping, then polls the units in turn with the driver
 //! ([`DgtBusDriver`]). Every byte read from the line goes to every unit's
-//! [`LiveBoard`] (each pipeline keeps only the replies of its own address)
+//! [`Session`](crate::session::Session) (each pipeline keeps only the replies of its own address)
 //! and to every unit's capture, so each unit is a board of its own in
 //! every output (topics, PGN, page) and its capture replays alone.
 //!
@@ -89,7 +89,7 @@ pub enum BusError {
 impl BusTask {
     /// A task for `boards`, the board tasks of one bus line (same port,
     /// each with its `bus_address`). Their pipelines must read their own
-    /// unit ([`LiveBoard::with_bus_unit`](super::live::LiveBoard::with_bus_unit)).
+    /// unit (a [`BoardSetup`](crate::session::BoardSetup) with its `bus_unit`).
     pub fn new(boards: Vec<BoardTask>) -> Result<BusTask, BusError> {
         let first = boards.first().ok_or(BusError::Empty)?;
         let (port, baud, serial, claims) = (
@@ -144,17 +144,14 @@ impl BusTask {
                         backoff.reset();
                         announced_missing = false;
                         let link_span = info_span!("link", port = %link.path.display());
-                        let why = self
-                            .session(link, &mut shutdown)
-                            .instrument(link_span)
-                            .await;
+                        let why = self.serve(link, &mut shutdown).instrument(link_span).await;
                         for u in &mut self.units {
                             let span = u.span.clone();
                             let _in = span.enter();
                             let t = u.task.clock.now_ms();
                             u.present = false;
-                            u.task.live.advance_to(t);
-                            u.task.live.set_offline(t);
+                            u.task.session.advance_to(t);
+                            u.task.session.set_offline(t);
                             u.task.note(&format!("bus line disconnected: {why}"));
                             u.task.flush();
                         }
@@ -179,10 +176,10 @@ impl BusTask {
                 let span = u.span.clone();
                 let _in = span.enter();
                 let t = u.task.clock.now_ms();
-                u.task.live.finish(t);
-                u.task.live.set_offline(t);
+                u.task.session.finish(t);
+                u.task.session.set_offline(t);
                 u.task.flush();
-                let pgn = u.task.live.all_games_pgn();
+                let pgn = u.task.session.all_games_pgn();
                 if let Some(r) = &mut u.task.recorder {
                     r.write_pgn(&pgn);
                 }
@@ -214,7 +211,12 @@ impl BusTask {
     fn next_timer(&self) -> Option<Instant> {
         self.units
             .iter()
-            .filter_map(|u| u.task.live.poll_timeout().map(|t| u.task.clock.instant(t)))
+            .filter_map(|u| {
+                u.task
+                    .session
+                    .poll_timeout()
+                    .map(|t| u.task.clock.instant(t))
+            })
             .min()
     }
 
@@ -223,7 +225,7 @@ impl BusTask {
         for u in &mut self.units {
             let span = u.span.clone();
             let _in = span.enter();
-            u.task.live.advance_to(u.task.clock.now_ms());
+            u.task.session.advance_to(u.task.clock.now_ms());
             u.task.apply_commands();
         }
     }
@@ -332,7 +334,7 @@ impl BusTask {
 
     /// The live loop: poll the units, read their answers, until the line
     /// is lost or the daemon stops.
-    async fn session(&mut self, mut link: BusLink, shutdown: &mut watch::Receiver<bool>) -> Lost {
+    async fn serve(&mut self, mut link: BusLink, shutdown: &mut watch::Receiver<bool>) -> Lost {
         let pending = std::mem::take(&mut link.pending);
         let port = link.path.to_string_lossy().into_owned();
         let mut strangers = BTreeSet::new();
@@ -429,9 +431,9 @@ impl BusTask {
                             info!(board = %u.task.board.id, unit, "bus unit answers");
                             u.task.note(&format!("unit {unit} answers"));
                             u.task
-                                .live
+                                .session
                                 .set_connected(t, port.to_string(), format!("{unit:05}"));
-                            if u.task.live.game_in_progress() {
+                            if u.task.session.game_in_progress() {
                                 // Its memory tells in which order the moves
                                 // made while it was away were played.
                                 driver.request(unit, BusCommand::SendFromStart);
@@ -453,8 +455,8 @@ impl BusTask {
                         let t = u.task.clock.now_ms();
                         warn!(board = %u.task.board.id, unit, "bus unit missing from the chain");
                         u.task.note(&format!("unit {unit} missing"));
-                        u.task.live.advance_to(t);
-                        u.task.live.set_offline(t);
+                        u.task.session.advance_to(t);
+                        u.task.session.set_offline(t);
                     }
                 }
                 DriverEvent::Dropped { reason, bytes } => {

@@ -35,7 +35,7 @@
 //!    silence: the board is published `offline`, the device released, and
 //!    the task tries again after a capped exponential backoff.
 //!
-//! The pipeline and the game survive all of this ([`live::LiveBoard`]).
+//! The pipeline and the game survive all of this ([`Session`]).
 //! Bytes are read in a plain loop rather than through a `tokio_util` codec:
 //! the recorder needs the raw bytes before decoding, and the pipeline
 //! decodes them itself, so a codec would only add a copy.
@@ -46,7 +46,6 @@
 
 pub mod bus;
 pub mod find;
-pub mod live;
 pub mod recorder;
 
 use std::io;
@@ -67,8 +66,8 @@ use crate::capture::Direction;
 use crate::config;
 use crate::event::Millis;
 use crate::family::{Driver, DriverEvent, DriverOptions, Family, LineSettings, Reading};
+use crate::session::Session;
 use find::{Claims, DeviceClaim};
-use live::LiveBoard;
 use recorder::Recorder;
 
 /// The daemon's session clock: milliseconds since the daemon started,
@@ -119,7 +118,7 @@ pub struct BoardTask {
     /// The device and serial registry shared by all board tasks.
     pub claims: Arc<Claims>,
     /// The pipeline, record and publications.
-    pub live: LiveBoard,
+    pub session: Session,
     /// The capture and PGN files, when recording.
     pub recorder: Option<Recorder>,
     /// Operator corrections for this board (from MQTT or the CLI).
@@ -151,7 +150,7 @@ struct Link {
     /// Whether `serial` is the board's own.
     named: bool,
     /// Another family's driver, for what the host writes (keepalives);
-    /// `None` on DGT lines, which [`BoardTask::session`] speaks itself.
+    /// `None` on DGT lines, which [`BoardTask::serve`] speaks itself.
     driver: Option<Box<dyn Driver>>,
     _claim: DeviceClaim,
 }
@@ -177,13 +176,10 @@ impl BoardTask {
                             port = %link.path.display(),
                             serial = %link.serial
                         );
-                        let why = self
-                            .session(link, &mut shutdown)
-                            .instrument(link_span)
-                            .await;
+                        let why = self.serve(link, &mut shutdown).instrument(link_span).await;
                         let t = self.clock.now_ms();
-                        self.live.advance_to(t);
-                        self.live.set_offline(t);
+                        self.session.advance_to(t);
+                        self.session.set_offline(t);
                         self.note(&format!("disconnected: {why}"));
                         self.flush();
                         if matches!(why, Lost::Shutdown) {
@@ -204,11 +200,11 @@ impl BoardTask {
                 }
             }
             let t = self.clock.now_ms();
-            self.live.finish(t);
-            self.live.set_offline(t);
+            self.session.finish(t);
+            self.session.set_offline(t);
             self.flush();
             if let Some(r) = &mut self.recorder {
-                r.write_pgn(&self.live.all_games_pgn());
+                r.write_pgn(&self.session.all_games_pgn());
             }
             debug!("board task stopped");
         }
@@ -221,14 +217,14 @@ impl BoardTask {
     async fn idle(&mut self, delay: Duration) {
         let until = Instant::now() + delay;
         loop {
-            let next = match self.live.poll_timeout() {
+            let next = match self.session.poll_timeout() {
                 Some(t) => self.clock.instant(t).min(until),
                 None => until,
             };
             // Wake at least once a second for operator corrections.
             let next = next.min(Instant::now() + Duration::from_secs(1));
             tokio::time::sleep_until(next).await;
-            self.live.advance_to(self.clock.now_ms());
+            self.session.advance_to(self.clock.now_ms());
             self.apply_commands();
             if next >= until {
                 return;
@@ -347,7 +343,7 @@ impl BoardTask {
             }
             let port = path.to_string_lossy().into_owned();
             info!(%port, %serial, "board connected");
-            self.live
+            self.session
                 .set_connected(self.clock.now_ms(), port, serial.clone());
             return Some(Link {
                 stream,
@@ -482,13 +478,13 @@ impl BoardTask {
 
     /// The live loop: handshake rest, then bytes and timers until the
     /// board is lost or the daemon stops.
-    async fn session(&mut self, mut link: Link, shutdown: &mut watch::Receiver<bool>) -> Lost {
+    async fn serve(&mut self, mut link: Link, shutdown: &mut watch::Receiver<bool>) -> Lost {
         if link.driver.is_none() {
             // With a game on, the board's memory first: it tells in which
             // order the moves made while nobody listened were played (the
             // board dump after it then agrees).
             let mut rest = Vec::new();
-            if self.live.game_in_progress() {
+            if self.session.game_in_progress() {
                 rest.extend(Command::EeMoves.to_bytes());
                 debug!("asking for the board's memory");
             }
@@ -520,7 +516,7 @@ impl BoardTask {
         let mut bytes = vec![0u8; 4096];
         loop {
             let mut wake = next_poll.min(next_flush).min(last_rx + silence);
-            if let Some(t) = self.live.poll_timeout() {
+            if let Some(t) = self.session.poll_timeout() {
                 wake = wake.min(self.clock.instant(t));
             }
             tokio::select! {
@@ -543,7 +539,7 @@ impl BoardTask {
                             r.record(t, Direction::FromBoard, chunk);
                         }
                         tracing::trace!(bytes = %hex(chunk), "read");
-                        for serial in self.live.handle_bytes(t, Direction::FromBoard, chunk) {
+                        for serial in self.session.handle_bytes(t, Direction::FromBoard, chunk) {
                             if link.named && serial.trim() != link.serial {
                                 warn!(%serial, expected = %link.serial, "the board reports another serial number");
                             }
@@ -553,7 +549,7 @@ impl BoardTask {
                 },
                 _ = tokio::time::sleep_until(wake) => {
                     let now = Instant::now();
-                    self.live.advance_to(self.clock.now_ms());
+                    self.session.advance_to(self.clock.now_ms());
                     self.apply_commands();
                     if now >= last_rx + silence {
                         return Lost::Silent(silence);
@@ -595,14 +591,14 @@ impl BoardTask {
         if let Some(r) = &mut self.recorder {
             r.record(t, dir, bytes);
         }
-        self.live.handle_bytes(t, dir, bytes);
+        self.session.handle_bytes(t, dir, bytes);
     }
 
     /// Applies the operator corrections that have arrived.
     fn apply_commands(&mut self) {
         while let Ok(request) = self.commands.try_recv() {
             let t = self.clock.now_ms();
-            self.live.handle_request(t, &request);
+            self.session.handle_request(t, &request);
         }
     }
 
@@ -613,11 +609,11 @@ impl BoardTask {
     }
 
     fn flush(&mut self) {
-        let dirty = self.live.take_pgn_dirty();
+        let dirty = self.session.take_pgn_dirty();
         if let Some(r) = &mut self.recorder {
             r.flush();
             if dirty {
-                r.write_pgn(&self.live.all_games_pgn());
+                r.write_pgn(&self.session.all_games_pgn());
             }
         }
     }

@@ -823,6 +823,24 @@ impl BoardOutbox {
     }
 }
 
+impl crate::session::BoardSink for BoardOutbox {
+    fn event(&self, event: &Event) -> bool {
+        self.push_event(event)
+    }
+
+    fn state(&self, state: &str, record: &str, _redraw: bool) {
+        self.set_retained(state.to_string(), record.to_string());
+    }
+
+    fn dropped(&self) -> u64 {
+        BoardOutbox::dropped(self)
+    }
+
+    fn ack(&self, ack: &Ack) {
+        self.push_ack(ack);
+    }
+}
+
 /// Appends `"bridge":NAME` to a JSON object that has no `bridge` yet,
 /// keeping its fields' order.
 fn with_bridge(mut json: String, bridge: &str) -> String {
