@@ -257,15 +257,15 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         }
         live.set_wall_epoch(crate::wall::unix_ms().saturating_sub(board_clock.now_ms()));
         live.announce(board_clock.now_ms());
-        let task = BoardTask {
-            board: b.clone(),
-            serial: config.serial,
-            clock: board_clock,
-            claims: Arc::clone(&claims),
-            session: live,
+        let task = BoardTask::new(
+            b.clone(),
+            config.serial,
+            board_clock,
+            Arc::clone(&claims),
+            live,
             recorder,
             commands,
-        };
+        );
         if b.bus_address.is_some() {
             // One task per bus line: gathered below.
             match buses
