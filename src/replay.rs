@@ -91,13 +91,7 @@ pub fn replay_reader(
             source: CaptureError::Malformed { line: 1, reason },
         })?;
     let mut pipeline = setup.pipeline(config);
-    let meta = |key: &str| {
-        header
-            .meta
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.clone())
-    };
+    let meta = |key: &str| header.word(key).map(str::to_string);
     let mut out = Replay::default();
     if let Some(prev) = meta(RESUMED_FROM).map(|p| sibling(path, &p))
         && !prev.exists()
@@ -167,7 +161,7 @@ pub fn feed_chain(
                 path: last.clone(),
                 source,
             })?;
-        let Some((_, prev)) = header.meta.iter().find(|(k, _)| k == RESUMED_FROM) else {
+        let Some(prev) = header.word(RESUMED_FROM) else {
             break;
         };
         let prev = sibling(last, prev);

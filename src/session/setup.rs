@@ -49,13 +49,7 @@ impl BoardSetup {
     /// `time_control=` with `increment_mode=`. The error says what is
     /// wrong with the header line.
     pub fn of_header(header: &Header) -> Result<BoardSetup, String> {
-        let meta = |key: &str| {
-            header
-                .meta
-                .iter()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| v.clone())
-        };
+        let meta = |key: &str| header.word(key).map(str::to_string);
         // A DGT bus capture holds the whole line: `unit=` names the board.
         let bus_unit = match header.protocol {
             Protocol::DgtBus => Some(
