@@ -26,6 +26,8 @@
 #[path = "../tests/cluster.rs"]
 #[allow(dead_code, unused_imports)]
 mod cluster;
+#[path = "common.rs"]
+mod common;
 #[path = "../tests/games.rs"]
 #[allow(dead_code)]
 mod games;
@@ -43,43 +45,9 @@ use tokio::time::Instant;
 use boardcast::board::SettleRule;
 use boardcast::sim::Truth;
 
+use common::{env_or, percentile};
 use hub::{HubBoard, HubProc, bridge_config, hub_config, snapshot};
 use util::{Broker, Daemon, Pace, SimBoard, SimOptions};
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn percentile(sorted: &[i64], p: f64) -> i64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
-
-/// Resident memory (KiB) and CPU time (ms) of a process, from /proc.
-fn usage(pid: u32) -> (u64, u64) {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    let rss = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.split_whitespace().next()?.parse().ok())
-        .unwrap_or(0);
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let fields: Vec<&str> = stat
-        .rsplit_once(") ")
-        .map_or(Vec::new(), |(_, r)| r.split(' ').collect());
-    let ticks: u64 = [11, 12]
-        .iter()
-        .filter_map(|&i| fields.get(i)?.parse::<u64>().ok())
-        .sum();
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { nix::libc::sysconf(nix::libc::_SC_CLK_TCK) }.max(1) as u64;
-    (rss, ticks * 1000 / hz)
-}
 
 fn main() {
     let layouts: Vec<(usize, usize)> = std::env::var("BENCH_LAYOUTS")
@@ -209,7 +177,10 @@ async fn run(bridges: usize, per: usize, secs: u64, think: u64) {
     let t0 = Instant::now();
     let pids: Vec<u32> = daemons.iter().map(Daemon::pid).collect();
     let hub0 = hub.usage().unwrap_or_default();
-    let bridges0: Vec<(u64, u64)> = pids.iter().map(|&p| usage(p)).collect();
+    let bridges0: Vec<(u64, u64)> = pids
+        .iter()
+        .map(|&p| util::proc_usage(p).unwrap_or_default())
+        .collect();
     // When each (board, ply) first showed on the hub's page.
     let mut first: HashMap<(String, usize), Instant> = HashMap::new();
     let mut shown: HashMap<String, usize> = HashMap::new();
@@ -237,7 +208,7 @@ async fn run(bridges: usize, per: usize, secs: u64, think: u64) {
     let hub_cpu = (hub_ms - hub0.1) as f64 / 10.0 / wall;
     let (mut br_rss, mut br_ms) = (0u64, 0u64);
     for (&p, before) in pids.iter().zip(&bridges0) {
-        let (rss, ms) = usage(p);
+        let (rss, ms) = util::proc_usage(p).unwrap_or_default();
         br_rss += rss;
         br_ms += ms - before.1;
     }

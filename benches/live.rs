@@ -21,6 +21,8 @@
 //! default: a blitz hall, the busy case) instead of the simulator's
 //! 1.5-12 s. The reconstructor runs with its default settle times.
 
+#[path = "common.rs"]
+mod common;
 #[path = "../tests/util.rs"]
 mod util;
 
@@ -32,51 +34,17 @@ use boardcast::board::SettleRule;
 use boardcast::sim::Truth;
 use tokio::time::Instant;
 
+use common::{env_or, percentile};
 use util::{BoardConf, Broker, Daemon, Pace, SimBoard, SimOptions, Subscriber};
-
-fn env_or<T: std::str::FromStr>(name: &str, default: T) -> T {
-    std::env::var(name)
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(default)
-}
-
-fn percentile(sorted: &[i64], p: f64) -> i64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    sorted[((sorted.len() as f64 - 1.0) * p).round() as usize]
-}
-
-/// utime + stime of a process, in clock ticks.
-fn cpu_ticks(pid: u32) -> u64 {
-    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    // Fields after the command: state is index 0; utime 11, stime 12.
-    let f = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|v| v.parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    f(11) + f(12)
-}
 
 /// Resident memory of a process in KiB (`VmRSS`).
 fn rss_kib(pid: u32) -> u64 {
-    let status = fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmRSS:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(0)
+    util::proc_usage(pid).map_or(0, |(rss, _)| rss)
 }
 
-fn ticks_per_second() -> f64 {
-    // sysconf(_SC_CLK_TCK) is 100 on every Linux we run on.
-    100.0
+/// CPU time of a process so far, in ms.
+fn cpu_ms(pid: u32) -> u64 {
+    util::proc_usage(pid).map_or(0, |(_, ms)| ms)
 }
 
 fn main() {
@@ -196,14 +164,14 @@ async fn run(n: usize, secs: u64, think: u64, baseline: u64) -> u64 {
     .await;
     let connect_time = started.elapsed();
     let t0 = Instant::now();
-    let cpu0 = cpu_ticks(pid);
+    let cpu0 = cpu_ms(pid);
     let mut rss_max = 0;
     while t0.elapsed() < Duration::from_secs(secs) {
         tokio::time::sleep(Duration::from_millis(500)).await;
         rss_max = rss_max.max(rss_kib(pid));
     }
     let wall = t0.elapsed().as_secs_f64();
-    let cpu = (cpu_ticks(pid) - cpu0) as f64 / ticks_per_second() / wall * 100.0;
+    let cpu = (cpu_ms(pid) - cpu0) as f64 / 1000.0 / wall * 100.0;
     let rss = rss_kib(pid);
     let status = daemon.stop();
     assert!(status.success(), "daemon exit: {status:?}");

@@ -19,6 +19,9 @@
 //! (human-profile games under `rate0-...`; the families table's under
 //! `dir/<family>/`, and `BENCH_GAMES` picks its games too).
 
+#[path = "common.rs"]
+mod common;
+
 use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
@@ -28,6 +31,7 @@ use boardcast::board::Config;
 use boardcast::replay::replay_reader;
 use boardcast::sim::check::compare;
 use boardcast::sim::{self, Clean, Human, Profile, SourceGame};
+use common::{env_or, percentile};
 
 fn load(name: &str) -> Vec<SourceGame> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -42,14 +46,6 @@ fn load(name: &str) -> Vec<SourceGame> {
         Some(n) => games.into_iter().take(n).collect(),
         None => games,
     }
-}
-
-fn percentile(sorted: &[u64], p: f64) -> u64 {
-    if sorted.is_empty() {
-        return 0;
-    }
-    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
-    sorted[i]
 }
 
 fn run(label: &str, games: &[SourceGame], make: &dyn Fn() -> Box<dyn Profile>, seeds: &[u64]) {
@@ -567,10 +563,7 @@ fn worst_case(games: &[SourceGame]) {
 
 fn main() {
     // `cargo bench` passes `--bench`; nothing else is parsed.
-    let seeds: u64 = std::env::var("BENCH_SEEDS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3);
+    let seeds: u64 = env_or("BENCH_SEEDS", 3);
     let mut games = load("master-games.pgn");
     games.extend(load("chess960-selfplay.pgn"));
     let seeds: Vec<u64> = (1..=seeds).collect();

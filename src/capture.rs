@@ -138,6 +138,16 @@ pub struct Header {
     pub meta: Vec<(String, String)>,
 }
 
+impl Header {
+    /// The value of the header word `key`, if the header has it.
+    pub fn word(&self, key: &str) -> Option<&str> {
+        self.meta
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
 /// A run of bytes with its time and direction.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Chunk {

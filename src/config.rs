@@ -8,10 +8,13 @@
 //! 2. The raw tables of the user's file are laid over those of
 //!    `config/default.toml` (built into the binary: the bottom layer, and
 //!    the commented reference of every key), and the result is checked and
-//!    turned into typed values in one function, [`Config::from_raw`]:
-//!    paths resolved against the file's folder, board ids and ports
-//!    checked for duplicates, protocol names turned into an enum, the
-//!    broker URL parsed.
+//!    turned into typed values by [`Config::from_raw`], one function per
+//!    section ([`bridge`], [`mqtt`], [`control`], [`serial`], [`log`],
+//!    [`event`], [`boards`], [`web`], [`broadcast`] ...), which the hub's
+//!    configuration ([`crate::hub::config`]) shares: paths resolved
+//!    against the file's folder, board ids and ports checked for
+//!    duplicates, protocol names turned into an enum, the broker URL
+//!    parsed.
 //!
 //! Every error is one line: `FILE: line N: what is wrong`.
 
@@ -659,613 +662,38 @@ impl Config {
     /// relative paths (its folder).
     pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
         let raw = parse_raw(text, path)?;
-        let defaults = parse_raw(DEFAULT_TOML, Path::new("config/default.toml"))
-            .expect("the built-in default configuration parses");
-        Config::from_raw(raw, defaults, text, path)
+        Config::from_raw(raw, defaults(), text, path)
     }
 
-    /// Lays `raw` over `defaults` and validates the result. `text` is the
-    /// user's file, for line numbers.
+    /// Lays `raw` over `defaults` and validates the result, one section
+    /// after the other. `text` is the user's file, for line numbers.
     pub fn from_raw(
         raw: RawConfig,
         defaults: RawConfig,
         text: &str,
         path: &Path,
     ) -> Result<Config, ConfigError> {
-        let base = path.parent().unwrap_or(Path::new(".")).to_owned();
-        let invalid = |span: Option<Range<usize>>, message: String| ConfigError::Invalid {
-            path: path.to_owned(),
-            line: span.map(|s| line_of(text, s.start)),
-            message,
-        };
-        let resolve = |p: &str| -> PathBuf {
-            let p = Path::new(p);
-            if p.is_absolute() {
-                p.to_owned()
-            } else {
-                base.join(p)
-            }
-        };
-        let missing = |key: &str| -> ConfigError {
-            invalid(None, format!("`{key}` has no value (and no default)"))
-        };
-
-        // [bridge]
-        let (b, db) = (
-            raw.bridge.unwrap_or_default(),
-            defaults.bridge.unwrap_or_default(),
-        );
-        let name = b.name.or(db.name).ok_or_else(|| missing("bridge.name"))?;
-        check_topic_level(name.get_ref())
-            .map_err(|m| invalid(Some(name.span()), format!("bridge.name: {m}")))?;
-        let bridge = Bridge {
-            name: name.into_inner(),
-            event: b.event.or(db.event).unwrap_or_else(|| "?".into()),
-            site: b.site.or(db.site).unwrap_or_else(|| "?".into()),
-        };
-
-        // [mqtt]
-        let (m, dm) = (
-            raw.mqtt.unwrap_or_default(),
-            defaults.mqtt.unwrap_or_default(),
-        );
-        let url = m.url.or(dm.url).ok_or_else(|| missing("mqtt.url"))?;
-        let urls: Vec<&str> = match url.get_ref() {
-            BrokerUrls::One(u) => vec![u.as_str()],
-            BrokerUrls::Many(list) => list.iter().map(String::as_str).collect(),
-        };
-        if urls.is_empty() {
-            return Err(invalid(
-                Some(url.span()),
-                "mqtt.url: the list of brokers is empty".into(),
-            ));
+        let src = Source::new(text, path);
+        let bridge = bridge(raw.bridge, defaults.bridge, &src)?;
+        let mqtt = mqtt(
+            raw.mqtt,
+            defaults.mqtt,
+            &format!("boardcast-{}", bridge.name),
+            &src,
+        )?;
+        let control = control(raw.control, defaults.control, &src)?;
+        let serial = serial(raw.serial, defaults.serial, &src)?;
+        let recorder = recorder(raw.recorder, defaults.recorder, &src);
+        let log = log(raw.log, defaults.log, &src)?;
+        let mut reconstructor = reconstructor(raw.reconstructor, defaults.reconstructor);
+        let (event, variant) = event(raw.event, defaults.event, &bridge, &src)?;
+        if let Some(v) = variant {
+            reconstructor.variant = v;
         }
-        let brokers = urls
-            .iter()
-            .map(|u| parse_url(u))
-            .collect::<Result<Vec<BrokerUrl>, String>>()
-            .map_err(|e| invalid(Some(url.span()), format!("mqtt.url: {e}")))?;
-        if brokers.iter().any(|b| b.tls != brokers[0].tls) {
-            return Err(invalid(
-                Some(url.span()),
-                "mqtt.url: the brokers of a list must all use mqtt:// or all mqtts://".into(),
-            ));
-        }
-        let failover: Vec<(String, u16)> = brokers
-            .iter()
-            .skip(1)
-            .map(|b| (b.host.clone(), b.port))
-            .collect();
-        let broker = brokers.into_iter().next().expect("checked non-empty");
-        let prefix = m
-            .prefix
-            .or(dm.prefix)
-            .ok_or_else(|| missing("mqtt.prefix"))?;
-        let prefix_text = prefix.get_ref().trim_end_matches('/').to_string();
-        if prefix_text.is_empty()
-            || prefix_text.contains(['+', '#'])
-            || prefix_text.starts_with('/')
-        {
-            return Err(invalid(
-                Some(prefix.span()),
-                "mqtt.prefix must be a non-empty topic without wildcards or a leading '/'".into(),
-            ));
-        }
-        let (t, dt) = (m.tls.unwrap_or_default(), dm.tls.unwrap_or_default());
-        let tls_on = t.enabled.or(dt.enabled).unwrap_or(false) || broker.tls;
-        let nonempty = |s: Option<String>| s.filter(|s| !s.is_empty());
-        let ca_file = nonempty(t.ca_file.or(dt.ca_file)).map(|p| resolve(&p));
-        let cert = nonempty(t.client_cert_file.or(dt.client_cert_file)).map(|p| resolve(&p));
-        let key = nonempty(t.client_key_file.or(dt.client_key_file)).map(|p| resolve(&p));
-        let client_auth = match (cert, key) {
-            (Some(c), Some(k)) => Some((c, k)),
-            (None, None) => None,
-            _ => {
-                return Err(invalid(
-                    None,
-                    "mqtt.tls: client_cert_file and client_key_file go together".into(),
-                ));
-            }
-        };
-        let tls = tls_on.then_some(Tls {
-            ca_file,
-            client_auth,
-        });
-        let client_id = nonempty(m.client_id.or(dm.client_id))
-            .unwrap_or_else(|| format!("boardcast-{}", bridge.name));
-        let username = nonempty(m.username.or(dm.username));
-        let password = m.password.or(dm.password).unwrap_or_default();
-        let queue = m.queue.or(dm.queue).ok_or_else(|| missing("mqtt.queue"))?;
-        if *queue.get_ref() == 0 {
-            return Err(invalid(
-                Some(queue.span()),
-                "mqtt.queue must be at least 1".into(),
-            ));
-        }
-        let embedded = match m.embedded.or(dm.embedded) {
-            None => Embedded::Never,
-            Some(e) => match e.get_ref().as_str() {
-                "auto" => Embedded::Auto,
-                "never" => Embedded::Never,
-                other => {
-                    return Err(invalid(
-                        Some(e.span()),
-                        format!("mqtt.embedded: `{other}`: use \"auto\" or \"never\""),
-                    ));
-                }
-            },
-        };
-        let mqtt = Mqtt {
-            embedded,
-            host: broker.host,
-            port: broker.port,
-            failover,
-            tls,
-            prefix: prefix_text,
-            client_id,
-            keep_alive: Duration::from_secs(
-                m.keep_alive_s
-                    .or(dm.keep_alive_s)
-                    .ok_or_else(|| missing("mqtt.keep_alive_s"))?
-                    .max(1),
-            ),
-            credentials: username.map(|u| (u, password)),
-            queue: queue.into_inner(),
-            reconnect: backoff(
-                m.reconnect_min_ms.or(dm.reconnect_min_ms),
-                m.reconnect_max_ms.or(dm.reconnect_max_ms),
-            )
-            .ok_or_else(|| missing("mqtt.reconnect_min_ms"))?,
-        };
-
-        // [control]
-        let (c, dc) = (
-            raw.control.unwrap_or_default(),
-            defaults.control.unwrap_or_default(),
-        );
-        let secret_text = match (
-            nonempty(c.secret.or(dc.secret)),
-            nonempty(c.secret_file.or(dc.secret_file)),
-        ) {
-            (Some(_), Some(_)) => {
-                return Err(invalid(
-                    None,
-                    "control: give secret or secret_file, not both".into(),
-                ));
-            }
-            (Some(s), None) => Some(s),
-            (None, Some(f)) => {
-                let f = resolve(&f);
-                Some(std::fs::read_to_string(&f).map_err(|e| {
-                    invalid(None, format!("control.secret_file: {}: {e}", f.display()))
-                })?)
-            }
-            (None, None) => None,
-        };
-        let control = Control {
-            secret: secret_text
-                .map(|t| crate::control::Secret::new(&t))
-                .transpose()
-                .map_err(|m| invalid(None, format!("control: {m}")))?,
-            window: Duration::from_secs(
-                c.window_s
-                    .or(dc.window_s)
-                    .ok_or_else(|| missing("control.window_s"))?
-                    .max(1),
-            ),
-        };
-
-        // [serial]
-        let (s, ds) = (
-            raw.serial.unwrap_or_default(),
-            defaults.serial.unwrap_or_default(),
-        );
-        let ms =
-            |v: Option<u64>, key: &str| v.map(Duration::from_millis).ok_or_else(|| missing(key));
-        let poll = ms(s.poll_ms.or(ds.poll_ms), "serial.poll_ms")?;
-        let silence = s
-            .silence_ms
-            .or(ds.silence_ms)
-            .ok_or_else(|| missing("serial.silence_ms"))?;
-        if Duration::from_millis(*silence.get_ref()) <= poll {
-            return Err(invalid(
-                Some(silence.span()),
-                "serial.silence_ms must be longer than serial.poll_ms".into(),
-            ));
-        }
-        let serial = Serial {
-            poll: poll.max(Duration::from_millis(10)),
-            silence: Duration::from_millis(silence.into_inner()),
-            handshake: ms(s.handshake_ms.or(ds.handshake_ms), "serial.handshake_ms")?,
-            reconnect: backoff(
-                s.reconnect_min_ms.or(ds.reconnect_min_ms),
-                s.reconnect_max_ms.or(ds.reconnect_max_ms),
-            )
-            .ok_or_else(|| missing("serial.reconnect_min_ms"))?,
-            bus_gap: ms(s.bus_gap_ms.or(ds.bus_gap_ms), "serial.bus_gap_ms")?
-                .max(Duration::from_millis(5)),
-        };
-
-        // [recorder]
-        let (r, dr) = (
-            raw.recorder.unwrap_or_default(),
-            defaults.recorder.unwrap_or_default(),
-        );
-        let recorder = nonempty(r.dir.or(dr.dir)).map(|d| resolve(&d));
-
-        // [log]
-        let (l, dl) = (
-            raw.log.unwrap_or_default(),
-            defaults.log.unwrap_or_default(),
-        );
-        let format = l
-            .format
-            .or(dl.format)
-            .ok_or_else(|| missing("log.format"))?;
-        let log = Log {
-            format: match format.get_ref().as_str() {
-                "text" => LogFormat::Text,
-                "json" => LogFormat::Json,
-                other => {
-                    return Err(invalid(
-                        Some(format.span()),
-                        format!("log.format: `{other}` is neither \"text\" nor \"json\""),
-                    ));
-                }
-            },
-            level: l.level.or(dl.level).unwrap_or_else(|| "info".into()),
-        };
-
-        // [reconstructor]
-        let (c, dc) = (
-            raw.reconstructor.unwrap_or_default(),
-            defaults.reconstructor.unwrap_or_default(),
-        );
-        // Start from the reconstructor's own defaults, so tunables added
-        // there later keep their values until they get a key here.
-        let mut reconstructor = board::Config::default();
-        let settle: &mut SettleRule = &mut reconstructor.settle;
-        set(&mut settle.base_ms, c.settle_base_ms.or(dc.settle_base_ms));
-        set(
-            &mut settle.extendable_ms,
-            c.settle_extendable_ms.or(dc.settle_extendable_ms),
-        );
-        set(
-            &mut settle.takeback_ms,
-            c.settle_takeback_ms.or(dc.settle_takeback_ms),
-        );
-        let limits: &mut Limits = &mut reconstructor.limits;
-        set(&mut limits.stream_depth, c.stream_depth.or(dc.stream_depth));
-        set(&mut limits.depth, c.depth.or(dc.depth));
-        set(&mut limits.back, c.back.or(dc.back));
-        set(&mut limits.budget, c.budget.or(dc.budget));
-
-        // [event]
-        let (e, de) = (
-            raw.event.unwrap_or_default(),
-            defaults.event.unwrap_or_default(),
-        );
-        let mut info = crate::tournament::EventInfo::default();
-        // `[bridge] event` / `site` (the first keys for these) still work.
-        let known = |v: &String| (v != "?").then(|| v.clone());
-        set(&mut info.name, e.name.or(de.name).or(known(&bridge.event)));
-        set(&mut info.site, e.site.or(de.site).or(known(&bridge.site)));
-        if let Some(date) = e.date.or(de.date) {
-            let ok = date.get_ref().len() == 10
-                && date.get_ref().char_indices().all(|(i, c)| {
-                    if i == 4 || i == 7 {
-                        c == '.'
-                    } else {
-                        c.is_ascii_digit() || c == '?'
-                    }
-                });
-            if !ok {
-                return Err(invalid(
-                    Some(date.span()),
-                    format!("event.date `{}` is not YYYY.MM.DD", date.get_ref()),
-                ));
-            }
-            info.date = date.into_inner();
-        }
-        set(&mut info.round, e.round.or(de.round));
-        let time_control =
-            match e.time_control.or(de.time_control) {
-                Some(tc) => Some(crate::clock::TimeControl::parse(tc.get_ref()).map_err(
-                    |err| invalid(Some(tc.span()), format!("event.time_control: {err}")),
-                )?),
-                None => None,
-            };
-        if let Some(v) = e.variant.or(de.variant) {
-            reconstructor.variant = match v.get_ref().as_str() {
-                "auto" => board::Variant::Auto,
-                "standard" => board::Variant::Standard,
-                "chess960" => board::Variant::Chess960,
-                other => {
-                    return Err(invalid(
-                        Some(v.span()),
-                        format!("event.variant `{other}`: expected auto, standard or chess960"),
-                    ));
-                }
-            };
-        }
-        let event = Event {
-            info,
-            pairings: e.pairings.or(de.pairings).map(|p| resolve(&p)),
-            pgn_dir: e.pgn_dir.or(de.pgn_dir).map(|p| resolve(&p)),
-            time_control,
-        };
-
-        // [[board]]
-        let mut boards: Vec<Board> = Vec::new();
-        let mut seen_ports: Vec<(String, String)> = Vec::new();
-        for rb in raw.board.unwrap_or_default() {
-            let id_span = rb.id.span();
-            let id = rb.id.into_inner();
-            check_board_id(&id).map_err(|m| invalid(Some(id_span.clone()), m))?;
-            if boards.iter().any(|b| b.id == id) {
-                return Err(invalid(
-                    Some(id_span),
-                    format!("board id `{id}` is given twice"),
-                ));
-            }
-            let port_span = rb.port.span();
-            let candidates: Vec<String> = match rb.port.into_inner() {
-                RawPorts::One(p) => vec![p],
-                RawPorts::Many(v) => v,
-            };
-            if candidates.is_empty() || candidates.iter().any(|c| c.trim().is_empty()) {
-                return Err(invalid(
-                    Some(port_span),
-                    format!("board `{id}`: port is empty"),
-                ));
-            }
-            let candidates: Vec<String> = candidates
-                .iter()
-                .map(|c| resolve(c).to_string_lossy().into_owned())
-                .collect();
-            let serial = rb.serial.map(|s| (s.span(), s.into_inner()));
-            let protocol = match rb.protocol {
-                None => Protocol::Dgt,
-                Some(p) => Protocol::from_name(p.get_ref()).ok_or_else(|| {
-                    invalid(
-                        Some(p.span()),
-                        format!("board `{id}`: unknown protocol `{}`", p.get_ref()),
-                    )
-                })?,
-            };
-            let bus = protocol == Protocol::DgtBus;
-            // The same fixed path on two boards is a mistake; shared
-            // patterns or lists are fine when serial numbers tell the
-            // boards apart.
-            let fixed = candidates.len() == 1 && !is_pattern(&candidates[0]);
-            for c in &candidates {
-                if let Some((other, _)) = seen_ports.iter().find(|(_, p)| p == c) {
-                    // The boards of one DGT bus share their port exactly.
-                    let same_bus = bus
-                        && boards.iter().any(|b| {
-                            &b.id == other
-                                && b.protocol == Protocol::DgtBus
-                                && b.port.candidates == candidates
-                        });
-                    if same_bus {
-                        continue;
-                    }
-                    let both_have_serials = serial.is_some()
-                        && boards
-                            .iter()
-                            .find(|b| &b.id == other)
-                            .is_some_and(|b| b.serial.is_some());
-                    if fixed || !both_have_serials {
-                        return Err(invalid(
-                            Some(port_span),
-                            format!(
-                                "board `{id}`: port `{c}` is also board `{other}`'s{}",
-                                if fixed {
-                                    ""
-                                } else {
-                                    " (give both boards their `serial` to share candidates)"
-                                }
-                            ),
-                        ));
-                    }
-                }
-            }
-            for c in &candidates {
-                seen_ports.push((id.clone(), c.clone()));
-            }
-            if let Some((span, s)) = &serial
-                && let Some(other) = boards.iter().find(|b| b.serial.as_ref() == Some(s))
-            {
-                return Err(invalid(
-                    Some(span.clone()),
-                    format!("board `{id}`: serial `{s}` is also board `{}`'s", other.id),
-                ));
-            }
-            let time_control = match rb.time_control {
-                Some(tc) => Some(
-                    crate::clock::TimeControl::parse(tc.get_ref())
-                        .map_err(|e| invalid(Some(tc.span()), format!("board `{id}`: {e}")))?,
-                ),
-                None => event.time_control.clone(),
-            };
-            let number = rb.number.unwrap_or(boards.len() as u32 + 1);
-            if let Some(other) = boards.iter().find(|b| b.number == number) {
-                return Err(invalid(
-                    Some(port_span),
-                    format!(
-                        "board `{id}`: number {number} is also board `{}`'s",
-                        other.id
-                    ),
-                ));
-            }
-            let baud = rb.baud.unwrap_or_else(|| {
-                crate::family::for_family(protocol.family(), &Default::default())
-                    .line()
-                    .baud
-            });
-            let bus_address = bus_address(
-                &id,
-                id_span,
-                rb.bus_address,
-                protocol,
-                serial.as_ref().map(|(_, s)| s.as_str()),
-            )
-            .map_err(|(span, m)| invalid(Some(span), m))?;
-            if let Some(address) = bus_address {
-                for b in boards.iter().filter(|b| b.port.candidates == candidates) {
-                    if b.bus_address == Some(address) {
-                        return Err(invalid(
-                            Some(port_span),
-                            format!(
-                                "board `{id}`: bus address {address} on port `{}` is also board `{}`'s",
-                                candidates.join(", "),
-                                b.id
-                            ),
-                        ));
-                    }
-                    if b.baud != baud {
-                        return Err(invalid(
-                            Some(port_span),
-                            format!(
-                                "board `{id}`: baud {baud} differs from board `{}`'s ({}) on the same bus line",
-                                b.id, b.baud
-                            ),
-                        ));
-                    }
-                }
-            }
-            boards.push(Board {
-                id,
-                port: PortSpec { candidates },
-                serial: serial.map(|(_, s)| s),
-                protocol,
-                // Each family's own line speed unless the file says otherwise.
-                baud,
-                white: rb.white,
-                black: rb.black,
-                number,
-                time_control,
-                bus_address,
-            });
-        }
-
-        // [web]
-        let (rw, dw) = (
-            raw.web.unwrap_or_default(),
-            defaults.web.unwrap_or_default(),
-        );
-        let web_limits = {
-            let d = crate::web::Limits::default();
-            let l = crate::web::Limits {
-                max_connections: rw
-                    .max_connections
-                    .or(dw.max_connections)
-                    .unwrap_or(d.max_connections),
-                max_streams: rw.max_streams.or(dw.max_streams).unwrap_or(d.max_streams),
-                header_timeout: rw
-                    .header_timeout_s
-                    .or(dw.header_timeout_s)
-                    .map_or(d.header_timeout, std::time::Duration::from_secs),
-            };
-            if l.max_connections == 0 || l.max_streams == 0 || l.header_timeout.is_zero() {
-                return Err(invalid(
-                    None,
-                    "web: max_connections, max_streams and header_timeout_s must be at least 1"
-                        .into(),
-                ));
-            }
-            l
-        };
-        let listen = rw.listen.or(dw.listen);
-        let web = match listen {
-            Some(l) if !l.get_ref().is_empty() => {
-                let addr = l.get_ref().parse().map_err(|_| {
-                    let m = format!(
-                        "web.listen: `{}` is not an address such as 127.0.0.1:8080",
-                        l.get_ref()
-                    );
-                    invalid(Some(l.span()), m)
-                })?;
-                Some(addr)
-            }
-            _ => None,
-        };
-
-        // [broadcast]
-        let delay = raw.broadcast.and_then(|b| b.delay);
-        let delay = delay.or(defaults.broadcast.and_then(|b| b.delay));
-        let broadcast = match delay {
-            Some(d) => {
-                let ms = parse_duration(d.get_ref()).ok_or_else(|| {
-                    let m = format!(
-                        "broadcast.delay: `{}` is not a duration such as \"15m\", \"90s\" or \"0\"",
-                        d.get_ref()
-                    );
-                    invalid(Some(d.span()), m)
-                })?;
-                if ms > crate::delay::MAX_DELAY_MS {
-                    let m = format!(
-                        "broadcast.delay: `{}` is longer than the 1 h allowed",
-                        d.get_ref()
-                    );
-                    return Err(invalid(Some(d.span()), m));
-                }
-                Broadcast { delay_ms: ms }
-            }
-            None => Broadcast::default(),
-        };
-
-        // Names and numbers that reach PGN tags, file names and MQTT.
-        let text_keys = [
-            ("event.name", Some(event.info.name.as_str())),
-            ("event.site", Some(event.info.site.as_str())),
-        ];
-        for (key, value) in text_keys {
-            check_text(key, value).map_err(|m| invalid(None, m))?;
-        }
-        if !(1..=MAX_ROUND).contains(&event.info.round) {
-            return Err(invalid(
-                None,
-                format!(
-                    "event.round {} is out of range (1 to {MAX_ROUND})",
-                    event.info.round
-                ),
-            ));
-        }
-        for b in &boards {
-            check_text(&format!("board `{}` id", b.id), Some(&b.id))
-                .map_err(|m| invalid(None, m))?;
-            for (side, name) in [("white", &b.white), ("black", &b.black)] {
-                check_text(&format!("board `{}` {side}", b.id), name.as_deref())
-                    .map_err(|m| invalid(None, m))?;
-            }
-            if !(1..=MAX_BOARD_NUMBER).contains(&b.number) {
-                return Err(invalid(
-                    None,
-                    format!(
-                        "board `{}`: number {} is out of range (1 to {MAX_BOARD_NUMBER})",
-                        b.id, b.number
-                    ),
-                ));
-            }
-        }
-        // [livechess]
-        let listen = raw.livechess.and_then(|w| w.listen);
-        let listen = listen.or(defaults.livechess.and_then(|w| w.listen));
-        let livechess = match listen {
-            Some(l) if !l.get_ref().is_empty() => {
-                let addr = l.get_ref().parse().map_err(|_| {
-                    let m = format!(
-                        "livechess.listen: `{}` is not an address such as 127.0.0.1:1982",
-                        l.get_ref()
-                    );
-                    invalid(Some(l.span()), m)
-                })?;
-                Some(addr)
-            }
-            _ => None,
-        };
-
+        let boards = boards(raw.board.unwrap_or_default(), &event, &src)?;
+        let (web, web_limits) = web(raw.web, defaults.web, &src)?;
+        let broadcast = broadcast(raw.broadcast, defaults.broadcast, &src)?;
+        let livechess = livechess(raw.livechess, defaults.livechess, &src)?;
         Ok(Config {
             bridge,
             mqtt,
@@ -1284,6 +712,694 @@ impl Config {
     }
 }
 
+/// The built-in defaults ([`DEFAULT_TOML`]) as raw tables.
+pub fn defaults() -> RawConfig {
+    parse_raw(DEFAULT_TOML, Path::new("config/default.toml"))
+        .expect("the built-in default configuration parses")
+}
+
+/// The file a section comes from: its text (for the line of a value) and
+/// its path (named in errors, its folder anchoring relative paths).
+#[derive(Debug)]
+pub struct Source<'a> {
+    path: &'a Path,
+    text: &'a str,
+    base: PathBuf,
+}
+
+impl<'a> Source<'a> {
+    /// The file at `path` holding `text`.
+    pub fn new(text: &'a str, path: &'a Path) -> Source<'a> {
+        Source {
+            path,
+            text,
+            base: path.parent().unwrap_or(Path::new(".")).to_owned(),
+        }
+    }
+
+    /// A value that does not make sense, at `span` when it has one.
+    pub fn invalid(&self, span: Option<Range<usize>>, message: String) -> ConfigError {
+        ConfigError::Invalid {
+            path: self.path.to_owned(),
+            line: span.map(|s| line_of(self.text, s.start)),
+            message,
+        }
+    }
+
+    /// A key without a value, here or in the defaults.
+    fn missing(&self, key: &str) -> ConfigError {
+        self.invalid(None, format!("`{key}` has no value (and no default)"))
+    }
+
+    /// A path as written, taken from the file's folder when relative.
+    fn resolve(&self, p: &str) -> PathBuf {
+        let p = Path::new(p);
+        if p.is_absolute() {
+            p.to_owned()
+        } else {
+            self.base.join(p)
+        }
+    }
+}
+
+/// A string key's value, when it is not empty.
+fn nonempty(s: Option<String>) -> Option<String> {
+    s.filter(|s| !s.is_empty())
+}
+
+/// `[bridge]`: the bridge's name (checked as a topic level), PGN tags.
+pub fn bridge(
+    raw: Option<RawBridge>,
+    defaults: Option<RawBridge>,
+    src: &Source,
+) -> Result<Bridge, ConfigError> {
+    let (b, db) = (raw.unwrap_or_default(), defaults.unwrap_or_default());
+    let name = b
+        .name
+        .or(db.name)
+        .ok_or_else(|| src.missing("bridge.name"))?;
+    check_topic_level(name.get_ref())
+        .map_err(|m| src.invalid(Some(name.span()), format!("bridge.name: {m}")))?;
+    Ok(Bridge {
+        name: name.into_inner(),
+        event: b.event.or(db.event).unwrap_or_else(|| "?".into()),
+        site: b.site.or(db.site).unwrap_or_else(|| "?".into()),
+    })
+}
+
+/// `[mqtt]`: the brokers (a URL or a list, all TLS or none), the prefix,
+/// TLS files, credentials, queue and reconnection delays;
+/// `default_client_id` when the file gives none.
+pub fn mqtt(
+    raw: Option<RawMqtt>,
+    defaults: Option<RawMqtt>,
+    default_client_id: &str,
+    src: &Source,
+) -> Result<Mqtt, ConfigError> {
+    let (m, dm) = (raw.unwrap_or_default(), defaults.unwrap_or_default());
+    let url = m.url.or(dm.url).ok_or_else(|| src.missing("mqtt.url"))?;
+    let urls: Vec<&str> = match url.get_ref() {
+        BrokerUrls::One(u) => vec![u.as_str()],
+        BrokerUrls::Many(list) => list.iter().map(String::as_str).collect(),
+    };
+    if urls.is_empty() {
+        return Err(src.invalid(
+            Some(url.span()),
+            "mqtt.url: the list of brokers is empty".into(),
+        ));
+    }
+    let brokers = urls
+        .iter()
+        .map(|u| parse_url(u))
+        .collect::<Result<Vec<BrokerUrl>, String>>()
+        .map_err(|e| src.invalid(Some(url.span()), format!("mqtt.url: {e}")))?;
+    if brokers.iter().any(|b| b.tls != brokers[0].tls) {
+        return Err(src.invalid(
+            Some(url.span()),
+            "mqtt.url: the brokers of a list must all use mqtt:// or all mqtts://".into(),
+        ));
+    }
+    let failover: Vec<(String, u16)> = brokers
+        .iter()
+        .skip(1)
+        .map(|b| (b.host.clone(), b.port))
+        .collect();
+    let broker = brokers.into_iter().next().expect("checked non-empty");
+    let prefix = m
+        .prefix
+        .or(dm.prefix)
+        .ok_or_else(|| src.missing("mqtt.prefix"))?;
+    let prefix_text = prefix.get_ref().trim_end_matches('/').to_string();
+    if prefix_text.is_empty() || prefix_text.contains(['+', '#']) || prefix_text.starts_with('/') {
+        return Err(src.invalid(
+            Some(prefix.span()),
+            "mqtt.prefix must be a non-empty topic without wildcards or a leading '/'".into(),
+        ));
+    }
+    let tls = tls(m.tls, dm.tls, broker.tls, src)?;
+    let client_id =
+        nonempty(m.client_id.or(dm.client_id)).unwrap_or_else(|| default_client_id.to_string());
+    let username = nonempty(m.username.or(dm.username));
+    let password = m.password.or(dm.password).unwrap_or_default();
+    let queue = m
+        .queue
+        .or(dm.queue)
+        .ok_or_else(|| src.missing("mqtt.queue"))?;
+    if *queue.get_ref() == 0 {
+        return Err(src.invalid(Some(queue.span()), "mqtt.queue must be at least 1".into()));
+    }
+    let embedded = match m.embedded.or(dm.embedded) {
+        None => Embedded::Never,
+        Some(e) => match e.get_ref().as_str() {
+            "auto" => Embedded::Auto,
+            "never" => Embedded::Never,
+            other => {
+                return Err(src.invalid(
+                    Some(e.span()),
+                    format!("mqtt.embedded: `{other}`: use \"auto\" or \"never\""),
+                ));
+            }
+        },
+    };
+    Ok(Mqtt {
+        embedded,
+        host: broker.host,
+        port: broker.port,
+        failover,
+        tls,
+        prefix: prefix_text,
+        client_id,
+        keep_alive: Duration::from_secs(
+            m.keep_alive_s
+                .or(dm.keep_alive_s)
+                .ok_or_else(|| src.missing("mqtt.keep_alive_s"))?
+                .max(1),
+        ),
+        credentials: username.map(|u| (u, password)),
+        queue: queue.into_inner(),
+        reconnect: backoff(
+            m.reconnect_min_ms.or(dm.reconnect_min_ms),
+            m.reconnect_max_ms.or(dm.reconnect_max_ms),
+        )
+        .ok_or_else(|| src.missing("mqtt.reconnect_min_ms"))?,
+    })
+}
+
+/// `[mqtt.tls]`: on when enabled or when the URL says `mqtts://`.
+fn tls(
+    raw: Option<RawTls>,
+    defaults: Option<RawTls>,
+    url_wants_tls: bool,
+    src: &Source,
+) -> Result<Option<Tls>, ConfigError> {
+    let (t, dt) = (raw.unwrap_or_default(), defaults.unwrap_or_default());
+    let on = t.enabled.or(dt.enabled).unwrap_or(false) || url_wants_tls;
+    let ca_file = nonempty(t.ca_file.or(dt.ca_file)).map(|p| src.resolve(&p));
+    let cert = nonempty(t.client_cert_file.or(dt.client_cert_file)).map(|p| src.resolve(&p));
+    let key = nonempty(t.client_key_file.or(dt.client_key_file)).map(|p| src.resolve(&p));
+    let client_auth = match (cert, key) {
+        (Some(c), Some(k)) => Some((c, k)),
+        (None, None) => None,
+        _ => {
+            return Err(src.invalid(
+                None,
+                "mqtt.tls: client_cert_file and client_key_file go together".into(),
+            ));
+        }
+    };
+    Ok(on.then_some(Tls {
+        ca_file,
+        client_auth,
+    }))
+}
+
+/// `[control]`: the operator secret (inline or from a file, not both) and
+/// the tolerated clock difference.
+pub fn control(
+    raw: Option<RawControl>,
+    defaults: Option<RawControl>,
+    src: &Source,
+) -> Result<Control, ConfigError> {
+    let (c, dc) = (raw.unwrap_or_default(), defaults.unwrap_or_default());
+    let secret_text = match (
+        nonempty(c.secret.or(dc.secret)),
+        nonempty(c.secret_file.or(dc.secret_file)),
+    ) {
+        (Some(_), Some(_)) => {
+            return Err(src.invalid(None, "control: give secret or secret_file, not both".into()));
+        }
+        (Some(s), None) => Some(s),
+        (None, Some(f)) => {
+            let f = src.resolve(&f);
+            Some(std::fs::read_to_string(&f).map_err(|e| {
+                src.invalid(None, format!("control.secret_file: {}: {e}", f.display()))
+            })?)
+        }
+        (None, None) => None,
+    };
+    Ok(Control {
+        secret: secret_text
+            .map(|t| crate::control::Secret::new(&t))
+            .transpose()
+            .map_err(|m| src.invalid(None, format!("control: {m}")))?,
+        window: Duration::from_secs(
+            c.window_s
+                .or(dc.window_s)
+                .ok_or_else(|| src.missing("control.window_s"))?
+                .max(1),
+        ),
+    })
+}
+
+/// `[serial]`: polls, silence, handshake, reopening delays, the bus gap.
+pub fn serial(
+    raw: Option<RawSerial>,
+    defaults: Option<RawSerial>,
+    src: &Source,
+) -> Result<Serial, ConfigError> {
+    let (s, ds) = (raw.unwrap_or_default(), defaults.unwrap_or_default());
+    let ms =
+        |v: Option<u64>, key: &str| v.map(Duration::from_millis).ok_or_else(|| src.missing(key));
+    let poll = ms(s.poll_ms.or(ds.poll_ms), "serial.poll_ms")?;
+    let silence = s
+        .silence_ms
+        .or(ds.silence_ms)
+        .ok_or_else(|| src.missing("serial.silence_ms"))?;
+    if Duration::from_millis(*silence.get_ref()) <= poll {
+        return Err(src.invalid(
+            Some(silence.span()),
+            "serial.silence_ms must be longer than serial.poll_ms".into(),
+        ));
+    }
+    Ok(Serial {
+        poll: poll.max(Duration::from_millis(10)),
+        silence: Duration::from_millis(silence.into_inner()),
+        handshake: ms(s.handshake_ms.or(ds.handshake_ms), "serial.handshake_ms")?,
+        reconnect: backoff(
+            s.reconnect_min_ms.or(ds.reconnect_min_ms),
+            s.reconnect_max_ms.or(ds.reconnect_max_ms),
+        )
+        .ok_or_else(|| src.missing("serial.reconnect_min_ms"))?,
+        bus_gap: ms(s.bus_gap_ms.or(ds.bus_gap_ms), "serial.bus_gap_ms")?
+            .max(Duration::from_millis(5)),
+    })
+}
+
+/// `[recorder]`: the capture folder, if any.
+pub fn recorder(
+    raw: Option<RawRecorder>,
+    defaults: Option<RawRecorder>,
+    src: &Source,
+) -> Option<PathBuf> {
+    let (r, dr) = (raw.unwrap_or_default(), defaults.unwrap_or_default());
+    nonempty(r.dir.or(dr.dir)).map(|d| src.resolve(&d))
+}
+
+/// `[log]`: the format (`text` or `json`) and the filter.
+pub fn log(
+    raw: Option<RawLog>,
+    defaults: Option<RawLog>,
+    src: &Source,
+) -> Result<Log, ConfigError> {
+    let (l, dl) = (raw.unwrap_or_default(), defaults.unwrap_or_default());
+    let format = l
+        .format
+        .or(dl.format)
+        .ok_or_else(|| src.missing("log.format"))?;
+    Ok(Log {
+        format: match format.get_ref().as_str() {
+            "text" => LogFormat::Text,
+            "json" => LogFormat::Json,
+            other => {
+                return Err(src.invalid(
+                    Some(format.span()),
+                    format!("log.format: `{other}` is neither \"text\" nor \"json\""),
+                ));
+            }
+        },
+        level: l.level.or(dl.level).unwrap_or_else(|| "info".into()),
+    })
+}
+
+/// `[reconstructor]`: settle times and search limits over the
+/// reconstructor's own defaults (so tunables added there later keep their
+/// values until they get a key here).
+pub fn reconstructor(
+    raw: Option<RawReconstructor>,
+    defaults: Option<RawReconstructor>,
+) -> board::Config {
+    let (c, dc) = (raw.unwrap_or_default(), defaults.unwrap_or_default());
+    let mut reconstructor = board::Config::default();
+    let settle: &mut SettleRule = &mut reconstructor.settle;
+    set(&mut settle.base_ms, c.settle_base_ms.or(dc.settle_base_ms));
+    set(
+        &mut settle.extendable_ms,
+        c.settle_extendable_ms.or(dc.settle_extendable_ms),
+    );
+    set(
+        &mut settle.takeback_ms,
+        c.settle_takeback_ms.or(dc.settle_takeback_ms),
+    );
+    let limits: &mut Limits = &mut reconstructor.limits;
+    set(&mut limits.stream_depth, c.stream_depth.or(dc.stream_depth));
+    set(&mut limits.depth, c.depth.or(dc.depth));
+    set(&mut limits.back, c.back.or(dc.back));
+    set(&mut limits.budget, c.budget.or(dc.budget));
+    reconstructor
+}
+
+/// `[event]`: name, site, date and round (checked: they reach PGN tags
+/// and file names), the pairings file, the PGN folder, the time control,
+/// and the chess variant when one is set. `[bridge] event` and `site`
+/// (the first keys for these) still work.
+pub fn event(
+    raw: Option<RawEvent>,
+    defaults: Option<RawEvent>,
+    bridge: &Bridge,
+    src: &Source,
+) -> Result<(Event, Option<board::Variant>), ConfigError> {
+    let (e, de) = (raw.unwrap_or_default(), defaults.unwrap_or_default());
+    let mut info = crate::tournament::EventInfo::default();
+    let known = |v: &String| (v != "?").then(|| v.clone());
+    set(&mut info.name, e.name.or(de.name).or(known(&bridge.event)));
+    set(&mut info.site, e.site.or(de.site).or(known(&bridge.site)));
+    if let Some(date) = e.date.or(de.date) {
+        let ok = date.get_ref().len() == 10
+            && date.get_ref().char_indices().all(|(i, c)| {
+                if i == 4 || i == 7 {
+                    c == '.'
+                } else {
+                    c.is_ascii_digit() || c == '?'
+                }
+            });
+        if !ok {
+            return Err(src.invalid(
+                Some(date.span()),
+                format!("event.date `{}` is not YYYY.MM.DD", date.get_ref()),
+            ));
+        }
+        info.date = date.into_inner();
+    }
+    set(&mut info.round, e.round.or(de.round));
+    let time_control = match e.time_control.or(de.time_control) {
+        Some(tc) => Some(
+            crate::clock::TimeControl::parse(tc.get_ref()).map_err(|err| {
+                src.invalid(Some(tc.span()), format!("event.time_control: {err}"))
+            })?,
+        ),
+        None => None,
+    };
+    let variant = match e.variant.or(de.variant) {
+        Some(v) => Some(match v.get_ref().as_str() {
+            "auto" => board::Variant::Auto,
+            "standard" => board::Variant::Standard,
+            "chess960" => board::Variant::Chess960,
+            other => {
+                return Err(src.invalid(
+                    Some(v.span()),
+                    format!("event.variant `{other}`: expected auto, standard or chess960"),
+                ));
+            }
+        }),
+        None => None,
+    };
+    for (key, value) in [("event.name", &info.name), ("event.site", &info.site)] {
+        check_text(key, Some(value)).map_err(|m| src.invalid(None, m))?;
+    }
+    if !(1..=MAX_ROUND).contains(&info.round) {
+        return Err(src.invalid(
+            None,
+            format!(
+                "event.round {} is out of range (1 to {MAX_ROUND})",
+                info.round
+            ),
+        ));
+    }
+    let event = Event {
+        info,
+        pairings: e.pairings.or(de.pairings).map(|p| src.resolve(&p)),
+        pgn_dir: e.pgn_dir.or(de.pgn_dir).map(|p| src.resolve(&p)),
+        time_control,
+    };
+    Ok((event, variant))
+}
+
+/// Every `[[board]]`, in file order, checked against the ones before it
+/// (ids, ports, serial numbers, numbers and bus addresses given twice).
+pub fn boards(raw: Vec<RawBoard>, event: &Event, src: &Source) -> Result<Vec<Board>, ConfigError> {
+    let mut boards: Vec<Board> = Vec::new();
+    for rb in raw {
+        let b = board(rb, &boards, event, src)?;
+        boards.push(b);
+    }
+    Ok(boards)
+}
+
+/// One `[[board]]`, after `before`.
+fn board(
+    rb: RawBoard,
+    before: &[Board],
+    event: &Event,
+    src: &Source,
+) -> Result<Board, ConfigError> {
+    let id_span = rb.id.span();
+    let id = rb.id.into_inner();
+    check_board_id(&id).map_err(|m| src.invalid(Some(id_span.clone()), m))?;
+    if before.iter().any(|b| b.id == id) {
+        return Err(src.invalid(Some(id_span), format!("board id `{id}` is given twice")));
+    }
+    let port_span = rb.port.span();
+    let candidates: Vec<String> = match rb.port.into_inner() {
+        RawPorts::One(p) => vec![p],
+        RawPorts::Many(v) => v,
+    };
+    if candidates.is_empty() || candidates.iter().any(|c| c.trim().is_empty()) {
+        return Err(src.invalid(Some(port_span), format!("board `{id}`: port is empty")));
+    }
+    let candidates: Vec<String> = candidates
+        .iter()
+        .map(|c| src.resolve(c).to_string_lossy().into_owned())
+        .collect();
+    let serial = rb.serial.map(|s| (s.span(), s.into_inner()));
+    let protocol = match rb.protocol {
+        None => Protocol::Dgt,
+        Some(p) => Protocol::from_name(p.get_ref()).ok_or_else(|| {
+            src.invalid(
+                Some(p.span()),
+                format!("board `{id}`: unknown protocol `{}`", p.get_ref()),
+            )
+        })?,
+    };
+    check_ports(&id, &candidates, serial.is_some(), protocol, before)
+        .map_err(|m| src.invalid(Some(port_span.clone()), m))?;
+    if let Some((span, s)) = &serial
+        && let Some(other) = before.iter().find(|b| b.serial.as_ref() == Some(s))
+    {
+        return Err(src.invalid(
+            Some(span.clone()),
+            format!("board `{id}`: serial `{s}` is also board `{}`'s", other.id),
+        ));
+    }
+    let time_control = match rb.time_control {
+        Some(tc) => Some(
+            crate::clock::TimeControl::parse(tc.get_ref())
+                .map_err(|e| src.invalid(Some(tc.span()), format!("board `{id}`: {e}")))?,
+        ),
+        None => event.time_control.clone(),
+    };
+    let number = rb.number.unwrap_or(before.len() as u32 + 1);
+    if let Some(other) = before.iter().find(|b| b.number == number) {
+        return Err(src.invalid(
+            Some(port_span),
+            format!(
+                "board `{id}`: number {number} is also board `{}`'s",
+                other.id
+            ),
+        ));
+    }
+    // Each family's own line speed unless the file says otherwise.
+    let baud = rb.baud.unwrap_or_else(|| {
+        crate::family::for_family(protocol.family(), &Default::default())
+            .line()
+            .baud
+    });
+    let bus_address = bus_address(
+        &id,
+        id_span,
+        rb.bus_address,
+        protocol,
+        serial.as_ref().map(|(_, s)| s.as_str()),
+    )
+    .map_err(|(span, m)| src.invalid(Some(span), m))?;
+    if let Some(address) = bus_address {
+        check_bus_line(&id, &candidates, address, baud, before)
+            .map_err(|m| src.invalid(Some(port_span.clone()), m))?;
+    }
+    let board = Board {
+        id,
+        port: PortSpec { candidates },
+        serial: serial.map(|(_, s)| s),
+        protocol,
+        baud,
+        white: rb.white,
+        black: rb.black,
+        number,
+        time_control,
+        bus_address,
+    };
+    // Names and numbers that reach PGN tags, file names and MQTT.
+    check_text(&format!("board `{}` id", board.id), Some(&board.id))
+        .map_err(|m| src.invalid(None, m))?;
+    for (side, name) in [("white", &board.white), ("black", &board.black)] {
+        check_text(&format!("board `{}` {side}", board.id), name.as_deref())
+            .map_err(|m| src.invalid(None, m))?;
+    }
+    if !(1..=MAX_BOARD_NUMBER).contains(&board.number) {
+        return Err(src.invalid(
+            None,
+            format!(
+                "board `{}`: number {} is out of range (1 to {MAX_BOARD_NUMBER})",
+                board.id, board.number
+            ),
+        ));
+    }
+    Ok(board)
+}
+
+/// The same fixed path on two boards is a mistake; shared patterns or
+/// lists are fine when serial numbers tell the boards apart, and the
+/// boards of one DGT bus share their port exactly.
+fn check_ports(
+    id: &str,
+    candidates: &[String],
+    has_serial: bool,
+    protocol: Protocol,
+    before: &[Board],
+) -> Result<(), String> {
+    let fixed = candidates.len() == 1 && !is_pattern(&candidates[0]);
+    for c in candidates {
+        let Some(other) = before.iter().find(|b| b.port.candidates.contains(c)) else {
+            continue;
+        };
+        let same_bus = protocol == Protocol::DgtBus
+            && other.protocol == Protocol::DgtBus
+            && other.port.candidates == candidates;
+        if same_bus {
+            continue;
+        }
+        let both_have_serials = has_serial && other.serial.is_some();
+        if fixed || !both_have_serials {
+            return Err(format!(
+                "board `{id}`: port `{c}` is also board `{}`'s{}",
+                other.id,
+                if fixed {
+                    ""
+                } else {
+                    " (give both boards their `serial` to share candidates)"
+                }
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// A board at `address` on the bus line `candidates`: its address is its
+/// own there, and the line has one speed.
+fn check_bus_line(
+    id: &str,
+    candidates: &[String],
+    address: u16,
+    baud: u32,
+    before: &[Board],
+) -> Result<(), String> {
+    for b in before.iter().filter(|b| b.port.candidates == candidates) {
+        if b.bus_address == Some(address) {
+            return Err(format!(
+                "board `{id}`: bus address {address} on port `{}` is also board `{}`'s",
+                candidates.join(", "),
+                b.id
+            ));
+        }
+        if b.baud != baud {
+            return Err(format!(
+                "board `{id}`: baud {baud} differs from board `{}`'s ({}) on the same bus line",
+                b.id, b.baud
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// `[web]`: where the live page listens (empty: off) and its limits.
+pub fn web(
+    raw: Option<RawWeb>,
+    defaults: Option<RawWeb>,
+    src: &Source,
+) -> Result<(Option<std::net::SocketAddr>, crate::web::Limits), ConfigError> {
+    let (rw, dw) = (raw.unwrap_or_default(), defaults.unwrap_or_default());
+    let d = crate::web::Limits::default();
+    let limits = crate::web::Limits {
+        max_connections: rw
+            .max_connections
+            .or(dw.max_connections)
+            .unwrap_or(d.max_connections),
+        max_streams: rw.max_streams.or(dw.max_streams).unwrap_or(d.max_streams),
+        header_timeout: rw
+            .header_timeout_s
+            .or(dw.header_timeout_s)
+            .map_or(d.header_timeout, std::time::Duration::from_secs),
+    };
+    if limits.max_connections == 0 || limits.max_streams == 0 || limits.header_timeout.is_zero() {
+        return Err(src.invalid(
+            None,
+            "web: max_connections, max_streams and header_timeout_s must be at least 1".into(),
+        ));
+    }
+    let addr = listen(rw.listen.or(dw.listen), "web.listen", "127.0.0.1:8080", src)?;
+    Ok((addr, limits))
+}
+
+/// `[livechess]`: where the LiveChess-compatible API listens (empty: off).
+pub fn livechess(
+    raw: Option<RawLiveChess>,
+    defaults: Option<RawLiveChess>,
+    src: &Source,
+) -> Result<Option<std::net::SocketAddr>, ConfigError> {
+    let listen_at = raw.and_then(|w| w.listen);
+    let listen_at = listen_at.or(defaults.and_then(|w| w.listen));
+    listen(listen_at, "livechess.listen", "127.0.0.1:1982", src)
+}
+
+/// A `listen` address (`key`); empty means off.
+fn listen(
+    value: Option<Spanned<String>>,
+    key: &str,
+    example: &str,
+    src: &Source,
+) -> Result<Option<std::net::SocketAddr>, ConfigError> {
+    match value {
+        Some(l) if !l.get_ref().is_empty() => {
+            let addr = l.get_ref().parse().map_err(|_| {
+                let m = format!(
+                    "{key}: `{}` is not an address such as {example}",
+                    l.get_ref()
+                );
+                src.invalid(Some(l.span()), m)
+            })?;
+            Ok(Some(addr))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// `[broadcast]`: the public delay (`"15m"`, `"90s"`, `"0"`), at most an
+/// hour.
+pub fn broadcast(
+    raw: Option<RawBroadcast>,
+    defaults: Option<RawBroadcast>,
+    src: &Source,
+) -> Result<Broadcast, ConfigError> {
+    let delay = raw.and_then(|b| b.delay);
+    let Some(d) = delay.or(defaults.and_then(|b| b.delay)) else {
+        return Ok(Broadcast::default());
+    };
+    let ms = parse_duration(d.get_ref()).ok_or_else(|| {
+        let m = format!(
+            "broadcast.delay: `{}` is not a duration such as \"15m\", \"90s\" or \"0\"",
+            d.get_ref()
+        );
+        src.invalid(Some(d.span()), m)
+    })?;
+    if ms > crate::delay::MAX_DELAY_MS {
+        let m = format!(
+            "broadcast.delay: `{}` is longer than the 1 h allowed",
+            d.get_ref()
+        );
+        return Err(src.invalid(Some(d.span()), m));
+    }
+    Ok(Broadcast { delay_ms: ms })
+}
+
 fn set<T>(field: &mut T, value: Option<T>) {
     if let Some(v) = value {
         *field = v;
@@ -1298,7 +1414,16 @@ fn backoff(min: Option<u64>, max: Option<u64>) -> Option<BackoffConfig> {
 
 /// Parses TOML into raw tables, with one-line errors naming the line.
 pub fn parse_raw(text: &str, path: &Path) -> Result<RawConfig, ConfigError> {
-    toml::from_str::<RawConfig>(text).map_err(|e| ConfigError::Parse {
+    parse_toml(text, path)
+}
+
+/// Parses TOML into `T` (raw tables of some file), with one-line errors
+/// naming the line.
+pub fn parse_toml<T: serde::de::DeserializeOwned>(
+    text: &str,
+    path: &Path,
+) -> Result<T, ConfigError> {
+    toml::from_str::<T>(text).map_err(|e| ConfigError::Parse {
         path: path.to_owned(),
         line: e.span().map_or(1, |s| line_of(text, s.start)),
         message: e.message().trim().replace('\n', " "),

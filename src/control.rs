@@ -468,14 +468,6 @@ impl RateLimit {
     }
 }
 
-/// Unix time in milliseconds (the edge's clock, for callers of this
-/// module).
-pub fn unix_ms() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_millis() as u64)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,6 +9,7 @@
 //! stop, so it can hand the broker everything they left, publish the bridge
 //! `offline` and disconnect cleanly.
 
+use std::collections::HashMap;
 use std::future::Future;
 use std::sync::Arc;
 
@@ -19,11 +20,12 @@ use tracing::{error, info, warn};
 use crate::config::Config;
 use crate::delay::PublicView;
 use crate::port::find::Claims;
-use crate::port::live::LiveBoard;
-use crate::port::recorder::{Recorder, latest_capture, session_stamp};
+use crate::port::recorder::{Recorder, latest_capture};
 use crate::port::{BoardTask, Clock};
+use crate::session::{BoardSetup, Outputs, Session};
 use crate::sink::mqtt::{self, CommandRoutes, MqttError, Outbox, Topics};
 use crate::sink::round::Round;
+use crate::wall::session_stamp;
 
 /// Why the daemon could not run.
 #[derive(Debug, thiserror::Error)]
@@ -81,7 +83,7 @@ fn public_view(config: &Config, id: &str) -> Option<PublicView> {
     if delay == 0 {
         return None;
     }
-    let epoch = crate::delay::unix_ms();
+    let epoch = crate::wall::unix_ms();
     let Some(dir) = &config.recorder else {
         warn!(board = %id, "no recorder folder: the broadcast delay's waiting events are not journalled and a restart loses them for the public");
         return Some(PublicView::new(delay, epoch));
@@ -99,51 +101,129 @@ fn public_view(config: &Config, id: &str) -> Option<PublicView> {
 /// Runs the daemon until `shutdown` resolves, then stops gracefully.
 pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(), DaemonError> {
     let clock = Clock::start();
-    let session = session_stamp();
-    let topics = Topics::new(&config.mqtt.prefix, &config.bridge.name);
-    // Check the MQTT settings before anything starts.
-    mqtt::options(&config.mqtt, &topics)?;
-    let ids: Vec<String> = config.boards.iter().map(|b| b.id.clone()).collect();
-    let outbox = Outbox::new(topics, &ids, config.mqtt.queue);
-    outbox.set_control(&config.control);
-    // The embedded broker, when allowed and needed; the live page, when
-    // configured (it stops when `web` drops, at the end).
-    let mqtt_config = config.mqtt.clone();
-    tokio::task::spawn_blocking(move || crate::broker::ensure(&mqtt_config))
-        .await
-        .expect("the broker check does not panic")?;
-    let web = match config.web {
-        Some(addr) => Some(
-            crate::web::WebServer::start_for(
-                addr,
-                &ids,
-                crate::web::Audience {
-                    delay_ms: config.broadcast.delay_ms,
-                    arbiter_secret: config
-                        .control
-                        .secret
-                        .as_ref()
-                        .map(|s| s.as_str().to_string()),
-                },
-                config.web_limits,
-            )
-            .await
-            .map_err(|source| DaemonError::Web { addr, source })?,
-        ),
-        None => None,
-    };
-    // The LiveChess-compatible API, when configured (stops when dropped).
-    let _livechess = match config.livechess {
-        Some(addr) => Some(crate::livechess::LiveChessServer::start(addr, &config).await?),
-        None => None,
-    };
-
+    let services = Services::start(&config).await?;
+    let round = round(&config)?;
+    let (stop_writer, writer_stop_rx) = oneshot::channel::<()>();
+    let writer = tokio::spawn(Arc::clone(&round).run_writer(async {
+        let _ = writer_stop_rx.await;
+    }));
     let (stop_boards, stop_rx) = watch::channel(false);
+    let session = session_stamp();
+    let (mut boards, routes) = start_boards(&config, &services, &round, clock, &session, &stop_rx);
+    services.outbox.route_commands(routes);
+    // The broker connection starts once every board's command route is
+    // known: a command the broker delivers at subscription (a retained
+    // one, refused as such) must find its board, not be taken for
+    // another bridge's.
+    let (stop_mqtt, mqtt_stop_rx) = oneshot::channel::<()>();
+    let mut mqtt_task = tokio::spawn(mqtt::run(
+        config.mqtt.clone(),
+        Arc::clone(&services.outbox),
+        async {
+            let _ = mqtt_stop_rx.await;
+        },
+    ));
+    info!(
+        boards = config.boards.len(),
+        bridge = %config.bridge.name,
+        session = %session,
+        round = round.current(),
+        "running"
+    );
+    let mqtt_done = supervise(&mut boards, &round, &mut mqtt_task, shutdown).await?;
 
-    let claims = Claims::new();
-    // The round: event metadata, pairings (the file, else the boards'
-    // `white`/`black` keys), the PGN folder writer.
-    let event = config.event.info.clone();
+    // Shutdown in order: the boards publish their last moves, then the
+    // folder is written, then the MQTT task hands the broker what is left.
+    let _ = stop_boards.send(true);
+    boards.join_all().await;
+    let _ = stop_writer.send(());
+    if let Err(e) = writer.await {
+        error!(error = %e, "the PGN folder writer failed");
+    }
+    let _ = stop_mqtt.send(());
+    let r = match mqtt_done {
+        Some(r) => r,
+        None => mqtt_task.await,
+    };
+    match r {
+        Ok(r) => r?,
+        Err(e) => error!(error = %e, "the MQTT task failed"),
+    }
+    info!(unacknowledged = services.outbox.unacknowledged(), "stopped");
+    Ok(())
+}
+
+/// What the boards publish to, started before them: the MQTT outbox (its
+/// settings checked, the embedded broker started when allowed and
+/// needed), the live page and the LiveChess-compatible API when
+/// configured (both stop when dropped, at the end).
+struct Services {
+    outbox: Arc<Outbox>,
+    web: Option<crate::web::WebServer>,
+    _livechess: Option<crate::livechess::LiveChessServer>,
+}
+
+impl Services {
+    async fn start(config: &Config) -> Result<Services, DaemonError> {
+        let topics = Topics::new(&config.mqtt.prefix, &config.bridge.name);
+        // Check the MQTT settings before anything starts.
+        mqtt::options(&config.mqtt, &topics)?;
+        let ids: Vec<String> = config.boards.iter().map(|b| b.id.clone()).collect();
+        let outbox = Outbox::new(topics, &ids, config.mqtt.queue);
+        outbox.set_control(&config.control);
+        let mqtt_config = config.mqtt.clone();
+        tokio::task::spawn_blocking(move || crate::broker::ensure(&mqtt_config))
+            .await
+            .expect("the broker check does not panic")?;
+        let web = match config.web {
+            Some(addr) => Some(
+                crate::web::WebServer::start_for(
+                    addr,
+                    &ids,
+                    crate::web::Audience {
+                        delay_ms: config.broadcast.delay_ms,
+                        arbiter_secret: config
+                            .control
+                            .secret
+                            .as_ref()
+                            .map(|s| s.as_str().to_string()),
+                    },
+                    config.web_limits,
+                )
+                .await
+                .map_err(|source| DaemonError::Web { addr, source })?,
+            ),
+            None => None,
+        };
+        let livechess = match config.livechess {
+            Some(addr) => Some(crate::livechess::LiveChessServer::start(addr, config).await?),
+            None => None,
+        };
+        Ok(Services {
+            outbox,
+            web,
+            _livechess: livechess,
+        })
+    }
+
+    /// The sinks of board `i`: its public and arbiters' topics, and the
+    /// page's two views when the page is on (first, as always served).
+    fn outputs(&self, i: usize) -> Outputs {
+        let mut outputs = Outputs::none();
+        if let Some(w) = &self.web {
+            outputs = outputs
+                .with_public(w.feed(i))
+                .with_arbiter(w.arbiter_feed(i));
+        }
+        outputs
+            .with_public(self.outbox.board(i))
+            .with_arbiter(self.outbox.arbiter(i))
+    }
+}
+
+/// The round: event metadata, pairings (the file, else the boards'
+/// `white`/`black` keys), the PGN folder writer.
+fn round(config: &Config) -> Result<Arc<Round>, DaemonError> {
     // Design: an unset date is left unknown here; each game's PGN then
     // carries the day it started (a daemon runs for days at an event).
     let fallback = crate::tournament::Pairings {
@@ -159,132 +239,87 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
             })
             .collect(),
     };
-    let round = Round::new(
-        event,
+    Round::new(
+        config.event.info.clone(),
         fallback,
         config.event.pairings.clone(),
         config.event.pgn_dir.clone(),
     )
-    .map_err(DaemonError::Pairings)?;
-    let (stop_writer, writer_stop_rx) = oneshot::channel::<()>();
-    let writer = tokio::spawn(Arc::clone(&round).run_writer(async {
-        let _ = writer_stop_rx.await;
-    }));
+    .map_err(DaemonError::Pairings)
+}
+
+/// The running board tasks (one per board, one per DGT bus line), by the
+/// boards they read.
+struct Boards {
+    tasks: JoinSet<()>,
+    names: HashMap<tokio::task::Id, String>,
+}
+
+impl Boards {
+    /// Design: a board task that panics (a bug) takes only its own board
+    /// down; it is reported, and the other boards never notice.
+    fn report(&self, r: Result<(), tokio::task::JoinError>) {
+        if let Err(e) = r {
+            let board = self.names.get(&e.id()).map_or("?", String::as_str);
+            error!(%board, error = %e, "a board task failed");
+        }
+    }
+
+    /// Waits for every task to end (after the stop signal).
+    async fn join_all(&mut self) {
+        while let Some(r) = self.tasks.join_next().await {
+            self.report(r);
+        }
+    }
+}
+
+/// Starts every configured board: its session (a game resumed from the
+/// recorder when there is one), capture, and task; the boards of a DGT bus
+/// line share one task. Returns the tasks and where each board's operator
+/// commands go.
+fn start_boards(
+    config: &Config,
+    services: &Services,
+    round: &Arc<Round>,
+    clock: Clock,
+    session: &str,
+    stop: &watch::Receiver<bool>,
+) -> (Boards, CommandRoutes) {
+    let claims = Claims::new();
     let mut routes = CommandRoutes::new();
-    let mut boards = JoinSet::new();
-    let mut names = std::collections::HashMap::new();
+    let mut boards = Boards {
+        tasks: JoinSet::new(),
+        names: HashMap::new(),
+    };
     // The boards of each DGT bus line, in file order.
     let mut buses: Vec<(Vec<String>, Vec<BoardTask>)> = Vec::new();
     for (i, b) in config.boards.iter().enumerate() {
         let (command_tx, commands) = mpsc::channel(16);
         routes.insert(b.id.clone(), command_tx);
-        // The board's session: its arbiters' topics and its public view
-        // (delayed, with the waiting events of an earlier session taken up
-        // from the journal) are in place before a resume replays its game.
-        let fresh = || {
-            let live = LiveBoard::new(
-                &b.id,
-                config.reconstructor,
-                outbox.board(i),
-                Arc::clone(&round),
-                b.number,
-                b.time_control.clone(),
-            )
-            .with_protocol(b.protocol);
-            let live = match b.bus_address {
-                Some(address) => live.with_bus_unit(address),
-                None => live,
-            };
-            live.with_broadcast(outbox.arbiter(i), public_view(&config, &b.id))
-        };
-        let mut live = fresh();
-        // Resume the game of an earlier session from its captures.
-        let mut board_clock = clock;
-        let mut resumed_from = None;
-        if let Some(dir) = &config.recorder
-            && let Some(prev) = latest_capture(dir, &b.id).filter(|p| recent(p))
-        {
-            match live.resume(&prev) {
-                Ok(chain) if live.has_game() => {
-                    board_clock = clock.offset_by(live.now() + 1);
-                    resumed_from = prev.file_name().map(|n| n.to_string_lossy().into_owned());
-                    info!(
-                        board = %b.id,
-                        capture = %prev.display(),
-                        captures = chain.len(),
-                        in_progress = live.game_in_progress(),
-                        "game resumed from the recorder"
-                    );
-                }
-                Ok(_) => {
-                    live = fresh();
-                }
-                Err(e) => {
-                    warn!(board = %b.id, error = %e, "the earlier capture cannot be replayed; starting afresh");
-                    live = fresh();
-                }
-            }
-        }
-        let recorder = match &config.recorder {
-            Some(dir) => {
-                // A board on a DGT bus records the whole line; `unit=`
-                // names its address for replay.
-                let extra: Vec<(String, String)> = b
-                    .bus_address
-                    .map(|a| (crate::replay::BUS_UNIT.to_string(), a.to_string()))
-                    .into_iter()
-                    .collect();
-                match Recorder::create_with(
-                    dir,
-                    &b.id,
-                    &session,
-                    resumed_from.as_deref(),
-                    b.protocol,
-                    &extra,
-                ) {
-                    Ok(r) => Some(r),
-                    Err(e) => {
-                        // Design: the boards matter more than their captures.
-                        warn!(board = %b.id, dir = %dir.display(), error = %e, "cannot record this board; running without its capture");
-                        None
-                    }
-                }
-            }
-            None => None,
-        };
-        if let (Some(r), Some(prev)) = (&recorder, &resumed_from) {
-            info!(board = %b.id, capture = %r.capture_path().display(), resumed_from = %prev, "recording");
-        }
-        live.set_wall_epoch(crate::delay::unix_ms().saturating_sub(board_clock.now_ms()));
-        let mut task = BoardTask {
-            board: b.clone(),
-            serial: config.serial,
-            clock: board_clock,
-            claims: Arc::clone(&claims),
+        let (live, board_clock, resumed_from) = board_session(config, services, round, i, clock);
+        let recorder = recorder(config, b, session, resumed_from.as_deref());
+        let task = BoardTask::new(
+            b.clone(),
+            config.serial,
+            board_clock,
+            Arc::clone(&claims),
             live,
             recorder,
             commands,
-        };
-        if let Some(w) = &web {
-            task.live = task
-                .live
-                .with_web(w.feed(i))
-                .with_arbiter_web(w.arbiter_feed(i));
-        }
-        task.live.announce(board_clock.now_ms());
+        );
         if b.bus_address.is_some() {
             // One task per bus line: gathered below.
             match buses
                 .iter_mut()
-                .find(|(port, _): &&mut (Vec<String>, Vec<BoardTask>)| *port == b.port.candidates)
+                .find(|(port, _)| *port == b.port.candidates)
             {
                 Some((_, tasks)) => tasks.push(task),
                 None => buses.push((b.port.candidates.clone(), vec![task])),
             }
             continue;
         }
-        let handle = boards.spawn(task.run(stop_rx.clone()));
-        names.insert(handle.id(), b.id.clone());
+        let handle = boards.tasks.spawn(task.run(stop.clone()));
+        boards.names.insert(handle.id(), b.id.clone());
     }
     for (_, tasks) in buses {
         let ids = tasks
@@ -294,41 +329,113 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
             .join(",");
         match crate::port::bus::BusTask::new(tasks) {
             Ok(bus) => {
-                let handle = boards.spawn(bus.run(stop_rx.clone()));
-                names.insert(handle.id(), ids);
+                let handle = boards.tasks.spawn(bus.run(stop.clone()));
+                boards.names.insert(handle.id(), ids);
             }
             Err(e) => error!(boards = %ids, error = %e, "a bus line cannot be read"),
         }
     }
-    outbox.route_commands(routes);
-    // The broker connection starts once every board's command route is
-    // known: a command the broker delivers at subscription (a retained
-    // one, refused as such) must find its board, not be taken for
-    // another bridge's.
-    let (stop_mqtt, mqtt_stop_rx) = oneshot::channel::<()>();
-    let mut mqtt_task = tokio::spawn(mqtt::run(config.mqtt.clone(), Arc::clone(&outbox), async {
-        let _ = mqtt_stop_rx.await;
-    }));
-    info!(
-        boards = config.boards.len(),
-        bridge = %config.bridge.name,
-        session = %session,
-        round = round.current(),
-        "running"
-    );
+    (boards, routes)
+}
+
+/// The session of board `i`, announced: its arbiters' topics and its
+/// public view (delayed, with the waiting events of an earlier session
+/// taken up from the journal) are in place before a resume replays the
+/// game of an earlier session from its captures. Returns it with the
+/// board's clock (going on from the resumed game's time) and the capture
+/// it resumed.
+fn board_session(
+    config: &Config,
+    services: &Services,
+    round: &Arc<Round>,
+    i: usize,
+    clock: Clock,
+) -> (Session, Clock, Option<String>) {
+    let b = &config.boards[i];
+    let setup = BoardSetup::of_config(b);
+    let fresh = || {
+        Session::new(
+            &setup,
+            config.reconstructor,
+            services.outputs(i),
+            Arc::clone(round),
+            b.number,
+        )
+        .with_delay(public_view(config, &b.id))
+    };
+    let mut live = fresh();
+    let mut board_clock = clock;
+    let mut resumed_from = None;
+    if let Some(dir) = &config.recorder
+        && let Some(prev) = latest_capture(dir, &b.id).filter(|p| recent(p))
+    {
+        match live.resume(&prev) {
+            Ok(chain) if live.has_game() => {
+                board_clock = clock.offset_by(live.now() + 1);
+                resumed_from = prev.file_name().map(|n| n.to_string_lossy().into_owned());
+                info!(
+                    board = %b.id,
+                    capture = %prev.display(),
+                    captures = chain.len(),
+                    in_progress = live.game_in_progress(),
+                    "game resumed from the recorder"
+                );
+            }
+            Ok(_) => {
+                live = fresh();
+            }
+            Err(e) => {
+                warn!(board = %b.id, error = %e, "the earlier capture cannot be replayed; starting afresh");
+                live = fresh();
+            }
+        }
+    }
+    live.set_wall_epoch(crate::wall::unix_ms().saturating_sub(board_clock.now_ms()));
+    live.announce(board_clock.now_ms());
+    (live, board_clock, resumed_from)
+}
+
+/// The recorder of board `b` in daemon session `session`, naming the
+/// capture it resumed; `None` without a recorder folder, or when the
+/// capture cannot be created (the boards matter more than their
+/// captures).
+fn recorder(
+    config: &Config,
+    b: &crate::config::Board,
+    session: &str,
+    resumed_from: Option<&str>,
+) -> Option<Recorder> {
+    let dir = config.recorder.as_ref()?;
+    // A board on a DGT bus records the whole line; `unit=` names its
+    // address for replay.
+    let extra = BoardSetup::of_config(b).header_words();
+    match Recorder::create_with(dir, &b.id, session, resumed_from, b.protocol, &extra) {
+        Ok(r) => {
+            if let Some(prev) = resumed_from {
+                info!(board = %b.id, capture = %r.capture_path().display(), resumed_from = %prev, "recording");
+            }
+            Some(r)
+        }
+        Err(e) => {
+            // Design: the boards matter more than their captures.
+            warn!(board = %b.id, dir = %dir.display(), error = %e, "cannot record this board; running without its capture");
+            None
+        }
+    }
+}
+
+/// Runs until `shutdown` resolves or the MQTT task ends (returned then);
+/// reloads the pairings on SIGHUP, and reports a board task that ends
+/// early (a bug in that board's task).
+async fn supervise(
+    boards: &mut Boards,
+    round: &Round,
+    mqtt_task: &mut tokio::task::JoinHandle<Result<(), MqttError>>,
+    shutdown: impl Future<Output = ()>,
+) -> Result<Option<MqttOutcome>, DaemonError> {
     // SIGHUP reloads the pairings file.
     let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
         .map_err(DaemonError::Signal)?;
-
-    // Design: a board task that panics (a bug) takes only its own board
-    // down; it is reported, and the other boards never notice.
-    let report = |r: Result<(), tokio::task::JoinError>| {
-        if let Err(e) = r {
-            let board = names.get(&e.id()).map_or("?", String::as_str);
-            error!(%board, error = %e, "a board task failed");
-        }
-    };
-    let mut mqtt_done = None;
     tokio::pin!(shutdown);
     loop {
         tokio::select! {
@@ -338,35 +445,15 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
             },
             _ = &mut shutdown => {
                 info!("shutting down");
-                break;
+                return Ok(None);
             }
-            r = &mut mqtt_task => {
-                mqtt_done = Some(r);
-                break;
-            }
+            r = &mut *mqtt_task => return Ok(Some(r)),
             // Board tasks end only when told to: anything earlier is a
             // bug in that board's task, reported at once.
-            Some(r) = boards.join_next(), if !boards.is_empty() => report(r),
+            Some(r) = boards.tasks.join_next(), if !boards.tasks.is_empty() => boards.report(r),
         }
     }
-    let _ = stop_boards.send(true);
-    while let Some(r) = boards.join_next().await {
-        report(r);
-    }
-    // The boards have published their last moves: write the folder.
-    let _ = stop_writer.send(());
-    if let Err(e) = writer.await {
-        error!(error = %e, "the PGN folder writer failed");
-    }
-    let _ = stop_mqtt.send(());
-    let r = match mqtt_done {
-        Some(r) => r,
-        None => mqtt_task.await,
-    };
-    match r {
-        Ok(r) => r?,
-        Err(e) => error!(error = %e, "the MQTT task failed"),
-    }
-    info!(unacknowledged = outbox.unacknowledged(), "stopped");
-    Ok(())
 }
+
+/// How the MQTT task ended.
+type MqttOutcome = Result<Result<(), MqttError>, tokio::task::JoinError>;

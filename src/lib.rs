@@ -2,54 +2,76 @@
 //!
 //! # Layout
 //!
-//! The data path, from the serial line to the sinks:
+//! The data path of one board, top to bottom, and the module that owns
+//! each step:
 //!
 //! ```text
-//! serial bytes --> protocol decoder --> square readings --> reconstructor --> events --> sinks
-//!   (capture)      (boardcast-protocols)   (pipeline)        (board, rules)   (event)   (sink)
+//!  serial line / capture file        port (BoardTask, BusTask), capture, replay
+//!          | bytes + time
+//!  family driver, protocol decoder   family, boardcast-protocols
+//!          | readings
+//!  pipeline -> reconstructor         pipeline, board, rules, clock
+//!          | events                  event
+//!  session: record, state, delay     session (Session, BoardSetup, BoardSink)
+//!          | events, state, PGN
+//!  sinks                             sink::mqtt, web, sink::round (PGN folder)
 //! ```
 //!
+//! Edges (tokio) at the top and bottom, a pure core in between.
+//!
+//! - [`port`]: serial I/O only: one task per board or DGT bus line (find,
+//!   open, handshake, reconnect), and the recorder. It drives a
+//!   [`session::Session`] and knows no sink.
 //! - [`capture`]: capture files, the byte-exact record of a board session.
+//! - [`replay`]: a capture through the same pipeline with capture time
+//!   (the board read as its header's [`session::BoardSetup`] declares).
+//! - [`family`]: board families behind one seam: a sans-IO driver per wire
+//!   protocol (line settings, hello, keepalive, bytes to readings), used by
+//!   the port code and `replay`.
 //! - [`pipeline`]: one board's pure pipeline, bytes in, events out.
 //! - [`board`]: the reconstructor: explains readings as legal play, settles
 //!   and publishes moves.
 //! - [`rules`]: the only user of shakmaty: legality, notation, outcomes and
 //!   the table of FIDE Laws articles.
 //! - [`clock`]: time controls, the clock a board reports, presses and flags.
-//! - [`event`]: the event type every sink consumes.
-//! - [`sink`]: game records, PGN, the PGN folder relay tools read.
-//! - [`tournament`]: event metadata, players and pairings.
 //! - [`track`]: draughts and xiangqi boards: readings to moves of those
 //!   games, their events and records (open protocol).
-//! - [`sim`]: the board simulator (clean and human handling profiles).
-//! - [`replay`]: a capture through the pipeline with capture time.
-//! - [`family`]: board families behind one seam: a sans-IO driver per wire
-//!   protocol (line settings, hello, keepalive, bytes to readings), used by
-//!   the port code and `replay`.
-//! - [`config`]: the daemon's TOML configuration, raw and validated.
-//! - [`control`]: operator commands: parsing, signing, verification.
-//! - [`port`]: serial I/O: one task per board (find, open, handshake,
-//!   reconnect) and the recorder.
-//! - [`daemon`]: `boardcast run`: board tasks, the MQTT task, shutdown.
-//! - [`delay`]: the broadcast delay: each board's public view, `delay`
-//!   behind the arbiters' live view.
-//! - [`backoff`]: capped exponential backoff for reconnection loops.
-//! - [`broker`]: the embedded MQTT broker, started when none listens.
+//! - [`event`]: the event type every sink consumes.
+//! - [`session`]: one board above its line: the pipeline driven with
+//!   daemon time, the game record, the link status, the retained state,
+//!   the broadcast delay, operator corrections; it publishes through the
+//!   [`session::BoardSink`] trait the sinks implement.
+//! - [`sink`]: consumers of events: the MQTT sink (outbox, command intake,
+//!   connection task), game records, PGN, the PGN folder relay tools read.
 //! - [`web`]: the live page for screens and arbiters (HTTP, server-sent
 //!   events), fed by the same events as MQTT.
+//! - [`delay`]: the broadcast delay: each board's public view, `delay`
+//!   behind the arbiters' live view.
 //! - [`livechess`]: an imitation of DGT LiveChess 2's local API (REST and
 //!   WebSocket) for the tools that speak to it.
+//! - [`tournament`]: event metadata, players and pairings.
+//! - [`control`]: operator commands: parsing, signing, verification.
+//! - [`config`]: the daemon's TOML configuration, raw and validated, one
+//!   function per section (shared with the hub's).
+//! - [`daemon`]: `boardcast run`: services, board tasks, the MQTT task,
+//!   shutdown in order.
+//! - [`broker`]: the embedded MQTT broker, started when none listens.
 //! - [`hub`]: `boardcast hub`: one event-wide view over many bridges (the
 //!   live page, the arbiter view, the PGN folder, the delay), fed only by
 //!   what the bridges publish on MQTT.
+//! - [`sim`]: the board simulator (clean and human handling profiles).
 //! - [`demo`]: `boardcast demo`: simulated boards on pseudo-terminals
 //!   through the real daemon, the embedded broker and the live page.
+//! - [`backoff`], [`wall`]: capped exponential backoff; wall-clock time
+//!   (Unix milliseconds, PGN dates, session stamps).
 //!
 //! The protocol decoders live in the `boardcast-protocols` crate
-//! (`protocols/`); they are sans-IO and never panic on any input.
+//! (`protocols/`); they are sans-IO and never panic on any input. The
+//! draughts and xiangqi rules live in `boardcast-games` (`games/`).
 //! Everything in this crate except the I/O edges ([`port`], [`daemon`],
-//! [`sink::mqtt`]) is synchronous and takes time as an argument, which is
-//! what makes replay exact.
+//! [`sink::mqtt`], [`web`], [`broker`], [`hub`], [`livechess`]) is
+//! synchronous and takes time as an argument, which is what makes replay
+//! exact.
 
 #![warn(missing_docs, unreachable_pub, missing_debug_implementations)]
 
@@ -71,8 +93,10 @@ pub mod pipeline;
 pub mod port;
 pub mod replay;
 pub mod rules;
+pub mod session;
 pub mod sim;
 pub mod sink;
 pub mod tournament;
 pub mod track;
+pub mod wall;
 pub mod web;

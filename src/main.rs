@@ -252,7 +252,7 @@ fn send_correction(path: &Path, board: &str, correction: Correction, timeout: f6
         secret,
         &topics.command(board),
         &command,
-        control::unix_ms(),
+        boardcast::wall::unix_ms(),
         &nonce,
     );
     let runtime = tokio::runtime::Builder::new_current_thread()

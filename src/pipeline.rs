@@ -579,84 +579,19 @@ impl BoardPipeline {
     /// (Laws 6.4, 6.9), times are published.
     fn handle_clock(&mut self, t: Millis, times: &dgt::ClockTimes) {
         if times.status.no_clock {
-            if self.clock.handle_disconnected() {
-                self.push(
-                    t,
-                    EventKind::Clock {
-                        white: None,
-                        black: None,
-                        left: None,
-                        right: None,
-                        running: None,
-                        pressed: None,
-                        connected: false,
-                        battery_low: false,
-                        estimated: false,
-                    },
-                );
-            }
+            self.clock_disconnected(t);
             return;
         }
-        // Boards send all-zero and out-of-range readings now and then.
-        if times.is_all_zero() || !times.left.is_valid() || !times.right.is_valid() {
+        let Some(reading) = clock_reading(times) else {
             return;
-        }
-        let running = if !times.status.running {
-            None
-        } else if times.status.right_to_move {
-            Some(Face::Right)
-        } else if times.status.left_to_move {
-            Some(Face::Left)
-        } else if times.status.lever_right_high {
-            Some(Face::Right)
-        } else {
-            Some(Face::Left)
         };
-        let flag = |side: &dgt::ClockSide| side.flag_fallen || side.flag_shown;
-        let reading = Reading {
-            left: times.left.total_seconds(),
-            right: times.right.total_seconds(),
-            running,
-            flag: if flag(&times.left) {
-                Some(Face::Left)
-            } else if flag(&times.right) {
-                Some(Face::Right)
-            } else {
-                None
-            },
-            battery_low: times.status.battery_low,
-        };
-        // Time each side's clock has run, for judging flags.
-        if let (Some(last), Some(face)) = (
-            self.last_clock_at,
-            self.clock.last().and_then(|r| r.running),
-        ) && let Some(side) = self.clock.side_of(face)
-        {
-            self.elapsed[side as usize] += t.saturating_sub(last);
-        }
-        self.last_clock_at = Some(t);
+        self.run_clock_to(t);
         let (plies, last_mover) = self.recon.last_mover();
         let update = self
             .clock
             .handle(t, reading, GameView { plies, last_mover });
         if let Some((_, Some(side))) = update.press {
-            let press = self.recon.handle_clock_press(t, side);
-            self.drain();
-            if press == Press::NoMove {
-                self.push(
-                    t,
-                    EventKind::Alert(Alert {
-                        kind: AlertKind::ClockPress,
-                        side: Some(side),
-                        law: Some(Law::ClockPress.article().into()),
-                        message: format!(
-                            "{} pressed the clock with no move on the board (Law 6.2a).",
-                            side.name()
-                        ),
-                        cleared: false,
-                    }),
-                );
-            }
+            self.clock_pressed(t, side);
         }
         if update.publish {
             let kind = EventKind::Clock {
@@ -664,7 +599,7 @@ impl BoardPipeline {
                 black: self.clock.seconds(Side::Black),
                 left: Some(reading.left),
                 right: Some(reading.right),
-                running: running.and_then(|f| self.clock.side_of(f)),
+                running: reading.running.and_then(|f| self.clock.side_of(f)),
                 pressed: update.press.and_then(|(_, s)| s),
                 connected: true,
                 battery_low: reading.battery_low,
@@ -674,6 +609,61 @@ impl BoardPipeline {
         }
         if let Some(side) = update.flag {
             self.push(t, EventKind::Alert(self.flag_alert(side)));
+        }
+    }
+
+    /// The board says no clock is connected: published once.
+    fn clock_disconnected(&mut self, t: Millis) {
+        if self.clock.handle_disconnected() {
+            self.push(
+                t,
+                EventKind::Clock {
+                    white: None,
+                    black: None,
+                    left: None,
+                    right: None,
+                    running: None,
+                    pressed: None,
+                    connected: false,
+                    battery_low: false,
+                    estimated: false,
+                },
+            );
+        }
+    }
+
+    /// Adds the time since the last clock reading to the side whose clock
+    /// ran, for judging flags.
+    fn run_clock_to(&mut self, t: Millis) {
+        if let (Some(last), Some(face)) = (
+            self.last_clock_at,
+            self.clock.last().and_then(|r| r.running),
+        ) && let Some(side) = self.clock.side_of(face)
+        {
+            self.elapsed[side as usize] += t.saturating_sub(last);
+        }
+        self.last_clock_at = Some(t);
+    }
+
+    /// `side` pressed its clock: the move on the board is complete; a
+    /// press with no move is an alert (Law 6.2a).
+    fn clock_pressed(&mut self, t: Millis, side: Side) {
+        let press = self.recon.handle_clock_press(t, side);
+        self.drain();
+        if press == Press::NoMove {
+            self.push(
+                t,
+                EventKind::Alert(Alert {
+                    kind: AlertKind::ClockPress,
+                    side: Some(side),
+                    law: Some(Law::ClockPress.article().into()),
+                    message: format!(
+                        "{} pressed the clock with no move on the board (Law 6.2a).",
+                        side.name()
+                    ),
+                    cleared: false,
+                }),
+            );
         }
     }
 
@@ -727,6 +717,40 @@ impl BoardPipeline {
     pub fn now(&self) -> Millis {
         self.now
     }
+}
+
+/// A DGT clock message as a clock reading: which face runs (the lever's
+/// side when the clock does not say), whose flag is down; `None` for the
+/// all-zero and out-of-range readings boards send now and then.
+fn clock_reading(times: &dgt::ClockTimes) -> Option<Reading> {
+    if times.is_all_zero() || !times.left.is_valid() || !times.right.is_valid() {
+        return None;
+    }
+    let running = if !times.status.running {
+        None
+    } else if times.status.right_to_move {
+        Some(Face::Right)
+    } else if times.status.left_to_move {
+        Some(Face::Left)
+    } else if times.status.lever_right_high {
+        Some(Face::Right)
+    } else {
+        Some(Face::Left)
+    };
+    let flag = |side: &dgt::ClockSide| side.flag_fallen || side.flag_shown;
+    Some(Reading {
+        left: times.left.total_seconds(),
+        right: times.right.total_seconds(),
+        running,
+        flag: if flag(&times.left) {
+            Some(Face::Left)
+        } else if flag(&times.right) {
+            Some(Face::Right)
+        } else {
+            None
+        },
+        battery_low: times.status.battery_low,
+    })
 }
 
 /// The standard start position as a board reads it, turned round (Black

@@ -72,7 +72,7 @@ pub fn replay_file(path: &Path, config: Config) -> Result<Replay, ReplayError> {
 }
 
 /// The capture header key naming a DGT bus board's address.
-pub const BUS_UNIT: &str = "unit";
+pub use crate::session::setup::BUS_UNIT;
 
 /// Replays a capture from any reader; `path` names it in errors.
 pub fn replay_reader(
@@ -84,30 +84,13 @@ pub fn replay_reader(
         path: path.to_owned(),
         source,
     };
-    let (header, mut reader) = capture::Reader::new(input).map_err(wrap)?;
-    let board = header
-        .meta
-        .iter()
-        .find(|(k, _)| k == "board")
-        .map(|(_, v)| v.clone())
-        .unwrap_or_else(|| "1".into());
-    let mut pipeline = BoardPipeline::with_family(board, config, header.protocol.family());
-    // `time_control=40/5400:1800+30` (and `increment_mode=bronstein|delay`)
-    // on the header line set the time control.
-    let meta = |key: &str| {
-        header
-            .meta
-            .iter()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v.clone())
-    };
+    let (mut header, mut reader) = capture::Reader::new(input).map_err(wrap)?;
     let mut ahead: Vec<crate::capture::Chunk> = Vec::new();
-    let mut protocol = header.protocol;
     // Design: interface.md's example header says `protocol=dgt`, so another
     // program may label a DGT bus line `dgt`; its first replies tell (bus
     // replies carry an address and a checksum that single-board frames
     // almost never match).
-    if protocol == crate::capture::Protocol::Dgt {
+    if header.protocol == crate::capture::Protocol::Dgt {
         let mut from_board = 0;
         while from_board < SNIFF_CHUNKS {
             match reader.next() {
@@ -119,51 +102,28 @@ pub fn replay_reader(
                 None => break,
             }
         }
-        if meta(BUS_UNIT).is_some() || is_bus_line(&ahead) {
-            protocol = crate::capture::Protocol::DgtBus;
+        if header.word(BUS_UNIT).is_some() || is_bus_line(&ahead) {
+            header.protocol = crate::capture::Protocol::DgtBus;
         }
     }
     // A DGT bus capture holds the whole line: `unit=` names the board.
     // Without it, a line on which one board answers is that board's; the
     // chunks are read ahead to find out.
-    if protocol == crate::capture::Protocol::DgtBus {
-        let unit = match meta(BUS_UNIT) {
-            Some(u) => u.parse::<u16>().ok(),
-            None => {
-                for chunk in reader.by_ref() {
-                    ahead.push(chunk.map_err(wrap)?);
-                }
-                match bus_units(&ahead)[..] {
-                    [one] => Some(one),
-                    _ => None,
-                }
-            }
-        };
-        let unit = unit.ok_or_else(|| ReplayError::Capture {
-            path: path.to_owned(),
-            source: CaptureError::Malformed {
-                line: 1,
-                reason: format!(
-                    "a dgt-bus capture of a line on which several boards (or none) answer names its board's address (`{BUS_UNIT}=N`)"
-                ),
-            },
-        })?;
-        pipeline.set_bus_unit(unit);
+    if header.protocol == crate::capture::Protocol::DgtBus && header.word(BUS_UNIT).is_none() {
+        for chunk in reader.by_ref() {
+            ahead.push(chunk.map_err(wrap)?);
+        }
+        if let [one] = bus_units(&ahead)[..] {
+            header.meta.push((BUS_UNIT.to_string(), one.to_string()));
+        }
     }
-    if let Some(tc) = meta("time_control") {
-        let text = match meta("increment_mode") {
-            Some(mode) => format!("{tc} {mode}"),
-            None => tc,
-        };
-        let tc = crate::clock::TimeControl::parse(&text).map_err(|e| ReplayError::Capture {
+    let setup =
+        crate::session::BoardSetup::of_header(&header).map_err(|reason| ReplayError::Capture {
             path: path.to_owned(),
-            source: CaptureError::Malformed {
-                line: 1,
-                reason: e.to_string(),
-            },
+            source: CaptureError::Malformed { line: 1, reason },
         })?;
-        pipeline.set_time_control(Some(tc));
-    }
+    let mut pipeline = setup.pipeline(config);
+    let meta = |key: &str| header.word(key).map(str::to_string);
     let mut out = Replay::default();
     if let Some(prev) = meta(RESUMED_FROM).map(|p| sibling(path, &p))
         && !prev.exists()
@@ -291,7 +251,7 @@ pub fn feed_chain(
                 path: last.clone(),
                 source,
             })?;
-        let Some((_, prev)) = header.meta.iter().find(|(k, _)| k == RESUMED_FROM) else {
+        let Some(prev) = header.word(RESUMED_FROM) else {
             break;
         };
         let prev = sibling(last, prev);

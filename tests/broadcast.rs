@@ -187,7 +187,7 @@ async fn without_a_delay_the_public_topics_stay_live_and_the_arbiters_get_the_sa
     assert_eq!(of("nod/board/1/event"), of("nod/arbiter/board/1/event"));
     // With no event date configured, the PGN carries the day the game
     // started, not a date fixed when the daemon started.
-    let today = boardcast::port::recorder::pgn_date();
+    let today = boardcast::wall::pgn_date();
     let pgn = sub
         .wait_for("the PGN", Duration::from_secs(10), |msgs| {
             let m = msgs.iter().rev().find(|m| m.topic == "nod/board/1/pgn")?;

@@ -129,7 +129,7 @@ async fn only_fresh_signed_commands_act_and_results_can_be_set_again() {
         &other,
         topic_a,
         &set_result("0-1"),
-        control::unix_ms(),
+        boardcast::wall::unix_ms(),
         &nonce,
     );
     publish(broker.port, topic_a, forged, false).await;

@@ -47,21 +47,7 @@ impl HubProc {
     /// The hub's resident memory (KiB) and CPU time so far (ms), from
     /// /proc.
     pub fn usage(&self) -> Option<(u64, u64)> {
-        let pid = self.child.as_ref()?.id();
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-        let rss = status
-            .lines()
-            .find_map(|l| l.strip_prefix("VmRSS:"))?
-            .split_whitespace()
-            .next()?
-            .parse()
-            .ok()?;
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        let fields: Vec<&str> = stat.rsplit_once(") ")?.1.split(' ').collect();
-        let ticks: u64 = fields[11].parse::<u64>().ok()? + fields[12].parse::<u64>().ok()?;
-        // SAFETY: sysconf has no preconditions.
-        let hz = unsafe { nix::libc::sysconf(nix::libc::_SC_CLK_TCK) }.max(1) as u64;
-        Some((rss, ticks * 1000 / hz))
+        crate::util::proc_usage(self.child.as_ref()?.id())
     }
 
     /// What the hub logged.

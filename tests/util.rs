@@ -544,6 +544,33 @@ pub fn signed(
     use boardcast::control;
     let secret = control::Secret::new(TEST_SECRET).unwrap();
     let nonce = control::new_nonce();
-    let payload = control::sign(&secret, topic, command, control::unix_ms() - age_ms, &nonce);
+    let payload = control::sign(
+        &secret,
+        topic,
+        command,
+        boardcast::wall::unix_ms() - age_ms,
+        &nonce,
+    );
     (payload, nonce)
+}
+
+/// A process's resident memory (KiB, `VmRSS`) and CPU time so far (ms,
+/// user and system), from /proc; `None` when it is gone.
+pub fn proc_usage(pid: u32) -> Option<(u64, u64)> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let rss = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The fields after the command (which may hold spaces): state is
+    // index 0, utime 11, stime 12.
+    let fields: Vec<&str> = stat.rsplit_once(") ")?.1.split(' ').collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { nix::libc::sysconf(nix::libc::_SC_CLK_TCK) }.max(1) as u64;
+    Some((rss, ticks * 1000 / hz))
 }

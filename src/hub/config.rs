@@ -31,8 +31,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::config::{
-    Config, ConfigError, DEFAULT_TOML, RawBridge, RawBroadcast, RawConfig, RawControl, RawEvent,
-    RawLog, RawMqtt, RawWeb, parse_raw,
+    self, ConfigError, RawBroadcast, RawControl, RawEvent, RawLog, RawMqtt, RawWeb, Source,
 };
 
 /// The hub's file as written: unknown tables and keys are errors.
@@ -100,16 +99,10 @@ impl HubConfig {
     /// Validates hub configuration text; `path` names it in errors and
     /// anchors relative paths.
     pub fn parse(text: &str, path: &Path) -> Result<HubConfig, ConfigError> {
-        let raw: RawHubConfig = toml::from_str(text).map_err(|e| ConfigError::Parse {
-            path: path.to_owned(),
-            line: e.span().map_or(1, |s| line_of(text, s.start)),
-            message: e.message().trim().replace('\n', " "),
-        })?;
-        let invalid = |span: std::ops::Range<usize>, message: String| ConfigError::Invalid {
-            path: path.to_owned(),
-            line: Some(line_of(text, span.start)),
-            message,
-        };
+        let raw: RawHubConfig = config::parse_toml(text, path)?;
+        let src = Source::new(text, path);
+        let invalid =
+            |span: std::ops::Range<usize>, message: String| src.invalid(Some(span), message);
         if let Some(e) = &raw.event {
             // A bridge's keys that mean nothing to the hub.
             if e.pairings.is_some() {
@@ -146,7 +139,7 @@ impl HubConfig {
                 ),
             ));
         }
-        let mut mqtt = raw.mqtt.unwrap_or_default();
+        let mqtt = raw.mqtt.unwrap_or_default();
         if mqtt.queue.is_some() || mqtt.embedded.is_some() {
             return Err(ConfigError::Invalid {
                 path: path.to_owned(),
@@ -154,41 +147,32 @@ impl HubConfig {
                 message: "mqtt: queue and embedded are bridge keys; the hub only subscribes".into(),
             });
         }
-        mqtt.client_id = Some(format!("boardcast-hub-{}", name.1));
-        let bridge_like = RawConfig {
-            bridge: Some(RawBridge::default()),
-            mqtt: Some(mqtt),
-            web: raw.web,
-            broadcast: raw.broadcast,
-            control: raw.control,
-            event: raw.event,
-            log: raw.log,
-            ..RawConfig::default()
+        // The bridge's own sections, checked by the same code.
+        let defaults = config::defaults();
+        let bridge = config::bridge(None, defaults.bridge, &src)?;
+        let client_id = format!("boardcast-hub-{}", name.1);
+        let mqtt = RawMqtt {
+            client_id: Some(client_id.clone()),
+            ..mqtt
         };
-        let defaults = parse_raw(DEFAULT_TOML, Path::new("config/default.toml"))
-            .expect("the built-in default configuration parses");
-        let c = Config::from_raw(bridge_like, defaults, text, path)?;
+        let mqtt = config::mqtt(Some(mqtt), defaults.mqtt, &client_id, &src)?;
+        let control = config::control(raw.control, defaults.control, &src)?;
+        let log = config::log(raw.log, defaults.log, &src)?;
+        let (event, _) = config::event(raw.event, defaults.event, &bridge, &src)?;
+        let (web, web_limits) = config::web(raw.web, defaults.web, &src)?;
+        let broadcast = config::broadcast(raw.broadcast, defaults.broadcast, &src)?;
         Ok(HubConfig {
             name: name.1,
-            mqtt: c.mqtt,
-            web: c.web,
-            web_limits: c.web_limits,
-            delay_ms: c.broadcast.delay_ms,
-            control: c.control,
-            event: c.event.info,
-            pgn_dir: c.event.pgn_dir,
-            log: c.log,
+            mqtt,
+            web,
+            web_limits,
+            delay_ms: broadcast.delay_ms,
+            control,
+            event: event.info,
+            pgn_dir: event.pgn_dir,
+            log,
         })
     }
-}
-
-/// The 1-based line of a byte offset.
-fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
 }
 
 #[cfg(test)]

@@ -218,14 +218,14 @@ async fn follow(
     tokio::pin!(shutdown);
     loop {
         let due = model.next_due().map(|wall| {
-            let now = crate::delay::unix_ms();
+            let now = crate::wall::unix_ms();
             tokio::time::Instant::now() + Duration::from_millis(wall.saturating_sub(now))
         });
         let polled = tokio::select! {
             biased;
             _ = &mut shutdown => break,
             _ = sleep_until_opt(due) => {
-                sinks.apply(model.tick(crate::delay::unix_ms()));
+                sinks.apply(model.tick(crate::wall::unix_ms()));
                 continue;
             }
             r = eventloop.poll() => r,
@@ -241,7 +241,7 @@ async fn follow(
                 }
             }
             Ok(MqttEvent::Incoming(Incoming::Publish(p))) => {
-                let out = model.on_message(&p.topic, &p.payload, crate::delay::unix_ms());
+                let out = model.on_message(&p.topic, &p.payload, crate::wall::unix_ms());
                 sinks.apply(out);
             }
             Ok(_) => {}

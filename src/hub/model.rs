@@ -181,7 +181,7 @@ impl HubModel {
                     if started && let Some(g) = p.log_mut().current_mut() {
                         // The day the game started, as the live view has it.
                         let at = now_ms.saturating_sub(delay);
-                        g.date = Some(crate::port::recorder::pgn_date_at(at));
+                        g.date = Some(crate::wall::pgn_date_at(at));
                     }
                     released
                 }
@@ -347,7 +347,7 @@ impl HubModel {
         if matches!(event.kind, EventKind::GameStart { .. }) {
             board.log.handle(&event);
             if let Some(g) = board.log.current_mut() {
-                g.date = Some(crate::port::recorder::pgn_date_at(now_ms));
+                g.date = Some(crate::wall::pgn_date_at(now_ms));
             }
         } else {
             board.log.handle(&event);
@@ -514,7 +514,7 @@ fn reconcile(log: &mut GameLog, state: &Value, now_ms: u64) {
             g.fen = fen;
             let (t, date) = started.unwrap_or((0, None));
             g.started_ms = t;
-            g.date = date.or_else(|| Some(crate::port::recorder::pgn_date_at(now_ms)));
+            g.date = date.or_else(|| Some(crate::wall::pgn_date_at(now_ms)));
         }
     }
     if let Some(g) = log.current_mut()

@@ -96,7 +96,7 @@ impl Hub {
             .unwrap_or("boardcast")
             .to_string();
         let date = if e.date.contains('?') {
-            crate::port::recorder::pgn_date()
+            crate::wall::pgn_date()
         } else {
             e.date.clone()
         };

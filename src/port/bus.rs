@@ -4,7 +4,7 @@
 //! The task owns the line: it finds and opens the device, sends the bus
 //! driver's ping, then polls the units in turn with the driver
 //! ([`DgtBusDriver`]). Every byte read from the line goes to every unit's
-//! [`LiveBoard`] (each pipeline keeps only the replies of its own address)
+//! [`Session`](crate::session::Session) (each pipeline keeps only the replies of its own address)
 //! and to every unit's capture, so each unit is a board of its own in
 //! every output (topics, PGN, page) and its capture replays alone.
 //!
@@ -24,16 +24,16 @@ use std::time::Duration;
 use tokio::io::AsyncReadExt;
 use tokio::sync::watch;
 use tokio::time::Instant;
-use tokio_serial::{DataBits, FlowControl, Parity, SerialPortBuilderExt, SerialStream, StopBits};
+use tokio_serial::SerialStream;
 use tracing::{Instrument, debug, info, info_span, warn};
 
+use super::BoardTask;
 use super::find::{self, Claims, DeviceClaim};
-use super::{BoardTask, Lost, hex, write};
-use crate::backoff::Backoff;
+use super::line::{self, LineTask, Lost, hex, keep_open, write};
 use crate::capture::Direction;
 use crate::config;
 use crate::event::Millis;
-use crate::family::{BusOptions, DgtBusDriver, Driver, DriverEvent};
+use crate::family::{BusOptions, DgtBusDriver, Driver, DriverEvent, LineSettings};
 use boardcast_protocols::dgt::bus::BusCommand;
 
 /// How long a line found by a pattern (or a list) has for one configured
@@ -66,7 +66,7 @@ pub struct BusTask {
 }
 
 /// An open bus line.
-struct BusLink {
+pub(super) struct BusLink {
     stream: SerialStream,
     path: PathBuf,
     driver: DgtBusDriver,
@@ -89,7 +89,7 @@ pub enum BusError {
 impl BusTask {
     /// A task for `boards`, the board tasks of one bus line (same port,
     /// each with its `bus_address`). Their pipelines must read their own
-    /// unit ([`LiveBoard::with_bus_unit`](super::live::LiveBoard::with_bus_unit)).
+    /// unit (a [`BoardSetup`](crate::session::BoardSetup) with its `bus_unit`).
     pub fn new(boards: Vec<BoardTask>) -> Result<BusTask, BusError> {
         let first = boards.first().ok_or(BusError::Empty)?;
         let (port, baud, serial, claims) = (
@@ -135,66 +135,14 @@ impl BusTask {
     /// and PGN and publishes every unit `offline`.
     pub async fn run(mut self, mut shutdown: watch::Receiver<bool>) {
         let span = info_span!("bus", boards = %self.name, spec = %self.port);
-        async move {
-            let mut backoff = Backoff::new(self.serial.reconnect);
-            let mut announced_missing = false;
-            while !*shutdown.borrow() {
-                match self.connect(&mut shutdown).await {
-                    Some(link) => {
-                        backoff.reset();
-                        announced_missing = false;
-                        let link_span = info_span!("link", port = %link.path.display());
-                        let why = self
-                            .session(link, &mut shutdown)
-                            .instrument(link_span)
-                            .await;
-                        for u in &mut self.units {
-                            let span = u.span.clone();
-                            let _in = span.enter();
-                            let t = u.task.clock.now_ms();
-                            u.present = false;
-                            u.task.live.advance_to(t);
-                            u.task.live.set_offline(t);
-                            u.task.note(&format!("bus line disconnected: {why}"));
-                            u.task.flush();
-                        }
-                        if matches!(why, Lost::Shutdown) {
-                            break;
-                        }
-                        warn!(reason = %why, "bus line offline");
-                    }
-                    None if !announced_missing => {
-                        info!("bus line not found; retrying");
-                        announced_missing = true;
-                    }
-                    None => {}
-                }
-                let delay = backoff.next_delay();
-                tokio::select! {
-                    _ = self.idle(delay) => {}
-                    _ = shutdown.changed() => {}
-                }
-            }
-            for u in &mut self.units {
-                let span = u.span.clone();
-                let _in = span.enter();
-                let t = u.task.clock.now_ms();
-                u.task.live.finish(t);
-                u.task.live.set_offline(t);
-                u.task.flush();
-                let pgn = u.task.live.all_games_pgn();
-                if let Some(r) = &mut u.task.recorder {
-                    r.write_pgn(&pgn);
-                }
-            }
-            debug!("bus task stopped");
-        }
-        .instrument(span)
-        .await
+        let reconnect = self.serial.reconnect;
+        keep_open(&mut self, reconnect, &mut shutdown)
+            .instrument(span)
+            .await
     }
 
     /// Waits `delay` while keeping every unit's timers firing.
-    async fn idle(&mut self, delay: Duration) {
+    async fn wait(&mut self, delay: Duration) {
         let until = Instant::now() + delay;
         loop {
             let next = self
@@ -214,7 +162,12 @@ impl BusTask {
     fn next_timer(&self) -> Option<Instant> {
         self.units
             .iter()
-            .filter_map(|u| u.task.live.poll_timeout().map(|t| u.task.clock.instant(t)))
+            .filter_map(|u| {
+                u.task
+                    .session
+                    .poll_timeout()
+                    .map(|t| u.task.clock.instant(t))
+            })
             .min()
     }
 
@@ -223,14 +176,14 @@ impl BusTask {
         for u in &mut self.units {
             let span = u.span.clone();
             let _in = span.enter();
-            u.task.live.advance_to(u.task.clock.now_ms());
+            u.task.session.advance_to(u.task.clock.now_ms());
             u.task.apply_commands();
         }
     }
 
     /// Tries every candidate once; returns the first line where a
     /// configured unit answers (on a fixed path, the line itself).
-    async fn connect(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<BusLink> {
+    async fn find(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<BusLink> {
         let fixed = self.port.is_fixed();
         let addresses: Vec<u16> = self.units.iter().map(|u| u.address).collect();
         for path in find::candidates(&self.port) {
@@ -241,23 +194,13 @@ impl BusTask {
             let Some(claim) = self.claims.claim_device(&device, &self.name) else {
                 continue;
             };
-            let builder = tokio_serial::new(path.to_string_lossy(), self.baud)
-                .data_bits(DataBits::Eight)
-                .parity(Parity::None)
-                .stop_bits(StopBits::One)
-                .flow_control(FlowControl::None);
-            let mut stream = match builder.open_native_async() {
+            let mut stream = match line::open(&path, &LineSettings::eight_n_one(self.baud)) {
                 Ok(s) => s,
                 Err(e) => {
                     debug!(path = %path.display(), error = %e, "cannot open");
                     continue;
                 }
             };
-            if let Err(e) =
-                tokio_serial::SerialPort::clear(&stream, tokio_serial::ClearBuffer::Input)
-            {
-                debug!(path = %path.display(), error = %e, "cannot clear the input buffer");
-            }
             let gap_ms = self.serial.bus_gap.as_millis() as u64;
             let mut driver = DgtBusDriver::new(BusOptions {
                 addresses: addresses.clone(),
@@ -332,7 +275,7 @@ impl BusTask {
 
     /// The live loop: poll the units, read their answers, until the line
     /// is lost or the daemon stops.
-    async fn session(&mut self, mut link: BusLink, shutdown: &mut watch::Receiver<bool>) -> Lost {
+    async fn serve(&mut self, mut link: BusLink, shutdown: &mut watch::Receiver<bool>) -> Lost {
         let pending = std::mem::take(&mut link.pending);
         let port = link.path.to_string_lossy().into_owned();
         let mut strangers = BTreeSet::new();
@@ -429,9 +372,9 @@ impl BusTask {
                             info!(board = %u.task.board.id, unit, "bus unit answers");
                             u.task.note(&format!("unit {unit} answers"));
                             u.task
-                                .live
+                                .session
                                 .set_connected(t, port.to_string(), format!("{unit:05}"));
-                            if u.task.live.game_in_progress() {
+                            if u.task.session.game_in_progress() {
                                 // Its memory tells in which order the moves
                                 // made while it was away were played.
                                 driver.request(unit, BusCommand::SendFromStart);
@@ -453,14 +396,61 @@ impl BusTask {
                         let t = u.task.clock.now_ms();
                         warn!(board = %u.task.board.id, unit, "bus unit missing from the chain");
                         u.task.note(&format!("unit {unit} missing"));
-                        u.task.live.advance_to(t);
-                        u.task.live.set_offline(t);
+                        u.task.session.advance_to(t);
+                        u.task.session.set_offline(t);
                     }
                 }
                 DriverEvent::Dropped { reason, bytes } => {
                     debug!(%reason, bytes, "bus input dropped");
                 }
                 DriverEvent::Reading { .. } | DriverEvent::Memory { .. } => {}
+            }
+        }
+    }
+}
+
+impl LineTask for BusTask {
+    type Link = BusLink;
+    const WHAT: &'static str = "bus line";
+
+    async fn connect(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<BusLink> {
+        self.find(shutdown).await
+    }
+
+    fn link_span(link: &BusLink) -> tracing::Span {
+        info_span!("link", port = %link.path.display())
+    }
+
+    async fn serve(&mut self, link: BusLink, shutdown: &mut watch::Receiver<bool>) -> Lost {
+        BusTask::serve(self, link, shutdown).await
+    }
+
+    fn lost(&mut self, why: &Lost) {
+        for u in &mut self.units {
+            let _in = u.span.clone().entered();
+            let t = u.task.clock.now_ms();
+            u.present = false;
+            u.task.session.advance_to(t);
+            u.task.session.set_offline(t);
+            u.task.note(&format!("bus line disconnected: {why}"));
+            u.task.flush();
+        }
+    }
+
+    async fn idle(&mut self, delay: Duration) {
+        self.wait(delay).await
+    }
+
+    fn stop(&mut self) {
+        for u in &mut self.units {
+            let _in = u.span.clone().entered();
+            let t = u.task.clock.now_ms();
+            u.task.session.finish(t);
+            u.task.session.set_offline(t);
+            u.task.flush();
+            let pgn = u.task.session.all_games_pgn();
+            if let Some(r) = &mut u.task.recorder {
+                r.write_pgn(&pgn);
             }
         }
     }

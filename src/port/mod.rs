@@ -35,7 +35,7 @@
 //!    silence: the board is published `offline`, the device released, and
 //!    the task tries again after a capped exponential backoff.
 //!
-//! The pipeline and the game survive all of this ([`live::LiveBoard`]).
+//! The pipeline and the game survive all of this ([`Session`]).
 //! Bytes are read in a plain loop rather than through a `tokio_util` codec:
 //! the recorder needs the raw bytes before decoding, and the pipeline
 //! decodes them itself, so a codec would only add a copy.
@@ -46,7 +46,7 @@
 
 pub mod bus;
 pub mod find;
-pub mod live;
+mod line;
 pub mod recorder;
 
 use std::io;
@@ -56,19 +56,19 @@ use std::time::Duration;
 
 use boardcast_protocols::dgt::{self, Command, Message};
 use bytes::BytesMut;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::AsyncReadExt;
 use tokio::sync::watch;
 use tokio::time::Instant;
-use tokio_serial::{DataBits, FlowControl, Parity, SerialPortBuilderExt, SerialStream, StopBits};
+use tokio_serial::SerialStream;
 use tracing::{Instrument, debug, info, info_span, warn};
 
-use crate::backoff::Backoff;
 use crate::capture::Direction;
 use crate::config;
 use crate::event::Millis;
 use crate::family::{Driver, DriverEvent, DriverOptions, Family, LineSettings, Reading};
+use crate::session::Session;
 use find::{Claims, DeviceClaim};
-use live::LiveBoard;
+use line::{LineTask, Lost, hex, keep_open, write};
 use recorder::Recorder;
 
 /// The daemon's session clock: milliseconds since the daemon started,
@@ -119,26 +119,14 @@ pub struct BoardTask {
     /// The device and serial registry shared by all board tasks.
     pub claims: Arc<Claims>,
     /// The pipeline, record and publications.
-    pub live: LiveBoard,
+    pub session: Session,
     /// The capture and PGN files, when recording.
     pub recorder: Option<Recorder>,
     /// Operator corrections for this board (from MQTT or the CLI).
     pub commands: tokio::sync::mpsc::Receiver<crate::control::Request>,
-}
-
-/// Why a live connection ended.
-#[derive(Debug, thiserror::Error)]
-enum Lost {
-    #[error("read failed: {0}")]
-    Read(io::Error),
-    #[error("write failed: {0}")]
-    Write(io::Error),
-    #[error("end of file")]
-    Eof,
-    #[error("silent for {0:?}")]
-    Silent(Duration),
-    #[error("shutting down")]
-    Shutdown,
+    /// The serial number the board must report: the configured one, else
+    /// the first one seen (kept for the daemon's life).
+    pinned: Option<String>,
 }
 
 /// An open, identified board.
@@ -151,84 +139,58 @@ struct Link {
     /// Whether `serial` is the board's own.
     named: bool,
     /// Another family's driver, for what the host writes (keepalives);
-    /// `None` on DGT lines, which [`BoardTask::session`] speaks itself.
+    /// `None` on DGT lines, which [`BoardTask::serve`] speaks itself.
     driver: Option<Box<dyn Driver>>,
     _claim: DeviceClaim,
 }
 
 impl BoardTask {
+    /// A task for `board` (line settings `serial`), driving `session` with
+    /// `clock`, recording with `recorder`, taking operator `commands`.
+    pub fn new(
+        board: config::Board,
+        serial: config::Serial,
+        clock: Clock,
+        claims: Arc<Claims>,
+        session: Session,
+        recorder: Option<Recorder>,
+        commands: tokio::sync::mpsc::Receiver<crate::control::Request>,
+    ) -> BoardTask {
+        BoardTask {
+            pinned: board.serial.clone(),
+            board,
+            serial,
+            clock,
+            claims,
+            session,
+            recorder,
+            commands,
+        }
+    }
+
     /// Runs until `shutdown` turns true, then flushes the capture and PGN
     /// and publishes the board `offline`.
     pub async fn run(mut self, mut shutdown: watch::Receiver<bool>) {
         let span = info_span!("board", board = %self.board.id, spec = %self.board.port);
-        async move {
-            let mut backoff = Backoff::new(self.serial.reconnect);
-            let mut pinned = self.board.serial.clone();
-            let mut announced_missing = false;
-            while !*shutdown.borrow() {
-                match self.connect(&mut pinned, &mut shutdown).await {
-                    Some(link) => {
-                        backoff.reset();
-                        announced_missing = false;
-                        // One span per connection: the device and the
-                        // serial number it answered with.
-                        let link_span = info_span!(
-                            "link",
-                            port = %link.path.display(),
-                            serial = %link.serial
-                        );
-                        let why = self
-                            .session(link, &mut shutdown)
-                            .instrument(link_span)
-                            .await;
-                        let t = self.clock.now_ms();
-                        self.live.advance_to(t);
-                        self.live.set_offline(t);
-                        self.note(&format!("disconnected: {why}"));
-                        self.flush();
-                        if matches!(why, Lost::Shutdown) {
-                            break;
-                        }
-                        warn!(reason = %why, "board offline");
-                    }
-                    None if !announced_missing => {
-                        info!("board not found; retrying");
-                        announced_missing = true;
-                    }
-                    None => {}
-                }
-                let delay = backoff.next_delay();
-                tokio::select! {
-                    _ = self.idle(delay) => {}
-                    _ = shutdown.changed() => {}
-                }
-            }
-            let t = self.clock.now_ms();
-            self.live.finish(t);
-            self.live.set_offline(t);
-            self.flush();
-            if let Some(r) = &mut self.recorder {
-                r.write_pgn(&self.live.all_games_pgn());
-            }
-            debug!("board task stopped");
-        }
-        .instrument(span)
-        .await
+        let reconnect = self.serial.reconnect;
+        keep_open(&mut self, reconnect, &mut shutdown)
+            .instrument(span)
+            .await
     }
 
     /// Waits `delay` while keeping the pipeline's timers firing (a move
     /// settling when the cable was pulled is still published).
-    async fn idle(&mut self, delay: Duration) {
+    async fn wait(&mut self, delay: Duration) {
         let until = Instant::now() + delay;
         loop {
-            let next = match self.live.poll_timeout() {
+            let next = match self.session.poll_timeout() {
                 Some(t) => self.clock.instant(t).min(until),
                 None => until,
             };
             // Wake at least once a second for operator corrections.
             let next = next.min(Instant::now() + Duration::from_secs(1));
             tokio::time::sleep_until(next).await;
-            self.live.advance_to(self.clock.now_ms());
+            self.session.advance_to(self.clock.now_ms());
             self.apply_commands();
             if next >= until {
                 return;
@@ -237,11 +199,7 @@ impl BoardTask {
     }
 
     /// Tries every candidate once; returns the first identified board.
-    async fn connect(
-        &mut self,
-        pinned: &mut Option<String>,
-        shutdown: &mut watch::Receiver<bool>,
-    ) -> Option<Link> {
+    async fn find(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<Link> {
         let strict = self.board.serial.is_some() || !self.board.port.is_fixed();
         for path in find::candidates(&self.board.port) {
             if *shutdown.borrow() {
@@ -252,49 +210,13 @@ impl BoardTask {
                 continue;
             };
             let line = self.line();
-            let builder = tokio_serial::new(path.to_string_lossy(), self.board.baud)
-                .data_bits(if line.data_bits == 7 {
-                    DataBits::Seven
-                } else {
-                    DataBits::Eight
-                })
-                .parity(match line.parity {
-                    crate::family::Parity::None => Parity::None,
-                    crate::family::Parity::Odd => Parity::Odd,
-                    crate::family::Parity::Even => Parity::Even,
-                })
-                .stop_bits(if line.stop_bits == 2 {
-                    StopBits::Two
-                } else {
-                    StopBits::One
-                })
-                .flow_control(FlowControl::None);
-            let mut stream = match builder.open_native_async() {
+            let mut stream = match line::open(&path, &line) {
                 Ok(s) => s,
                 Err(e) => {
                     debug!(path = %path.display(), error = %e, "cannot open");
                     continue;
                 }
             };
-            if line.dtr_rts {
-                // Certabo's USB bridge wants both modem lines up; a line
-                // without them (a pseudo-terminal) is fine as it is.
-                use tokio_serial::SerialPort;
-                if let Err(e) = stream
-                    .write_data_terminal_ready(true)
-                    .and_then(|()| stream.write_request_to_send(true))
-                {
-                    debug!(path = %path.display(), error = %e, "cannot raise DTR/RTS");
-                }
-            }
-            // Bytes the board wrote while nobody read (a daemon that was
-            // down, a reader that went away) are of unknown age: dropped.
-            // The board dump asked for below tells the truth.
-            if let Err(e) =
-                tokio_serial::SerialPort::clear(&stream, tokio_serial::ClearBuffer::Input)
-            {
-                debug!(path = %path.display(), error = %e, "cannot clear the input buffer");
-            }
             let found = match self.family() {
                 Family::Dgt => self
                     .identify(&mut stream)
@@ -317,7 +239,7 @@ impl BoardTask {
             let named = serial.is_some();
             let serial = serial.unwrap_or_else(|| format!("{}@{}", self.family(), path.display()));
             if named
-                && let Some(p) = pinned.as_deref()
+                && let Some(p) = self.pinned.as_deref()
                 && p != serial
             {
                 if strict {
@@ -337,7 +259,7 @@ impl BoardTask {
                 warn!(%serial, %other, "this serial number is also another board's");
             }
             if named {
-                *pinned = Some(serial.clone());
+                self.pinned = Some(serial.clone());
             }
             // The identification traffic belongs to this board: record it
             // and feed it to the pipeline, in order.
@@ -347,7 +269,7 @@ impl BoardTask {
             }
             let port = path.to_string_lossy().into_owned();
             info!(%port, %serial, "board connected");
-            self.live
+            self.session
                 .set_connected(self.clock.now_ms(), port, serial.clone());
             return Some(Link {
                 stream,
@@ -482,13 +404,13 @@ impl BoardTask {
 
     /// The live loop: handshake rest, then bytes and timers until the
     /// board is lost or the daemon stops.
-    async fn session(&mut self, mut link: Link, shutdown: &mut watch::Receiver<bool>) -> Lost {
+    async fn serve(&mut self, mut link: Link, shutdown: &mut watch::Receiver<bool>) -> Lost {
         if link.driver.is_none() {
             // With a game on, the board's memory first: it tells in which
             // order the moves made while nobody listened were played (the
             // board dump after it then agrees).
             let mut rest = Vec::new();
-            if self.live.game_in_progress() {
+            if self.session.game_in_progress() {
                 rest.extend(Command::EeMoves.to_bytes());
                 debug!("asking for the board's memory");
             }
@@ -520,7 +442,7 @@ impl BoardTask {
         let mut bytes = vec![0u8; 4096];
         loop {
             let mut wake = next_poll.min(next_flush).min(last_rx + silence);
-            if let Some(t) = self.live.poll_timeout() {
+            if let Some(t) = self.session.poll_timeout() {
                 wake = wake.min(self.clock.instant(t));
             }
             tokio::select! {
@@ -543,7 +465,7 @@ impl BoardTask {
                             r.record(t, Direction::FromBoard, chunk);
                         }
                         tracing::trace!(bytes = %hex(chunk), "read");
-                        for serial in self.live.handle_bytes(t, Direction::FromBoard, chunk) {
+                        for serial in self.session.handle_bytes(t, Direction::FromBoard, chunk) {
                             if link.named && serial.trim() != link.serial {
                                 warn!(%serial, expected = %link.serial, "the board reports another serial number");
                             }
@@ -553,7 +475,7 @@ impl BoardTask {
                 },
                 _ = tokio::time::sleep_until(wake) => {
                     let now = Instant::now();
-                    self.live.advance_to(self.clock.now_ms());
+                    self.session.advance_to(self.clock.now_ms());
                     self.apply_commands();
                     if now >= last_rx + silence {
                         return Lost::Silent(silence);
@@ -595,14 +517,14 @@ impl BoardTask {
         if let Some(r) = &mut self.recorder {
             r.record(t, dir, bytes);
         }
-        self.live.handle_bytes(t, dir, bytes);
+        self.session.handle_bytes(t, dir, bytes);
     }
 
     /// Applies the operator corrections that have arrived.
     fn apply_commands(&mut self) {
         while let Ok(request) = self.commands.try_recv() {
             let t = self.clock.now_ms();
-            self.live.handle_request(t, &request);
+            self.session.handle_request(t, &request);
         }
     }
 
@@ -613,29 +535,52 @@ impl BoardTask {
     }
 
     fn flush(&mut self) {
-        let dirty = self.live.take_pgn_dirty();
+        let dirty = self.session.take_pgn_dirty();
         if let Some(r) = &mut self.recorder {
             r.flush();
             if dirty {
-                r.write_pgn(&self.live.all_games_pgn());
+                r.write_pgn(&self.session.all_games_pgn());
             }
         }
     }
 }
 
-async fn write(stream: &mut SerialStream, bytes: &[u8]) -> io::Result<()> {
-    tokio::time::timeout(Duration::from_secs(2), async {
-        stream.write_all(bytes).await?;
-        stream.flush().await
-    })
-    .await
-    .map_err(|_| io::Error::new(io::ErrorKind::TimedOut, "write timed out"))?
-}
+impl LineTask for BoardTask {
+    type Link = Link;
+    const WHAT: &'static str = "board";
 
-fn hex(bytes: &[u8]) -> String {
-    bytes
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect::<Vec<_>>()
-        .join(" ")
+    async fn connect(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<Link> {
+        self.find(shutdown).await
+    }
+
+    /// The device and the serial number it answered with.
+    fn link_span(link: &Link) -> tracing::Span {
+        info_span!("link", port = %link.path.display(), serial = %link.serial)
+    }
+
+    async fn serve(&mut self, link: Link, shutdown: &mut watch::Receiver<bool>) -> Lost {
+        BoardTask::serve(self, link, shutdown).await
+    }
+
+    fn lost(&mut self, why: &Lost) {
+        let t = self.clock.now_ms();
+        self.session.advance_to(t);
+        self.session.set_offline(t);
+        self.note(&format!("disconnected: {why}"));
+        self.flush();
+    }
+
+    async fn idle(&mut self, delay: Duration) {
+        self.wait(delay).await
+    }
+
+    fn stop(&mut self) {
+        let t = self.clock.now_ms();
+        self.session.finish(t);
+        self.session.set_offline(t);
+        self.flush();
+        if let Some(r) = &mut self.recorder {
+            r.write_pgn(&self.session.all_games_pgn());
+        }
+    }
 }

@@ -239,10 +239,7 @@ mod tests {
             ..Tags::default()
         };
         assert!(render(&g, &tags).contains("[Date \"2026.11.20\"]"));
-        assert_eq!(
-            crate::port::recorder::pgn_date_at(1_795_478_400_000),
-            "2026.11.24"
-        );
+        assert_eq!(crate::wall::pgn_date_at(1_795_478_400_000), "2026.11.24");
     }
 
     #[test]

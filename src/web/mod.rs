@@ -2,7 +2,7 @@
 //! served by the daemon over HTTP (`[web] listen`).
 //!
 //! The boards feed a [`Hub`] with the same events and retained state they
-//! hand the MQTT outbox (see [`crate::port::live::LiveBoard::with_web`]).
+//! hand the MQTT outbox (see [`crate::session::BoardSink`]).
 //! The hub keeps a snapshot (each board's state and last clock, the latest
 //! alerts) and fans every change out on a `tokio::sync::broadcast`
 //! channel. Each browser gets the page (`GET /`, built into the binary),
@@ -213,6 +213,19 @@ impl BoardFeed {
             _ => {}
         }
         self.hub.send("event", json);
+    }
+}
+
+impl crate::session::BoardSink for BoardFeed {
+    fn event(&self, event: &Event) -> bool {
+        BoardFeed::event(self, event);
+        true
+    }
+
+    fn state(&self, state: &str, _record: &str, redraw: bool) {
+        if redraw {
+            BoardFeed::state(self, state);
+        }
     }
 }
 

@@ -1,126 +1,49 @@
-//! One board's live session: the pipeline driven with daemon time, the
-//! game record rebuilt from its events, and what is published about it.
+//! One board's session: readings in, events, state and records out.
 //!
-//! [`LiveBoard`] survives reconnections: the same pipeline (and so the same
+//! The data path of one board, above the serial line and below the sinks:
+//! the port code (or a capture) hands a [`Session`] bytes with their time;
+//! its [`BoardPipeline`] turns them into events; the session keeps the
+//! game record ([`GameLog`], PGN), the board's link status, and publishes
+//! every event, and after every change the retained state (JSON, see
+//! [`StateMessage`]) and the current game's PGN, to its [`Outputs`]: the
+//! public's sinks (live or through the broadcast delay) and the arbiters'
+//! (always live, alerts included). `boardcast run` drives one session per
+//! board with daemon time; `boardcast replay` builds its pipeline from the
+//! same [`BoardSetup`] a capture header declares.
+//!
+//! A session survives reconnections: the same pipeline (and so the same
 //! game) carries on when an unplugged board comes back and dumps its
-//! squares. It hands every event to the board's outbox and, after every
-//! change, the retained state (JSON, see [`StateMessage`]) and the current
-//! game's PGN.
+//! squares.
 
-use serde::Serialize;
+pub mod outputs;
+pub mod setup;
+pub mod state;
+
+use std::sync::Arc;
+
 use tracing::{debug, info, warn};
 
 use crate::board;
 use crate::capture::Direction;
 use crate::control::{Ack, OperatorCommand, Outcome, Request};
+use crate::delay::PublicView;
 use crate::event::{AlertKind, Event, EventKind, Millis};
 use crate::pipeline::{BoardPipeline, Diagnostic};
-use crate::sink::mqtt::BoardOutbox;
 use crate::sink::pgn::render;
-use crate::sink::record::{GameLog, GameRecord};
+use crate::sink::record::GameLog;
 use crate::sink::round::Round;
-use crate::tournament::Player;
-use std::sync::Arc;
-
-/// Whether the board's line is up.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LinkStatus {
-    /// Open and identified.
-    Connected,
-    /// Not open (never found, unplugged, or the daemon stopped).
-    Offline,
-}
-
-/// The last move of the game.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct LastMove {
-    /// Its ply (1 = White's first move).
-    pub ply: usize,
-    /// SAN.
-    pub san: String,
-    /// UCI.
-    pub uci: String,
-}
-
-/// The clocks in a board's state.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct ClockState {
-    /// White's seconds.
-    pub white: u32,
-    /// Black's seconds.
-    pub black: u32,
-    /// Estimated from move times (no clock reports).
-    pub estimated: bool,
-}
-
-/// The retained state of a board (`{prefix}/board/{id}/state`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
-pub struct StateMessage {
-    /// The board id.
-    pub board: String,
-    /// `connected` or `offline`.
-    pub status: LinkStatus,
-    /// The device path in use (or last used).
-    pub port: Option<String>,
-    /// The serial number the board reported.
-    pub serial: Option<String>,
-    /// A game is on and the board agrees with it: a start position was
-    /// recognised and no displaced-pieces or impossible-position alert is
-    /// open.
-    pub recognised: bool,
-    /// The board stands turned round (Black on ranks 1-2, Law 7.2b).
-    pub rotated: bool,
-    /// An error alert was raised in this game (see the events).
-    pub irregular: bool,
-    /// Games started on this board since the daemon started (0: none yet).
-    pub game: usize,
-    /// FEN of the start position (`null` before the first game).
-    pub start_fen: Option<String>,
-    /// Whether the game is Chess960.
-    pub chess960: bool,
-    /// FEN of the current position (`null` before the first game).
-    pub fen: Option<String>,
-    /// The pieces as the board's sensors see them now, as the board part
-    /// of a FEN in the game's orientation: a piece in the air is missing,
-    /// a displaced piece stands where it is. Live states only (the
-    /// arbiters' topics, and the public ones without a delay); left out
-    /// of a delayed public state, which shows only the game.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub placement: Option<String>,
-    /// The mainline in SAN.
-    pub moves: Vec<String>,
-    /// The mainline in UCI.
-    pub uci: Vec<String>,
-    /// Plies played (the length of `moves`).
-    pub ply: usize,
-    /// The last move, if any.
-    pub last_move: Option<LastMove>,
-    /// `1-0`, `0-1`, `1/2-1/2` or `*` once the game ended, else `null`.
-    pub result: Option<String>,
-    /// Why the game ended.
-    pub reason: Option<String>,
-    /// The clocks as last reported (or estimated).
-    pub clock: Option<ClockState>,
-    /// The round the game belongs to.
-    pub round: u32,
-    /// The board's number in the round.
-    pub number: u32,
-    /// White, from the pairings (or the operator).
-    pub white: Option<Player>,
-    /// Black, likewise.
-    pub black: Option<Player>,
-    /// Daemon milliseconds when this state was made.
-    pub t_ms: Millis,
-}
+pub use outputs::{BoardSink, Outputs};
+pub use setup::BoardSetup;
+pub use state::{ClockState, LastMove, LinkStatus, StateMessage};
 
 /// One board's pipeline, record and publications.
 #[derive(Debug)]
-pub struct LiveBoard {
+pub struct Session {
     id: String,
     pipeline: BoardPipeline,
     log: GameLog,
-    outbox: BoardOutbox,
+    /// Where events, states and records go.
+    outputs: Outputs,
     /// The round (tags from the pairings; the PGN folder).
     round: Arc<Round>,
     /// This board's number in the round.
@@ -136,42 +59,34 @@ pub struct LiveBoard {
     /// The sensed placement last published (see [`StateMessage::placement`]).
     sensed: String,
     pgn_dirty: bool,
-    /// The live page's feed, when the page is on.
-    web: Option<crate::web::BoardFeed>,
-    /// The arbiters' live topics (`{prefix}/arbiter/board/{id}/...`).
-    arbiter: Option<BoardOutbox>,
-    /// The live page's arbiter view (live, with alerts), when it is on.
-    arbiter_web: Option<crate::web::BoardFeed>,
     /// With a broadcast delay: what the public has seen so far and what
     /// it has yet to see. `None`: the public sees everything live.
-    public: Option<crate::delay::PublicView>,
+    public: Option<PublicView>,
     /// Wall milliseconds (since 1970) at this board's daemon time 0: the
     /// day a game started, for its PGN `Date`.
     wall_epoch_ms: u64,
 }
 
-impl LiveBoard {
-    /// A board waiting for its first connection: board `number` of
-    /// `round`, its games played to `time_control` when known. Nothing is
-    /// published until [`LiveBoard::announce`] (a game is resumed first,
-    /// with [`LiveBoard::resume`], so an empty state never replaces the
-    /// retained one of a game in progress).
+impl Session {
+    /// A board waiting for its first connection: the board `setup`
+    /// declares (its id, family, bus address and time control), board
+    /// `number` of `round`, publishing to `outputs`. Nothing is published
+    /// until [`Session::announce`] (a game is resumed first, with
+    /// [`Session::resume`], so an empty state never replaces the retained
+    /// one of a game in progress).
     pub fn new(
-        id: &str,
+        setup: &BoardSetup,
         config: board::Config,
-        outbox: BoardOutbox,
+        outputs: Outputs,
         round: Arc<Round>,
         number: u32,
-        time_control: Option<crate::clock::TimeControl>,
-    ) -> LiveBoard {
-        let mut pipeline = BoardPipeline::new(id, config);
-        pipeline.set_time_control(time_control);
+    ) -> Session {
         let game_round = round.current();
-        LiveBoard {
-            id: id.to_string(),
-            pipeline,
+        Session {
+            id: setup.id.clone(),
+            pipeline: setup.pipeline(config),
             log: GameLog::new(),
-            outbox,
+            outputs,
             round,
             number,
             game_round,
@@ -181,53 +96,15 @@ impl LiveBoard {
             disagrees: false,
             sensed: String::new(),
             pgn_dirty: false,
-            web: None,
-            arbiter: None,
-            arbiter_web: None,
             public: None,
-            wall_epoch_ms: crate::delay::unix_ms(),
+            wall_epoch_ms: crate::wall::unix_ms(),
         }
     }
 
-    /// Reads a board speaking `protocol` (DGT by default). Call before
-    /// [`LiveBoard::resume`] and before any byte.
-    pub fn with_protocol(mut self, protocol: crate::capture::Protocol) -> LiveBoard {
-        self.pipeline.set_family(protocol.family());
-        self
-    }
-
-    /// Reads the board at `address` of a DGT bus: the bytes handed in are
-    /// the whole line's. Call before [`LiveBoard::resume`] and before any
-    /// byte.
-    pub fn with_bus_unit(mut self, address: u16) -> LiveBoard {
-        self.pipeline.set_bus_unit(address);
-        self
-    }
-
-    /// Also hands every event and state to the live page's `feed`.
-    pub fn with_web(mut self, feed: crate::web::BoardFeed) -> LiveBoard {
-        self.web = Some(feed);
-        self
-    }
-
-    /// Also hands every live event and state to the live page's arbiter
-    /// view (`feed`).
-    pub fn with_arbiter_web(mut self, feed: crate::web::BoardFeed) -> LiveBoard {
-        self.arbiter_web = Some(feed);
-        self
-    }
-
-    /// Also publishes the live game, alerts included, to the arbiters'
-    /// topics (`arbiter`), and shows the public outputs (the board's
-    /// public topics, the PGN folder and the live page) through `public`,
-    /// a delay behind it; `None` keeps them live.
-    pub fn with_broadcast(
-        mut self,
-        arbiter: BoardOutbox,
-        public: Option<crate::delay::PublicView>,
-    ) -> LiveBoard {
-        self.arbiter = Some(arbiter);
-        self.public = public;
+    /// Shows the public outputs (the public sinks, the PGN folder) through
+    /// `view`, a delay behind the live game; without it they are live.
+    pub fn with_delay(mut self, view: Option<PublicView>) -> Session {
+        self.public = view;
         self
     }
 
@@ -269,7 +146,7 @@ impl LiveBoard {
                 && let Some(g) = self.log.current_mut()
             {
                 // The earlier session's day is not known: today's.
-                g.date = Some(crate::port::recorder::pgn_date());
+                g.date = Some(crate::wall::pgn_date());
             }
             match &e.kind {
                 EventKind::GameStart { .. } => {
@@ -368,18 +245,21 @@ impl LiveBoard {
     }
 
     /// An operator's verified command (from the MQTT command topic): it is
-    /// applied as [`LiveBoard::handle_command`] does, and the outcome is
+    /// applied as [`Session::handle_command`] does, and the outcome is
     /// acknowledged on the bridge's `ack` topic with the command's nonce.
     pub fn handle_request(&mut self, t: Millis, request: &Request) -> Outcome {
         let outcome = self.handle_command(t, &request.command);
-        self.outbox.push_ack(&Ack {
+        let ack = Ack {
             nonce: request.nonce.clone(),
             board: self.id.clone(),
             accepted: outcome.accepted,
             changed: outcome.changed,
             message: outcome.message.clone(),
             code: (!outcome.accepted).then(|| "refused_by_board".to_string()),
-        });
+        };
+        for sink in &self.outputs.public {
+            sink.ack(&ack);
+        }
         outcome
     }
 
@@ -493,7 +373,7 @@ impl LiveBoard {
             moves: game.map(|g| g.sans.clone()).unwrap_or_default(),
             uci: game.map(|g| g.ucis.clone()).unwrap_or_default(),
             ply: game.map_or(0, |g| g.sans.len()),
-            last_move: game.and_then(last_move),
+            last_move: game.and_then(state::last_move),
             result: game.and_then(|g| g.result.clone()),
             reason: game.and_then(|g| g.reason.clone()),
             clock: game.and_then(|g| {
@@ -528,37 +408,29 @@ impl LiveBoard {
         self.publish_state_to(t, true);
     }
 
-    /// [`LiveBoard::publish_state`]; `page`: to the live page too (not
-    /// when only the sensed placement changed, which the page does not
-    /// draw: a page need not redraw on every lifted piece).
-    fn publish_state_to(&self, t: Millis, page: bool) {
+    /// [`Session::publish_state`]; `redraw`: `false` when only the
+    /// sensed placement changed, which a page need not redraw on every
+    /// lifted piece.
+    fn publish_state_to(&self, t: Millis, redraw: bool) {
         let (state, pgn) = self.rendered(&self.log, true, t);
-        if page && let Some(w) = &self.arbiter_web {
-            w.state(&state);
-        }
-        if let Some(a) = &self.arbiter {
-            a.set_retained(state.clone(), pgn.clone());
+        for sink in &self.outputs.arbiter {
+            sink.state(&state, &pgn, redraw);
         }
         match &self.public {
-            None => self.publish_public_to(state, pgn, page),
+            None => self.publish_public_to(&state, &pgn, redraw),
             // The delayed public state has no placement: unchanged.
-            Some(_) if !page => {}
+            Some(_) if !redraw => {}
             Some(p) => {
                 let (state, pgn) = self.rendered(p.log(), false, t);
-                self.publish_public(state, pgn);
+                self.publish_public_to(&state, &pgn, true);
             }
         }
     }
 
-    fn publish_public(&self, state: String, pgn: String) {
-        self.publish_public_to(state, pgn, true);
-    }
-
-    fn publish_public_to(&self, state: String, pgn: String, page: bool) {
-        if page && let Some(w) = &self.web {
-            w.state(&state);
+    fn publish_public_to(&self, state: &str, pgn: &str, redraw: bool) {
+        for sink in &self.outputs.public {
+            sink.state(state, pgn, redraw);
         }
-        self.outbox.set_retained(state, pgn);
     }
 
     /// Hands the public what the delay lets out by `t`: its events, then
@@ -577,9 +449,7 @@ impl LiveBoard {
             .find(|e| matches!(e.kind, EventKind::GameStart { .. }))
             && let Some(g) = p.log_mut().current_mut()
         {
-            g.date = Some(crate::port::recorder::pgn_date_at(
-                self.wall_epoch_ms + start.t_ms,
-            ));
+            g.date = Some(crate::wall::pgn_date_at(self.wall_epoch_ms + start.t_ms));
         }
         for event in &out {
             self.push_public(event);
@@ -589,19 +459,18 @@ impl LiveBoard {
         }
         let p = self.public.as_ref().expect("checked");
         let (state, pgn) = self.rendered(p.log(), false, t);
-        self.publish_public(state, pgn);
+        self.publish_public_to(&state, &pgn, true);
     }
 
     /// Hands one event to the public outputs (the page and the topics).
     fn push_public(&self, event: &Event) {
-        if let Some(w) = &self.web {
-            w.event(event);
-        }
-        if !self.outbox.push_event(event) {
-            warn!(
-                dropped = self.outbox.dropped(),
-                "event queue full: dropped the oldest unacknowledged event"
-            );
+        for sink in &self.outputs.public {
+            if !sink.event(event) {
+                warn!(
+                    dropped = sink.dropped(),
+                    "event queue full: dropped the oldest unacknowledged event"
+                );
+            }
         }
     }
 
@@ -639,7 +508,6 @@ impl LiveBoard {
         serials
     }
 
-    /// Publishes one event: log, record, live page, outbox.
     /// Publishes one event at `t`: log, record, the arbiters' view at once,
     /// the public's at once or through the delay.
     fn emit_one(&mut self, t: Millis, event: &Event) {
@@ -648,15 +516,10 @@ impl LiveBoard {
         if matches!(event.kind, EventKind::GameStart { .. })
             && let Some(g) = self.log.current_mut()
         {
-            g.date = Some(crate::port::recorder::pgn_date_at(
-                self.wall_epoch_ms + event.t_ms,
-            ));
+            g.date = Some(crate::wall::pgn_date_at(self.wall_epoch_ms + event.t_ms));
         }
-        if let Some(w) = &self.arbiter_web {
-            w.event(event);
-        }
-        if let Some(a) = &self.arbiter {
-            a.push_event(event);
+        for sink in &self.outputs.arbiter {
+            sink.event(event);
         }
         match &mut self.public {
             None => self.push_public(event),
@@ -719,11 +582,3 @@ impl LiveBoard {
 
 /// The reason of a result the operator set.
 const OPERATOR_RESULT: &str = "set by the operator";
-
-fn last_move(g: &GameRecord) -> Option<LastMove> {
-    Some(LastMove {
-        ply: g.sans.len(),
-        san: g.sans.last()?.clone(),
-        uci: g.ucis.last()?.clone(),
-    })
-}

@@ -1,0 +1,151 @@
+//! What a board is, as the configuration or a capture header declares it:
+//! the one place that turns either into a pipeline, so that `boardcast
+//! run` and `boardcast replay` read a board the same way, and the words
+//! the recorder writes on a capture's header line are the ones replay
+//! reads back.
+
+use crate::board;
+use crate::capture::{Header, Protocol};
+use crate::clock::TimeControl;
+use crate::pipeline::BoardPipeline;
+
+/// The capture header key naming a DGT bus board's address.
+pub const BUS_UNIT: &str = "unit";
+/// The capture header key naming the board's id.
+pub const BOARD: &str = "board";
+/// The capture header key of a time control (`40/5400:1800+30`).
+pub const TIME_CONTROL: &str = "time_control";
+/// The capture header key of the increment's kind (`bronstein`, `delay`),
+/// read with [`TIME_CONTROL`].
+pub const INCREMENT_MODE: &str = "increment_mode";
+
+/// One board's declaration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoardSetup {
+    /// The board id (topics, events, file names).
+    pub id: String,
+    /// Its wire protocol (and so its family's driver).
+    pub protocol: Protocol,
+    /// Its address on a DGT bus: `Some` exactly for `dgt-bus` boards,
+    /// whose bytes are the whole line's.
+    pub bus_unit: Option<u16>,
+    /// The time control its games are played to, when known.
+    pub time_control: Option<TimeControl>,
+}
+
+impl BoardSetup {
+    /// The board a `[[board]]` table of the configuration declares.
+    pub fn of_config(board: &crate::config::Board) -> BoardSetup {
+        BoardSetup {
+            id: board.id.clone(),
+            protocol: board.protocol,
+            bus_unit: board.bus_address,
+            time_control: board.time_control.clone(),
+        }
+    }
+
+    /// The board a capture's header line declares: `protocol=`, `board=`
+    /// (`1` when absent), `unit=` (required for `dgt-bus`), and
+    /// `time_control=` with `increment_mode=`. The error says what is
+    /// wrong with the header line.
+    pub fn of_header(header: &Header) -> Result<BoardSetup, String> {
+        let meta = |key: &str| header.word(key).map(str::to_string);
+        // A DGT bus capture holds the whole line: `unit=` names the board.
+        let bus_unit = match header.protocol {
+            Protocol::DgtBus => Some(
+                meta(BUS_UNIT)
+                    .and_then(|u| u.parse::<u16>().ok())
+                    .ok_or_else(|| {
+                        format!("a dgt-bus capture names its board's address (`{BUS_UNIT}=N`)")
+                    })?,
+            ),
+            _ => None,
+        };
+        let time_control = match meta(TIME_CONTROL) {
+            Some(tc) => {
+                let text = match meta(INCREMENT_MODE) {
+                    Some(mode) => format!("{tc} {mode}"),
+                    None => tc,
+                };
+                Some(TimeControl::parse(&text).map_err(|e| e.to_string())?)
+            }
+            None => None,
+        };
+        Ok(BoardSetup {
+            id: meta(BOARD).unwrap_or_else(|| "1".into()),
+            protocol: header.protocol,
+            bus_unit,
+            time_control,
+        })
+    }
+
+    /// The `key=value` words the recorder writes on the header line beside
+    /// `protocol=`, `board=` and the session's own, for
+    /// [`BoardSetup::of_header`] to read back (`unit=` on a DGT bus).
+    pub fn header_words(&self) -> Vec<(String, String)> {
+        self.bus_unit
+            .map(|a| (BUS_UNIT.to_string(), a.to_string()))
+            .into_iter()
+            .collect()
+    }
+
+    /// A pipeline reading this board, with the reconstructor's `config`.
+    pub fn pipeline(&self, config: board::Config) -> BoardPipeline {
+        let mut pipeline = BoardPipeline::with_family(&self.id, config, self.protocol.family());
+        if let Some(unit) = self.bus_unit {
+            pipeline.set_bus_unit(unit);
+        }
+        pipeline.set_time_control(self.time_control.clone());
+        pipeline
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn header(protocol: Protocol, words: &[(&str, &str)]) -> Header {
+        Header {
+            protocol,
+            meta: words
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn the_words_a_recorder_writes_are_read_back_as_the_same_board() {
+        let setup = BoardSetup {
+            id: "b7".into(),
+            protocol: Protocol::DgtBus,
+            bus_unit: Some(7),
+            time_control: None,
+        };
+        let mut words = vec![(BOARD.to_string(), setup.id.clone())];
+        words.extend(setup.header_words());
+        let back = BoardSetup::of_header(&Header {
+            protocol: setup.protocol,
+            meta: words,
+        })
+        .unwrap();
+        assert_eq!(back, setup);
+    }
+
+    #[test]
+    fn a_header_without_board_is_board_one_and_a_bus_needs_its_unit() {
+        let plain = BoardSetup::of_header(&header(Protocol::Millennium, &[])).unwrap();
+        assert_eq!((plain.id.as_str(), plain.bus_unit), ("1", None));
+        let err = BoardSetup::of_header(&header(Protocol::DgtBus, &[("board", "x")])).unwrap_err();
+        assert!(err.contains("`unit=N`"), "{err}");
+        let tc = BoardSetup::of_header(&header(
+            Protocol::Dgt,
+            &[("time_control", "5400+30"), ("increment_mode", "bronstein")],
+        ))
+        .unwrap();
+        assert!(tc.time_control.is_some());
+        assert!(
+            BoardSetup::of_header(&header(Protocol::Dgt, &[("time_control", "soon")])).is_err()
+        );
+    }
+}

@@ -1,0 +1,109 @@
+//! What a session publishes about its board: the retained state
+//! (`{prefix}/board/{id}/state`, the live page's boards).
+
+use serde::Serialize;
+
+use crate::event::Millis;
+use crate::sink::record::GameRecord;
+use crate::tournament::Player;
+
+/// Whether the board's line is up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LinkStatus {
+    /// Open and identified.
+    Connected,
+    /// Not open (never found, unplugged, or the daemon stopped).
+    Offline,
+}
+
+/// The last move of the game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct LastMove {
+    /// Its ply (1 = White's first move).
+    pub ply: usize,
+    /// SAN.
+    pub san: String,
+    /// UCI.
+    pub uci: String,
+}
+
+/// The clocks in a board's state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct ClockState {
+    /// White's seconds.
+    pub white: u32,
+    /// Black's seconds.
+    pub black: u32,
+    /// Estimated from move times (no clock reports).
+    pub estimated: bool,
+}
+
+/// The retained state of a board (`{prefix}/board/{id}/state`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct StateMessage {
+    /// The board id.
+    pub board: String,
+    /// `connected` or `offline`.
+    pub status: LinkStatus,
+    /// The device path in use (or last used).
+    pub port: Option<String>,
+    /// The serial number the board reported.
+    pub serial: Option<String>,
+    /// A game is on and the board agrees with it: a start position was
+    /// recognised and no displaced-pieces or impossible-position alert is
+    /// open.
+    pub recognised: bool,
+    /// The board stands turned round (Black on ranks 1-2, Law 7.2b).
+    pub rotated: bool,
+    /// An error alert was raised in this game (see the events).
+    pub irregular: bool,
+    /// Games started on this board since the daemon started (0: none yet).
+    pub game: usize,
+    /// FEN of the start position (`null` before the first game).
+    pub start_fen: Option<String>,
+    /// Whether the game is Chess960.
+    pub chess960: bool,
+    /// FEN of the current position (`null` before the first game).
+    pub fen: Option<String>,
+    /// The pieces as the board's sensors see them now, as the board part
+    /// of a FEN in the game's orientation: a piece in the air is missing,
+    /// a displaced piece stands where it is. Live states only (the
+    /// arbiters' topics, and the public ones without a delay); left out
+    /// of a delayed public state, which shows only the game.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<String>,
+    /// The mainline in SAN.
+    pub moves: Vec<String>,
+    /// The mainline in UCI.
+    pub uci: Vec<String>,
+    /// Plies played (the length of `moves`).
+    pub ply: usize,
+    /// The last move, if any.
+    pub last_move: Option<LastMove>,
+    /// `1-0`, `0-1`, `1/2-1/2` or `*` once the game ended, else `null`.
+    pub result: Option<String>,
+    /// Why the game ended.
+    pub reason: Option<String>,
+    /// The clocks as last reported (or estimated).
+    pub clock: Option<ClockState>,
+    /// The round the game belongs to.
+    pub round: u32,
+    /// The board's number in the round.
+    pub number: u32,
+    /// White, from the pairings (or the operator).
+    pub white: Option<Player>,
+    /// Black, likewise.
+    pub black: Option<Player>,
+    /// Daemon milliseconds when this state was made.
+    pub t_ms: Millis,
+}
+
+/// The last move of a game, if any.
+pub(super) fn last_move(g: &GameRecord) -> Option<LastMove> {
+    Some(LastMove {
+        ply: g.sans.len(),
+        san: g.sans.last()?.clone(),
+        uci: g.ucis.last()?.clone(),
+    })
+}

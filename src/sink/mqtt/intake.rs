@@ -1,0 +1,250 @@
+//! Command intake: what the bridge hears on the broker. Operator commands
+//! are checked (size, retained, signature, time, nonce) and handed to
+//! their board's task, refusals acknowledged and warned about (rate
+//! limited); the instance topic tells a second process of the same bridge
+//! name; the bridge's own status topic, a late last will.
+
+use bytes::Bytes;
+use rumqttc::{AsyncClient, QoS};
+use std::sync::MutexGuard;
+use tracing::{debug, error, warn};
+
+use super::{CommandRoutes, Outbox};
+use crate::config;
+use crate::control::{self, Ack, RateLimit, Request, Verifier};
+
+/// The command checks and the bridge's warnings.
+#[derive(Debug)]
+pub(super) struct Control {
+    pub(super) verifier: Verifier,
+    pub(super) warnings: RateLimit,
+    /// Acknowledgements of refused commands (a flood of junk must not
+    /// crowd the boards' events out of the connection).
+    pub(super) refusals: RateLimit,
+    /// Other instances of this bridge name seen on the broker.
+    pub(super) others: std::collections::HashSet<String>,
+    /// Clear the retained command of every board at the next connection
+    /// (after the broker sent one too large to read).
+    pub(super) clear_commands: bool,
+}
+
+impl Outbox {
+    /// Checks operator commands with the `[control]` settings. Without a
+    /// secret every command is refused, and this says so at start-up.
+    pub fn set_control(&self, cfg: &config::Control) {
+        if cfg.secret.is_none() {
+            warn!(
+                "no operator secret configured ([control] secret or secret_file): every operator command will be refused"
+            );
+        }
+        self.control_lock().verifier =
+            Verifier::new(cfg.secret.clone(), cfg.window.as_millis() as u64);
+    }
+
+    /// This process's random instance id.
+    pub fn instance(&self) -> &str {
+        &self.instance
+    }
+
+    pub(super) fn control_lock(&self) -> MutexGuard<'_, Control> {
+        self.control.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Publishes a warning on the bridge's warning topic and logs it, both
+    /// rate limited.
+    pub(super) fn bridge_warning(&self, code: &str, board: Option<&str>, message: &str) {
+        let now = crate::wall::unix_ms();
+        let Some(suppressed) = self.control_lock().warnings.allow(now) else {
+            debug!(code, board, %message, "bridge warning (rate limited)");
+            return;
+        };
+        warn!(code, board, %message, suppressed, "bridge warning");
+        let payload = serde_json::json!({
+            "code": code,
+            "board": board,
+            "message": message,
+            "suppressed": suppressed,
+            "instance": self.instance,
+            "t": now,
+        });
+        self.notice(self.topics.warning(), false, payload.to_string());
+    }
+
+    /// Queues a non-event publish and sends it when it can.
+    pub(super) fn notice(&self, topic: String, retain: bool, payload: String) {
+        let mut inner = self.lock();
+        inner.push_notice(topic, retain, Bytes::from(payload));
+        self.pump_locked(&mut inner);
+    }
+
+    /// Publishes an acknowledgement on the bridge's ack topic.
+    pub(super) fn ack(&self, ack: &Ack) {
+        self.notice(
+            self.topics.ack(),
+            false,
+            serde_json::to_string(ack).expect("acks serialise"),
+        );
+    }
+
+    /// Announces this instance on the instance topic.
+    pub(super) fn announce(&self) {
+        let payload = serde_json::json!({
+            "instance": self.instance,
+            "pid": std::process::id(),
+        });
+        self.notice(self.topics.instance(), false, payload.to_string());
+    }
+
+    /// A message on the instance topic: another process with this
+    /// bridge's name is reported once per instance, and hears about us.
+    pub(super) fn handle_instance(&self, payload: &[u8]) {
+        let Some(other) = serde_json::from_slice::<serde_json::Value>(payload)
+            .ok()
+            .and_then(|v| v["instance"].as_str().map(str::to_string))
+        else {
+            debug!("an unreadable message on the instance topic");
+            return;
+        };
+        if other == self.instance || !self.control_lock().others.insert(other.clone()) {
+            return;
+        }
+        let message = format!(
+            "another boardcast process with bridge name `{}` is connected to this broker (instance {other}; this one is {}): give each bridge its own [bridge] name",
+            self.topics.bridge, self.instance
+        );
+        error!(%other, instance = %self.instance, "{message}");
+        self.bridge_warning("duplicate_bridge", None, &message);
+        // Let the newcomer know about us too.
+        self.announce();
+    }
+
+    /// Routes operator corrections arriving on the command topics to the
+    /// board tasks.
+    pub fn route_commands(&self, routes: CommandRoutes) {
+        *self.commands.lock().expect("command routes lock") = routes;
+    }
+
+    /// A message arrived on a subscribed topic.
+    pub(super) fn handle_incoming(&self, topic: &str, payload: &[u8], retained: bool) {
+        if topic == self.topics.instance() {
+            self.handle_instance(payload);
+        } else if topic == self.topics.bridge_status() {
+            self.handle_own_status(payload);
+        } else {
+            self.handle_command(topic, payload, retained);
+        }
+    }
+
+    /// The bridge's own status topic says `offline` while it is connected
+    /// and not stopping: a last will delivered late (a broker cluster may
+    /// publish the will of a connection on a dead node after the bridge
+    /// reconnected to another node with the same client id). Every
+    /// subscriber would take the bridge for dead: say `online` again.
+    pub(super) fn handle_own_status(&self, payload: &[u8]) {
+        if payload != b"offline" {
+            return;
+        }
+        let mut inner = self.lock();
+        if inner.link.connected && !inner.link.offline_sent {
+            warn!(bridge = %self.topics.bridge, "the broker says this bridge is offline (a late last will?): publishing online again");
+            inner.link.announce = true;
+            self.pump_locked(&mut inner);
+        }
+    }
+
+    /// An operator command arrived on `topic`: checked (size, retained,
+    /// signature, time, nonce), then handed to its board, which
+    /// acknowledges it; a refusal is acknowledged here and warned about.
+    pub(super) fn handle_command(&self, topic: &str, payload: &[u8], retained: bool) {
+        let Some(board) = self.topics.command_board(topic) else {
+            return;
+        };
+        let route = self
+            .commands
+            .lock()
+            .expect("command routes lock")
+            .get(board)
+            .cloned();
+        let Some(route) = route else {
+            // Another bridge under the same prefix may serve it.
+            debug!(%board, "a command for a board of another bridge");
+            return;
+        };
+        if payload.is_empty() {
+            // The clearing of a retained command (ours or an operator's).
+            return;
+        }
+        let verified =
+            self.control_lock()
+                .verifier
+                .verify(topic, payload, retained, crate::wall::unix_ms());
+        match verified {
+            Ok(v) => {
+                let request = Request {
+                    command: v.command,
+                    nonce: Some(v.nonce),
+                };
+                if let Err(e) = route.try_send(request) {
+                    let request = match e {
+                        tokio::sync::mpsc::error::TrySendError::Full(r)
+                        | tokio::sync::mpsc::error::TrySendError::Closed(r) => r,
+                    };
+                    self.refuse(
+                        board,
+                        request.nonce,
+                        "busy",
+                        "the board's command queue is full",
+                    );
+                }
+            }
+            Err(r) => {
+                if r.refusal == control::Refusal::Retained {
+                    // Remove it, so it does not come back at every
+                    // reconnection.
+                    self.notice(topic.to_string(), true, String::new());
+                }
+                self.refuse(board, r.nonce, r.refusal.code(), &r.refusal.to_string());
+            }
+        }
+    }
+
+    pub(super) fn refuse(&self, board: &str, nonce: Option<String>, code: &str, reason: &str) {
+        self.bridge_warning(code, Some(board), &format!("command refused: {reason}"));
+        if self
+            .control_lock()
+            .refusals
+            .allow(crate::wall::unix_ms())
+            .is_none()
+        {
+            return;
+        }
+        self.ack(&Ack {
+            nonce,
+            board: board.to_string(),
+            accepted: false,
+            changed: false,
+            message: format!("refused: {reason}"),
+            code: Some(code.to_string()),
+        });
+    }
+
+    /// Subscribes to the command topics of every board under the prefix,
+    /// the instance topic and the bridge's own status, then announces this
+    /// instance (after subscribing, so an answer cannot be missed).
+    pub(super) fn subscribe(&self, client: &AsyncClient) {
+        let filter = format!("{}/board/+/command", self.topics.prefix);
+        if client.try_subscribe(filter, QoS::AtLeastOnce).is_err()
+            || client
+                .try_subscribe(self.topics.instance(), QoS::AtLeastOnce)
+                .is_err()
+            // QoS 0: a cluster forwards it along its plain routes, even
+            // while its QoS 1 store is stalled.
+            || client
+                .try_subscribe(self.topics.bridge_status(), QoS::AtMostOnce)
+                .is_err()
+        {
+            warn!("could not subscribe to the command topics");
+        }
+        self.announce();
+    }
+}
