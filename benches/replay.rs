@@ -273,7 +273,7 @@ fn knocks(games: &[SourceGame], seeds: &[u64]) {
             errors += c.error_alerts;
             let recognised_here = !signal
                 || replay.events.iter().any(|(_, e)| {
-                    matches!(&e.kind, EventKind::GameEnd { result: r, reason }
+                    matches!(&e.kind, EventKind::GameEnd { result: r, reason, .. }
                         if r == result && reason == "kings in the centre")
                 });
             if let Ok(dir) = std::env::var("BENCH_DUMP")
@@ -292,7 +292,7 @@ fn knocks(games: &[SourceGame], seeds: &[u64]) {
             if signal {
                 signalled += 1;
                 let ok = replay.events.iter().any(|(_, e)| {
-                    matches!(&e.kind, EventKind::GameEnd { result: r, reason }
+                    matches!(&e.kind, EventKind::GameEnd { result: r, reason, .. }
                         if r == result && reason == "kings in the centre")
                 });
                 recognised += usize::from(ok);
@@ -368,9 +368,9 @@ fn families(games: &[SourceGame]) {
             }
             let underpromotes = g.moves.iter().any(|m| {
                 m.promotion()
-                    .is_some_and(|r| r != boardcast::rules::Role::Queen)
+                    .is_some_and(|r| r != boardcast::games::chess::Role::Queen)
             });
-            if (standard && g.start != boardcast::rules::Position::standard())
+            if (standard && g.start != boardcast::games::chess::Position::standard())
                 || (queens && underpromotes)
             {
                 continue;
@@ -462,7 +462,7 @@ fn dump(
 /// Adversarial input: the slowest single reading we could construct.
 fn worst_case(games: &[SourceGame]) {
     use boardcast::board::{Cell, Reconstructor};
-    use boardcast::rules::{Color, Piece, Role, Square};
+    use boardcast::games::chess::{Color, Piece, Role, Square};
     use rand::{Rng, SeedableRng, rngs::SmallRng};
     let mut rng = SmallRng::seed_from_u64(7);
     let roles = [

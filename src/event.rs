@@ -1,16 +1,66 @@
-//! The event type every sink consumes (interface section 4).
+//! The event type every sink consumes, for every game (interface sections
+//! 4 and 7).
 //!
 //! A board's reconstructor emits [`EventKind`]s with the time of the reading
-//! that caused them; the pipeline stamps the board id to make an [`Event`].
-//! Serialised as one flat JSON object: `{"type": "move", "board": "1",
-//! "t_ms": 5684, "ply": 1, ...}`.
+//! that caused them; the pipeline stamps the board id and the game to make
+//! an [`Event`]. Serialised as one flat JSON object: `{"board": "1",
+//! "t_ms": 5684, "game": "chess", "type": "move", "ply": 1, ...}`.
+//!
+//! Design: one event type for all games. A move, a retraction, a takeback
+//! and a game start carry the game's own `notation`, `id` and `position`
+//! (for chess: SAN, UCI and FEN); chess events also carry them under the
+//! names of interface §4 (`san`, `uci`, `fen`, and `chess960` on
+//! `game_start`), which the serialiser adds for chess and only for chess,
+//! so existing chess subscribers see exactly the fields they always did.
+//! Events written before the generic fields existed still read (the chess
+//! names fill them).
 
 use serde::{Deserialize, Serialize};
 
 /// Milliseconds of capture (or daemon) time.
 pub type Millis = u64;
 
-/// A player colour as events name it.
+/// The game a board plays, as events name it (`"game"`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GameId {
+    /// Chess (FIDE Laws).
+    #[default]
+    Chess,
+    /// English draughts (WCDF rules).
+    Draughts,
+    /// Xiangqi.
+    Xiangqi,
+}
+
+impl GameId {
+    /// The name events carry.
+    pub fn name(self) -> &'static str {
+        match self {
+            GameId::Chess => "chess",
+            GameId::Draughts => "draughts",
+            GameId::Xiangqi => "xiangqi",
+        }
+    }
+
+    /// The side a result names as the winner, `None` for a draw or an
+    /// unfinished game: chess and xiangqi `1-0`/`0-1` (White or Red
+    /// first), draughts `2-0`/`0-2` (Black, the first player, first).
+    pub fn winner(self, result: &str) -> Option<Side> {
+        match (self, result) {
+            (GameId::Chess, "1-0") => Some(Side::White),
+            (GameId::Chess | GameId::Xiangqi, "0-1") => Some(Side::Black),
+            (GameId::Xiangqi, "1-0") => Some(Side::Red),
+            (GameId::Draughts, "2-0") => Some(Side::Black),
+            (GameId::Draughts, "0-2") => Some(Side::White),
+            _ => None,
+        }
+    }
+}
+
+/// A player colour as events name it: the game's own colour names (chess
+/// `white`/`black`, draughts `black`/`white` with Black moving first,
+/// xiangqi `red`/`black`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Side {
@@ -18,31 +68,35 @@ pub enum Side {
     White,
     /// Black.
     Black,
+    /// Red (xiangqi's first player).
+    Red,
 }
 
 impl Side {
-    /// The other side.
+    /// The other side in chess (and draughts): White and Black. (Red's
+    /// opponent is Black; Black's is taken to be White.)
     pub fn other(self) -> Side {
         match self {
-            Side::White => Side::Black,
+            Side::White | Side::Red => Side::Black,
             Side::Black => Side::White,
         }
     }
 
-    /// "White" or "Black", for messages.
+    /// "White", "Black" or "Red", for messages.
     pub fn name(self) -> &'static str {
         match self {
             Side::White => "White",
             Side::Black => "Black",
+            Side::Red => "Red",
         }
     }
 }
 
-impl From<crate::rules::Color> for Side {
-    fn from(c: crate::rules::Color) -> Side {
+impl From<crate::games::chess::Color> for Side {
+    fn from(c: crate::games::chess::Color) -> Side {
         match c {
-            crate::rules::Color::White => Side::White,
-            crate::rules::Color::Black => Side::Black,
+            crate::games::chess::Color::White => Side::White,
+            crate::games::chess::Color::Black => Side::Black,
         }
     }
 }
@@ -78,6 +132,15 @@ pub enum AlertKind {
     /// from): its moves are not being published. The arbiter restores the
     /// game or has the start position set up.
     Unrecognised,
+    /// A player may claim a draw (draughts: repetition, 40 moves; xiangqi:
+    /// the event's move limit).
+    DrawClaimable,
+    /// Xiangqi: a side checks perpetually (the arbiter rules).
+    PerpetualCheck,
+    /// Xiangqi: a side chases perpetually (the arbiter rules).
+    PerpetualChase,
+    /// Xiangqi: another repetition ruling (mutual, idle).
+    Repetition,
 }
 
 /// How much an alert asks of the arbiter (`severity` on MQTT and in the
@@ -106,7 +169,9 @@ impl AlertKind {
             AlertKind::Flag
             | AlertKind::Fivefold
             | AlertKind::SeventyFiveMoves
-            | AlertKind::Unrecognised => Severity::Action,
+            | AlertKind::Unrecognised
+            | AlertKind::PerpetualCheck
+            | AlertKind::PerpetualChase => Severity::Action,
             _ => Severity::Notice,
         }
     }
@@ -132,7 +197,8 @@ pub struct Alert {
     /// Who is concerned, when known.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub side: Option<Side>,
-    /// The Laws article (see `rules::laws`), when one applies.
+    /// The article of the game's rule book (chess: the FIDE Laws, see
+    /// `games::chess::laws`), when one applies.
     #[serde(skip_serializing_if = "Option::is_none", default)]
     pub law: Option<String>,
     /// One human sentence naming squares and pieces.
@@ -149,29 +215,40 @@ pub struct Alert {
 pub enum EventKind {
     /// A game begins: the start position is on the board.
     GameStart {
-        /// FEN of the start position.
-        fen: String,
-        /// Whether it is a Chess960 start.
-        chess960: bool,
-        /// Whether the board stands turned round (Black on ranks 1-2).
+        /// The game's FEN of the start position (chess: FEN, also sent as
+        /// `fen`; draughts: PDN FEN; xiangqi: FEN with `w` for Red).
+        #[serde(default)]
+        position: String,
+        /// Chess: whether it is a Chess960 start (`None` in other games).
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        chess960: Option<bool>,
+        /// Whether the board stands turned round (chess: Black on ranks
+        /// 1-2); false while a board without piece identity has not shown
+        /// it yet.
         #[serde(default)]
         rotated: bool,
     },
     /// A move is recognised and published.
     Move {
-        /// 1 = White's first move.
+        /// 1 = the first player's first move (White's in chess).
         ply: u32,
         /// The mover.
         side: Side,
-        /// SAN.
-        san: String,
-        /// UCI.
-        uci: String,
-        /// FEN after the move.
-        fen: String,
+        /// The game's standard notation (chess: SAN, also sent as `san`;
+        /// draughts: short PDN; xiangqi: WXF).
+        #[serde(default)]
+        notation: String,
+        /// The move's id (chess: UCI, also sent as `uci`; draughts: the
+        /// full path; xiangqi: ICCS).
+        #[serde(default)]
+        id: String,
+        /// The game's FEN after the move (chess: also sent as `fen`).
+        #[serde(default)]
+        position: String,
         /// True for an illegal move that stood: play went on from the
-        /// position it made (Law 7.5a was not applied). `san` then holds
-        /// the move in long algebraic notation (`Bc1-h6`).
+        /// position it made (chess: Law 7.5a was not applied). `notation`
+        /// then holds the move as played (chess: long algebraic notation,
+        /// `Bc1-h6`).
         #[serde(skip_serializing_if = "std::ops::Not::not", default)]
         irregular: bool,
     },
@@ -179,15 +256,18 @@ pub enum EventKind {
     Retract {
         /// The ply withdrawn.
         ply: u32,
-        /// Its UCI.
-        uci: String,
+        /// Its id (chess: UCI, also sent as `uci`).
+        #[serde(default)]
+        id: String,
     },
     /// The players restored an earlier position.
     Takeback {
         /// The ply count after the takeback.
         to_ply: u32,
-        /// FEN of the restored position.
-        fen: String,
+        /// The game's FEN of the restored position (chess: also sent as
+        /// `fen`).
+        #[serde(default)]
+        position: String,
     },
     /// Something an arbiter must know.
     Alert(Alert),
@@ -229,22 +309,27 @@ pub enum EventKind {
     },
     /// The game is over on the board.
     GameEnd {
-        /// `1-0`, `0-1` or `1/2-1/2`.
+        /// As the game's record writes it (chess and xiangqi `1-0`, `0-1`,
+        /// `1/2-1/2`; draughts `2-0`, `0-2`, `1-1`; `*` unfinished).
         result: String,
         /// Why, in words (e.g. `checkmate`).
         reason: String,
+        /// The winning side, `None` for a draw (or an unfinished game).
+        #[serde(default)]
+        winner: Option<Side>,
     },
 }
 
-/// An event with its board and time.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// An event with its board, game and time.
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Event {
     /// The board's id.
     pub board: String,
     /// Time of the sensor reading that caused it.
     pub t_ms: Millis,
+    /// The game played on the board.
+    pub game: GameId,
     /// What happened.
-    #[serde(flatten)]
     pub kind: EventKind,
 }
 
@@ -252,6 +337,169 @@ impl Event {
     /// The event as one line of JSON.
     pub fn to_json(&self) -> String {
         serde_json::to_string(self).expect("events always serialise")
+    }
+}
+
+/// How an event is written: the fields every game has, in order.
+#[derive(Serialize)]
+struct Plain<'a> {
+    board: &'a str,
+    t_ms: Millis,
+    game: GameId,
+    #[serde(flatten)]
+    kind: &'a EventKind,
+}
+
+/// How a chess game start, move, retraction or takeback is written: the
+/// fields of interface §4 beside the generic ones.
+#[derive(Serialize)]
+struct ChessWire<'a> {
+    board: &'a str,
+    t_ms: Millis,
+    game: GameId,
+    #[serde(flatten)]
+    kind: ChessKind<'a>,
+}
+
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum ChessKind<'a> {
+    GameStart {
+        fen: &'a str,
+        chess960: bool,
+        rotated: bool,
+        position: &'a str,
+    },
+    Move {
+        ply: u32,
+        side: Side,
+        san: &'a str,
+        uci: &'a str,
+        fen: &'a str,
+        notation: &'a str,
+        id: &'a str,
+        position: &'a str,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        irregular: bool,
+    },
+    Retract {
+        ply: u32,
+        uci: &'a str,
+        id: &'a str,
+    },
+    Takeback {
+        to_ply: u32,
+        fen: &'a str,
+        position: &'a str,
+    },
+}
+
+impl Serialize for Event {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let chess = |kind| ChessWire {
+            board: &self.board,
+            t_ms: self.t_ms,
+            game: self.game,
+            kind,
+        };
+        if self.game == GameId::Chess {
+            match &self.kind {
+                EventKind::GameStart {
+                    position,
+                    chess960,
+                    rotated,
+                } => {
+                    return chess(ChessKind::GameStart {
+                        fen: position,
+                        chess960: chess960.unwrap_or(false),
+                        rotated: *rotated,
+                        position,
+                    })
+                    .serialize(s);
+                }
+                EventKind::Move {
+                    ply,
+                    side,
+                    notation,
+                    id,
+                    position,
+                    irregular,
+                } => {
+                    return chess(ChessKind::Move {
+                        ply: *ply,
+                        side: *side,
+                        san: notation,
+                        uci: id,
+                        fen: position,
+                        notation,
+                        id,
+                        position,
+                        irregular: *irregular,
+                    })
+                    .serialize(s);
+                }
+                EventKind::Retract { ply, id } => {
+                    return chess(ChessKind::Retract {
+                        ply: *ply,
+                        uci: id,
+                        id,
+                    })
+                    .serialize(s);
+                }
+                EventKind::Takeback { to_ply, position } => {
+                    return chess(ChessKind::Takeback {
+                        to_ply: *to_ply,
+                        fen: position,
+                        position,
+                    })
+                    .serialize(s);
+                }
+                _ => {}
+            }
+        }
+        Plain {
+            board: &self.board,
+            t_ms: self.t_ms,
+            game: self.game,
+            kind: &self.kind,
+        }
+        .serialize(s)
+    }
+}
+
+/// How an event is read.
+#[derive(Deserialize)]
+struct Read {
+    board: String,
+    t_ms: Millis,
+    #[serde(default)]
+    game: GameId,
+    #[serde(flatten)]
+    kind: EventKind,
+}
+
+impl<'de> Deserialize<'de> for Event {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Event, D::Error> {
+        use serde::de::Error;
+        let mut v = serde_json::Value::deserialize(d)?;
+        // An event written before the generic fields existed: its chess
+        // names give them.
+        if let Some(map) = v.as_object_mut() {
+            for (chess, generic) in [("san", "notation"), ("uci", "id"), ("fen", "position")] {
+                if !map.contains_key(generic)
+                    && let Some(value) = map.get(chess).cloned()
+                {
+                    map.insert(generic.to_owned(), value);
+                }
+            }
+        }
+        let read: Read = serde_json::from_value(v).map_err(D::Error::custom)?;
+        Ok(Event {
+            board: read.board,
+            t_ms: read.t_ms,
+            game: read.game,
+            kind: read.kind,
+        })
     }
 }
 
@@ -279,21 +527,28 @@ impl Serialize for Alert {
 mod tests {
     use super::*;
 
-    #[test]
-    fn move_event_serialises_flat_with_type_tag() {
-        let e = Event {
+    fn chess_move() -> Event {
+        Event {
             board: "1".into(),
             t_ms: 5684,
+            game: GameId::Chess,
             kind: EventKind::Move {
                 ply: 1,
                 side: Side::White,
-                san: "e4".into(),
-                uci: "e2e4".into(),
-                fen: "x".into(),
+                notation: "e4".into(),
+                id: "e2e4".into(),
+                position: "x".into(),
                 irregular: false,
             },
-        };
-        let v: serde_json::Value = serde_json::from_str(&e.to_json()).unwrap();
+        }
+    }
+
+    #[test]
+    fn move_event_serialises_flat_with_type_tag() {
+        let e = chess_move();
+        let json = e.to_json();
+        assert!(json.starts_with(r#"{"board":"1","t_ms":5684,"game":"chess","type":"move""#));
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
         assert_eq!(v["type"], "move");
         assert_eq!(v["board"], "1");
         assert_eq!(v["t_ms"], 5684);
@@ -304,10 +559,92 @@ mod tests {
     }
 
     #[test]
+    fn chess_events_keep_the_chess_fields_and_gain_the_generic_ones() {
+        let v: serde_json::Value = serde_json::from_str(&chess_move().to_json()).unwrap();
+        assert_eq!(
+            (&v["san"], &v["uci"], &v["fen"]),
+            (&"e4".into(), &"e2e4".into(), &"x".into())
+        );
+        assert_eq!(
+            (&v["notation"], &v["id"], &v["position"]),
+            (&"e4".into(), &"e2e4".into(), &"x".into())
+        );
+        let start = Event {
+            kind: EventKind::GameStart {
+                position: "s".into(),
+                chess960: Some(false),
+                rotated: false,
+            },
+            ..chess_move()
+        };
+        let v: serde_json::Value = serde_json::from_str(&start.to_json()).unwrap();
+        assert_eq!(
+            (&v["fen"], &v["chess960"], &v["position"]),
+            (&"s".into(), &false.into(), &"s".into())
+        );
+        let retract = Event {
+            kind: EventKind::Retract {
+                ply: 3,
+                id: "g1f3".into(),
+            },
+            ..chess_move()
+        };
+        let v: serde_json::Value = serde_json::from_str(&retract.to_json()).unwrap();
+        assert_eq!((&v["uci"], &v["id"]), (&"g1f3".into(), &"g1f3".into()));
+    }
+
+    #[test]
+    fn other_games_events_never_carry_the_chess_fields() {
+        let e = Event {
+            board: "3".into(),
+            t_ms: 10,
+            game: GameId::Draughts,
+            kind: EventKind::Move {
+                ply: 1,
+                side: Side::Black,
+                notation: "11-15".into(),
+                id: "11-15".into(),
+                position: "W:W21,22:B15".into(),
+                irregular: false,
+            },
+        };
+        let v: serde_json::Value = serde_json::from_str(&e.to_json()).unwrap();
+        assert_eq!(v["game"], "draughts");
+        assert_eq!(v["id"], "11-15");
+        assert!(v.get("san").is_none() && v.get("uci").is_none() && v.get("fen").is_none());
+        let back: Event = serde_json::from_value(v).unwrap();
+        assert_eq!(back, e);
+        let end = Event {
+            kind: EventKind::GameEnd {
+                winner: None,
+                result: "1-1".into(),
+                reason: "r".into(),
+            },
+            ..e
+        };
+        let v: serde_json::Value = serde_json::from_str(&end.to_json()).unwrap();
+        assert!(v["winner"].is_null());
+    }
+
+    #[test]
+    fn an_event_written_before_the_generic_fields_reads_as_chess() {
+        let old = r#"{"board":"1","t_ms":5,"type":"move","ply":1,"side":"white","san":"e4","uci":"e2e4","fen":"x"}"#;
+        let e: Event = serde_json::from_str(old).unwrap();
+        assert_eq!(
+            e,
+            Event {
+                t_ms: 5,
+                ..chess_move()
+            }
+        );
+    }
+
+    #[test]
     fn alert_serialises_kind_law_and_message() {
         let e = Event {
             board: "7".into(),
             t_ms: 1,
+            game: GameId::Chess,
             kind: EventKind::Alert(Alert {
                 kind: AlertKind::IllegalMove,
                 side: Some(Side::Black),

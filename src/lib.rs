@@ -10,7 +10,7 @@
 //!          | bytes + time
 //!  family driver, protocol decoder   family, boardcast-protocols
 //!          | readings
-//!  pipeline -> reconstructor         pipeline, board, rules, clock
+//!  pipeline -> reconstructor         pipeline, board, games, clock
 //!          | events                  event
 //!  session: record, state, delay     session (Session, BoardSetup, BoardSink)
 //!          | events, state, PGN
@@ -29,13 +29,14 @@
 //!   protocol (line settings, hello, keepalive, bytes to readings), used by
 //!   the port code and `replay`.
 //! - [`pipeline`]: one board's pure pipeline, bytes in, events out.
-//! - [`board`]: the reconstructor: explains readings as legal play, settles
-//!   and publishes moves.
-//! - [`rules`]: the only user of shakmaty: legality, notation, outcomes and
-//!   the table of FIDE Laws articles.
+//! - [`board`]: the reconstructor, generic over the game: explains readings
+//!   as legal play, settles and publishes moves, corrects, raises the
+//!   arbiter's alerts.
+//! - [`games`]: the game seam: the [`games::Game`] trait the reconstructor
+//!   is generic over, the game record, and one module per game;
+//!   [`games::chess`] is the only user of shakmaty (legality, notation,
+//!   outcomes, the FIDE Laws articles and their alerts).
 //! - [`clock`]: time controls, the clock a board reports, presses and flags.
-//! - [`track`]: draughts and xiangqi boards: readings to moves of those
-//!   games, their events and records (open protocol).
 //! - [`event`]: the event type every sink consumes.
 //! - [`session`]: one board above its line: the pipeline driven with
 //!   daemon time, the game record, the link status, the retained state,
@@ -87,16 +88,15 @@ pub mod delay;
 pub mod demo;
 pub mod event;
 pub mod family;
+pub mod games;
 pub mod hub;
 pub mod livechess;
 pub mod pipeline;
 pub mod port;
 pub mod replay;
-pub mod rules;
 pub mod session;
 pub mod sim;
 pub mod sink;
 pub mod tournament;
-pub mod track;
 pub mod wall;
 pub mod web;

@@ -501,8 +501,8 @@ fn check_config(path: &Path) -> Result<()> {
 fn replay(capture: &Path, pgn: Option<&Path>, events: Option<&Path>) -> Result<()> {
     // Draughts and xiangqi boards on the open protocol go to their tracker;
     // chess boards (of any family) to the chess pipeline.
-    if boardcast::track::replay::is_open_capture(capture)
-        && boardcast::track::replay::open_capture_game(capture)
+    if boardcast::replay::open::is_open_capture(capture)
+        && boardcast::replay::open::open_capture_game(capture)
             != Some(boardcast_protocols::open::Game::Chess)
     {
         return replay_open(capture, pgn, events);
@@ -563,7 +563,7 @@ fn replay(capture: &Path, pgn: Option<&Path>, events: Option<&Path>) -> Result<(
 /// An open-protocol capture of a draughts or xiangqi board: events and
 /// the game's own record (PDN, xiangqi PGN).
 fn replay_open(capture: &Path, pgn: Option<&Path>, events: Option<&Path>) -> Result<()> {
-    let replay = boardcast::track::replay::replay_open_file(capture, Default::default())?;
+    let replay = boardcast::replay::open::replay_open_file(capture, Default::default())?;
     if let Some(line) = replay.cut_last_line {
         eprintln!(
             "boardcast: warning: {}: line {line} was cut short (the recording stopped mid-line); replayed everything before it",

@@ -21,8 +21,8 @@ use crate::clock::{
     ClockTracker, Face, GameView, Reading, TimeControl, VirtualClock, flag_message,
 };
 use crate::event::{Alert, AlertKind, Event, EventKind, Millis, Side};
-use crate::rules::laws::Law;
-use crate::rules::{Color, Piece, Role, Square};
+use crate::games::chess::laws::Law;
+use crate::games::chess::{Color, Piece, Role, Square};
 
 /// Something about the byte stream worth logging (not an event).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -179,7 +179,12 @@ impl BoardPipeline {
 
     /// Starts a game from a known position (see
     /// [`Reconstructor::start_from`]).
-    pub fn start_from(&mut self, at: Millis, position: crate::rules::Position, rotated: bool) {
+    pub fn start_from(
+        &mut self,
+        at: Millis,
+        position: crate::games::chess::Position,
+        rotated: bool,
+    ) {
         self.recon.start_from(at, position, rotated);
         self.drain();
     }
@@ -362,7 +367,7 @@ impl BoardPipeline {
                         // them are unidentified, below).
                         self.occupancy = None;
                     } else if occupied_seen || self.occupancy.is_some() {
-                        let mut occupied = crate::rules::Bitboard::EMPTY;
+                        let mut occupied = crate::games::chess::Bitboard::EMPTY;
                         for i in 0..64u32 {
                             let at = At::new((i % 8) as u8, (i / 8) as u8);
                             if matches!(
@@ -570,6 +575,7 @@ impl BoardPipeline {
         let event = Event {
             board: self.board.clone(),
             t_ms,
+            game: crate::event::GameId::Chess,
             kind,
         };
         self.events.push_back((self.now, event));
@@ -674,8 +680,8 @@ impl BoardPipeline {
                 let n = game.len() as u32;
                 let own = if first == side { n.div_ceil(2) } else { n / 2 };
                 let opponent = match side.other() {
-                    Side::White => crate::rules::Color::White,
-                    Side::Black => crate::rules::Color::Black,
+                    Side::White => crate::games::chess::Color::White,
+                    Side::Black | Side::Red => crate::games::chess::Color::Black,
                 };
                 (own, game.position().cannot_checkmate(opponent))
             }
@@ -756,7 +762,7 @@ fn clock_reading(times: &dgt::ClockTimes) -> Option<Reading> {
 /// The standard start position as a board reads it, turned round (Black
 /// on ranks 1-2) when `rotated`.
 pub fn start_cells(rotated: bool) -> [Cell; 64] {
-    let board = crate::rules::Board::default();
+    let board = crate::games::chess::Board::default();
     let mut cells = [Cell::Empty; 64];
     for (i, cell) in cells.iter_mut().enumerate() {
         let game = if rotated { 63 - i } else { i };
@@ -935,7 +941,7 @@ mod tests {
         p.advance_to(5_000);
         let moves: Vec<String> = std::iter::from_fn(|| p.poll_event())
             .filter_map(|e| match e.kind {
-                EventKind::Move { san, .. } => Some(san),
+                EventKind::Move { notation, .. } => Some(notation),
                 _ => None,
             })
             .collect();

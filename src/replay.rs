@@ -1,5 +1,8 @@
 //! `boardcast replay`: a capture through the live pipeline, with time taken
-//! from the capture.
+//! from the capture. Draughts and xiangqi boards on the open protocol go
+//! through [`open`].
+
+pub mod open;
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -303,7 +306,7 @@ mod tests {
         let dump = |address: u16, cells: &[crate::board::Cell; 64]| {
             let mut codes = [boardcast_protocols::dgt::PieceCode::Empty; 64];
             for (i, cell) in cells.iter().enumerate() {
-                let sq = crate::rules::Square::new(i as u32);
+                let sq = crate::games::chess::Square::new(i as u32);
                 codes[crate::sim::dgt::field_of(sq, false).index() as usize] =
                     crate::sim::dgt::code_of(*cell);
             }

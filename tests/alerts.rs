@@ -3,8 +3,8 @@
 
 use boardcast::board::{Cell, Config, Reconstructor, Variant};
 use boardcast::event::{EventKind, Side};
+use boardcast::games::chess::{Color, Piece, Position, Role, Square};
 use boardcast::replay::replay_reader;
-use boardcast::rules::{Color, Piece, Position, Role, Square};
 use boardcast::sim::{self, faults};
 
 use crate::games::{all_games, python_chess_mainlines};
@@ -107,11 +107,17 @@ impl Scene {
         self.events
             .drain(..)
             .map(|e| match e {
-                EventKind::GameStart { chess960, .. } => format!("game_start chess960={chess960}"),
-                EventKind::Move { san, irregular, .. } => {
+                EventKind::GameStart { chess960, .. } => {
+                    format!("game_start chess960={}", chess960.unwrap_or(false))
+                }
+                EventKind::Move {
+                    notation: san,
+                    irregular,
+                    ..
+                } => {
                     format!("move {san}{}", if irregular { " (irregular)" } else { "" })
                 }
-                EventKind::Retract { uci, .. } => format!("retract {uci}"),
+                EventKind::Retract { id: uci, .. } => format!("retract {uci}"),
                 EventKind::Takeback { to_ply, .. } => format!("takeback {to_ply}"),
                 EventKind::Alert(a) => format!(
                     "alert {} {} {}{}",
@@ -120,7 +126,7 @@ impl Scene {
                     a.law.as_deref().unwrap_or("-"),
                     if a.cleared { " cleared" } else { "" }
                 ),
-                EventKind::GameEnd { result, reason } => format!("game_end {result} {reason}"),
+                EventKind::GameEnd { result, reason, .. } => format!("game_end {result} {reason}"),
                 EventKind::Clock { .. } => "clock".into(),
                 EventKind::Correction { command, .. } => format!("correction {command}"),
             })
@@ -222,7 +228,7 @@ fn law_7_5_an_illegal_move_restored_is_counted_and_leaves_no_trace_in_the_record
         messages[0]
     );
     assert_eq!(
-        s.r.game().unwrap().sans().collect::<Vec<_>>(),
+        s.r.game().unwrap().notations().collect::<Vec<_>>(),
         ["e4", "e5", "Nf3"]
     );
 }
@@ -719,7 +725,7 @@ fn a_knock_published_as_a_move_set_back_and_then_replied_to_is_corrected_without
             .unwrap()
             .plies()
             .iter()
-            .map(|p| p.san.clone())
+            .map(|p| p.notation.clone())
             .collect();
     assert_eq!(record, ["e4", "e5", "Qh5", "Nc6"], "{events:?}");
 }
@@ -755,7 +761,7 @@ fn a_knock_published_as_a_move_set_back_then_a_reply_taken_back_is_corrected_wit
             .unwrap()
             .plies()
             .iter()
-            .map(|p| p.san.clone())
+            .map(|p| p.notation.clone())
             .collect();
     assert_eq!(record, ["e4", "e5", "Qh5"], "{events:?}");
 }
@@ -791,7 +797,7 @@ fn record(s: &Scene) -> Vec<String> {
         .unwrap()
         .plies()
         .iter()
-        .map(|p| p.san.clone())
+        .map(|p| p.notation.clone())
         .collect()
 }
 

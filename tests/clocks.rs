@@ -4,8 +4,8 @@
 use boardcast::board::Config;
 use boardcast::clock::{Face, TimeControl};
 use boardcast::event::{EventKind, Side};
+use boardcast::games::chess::Position;
 use boardcast::replay::{Replay, replay_reader};
-use boardcast::rules::Position;
 use boardcast::sim::clock::{ClockSetup, ClockTruth, add_clock, no_clock};
 use boardcast::sim::{self, Human, Session, SourceGame};
 use boardcast::sink::pgn::{Tags, render};
@@ -235,6 +235,7 @@ fn law_6_9_a_flag_against_a_bare_king_is_a_draw() {
             "{}",
             flag.message
         ),
+        Side::Red => unreachable!("a chess clock flags White or Black"),
     }
 }
 
@@ -294,13 +295,16 @@ fn law_6_2a_a_press_with_no_move_on_the_board_is_reported() {
     };
     session.readings.push((
         5_000,
-        sim::Reading::Square(boardcast::rules::Square::A2, boardcast::board::Cell::Empty),
+        sim::Reading::Square(
+            boardcast::games::chess::Square::A2,
+            boardcast::board::Cell::Empty,
+        ),
     ));
     session.readings.push((
         5_200,
         sim::Reading::Square(
-            boardcast::rules::Square::A2,
-            session.initial[boardcast::rules::Square::A2 as usize],
+            boardcast::games::chess::Square::A2,
+            session.initial[boardcast::games::chess::Square::A2 as usize],
         ),
     ));
     session.clock = vec![

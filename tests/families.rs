@@ -20,7 +20,7 @@ fn every_game_replays_exactly_on(protocol: Protocol, human: bool, step: usize) -
         // A Certabo board calibrates from the standard start position seen
         // the normal way round (docs/boards.md).
         let certabo = protocol == Protocol::Certabo;
-        if certabo && game.start != boardcast::rules::Position::standard() {
+        if certabo && game.start != boardcast::games::chess::Position::standard() {
             continue;
         }
         let rotated = !certabo && i % 5 == 4;
@@ -249,9 +249,9 @@ fn every_game_replays_exactly_on_occupancy_boards(
     for (i, game) in games.iter().enumerate().step_by(step) {
         let underpromotes = game.moves.iter().any(|m| {
             m.promotion()
-                .is_some_and(|r| r != boardcast::rules::Role::Queen)
+                .is_some_and(|r| r != boardcast::games::chess::Role::Queen)
         });
-        if game.start != boardcast::rules::Position::standard() || underpromotes {
+        if game.start != boardcast::games::chess::Position::standard() || underpromotes {
             continue;
         }
         let mut clean = Clean;

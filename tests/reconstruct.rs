@@ -3,8 +3,8 @@
 
 use boardcast::board::{Cell, Config};
 use boardcast::event::EventKind;
+use boardcast::games::chess::{Position, Square};
 use boardcast::replay::{Replay, replay_reader};
-use boardcast::rules::{Position, Square};
 use boardcast::sim::{self, Human, Reading, Session, SourceGame, Table, check::compare};
 use proptest::prelude::*;
 
@@ -185,7 +185,7 @@ proptest! {
         prop_assert_eq!(c.error_alerts, 0);
         if signalled {
             let ends: Vec<_> = replay.events.iter().filter_map(|(_, e)| match &e.kind {
-                EventKind::GameEnd { result, reason } => Some((result.clone(), reason.clone())),
+                EventKind::GameEnd { result, reason, .. } => Some((result.clone(), reason.clone())),
                 _ => None,
             }).collect();
             prop_assert_eq!(ends, vec![(result.to_string(), "kings in the centre".to_string())]);
@@ -334,7 +334,7 @@ fn a_rook_paused_on_its_way_is_retracted_and_replaced() {
     // an operator would for a game resumed mid-way.
     let mut r = boardcast::board::Reconstructor::new(Config::default());
     r.start_from(0, pos.clone(), false);
-    r.handle_board(0, &session.initial);
+    r.handle_board(0, &session.initial[..]);
     while r.poll_event().is_some() {}
     let mut kinds = Vec::new();
     for (t, reading) in &session.readings {
@@ -357,8 +357,8 @@ fn a_rook_paused_on_its_way_is_retracted_and_replaced() {
     let summary: Vec<String> = kinds
         .iter()
         .map(|e| match e {
-            EventKind::Move { san, .. } => format!("move {san}"),
-            EventKind::Retract { uci, .. } => format!("retract {uci}"),
+            EventKind::Move { notation: san, .. } => format!("move {san}"),
+            EventKind::Retract { id: uci, .. } => format!("retract {uci}"),
             other => format!("{other:?}"),
         })
         .collect();

@@ -4,8 +4,8 @@
 
 use boardcast::board::{Cell, Config, Reconstructor, Token};
 use boardcast::event::EventKind;
+use boardcast::games::chess::{Color, Piece, Position, Role, Square};
 use boardcast::replay::replay_reader;
-use boardcast::rules::{Color, Piece, Position, Role, Square};
 use boardcast::sim::{self, Human, faults};
 
 use crate::games::{all_games, python_chess_mainlines};
@@ -42,7 +42,7 @@ fn a_result_piece_ends_the_game_and_freezes_the_record() {
     r.handle_square(t, Square::D4, Cell::Token(Token::Draw));
     let e = events(&mut r);
     assert!(
-        matches!(&e[..], [EventKind::GameEnd { result, reason }] if result == "1/2-1/2" && reason == "result piece (draw) on d4"),
+        matches!(&e[..], [EventKind::GameEnd { result, reason, .. }] if result == "1/2-1/2" && reason == "result piece (draw) on d4"),
         "{e:?}"
     );
     // Later readings do not change the finished game.
@@ -80,7 +80,7 @@ fn the_kings_in_the_centre_give_a_result_and_no_king_move() {
     }
     let e = events(&mut r);
     assert!(
-        matches!(&e[..], [EventKind::GameEnd { result, reason }] if result == "1-0" && reason == "kings in the centre"),
+        matches!(&e[..], [EventKind::GameEnd { result, reason, .. }] if result == "1-0" && reason == "kings in the centre"),
         "{e:?}"
     );
 }

@@ -26,17 +26,17 @@
 
 pub mod arbiter;
 pub mod occupancy;
+pub mod open;
 pub mod search;
 pub mod settle;
 
 use std::collections::VecDeque;
 
 use crate::event::{Alert, AlertKind, EventKind, Millis, Side};
-use crate::rules::irregular::{PseudoMove, find_pseudo_move, illegality, impossibility};
-use crate::rules::laws::Law;
-use crate::rules::{
-    Bitboard, Board, Color, Game, Move, Piece, Position, PositionOutcome, Square, detect_start,
-    rotated,
+use crate::games::chess::Chess;
+use crate::games::{
+    Article, Change, Game, GameColor, GameMove, GamePiece, GamePosition, Placement, Record,
+    SquareSet, Start, Verdict,
 };
 
 /// Readings kept for the order evidence of [`came_back`]: enough for a
@@ -44,8 +44,17 @@ use crate::rules::{
 const RECENT: usize = 48;
 
 pub use arbiter::{AlertDelays, Completed};
-pub use search::{Explanation, Limits};
+pub use search::{Evidence, Explanation, Limits};
 pub use settle::SettleRule;
+
+/// The pieces, squares, sets, moves and positions of a game `G`.
+type Board<G> = <G as Game>::Board;
+type Square<G> = <G as Game>::Square;
+type Piece<G> = <G as Game>::Piece;
+type Set<G> = <G as Game>::Set;
+type Move<G> = <G as Game>::Move;
+type Position<G> = <G as Game>::Position;
+type Pseudo<G> = <G as Game>::Pseudo;
 
 /// A result token (DGT's "magic pieces") an arbiter may place on a square.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -60,17 +69,18 @@ pub enum Token {
 
 /// What one sensor square holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum Cell {
+pub enum Cell<P = crate::games::chess::Piece> {
     /// Nothing.
     #[default]
     Empty,
-    /// A chess piece.
-    Piece(Piece),
+    /// A piece (for a board without piece identity, the game's piece of
+    /// unknown colour).
+    Piece(P),
     /// A result token.
     Token(Token),
 }
 
-/// Which start positions begin a game.
+/// Chess: which start positions begin a game.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Variant {
     /// The standard start and every Chess960 start.
@@ -109,7 +119,7 @@ pub struct Config {
     pub limits: Limits,
     /// Delays of arbiter alerts.
     pub delays: AlertDelays,
-    /// Which start positions begin a game.
+    /// Chess: which start positions begin a game.
     pub variant: Variant,
 }
 
@@ -127,14 +137,16 @@ pub struct Stats {
 }
 
 #[derive(Clone, Debug)]
-struct Candidate {
-    explanation: Explanation,
+struct Candidate<G: Game> {
+    explanation: Explanation<Move<G>>,
     /// The reading that made the board show it.
     since: Millis,
     settle: Millis,
+    /// That reading's number (see [`Playing::evidence_base`]).
+    reading: u64,
 }
 
-impl Candidate {
+impl<G: Game> Candidate<G> {
     fn due(&self) -> Millis {
         self.since + self.settle
     }
@@ -144,22 +156,24 @@ impl Candidate {
 /// reported only once completed (Law 6.2a: the clock pressed, or the
 /// opponent begins to reply); until then it is a displacement.
 #[derive(Clone, Debug)]
-struct Pseudo {
-    m: PseudoMove,
-    /// The board it made (game orientation).
-    board: Board,
+struct Irregular<G: Game> {
+    m: Pseudo<G>,
+    /// The board it made (game orientation), as the sensors showed it.
+    board: Board<G>,
+    /// The same with every piece named (see [`Game::pseudo_board`]).
+    made: Board<G>,
     /// The alert has been raised; the position it made, when play can go
     /// on from it.
-    reported: Option<Option<Position>>,
+    reported: Option<Option<Position<G>>>,
 }
 
 /// A piece moved by the side *not* to move (or left standing after a
 /// knock): not a move, and not an accusation, until evidence says so.
 #[derive(Clone, Debug)]
-struct Displacement {
+struct Displacement<G: Game> {
     /// The change, as a move of that piece (`from` is its square in the
     /// game).
-    m: PseudoMove,
+    m: Pseudo<G>,
     /// When it was first seen.
     since: Millis,
     /// Plies in the game when it was first seen: only the ply that made
@@ -184,19 +198,45 @@ struct Unexplained {
 
 /// A piece of the side to move lifted since the last move.
 #[derive(Clone, Copy, Debug)]
-struct Touch {
-    sq: Square,
-    piece: Piece,
-    lifted: Millis,
-    back: Option<Millis>,
+pub struct Touch<G: Game> {
+    /// Its square (game orientation).
+    pub sq: Square<G>,
+    /// The piece.
+    pub piece: Piece<G>,
+    /// When it was lifted.
+    pub lifted: Millis,
+    /// When it was set back on its square, if it was.
+    pub back: Option<Millis>,
+}
+
+/// The piece touched, put back and not moved, if one was, when `m` is
+/// played in `pos`: a piece lifted for at least `touch_ms` (shorter is an
+/// adjustment), set back on its square, that could have moved. `touches`
+/// are the mover's.
+pub fn put_back_touch<'a, G: Game>(
+    pos: &Position<G>,
+    m: &Move<G>,
+    touches: &[&'a Touch<G>],
+    touch_ms: Millis,
+) -> Option<&'a Touch<G>> {
+    touches.iter().copied().find(|t| {
+        t.sq != m.from()
+            && t.back
+                .is_some_and(|b| b.saturating_sub(t.lifted) >= touch_ms)
+            && pos.legal_moves().any(|l| l.from() == t.sq)
+    })
 }
 
 #[derive(Clone, Debug)]
-struct Playing {
-    game: Game,
+struct Playing<G: Game> {
+    game: Record<G>,
+    referee: G::Referee,
     rotated: bool,
-    successors: Vec<(Board, Move)>,
-    candidate: Option<Candidate>,
+    /// The board's orientation is not known yet (a symmetric start on a
+    /// board without piece identity): the first move tells.
+    orientation_open: bool,
+    successors: Vec<(Board<G>, Move<G>)>,
+    candidate: Option<Candidate<G>>,
     /// Whether the board shows the candidate right now.
     showing: bool,
     /// A whole-board read has not been explained yet: search deep.
@@ -207,67 +247,105 @@ struct Playing {
     frozen: bool,
     /// The kings stand in the centre: when that becomes the result, the
     /// plies to withdraw, the result, and the board that showed it.
-    kings: Option<(Millis, usize, &'static str, Board)>,
+    kings: Option<(Millis, usize, &'static str, Board<G>)>,
     illegal_counts: [u32; 2],
-    pseudo: Option<Pseudo>,
+    pseudo: Option<Irregular<G>>,
     /// A displaced piece standing on the board (see [`Displacement`]).
-    displaced: Option<Displacement>,
+    displaced: Option<Displacement<G>>,
     /// Plies known to be completed: the mover pressed the clock after
     /// them (Law 6.2a). A completed move is never re-read as a piece that
     /// travelled on.
     completed: usize,
     unexplained: Option<Unexplained>,
-    touches: Vec<Touch>,
+    touches: Vec<Touch<G>>,
     /// The last readings in game orientation (a piece set down, or a
     /// square emptied), newest last, for the order evidence of
     /// [`came_back`].
-    recent: VecDeque<(Square, Option<Piece>)>,
+    recent: VecDeque<(Square<G>, Option<Piece<G>>)>,
+    /// Games that rank explanations by evidence ([`Game::ranks_by_evidence`]):
+    /// for each square (game orientation, by [`Game::index`]), the number
+    /// of the last reading that touched it.
+    touched_at: Vec<u64>,
+    /// Readings numbered up to this one belong to the plies that made the
+    /// current position: the evidence for what follows is in later ones.
+    evidence_base: u64,
 }
 
-#[derive(Clone, Debug, Default)]
-struct Waiting {
+#[derive(Clone, Debug)]
+struct Waiting<G: Game> {
     /// The set-up looks wrong: when to say so, and what was said.
     setup_due: Option<Millis>,
-    raised: Option<Bitboard>,
+    raised: Option<Set<G>>,
+}
+
+impl<G: Game> Default for Waiting<G> {
+    fn default() -> Self {
+        Waiting {
+            setup_due: None,
+            raised: None,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
-enum Phase {
+enum Phase<G: Game> {
     /// No game yet: waiting for a start position.
-    Waiting(Waiting),
+    Waiting(Waiting<G>),
     /// A game is on the board.
-    Playing(Box<Playing>),
+    Playing(Box<Playing<G>>),
 }
 
-/// The per-board state machine. See the module documentation.
+/// The per-board state machine for a game of `G` (chess unless said). See
+/// the module documentation.
 #[derive(Clone, Debug)]
-pub struct Reconstructor {
+pub struct Reconstructor<G: Game = Chess> {
     config: Config,
+    /// The game's rules.
+    rules: G,
     /// Pieces as the sensors see them, in the board's own orientation.
-    raw: Board,
+    raw: Board<G>,
     /// Result tokens on the board, own orientation.
-    tokens: Bitboard,
-    phase: Phase,
+    tokens: Set<G>,
+    phase: Phase<G>,
     events: VecDeque<(Millis, EventKind)>,
     stats: Stats,
+    /// Whether the readings backed the last search's explanation up (see
+    /// [`search::Outcome::backed`]).
+    backed: bool,
 }
 
-impl Reconstructor {
-    /// A reconstructor waiting for a start position on an empty board.
-    pub fn new(config: Config) -> Reconstructor {
+impl Reconstructor<Chess> {
+    /// A chess reconstructor waiting for a start position on an empty
+    /// board (the start positions `config.variant` allows).
+    pub fn new(config: Config) -> Reconstructor<Chess> {
+        Reconstructor::for_game(config, Chess::new(config.variant))
+    }
+}
+
+impl<G: Game> Reconstructor<G> {
+    /// A reconstructor of a game of `rules`, waiting for a start position
+    /// on an empty board.
+    pub fn for_game(config: Config, rules: G) -> Reconstructor<G> {
         Reconstructor {
             config,
-            raw: Board::empty(),
-            tokens: Bitboard::EMPTY,
+            rules,
+            raw: Board::<G>::empty(),
+            tokens: Set::<G>::default(),
             phase: Phase::Waiting(Waiting::default()),
             events: VecDeque::new(),
             stats: Stats::default(),
+            backed: true,
         }
+    }
+
+    /// The game's rules.
+    pub fn rules(&self) -> &G {
+        &self.rules
     }
 
     /// A square changed, as the sensors see it (board orientation: `sq` is
     /// the square the board would call it if it stood the normal way round).
-    pub fn handle_square(&mut self, at: Millis, sq: Square, cell: Cell) {
+    pub fn handle_square(&mut self, at: Millis, sq: Square<G>, cell: Cell<Piece<G>>) {
         self.note_touch(at, sq, cell);
         self.set_cell(sq, cell);
         if let Cell::Token(token) = cell {
@@ -278,12 +356,8 @@ impl Reconstructor {
 
     /// A result piece set on the board (DGT's draw / white-wins /
     /// black-wins tokens) gives the game's result.
-    fn handle_token(&mut self, at: Millis, sq: Square, token: Token) {
-        let (result, name) = match token {
-            Token::Draw => ("1/2-1/2", "draw"),
-            Token::WhiteWins => ("1-0", "white-wins"),
-            Token::BlackWins => ("0-1", "black-wins"),
-        };
+    fn handle_token(&mut self, at: Millis, sq: Square<G>, token: Token) {
+        let (result, name) = self.rules.token_result(token);
         self.set_result(at, result, &format!("result piece ({name}) on {sq}"));
     }
 
@@ -310,7 +384,7 @@ impl Reconstructor {
         {
             let a = arbiter::cleared(
                 AlertKind::Misplaced,
-                Some(Law::Displaced),
+                self.rules.article(Article::Displaced),
                 "The game has ended; the displaced-pieces report is withdrawn.".into(),
             );
             self.emit(at, EventKind::Alert(a));
@@ -322,6 +396,7 @@ impl Reconstructor {
             EventKind::GameEnd {
                 result: result.into(),
                 reason: reason.into(),
+                winner: self.rules.game_id().winner(result),
             },
         );
     }
@@ -337,6 +412,7 @@ impl Reconstructor {
                 EventKind::GameEnd {
                     result: "*".into(),
                     reason: "restarted by the operator".into(),
+                    winner: None,
                 },
             );
         }
@@ -345,10 +421,23 @@ impl Reconstructor {
     }
 
     /// A whole board was read (a board dump), squares in board orientation.
-    pub fn handle_board(&mut self, at: Millis, cells: &[Cell; 64]) {
+    pub fn handle_board(&mut self, at: Millis, cells: &[Cell<Piece<G>>]) {
         let before = (self.raw.clone(), self.tokens);
-        for (i, cell) in cells.iter().enumerate() {
-            self.set_cell(Square::new(i as u32), *cell);
+        let reading = self.stats.readings + 1;
+        for (i, cell) in cells.iter().enumerate().take(self.rules.square_count()) {
+            let sq = self.rules.square(i);
+            if let Phase::Playing(p) = &mut self.phase
+                && self.rules.ranks_by_evidence()
+                && self.raw.piece_at(sq) != cell_piece(*cell)
+            {
+                let game_sq = if p.rotated {
+                    self.rules.turn_round(sq)
+                } else {
+                    sq
+                };
+                p.touched_at[self.rules.index(game_sq)] = reading;
+            }
+            self.set_cell(sq, *cell);
         }
         if let Phase::Playing(p) = &mut self.phase
             && (self.raw.clone(), self.tokens) != before
@@ -361,8 +450,8 @@ impl Reconstructor {
     /// Starts a game from a known position (a game resumed mid-way, or an
     /// operator's correction), as if it had just been set up. `rotated` says
     /// whether the board stands turned round.
-    pub fn start_from(&mut self, at: Millis, position: Position, rotated: bool) {
-        self.start_game(at, position, rotated);
+    pub fn start_from(&mut self, at: Millis, position: Position<G>, rotated: bool) {
+        self.start_game(at, position, Some(rotated));
     }
 
     /// The player of `side` pressed the clock at `at` (Law 6.2a: their move
@@ -390,7 +479,7 @@ impl Reconstructor {
             p.completed = p.game.len();
             return Press::Published;
         }
-        let turn = Side::from(p.game.position().turn());
+        let turn = p.game.position().turn().side();
         // A piece of the side not to move stands displaced and that side
         // pressed its clock: a move out of turn was completed (Laws 6.2a,
         // 7.5). Without the press it stays a displacement.
@@ -398,14 +487,18 @@ impl Reconstructor {
             && p.pseudo.is_none()
             && p.displaced
                 .as_ref()
-                .is_some_and(|d| Side::from(d.m.piece.color) == side)
+                .is_some_and(|d| d.m.mover().side() == side)
             && p.candidate.is_none()
         {
-            let p = self.playing();
+            let Phase::Playing(p) = &mut self.phase else {
+                unreachable!("playing")
+            };
             let d = p.displaced.take().expect("checked");
-            p.pseudo = Some(Pseudo {
+            let made = self.rules.pseudo_board(p.game.position(), &d.m, &target);
+            p.pseudo = Some(Irregular {
                 m: d.m,
                 board: target,
+                made,
                 reported: None,
             });
             self.report_illegal(at, Completed::Press);
@@ -416,7 +509,7 @@ impl Reconstructor {
         if turn == side
             && p.pseudo
                 .as_ref()
-                .is_some_and(|x| x.reported.is_none() && Side::from(x.m.piece.color) == side)
+                .is_some_and(|x| x.reported.is_none() && x.m.mover().side() == side)
         {
             self.report_illegal(at, Completed::Press);
             return Press::IllegalMove;
@@ -427,7 +520,7 @@ impl Reconstructor {
             p.completed = p.game.len();
         }
         if p.candidate.is_none()
-            && Side::from(p.game.position().turn()) == side
+            && p.game.position().turn().side() == side
             && p.unexplained.is_none()
         {
             return Press::NoMove;
@@ -447,7 +540,7 @@ impl Reconstructor {
                 ),
                 None => (
                     p.game.len(),
-                    (!p.game.is_empty()).then(|| Side::from(!p.game.position().turn())),
+                    (!p.game.is_empty()).then(|| p.game.position().turn().other().side()),
                 ),
             },
         }
@@ -460,11 +553,9 @@ impl Reconstructor {
             Phase::Waiting(w) => {
                 if w.setup_due.is_some_and(|d| d <= now) {
                     w.setup_due = None;
-                    if let Some((intended, d)) =
-                        arbiter::nearest_start(&self.raw, self.config.variant != Variant::Standard)
-                    {
+                    if let Some((intended, d)) = self.rules.nearest_start(&self.raw) {
                         w.raised = Some(d);
-                        let a = arbiter::setup(&intended, &self.raw);
+                        let a = self.rules.setup_alert(&intended, &self.raw);
                         self.emit(now, EventKind::Alert(a));
                     }
                 }
@@ -476,7 +567,7 @@ impl Reconstructor {
                     // Not moves: a king move into the centre published a
                     // moment before is withdrawn.
                     p.kings = None;
-                    for e in withdraw(p, plies) {
+                    for e in withdraw(&self.rules, p, plies) {
                         self.emit(now, e);
                     }
                     self.set_result(now, result, "kings in the centre");
@@ -524,7 +615,7 @@ impl Reconstructor {
                     .candidate
                     .as_ref()
                     .filter(|_| p.showing)
-                    .map(Candidate::due);
+                    .map(Candidate::<G>::due);
                 let check = self.config.delays.misplaced_ms;
                 let unexplained = p
                     .unexplained
@@ -553,7 +644,7 @@ impl Reconstructor {
     }
 
     /// The game on the board, if one has started.
-    pub fn game(&self) -> Option<&Game> {
+    pub fn game(&self) -> Option<&Record<G>> {
         match &self.phase {
             Phase::Playing(p) => Some(&p.game),
             Phase::Waiting(_) => None,
@@ -568,7 +659,7 @@ impl Reconstructor {
     /// The pieces as the sensors see them, in the game's orientation (the
     /// board part of a FEN; result tokens left out).
     pub fn sensed_placement(&self) -> String {
-        crate::rules::board_fen(&self.target())
+        self.rules.placement_text(&self.target())
     }
 
     /// Whether the board agrees with the published game right now.
@@ -579,7 +670,7 @@ impl Reconstructor {
         }
     }
 
-    fn set_cell(&mut self, sq: Square, cell: Cell) {
+    fn set_cell(&mut self, sq: Square<G>, cell: Cell<Piece<G>>) {
         self.raw.discard_piece_at(sq);
         self.tokens.discard(sq);
         match cell {
@@ -590,12 +681,12 @@ impl Reconstructor {
     }
 
     /// Remembers lifts of the side to move, for touch-move (Law 4.3).
-    fn note_touch(&mut self, at: Millis, sq: Square, cell: Cell) {
+    fn note_touch(&mut self, at: Millis, sq: Square<G>, cell: Cell<Piece<G>>) {
         let Phase::Playing(p) = &mut self.phase else {
             return;
         };
         let game_sq = if p.rotated {
-            sq.flip_vertical().flip_horizontal()
+            self.rules.turn_round(sq)
         } else {
             sq
         };
@@ -611,8 +702,18 @@ impl Reconstructor {
             }
             p.recent.push_back((game_sq, seen));
         }
-        match (self.raw.piece_at(sq), cell) {
-            (Some(piece), Cell::Empty) if piece.color == turn && p.touches.len() < 32 => {
+        if self.rules.ranks_by_evidence() {
+            // This reading's number (`on_reading` counts it).
+            p.touched_at[self.rules.index(game_sq)] = self.stats.readings + 1;
+        }
+        // A board without piece identity: the piece lifted is the one the
+        // game has there.
+        let lifted = self.raw.piece_at(sq).and_then(|piece| match piece.color() {
+            Some(_) => Some(piece),
+            None => p.game.position().board().piece_at(game_sq),
+        });
+        match (lifted, cell) {
+            (Some(piece), Cell::Empty) if piece.color() == Some(turn) && p.touches.len() < 32 => {
                 p.touches.push(Touch {
                     sq: game_sq,
                     piece,
@@ -621,12 +722,11 @@ impl Reconstructor {
                 });
             }
             (None, Cell::Piece(piece)) => {
-                if let Some(t) = p
-                    .touches
-                    .iter_mut()
-                    .rev()
-                    .find(|t| t.sq == game_sq && t.piece == piece && t.back.is_none())
-                {
+                if let Some(t) = p.touches.iter_mut().rev().find(|t| {
+                    t.sq == game_sq
+                        && Board::<G>::agrees(Some(t.piece), Some(piece))
+                        && t.back.is_none()
+                }) {
                     t.back = Some(at);
                 }
             }
@@ -638,7 +738,7 @@ impl Reconstructor {
         self.events.push_back((at, kind));
     }
 
-    fn playing(&mut self) -> &mut Playing {
+    fn playing(&mut self) -> &mut Playing<G> {
         match &mut self.phase {
             Phase::Playing(p) => p,
             Phase::Waiting(_) => unreachable!("called while a game is on"),
@@ -647,26 +747,22 @@ impl Reconstructor {
 
     fn on_reading(&mut self, at: Millis) {
         self.stats.readings += 1;
-        let start = detect_start(&self.raw).filter(|s| match self.config.variant {
-            Variant::Auto | Variant::Chess960 => true,
-            Variant::Standard => !s.position.is_chess960(),
-        });
+        let start = self.rules.detect_start(&self.raw);
         match &mut self.phase {
             Phase::Waiting(w) => {
                 if let Some(start) = start {
                     if w.raised.is_some() {
                         let a = arbiter::cleared(
                             AlertKind::Setup,
-                            Some(Law::Setup),
+                            self.rules.article(Article::Setup),
                             "The initial position is now set up correctly.".into(),
                         );
                         self.emit(at, EventKind::Alert(a));
                     }
-                    self.start_game(at, start.position, start.rotated);
+                    self.start_at(at, start);
                     return;
                 }
-                let chess960 = self.config.variant != Variant::Standard;
-                match arbiter::nearest_start(&self.raw, chess960) {
+                match self.rules.nearest_start(&self.raw) {
                     Some((_, d)) if w.raised != Some(d) => {
                         w.setup_due = Some(at + self.config.delays.setup_ms);
                     }
@@ -680,16 +776,18 @@ impl Reconstructor {
         }
     }
 
-    fn target(&self) -> Board {
+    fn target(&self) -> Board<G> {
         match &self.phase {
-            Phase::Playing(p) if p.rotated => rotated(&self.raw),
+            Phase::Playing(p) if p.rotated => self.raw.rotated(),
             _ => self.raw.clone(),
         }
     }
 
-    fn search(&mut self, target: &Board) -> Option<Explanation> {
+    fn search(&mut self, target: &Board<G>) -> Option<Explanation<Move<G>>> {
         let limits = self.config.limits;
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            unreachable!("called while a game is on")
+        };
         let prefer_back = matches!(
             p.candidate,
             Some(Candidate {
@@ -697,27 +795,34 @@ impl Reconstructor {
                 ..
             })
         );
+        let evidence = self.rules.ranks_by_evidence().then(|| Evidence {
+            touched_at: &p.touched_at,
+            base: p.evidence_base,
+        });
         let out = search::explain(
+            &self.rules,
             &p.game,
             &p.successors,
             target,
             prefer_back,
             p.resync,
             limits,
+            evidence.as_ref(),
         );
         self.stats.searches += 1;
         self.stats.nodes += out.nodes as u64;
         self.stats.max_nodes = self.stats.max_nodes.max(out.nodes);
+        self.backed = out.backed;
         out.explanation
     }
 
-    fn on_playing_reading(&mut self, at: Millis, start: Option<crate::rules::StartPosition>) {
+    fn on_playing_reading(&mut self, at: Millis, start: Option<Start<Position<G>>>) {
         let target = self.target();
         let p = self.playing();
         if p.frozen {
             // A finished game: only a new start position matters.
             if let Some(start) = start {
-                self.start_game(at, start.position, start.rotated);
+                self.start_at(at, start);
             }
             return;
         }
@@ -725,8 +830,10 @@ impl Reconstructor {
         // it counts once it has stood a moment (a king set down briefly on
         // a wrong square can touch the centre too).
         let delay = self.config.settle.kings_signal_ms;
-        let p = self.playing();
-        match kings_in_the_centre(&p.game, &target) {
+        let Phase::Playing(p) = &mut self.phase else {
+            unreachable!("playing")
+        };
+        match self.rules.result_signal(&p.game, &target) {
             Some((plies, result)) => {
                 if p.kings.as_ref().is_none_or(|k| k.3 != target) {
                     p.kings = Some((at + delay, plies, result, target.clone()));
@@ -757,13 +864,23 @@ impl Reconstructor {
             return;
         }
         let mut explanation = self.search(&target);
+        // The board's orientation is still open (a symmetric start on a
+        // board without piece identity): the first move that explains the
+        // board turned round fixes it.
+        let target = match self.orient(&target, explanation.is_none()) {
+            Some((turned, e)) => {
+                explanation = Some(e);
+                turned
+            }
+            None => target,
+        };
         // A completed move (its player pressed the clock) does not travel
         // on: a change of that piece is a displacement.
         {
             let p = self.playing();
             if explanation
                 .as_ref()
-                .is_some_and(|e| held_correction(&p.game, e))
+                .is_some_and(|e| held_correction::<G>(&p.game, e))
                 && p.game.len() <= p.completed
             {
                 explanation = None;
@@ -779,7 +896,7 @@ impl Reconstructor {
                 Some(Explanation::Same | Explanation::Forward(_))
             );
             if !by_play && (!p.game.is_empty() || p.ended) {
-                self.start_game(at, start.position, start.rotated);
+                self.start_at(at, start);
                 return;
             }
         }
@@ -788,16 +905,18 @@ impl Reconstructor {
             // The opponent lifting one of their own pieces proves the
             // candidate move finished. (Not a takeback: lifting a piece
             // after restoring a position proves nothing.)
-            let p = self.playing();
+            let Phase::Playing(p) = &mut self.phase else {
+                unreachable!("playing")
+            };
+            let rules = &self.rules;
             // (Not when a king went to the centre and the other king is
             // lifted: that is the kings-in-the-centre result signal.)
             let confirmed = p.candidate.as_ref().is_some_and(|c| {
                 let after = candidate_position(&p.game, &c.explanation);
                 matches!(c.explanation, Explanation::Forward(_))
-                    && lifted_by_side_to_move(&after, &target)
-                    && !(king_into_centre(&c.explanation)
-                        && (after.board().by_role(crate::rules::Role::King) & !target.occupied())
-                            .any())
+                    && lifted_by_side_to_move::<G>(&after, &target)
+                    && !(signal_into(rules, &c.explanation)
+                        && (rules.signal_pieces(after.board()) & !target.occupied()).any())
             });
             if confirmed {
                 let c = p.candidate.take().expect("checked");
@@ -837,7 +956,9 @@ impl Reconstructor {
                 && moves.iter().enumerate().any(|(k, m)| {
                     // (As the first ply too, once plies were published
                     // around it: it was seen before them.)
-                    (k >= 1 || p.game.len() > d.plies) && m.from() == d.m.from && m.to() == d.m.to
+                    (k >= 1 || p.game.len() > d.plies)
+                        && m.from() == d.m.from()
+                        && m.to() == d.m.to()
                 })
             {
                 explanation = None;
@@ -854,8 +975,8 @@ impl Reconstructor {
             if let (Some(x), Some(Explanation::Forward(moves))) = (&p.pseudo, &explanation)
                 && x.reported.is_some()
                 && moves.len() >= 2
-                && moves[0].from() == x.m.from
-                && moves[0].to() != x.m.to
+                && moves[0].from() == x.m.from()
+                && moves[0].to() != x.m.to()
             {
                 explanation = None;
             }
@@ -885,11 +1006,9 @@ impl Reconstructor {
         // which its last ply went there explains the board with no
         // irregularity at all.
         if explanation.is_none()
-            && self
-                .playing()
-                .displaced
-                .as_ref()
-                .is_some_and(|d| !d.shadow && target.piece_at(d.m.to) != Some(d.m.placed))
+            && self.playing().displaced.as_ref().is_some_and(|d| {
+                !d.shadow && !Board::<G>::agrees(Some(d.m.placed()), target.piece_at(d.m.to()))
+            })
             && self.reexamine(at, &target)
         {
             return;
@@ -912,7 +1031,11 @@ impl Reconstructor {
     }
 
     /// The board is explained: make the explanation the candidate.
-    fn follow(&mut self, at: Millis, explanation: Explanation) {
+    fn follow(&mut self, at: Millis, explanation: Explanation<Move<G>>) {
+        // An explanation the readings do not back up (a knock on a board
+        // without piece identity can look like a capture) is held longer,
+        // and none of it is published at once.
+        let unbacked = !std::mem::replace(&mut self.backed, true);
         let p = self.playing();
         if explanation == Explanation::Same {
             p.candidate = None;
@@ -922,13 +1045,20 @@ impl Reconstructor {
         // Every ply followed by a ply of the opponent is finished: publish
         // it now and let only the last one settle.
         let explanation = match explanation {
-            Explanation::Forward(mut moves) if moves.len() >= 2 => {
+            Explanation::Forward(mut moves) if moves.len() >= 2 && !unbacked => {
                 let last = moves.pop().expect("two or more");
-                p.candidate = None;
+                // The evidence for the plies after them is in the readings
+                // since the board showed them, if it did.
+                let explanation = Explanation::Forward(moves);
+                let reading = match p.candidate.take() {
+                    Some(c) if c.explanation == explanation => c.reading,
+                    _ => p.evidence_base,
+                };
                 self.commit(Candidate {
-                    explanation: Explanation::Forward(moves),
+                    explanation,
                     since: at,
                     settle: 0,
+                    reading,
                 });
                 Explanation::Forward(vec![last])
             }
@@ -936,13 +1066,19 @@ impl Reconstructor {
         };
         let settle = self.config.settle;
         let hold = self.config.delays.misplaced_ms;
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            unreachable!("playing")
+        };
+        let rules = &self.rules;
         let same = p
             .candidate
             .as_ref()
             .is_some_and(|c| c.explanation == explanation);
         if !same {
-            let mut settle = settle_time(&settle, &p.game, &explanation);
+            let mut settle = settle_time(rules, &settle, &p.game, &explanation);
+            if unbacked {
+                settle = settle.max(self.config.settle.unbacked_ms);
+            }
             // A takeback of several plies that one piece's change makes (a
             // repeated position, a knocked piece landing where it stood
             // earlier) is held as long as a displacement: players restoring
@@ -956,8 +1092,7 @@ impl Reconstructor {
                 && then.is_empty()
             {
                 let earlier = p.game.position_at(p.game.len() - plies);
-                let one_piece =
-                    |board: &Board| crate::rules::diff(board, earlier.board()).count() <= 2;
+                let one_piece = |board: &Board<G>| board.diff(earlier.board()).count() <= 2;
                 let pending = p
                     .candidate
                     .as_ref()
@@ -969,7 +1104,7 @@ impl Reconstructor {
                     settle = settle.max(hold);
                 }
             }
-            if held_correction(&p.game, &explanation) {
+            if held_correction::<G>(&p.game, &explanation) {
                 // The piece that just moved is on another square: it
                 // travelled on after a pause, or it was knocked and will be
                 // set back. Only time (or the mover's clock press) tells:
@@ -977,8 +1112,9 @@ impl Reconstructor {
                 // the change as one meanwhile.
                 settle = settle.max(hold);
                 let after = candidate_position(&p.game, &explanation);
-                p.displaced =
-                    find_pseudo_move(p.game.position(), after.board()).map(|m| Displacement {
+                p.displaced = rules
+                    .find_pseudo(p.game.position(), after.board())
+                    .map(|m| Displacement {
                         m,
                         since: at,
                         plies: p.game.len(),
@@ -989,17 +1125,19 @@ impl Reconstructor {
                 explanation,
                 since: at,
                 settle,
+                reading: self.stats.readings,
             });
         } else if p.displaced.is_none()
             && let Some(c) = &p.candidate
-            && held_correction(&p.game, &c.explanation)
+            && held_correction::<G>(&p.game, &c.explanation)
         {
             // Back on the same correction (the piece travelled on, or was
             // knocked, and a square flickered meanwhile): it still stands
             // for a displacement, seen first when the correction was.
             let after = candidate_position(&p.game, &c.explanation);
-            p.displaced =
-                find_pseudo_move(p.game.position(), after.board()).map(|m| Displacement {
+            p.displaced = rules
+                .find_pseudo(p.game.position(), after.board())
+                .map(|m| Displacement {
                     m,
                     since: c.since,
                     plies: p.game.len(),
@@ -1018,17 +1156,33 @@ impl Reconstructor {
     fn continue_irregular(
         &mut self,
         at: Millis,
-        target: &Board,
+        target: &Board<G>,
         max_moves: usize,
-    ) -> Option<Explanation> {
+    ) -> Option<Explanation<Move<G>>> {
         let limits = self.config.limits;
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            unreachable!("playing")
+        };
         let pseudo = p.pseudo.as_ref()?;
         let after = pseudo.reported.as_ref()?.as_ref()?;
+        let (notation, id) = self.rules.pseudo_text(p.game.position(), &pseudo.m);
         let mut game = p.game.clone();
-        game.push_irregular(pseudo.m.notation(), pseudo.m.uci(), after.clone());
+        game.push_irregular(notation.clone(), id.clone(), after.clone());
         let successors = search::successors(after);
-        let out = search::explain(&game, &successors, target, false, false, limits);
+        let evidence = self.rules.ranks_by_evidence().then(|| Evidence {
+            touched_at: &p.touched_at,
+            base: p.evidence_base,
+        });
+        let out = search::explain(
+            &self.rules,
+            &game,
+            &successors,
+            target,
+            false,
+            false,
+            limits,
+            evidence.as_ref(),
+        );
         let Some(Explanation::Forward(moves)) = out.explanation else {
             return None;
         };
@@ -1038,45 +1192,41 @@ impl Reconstructor {
         let pseudo = p.pseudo.take().expect("checked");
         let after = game.position().clone();
         let ply = p.game.len() as u32 + 1;
-        let side = Side::from(pseudo.m.piece.color);
-        p.game
-            .push_irregular(pseudo.m.notation(), pseudo.m.uci(), after.clone());
+        let side = pseudo.m.mover();
+        p.game.push_irregular(notation, id, after);
         p.successors = successors;
         p.candidate = None;
         p.touches.clear();
-        self.emit(
-            at,
-            EventKind::Move {
-                ply,
-                side,
-                san: pseudo.m.notation(),
-                uci: pseudo.m.uci(),
-                fen: after.fen(),
-                irregular: true,
-            },
-        );
+        rebuild_referee(&self.rules, p);
+        let event =
+            self.rules
+                .move_event(ply, side, p.game.plies().last().expect("just pushed"), true);
+        self.emit(at, event);
         Some(Explanation::Forward(moves))
     }
 
     /// The board is not explained by legal play: watch for an illegal move
     /// and for boards that stay wrong.
-    fn watch_unexplained(&mut self, at: Millis, target: &Board) {
+    fn watch_unexplained(&mut self, at: Millis, target: &Board<G>) {
         let delays = self.config.delays;
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            unreachable!("playing")
+        };
+        let rules = &self.rules;
         let pos = p.game.position().clone();
         // While a legal candidate is pending (a move not yet published, a
         // takeback under way) the board is in motion: no illegal move yet.
         let pseudo = if p.candidate.is_some() {
             None
         } else {
-            find_pseudo_move(&pos, target)
+            rules.find_pseudo(&pos, target)
         };
         match pseudo {
             // A piece of the side not to move changed square: a knock, a
             // push, or a move out of turn. Only a clock press makes it a
             // move (see `handle_clock_press`); until then it is a
             // displacement, and `misplaced` if it stands.
-            Some(m) if m.piece.color != pos.turn() => {
+            Some(m) if m.mover() != pos.turn() => {
                 if p.displaced.as_ref().is_none_or(|d| d.m != m) {
                     let (since, plies) = p
                         .displaced
@@ -1101,9 +1251,11 @@ impl Reconstructor {
                 // Time alone never makes it a move (a knocked piece stands
                 // as long as it stands): the press or the reply does.
                 if !same && p.pseudo.as_ref().is_none_or(|x| x.reported.is_none()) {
-                    p.pseudo = Some(Pseudo {
+                    let made = rules.pseudo_board(&pos, &m, target);
+                    p.pseudo = Some(Irregular {
                         m,
                         board: target.clone(),
+                        made,
                         reported: None,
                     });
                 }
@@ -1120,10 +1272,10 @@ impl Reconstructor {
                 let confirmed = lifted
                     && pending.is_some_and(|x| {
                         let removed = x.board.occupied() & !target.occupied();
-                        let opponents = removed & x.board.by_color(!x.m.piece.color);
+                        let opponents = removed & x.made.by_color(x.m.mover().other());
                         opponents.any()
-                            && !(is_king_to_centre(&x.m)
-                                && (opponents & x.board.by_role(crate::rules::Role::King)).any())
+                            && !(rules.signal_pseudo(&x.m)
+                                && (opponents & rules.signal_pieces(&x.made)).any())
                     });
                 if confirmed {
                     self.report_illegal(at, Completed::Reply);
@@ -1132,7 +1284,10 @@ impl Reconstructor {
                 }
             }
         }
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            unreachable!("playing")
+        };
+        let rules = &self.rules;
         let in_hand = {
             let removed = pos.board().occupied() & !target.occupied();
             search::only_removals(pos.board(), target)
@@ -1142,7 +1297,7 @@ impl Reconstructor {
         let delay = if in_hand {
             delays.in_hand_ms
         } else {
-            displacement_delay(&delays, p.displaced.as_ref())
+            displacement_delay(rules, &delays, p.displaced.as_ref())
         };
         let u = p.unexplained.get_or_insert(Unexplained {
             since: at,
@@ -1158,13 +1313,13 @@ impl Reconstructor {
     /// while it stands (their move is published; the `misplaced` timer
     /// keeps running until the piece is back). Returns whether that
     /// explained the board.
-    fn follow_around_displacement(&mut self, at: Millis, target: &Board) -> bool {
+    fn follow_around_displacement(&mut self, at: Millis, target: &Board<G>) -> bool {
         let delays = self.config.delays;
         let p = self.playing();
         let Some(d) = &p.displaced else {
             return false;
         };
-        let Some(masked) = put_back(d, target) else {
+        let Some(masked) = put_back::<G>(d, target) else {
             return false;
         };
         let since = d.since;
@@ -1177,7 +1332,7 @@ impl Reconstructor {
                 if !p
                     .candidate
                     .as_ref()
-                    .is_some_and(|c| held_correction(&p.game, &c.explanation))
+                    .is_some_and(|c| held_correction::<G>(&p.game, &c.explanation))
                 {
                     p.candidate = None;
                 }
@@ -1195,8 +1350,10 @@ impl Reconstructor {
             }
             _ => return false,
         }
-        let p = self.playing();
-        let delay = displacement_delay(&delays, p.displaced.as_ref());
+        let Phase::Playing(p) = &mut self.phase else {
+            unreachable!("playing")
+        };
+        let delay = displacement_delay(&self.rules, &delays, p.displaced.as_ref());
         let u = p.unexplained.get_or_insert(Unexplained {
             since,
             due: since + delay,
@@ -1219,13 +1376,15 @@ impl Reconstructor {
     /// square it was really played to, the reply would be legal with it
     /// put back (see `follow_around_displacement`, tried first); a reply
     /// legal only with the piece where it stands says it was played there.
-    fn follow_from_correction(&mut self, at: Millis, target: &Board) -> bool {
+    fn follow_from_correction(&mut self, at: Millis, target: &Board<G>) -> bool {
         let limits = self.config.limits;
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            unreachable!("playing")
+        };
         let Some(c) = &p.candidate else {
             return false;
         };
-        if !held_correction(&p.game, &c.explanation) || p.game.len() <= p.completed {
+        if !held_correction::<G>(&p.game, &c.explanation) || p.game.len() <= p.completed {
             return false;
         }
         let Explanation::Back { then, .. } = &c.explanation else {
@@ -1233,9 +1392,22 @@ impl Reconstructor {
         };
         let mut game = p.game.clone();
         game.truncate(game.len() - 1);
-        game.push(then[0]);
+        game.push(then[0].clone());
         let successors = search::successors(game.position());
-        let out = search::explain(&game, &successors, target, false, false, limits);
+        let evidence = self.rules.ranks_by_evidence().then(|| Evidence {
+            touched_at: &p.touched_at,
+            base: p.evidence_base,
+        });
+        let out = search::explain(
+            &self.rules,
+            &game,
+            &successors,
+            target,
+            false,
+            false,
+            limits,
+            evidence.as_ref(),
+        );
         self.stats.searches += 1;
         self.stats.nodes += out.nodes as u64;
         let Some(reply @ Explanation::Forward(_)) = out.explanation else {
@@ -1265,13 +1437,16 @@ impl Reconstructor {
         else {
             return false;
         };
-        if !travels_on(&p.game, e) {
+        if !travels_on::<G>(&p.game, e) {
             return false;
         }
-        let Some(last) = p.game.plies().last().and_then(|r| r.m) else {
+        let Some(last) = p.game.plies().last().and_then(|r| r.m.as_ref()) else {
             return false;
         };
-        came_back(&p.recent, last, !p.game.position().turn(), then[0].to())
+        let Some(placed) = p.game.position().board().piece_at(last.to()) else {
+            return false;
+        };
+        came_back::<G>(&p.recent, last, placed, then[0].to())
     }
 
     /// A displacement of the piece its side moved last has stood past the
@@ -1279,7 +1454,7 @@ impl Reconstructor {
     /// plies for a history that explains the board with no displacement
     /// (the piece travelled on after a pause). Returns whether one did; it
     /// is then published as a correction (`retract` and moves).
-    fn reexamine(&mut self, at: Millis, target: &Board) -> bool {
+    fn reexamine(&mut self, at: Millis, target: &Board<G>) -> bool {
         let mut limits = self.config.limits;
         let p = self.playing();
         let Some(d) = &p.displaced else {
@@ -1296,14 +1471,14 @@ impl Reconstructor {
             .skip(n.saturating_sub(4))
             .rev()
             .find(|(i, ply)| {
-                p.game.position_at(*i).turn() == d.m.piece.color
-                    && ply.m.is_some_and(|m| m.to() == d.m.from)
+                p.game.position_at(*i).turn() == d.m.mover()
+                    && ply.m.as_ref().is_some_and(|m| m.to() == d.m.from())
             });
         let Some((i, _)) = found else {
             return false;
         };
         let back = n - i;
-        let displaced_to = d.m.to;
+        let displaced_to = d.m.to();
         // Design: the history must withdraw the ply that moved the piece
         // (so the displacement becomes where that ply went), no further
         // than four plies back; the search then plays forward from there
@@ -1314,30 +1489,31 @@ impl Reconstructor {
         }
         // The withdrawn ply is played again, to where the piece stands;
         // the plies after it are searched from there.
-        let withdrawn = p.game.plies()[i].m.expect("checked");
+        let withdrawn = p.game.plies()[i].m.clone().expect("checked");
         let mut game = p.game.clone();
         game.truncate(i);
         let Some(first) = game.position().legal_moves().find(|m| {
-            m.from() == withdrawn.from()
-                && m.to() == d.m.to
-                && m.promotion() == withdrawn.promotion()
+            m.from() == withdrawn.from() && m.to() == d.m.to() && m.same_choice(&withdrawn)
         }) else {
             return false;
         };
-        game.push(first);
+        game.push(first.clone());
         // The plies published after it keep their order (the readings
         // gave it), when they are still legal and give the board.
-        let published: Vec<Move> = p.game.plies()[i + 1..].iter().filter_map(|r| r.m).collect();
+        let published: Vec<Move<G>> = p.game.plies()[i + 1..]
+            .iter()
+            .filter_map(|r| r.m.clone())
+            .collect();
         let mut replayed = game.position().clone();
         let same_order = published.len() == back - 1
             && published.iter().all(|m| {
                 let ok = replayed.legal_moves().any(|l| l == *m);
                 if ok {
-                    replayed = replayed.play(*m);
+                    replayed = replayed.play(m);
                 }
                 ok
             })
-            && in_hand_of_mover(&replayed, target, displaced_to);
+            && in_hand_of_mover::<G>(&replayed, target, displaced_to);
         if same_order {
             let then = std::iter::once(first).chain(published).collect();
             self.correct(at, Explanation::Back { plies: back, then });
@@ -1347,7 +1523,22 @@ impl Reconstructor {
         limits.stream_depth = back;
         limits.back = 0;
         limits.budget = limits.resync_budget;
-        let out = search::explain(&game, &successors, target, false, false, limits);
+        let p = self.playing();
+        let evidence = (p.touched_at.clone(), p.evidence_base);
+        let evidence = self.rules.ranks_by_evidence().then(|| Evidence {
+            touched_at: &evidence.0,
+            base: evidence.1,
+        });
+        let out = search::explain(
+            &self.rules,
+            &game,
+            &successors,
+            target,
+            false,
+            false,
+            limits,
+            evidence.as_ref(),
+        );
         self.stats.searches += 1;
         self.stats.nodes += out.nodes as u64;
         let rest = match out.explanation {
@@ -1362,16 +1553,18 @@ impl Reconstructor {
 
     /// Publishes a re-examined history at once, the displacement gone (and
     /// a `misplaced` alert raised for it cleared).
-    fn correct(&mut self, at: Millis, explanation: Explanation) {
+    fn correct(&mut self, at: Millis, explanation: Explanation<Move<G>>) {
         self.clear_unexplained(at);
         let p = self.playing();
         p.displaced = None;
         p.pseudo = None;
         p.candidate = None;
+        let reading = self.stats.readings;
         self.commit(Candidate {
             explanation,
             since: at,
             settle: 0,
+            reading,
         });
     }
 
@@ -1384,20 +1577,23 @@ impl Reconstructor {
             u.raised = Some(AlertKind::IllegalMove);
             let a = arbiter::cleared(
                 AlertKind::Misplaced,
-                Some(Law::Displaced),
+                self.rules.article(Article::Displaced),
                 "The displaced piece was a move: reported as an illegal move.".into(),
             );
             self.emit(at, EventKind::Alert(a));
         }
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            unreachable!("playing")
+        };
         let Some(x) = p.pseudo.as_mut() else { return };
         let before = p.game.position().clone();
-        let color = x.m.piece.color;
-        let count = &mut p.illegal_counts[color as usize];
+        let color = x.m.mover();
+        let count = &mut p.illegal_counts[color.index()];
         *count += 1;
-        let why = illegality(&before, &x.m);
-        let alert = arbiter::illegal_move(&before, &x.m, &why, *count, p.game.len(), completed);
-        x.reported = Some(before.irregular(x.board.clone(), !color));
+        let alert = self
+            .rules
+            .illegal_move_alert(&before, &x.m, *count, p.game.len(), completed);
+        x.reported = Some(self.rules.irregular(&before, x.made.clone(), color.other()));
         self.emit(at, EventKind::Alert(alert));
     }
 
@@ -1406,7 +1602,9 @@ impl Reconstructor {
         if self.reexamine(at, &target) {
             return;
         }
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            unreachable!("playing")
+        };
         if p.ended || p.pseudo.as_ref().is_some_and(|x| x.reported.is_some()) {
             // Said already (an illegal move), or the game is over and the
             // pieces are being put away: nothing to add, nothing to clear.
@@ -1415,9 +1613,9 @@ impl Reconstructor {
             }
             return;
         }
-        let alert = match impossibility(&target) {
-            Some(problem) => arbiter::illegal_position(&problem, &target),
-            None => arbiter::misplaced(p.game.position(), &target),
+        let alert = match self.rules.illegal_position_alert(&target) {
+            Some(alert) => alert,
+            None => self.rules.misplaced_alert(p.game.position(), &target),
         };
         if let Some(u) = &mut p.unexplained {
             u.raised = Some(alert.kind);
@@ -1433,23 +1631,79 @@ impl Reconstructor {
         let message = match u.raised {
             Some(AlertKind::Misplaced) => Some((
                 AlertKind::Misplaced,
-                Law::Displaced,
+                Article::Displaced,
                 "The board agrees with the game again.",
             )),
             Some(AlertKind::IllegalPosition) => Some((
                 AlertKind::IllegalPosition,
-                Law::IllegalPosition,
+                Article::IllegalPosition,
                 "The impossible position is gone; the board agrees with the game again.",
             )),
             _ => None,
         };
         if let Some((kind, law, text)) = message {
-            let a: Alert = arbiter::cleared(kind, Some(law), text.into());
+            let a: Alert = arbiter::cleared(kind, self.rules.article(law), text.into());
             self.emit(at, EventKind::Alert(a));
         }
     }
 
-    fn start_game(&mut self, at: Millis, start: Position, rotated: bool) {
+    /// While the board's orientation is open and no move was made: when
+    /// the board is not explained as it stands, whether it is explained
+    /// turned round (the first move, seen from the other side). If so the
+    /// orientation is fixed, and the turned board and its explanation are
+    /// returned.
+    fn orient(
+        &mut self,
+        target: &Board<G>,
+        unexplained: bool,
+    ) -> Option<(Board<G>, Explanation<Move<G>>)> {
+        let p = self.playing();
+        if !(p.orientation_open && unexplained && p.game.is_empty()) {
+            return None;
+        }
+        let turned = target.rotated();
+        // The evidence turned round with the board.
+        self.turn_evidence();
+        let Some(e) = self.search(&turned) else {
+            self.turn_evidence();
+            return None;
+        };
+        let Phase::Playing(p) = &mut self.phase else {
+            unreachable!("playing")
+        };
+        p.rotated = true;
+        p.orientation_open = false;
+        for t in &mut p.touches {
+            t.sq = self.rules.turn_round(t.sq);
+        }
+        for r in &mut p.recent {
+            r.0 = self.rules.turn_round(r.0);
+        }
+        Some((turned, e))
+    }
+
+    /// Turns the squares of the evidence (see [`Playing::touched_at`])
+    /// round.
+    fn turn_evidence(&mut self) {
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
+        if p.touched_at.is_empty() {
+            return;
+        }
+        let old = std::mem::take(&mut p.touched_at);
+        p.touched_at = vec![0; old.len()];
+        for (i, &t) in old.iter().enumerate() {
+            let sq = self.rules.turn_round(self.rules.square(i));
+            p.touched_at[self.rules.index(sq)] = t;
+        }
+    }
+
+    fn start_at(&mut self, at: Millis, start: Start<Position<G>>) {
+        self.start_game(at, start.position, start.rotated);
+    }
+
+    fn start_game(&mut self, at: Millis, start: Position<G>, rotated: Option<bool>) {
         if let Phase::Playing(p) = &self.phase
             && !p.ended
             && !p.game.is_empty()
@@ -1459,21 +1713,18 @@ impl Reconstructor {
                 EventKind::GameEnd {
                     result: "*".into(),
                     reason: "new game set up".into(),
+                    winner: None,
                 },
             );
         }
-        self.emit(
-            at,
-            EventKind::GameStart {
-                fen: start.fen(),
-                chess960: start.is_chess960(),
-                rotated,
-            },
-        );
+        self.emit(at, self.rules.start_event(&start, rotated));
+        let game = Record::new(start);
         self.phase = Phase::Playing(Box::new(Playing {
-            successors: search::successors(&start),
-            game: Game::new(start),
-            rotated,
+            successors: search::successors(game.start()),
+            referee: self.rules.referee(&game),
+            game,
+            rotated: rotated.unwrap_or(false),
+            orientation_open: rotated.is_none(),
             candidate: None,
             showing: false,
             resync: false,
@@ -1487,45 +1738,57 @@ impl Reconstructor {
             unexplained: None,
             touches: Vec::new(),
             recent: VecDeque::new(),
+            touched_at: if self.rules.ranks_by_evidence() {
+                vec![0; self.rules.square_count()]
+            } else {
+                Vec::new()
+            },
+            evidence_base: self.stats.readings,
         }));
     }
 
     /// Publishes a candidate. The events carry the time of the reading that
     /// completed it.
-    fn commit(&mut self, c: Candidate) {
+    fn commit(&mut self, c: Candidate<G>) {
         let t = c.since;
         let delays = self.config.delays;
-        let p = self.playing();
-        if held_correction(&p.game, &c.explanation) {
+        let Phase::Playing(p) = &mut self.phase else {
+            unreachable!("playing")
+        };
+        let rules = &self.rules;
+        if held_correction::<G>(&p.game, &c.explanation) {
             p.displaced = None;
         }
+        p.evidence_base = p.evidence_base.max(c.reading);
         let mut out = Vec::new();
         match c.explanation {
             Explanation::Same => {}
             Explanation::Forward(moves) => {
                 for m in moves {
-                    out.extend(touch_alerts(p, m, delays.touch_ms));
+                    if !p.touches.is_empty() {
+                        let alerts =
+                            rules.touch_alerts(p.game.position(), &m, &p.touches, delays.touch_ms);
+                        out.extend(alerts.into_iter().map(EventKind::Alert));
+                    }
                     p.touches.clear();
-                    out.push(push_move(p, m));
-                    out.extend(after_move(p));
+                    out.push(push_move(rules, p, m));
+                    out.extend(after_move(rules, p));
                 }
             }
             Explanation::Back { plies, then } if then.is_empty() => {
                 let to = p.game.len() - plies;
                 p.game.truncate(to);
                 p.successors = search::successors(p.game.position());
-                out.push(EventKind::Takeback {
-                    to_ply: to as u32,
-                    fen: p.game.position().fen(),
-                });
+                rebuild_referee(rules, p);
+                out.push(rules.takeback_event(to as u32, p.game.position()));
                 p.ended = false;
             }
             Explanation::Back { plies, then } => {
-                out.extend(withdraw(p, plies));
+                out.extend(withdraw(rules, p, plies));
                 p.ended = false;
                 for m in then {
-                    out.push(push_move(p, m));
-                    out.extend(after_move(p));
+                    out.push(push_move(rules, p, m));
+                    out.extend(after_move(rules, p));
                 }
             }
         }
@@ -1537,187 +1800,75 @@ impl Reconstructor {
     }
 }
 
+/// The piece a cell holds.
+fn cell_piece<P>(cell: Cell<P>) -> Option<P> {
+    match cell {
+        Cell::Piece(p) => Some(p),
+        _ => None,
+    }
+}
+
+/// Builds the referee afresh for the game as it now stands (after plies
+/// were withdrawn, or an illegal move entered the record).
+fn rebuild_referee<G: Game>(rules: &G, p: &mut Playing<G>) {
+    p.referee = rules.referee(&p.game);
+}
+
 /// Withdraws the last `plies` published plies: `retract` events, newest
 /// first, and the game truncated.
-fn withdraw(p: &mut Playing, plies: usize) -> Vec<EventKind> {
+fn withdraw<G: Game>(rules: &G, p: &mut Playing<G>, plies: usize) -> Vec<EventKind> {
     let n = p.game.len();
     let out = (n - plies + 1..=n)
         .rev()
-        .map(|ply| EventKind::Retract {
-            ply: ply as u32,
-            uci: p.game.plies()[ply - 1].uci.clone(),
-        })
+        .map(|ply| rules.retract_event(ply as u32, &p.game.plies()[ply - 1]))
         .collect();
     p.game.truncate(n - plies);
     p.successors = search::successors(p.game.position());
+    rebuild_referee(rules, p);
     out
 }
 
-/// Whether a candidate ends with a king stepping onto a centre square.
-fn king_into_centre(e: &Explanation) -> bool {
+/// Whether a candidate ends with a move that may be the first half of a
+/// result signal (chess: a king stepping onto a centre square).
+fn signal_into<G: Game>(rules: &G, e: &Explanation<Move<G>>) -> bool {
     let moves = match e {
         Explanation::Forward(m) | Explanation::Back { then: m, .. } => m,
         Explanation::Same => return false,
     };
-    moves.last().is_some_and(|m| {
-        m.role() == crate::rules::Role::King
-            && !m.is_castle()
-            && [Square::D4, Square::D5, Square::E4, Square::E5].contains(&m.to())
-    })
-}
-
-/// The kings-in-the-centre result signal: both kings on d4, d5, e4 or e5
-/// and every other piece where the game (or the game less its last one or
-/// two plies, when a king move into the centre was published) has it.
-/// Both kings on light squares: White wins; both on dark squares: Black
-/// wins; one of each: a draw. Returns the plies to withdraw and the result.
-fn kings_in_the_centre(game: &Game, target: &Board) -> Option<(usize, &'static str)> {
-    let kings = target.by_role(crate::rules::Role::King);
-    let centre = Bitboard::from(Square::D4)
-        | Bitboard::from(Square::D5)
-        | Bitboard::from(Square::E4)
-        | Bitboard::from(Square::E5);
-    if kings.count() != 2 || !(kings & !centre).is_empty() {
-        return None;
-    }
-    let without_kings = |b: &Board| {
-        let mut b = b.clone();
-        for sq in b.by_role(crate::rules::Role::King) {
-            b.discard_piece_at(sq);
-        }
-        b
-    };
-    let rest = without_kings(target);
-    let plies = (0..=game.len().min(2)).find(|&back| {
-        let pos = game.position_at(game.len() - back);
-        without_kings(pos.board()) == rest
-            && (back == 0
-                || game.plies()[game.len() - back..]
-                    .iter()
-                    .all(|p| p.m.is_some_and(|m| m.role() == crate::rules::Role::King)))
-    })?;
-    let light = kings.into_iter().filter(|s| s.is_light()).count();
-    let result = match light {
-        2 => "1-0",
-        0 => "0-1",
-        _ => "1/2-1/2",
-    };
-    Some((plies, result))
+    moves.last().is_some_and(|m| rules.signal_move(m))
 }
 
 /// Whether `target` is `after`'s board with one or more pieces of the side
 /// to move lifted.
-fn lifted_by_side_to_move(after: &Position, target: &Board) -> bool {
+fn lifted_by_side_to_move<G: Game>(after: &Position<G>, target: &Board<G>) -> bool {
     let removed = after.board().occupied() & !target.occupied();
     search::only_removals(after.board(), target)
         && (removed & after.board().by_color(after.turn())).any()
 }
 
-/// Touch-move alerts for move `m`, about to be played in the game's
-/// position (Laws 4.3a and 4.4b).
-fn touch_alerts(p: &Playing, m: Move, touch_ms: Millis) -> Vec<EventKind> {
-    let mut out = Vec::new();
-    if p.touches.is_empty() {
-        return out;
-    }
-    let pos = p.game.position();
-    let mover = pos.turn();
-    let touches: Vec<&Touch> = p
-        .touches
-        .iter()
-        .filter(|t| t.piece.color == mover)
-        .collect();
-    if let Some(rook) = m.castling_rook() {
-        let first = touches.iter().find(|t| t.sq == rook || t.sq == m.from());
-        if first.is_some_and(|t| t.sq == rook) {
-            out.push(EventKind::Alert(arbiter::rook_first(
-                mover,
-                rook,
-                &pos.san(m),
-            )));
-        }
-        return out;
-    }
-    let put_back = touches.iter().find(|t| {
-        t.sq != m.from()
-            && t.back
-                .is_some_and(|b| b.saturating_sub(t.lifted) >= touch_ms)
-            && pos.legal_moves().any(|l| l.from() == t.sq)
-    });
-    if let Some(t) = put_back {
-        out.push(EventKind::Alert(arbiter::touch_move(
-            mover,
-            t.piece,
-            t.sq,
-            &pos.san(m),
-        )));
-    }
-    out
-}
-
-/// Game-end and draw reports after a ply (Laws 5.1, 5.2, 9.2, 9.3, 9.6).
-fn after_move(p: &mut Playing) -> Vec<EventKind> {
-    let mut out = Vec::new();
-    let pos = p.game.position();
-    let end = |result: &str, reason: &str| EventKind::GameEnd {
-        result: result.into(),
-        reason: reason.into(),
-    };
-    if let Some(outcome) = pos.outcome_known(!p.successors.is_empty()) {
-        if !p.ended {
-            p.ended = true;
-            // Nothing legal follows mate or stalemate; a dead position may
-            // still be played on, and is.
-            p.frozen = !matches!(outcome, PositionOutcome::DeadPosition);
-            out.push(match outcome {
-                PositionOutcome::Checkmate { winner } => end(
-                    if winner == Color::White { "1-0" } else { "0-1" },
-                    "checkmate",
-                ),
-                PositionOutcome::Stalemate => end("1/2-1/2", "stalemate"),
-                PositionOutcome::DeadPosition => end("1/2-1/2", "dead position"),
-            });
-        }
-        return out;
-    }
-    let reps = p.game.repetitions();
-    let halfmoves = pos.halfmoves();
-    let info = |kind, law: Law, message: String| {
-        EventKind::Alert(arbiter::alert(kind, None, Some(law), message))
-    };
-    if reps >= 5 && !p.ended {
-        p.ended = true;
-        out.push(info(
-            AlertKind::Fivefold,
-            Law::Fivefold,
-            "The same position has now stood five times: the game is drawn (Law 9.6a). The arbiter must step in.".into(),
-        ));
-        out.push(end("1/2-1/2", "fivefold repetition"));
-    } else if halfmoves >= 150 && !p.ended {
-        p.ended = true;
-        out.push(info(
-            AlertKind::SeventyFiveMoves,
-            Law::SeventyFiveMoves,
-            "Seventy-five moves by each player without a capture or pawn move: the game is drawn (Law 9.6b). The arbiter must step in.".into(),
-        ));
-        out.push(end("1/2-1/2", "75-move rule"));
-    } else {
-        if reps == 3 {
-            out.push(info(
-                AlertKind::Threefold,
-                Law::Threefold,
-                format!(
-                    "The same position has stood three times ({}): a draw may be claimed (Law 9.2).",
-                    pos.fen()
-                ),
-            ));
-        }
-        if halfmoves == 100 {
-            out.push(info(
-                AlertKind::FiftyMoves,
-                Law::FiftyMoves,
-                "Fifty moves by each player without a capture or pawn move: a draw may be claimed (Law 9.3).".into(),
-            ));
+/// Game-end and draw reports after a ply: the rule book's verdicts.
+fn after_move<G: Game>(rules: &G, p: &mut Playing<G>) -> Vec<EventKind> {
+    let verdicts = rules.judge(&mut p.referee, &p.game, !p.successors.is_empty(), p.ended);
+    let mut out = Vec::with_capacity(verdicts.len());
+    for v in verdicts {
+        match v {
+            Verdict::Alert(a) => out.push(EventKind::Alert(a)),
+            Verdict::End {
+                result,
+                reason,
+                frozen,
+            } => {
+                p.ended = true;
+                if frozen {
+                    p.frozen = true;
+                }
+                let winner = rules.game_id().winner(&result);
+                out.push(EventKind::GameEnd {
+                    result,
+                    reason,
+                    winner,
+                });
+            }
         }
     }
     out
@@ -1725,24 +1876,19 @@ fn after_move(p: &mut Playing) -> Vec<EventKind> {
 
 /// Plays `m` in the game (whose successors `p.successors` are current) and
 /// returns its event; the successors of the new position replace them.
-fn push_move(p: &mut Playing, m: Move) -> EventKind {
+fn push_move<G: Game>(rules: &G, p: &mut Playing<G>, m: Move<G>) -> EventKind {
     let ply = p.game.len() as u32 + 1;
-    let side = Side::from(p.game.position().turn());
+    let side = p.game.position().turn();
     let (rec, next) = p.game.push_known(m, &p.successors);
-    let event = EventKind::Move {
-        ply,
-        side,
-        san: rec.san.clone(),
-        uci: rec.uci.clone(),
-        fen: rec.after.fen(),
-        irregular: false,
-    };
+    let event = rules.move_event(ply, side, rec, false);
     p.successors = next;
+    // A move was made: a board whose orientation was open stands as read.
+    p.orientation_open = false;
     event
 }
 
 /// The position a candidate leads to.
-fn candidate_position(game: &Game, e: &Explanation) -> Position {
+fn candidate_position<G: Game>(game: &Record<G>, e: &Explanation<Move<G>>) -> Position<G> {
     let (base, moves) = match e {
         Explanation::Same => return game.position().clone(),
         Explanation::Forward(m) => (game.position(), m.as_slice()),
@@ -1750,19 +1896,24 @@ fn candidate_position(game: &Game, e: &Explanation) -> Position {
             (game.position_at(game.len() - plies), then.as_slice())
         }
     };
-    moves.iter().fold(base.clone(), |p, m| p.play(*m))
+    moves.iter().fold(base.clone(), |p, m| p.play(m))
 }
 
 /// The side that made the last ply of a candidate (none for a takeback).
-fn last_mover(game: &Game, e: &Explanation) -> Option<Side> {
+fn last_mover<G: Game>(game: &Record<G>, e: &Explanation<Move<G>>) -> Option<Side> {
     match e {
         Explanation::Same => None,
         Explanation::Back { then, .. } if then.is_empty() => None,
-        _ => Some(Side::from(!candidate_position(game, e).turn())),
+        _ => Some(candidate_position(game, e).turn().other().side()),
     }
 }
 
-fn settle_time(rule: &SettleRule, game: &Game, e: &Explanation) -> Millis {
+fn settle_time<G: Game>(
+    rules: &G,
+    rule: &SettleRule,
+    game: &Record<G>,
+    e: &Explanation<Move<G>>,
+) -> Millis {
     let (base, moves) = match e {
         Explanation::Same => return 0,
         Explanation::Forward(m) => (game.position(), m.as_slice()),
@@ -1773,25 +1924,22 @@ fn settle_time(rule: &SettleRule, game: &Game, e: &Explanation) -> Millis {
     match moves.split_last() {
         None => rule.takeback_ms,
         Some((last, before)) => {
-            let pos = before.iter().fold(base.clone(), |p, m| p.play(*m));
-            rule.for_move(&pos, *last)
+            let pos = before.iter().fold(base.clone(), |p, m| p.play(m));
+            rules.settle_ms(rule, &pos, last)
         }
     }
 }
 
-/// Whether a pseudo-move sets a king on a centre square (d4, d5, e4, e5):
-/// perhaps the first half of the kings-in-the-centre result signal.
-fn is_king_to_centre(m: &PseudoMove) -> bool {
-    m.piece.role == crate::rules::Role::King
-        && m.rook.is_none()
-        && [Square::D4, Square::D5, Square::E4, Square::E5].contains(&m.to)
-}
-
-/// How long a displacement stands before `misplaced`: a king displaced onto
-/// a centre square waits twice as long, as players reporting a result set
-/// the kings there one after the other.
-fn displacement_delay(delays: &AlertDelays, d: Option<&Displacement>) -> Millis {
-    if d.is_some_and(|d| is_king_to_centre(&d.m)) {
+/// How long a displacement stands before `misplaced`: a piece displaced in
+/// a way that may be the first half of a result signal (chess: a king
+/// onto a centre square) waits twice as long, as players reporting a
+/// result set the kings there one after the other.
+fn displacement_delay<G: Game>(
+    rules: &G,
+    delays: &AlertDelays,
+    d: Option<&Displacement<G>>,
+) -> Millis {
+    if d.is_some_and(|d| rules.signal_pseudo(&d.m)) {
         delays.misplaced_ms * 2
     } else {
         delays.misplaced_ms
@@ -1800,28 +1948,28 @@ fn displacement_delay(delays: &AlertDelays, d: Option<&Displacement>) -> Millis 
 
 /// `target` with the displaced piece put back where the game has it, if it
 /// still stands where it was displaced to.
-fn put_back(d: &Displacement, target: &Board) -> Option<Board> {
-    if d.m.rook.is_some()
-        || target.piece_at(d.m.to) != Some(d.m.placed)
-        || target.piece_at(d.m.from).is_some()
+fn put_back<G: Game>(d: &Displacement<G>, target: &Board<G>) -> Option<Board<G>> {
+    if d.m.compound()
+        || !Board::<G>::agrees(Some(d.m.placed()), target.piece_at(d.m.to()))
+        || target.piece_at(d.m.from()).is_some()
     {
         return None;
     }
     let mut b = target.clone();
-    b.discard_piece_at(d.m.to);
-    if let Some((sq, piece)) = d.m.captured {
+    b.discard_piece_at(d.m.to());
+    for (sq, piece) in d.m.taken() {
         b.set_piece_at(sq, piece);
     }
-    b.set_piece_at(d.m.from, d.m.piece);
+    b.set_piece_at(d.m.from(), d.m.piece());
     Some(b)
 }
 
 /// Whether `target` is `pos`'s board, or that board with at most two pieces
 /// of the side to move lifted (a move under way), none of them the one on
 /// `kept` (a displaced piece lifted may be on its way back).
-fn in_hand_of_mover(pos: &Position, target: &Board, kept: Square) -> bool {
+fn in_hand_of_mover<G: Game>(pos: &Position<G>, target: &Board<G>, kept: Square<G>) -> bool {
     let board = pos.board();
-    if board == target {
+    if board.matches(target) {
         return true;
     }
     let removed = board.occupied() & !target.occupied();
@@ -1831,35 +1979,33 @@ fn in_hand_of_mover(pos: &Position, target: &Board, kept: Square) -> bool {
         && (removed & !board.by_color(pos.turn())).is_empty()
 }
 
-/// Whether the piece that made `last` was set down on `to` after it left
-/// its square and before it was last set on the square `last` went to: it
-/// stood on `to`, went on to where the ply was published, and is on `to`
-/// again.
+/// Whether the piece that made `last` (`placed`, where it stands now) was
+/// set down on `to` after it left its square and before it was last set on
+/// the square `last` went to: it stood on `to`, went on to where the ply
+/// was published, and is on `to` again.
 ///
 /// Design: this is the order of readings a knock leaves (a piece pushed
 /// off the square it was played to and set back there), not the order a
 /// piece travelling on leaves (it goes on from the published square to a
 /// new one). The evidence is in the order of the readings, not in any
 /// game's rules.
-fn came_back(
-    recent: &VecDeque<(Square, Option<Piece>)>,
-    last: Move,
-    color: Color,
-    to: Square,
+fn came_back<G: Game>(
+    recent: &VecDeque<(Square<G>, Option<Piece<G>>)>,
+    last: &Move<G>,
+    placed: Piece<G>,
+    to: Square<G>,
 ) -> bool {
-    let placed = Some(Piece {
-        color,
-        role: last.promotion().unwrap_or(last.role()),
-    });
+    let placed = Some(placed);
+    let seen_placed = |seen: Option<Piece<G>>| seen.is_some() && Board::<G>::agrees(placed, seen);
     let mut older = recent.iter().rev();
-    if !older.any(|&(sq, seen)| sq == last.to() && seen == placed) {
+    if !older.any(|&(sq, seen)| sq == last.to() && seen_placed(seen)) {
         return false;
     }
     for &(sq, seen) in older {
         if sq == last.from() && seen.is_none() {
             return false;
         }
-        if sq == to && seen == placed {
+        if sq == to && seen_placed(seen) {
             return true;
         }
     }
@@ -1878,8 +2024,8 @@ fn came_back(
 /// takeback); a single piece changing square without that passage is what
 /// a knock does. Publishing such a re-reading after 450 ms made a knock of
 /// the side not to move look like a different move and shifted the record.
-fn held_correction(game: &Game, e: &Explanation) -> bool {
-    if travels_on(game, e) {
+fn held_correction<G: Game>(game: &Record<G>, e: &Explanation<Move<G>>) -> bool {
+    if travels_on::<G>(game, e) {
         return true;
     }
     let Explanation::Back { plies: 1, then } = e else {
@@ -1889,8 +2035,8 @@ fn held_correction(game: &Game, e: &Explanation) -> bool {
         return false;
     };
     let before = game.position_at(game.len() - 1);
-    let after = before.play(*next);
-    let changed = crate::rules::diff(game.position().board(), after.board());
+    let after = before.play(next);
+    let changed = game.position().board().diff(after.board());
     changed.count() <= 2 && (changed & game.position().board().by_color(before.turn())).any()
 }
 
@@ -1901,7 +2047,9 @@ fn held_correction(game: &Game, e: &Explanation) -> bool {
 /// Design: this is the shape a knock of the piece that has just moved
 /// takes too; the reconstructor holds such a correction as long as a
 /// displacement (see `follow`) instead of trusting the first reading.
-fn travels_on(game: &Game, e: &Explanation) -> bool {
+/// (Both plies start from the same position: the same square holds the
+/// same piece.)
+fn travels_on<G: Game>(game: &Record<G>, e: &Explanation<Move<G>>) -> bool {
     let Explanation::Back { plies: 1, then } = e else {
         return false;
     };
@@ -1910,6 +2058,6 @@ fn travels_on(game: &Game, e: &Explanation) -> bool {
     };
     game.plies()
         .last()
-        .and_then(|p| p.m)
-        .is_some_and(|last| last.from() == next.from() && last.role() == next.role())
+        .and_then(|p| p.m.as_ref())
+        .is_some_and(|last| last.from() == next.from())
 }

@@ -12,7 +12,7 @@
 //! Design: written by hand because no library follows pieces through
 //! occupancy. The choice of the piece set down uses only where each piece
 //! in the air was lifted from and whether it could go from there to the
-//! square in one move ([`crate::rules::can_reach`]): the piece landing on a
+//! square in one move ([`crate::games::chess::can_reach`]): the piece landing on a
 //! square a piece was just lifted from is the capturer, not its victim; a
 //! piece set back where it was lifted is that piece. Limits, documented in
 //! docs/boards.md: the start position must be the standard one standing
@@ -21,7 +21,7 @@
 //! is read as promoted to a queen.
 
 use crate::board::Cell;
-use crate::rules::{Bitboard, Board, Color, Piece, Role, Square, can_reach};
+use crate::games::chess::{Bitboard, Board, Color, Piece, Role, Square, can_reach};
 
 /// Pieces lifted longer ago than this, other than the last one, are taken
 /// as put away (captured pieces taken off the board).
@@ -466,10 +466,10 @@ fn choose(lifted: &[Lifted], to: Square, turn: Option<Color>, now: u64) -> Optio
     }
 }
 
-fn last_rank(color: Color) -> crate::rules::Rank {
+fn last_rank(color: Color) -> crate::games::chess::Rank {
     match color {
-        Color::White => crate::rules::Rank::Eighth,
-        Color::Black => crate::rules::Rank::First,
+        Color::White => crate::games::chess::Rank::Eighth,
+        Color::Black => crate::games::chess::Rank::First,
     }
 }
 

@@ -9,14 +9,75 @@
 //! Design: the cost of one search must stay bounded whatever the board
 //! shows (a board covered in pieces, random garbage). Three bounds do it:
 //! a depth limit on plies, a node budget on positions visited, and a sound
-//! pruning rule: each ply brings at most one piece of its mover's colour
-//! onto a square (two when castling), so a position from which the board
-//! still needs more arrivals of a colour than that colour has plies left is
-//! abandoned. Boards that only *lack* pieces (pieces in hand, a capture
-//! half done) are never searched: they are partial moves, and the caller
-//! waits for the next reading.
+//! pruning rule, the game's own ([`Game::feasible`]; chess: each ply brings
+//! at most one piece of its mover's colour onto a square, two when
+//! castling, so a position from which the board still needs more arrivals
+//! of a colour than that colour has plies left is abandoned). Boards that
+//! only *lack* pieces (pieces in hand, a capture half done) are never
+//! searched: they are partial moves, and the caller waits for the next
+//! reading.
+//!
+//! Games whose boards may not identify pieces ([`Game::ranks_by_evidence`])
+//! are searched with the [`Evidence`] of the readings: every explanation of
+//! the cheapest cost is found and the one whose moves' squares the readings
+//! touched wins; a board that only lacks pieces is then searched too (a
+//! capture on such a board changes only its origin's occupancy), but only
+//! an explanation whose every changed square was touched counts.
 
-use crate::rules::{Bitboard, Board, Color, Game, Move, Position, diff};
+use crate::games::{Game, GameMove, GamePiece, GamePosition, Placement, Record, SquareSet};
+
+/// What the readings touched, for ranking explanations.
+#[derive(Clone, Copy, Debug)]
+pub struct Evidence<'a> {
+    /// For each square (by [`Game::index`], game orientation), the number
+    /// of the last reading that touched it.
+    pub touched_at: &'a [u64],
+    /// Readings numbered up to this one belong to the game's current
+    /// position, not to what follows it.
+    pub base: u64,
+}
+
+impl Evidence<'_> {
+    fn at<G: Game>(&self, rules: &G, sq: G::Square) -> u64 {
+        self.touched_at.get(rules.index(sq)).copied().unwrap_or(0)
+    }
+
+    fn seen<G: Game>(&self, rules: &G, sq: G::Square) -> bool {
+        self.at(rules, sq) > self.base
+    }
+
+    /// How well the readings back `moves` up, played from `pos`: whether
+    /// every square they change was touched (a capture onto an occupied
+    /// square: its destination after its origin), and how many of their
+    /// squares (with the squares they pass) were.
+    fn score<G: Game>(&self, rules: &G, pos: &G::Position, moves: &[G::Move]) -> (bool, usize) {
+        let mut all = true;
+        let mut n = 0;
+        let mut pos = pos.clone();
+        for m in moves {
+            for sq in m.touched() {
+                if self.seen(rules, sq) {
+                    n += 1;
+                } else {
+                    all = false;
+                }
+            }
+            if m.to() != m.from()
+                && pos.board().piece_at(m.to()).is_some()
+                && self.at(rules, m.to()) <= self.at(rules, m.from())
+            {
+                all = false;
+            }
+            n += rules
+                .route(m)
+                .into_iter()
+                .filter(|&sq| self.seen(rules, sq))
+                .count();
+            pos = pos.play(m);
+        }
+        (all, n)
+    }
+}
 
 /// How far a search may go.
 ///
@@ -56,21 +117,21 @@ impl Default for Limits {
 
 /// How the board relates to the game.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Explanation {
+pub enum Explanation<M> {
     /// The board shows the game's current position.
     Same,
     /// These legal plies, played from the current position, give the board.
-    Forward(Vec<Move>),
+    Forward(Vec<M>),
     /// Go back `plies` plies, then play `then`.
     Back {
         /// How many plies of the game to undo.
         plies: usize,
         /// Plies to play after undoing (empty for a pure takeback).
-        then: Vec<Move>,
+        then: Vec<M>,
     },
 }
 
-impl Explanation {
+impl<M> Explanation<M> {
     /// Plies undone and played: the explanation's cost.
     pub fn cost(&self) -> usize {
         match self {
@@ -83,17 +144,20 @@ impl Explanation {
 
 /// The result of one search, with how much work it did.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Outcome {
+pub struct Outcome<M> {
     /// The explanation found, if any.
-    pub explanation: Option<Explanation>,
+    pub explanation: Option<Explanation<M>>,
     /// Positions visited.
     pub nodes: usize,
+    /// Whether the readings back the explanation up on every square it
+    /// changes (always, for games searched without [`Evidence`]).
+    pub backed: bool,
 }
 
 /// Whether the board only lacks pieces compared with `pos`: every piece on
 /// it stands where the position has the same piece.
-pub fn only_removals(pos: &Board, target: &Board) -> bool {
-    (diff(pos, target) & target.occupied()).is_empty()
+pub fn only_removals<B: Placement>(pos: &B, target: &B) -> bool {
+    (pos.diff(target) & target.occupied()).is_empty()
 }
 
 /// Finds the cheapest explanation of `target` (in game orientation).
@@ -102,14 +166,29 @@ pub fn only_removals(pos: &Board, target: &Board) -> bool {
 /// position (see [`successors`]); `prefer_back` breaks ties towards undoing
 /// plies (used while a takeback is under way); `resync` allows the deep
 /// search of a whole-board read.
-pub fn explain(
-    game: &Game,
-    successors: &[(Board, Move)],
-    target: &Board,
+#[allow(clippy::too_many_arguments)]
+pub fn explain<G: Game>(
+    rules: &G,
+    game: &Record<G>,
+    successors: &[(G::Board, G::Move)],
+    target: &G::Board,
     prefer_back: bool,
     resync: bool,
     limits: Limits,
-) -> Outcome {
+    evidence: Option<&Evidence>,
+) -> Outcome<G::Move> {
+    if let Some(evidence) = evidence {
+        return explain_ranked(
+            rules,
+            game,
+            successors,
+            target,
+            prefer_back,
+            resync,
+            limits,
+            evidence,
+        );
+    }
     let pos = game.position();
     let mut budget = Budget {
         left: if resync {
@@ -119,11 +198,12 @@ pub fn explain(
         },
         used: 0,
     };
-    let done = |e: Option<Explanation>, b: &Budget| Outcome {
+    let done = |e: Option<Explanation<G::Move>>, b: &Budget| Outcome {
         explanation: e,
         nodes: b.used,
+        backed: true,
     };
-    if pos.board() == target {
+    if pos.board().matches(target) {
         return done(Some(Explanation::Same), &budget);
     }
     if only_removals(pos.board(), target) {
@@ -136,24 +216,24 @@ pub fn explain(
         limits.stream_depth
     };
     for cost in 1..=depth {
-        let forward = |budget: &mut Budget| -> Option<Explanation> {
+        let forward = |budget: &mut Budget| -> Option<Explanation<G::Move>> {
             if cost == 1 {
                 successors
                     .iter()
-                    .find(|(b, _)| b == target)
-                    .map(|(_, m)| Explanation::Forward(vec![*m]))
+                    .find(|(b, _)| b.matches(target))
+                    .map(|(_, m)| Explanation::Forward(vec![m.clone()]))
             } else {
                 let mut line = Vec::with_capacity(cost);
-                forward_search(pos, target, cost, &mut line, budget)
+                forward_search(rules, pos, target, cost, &mut line, budget)
                     .then_some(Explanation::Forward(line))
             }
         };
-        let back = |budget: &mut Budget| -> Option<Explanation> {
+        let back = |budget: &mut Budget| -> Option<Explanation<G::Move>> {
             for plies in 1..=limits.back.min(cost).min(n) {
                 let earlier = game.position_at(n - plies);
                 let rest = cost - plies;
                 if rest == 0 {
-                    if earlier.board() == target {
+                    if earlier.board().matches(target) {
                         return Some(Explanation::Back {
                             plies,
                             then: Vec::new(),
@@ -161,7 +241,7 @@ pub fn explain(
                     }
                 } else {
                     let mut line = Vec::with_capacity(rest);
-                    if forward_search(earlier, target, rest, &mut line, budget) {
+                    if forward_search(rules, earlier, target, rest, &mut line, budget) {
                         return Some(Explanation::Back { plies, then: line });
                     }
                 }
@@ -181,12 +261,184 @@ pub fn explain(
     // position exactly.
     let far = (0..n.saturating_sub(depth.min(limits.back)))
         .rev()
-        .find(|&ply| game.position_at(ply).board() == target)
+        .find(|&ply| game.position_at(ply).board().matches(target))
         .map(|ply| Explanation::Back {
             plies: n - ply,
             then: Vec::new(),
         });
     done(far, &budget)
+}
+
+/// [`explain`] for games that rank explanations by evidence.
+#[allow(clippy::too_many_arguments)]
+fn explain_ranked<G: Game>(
+    rules: &G,
+    game: &Record<G>,
+    successors: &[(G::Board, G::Move)],
+    target: &G::Board,
+    prefer_back: bool,
+    resync: bool,
+    limits: Limits,
+    evidence: &Evidence,
+) -> Outcome<G::Move> {
+    let pos = game.position();
+    let mut budget = Budget {
+        left: if resync {
+            limits.resync_budget
+        } else {
+            limits.budget
+        },
+        used: 0,
+    };
+    let done = |e: Option<Explanation<G::Move>>, backed: bool, b: &Budget| Outcome {
+        explanation: e,
+        nodes: b.used,
+        backed,
+    };
+    if pos.board().matches(target) {
+        return done(Some(Explanation::Same), true, &budget);
+    }
+    // Pieces only lifted: a move under way, or (on a board without piece
+    // identity) a capture done: only a move every square of which was
+    // touched.
+    let lifted = only_removals(pos.board(), target);
+    let unknown = target
+        .occupied()
+        .into_iter()
+        .any(|sq| target.piece_at(sq).is_some_and(|p| p.color().is_none()));
+    if lifted && !unknown {
+        return done(None, true, &budget);
+    }
+    let n = game.len();
+    let depth = if resync {
+        limits.depth
+    } else {
+        limits.stream_depth
+    };
+    for cost in 1..=depth {
+        let mut forward = Vec::new();
+        if cost == 1 {
+            forward.extend(
+                successors
+                    .iter()
+                    .filter(|(b, _)| b.matches(target))
+                    .map(|(_, m)| vec![m.clone()]),
+            );
+        } else {
+            let mut line = Vec::with_capacity(cost);
+            forward_all(
+                rules,
+                pos,
+                target,
+                cost,
+                &mut line,
+                &mut forward,
+                &mut budget,
+            );
+        }
+        let forward = forward.into_iter().map(|moves| {
+            let score = evidence.score(rules, pos, &moves);
+            (score, Explanation::Forward(moves))
+        });
+        let mut back = Vec::new();
+        if !lifted {
+            for plies in 1..=limits.back.min(cost).min(n) {
+                let earlier = game.position_at(n - plies);
+                let rest = cost - plies;
+                if rest == 0 {
+                    if earlier.board().matches(target) {
+                        back.push((
+                            (true, 0),
+                            Explanation::Back {
+                                plies,
+                                then: Vec::new(),
+                            },
+                        ));
+                    }
+                    continue;
+                }
+                let mut lines = Vec::new();
+                let mut line = Vec::with_capacity(rest);
+                forward_all(
+                    rules,
+                    earlier,
+                    target,
+                    rest,
+                    &mut line,
+                    &mut lines,
+                    &mut budget,
+                );
+                back.extend(lines.into_iter().map(|then| {
+                    let score = evidence.score(rules, earlier, &then);
+                    (score, Explanation::Back { plies, then })
+                }));
+            }
+        }
+        let all: Vec<_> = if prefer_back {
+            back.into_iter().chain(forward).collect()
+        } else {
+            forward.chain(back).collect()
+        };
+        // The best backed up; among equals, the first found.
+        let mut best: Option<((bool, usize), Explanation<G::Move>)> = None;
+        for (score, e) in all {
+            if lifted && !score.0 {
+                continue;
+            }
+            if best.as_ref().is_none_or(|(b, _)| score > *b) {
+                best = Some((score, e));
+            }
+        }
+        if let Some((score, e)) = best {
+            // (A board that identifies pieces backs any explanation up.)
+            return done(Some(e), score.0 || !unknown, &budget);
+        }
+    }
+    if lifted {
+        return done(None, true, &budget);
+    }
+    let far = (0..n.saturating_sub(depth.min(limits.back)))
+        .rev()
+        .find(|&ply| game.position_at(ply).board().matches(target))
+        .map(|ply| Explanation::Back {
+            plies: n - ply,
+            then: Vec::new(),
+        });
+    done(far, true, &budget)
+}
+
+/// Every line of exactly `plies` legal plies from `pos` to `target`.
+fn forward_all<G: Game>(
+    rules: &G,
+    pos: &G::Position,
+    target: &G::Board,
+    plies: usize,
+    line: &mut Vec<G::Move>,
+    out: &mut Vec<Vec<G::Move>>,
+    budget: &mut Budget,
+) {
+    let d = pos.board().diff(target);
+    if plies == 0 {
+        if d.is_empty() {
+            out.push(line.clone());
+        }
+        return;
+    }
+    if !rules.feasible(pos, target, plies) {
+        return;
+    }
+    for m in pos.legal_moves() {
+        if (m.touched() & d).is_empty() {
+            continue;
+        }
+        if !budget.take() {
+            return;
+        }
+        let next = pos.play(&m);
+        line.push(m);
+        forward_all(rules, &next, target, plies - 1, line, out, budget);
+        line.pop();
+    }
 }
 
 struct Budget {
@@ -206,23 +458,26 @@ impl Budget {
 }
 
 /// The placement after each legal move of `pos`.
-pub fn successors(pos: &Position) -> Vec<(Board, Move)> {
-    pos.legal_moves().map(|m| (pos.board_after(m), m)).collect()
+pub fn successors<P: GamePosition>(pos: &P) -> Vec<(P::Board, P::Move)> {
+    pos.legal_moves()
+        .map(|m| (pos.board_after(&m), m))
+        .collect()
 }
 
 /// Depth-first search for exactly `plies` legal plies from `pos` to `target`.
-fn forward_search(
-    pos: &Position,
-    target: &Board,
+fn forward_search<G: Game>(
+    rules: &G,
+    pos: &G::Position,
+    target: &G::Board,
     plies: usize,
-    line: &mut Vec<Move>,
+    line: &mut Vec<G::Move>,
     budget: &mut Budget,
 ) -> bool {
-    let d = diff(pos.board(), target);
+    let d = pos.board().diff(target);
     if plies == 0 {
         return d.is_empty();
     }
-    if !feasible(pos, target, plies) {
+    if !rules.feasible(pos, target, plies) {
         return false;
     }
     for m in pos.legal_moves() {
@@ -233,9 +488,9 @@ fn forward_search(
         if !budget.take() {
             return false;
         }
-        let next = pos.play(m);
+        let next = pos.play(&m);
         line.push(m);
-        if forward_search(&next, target, plies - 1, line, budget) {
+        if forward_search(rules, &next, target, plies - 1, line, budget) {
             return true;
         }
         line.pop();
@@ -243,40 +498,15 @@ fn forward_search(
     false
 }
 
-/// The pruning rule: can `plies` plies from `pos` still reach `target`?
-///
-/// Each ply puts exactly one piece of its mover's colour on a square (two
-/// when castling), so the squares where the target shows a piece of colour
-/// `c` that `pos` does not have there need that many plies of `c`. Each ply
-/// empties at most one square, two when castling or taking en passant.
-fn feasible(pos: &Position, target: &Board, plies: usize) -> bool {
-    let d = diff(pos.board(), target);
-    let mover = pos.turn();
-    for color in Color::ALL {
-        let arrivals = (d & target.by_color(color)).count();
-        let own_plies = if color == mover {
-            plies.div_ceil(2)
-        } else {
-            plies / 2
-        };
-        let castle = usize::from(pos.castling_rooks(color).any());
-        if arrivals > own_plies + castle {
-            return false;
-        }
-    }
-    let departures = (d & !target.occupied() & pos.board().occupied()).count();
-    let slack = 2 * usize::from(pos.any_castling_rights()) + 1;
-    departures <= plies + slack
-}
-
 /// Squares as a bitboard, for messages and tests.
-pub fn squares(b: Bitboard) -> Vec<String> {
+pub fn squares<S: std::fmt::Display, B: SquareSet<S>>(b: B) -> Vec<String> {
     b.into_iter().map(|s| s.to_string()).collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::chess::{Board, Chess, Game, Position};
 
     fn game_after(sans: &[&str]) -> Game {
         let mut g = Game::new(Position::standard());
@@ -292,16 +522,25 @@ mod tests {
     }
 
     /// A resynchronising search (whole-board read) with default limits.
-    fn search(game: &Game, target: &Board) -> Outcome {
+    fn search(game: &Game, target: &Board) -> Outcome<crate::games::chess::Move> {
         let succ = successors(game.position());
-        explain(game, &succ, target, false, true, Limits::default())
+        explain(
+            &Chess::default(),
+            game,
+            &succ,
+            target,
+            false,
+            true,
+            Limits::default(),
+            None,
+        )
     }
 
-    fn run(game: &Game, target: &Board) -> Option<Explanation> {
+    fn run(game: &Game, target: &Board) -> Option<Explanation<crate::games::chess::Move>> {
         search(game, target).explanation
     }
 
-    fn sans(game: &Game, e: &Explanation) -> Vec<String> {
+    fn sans(game: &Game, e: &Explanation<crate::games::chess::Move>) -> Vec<String> {
         let mut g = game.clone();
         match e {
             Explanation::Same => vec![],
@@ -309,7 +548,7 @@ mod tests {
                 if let Explanation::Back { plies, .. } = e {
                     g.truncate(g.len() - plies);
                 }
-                ms.iter().map(|m| g.push(*m).san.clone()).collect()
+                ms.iter().map(|m| g.push(*m).notation.clone()).collect()
             }
         }
     }
@@ -340,7 +579,7 @@ mod tests {
     fn a_piece_in_hand_is_not_searched() {
         let g = game_after(&["e4"]);
         let mut target = g.position().board().clone();
-        target.discard_piece_at(crate::rules::Square::E7);
+        target.discard_piece_at(crate::games::chess::Square::E7);
         let out = search(&g, &target);
         assert_eq!(out.explanation, None);
         assert_eq!(out.nodes, 0);
@@ -380,13 +619,34 @@ mod tests {
         .unwrap();
         let g = Game::new(pos.clone());
         let mut target = pos.board().clone();
-        let king = target.remove_piece_at(crate::rules::Square::D1).unwrap();
-        target.discard_piece_at(crate::rules::Square::A1);
-        target.set_piece_at(crate::rules::Square::C1, king);
+        let king = target
+            .remove_piece_at(crate::games::chess::Square::D1)
+            .unwrap();
+        target.discard_piece_at(crate::games::chess::Square::A1);
+        target.set_piece_at(crate::games::chess::Square::C1, king);
         let succ = successors(&pos);
-        let streamed = explain(&g, &succ, &target, false, false, Limits::default());
+        let chess = Chess::default();
+        let streamed = explain(
+            &chess,
+            &g,
+            &succ,
+            &target,
+            false,
+            false,
+            Limits::default(),
+            None,
+        );
         assert_eq!(streamed.explanation, None);
-        let resync = explain(&g, &succ, &target, false, true, Limits::default());
+        let resync = explain(
+            &chess,
+            &g,
+            &succ,
+            &target,
+            false,
+            true,
+            Limits::default(),
+            None,
+        );
         assert_eq!(resync.explanation.map(|e| e.cost()), Some(4));
     }
 

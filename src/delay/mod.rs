@@ -266,6 +266,7 @@ mod tests {
         crate::event::Event {
             board: "1".into(),
             t_ms,
+            game: crate::event::GameId::Chess,
             kind: crate::event::EventKind::Move {
                 ply,
                 side: if ply % 2 == 1 {
@@ -273,9 +274,9 @@ mod tests {
                 } else {
                     crate::event::Side::Black
                 },
-                san: format!("m{ply}"),
-                uci: format!("u{ply}"),
-                fen: format!("f{ply}"),
+                notation: format!("m{ply}"),
+                id: format!("u{ply}"),
+                position: format!("f{ply}"),
                 irregular: false,
             },
         }
@@ -289,9 +290,10 @@ mod tests {
         let start = crate::event::Event {
             board: "1".into(),
             t_ms: 500,
+            game: crate::event::GameId::Chess,
             kind: crate::event::EventKind::GameStart {
-                fen: "start".into(),
-                chess960: false,
+                position: "start".into(),
+                chess960: Some(false),
                 rotated: false,
             },
         };
@@ -330,6 +332,7 @@ mod tests {
         let alert = crate::event::Event {
             board: "1".into(),
             t_ms: 5,
+            game: crate::event::GameId::Chess,
             kind: crate::event::EventKind::Alert(crate::event::Alert {
                 kind: crate::event::AlertKind::Misplaced,
                 side: None,

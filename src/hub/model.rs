@@ -323,11 +323,11 @@ impl HubModel {
         // the game taken from a newer state already holds it, and folding
         // it would cut the moves after it.
         let stale = match &event.kind {
-            EventKind::Move { ply, uci, .. } => board.log.current().is_some_and(|g| {
+            EventKind::Move { ply, id: uci, .. } => board.log.current().is_some_and(|g| {
                 let i = (*ply as usize).saturating_sub(1);
                 *ply >= 1 && g.ucis.len() > *ply as usize && g.ucis[i] == *uci
             }),
-            EventKind::GameStart { fen, .. } => {
+            EventKind::GameStart { position: fen, .. } => {
                 event.t_ms < board.state_t
                     && board
                         .log
@@ -491,9 +491,10 @@ fn reconcile(log: &mut GameLog, state: &Value, now_ms: u64) {
             log.handle(&Event {
                 board: String::new(),
                 t_ms: 0,
+                game: crate::event::GameId::Chess,
                 kind: EventKind::GameStart {
-                    fen: start.to_string(),
-                    chess960: state["chess960"].as_bool().unwrap_or(false),
+                    position: start.to_string(),
+                    chess960: Some(state["chess960"].as_bool().unwrap_or(false)),
                     rotated: state["rotated"].as_bool().unwrap_or(false),
                 },
             });
@@ -545,6 +546,7 @@ mod tests {
             &Event {
                 board: board.into(),
                 t_ms: seq * 100,
+                game: crate::event::GameId::Chess,
                 kind,
             }
             .to_json(),
@@ -562,17 +564,17 @@ mod tests {
             } else {
                 crate::event::Side::Black
             },
-            san: san.into(),
-            uci: uci.into(),
-            fen: format!("fen{ply}"),
+            notation: san.into(),
+            id: uci.into(),
+            position: format!("fen{ply}"),
             irregular: false,
         }
     }
 
     fn start() -> EventKind {
         EventKind::GameStart {
-            fen: START.into(),
-            chess960: false,
+            position: START.into(),
+            chess960: Some(false),
             rotated: false,
         }
     }

@@ -294,9 +294,11 @@ impl Session {
                         self.emit(Event {
                             board: self.id.clone(),
                             t_ms: t,
+                            game: crate::event::GameId::Chess,
                             kind: EventKind::GameEnd {
                                 result: result.clone(),
                                 reason: OPERATOR_RESULT.into(),
+                                winner: crate::event::GameId::Chess.winner(result),
                             },
                         });
                     }
@@ -549,21 +551,27 @@ impl Session {
     /// Logs an event and tracks whether the board agrees with the game.
     fn note(&mut self, e: &Event) {
         match &e.kind {
-            EventKind::GameStart { fen, rotated, .. } => {
+            EventKind::GameStart {
+                position: fen,
+                rotated,
+                ..
+            } => {
                 self.disagrees = false;
                 self.game_round = self.round.current();
                 info!(%fen, rotated, "game start");
             }
-            EventKind::Move { ply, san, .. } => {
+            EventKind::Move {
+                ply, notation: san, ..
+            } => {
                 self.disagrees = false;
                 info!(ply, %san, "move");
             }
-            EventKind::Retract { ply, uci } => info!(ply, %uci, "move withdrawn"),
+            EventKind::Retract { ply, id: uci } => info!(ply, %uci, "move withdrawn"),
             EventKind::Takeback { to_ply, .. } => {
                 self.disagrees = false;
                 info!(to_ply, "takeback");
             }
-            EventKind::GameEnd { result, reason } => info!(%result, %reason, "game end"),
+            EventKind::GameEnd { result, reason, .. } => info!(%result, %reason, "game end"),
             EventKind::Alert(a) => {
                 if matches!(a.kind, AlertKind::Misplaced | AlertKind::IllegalPosition) {
                     self.disagrees = !a.cleared;

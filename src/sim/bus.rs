@@ -28,7 +28,7 @@ use super::dgt::{code_of, field_of};
 use super::pty::{Pace, PtyError, open_line, read_host, write_all};
 use super::{Reading, Session, SourceGame};
 use crate::board::Cell;
-use crate::rules::Square;
+use crate::games::chess::Square;
 
 /// One board of a simulated bus.
 #[derive(Clone, Debug)]

@@ -12,7 +12,7 @@ use super::{Reading, Session};
 use crate::board::{Cell, Token};
 use crate::capture::{Direction, Header, Protocol, Writer};
 use crate::clock::Face;
-use crate::rules::{Color, Role, Square};
+use crate::games::chess::{Color, Role, Square};
 
 /// The board field a game square is read on.
 pub fn field_of(sq: Square, rotated: bool) -> Field {

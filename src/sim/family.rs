@@ -13,7 +13,7 @@ use boardcast_protocols::reading::{Content, Geometry, Piece, Snapshot, Square as
 use super::{Reading, Session};
 use crate::board::Cell;
 use crate::capture::{Direction, Header, Protocol, Writer};
-use crate::rules::Square;
+use crate::games::chess::Square;
 
 /// Where the game's square `sq` is on the physical board (turned round
 /// when the session's board stands rotated).
@@ -209,8 +209,8 @@ impl Cards {
         };
         let card = if let Some(i) = self.in_hand.iter().rposition(|(c, _)| *c == now) {
             Some(self.in_hand.remove(i).1)
-        } else if p.role == crate::rules::Role::Queen {
-            self.spares[usize::from(p.color == crate::rules::Color::Black)].take()
+        } else if p.role == crate::games::chess::Role::Queen {
+            self.spares[usize::from(p.color == crate::games::chess::Color::Black)].take()
         } else {
             None
         };

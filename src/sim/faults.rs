@@ -26,8 +26,8 @@ use rand::rngs::SmallRng;
 use super::{Human, Profile, Session, SourceGame, Table, Truth, parts};
 use crate::board::Cell;
 use crate::event::{AlertKind, Millis};
-use crate::rules::irregular::find_pseudo_move;
-use crate::rules::{Board, Color, Move, Piece, Position, Rank, Role, Square};
+use crate::games::chess::irregular::find_pseudo_move;
+use crate::games::chess::{Board, Color, Move, Piece, Position, Rank, Role, Square};
 
 /// A kind of fault.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -182,7 +182,7 @@ pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase
             } else {
                 Color::Black
             };
-            let squares: Vec<Square> = crate::rules::File::ALL
+            let squares: Vec<Square> = crate::games::chess::File::ALL
                 .into_iter()
                 .map(|f| Square::from_coords(f, back))
                 .collect();
@@ -202,7 +202,7 @@ pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase
                 } else {
                     Rank::Seventh
                 };
-                let file = crate::rules::File::new(rng.gen_range(0..8));
+                let file = crate::games::chess::File::new(rng.gen_range(0..8));
                 wrong.discard_piece_at(Square::from_coords(file, rank));
             } else {
                 let (k, b) = (wrong.piece_at(knight)?, wrong.piece_at(bishop)?);
@@ -212,11 +212,11 @@ pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase
             let mut table = Table::new(&wrong, seed);
             table.pause(8_000, 20_000);
             // The arbiter corrects it.
-            for sq in crate::rules::diff(&wrong, game.start.board()) {
+            for sq in crate::games::chess::diff(&wrong, game.start.board()) {
                 table.lift(sq);
                 table.pause(200, 700);
             }
-            for sq in crate::rules::diff(&wrong, game.start.board()) {
+            for sq in crate::games::chess::diff(&wrong, game.start.board()) {
                 if let Some(p) = game.start.board().piece_at(sq) {
                     table.put(sq, p);
                     table.pause(200, 700);

@@ -11,7 +11,7 @@ use rand::Rng;
 
 use super::{Profile, Table, castle_king_first, parts, reach};
 use crate::board::Cell;
-use crate::rules::{Piece, Position, Role, Square};
+use crate::games::chess::{Piece, Position, Role, Square};
 
 /// Probabilities and timings of the human profile.
 #[derive(Clone, Debug, PartialEq)]
@@ -105,7 +105,7 @@ impl Profile for Human {
         }
     }
 
-    fn play(&mut self, table: &mut Table, pos: &Position, m: crate::rules::Move) {
+    fn play(&mut self, table: &mut Table, pos: &Position, m: crate::games::chess::Move) {
         let p = parts(pos, m);
         if table.rng().gen_bool(self.touch) {
             // Touch a different piece that could move, put it back.
@@ -267,7 +267,7 @@ impl Human {
 /// Puts the board back from `after` to `before` (one ply undone), square by
 /// square: lifted pieces first, then the restored ones.
 fn restore(table: &mut Table, before: &Position, after: &Position) {
-    let changed = crate::rules::diff(before.board(), after.board());
+    let changed = crate::games::chess::diff(before.board(), after.board());
     for sq in changed {
         if after.board().piece_at(sq).is_some() {
             table.lift(sq);

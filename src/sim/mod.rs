@@ -27,7 +27,7 @@ pub use source::{SourceGame, read_games};
 
 use crate::board::Cell;
 use crate::event::Millis;
-use crate::rules::{Board, Color, Move, Piece, Position, Role, Square};
+use crate::games::chess::{Board, Color, Move, Piece, Position, Role, Square};
 
 /// One change the sensors report, in game orientation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -257,9 +257,9 @@ pub fn parts(pos: &Position, m: Move) -> Parts {
         .expect("a legal move has a piece");
     let rook = m.castling_rook().map(|r| {
         let file = if r > from {
-            crate::rules::File::F
+            crate::games::chess::File::F
         } else {
-            crate::rules::File::D
+            crate::games::chess::File::D
         };
         (r, Square::from_coords(file, from.rank()))
     });

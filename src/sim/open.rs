@@ -71,18 +71,27 @@ pub struct OpenSession {
     pub lines: Vec<(Millis, String)>,
 }
 
-struct Hands {
+/// The players' hands at a simulated board: what stands where, the time,
+/// and the lines the board has sent.
+pub(super) struct Hands {
     game: OpenGame,
-    profile: OpenProfile,
-    rng: SmallRng,
+    pub(super) profile: OpenProfile,
+    pub(super) rng: SmallRng,
     t: Millis,
     lines: Vec<(Millis, String)>,
     /// What stands on each square (game coordinates, snapshot order).
     cells: Vec<Option<char>>,
+    /// No knocks (while a fault is being staged).
+    pub(super) quiet: bool,
 }
 
 impl Hands {
-    fn new(game: OpenGame, profile: OpenProfile, seed: u64, cells: Vec<Option<char>>) -> Hands {
+    pub(super) fn new(
+        game: OpenGame,
+        profile: OpenProfile,
+        seed: u64,
+        cells: Vec<Option<char>>,
+    ) -> Hands {
         Hands {
             game,
             profile,
@@ -90,10 +99,11 @@ impl Hands {
             t: 0,
             lines: Vec::new(),
             cells,
+            quiet: false,
         }
     }
 
-    fn wait(&mut self, lo: Millis, hi: Millis) {
+    pub(super) fn wait(&mut self, lo: Millis, hi: Millis) {
         self.t += self.rng.gen_range(lo..=hi);
     }
 
@@ -113,14 +123,14 @@ impl Hands {
         self.lines.push((self.t, line));
     }
 
-    fn up(&mut self, sq: Square) {
+    pub(super) fn up(&mut self, sq: Square) {
         let i = self.index(sq);
         self.cells[i] = None;
         let name = self.phys(sq).name(self.game.first_rank());
         self.say(format!("up {name}"));
     }
 
-    fn down(&mut self, sq: Square, piece: char) {
+    pub(super) fn down(&mut self, sq: Square, piece: char) {
         let i = self.index(sq);
         self.cells[i] = Some(piece);
         let name = self.phys(sq).name(self.game.first_rank());
@@ -131,7 +141,7 @@ impl Hands {
         }
     }
 
-    fn hello(&mut self) {
+    pub(super) fn hello(&mut self) {
         let g = self.game.geometry();
         let pieces = if self.profile.pieces { "yes" } else { "no" };
         self.say(format!(
@@ -158,8 +168,8 @@ impl Hands {
     }
 
     /// A piece other than those of the move knocked and set back.
-    fn maybe_knock(&mut self, avoid: &[Square]) {
-        if !self.profile.human || !self.rng.gen_bool(0.08) {
+    pub(super) fn maybe_knock(&mut self, avoid: &[Square]) {
+        if !self.profile.human || self.quiet || !self.rng.gen_bool(0.08) {
             return;
         }
         let g = self.game.geometry();
@@ -179,115 +189,131 @@ impl Hands {
         self.down(sq, piece);
     }
 
-    fn think(&mut self) {
+    pub(super) fn think(&mut self) {
         if self.profile.human {
             self.wait(1500, 9000);
         } else {
             self.wait(1000, 3000);
         }
     }
+
+    /// The session so far.
+    pub(super) fn session(self) -> OpenSession {
+        OpenSession { lines: self.lines }
+    }
 }
 
-fn dsq(s: draughts::Square) -> Square {
+pub(super) fn dsq(s: draughts::Square) -> Square {
     Square::new(s.file(), s.rank())
 }
 
-fn xsq(s: xiangqi::Square) -> Square {
+pub(super) fn xsq(s: xiangqi::Square) -> Square {
     Square::new(s.file() as u8, s.rank() as u8)
 }
 
-/// Plays a draughts game (moves legal from the start) on a simulated board.
-pub fn simulate_draughts(moves: &[draughts::Move], profile: OpenProfile, seed: u64) -> OpenSession {
-    let start = draughts::Position::start();
+/// The hands at a draughts board in the start position, the board
+/// introduced (`hello` and a `board` line).
+pub(super) fn draughts_hands(profile: OpenProfile, seed: u64, start: &draughts::Position) -> Hands {
     let g = Geometry::CHESS;
     let cells = (0..g.len())
         .map(|i| {
             let sq = g.square(i).expect("in range");
             draughts::Square::from_file_rank(sq.file, sq.rank)
                 .and_then(|s| start.piece_at(s))
-                .map(crate::track::draughts::letter)
+                .map(crate::games::draughts::letter)
         })
         .collect();
-    let mut h = Hands::new(OpenGame::Draughts, profile, seed, cells);
-    h.hello();
-    let mut pos = start;
-    for mv in moves {
-        h.think();
-        let piece = pos.piece_at(mv.from()).expect("a piece to move");
-        let man = crate::track::draughts::letter(piece);
-        let path: Vec<Square> = mv.path().iter().map(|&s| dsq(s)).collect();
-        let captured: Vec<Square> = mv.captured().iter().map(|&s| dsq(s)).collect();
-        // When the captured pieces leave: 0 before, 1 during, 2 after.
-        let when = if profile.human && !captured.is_empty() {
-            h.rng.gen_range(0..3)
-        } else {
-            2
-        };
-        let swept = profile.human && h.rng.gen_bool(0.5);
-        let remove = |h: &mut Hands, list: &[Square], swept: bool| {
-            for &c in list {
-                if swept {
-                    h.wait(20, 60);
-                } else {
-                    h.wait(250, 700);
-                }
-                h.up(c);
+    Hands::new(OpenGame::Draughts, profile, seed, cells)
+}
+
+/// Plays one draughts move (legal in `pos`) with the hands, then perhaps a
+/// knock.
+pub(super) fn play_draughts(h: &mut Hands, pos: &draughts::Position, mv: &draughts::Move) {
+    let profile = h.profile;
+    let piece = pos.piece_at(mv.from()).expect("a piece to move");
+    let man = crate::games::draughts::letter(piece);
+    let path: Vec<Square> = mv.path().iter().map(|&s| dsq(s)).collect();
+    let captured: Vec<Square> = mv.captured().iter().map(|&s| dsq(s)).collect();
+    // When the captured pieces leave: 0 before, 1 during, 2 after.
+    let when = if profile.human && !captured.is_empty() {
+        h.rng.gen_range(0..3)
+    } else {
+        2
+    };
+    let swept = profile.human && h.rng.gen_bool(0.5);
+    let remove = |h: &mut Hands, list: &[Square], swept: bool| {
+        for &c in list {
+            if swept {
+                h.wait(20, 60);
+            } else {
+                h.wait(250, 700);
             }
-        };
-        if when == 0 {
-            remove(&mut h, &captured, swept);
-            h.wait(200, 600);
+            h.up(c);
         }
-        h.up(path[0]);
-        let set_down_each = !profile.human || h.rng.gen_bool(0.5);
-        for (k, &land) in path.iter().enumerate().skip(1) {
-            let last = k == path.len() - 1;
-            if last || set_down_each {
-                h.wait(150, 450);
-                h.down(land, man);
-                if when == 1 {
-                    h.wait(150, 400);
-                    h.up(captured[k - 1]);
-                }
-                if !last {
-                    h.wait(100, 300);
-                    h.up(land);
-                }
-            } else if when == 1 {
+    };
+    if when == 0 {
+        remove(h, &captured, swept);
+        h.wait(200, 600);
+    }
+    h.up(path[0]);
+    let set_down_each = !profile.human || h.rng.gen_bool(0.5);
+    for (k, &land) in path.iter().enumerate().skip(1) {
+        let last = k == path.len() - 1;
+        if last || set_down_each {
+            h.wait(150, 450);
+            h.down(land, man);
+            if when == 1 {
                 h.wait(150, 400);
                 h.up(captured[k - 1]);
             }
-        }
-        if when == 2 {
-            h.wait(200, 900);
-            remove(&mut h, &captured, swept);
-        }
-        if mv.is_crowning() {
-            let king = if man.is_ascii_uppercase() { 'K' } else { 'k' };
-            let to = *path.last().expect("path");
-            h.wait(400, 1500);
-            if profile.human && h.rng.gen_bool(0.5) {
-                // Turned over: lifted and set down as a king.
-                h.up(to);
-                h.wait(200, 600);
-                h.down(to, king);
-            } else {
-                // A second piece stacked on the man.
-                h.down(to, king);
+            if !last {
+                h.wait(100, 300);
+                h.up(land);
             }
+        } else if when == 1 {
+            h.wait(150, 400);
+            h.up(captured[k - 1]);
         }
-        let mut avoid = path.clone();
-        avoid.extend(&captured);
-        h.maybe_knock(&avoid);
+    }
+    if when == 2 {
+        h.wait(200, 900);
+        remove(h, &captured, swept);
+    }
+    if mv.is_crowning() {
+        let king = if man.is_ascii_uppercase() { 'K' } else { 'k' };
+        let to = *path.last().expect("path");
+        h.wait(400, 1500);
+        if profile.human && h.rng.gen_bool(0.5) {
+            // Turned over: lifted and set down as a king.
+            h.up(to);
+            h.wait(200, 600);
+            h.down(to, king);
+        } else {
+            // A second piece stacked on the man.
+            h.down(to, king);
+        }
+    }
+    let mut avoid = path.clone();
+    avoid.extend(&captured);
+    h.maybe_knock(&avoid);
+}
+
+/// Plays a draughts game (moves legal from the start) on a simulated board.
+pub fn simulate_draughts(moves: &[draughts::Move], profile: OpenProfile, seed: u64) -> OpenSession {
+    let mut pos = draughts::Position::start();
+    let mut h = draughts_hands(profile, seed, &pos);
+    h.hello();
+    for mv in moves {
+        h.think();
+        play_draughts(&mut h, &pos, mv);
         pos.play(mv);
     }
     h.wait(2000, 2000);
-    OpenSession { lines: h.lines }
+    h.session()
 }
 
-/// Plays a xiangqi game (moves legal from the start) on a simulated board.
-pub fn simulate_xiangqi(moves: &[xiangqi::Move], profile: OpenProfile, seed: u64) -> OpenSession {
-    let start = xiangqi::Position::start();
+/// The hands at a xiangqi board in the start position.
+pub(super) fn xiangqi_hands(profile: OpenProfile, seed: u64, start: &xiangqi::Position) -> Hands {
     let g = Geometry::XIANGQI;
     let cells = (0..g.len())
         .map(|i| {
@@ -297,60 +323,72 @@ pub fn simulate_xiangqi(moves: &[xiangqi::Move], profile: OpenProfile, seed: u64
                 .map(|p| p.fen_char())
         })
         .collect();
-    let mut h = Hands::new(OpenGame::Xiangqi, profile, seed, cells);
-    h.hello();
-    let mut pos = start;
-    for &mv in moves {
-        h.think();
-        let piece = pos.piece_at(mv.from).expect("a piece to move").fen_char();
-        let (from, to) = (xsq(mv.from), xsq(mv.to));
-        let capture = pos.piece_at(mv.to).is_some();
-        if capture {
-            if !profile.human || h.rng.gen_bool(0.5) {
-                h.up(to);
-                h.wait(150, 600);
-                h.up(from);
-            } else {
-                h.up(from);
-                h.wait(150, 600);
-                h.up(to);
-            }
-            h.wait(150, 500);
-            h.down(to, piece);
+    Hands::new(OpenGame::Xiangqi, profile, seed, cells)
+}
+
+/// Plays one xiangqi move (legal in `pos`, or any piece's move from `from`
+/// to `to`) with the hands, then perhaps a knock.
+pub(super) fn play_xiangqi(h: &mut Hands, pos: &xiangqi::Position, mv: xiangqi::Move) {
+    let profile = h.profile;
+    let piece = pos.piece_at(mv.from).expect("a piece to move").fen_char();
+    let (from, to) = (xsq(mv.from), xsq(mv.to));
+    let capture = pos.piece_at(mv.to).is_some();
+    if capture {
+        if !profile.human || h.rng.gen_bool(0.5) {
+            h.up(to);
+            h.wait(150, 600);
+            h.up(from);
         } else {
             h.up(from);
-            let straight = from.file == to.file || from.rank == to.rank;
-            let slider = "RrCcKkPp".contains(piece);
-            if profile.human && straight && slider && h.rng.gen_bool(0.5) {
-                // Slid along the line, the sensors seeing it on the way.
-                let (df, dr) = (
-                    (i16::from(to.file) - i16::from(from.file)).signum(),
-                    (i16::from(to.rank) - i16::from(from.rank)).signum(),
-                );
-                let mut at = from;
-                loop {
-                    let next = Square::new(
-                        (i16::from(at.file) + df) as u8,
-                        (i16::from(at.rank) + dr) as u8,
-                    );
-                    if next == to {
-                        break;
-                    }
-                    h.wait(60, 140);
-                    h.down(next, piece);
-                    h.wait(40, 100);
-                    h.up(next);
-                    at = next;
-                }
-            }
-            h.wait(150, 500);
-            h.down(to, piece);
+            h.wait(150, 600);
+            h.up(to);
         }
-        h.maybe_knock(&[from, to]);
+        h.wait(150, 500);
+        h.down(to, piece);
+    } else {
+        h.up(from);
+        let straight = from.file == to.file || from.rank == to.rank;
+        let slider = "RrCcKkPp".contains(piece);
+        if profile.human && straight && slider && h.rng.gen_bool(0.5) {
+            // Slid along the line, the sensors seeing it on the way.
+            let (df, dr) = (
+                (i16::from(to.file) - i16::from(from.file)).signum(),
+                (i16::from(to.rank) - i16::from(from.rank)).signum(),
+            );
+            let mut at = from;
+            loop {
+                let next = Square::new(
+                    (i16::from(at.file) + df) as u8,
+                    (i16::from(at.rank) + dr) as u8,
+                );
+                if next == to {
+                    break;
+                }
+                h.wait(60, 140);
+                h.down(next, piece);
+                h.wait(40, 100);
+                h.up(next);
+                at = next;
+            }
+        }
+        h.wait(150, 500);
+        h.down(to, piece);
+    }
+    h.maybe_knock(&[from, to]);
+}
+
+/// Plays a xiangqi game (moves legal from the start) on a simulated board.
+pub fn simulate_xiangqi(moves: &[xiangqi::Move], profile: OpenProfile, seed: u64) -> OpenSession {
+    let mut pos = xiangqi::Position::start();
+    let mut h = xiangqi_hands(profile, seed, &pos);
+    h.hello();
+    for &mv in moves {
+        h.think();
+        play_xiangqi(&mut h, &pos, mv);
         pos.play(mv).expect("legal moves");
     }
     h.wait(2000, 2000);
-    OpenSession { lines: h.lines }
+    h.session()
 }
 
 /// The session as an open-protocol capture (interface §2): the header

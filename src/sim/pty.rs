@@ -687,7 +687,7 @@ async fn play(
                             s.memory.push(memory_record(*sq, *cell, rotated));
                         }
                         Reading::Dump(cells) => {
-                            for sq in crate::rules::Square::ALL {
+                            for sq in crate::games::chess::Square::ALL {
                                 if s.cells[sq as usize] != cells[sq as usize] {
                                     s.memory
                                         .push(memory_record(sq, cells[sq as usize], rotated));
@@ -699,7 +699,7 @@ async fn play(
                     // A Certabo board's cards travel with the pieces.
                     let now = s.cells;
                     if let Some(cards) = &mut s.cards {
-                        for sq in crate::rules::Square::ALL {
+                        for sq in crate::games::chess::Square::ALL {
                             if was[sq as usize] != now[sq as usize] {
                                 cards.set(sq, was[sq as usize], now[sq as usize]);
                             }
@@ -771,7 +771,7 @@ async fn play(
 
 /// The memory record of square `sq` now holding `cell`.
 pub(crate) fn memory_record(
-    sq: crate::rules::Square,
+    sq: crate::games::chess::Square,
     cell: Cell,
     rotated: bool,
 ) -> boardcast_protocols::dgt::EeRecord {
@@ -797,7 +797,7 @@ pub(crate) fn initial_memory(
         }];
     }
     let mut out = vec![EeRecord::EmptyBoard];
-    for sq in crate::rules::Square::ALL {
+    for sq in crate::games::chess::Square::ALL {
         if cells[sq as usize] != Cell::Empty {
             out.push(memory_record(sq, cells[sq as usize], rotated));
         }
@@ -839,6 +839,6 @@ fn prepend_setup(cells: &[Cell; 64], next: &mut Session) {
     }
 }
 
-fn square(i: usize) -> crate::rules::Square {
-    crate::rules::Square::new(i as u32)
+fn square(i: usize) -> crate::games::chess::Square {
+    crate::games::chess::Square::new(i as u32)
 }

@@ -77,7 +77,7 @@ impl GameRecord {
         {
             self.clks[i] = Some(match side {
                 crate::event::Side::White => white,
-                crate::event::Side::Black => black,
+                crate::event::Side::Black | crate::event::Side::Red => black,
             });
             self.emts[i] = self
                 .last_press_ms
@@ -113,22 +113,22 @@ impl GameLog {
     pub fn handle(&mut self, e: &Event) {
         match &e.kind {
             EventKind::GameStart {
-                fen,
+                position: fen,
                 chess960,
                 rotated,
             } => self.games.push(GameRecord {
                 start_fen: fen.clone(),
                 fen: fen.clone(),
-                chess960: *chess960,
+                chess960: chess960.unwrap_or(false),
                 rotated: *rotated,
                 started_ms: e.t_ms,
                 ..GameRecord::default()
             }),
             EventKind::Move {
                 ply,
-                san,
-                uci,
-                fen,
+                notation: san,
+                id: uci,
+                position: fen,
                 irregular,
                 ..
             } => {
@@ -162,14 +162,17 @@ impl GameLog {
                 }
             }
             EventKind::Retract { ply, .. } => self.truncate((*ply as usize).saturating_sub(1)),
-            EventKind::Takeback { to_ply, fen } => {
+            EventKind::Takeback {
+                to_ply,
+                position: fen,
+            } => {
                 self.truncate(*to_ply as usize);
                 if let Some(g) = self.games.last_mut() {
                     g.fen = fen.clone();
                 }
             }
             EventKind::Correction { .. } => {}
-            EventKind::GameEnd { result, reason } => {
+            EventKind::GameEnd { result, reason, .. } => {
                 if let Some(g) = self.games.last_mut() {
                     g.result = Some(result.clone());
                     g.reason = Some(reason.clone());

@@ -544,6 +544,7 @@ mod tests {
         Event {
             board: board.into(),
             t_ms: n,
+            game: crate::event::GameId::Chess,
             kind: EventKind::Alert(Alert {
                 kind: AlertKind::Misplaced,
                 side: None,

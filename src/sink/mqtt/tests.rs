@@ -32,9 +32,10 @@ fn event(board: &str, ply: u32) -> Event {
     Event {
         board: board.into(),
         t_ms: u64::from(ply) * 1000,
+        game: crate::event::GameId::Chess,
         kind: EventKind::Takeback {
             to_ply: ply,
-            fen: "x".into(),
+            position: "x".into(),
         },
     }
 }
@@ -319,9 +320,10 @@ fn an_event_too_large_to_publish_is_dropped_not_resent_forever() {
     let huge = Event {
         board: "1".into(),
         t_ms: 0,
+        game: crate::event::GameId::Chess,
         kind: EventKind::Takeback {
             to_ply: 2,
-            fen: "x".repeat(MAX_PACKET),
+            position: "x".repeat(MAX_PACKET),
         },
     };
     b.push_event(&huge);

@@ -5,16 +5,23 @@
 //! set up with), [`Move`], the placement [`Board`], and a few questions
 //! (legal moves, SAN, UCI, FEN, outcome, repetition keys). The square, piece
 //! and board types are shakmaty's own, re-exported, because they are plain
-//! data; the *rule* calls (move generation, validation, notation) stay here so
-//! that a second game (draughts, xiangqi) can later sit behind the same seam.
+//! data; the *rule* calls (move generation, validation, notation) stay here.
+//! [`Chess`] puts chess behind the game seam ([`crate::games::Game`]).
 
-mod game;
+pub mod arbiter;
 pub mod irregular;
 pub mod laws;
+mod seam;
+pub mod settle;
 mod start;
 
-pub use game::{Game, PlyRecord};
+pub use seam::{Chess, repetitions};
 pub use start::{StartPosition, detect_start};
+
+/// A chess game record.
+pub type Game = crate::games::Record<Chess>;
+/// One ply of a chess game record.
+pub type PlyRecord = crate::games::PlyRecord<Chess>;
 
 pub use shakmaty::{Bitboard, Board, Color, File, Piece, Rank, Role, Square};
 
@@ -22,7 +29,7 @@ use shakmaty::fen::Fen;
 use shakmaty::san::SanPlus;
 use shakmaty::uci::UciMove;
 use shakmaty::zobrist::Zobrist64;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, FromSetup, Position as _, Setup};
+use shakmaty::{CastlingMode, EnPassantMode, FromSetup, Position as _, Setup};
 use std::ops::Not;
 
 /// A move in a [`Position`]. Opaque outside this module except for the
@@ -130,7 +137,7 @@ pub enum PositionOutcome {
 /// Chess960).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Position {
-    chess: Chess,
+    chess: shakmaty::Chess,
     chess960: bool,
 }
 
@@ -144,7 +151,7 @@ impl Position {
     /// The standard initial position.
     pub fn standard() -> Position {
         Position {
-            chess: Chess::new(),
+            chess: shakmaty::Chess::new(),
             chess960: false,
         }
     }
@@ -153,7 +160,7 @@ impl Position {
     pub fn from_fen(fen: &str, chess960: bool) -> Option<Position> {
         let fen: Fen = fen.parse().ok()?;
         let mode = castling_mode(chess960);
-        let chess = Chess::from_setup(fen.into_setup(), mode).ok()?;
+        let chess = shakmaty::Chess::from_setup(fen.into_setup(), mode).ok()?;
         Some(Position { chess, chess960 })
     }
 
@@ -164,7 +171,7 @@ impl Position {
         setup.board = board;
         setup.castling_rights = setup.board.by_role(Role::Rook)
             & (Bitboard::from_rank(Rank::First) | Bitboard::from_rank(Rank::Eighth));
-        let chess = Chess::from_setup(setup, castling_mode(chess960)).ok()?;
+        let chess = shakmaty::Chess::from_setup(setup, castling_mode(chess960)).ok()?;
         Some(Position { chess, chess960 })
     }
 

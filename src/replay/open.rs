@@ -1,6 +1,7 @@
 //! `boardcast replay` of an open-protocol capture of a draughts or xiangqi
-//! board: the open-protocol decoder, the [`Tracker`], the events and the
-//! game's own record (PDN, xiangqi PGN).
+//! board: the open-protocol decoder, the generic reconstructor
+//! ([`AnyOpenBoard`]), the events and the game's own record (PDN, xiangqi
+//! PGN).
 
 use std::io::{BufRead, Cursor};
 use std::path::Path;
@@ -8,28 +9,27 @@ use std::path::Path;
 use boardcast_protocols::open::{Decoder, Game, Line};
 use bytes::BytesMut;
 
-use super::draughts::Draughts;
-use super::event::GameEvent;
-use super::xiangqi::Xiangqi;
-use super::{TrackConfig, TrackStats, TrackedGame, Tracker};
+use crate::board::Config;
+use crate::board::open::{AnyOpenBoard, OpenStats};
 use crate::capture::{self, CaptureError, Chunk, Direction};
+use crate::event::{Event, GameId};
 use crate::replay::ReplayError;
 
 /// What an open-protocol replay produced.
 #[derive(Debug, Default)]
 pub struct OpenReplay {
-    /// The game played (`draughts`, `xiangqi`).
-    pub game: &'static str,
+    /// The game played.
+    pub game: GameId,
     /// Every event, in publication order.
-    pub events: Vec<GameEvent>,
+    pub events: Vec<Event>,
     /// The games' records, one after the other (PDN or xiangqi PGN).
     pub records: String,
     /// Lines the decoder skipped (unknown or malformed).
     pub skipped_lines: u64,
     /// The capture's last line was cut short and left out: its number.
     pub cut_last_line: Option<usize>,
-    /// Tracker counters.
-    pub stats: TrackStats,
+    /// Counters.
+    pub stats: OpenStats,
 }
 
 /// Whether the capture at `path` names `protocol=open` on its header line
@@ -66,7 +66,7 @@ fn header_words(line: &str) -> impl Iterator<Item = (&str, &str)> {
 }
 
 /// Replays an open-protocol capture file.
-pub fn replay_open_file(path: &Path, config: TrackConfig) -> Result<OpenReplay, ReplayError> {
+pub fn replay_open_file(path: &Path, config: Config) -> Result<OpenReplay, ReplayError> {
     let text = std::fs::read_to_string(path).map_err(|source| ReplayError::Open {
         path: path.to_owned(),
         source,
@@ -78,7 +78,7 @@ pub fn replay_open_file(path: &Path, config: TrackConfig) -> Result<OpenReplay, 
 /// errors.
 pub fn replay_open_text(
     text: &str,
-    config: TrackConfig,
+    config: Config,
     path: &Path,
 ) -> Result<OpenReplay, ReplayError> {
     let wrap = |source| ReplayError::Capture {
@@ -127,8 +127,8 @@ pub fn replay_open_text(
     };
     let board = word("board").unwrap_or_else(|| "1".into());
     let mut out = match game {
-        Some(Game::Draughts) => drive::<Draughts>(&chunks, Game::Draughts, board, config),
-        Some(Game::Xiangqi) => drive::<Xiangqi>(&chunks, Game::Xiangqi, board, config),
+        Some(Game::Draughts) => drive(&chunks, Game::Draughts, board, config),
+        Some(Game::Xiangqi) => drive(&chunks, Game::Xiangqi, board, config),
         other => {
             return Err(wrap(CaptureError::Malformed {
                 line: header_at + 1,
@@ -202,60 +202,47 @@ fn hello_game(chunks: &[Chunk]) -> Option<Game> {
     })
 }
 
-fn drive<G: TrackedGame>(
-    chunks: &[Chunk],
-    game: Game,
-    board: String,
-    config: TrackConfig,
-) -> OpenReplay {
+fn drive(chunks: &[Chunk], game: Game, board: String, config: Config) -> OpenReplay {
+    let id = match game {
+        Game::Xiangqi => GameId::Xiangqi,
+        _ => GameId::Draughts,
+    };
     let mut decoder = Decoder::with_game(game, game.default_geometry());
-    let mut tracker = Tracker::<G>::new(board, config);
+    let mut open = AnyOpenBoard::new(board, config, id).expect("not chess");
     let mut buf = BytesMut::new();
     let mut events = Vec::new();
     for chunk in chunks {
-        tracker.handle_timeout(chunk.t_ms);
+        open.advance_to(chunk.t_ms);
         if chunk.dir == Direction::ToBoard {
             continue;
         }
         buf.extend_from_slice(&chunk.bytes);
         loop {
             match decoder.decode(&mut buf) {
-                Ok(Some(line)) => feed(&mut tracker, chunk.t_ms, line),
+                Ok(Some(line)) => {
+                    if let Line::Diagnostic(text) = &line {
+                        tracing::debug!(%text, "board diagnostic");
+                    }
+                    open.handle_line(chunk.t_ms, &line);
+                }
                 Ok(None) => break,
                 Err(e) => tracing::debug!(error = %e, "open protocol: line skipped"),
             }
         }
-        while let Some(e) = tracker.poll_event() {
+        while let Some(e) = open.poll_event() {
             events.push(e);
         }
     }
-    tracker.finish();
-    while let Some(e) = tracker.poll_event() {
+    open.finish();
+    while let Some(e) = open.poll_event() {
         events.push(e);
     }
     OpenReplay {
-        game: G::NAME,
+        game: id,
         events,
-        records: tracker.games().iter().map(|g| g.record()).collect(),
+        records: open.records(),
         skipped_lines: decoder.counters().malformed,
         cut_last_line: None,
-        stats: tracker.stats(),
-    }
-}
-
-fn feed<G: TrackedGame>(tracker: &mut Tracker<G>, t: u64, line: Line) {
-    match line {
-        Line::Hello(h) => tracker.handle_hello(h.pieces),
-        Line::Board(snap) => tracker.handle_snapshot(t, &snap),
-        Line::Up(sq) => tracker.handle_up(t, sq),
-        Line::Down { square, piece } => tracker.handle_down(
-            t,
-            square,
-            piece.map_or(
-                boardcast_protocols::reading::Content::Occupied,
-                boardcast_protocols::reading::Content::Piece,
-            ),
-        ),
-        Line::Diagnostic(text) => tracing::debug!(%text, "board diagnostic"),
+        stats: open.stats(),
     }
 }
