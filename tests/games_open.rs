@@ -681,3 +681,80 @@ fn draughts_a_multi_jump_in_progress_is_no_illegal_move_but_one_stopped_early_is
         "{message}"
     );
 }
+
+/// Issue 16, "Done when": the engine self-play corpus (200 games from
+/// games/examples/xiangqi_selfplay.rs, with captures, checks and mates),
+/// not only random games, replays exactly under clean and human handling,
+/// with and without piece identity, with no error alert. Every fifth game
+/// is taken to keep the suite short; `cargo bench --bench games` plays all.
+#[test]
+fn xiangqi_self_play_games_replay_exactly_under_every_profile() {
+    let text = std::fs::read_to_string(data("xiangqi-selfplay.pgn")).unwrap();
+    let games: Vec<_> = read_xiangqi_games(&text)
+        .unwrap()
+        .into_iter()
+        .step_by(5)
+        .collect();
+    assert_eq!(games.len(), 40);
+    for profile in profiles() {
+        check_xiangqi(profile, &games);
+    }
+}
+
+fn limit_alerts(r: &OpenReplay) -> Vec<(Option<String>, String)> {
+    r.events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            EventKind::Alert(a) if a.kind == boardcast::event::AlertKind::DrawClaimable => {
+                Some((a.law.clone(), a.message.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Issue 16, item 2: the event fixes the move limit (xiangqi Art. 6 and
+/// 17). The capture header carries it as `move_limit=MOVES/CHECKS`: the
+/// same game raises a claimable move limit under a short limit and none
+/// under the default 60; a value that cannot be read is one clear error.
+#[test]
+fn xiangqi_move_limit_is_the_events_from_the_capture_header() {
+    let text = std::fs::read_to_string(data("xiangqi-selfplay.pgn")).unwrap();
+    let games = read_xiangqi_games(&text).unwrap();
+    // A game of 30 plies or more with a stretch of 8 plies without a
+    // capture: a limit of 3 moves a side is passed there.
+    let moves = games
+        .iter()
+        .find(|g| g.len() >= 30)
+        .expect("a long self-play game");
+    let profile = OpenProfile {
+        human: false,
+        pieces: true,
+        rotated: false,
+    };
+    let session = simulate_xiangqi(moves, profile, 1);
+    let run = |limit: Option<&str>| {
+        let mut meta = vec![("game".to_string(), "xiangqi".to_string())];
+        if let Some(l) = limit {
+            meta.push(("move_limit".into(), l.into()));
+        }
+        replay_open_text(
+            &capture_text(&session, &meta, false),
+            Config::default(),
+            Path::new("limit.capture"),
+        )
+    };
+    let short = run(Some("3/1")).unwrap();
+    let alerts = limit_alerts(&short);
+    assert!(!alerts.is_empty(), "no move-limit alert under 3/1");
+    assert!(
+        alerts.iter().all(|(law, _)| law.as_deref() == Some("17")),
+        "{alerts:?}"
+    );
+    let none = run(Some("none")).unwrap();
+    assert_eq!(limit_alerts(&none), vec![]);
+    // The moves are the same whatever the limit: it only advises.
+    assert_eq!(ids(&short), ids(&none));
+    let err = run(Some("sixty")).unwrap_err().to_string();
+    assert!(err.contains("move_limit"), "{err}");
+}

@@ -314,6 +314,12 @@ impl AnyOpenBoard {
         })
     }
 
+    /// Board `board` playing xiangqi under the event's own rules (its move
+    /// limit: Art. 6 and 17 leave it to the event).
+    pub fn xiangqi(board: impl Into<String>, config: Config, rules: Xiangqi) -> AnyOpenBoard {
+        AnyOpenBoard::Xiangqi(OpenBoard::new(board, config, rules))
+    }
+
     /// The game played.
     pub fn game(&self) -> GameId {
         each!(self, b => b.recon.rules().game_id())

@@ -13,7 +13,9 @@ use crate::board::Config;
 use crate::board::open::{AnyOpenBoard, OpenStats};
 use crate::capture::{self, CaptureError, Chunk, Direction};
 use crate::event::{Event, GameId};
+use crate::games::xiangqi::Xiangqi;
 use crate::replay::ReplayError;
+use boardcast_games::xiangqi::repetition::MoveLimit;
 
 /// What an open-protocol replay produced.
 #[derive(Debug, Default)]
@@ -126,9 +128,33 @@ pub fn replay_open_text(
         None => hello_game(&chunks),
     };
     let board = word("board").unwrap_or_else(|| "1".into());
+    // The event's move limit (xiangqi Art. 6: the event fixes it), as the
+    // recorder writes it from the configuration: `move_limit=60/6`, `none`.
+    let limit = match word("move_limit") {
+        Some(text) => Some(text.parse::<MoveLimit>().map_err(|e| {
+            wrap(CaptureError::Malformed {
+                line: header_at + 1,
+                reason: format!("move_limit: {e}"),
+            })
+        })?),
+        None => None,
+    };
     let mut out = match game {
-        Some(Game::Draughts) => drive(&chunks, Game::Draughts, board, config),
-        Some(Game::Xiangqi) => drive(&chunks, Game::Xiangqi, board, config),
+        Some(Game::Draughts) => drive(
+            &chunks,
+            Game::Draughts,
+            AnyOpenBoard::new(board, config, GameId::Draughts).expect("not chess"),
+        ),
+        Some(Game::Xiangqi) => {
+            let rules = Xiangqi {
+                limit: limit.unwrap_or_default(),
+            };
+            drive(
+                &chunks,
+                Game::Xiangqi,
+                AnyOpenBoard::xiangqi(board, config, rules),
+            )
+        }
         other => {
             return Err(wrap(CaptureError::Malformed {
                 line: header_at + 1,
@@ -202,13 +228,9 @@ fn hello_game(chunks: &[Chunk]) -> Option<Game> {
     })
 }
 
-fn drive(chunks: &[Chunk], game: Game, board: String, config: Config) -> OpenReplay {
-    let id = match game {
-        Game::Xiangqi => GameId::Xiangqi,
-        _ => GameId::Draughts,
-    };
+fn drive(chunks: &[Chunk], game: Game, mut open: AnyOpenBoard) -> OpenReplay {
+    let id = open.game();
     let mut decoder = Decoder::with_game(game, game.default_geometry());
-    let mut open = AnyOpenBoard::new(board, config, id).expect("not chess");
     let mut buf = BytesMut::new();
     let mut events = Vec::new();
     for chunk in chunks {
