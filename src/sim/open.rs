@@ -45,6 +45,11 @@ impl OpenGame {
         }
     }
 
+    /// The snapshot index of a square (game coordinates).
+    pub(super) fn index_of(self, sq: Square) -> usize {
+        self.geometry().index(sq).expect("on the board")
+    }
+
     fn first_rank(self) -> u8 {
         match self {
             OpenGame::Draughts => 1,
@@ -101,6 +106,11 @@ impl Hands {
             cells,
             quiet: false,
         }
+    }
+
+    /// What stands on each square (game coordinates, snapshot order).
+    pub(super) fn cells_snapshot(&self) -> Vec<Option<char>> {
+        self.cells.clone()
     }
 
     pub(super) fn wait(&mut self, lo: Millis, hi: Millis) {
