@@ -499,12 +499,10 @@ fn check_config(path: &Path) -> Result<()> {
 }
 
 fn replay(capture: &Path, pgn: Option<&Path>, events: Option<&Path>) -> Result<()> {
-    // Draughts and xiangqi boards on the open protocol go to their tracker;
-    // chess boards (of any family) to the chess pipeline.
-    if boardcast::replay::open::is_open_capture(capture)
-        && boardcast::replay::open::open_capture_game(capture)
-            != Some(boardcast_protocols::open::Game::Chess)
-    {
+    // Draughts and xiangqi boards (the open protocol, or a vendor family
+    // with `game=draughts` on the header) go to their reconstructor; chess
+    // boards (of any family) to the chess pipeline.
+    if boardcast::replay::open::is_game_capture(capture) {
         return replay_open(capture, pgn, events);
     }
     let replay = replay_file(capture, Config::default())?;
