@@ -710,34 +710,47 @@ fn draughts_corpus_replays_exactly_on_an_occupancy_vendor_board() {
             assert!(r.events.iter().all(|e| e.board == "5"));
         }
     }
-    // `boardcast replay` on such a file writes the PDN.
+    // `boardcast simulate --board tabutronic` writes such a file, and
+    // `boardcast replay` on it writes the PDN.
     let dir = tempdir();
-    let cap = dir.path().join("t.capture");
-    let session = simulate_draughts(
-        &games[0].moves,
-        OpenProfile {
-            human: true,
-            pieces: false,
-            rotated: false,
-        },
-        0,
-    );
-    std::fs::write(&cap, tabutronic_capture_text(&session, &[])).unwrap();
-    let pdn = dir.path().join("t.pdn");
-    let out = Command::new(binary())
-        .args([
-            "replay",
-            cap.to_str().unwrap(),
-            "--pgn",
-            pdn.to_str().unwrap(),
-        ])
-        .output()
-        .unwrap();
+    let run = |args: &[&str]| {
+        let out = Command::new(binary()).args(args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let d = dir.path().join("d");
+    run(&[
+        "simulate",
+        "--game",
+        "draughts",
+        "--board",
+        "tabutronic",
+        "--pdn",
+        data("english-draughts.pdn").to_str().unwrap(),
+        "--out",
+        d.to_str().unwrap(),
+        "--profile",
+        "human",
+        "--limit",
+        "1",
+    ]);
+    let cap = d.join("game-0001.capture");
+    let head = std::fs::read_to_string(&cap).unwrap();
     assert!(
-        out.status.success(),
+        head.starts_with("# boardcast capture v1 protocol=certabo occupancy=yes game=draughts"),
         "{}",
-        String::from_utf8_lossy(&out.stderr)
+        head.lines().next().unwrap()
     );
+    let pdn = dir.path().join("t.pdn");
+    run(&[
+        "replay",
+        cap.to_str().unwrap(),
+        "--pgn",
+        pdn.to_str().unwrap(),
+    ]);
     let read = draughts::read_pdn(&std::fs::read_to_string(&pdn).unwrap()).unwrap();
     assert_eq!(read[0].moves, games[0].moves);
 }
