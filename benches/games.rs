@@ -8,6 +8,8 @@
 //!    records exact, wrong moves (published moves later retracted, plus
 //!    plies of the final record that differ from the game), and error
 //!    alerts (must be 0: an alert is an accusation).
+//!    Draughts also on an 8x8 vendor board sensing occupancy only (a
+//!    Certabo board in occupancy mode, Tabutronic frames).
 //! 2. Each fault kind (`boardcast::sim::open_faults`) injected into games
 //!    of the corpus under human handling, alternating boards with and
 //!    without piece identity: recall (the expected alert raised, its
@@ -30,7 +32,8 @@ use boardcast::board::Config;
 use boardcast::event::EventKind;
 use boardcast::replay::open::{OpenReplay, replay_open_text};
 use boardcast::sim::open::{
-    OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts, simulate_xiangqi,
+    OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts,
+    simulate_xiangqi, tabutronic_capture_text,
 };
 use boardcast::sim::open_faults::{
     self, OpenFaultCase, OpenFaultKind, record_ids, standing_errors, touch_alerts,
@@ -259,6 +262,35 @@ fn main() {
             },
             |i, profile| simulate_draughts(&games[i], profile, i as u64).lines,
         );
+        // The same games on an 8x8 vendor board that senses occupancy
+        // only (a Certabo board in occupancy mode: Tabutronic frames).
+        println!(
+            "draughts, tabutronic: {:<25} {:>6} {:>7} {:>12} {:>13}",
+            "profile", "games", "exact", "wrong moves", "error alerts"
+        );
+        for (name, human, rotated) in [
+            ("clean", false, false),
+            ("human", true, false),
+            ("human, turned", true, true),
+        ] {
+            let (mut exact, mut wrong, mut errors) = (0, 0, 0);
+            let m = if clean { n } else { 0 };
+            for (i, g) in games.iter().enumerate().take(m) {
+                let profile = OpenProfile {
+                    human,
+                    pieces: false,
+                    rotated,
+                };
+                let s = simulate_draughts(g, profile, i as u64);
+                let text = tabutronic_capture_text(&s, &[]);
+                let r = replay_open_text(&text, Config::default(), Path::new("t.capture")).unwrap();
+                let want: Vec<String> = g.iter().map(draughts::Move::id).collect();
+                exact += usize::from(record_ids(&r) == want);
+                wrong += wrong_moves(&r, &want);
+                errors += standing_errors(&r);
+            }
+            println!("draughts, tabutronic: {name:<25} {m:>6} {exact:>7} {wrong:>12} {errors:>13}");
+        }
         fault_table(
             "draughts",
             &OpenFaultKind::DRAUGHTS,
