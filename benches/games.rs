@@ -231,6 +231,11 @@ fn show(case: &OpenFaultCase, r: &OpenReplay) {
             _ => None,
         })
         .unwrap_or(0);
+    let t0 = if std::env::var_os("BENCH_SHOW_ALL").is_some() {
+        0
+    } else {
+        t0
+    };
     for (t, l) in case.session.lines.iter().filter(|(t, _)| *t >= t0).take(40) {
         println!("   line {t} {l}");
     }
