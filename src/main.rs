@@ -99,6 +99,10 @@ enum Command {
         /// Whether the open-protocol board identifies pieces.
         #[arg(long, value_enum, default_value_t = YesNo::Yes)]
         pieces: YesNo,
+        /// With `--game draughts`: the board family (`tabutronic`: an 8x8
+        /// vendor board reporting occupancy only).
+        #[arg(long, value_enum, default_value_t = GameBoard::Open)]
+        board: GameBoard,
         /// Folder for the captures (created if missing).
         #[arg(long)]
         out: PathBuf,
@@ -191,6 +195,15 @@ enum OpenGameName {
     Draughts,
     /// Xiangqi (PGN games with WXF or ICCS movetext).
     Xiangqi,
+}
+
+/// The board a draughts or xiangqi game is simulated on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum GameBoard {
+    /// The open protocol (`hello`, `board`, `up`/`down` lines).
+    Open,
+    /// A Certabo board in occupancy mode (Tabutronic frames; draughts only).
+    Tabutronic,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -301,6 +314,7 @@ fn run(cli: Cli) -> Result<()> {
             rotated,
             limit,
             pieces,
+            board,
         } => simulate_open(
             game,
             pgn.or(pdn).context("--pgn or --pdn names the games")?,
@@ -310,6 +324,7 @@ fn run(cli: Cli) -> Result<()> {
             rotated,
             limit,
             pieces == YesNo::Yes,
+            board,
         ),
         Command::Simulate {
             pgn,
@@ -499,12 +514,10 @@ fn check_config(path: &Path) -> Result<()> {
 }
 
 fn replay(capture: &Path, pgn: Option<&Path>, events: Option<&Path>) -> Result<()> {
-    // Draughts and xiangqi boards on the open protocol go to their tracker;
-    // chess boards (of any family) to the chess pipeline.
-    if boardcast::replay::open::is_open_capture(capture)
-        && boardcast::replay::open::open_capture_game(capture)
-            != Some(boardcast_protocols::open::Game::Chess)
-    {
+    // Draughts and xiangqi boards (the open protocol, or a vendor family
+    // with `game=draughts` on the header) go to their reconstructor; chess
+    // boards (of any family) to the chess pipeline.
+    if boardcast::replay::open::is_game_capture(capture) {
         return replay_open(capture, pgn, events);
     }
     let replay = replay_file(capture, Config::default())?;
@@ -595,8 +608,12 @@ fn simulate_open(
     rotated: bool,
     limit: Option<usize>,
     pieces: bool,
+    board: GameBoard,
 ) -> Result<()> {
     use boardcast::sim::open::{self, OpenProfile};
+    if board == GameBoard::Tabutronic && game != OpenGameName::Draughts {
+        bail!("--board tabutronic carries draughts only (an 8x8 board)");
+    }
     let text =
         fs::read_to_string(&games).with_context(|| format!("reading {}", games.display()))?;
     let profile = OpenProfile {
@@ -643,8 +660,11 @@ fn simulate_open(
             ("game".to_string(), name.clone()),
         ];
         let path = out.join(format!("game-{:04}.capture", i + 1));
-        fs::write(&path, open::capture_text(session, &meta, profile.human))
-            .with_context(|| format!("writing {}", path.display()))?;
+        let text = match board {
+            GameBoard::Open => open::capture_text(session, &meta, profile.human),
+            GameBoard::Tabutronic => open::tabutronic_capture_text(session, &meta[..1]),
+        };
+        fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
 }

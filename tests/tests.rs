@@ -9,6 +9,7 @@ mod control;
 mod daemon;
 mod families;
 mod games;
+mod games_alerts;
 mod games_open;
 mod hub;
 mod livechess;

@@ -20,6 +20,12 @@ pub struct AlertDelays {
     /// A lift shorter than this is an adjustment (FIDE Law 4.2), not a
     /// touch.
     pub touch_ms: Millis,
+    /// A lift that begins within this long of the reading that completed
+    /// the last move is not a touch (FIDE Law 4.3, draughts art. 1.22,
+    /// xiangqi Art. 13): the hand that made the move knocking a piece on
+    /// its way back looks the same on the sensors, and an accusation needs
+    /// more than that.
+    pub touch_grace_ms: Millis,
 }
 
 impl Default for AlertDelays {
@@ -29,6 +35,7 @@ impl Default for AlertDelays {
             in_hand_ms: 30_000,
             setup_ms: 5_000,
             touch_ms: 300,
+            touch_grace_ms: 1_500,
         }
     }
 }

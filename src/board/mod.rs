@@ -258,6 +258,9 @@ struct Playing<G: Game> {
     completed: usize,
     unexplained: Option<Unexplained>,
     touches: Vec<Touch<G>>,
+    /// The time of the reading that completed the last move published
+    /// (see [`AlertDelays::touch_grace_ms`]).
+    moved_at: Option<Millis>,
     /// The last readings in game orientation (a piece set down, or a
     /// square emptied), newest last, for the order evidence of
     /// [`came_back`].
@@ -712,8 +715,17 @@ impl<G: Game> Reconstructor<G> {
             Some(_) => Some(piece),
             None => p.game.position().board().piece_at(game_sq),
         });
+        // Design: a lift this soon after the last move was set down is
+        // the hand that made it on its way back (a knock), not the
+        // opponent touching a piece: no accusation (see
+        // `AlertDelays::touch_grace_ms`).
+        let grace = p
+            .moved_at
+            .is_some_and(|m| at < m + self.config.delays.touch_grace_ms);
         match (lifted, cell) {
-            (Some(piece), Cell::Empty) if piece.color() == Some(turn) && p.touches.len() < 32 => {
+            (Some(piece), Cell::Empty)
+                if piece.color() == Some(turn) && p.touches.len() < 32 && !grace =>
+            {
                 p.touches.push(Touch {
                     sq: game_sq,
                     piece,
@@ -1737,6 +1749,7 @@ impl<G: Game> Reconstructor<G> {
             completed: 0,
             unexplained: None,
             touches: Vec::new(),
+            moved_at: None,
             recent: VecDeque::new(),
             touched_at: if self.rules.ranks_by_evidence() {
                 vec![0; self.rules.square_count()]
@@ -1765,12 +1778,19 @@ impl<G: Game> Reconstructor<G> {
             Explanation::Same => {}
             Explanation::Forward(moves) => {
                 for m in moves {
-                    if !p.touches.is_empty() {
+                    // Only lifts before the move was set down: a piece
+                    // lifted after it (a knock while the move settled) is
+                    // no touch before the move (the move was final once
+                    // released).
+                    let before: Vec<Touch<G>> =
+                        p.touches.iter().filter(|x| x.lifted < t).cloned().collect();
+                    if !before.is_empty() {
                         let alerts =
-                            rules.touch_alerts(p.game.position(), &m, &p.touches, delays.touch_ms);
+                            rules.touch_alerts(p.game.position(), &m, &before, delays.touch_ms);
                         out.extend(alerts.into_iter().map(EventKind::Alert));
                     }
                     p.touches.clear();
+                    p.moved_at = Some(t);
                     out.push(push_move(rules, p, m));
                     out.extend(after_move(rules, p));
                 }

@@ -16,7 +16,7 @@
 use std::collections::VecDeque;
 
 use boardcast_protocols::open::Line;
-use boardcast_protocols::reading::{Content, Snapshot, SnapshotDiff, SquareChange};
+use boardcast_protocols::reading::{Content, Reading, Snapshot, SnapshotDiff, SquareChange};
 
 use super::{Cell, Config, Reconstructor};
 use crate::event::{Event, EventKind, GameId, Millis};
@@ -104,6 +104,19 @@ impl<G: Game> OpenBoard<G> {
                 },
             ),
             Line::Hello(_) | Line::Diagnostic(_) => {}
+        }
+        self.drain();
+    }
+
+    /// A reading from a vendor family's driver at `t` (a board of another
+    /// family carrying this game: its whole board, or one square's new
+    /// content; other readings are ignored).
+    pub fn handle_reading(&mut self, t: Millis, reading: &Reading) {
+        self.advance_to(t);
+        match reading {
+            Reading::Snapshot(snapshot) => self.handle_snapshot(t, snapshot),
+            Reading::Square(change) => self.handle_change(t, *change),
+            Reading::ClockTimes(_) | Reading::ClockAck(_) | Reading::Identity(_) => {}
         }
         self.drain();
     }
@@ -328,6 +341,11 @@ impl AnyOpenBoard {
     /// See [`OpenBoard::handle_line`].
     pub fn handle_line(&mut self, t: Millis, line: &Line) {
         each!(self, b => b.handle_line(t, line))
+    }
+
+    /// See [`OpenBoard::handle_reading`].
+    pub fn handle_reading(&mut self, t: Millis, reading: &Reading) {
+        each!(self, b => b.handle_reading(t, reading))
     }
 
     /// See [`OpenBoard::poll_timeout`].

@@ -26,6 +26,9 @@
 
 use crate::games::{Game, GameMove, GamePiece, GamePosition, Placement, Record, SquareSet};
 
+/// How well the readings back an explanation up (backed, then count).
+type Score = (bool, usize);
+
 /// What the readings touched, for ranking explanations.
 #[derive(Clone, Copy, Debug)]
 pub struct Evidence<'a> {
@@ -380,7 +383,7 @@ fn explain_ranked<G: Game>(
             forward.chain(back).collect()
         };
         // The best backed up; among equals, the first found.
-        let mut best: Option<((bool, usize), Explanation<G::Move>)> = None;
+        let mut best: Option<(Score, Explanation<G::Move>)> = None;
         for (score, e) in all {
             if lifted && !score.0 {
                 continue;

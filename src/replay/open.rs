@@ -109,6 +109,9 @@ pub fn replay_open_text(
         .map(|(k, v)| (k.to_owned(), v.to_owned()))
         .collect();
     let word = |key: &str| meta.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+    if let Some(protocol) = word("protocol").filter(|p| p != "open") {
+        return replay_family(text, &protocol, &meta, config, path);
+    }
     let rest_at = text
         .match_indices('\n')
         .nth(header_at)
@@ -171,6 +174,107 @@ pub fn replay_open_text(
     };
     out.cut_last_line = reader.cut_last_line();
     Ok(out)
+}
+
+/// Whether the capture at `path` is one for [`replay_open_file`]: an
+/// open-protocol capture of a game other than chess, or a vendor family's
+/// capture whose header names such a game (`game=draughts`).
+pub fn is_game_capture(path: &Path) -> bool {
+    if is_open_capture(path) {
+        return open_capture_game(path) != Some(Game::Chess);
+    }
+    std::fs::File::open(path)
+        .ok()
+        .and_then(|f| {
+            std::io::BufReader::new(f)
+                .lines()
+                .map_while(Result::ok)
+                .find(|l| !l.trim().is_empty())
+        })
+        .is_some_and(|l| {
+            header_words(&l).any(|(k, v)| k == "game" && matches!(v, "draughts" | "xiangqi"))
+        })
+}
+
+/// A vendor family's capture of a draughts board (`game=draughts` on the
+/// header): the family's driver reads the squares' occupancy (a Certabo
+/// board in occupancy mode with `occupancy=yes`, Millennium, DGT), and the
+/// draughts reconstructor follows the 32 playing squares.
+fn replay_family(
+    text: &str,
+    protocol: &str,
+    meta: &[(String, String)],
+    config: Config,
+    path: &Path,
+) -> Result<OpenReplay, ReplayError> {
+    use crate::family::{DriverEvent, DriverOptions, Family, for_family};
+    let wrap = |source| ReplayError::Capture {
+        path: path.to_owned(),
+        source,
+    };
+    let word = |key: &str| meta.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str());
+    let game = word("game").and_then(Game::from_name);
+    let family: Option<Family> = protocol.parse().ok();
+    let (Some(Game::Draughts), Some(family @ (Family::Certabo | Family::Millennium | Family::Dgt))) =
+        (game, family)
+    else {
+        return Err(wrap(CaptureError::Malformed {
+            line: 1,
+            reason: format!(
+                "a {protocol} capture is replayed as chess, or as draughts with `game=draughts` (this one says game={})",
+                word("game").unwrap_or("nothing")
+            ),
+        }));
+    };
+    let (_, mut reader) = capture::Reader::new(Cursor::new(text.as_bytes())).map_err(wrap)?;
+    let mut chunks = Vec::new();
+    for chunk in reader.by_ref() {
+        chunks.push(chunk.map_err(wrap)?);
+    }
+    let options = DriverOptions {
+        certabo_occupancy: word("occupancy") == Some("yes"),
+        ..DriverOptions::default()
+    };
+    let mut driver = for_family(family, &options);
+    let board = word("board").unwrap_or("1").to_owned();
+    let mut open = AnyOpenBoard::new(board, config, GameId::Draughts).expect("not chess");
+    let mut events = Vec::new();
+    let mut out = Vec::new();
+    let mut dropped = 0;
+    for chunk in &chunks {
+        open.advance_to(chunk.t_ms);
+        if chunk.dir == Direction::ToBoard {
+            continue;
+        }
+        driver.feed(chunk.t_ms, &chunk.bytes, &mut out);
+        for e in out.drain(..) {
+            match e {
+                DriverEvent::Reading { unit: 0, reading } => {
+                    open.handle_reading(chunk.t_ms, &reading)
+                }
+                DriverEvent::Dropped { reason, .. } => {
+                    dropped += 1;
+                    tracing::debug!(%reason, "input dropped");
+                }
+                _ => {}
+            }
+        }
+        while let Some(e) = open.poll_event() {
+            events.push(e);
+        }
+    }
+    open.finish();
+    while let Some(e) = open.poll_event() {
+        events.push(e);
+    }
+    Ok(OpenReplay {
+        game: GameId::Draughts,
+        events,
+        records: open.records(),
+        skipped_lines: dropped,
+        cut_last_line: reader.cut_last_line(),
+        stats: open.stats(),
+    })
 }
 
 /// The game named by the first `hello` line the board sent, else the one

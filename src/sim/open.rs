@@ -45,6 +45,11 @@ impl OpenGame {
         }
     }
 
+    /// The snapshot index of a square (game coordinates).
+    pub(super) fn index_of(self, sq: Square) -> usize {
+        self.geometry().index(sq).expect("on the board")
+    }
+
     fn first_rank(self) -> u8 {
         match self {
             OpenGame::Draughts => 1,
@@ -101,6 +106,11 @@ impl Hands {
             cells,
             quiet: false,
         }
+    }
+
+    /// What stands on each square (game coordinates, snapshot order).
+    pub(super) fn cells_snapshot(&self) -> Vec<Option<char>> {
+        self.cells.clone()
     }
 
     pub(super) fn wait(&mut self, lo: Millis, hi: Millis) {
@@ -422,6 +432,63 @@ pub fn capture_text(session: &OpenSession, meta: &[(String, String)], split: boo
         }
     }
     out
+}
+
+/// A draughts session as a capture of an 8x8 vendor board that reports
+/// occupancy only: a Certabo board in occupancy mode (Tabutronic frames,
+/// one occupancy byte per rank), one frame after every change, with the
+/// header `protocol=certabo occupancy=yes game=draughts` and `meta`. The
+/// board's own squares are the open protocol's (the session's lines name
+/// them); pieces are not identified.
+pub fn tabutronic_capture_text(session: &OpenSession, meta: &[(String, String)]) -> String {
+    use boardcast_protocols::certabo::Frame;
+    use boardcast_protocols::open::{Decoder, Game, Line};
+    use boardcast_protocols::reading::Content;
+
+    use crate::capture::{Direction, Header, Protocol, Writer};
+    let mut words = vec![
+        ("occupancy".to_string(), "yes".to_string()),
+        ("game".to_string(), "draughts".to_string()),
+    ];
+    words.extend(meta.iter().cloned());
+    let header = Header {
+        protocol: Protocol::Certabo,
+        meta: words,
+    };
+    let mut w = Writer::new(Vec::new(), &header).expect("writing to memory");
+    let decoder = Decoder::with_game(Game::Draughts, Geometry::CHESS);
+    // Rank 8 first, bit 7 = file a.
+    let mut ranks = [0u8; 8];
+    let set = |ranks: &mut [u8; 8], sq: Square, on: bool| {
+        let (r, bit) = (7 - sq.rank as usize, 0x80u8 >> sq.file);
+        if on {
+            ranks[r] |= bit;
+        } else {
+            ranks[r] &= !bit;
+        }
+    };
+    for (t, text) in &session.lines {
+        match decoder.parse(text) {
+            Ok(Line::Board(snap)) => {
+                for i in 0..Geometry::CHESS.len() {
+                    let sq = Geometry::CHESS.square(i).expect("in range");
+                    let on = !matches!(snap.get(sq), Some(Content::Empty) | None);
+                    set(&mut ranks, sq, on);
+                }
+            }
+            Ok(Line::Up(sq)) => set(&mut ranks, sq, false),
+            Ok(Line::Down { square, .. }) => set(&mut ranks, square, true),
+            _ => continue,
+        }
+        w.write_chunk(
+            *t,
+            Direction::FromBoard,
+            &Frame::Occupancy(ranks).to_bytes(),
+        )
+        .expect("writing to memory");
+    }
+    w.flush().expect("writing to memory");
+    String::from_utf8(w.into_inner()).expect("captures are ASCII")
 }
 
 /// The games of a xiangqi PGN file (several records one after the other),

@@ -1,0 +1,335 @@
+//! Draughts and xiangqi on sensor boards (open protocol): the bundled
+//! corpora replayed fault-free, then with injected faults.
+//!
+//! `cargo bench --bench games` prints two tables per game:
+//!
+//! 1. Fault-free games under each handling profile (clean and human, with
+//!    and without piece identity, the board turned round): games replayed,
+//!    records exact, wrong moves (published moves later retracted, plus
+//!    plies of the final record that differ from the game), and error
+//!    alerts (must be 0: an alert is an accusation).
+//!    Draughts also on an 8x8 vendor board sensing occupancy only (a
+//!    Certabo board in occupancy mode, Tabutronic frames).
+//! 2. Each fault kind (`boardcast::sim::open_faults`) injected into games
+//!    of the corpus under human handling, alternating boards with and
+//!    without piece identity: recall (the expected alert raised, its
+//!    message saying what was wrong), its side, the record exact after the
+//!    fault was put right, error alerts beyond the expected one never
+//!    withdrawn, and how often displaced pieces were reported first.
+//!
+//! Corpora: `games/tests/data/english-draughts.pdn` (200 games),
+//! `xiangqi-selfplay.pgn` (200) and `xiangqi-random.pgn` (40).
+//! `BENCH_GAMES=N` limits the games per profile (default all);
+//! `BENCH_CASES=N` sets the cases per fault kind (default 200).
+
+#[path = "common.rs"]
+#[allow(dead_code)]
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use boardcast::board::Config;
+use boardcast::event::EventKind;
+use boardcast::replay::open::{OpenReplay, replay_open_text};
+use boardcast::sim::open::{
+    OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts,
+    simulate_xiangqi, tabutronic_capture_text,
+};
+use boardcast::sim::open_faults::{
+    self, OpenFaultCase, OpenFaultKind, record_ids, standing_errors, touch_alerts,
+};
+use boardcast_games::draughts;
+
+fn data(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("games/tests/data")
+        .join(name)
+}
+
+fn replay(session: &OpenSession, game: &str, split: bool) -> OpenReplay {
+    let meta = vec![
+        ("board".to_string(), "1".to_string()),
+        ("game".to_string(), game.to_string()),
+    ];
+    let text = capture_text(session, &meta, split);
+    replay_open_text(&text, Config::default(), Path::new("bench.capture")).unwrap()
+}
+
+fn profiles() -> Vec<(&'static str, OpenProfile)> {
+    let p = |human, pieces, rotated| OpenProfile {
+        human,
+        pieces,
+        rotated,
+    };
+    vec![
+        ("clean, pieces", p(false, true, false)),
+        ("clean, occupancy", p(false, false, false)),
+        ("human, pieces", p(true, true, false)),
+        ("human, occupancy", p(true, false, false)),
+        ("human, pieces, turned", p(true, true, true)),
+        ("human, occupancy, turned", p(true, false, true)),
+    ]
+}
+
+/// Wrong moves in a replay: moves published then retracted, and plies of
+/// the final record that differ from the game.
+fn wrong_moves(r: &OpenReplay, want: &[String]) -> usize {
+    let retracted = r
+        .events
+        .iter()
+        .filter(|e| matches!(e.kind, EventKind::Retract { .. }))
+        .count();
+    let got = record_ids(r);
+    let differ =
+        got.iter().zip(want).filter(|(a, b)| a != b).count() + got.len().abs_diff(want.len());
+    retracted + differ
+}
+
+fn clean_table(
+    game: &str,
+    games: usize,
+    run: impl Fn(usize, OpenProfile) -> (OpenReplay, Vec<String>),
+    s_lines: impl Fn(usize, OpenProfile) -> Vec<(u64, String)>,
+) {
+    println!(
+        "{game}, fault-free: {:<26} {:>6} {:>7} {:>12} {:>13} {:>13}",
+        "profile", "games", "exact", "wrong moves", "error alerts", "touch alerts"
+    );
+    for (name, profile) in profiles() {
+        let (mut exact, mut wrong, mut errors, mut touches) = (0, 0, 0, 0);
+        let mut misses = Vec::new();
+        for i in 0..games {
+            let (r, want) = run(i, profile);
+            let w = wrong_moves(&r, &want);
+            let e = standing_errors(&r);
+            exact += usize::from(record_ids(&r) == want);
+            wrong += w;
+            errors += e;
+            touches += touch_alerts(&r);
+            if std::env::var_os("BENCH_SHOW_TOUCH").is_some() && touch_alerts(&r) > 0 && i < 3 {
+                show_touch(&r, &s_lines(i, profile));
+            }
+            if (w > 0 || e > 0) && misses.len() < 3 {
+                misses.push(format!("game {}: {w} wrong moves, {e} error alerts", i + 1));
+            }
+        }
+        println!(
+            "{game}, fault-free: {name:<26} {games:>6} {exact:>7} {wrong:>12} {errors:>13} {touches:>13}"
+        );
+        for m in misses {
+            println!("   miss: {m}");
+        }
+    }
+}
+
+fn fault_table(
+    game: &str,
+    kinds: &[OpenFaultKind],
+    games: usize,
+    cases: usize,
+    inject: impl Fn(usize, OpenFaultKind, OpenProfile, u64) -> Option<OpenFaultCase>,
+) {
+    println!(
+        "{game}, faults: {:<15} {:>6} {:>6} {:>8} {:>8} {:>8} {:>13} {:>13}",
+        "fault", "cases", "games", "recall", "side", "record", "extra errors", "misplaced 1st"
+    );
+    let only: String = common::env_or("BENCH_KIND", String::new());
+    for &kind in kinds {
+        if !only.is_empty() && format!("{kind:?}") != only {
+            continue;
+        }
+        let (mut n, mut raised, mut side, mut exact, mut extra, mut reclassified) =
+            (0, 0, 0, 0, 0, 0);
+        let mut misses = Vec::new();
+        let mut distinct = std::collections::HashSet::new();
+        for attempt in 0..20 * games {
+            if n >= cases {
+                break;
+            }
+            let i = (attempt * 7 + kind as usize * 37) % games;
+            let profile = OpenProfile {
+                human: true,
+                pieces: attempt % 2 == 0,
+                rotated: attempt % 5 == 4,
+            };
+            let Some(case) = inject(i, kind, profile, attempt as u64) else {
+                continue;
+            };
+            distinct.insert(i);
+            let r = replay(&case.session, game, true);
+            let c = open_faults::evaluate(&case, &r);
+            n += 1;
+            raised += usize::from(c.raised);
+            side += usize::from(c.side_right);
+            exact += usize::from(c.exact);
+            extra += c.extra_errors;
+            reclassified += usize::from(c.reclassified);
+            let missed = !c.raised || !c.side_right || !c.exact || c.extra_errors > 0;
+            if missed && std::env::var_os("BENCH_SHOW").is_some() && misses.len() < 3 {
+                show(&case, &r);
+            }
+            if missed && misses.len() < 3 {
+                misses.push(format!(
+                    "game {} at ply {} (pieces {}, turned {}, seed {attempt}): {c:?}",
+                    i + 1,
+                    case.at_ply,
+                    profile.pieces,
+                    profile.rotated
+                ));
+            }
+        }
+        let pct = |k: usize| format!("{:.1}%", 100.0 * k as f64 / n.max(1) as f64);
+        println!(
+            "{game}, faults: {:<15} {:>6} {:>6} {:>8} {:>8} {:>8} {:>13} {:>13}",
+            format!("{kind:?}"),
+            n,
+            distinct.len(),
+            pct(raised),
+            pct(side),
+            pct(exact),
+            extra,
+            pct(reclassified)
+        );
+        for m in misses {
+            println!("   miss: {m}");
+        }
+    }
+}
+
+/// The events around the first touch-move alert of a fault-free replay
+/// (`BENCH_SHOW_TOUCH=1`).
+fn show_touch(r: &OpenReplay, lines: &[(u64, String)]) {
+    let Some(i) = r
+        .events
+        .iter()
+        .position(|e| matches!(&e.kind, EventKind::Alert(a) if a.kind == boardcast::event::AlertKind::TouchMove))
+    else {
+        return;
+    };
+    for e in &r.events[i.saturating_sub(3)..=(i + 1).min(r.events.len() - 1)] {
+        println!("   event {} {:?}", e.t_ms, e.kind);
+    }
+    let t0 = r.events[i.saturating_sub(1)].t_ms;
+    for (t, l) in lines.iter().filter(|(t, _)| *t + 200 >= t0).take(12) {
+        println!("   line {t} {l}");
+    }
+}
+
+/// The events of a replay and the board's lines around the fault
+/// (`BENCH_SHOW=1`).
+fn show(case: &OpenFaultCase, r: &OpenReplay) {
+    for e in &r.events {
+        if !matches!(e.kind, EventKind::Move { ply, .. } if (ply as usize) + 3 < case.at_ply) {
+            println!("   event {} {:?}", e.t_ms, e.kind);
+        }
+    }
+    let t0 = r
+        .events
+        .iter()
+        .find_map(|e| match e.kind {
+            EventKind::Move { ply, .. } if ply as usize == case.at_ply => Some(e.t_ms),
+            _ => None,
+        })
+        .unwrap_or(0);
+    let t0 = if std::env::var_os("BENCH_SHOW_ALL").is_some() {
+        0
+    } else {
+        t0
+    };
+    for (t, l) in case.session.lines.iter().filter(|(t, _)| *t >= t0).take(40) {
+        println!("   line {t} {l}");
+    }
+}
+
+fn main() {
+    let limit: usize = common::env_or("BENCH_GAMES", usize::MAX);
+    let cases: usize = common::env_or("BENCH_CASES", 200);
+    let only: String = common::env_or("BENCH_GAME", String::new());
+
+    let clean = std::env::var_os("BENCH_KIND").is_none();
+    if only.is_empty() || only == "draughts" {
+        let text = std::fs::read_to_string(data("english-draughts.pdn")).unwrap();
+        let games: Vec<Vec<draughts::Move>> = draughts::read_pdn(&text)
+            .unwrap()
+            .into_iter()
+            .map(|g| g.moves)
+            .collect();
+        let n = games.len().min(limit);
+        clean_table(
+            "draughts",
+            if clean { n } else { 0 },
+            |i, profile| {
+                let s = simulate_draughts(&games[i], profile, i as u64);
+                (
+                    replay(&s, "draughts", profile.human),
+                    games[i].iter().map(draughts::Move::id).collect(),
+                )
+            },
+            |i, profile| simulate_draughts(&games[i], profile, i as u64).lines,
+        );
+        // The same games on an 8x8 vendor board that senses occupancy
+        // only (a Certabo board in occupancy mode: Tabutronic frames).
+        println!(
+            "draughts, tabutronic: {:<25} {:>6} {:>7} {:>12} {:>13}",
+            "profile", "games", "exact", "wrong moves", "error alerts"
+        );
+        for (name, human, rotated) in [
+            ("clean", false, false),
+            ("human", true, false),
+            ("human, turned", true, true),
+        ] {
+            let (mut exact, mut wrong, mut errors) = (0, 0, 0);
+            let m = if clean { n } else { 0 };
+            for (i, g) in games.iter().enumerate().take(m) {
+                let profile = OpenProfile {
+                    human,
+                    pieces: false,
+                    rotated,
+                };
+                let s = simulate_draughts(g, profile, i as u64);
+                let text = tabutronic_capture_text(&s, &[]);
+                let r = replay_open_text(&text, Config::default(), Path::new("t.capture")).unwrap();
+                let want: Vec<String> = g.iter().map(draughts::Move::id).collect();
+                exact += usize::from(record_ids(&r) == want);
+                wrong += wrong_moves(&r, &want);
+                errors += standing_errors(&r);
+            }
+            println!("draughts, tabutronic: {name:<25} {m:>6} {exact:>7} {wrong:>12} {errors:>13}");
+        }
+        fault_table(
+            "draughts",
+            &OpenFaultKind::DRAUGHTS,
+            n,
+            cases,
+            |i, k, p, seed| open_faults::inject_draughts(&games[i], k, p, seed),
+        );
+    }
+
+    if only.is_empty() || only == "xiangqi" {
+        let mut games = Vec::new();
+        for file in ["xiangqi-selfplay.pgn", "xiangqi-random.pgn"] {
+            let text = std::fs::read_to_string(data(file)).unwrap();
+            games.extend(read_xiangqi_games(&text).unwrap());
+        }
+        let n = games.len().min(limit);
+        clean_table(
+            "xiangqi",
+            if clean { n } else { 0 },
+            |i, profile| {
+                let s = simulate_xiangqi(&games[i], profile, i as u64);
+                (
+                    replay(&s, "xiangqi", profile.human),
+                    games[i].iter().map(ToString::to_string).collect(),
+                )
+            },
+            |i, profile| simulate_xiangqi(&games[i], profile, i as u64).lines,
+        );
+        fault_table(
+            "xiangqi",
+            &OpenFaultKind::XIANGQI,
+            n,
+            cases,
+            |i, k, p, seed| open_faults::inject_xiangqi(&games[i], k, p, seed),
+        );
+    }
+}

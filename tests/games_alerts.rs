@@ -1,0 +1,410 @@
+//! Arbiter alerts on draughts and xiangqi boards (open protocol): one
+//! scene per alert kind per game, with the exact events expected, citing
+//! each game's rule book as it numbers its articles (draughts:
+//! `english-draughts-rules.zh.txt`; xiangqi:
+//! `xiangqi-association-rules-2022.zh.txt`, which has no article for
+//! set-up, displaced pieces or impossible positions: `law` is null there).
+//! The draughts `illegal_move` (art. 1.25.1) and `misplaced` (art. 1.26)
+//! scenes are in `games_open`; a sample of injected faults over the
+//! corpora is at the end, the full run is `cargo bench --bench games`.
+
+use std::path::Path;
+
+use boardcast::board::{Cell, Config, Reconstructor};
+use boardcast::event::{AlertKind, EventKind};
+use boardcast::replay::open::{OpenReplay, replay_open_text};
+use boardcast::sim::open::{OpenProfile, capture_text, read_xiangqi_games};
+use boardcast::sim::open_faults::{self, OpenFaultKind};
+use boardcast_games::{draughts, xiangqi};
+
+/// The draughts start as a `board` line (rank 8 first, file a first).
+const DRAUGHTS_START: &str = ".m.m.m.mm.m.m.m..m.m.m.m................M.M.M.M..M.M.M.MM.M.M.M.";
+
+/// The xiangqi start as a `board` line (rank 9 first, file a first).
+const XIANGQI_START: &str = concat!(
+    "rnbakabnr",
+    ".........",
+    ".c.....c.",
+    "p.p.p.p.p",
+    ".........",
+    ".........",
+    "P.P.P.P.P",
+    ".C.....C.",
+    ".........",
+    "RNBAKABNR"
+);
+
+/// An open-protocol capture from a `hello` line and `(time, line)` pairs.
+fn capture(hello: &str, lines: &[(u64, &str)]) -> OpenReplay {
+    let hex = |s: &str| {
+        s.bytes()
+            .map(|b| format!("{b:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut text = String::from("# boardcast capture v1 protocol=open\n");
+    text += &format!("0 < {}\n", hex(&format!("{hello}\n")));
+    for (t, l) in lines {
+        text += &format!("{t} < {}\n", hex(&format!("{l}\n")));
+    }
+    replay_open_text(&text, Config::default(), Path::new("scene")).unwrap()
+}
+
+/// Each event in short form: `move ID`, `alert KIND SIDE LAW [cleared]`,
+/// `start`.
+fn short(events: &[EventKind]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::GameStart { .. } => Some("start".to_string()),
+            EventKind::Move { id, .. } => Some(format!("move {id}")),
+            EventKind::Alert(a) => Some(format!(
+                "alert {} {} {}{}",
+                serde_json::to_value(a.kind).unwrap().as_str().unwrap(),
+                a.side.map_or("-".to_string(), |s| s.name().to_lowercase()),
+                a.law.as_deref().unwrap_or("-"),
+                if a.cleared { " cleared" } else { "" }
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+fn kinds(r: &OpenReplay) -> Vec<EventKind> {
+    r.events.iter().map(|e| e.kind.clone()).collect()
+}
+
+fn message(r: &OpenReplay, kind: AlertKind) -> String {
+    r.events
+        .iter()
+        .find_map(|e| match &e.kind {
+            EventKind::Alert(a) if a.kind == kind && !a.cleared => Some(a.message.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no {kind:?} alert in {:?}", short(&kinds(r))))
+}
+
+fn draughts_board(lines: &[(u64, &str)]) -> OpenReplay {
+    capture("hello draughts 8x8 id=DR-1 pieces=yes", lines)
+}
+
+fn xiangqi_board(lines: &[(u64, &str)]) -> OpenReplay {
+    capture("hello xiangqi 9x10 id=XQ-1 pieces=yes", lines)
+}
+
+#[test]
+fn draughts_art_1_11_a_wrong_set_up_is_named_before_the_first_move_and_cleared() {
+    // Black's man on 12 (a3) is missing when the board is first read.
+    let missing = DRAUGHTS_START.replacen("M.M.M.M..M.M.M.MM", "..M.M.M..M.M.M.MM", 1);
+    let board = format!("board {missing}");
+    let r = draughts_board(&[
+        (10, &board),
+        (9_000, "down a3 M"),
+        (12_000, "up c3"),
+        (12_300, "down d4 M"),
+    ]);
+    assert_eq!(
+        short(&kinds(&r)),
+        [
+            "alert setup - 1.11",
+            "alert setup - 1.11 cleared",
+            "start",
+            "move 11-15"
+        ]
+    );
+    let m = message(&r, AlertKind::Setup);
+    assert!(m.contains("12 is empty, should hold a black man"), "{m}");
+}
+
+#[test]
+fn draughts_art_1_22_a_man_touched_and_put_back_is_touch_move_but_a_knock_by_the_moving_hand_is_not()
+ {
+    let board = format!("board {DRAUGHTS_START}");
+    let r = draughts_board(&[
+        (10, &board),
+        // Black lifts the man on 9 (g3) for a second, puts it back, and
+        // plays 11-15: art. 1.22, the touched man could move.
+        (2_000, "up g3"),
+        (3_000, "down g3 M"),
+        (4_000, "up c3"),
+        (4_300, "down d4 M"),
+        // Black's hand, on its way back, knocks White's man on 24 (b6)
+        // half a second after the move: no touch by White (the sensors
+        // cannot tell it from a touch; `touch_grace_ms`).
+        (4_800, "up b6"),
+        (5_600, "down b6 m"),
+        (9_000, "up f6"),
+        (9_300, "down e5 m"),
+        // An adjustment (a lift shorter than 300 ms) is no touch either.
+        (12_000, "up a3"),
+        (12_100, "down a3 M"),
+        (14_000, "up d4"),
+        (14_200, "up e5"),
+        (14_500, "down f6 M"),
+    ]);
+    assert_eq!(
+        short(&kinds(&r)),
+        [
+            "start",
+            "alert touch_move black 1.22",
+            "move 11-15",
+            "move 22-18",
+            "move 15x22"
+        ]
+    );
+    let m = message(&r, AlertKind::TouchMove);
+    assert!(m.contains("on 9") && m.contains("11-15"), "{m}");
+}
+
+#[test]
+fn xiangqi_art_20_a_horse_over_its_blocked_leg_is_a_technical_foul_once_black_replies() {
+    let board = format!("board {XIANGQI_START}");
+    let r = xiangqi_board(&[
+        (10, &board),
+        // Red's horse b0 to d1, over its leg on c0 (the elephant): Art. 20.
+        (2_000, "up b0"),
+        (2_300, "down d1 N"),
+        // Black begins to reply (lifts the cannon on h7): the move was made.
+        (4_000, "up h7"),
+        (4_500, "down h7 c"),
+        // The arbiter has it put back; Red plays C2.5.
+        (7_000, "up d1"),
+        (7_300, "down b0 N"),
+        (10_000, "up h2"),
+        (10_300, "down e2 C"),
+    ]);
+    // The horse was touched and moved; put back, another piece moved: the
+    // arbiter hears that too (a touched piece must be moved, Art. 13).
+    assert_eq!(
+        short(&kinds(&r)),
+        [
+            "start",
+            "alert illegal_move red 20",
+            "alert touch_move red 13",
+            "move h2e2"
+        ]
+    );
+    let t = message(&r, AlertKind::TouchMove);
+    assert!(t.contains("horse on b0"), "{t}");
+    let m = message(&r, AlertKind::IllegalMove);
+    assert!(m.contains("a horse cannot move from b0 to d1"), "{m}");
+    assert!(m.contains("technical foul"), "{m}");
+}
+
+/// A reconstructor following a xiangqi board from `fen`.
+fn xiangqi_from(fen: &str) -> Reconstructor<boardcast::games::xiangqi::Xiangqi> {
+    use boardcast::games::grid::Point;
+    use boardcast::games::xiangqi::{Position, Xiangqi};
+    use boardcast::games::{GamePosition, Placement};
+    let position = Position::new(xiangqi::Position::from_fen(fen).unwrap());
+    let cells: Vec<Cell<_>> = (0..90)
+        .map(|i| {
+            let p = Point::from_index(i).unwrap();
+            position
+                .board()
+                .piece_at(p)
+                .map_or(Cell::Empty, Cell::Piece)
+        })
+        .collect();
+    let mut r = Reconstructor::for_game(Config::default(), Xiangqi::default());
+    r.start_from(0, position, false);
+    r.handle_board(0, &cells);
+    r
+}
+
+fn drain<G: boardcast::games::Game>(r: &mut Reconstructor<G>) -> Vec<EventKind> {
+    let mut out = Vec::new();
+    while let Some((_, e)) = r.poll_event() {
+        out.push(e);
+    }
+    out
+}
+
+#[test]
+fn xiangqi_art_16_a_chariot_leaving_the_generals_facing_is_an_illegal_move() {
+    use boardcast::games::grid::Stone;
+    use boardcast::games::xiangqi::point;
+    let mut r = xiangqi_from("4k4/9/9/9/4R4/p8/9/9/9/4K4 w - - 0 1");
+    drain(&mut r);
+    let sq = |s: &str| {
+        let b = s.as_bytes();
+        point(xiangqi::Square::new((b[0] - b'a') as i8, (b[1] - b'0') as i8).unwrap())
+    };
+    // The chariot standing between the generals goes to a5: the generals
+    // face each other on the open e file (Art. 16, the flying general).
+    r.handle_square(1_000, sq("e5"), Cell::Empty);
+    r.handle_square(1_300, sq("a5"), Cell::Piece(Stone::new(b'R')));
+    // Black begins to reply (lifts the soldier on a4).
+    r.handle_square(3_000, sq("a4"), Cell::Empty);
+    let events = drain(&mut r);
+    assert_eq!(short(&events), ["alert illegal_move red 16"]);
+    let EventKind::Alert(a) = &events[0] else {
+        unreachable!()
+    };
+    assert!(
+        a.message.contains("facing the other general") && a.message.contains("loses"),
+        "{}",
+        a.message
+    );
+}
+
+#[test]
+fn xiangqi_a_pushed_chariot_left_standing_is_misplaced_naming_red_and_cleared() {
+    let board = format!("board {XIANGQI_START}");
+    let r = xiangqi_board(&[
+        (10, &board),
+        (2_000, "up h2"),
+        (2_300, "down e2 C"),
+        // Black to move; Red's chariot is pushed a0 to a1 and left there.
+        (6_000, "up a0"),
+        (6_100, "down a1 R"),
+        (20_000, "up a1"),
+        (20_200, "down a0 R"),
+        (23_000, "up h7"),
+        (23_300, "down e7 c"),
+    ]);
+    assert_eq!(
+        short(&kinds(&r)),
+        [
+            "start",
+            "move h2e2",
+            "alert misplaced red -",
+            "alert misplaced - - cleared",
+            "move h7e7"
+        ]
+    );
+    let m = message(&r, AlertKind::Misplaced);
+    assert!(m.contains("a0 is empty") && m.contains("a1 holds"), "{m}");
+}
+
+#[test]
+fn xiangqi_a_horse_and_elephant_swapped_is_a_set_up_error_named_and_cleared() {
+    // Red's horse and elephant swapped on b0 and c0.
+    let wrong = XIANGQI_START.replacen("RNBAKABNR", "RBNAKABNR", 1);
+    let board = format!("board {wrong}");
+    let r = xiangqi_board(&[
+        (10, &board),
+        (8_000, "up b0"),
+        (8_200, "up c0"),
+        (8_600, "down b0 N"),
+        (8_900, "down c0 B"),
+        (12_000, "up h2"),
+        (12_300, "down e2 C"),
+    ]);
+    assert_eq!(
+        short(&kinds(&r)),
+        [
+            "alert setup - -",
+            "alert setup - - cleared",
+            "start",
+            "move h2e2"
+        ]
+    );
+    let m = message(&r, AlertKind::Setup);
+    assert!(m.contains("b0") && m.contains("c0"), "{m}");
+}
+
+#[test]
+fn xiangqi_art_13_a_chariot_touched_and_put_back_is_touch_move() {
+    let board = format!("board {XIANGQI_START}");
+    let r = xiangqi_board(&[
+        (10, &board),
+        (2_000, "up a0"),
+        (3_000, "down a0 R"),
+        (5_000, "up h2"),
+        (5_300, "down e2 C"),
+    ]);
+    assert_eq!(
+        short(&kinds(&r)),
+        ["start", "alert touch_move red 13", "move h2e2"]
+    );
+    let m = message(&r, AlertKind::TouchMove);
+    assert!(m.contains("chariot on a0") && m.contains("C2.5"), "{m}");
+}
+
+#[test]
+fn xiangqi_a_general_off_the_board_is_an_impossible_position_until_it_is_back() {
+    let board = format!("board {XIANGQI_START}");
+    let r = xiangqi_board(&[
+        (10, &board),
+        (2_000, "up h2"),
+        (2_300, "down e2 C"),
+        // Black to move; Red's general is knocked off the board.
+        (5_000, "up e0"),
+        (16_000, "down e0 K"),
+    ]);
+    assert_eq!(
+        short(&kinds(&r)),
+        [
+            "start",
+            "move h2e2",
+            "alert illegal_position - -",
+            "alert illegal_position - - cleared"
+        ]
+    );
+    let m = message(&r, AlertKind::IllegalPosition);
+    assert!(m.contains("Red has 0 generals"), "{m}");
+}
+
+/// A sample of the bench's injected faults (`cargo bench --bench games`
+/// runs 200 per kind): each raises its alert, naming the right side, and
+/// the record is the game's.
+#[test]
+fn injected_faults_on_draughts_and_xiangqi_boards_raise_their_alerts() {
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/tests/data");
+    let dgames =
+        draughts::read_pdn(&std::fs::read_to_string(data.join("english-draughts.pdn")).unwrap())
+            .unwrap();
+    let xgames =
+        read_xiangqi_games(&std::fs::read_to_string(data.join("xiangqi-random.pgn")).unwrap())
+            .unwrap();
+    let check = |case: open_faults::OpenFaultCase, game: &str| {
+        let meta = vec![("game".to_string(), game.to_string())];
+        let text = capture_text(&case.session, &meta, true);
+        let r = replay_open_text(&text, Config::default(), Path::new("fault")).unwrap();
+        let c = open_faults::evaluate(&case, &r);
+        assert!(
+            c.raised && c.side_right && c.exact && c.extra_errors == 0,
+            "{:?} at ply {}: {c:?} {:?}",
+            case.kind,
+            case.at_ply,
+            short(&kinds(&r))
+        );
+    };
+    for (n, kind) in OpenFaultKind::DRAUGHTS.into_iter().enumerate() {
+        let mut done = 0;
+        for (i, g) in dgames.iter().enumerate().skip(n * 3) {
+            let profile = OpenProfile {
+                human: true,
+                pieces: i % 2 == 0,
+                rotated: false,
+            };
+            if let Some(case) = open_faults::inject_draughts(&g.moves, kind, profile, i as u64) {
+                check(case, "draughts");
+                done += 1;
+            }
+            if done == 3 {
+                break;
+            }
+        }
+        assert_eq!(done, 3, "{kind:?}");
+    }
+    for (n, kind) in OpenFaultKind::XIANGQI.into_iter().enumerate() {
+        let mut done = 0;
+        for (i, moves) in xgames.iter().enumerate().skip(n * 3) {
+            let profile = OpenProfile {
+                human: true,
+                pieces: i % 2 == 0,
+                rotated: i % 3 == 0,
+            };
+            if let Some(case) = open_faults::inject_xiangqi(moves, kind, profile, i as u64) {
+                check(case, "xiangqi");
+                done += 1;
+            }
+            if done == 3 {
+                break;
+            }
+        }
+        assert_eq!(done, 3, "{kind:?}");
+    }
+}
