@@ -349,6 +349,9 @@ pub struct RawBoard {
     pub time_control: Option<Spanned<String>>,
     /// Its address on a DGT bus (`protocol = "dgt-bus"`).
     pub bus_address: Option<Spanned<u32>>,
+    /// The game played on it: `chess` (the default), `draughts` or
+    /// `xiangqi` (the last two on `protocol = "open"` only).
+    pub game: Option<Spanned<String>>,
 }
 
 /// `[event]`, validated.
@@ -646,6 +649,9 @@ pub struct Board {
     /// Its address on a DGT bus (`Some` exactly when the protocol is
     /// `dgt-bus`). Boards with the same `port` share one line.
     pub bus_address: Option<u16>,
+    /// The game played on it (chess unless `game` says otherwise; other
+    /// games on open-protocol boards only).
+    pub game: crate::event::GameId,
 }
 
 impl Config {
@@ -1124,6 +1130,46 @@ pub fn event(
     Ok((event, variant))
 }
 
+/// The game a board plays: `game`, chess by default.
+///
+/// Design: the configuration decides, not the board's `hello`: the
+/// daemon must know how to read a board before it says anything (its
+/// records, its retained state), and a board whose `hello` names another
+/// game is then reported rather than followed (docs/boards.md). Only the
+/// open protocol carries draughts and xiangqi boards.
+fn board_game(
+    id: &str,
+    given: Option<Spanned<String>>,
+    protocol: Protocol,
+) -> Result<crate::event::GameId, (Option<Range<usize>>, String)> {
+    use crate::event::GameId;
+    let Some(name) = given else {
+        return Ok(GameId::Chess);
+    };
+    let game = match name.get_ref().as_str() {
+        "chess" => GameId::Chess,
+        "draughts" => GameId::Draughts,
+        "xiangqi" => GameId::Xiangqi,
+        other => {
+            return Err((
+                Some(name.span()),
+                format!("board `{id}`: unknown game `{other}` (chess, draughts or xiangqi)"),
+            ));
+        }
+    };
+    if game != GameId::Chess && protocol != Protocol::Open {
+        return Err((
+            Some(name.span()),
+            format!(
+                "board `{id}`: a {} board reads on `protocol = \"open\"` (the {} protocol carries chess only)",
+                game.name(),
+                protocol.name()
+            ),
+        ));
+    }
+    Ok(game)
+}
+
 /// Every `[[board]]`, in file order, checked against the ones before it
 /// (ids, ports, serial numbers, numbers and bus addresses given twice).
 pub fn boards(raw: Vec<RawBoard>, event: &Event, src: &Source) -> Result<Vec<Board>, ConfigError> {
@@ -1170,6 +1216,7 @@ fn board(
             )
         })?,
     };
+    let game = board_game(&id, rb.game, protocol).map_err(|(span, m)| src.invalid(span, m))?;
     check_ports(&id, &candidates, serial.is_some(), protocol, before)
         .map_err(|m| src.invalid(Some(port_span.clone()), m))?;
     if let Some((span, s)) = &serial
@@ -1226,6 +1273,7 @@ fn board(
         number,
         time_control,
         bus_address,
+        game,
     };
     // Names and numbers that reach PGN tags, file names and MQTT.
     check_text(&format!("board `{}` id", board.id), Some(&board.id))
@@ -1665,6 +1713,36 @@ mod tests {
         assert!(
             err.to_string()
                 .contains("line 4: board `a`: unknown protocol `millenium`")
+        );
+    }
+
+    #[test]
+    fn a_board_plays_chess_unless_its_game_says_otherwise_on_the_open_protocol() {
+        use crate::event::GameId;
+        let board = |rest: &str| format!("[[board]]\nid = \"a\"\nport = \"/dev/x\"\n{rest}");
+        assert_eq!(parse(&board("")).unwrap().boards[0].game, GameId::Chess);
+        for (name, game) in [
+            ("chess", GameId::Chess),
+            ("draughts", GameId::Draughts),
+            ("xiangqi", GameId::Xiangqi),
+        ] {
+            let c = parse(&board(&format!("protocol = \"open\"\ngame = \"{name}\"\n"))).unwrap();
+            assert_eq!(c.boards[0].game, game);
+        }
+        let err = parse(&board("protocol = \"open\"\ngame = \"draugths\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("line 5: board `a`: unknown game `draugths` (chess, draughts or xiangqi)"),
+            "{err}"
+        );
+        assert!(!err.contains('\n'), "{err}");
+        let err = parse(&board("game = \"xiangqi\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("line 4: board `a`: a xiangqi board reads on `protocol = \"open\"`"),
+            "{err}"
         );
     }
 
