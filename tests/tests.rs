@@ -11,6 +11,7 @@ mod families;
 mod games;
 mod games_open;
 mod hub;
+mod live_games;
 mod livechess;
 mod netns;
 mod reconstruct;

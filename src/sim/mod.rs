@@ -16,6 +16,7 @@ pub mod family;
 pub mod faults;
 mod human;
 pub mod open;
+pub mod open_line;
 pub mod pty;
 pub mod source;
 
