@@ -575,11 +575,9 @@ impl Session {
                 self.game_round = self.round.current();
                 info!(%fen, rotated, "game start");
             }
-            EventKind::Move {
-                ply, notation: san, ..
-            } => {
+            EventKind::Move { ply, notation, .. } => {
                 self.disagrees = false;
-                info!(ply, %san, "move");
+                info!(ply, %notation, "move");
             }
             EventKind::Retract { ply, id: uci } => info!(ply, %uci, "move withdrawn"),
             EventKind::Takeback { to_ply, .. } => {
