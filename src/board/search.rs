@@ -26,6 +26,9 @@
 
 use crate::games::{Game, GameMove, GamePiece, GamePosition, Placement, Record, SquareSet};
 
+/// An explanation with its score (backed by the readings, plies).
+type Scored<M> = ((bool, usize), Explanation<M>);
+
 /// What the readings touched, for ranking explanations.
 #[derive(Clone, Copy, Debug)]
 pub struct Evidence<'a> {
@@ -380,7 +383,7 @@ fn explain_ranked<G: Game>(
             forward.chain(back).collect()
         };
         // The best backed up; among equals, the first found.
-        let mut best: Option<((bool, usize), Explanation<G::Move>)> = None;
+        let mut best: Option<Scored<G::Move>> = None;
         for (score, e) in all {
             if lifted && !score.0 {
                 continue;

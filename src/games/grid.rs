@@ -62,7 +62,7 @@ impl<S: Spec> Point<S> {
 
     /// The square numbered `i` (`rank * FILES + file`).
     pub fn from_index(i: usize) -> Option<Point<S>> {
-        (i < Self::count()).then(|| Point(i as u8, PhantomData))
+        (i < Self::count()).then_some(Point(i as u8, PhantomData))
     }
 
     /// How many squares the grid has.

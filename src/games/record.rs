@@ -3,6 +3,9 @@
 
 use super::{Game, GamePosition};
 
+/// The legal moves of a position, each with the placement after it.
+type Successors<G> = Vec<(<G as Game>::Board, <G as Game>::Move)>;
+
 /// One ply of a game with everything the sinks publish about it.
 #[derive(Clone, Debug)]
 pub struct PlyRecord<G: Game> {
@@ -93,7 +96,7 @@ impl<G: Game> Record<G> {
         &mut self,
         m: G::Move,
         here: &[(G::Board, G::Move)],
-    ) -> (&PlyRecord<G>, Vec<(G::Board, G::Move)>) {
+    ) -> (&PlyRecord<G>, Successors<G>) {
         let pos = self.position();
         let after = pos.play(&m);
         let next: Vec<(G::Board, G::Move)> = after
