@@ -274,6 +274,12 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
             })
             .collect();
         assert_eq!(&ids, *want, "{name}: the capture replays to the same moves");
+        // The route a restarted daemon resumes a game by (the capture's
+        // header declares the board, its pipeline reads it) agrees.
+        let generic = boardcast::replay::replay_file(&capture, Default::default()).unwrap();
+        let record = generic.log.current().expect("a game");
+        assert_eq!(&record.ucis, *want, "{name}: replay_file");
+        assert_eq!(record.game.name(), game.name(), "{name}");
     }
     drop(sims);
 }
