@@ -99,12 +99,18 @@ impl OpenPipeline {
                 Ok(Some(line)) => {
                     match &line {
                         Line::Hello(h) => {
-                            if h.game != Game::Any && h.game != wire_game(self.game) {
+                            let wire = wire_game(self.game);
+                            if h.game != Game::Any && h.game != wire {
                                 self.diagnostics.push_back(Diagnostic::OtherGame {
                                     t_ms: t,
                                     said: h.game.to_string(),
                                     read_as: self.game,
                                 });
+                                // Design: the configuration decides (see
+                                // `config::board_game`): the decoder took
+                                // the hello's game and board size, and is
+                                // set back to the configured game's.
+                                self.decoder = Decoder::with_game(wire, wire.default_geometry());
                             }
                             if let Some(serial) = &h.id {
                                 self.diagnostics.push_back(Diagnostic::Serial {
@@ -163,5 +169,56 @@ impl OpenPipeline {
     /// The operator restarts the board's game.
     pub fn restart(&mut self, t: Millis) {
         self.board.restart(t);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::EventKind;
+
+    /// The draughts start position as a `board` line: ranks 8 down to 1,
+    /// men on the dark squares (a1 dark), the first player's (`M`) on
+    /// ranks 1-3.
+    fn draughts_start() -> String {
+        let mut cells = String::new();
+        for rank in (0..8).rev() {
+            for file in 0..8 {
+                let dark = (file + rank) % 2 == 0;
+                cells.push(match (dark, rank) {
+                    (true, 0..=2) => 'M',
+                    (true, 5..=7) => 'm',
+                    _ => '.',
+                });
+            }
+        }
+        format!("board {cells}\n")
+    }
+
+    #[test]
+    fn a_hello_naming_another_game_is_reported_and_the_board_read_as_configured() {
+        let mut p = OpenPipeline::new("d", Config::default(), GameId::Draughts).unwrap();
+        assert!(OpenPipeline::new("c", Config::default(), GameId::Chess).is_none());
+        p.handle_bytes(0, Direction::ToBoard, b"?\nboard?\n");
+        p.handle_bytes(5, Direction::FromBoard, b"hello xiangqi 9x10 id=Q-1\n");
+        p.handle_bytes(9, Direction::FromBoard, draughts_start().as_bytes());
+        p.finish();
+        let diagnostics: Vec<Diagnostic> = std::iter::from_fn(|| p.poll_diagnostic()).collect();
+        assert!(
+            matches!(&diagnostics[0], Diagnostic::OtherGame { said, read_as: GameId::Draughts, .. } if said == "xiangqi"),
+            "{diagnostics:?}"
+        );
+        assert!(
+            matches!(&diagnostics[1], Diagnostic::Serial { serial, .. } if serial == "Q-1"),
+            "{diagnostics:?}"
+        );
+        assert_eq!(p.skipped_lines(), 0, "the 64-cell board line is read");
+        let events: Vec<Event> = std::iter::from_fn(|| p.poll_event()).collect();
+        assert!(
+            events.iter().any(
+                |e| e.game == GameId::Draughts && matches!(e.kind, EventKind::GameStart { .. })
+            ),
+            "{events:?}"
+        );
     }
 }
