@@ -192,6 +192,8 @@ pub struct RawEvent {
     pub time_control: Option<Spanned<String>>,
     /// `auto`, `standard` or `chess960`.
     pub variant: Option<Spanned<String>>,
+    /// The xiangqi move limit (`60/6`, `none`).
+    pub move_limit: Option<Spanned<String>>,
 }
 
 /// `[bridge]` as written.
@@ -349,6 +351,9 @@ pub struct RawBoard {
     pub time_control: Option<Spanned<String>>,
     /// Its address on a DGT bus (`protocol = "dgt-bus"`).
     pub bus_address: Option<Spanned<u32>>,
+    /// The game played on it: `chess` (the default), `draughts` or
+    /// `xiangqi` (the last two on `protocol = "open"` only).
+    pub game: Option<Spanned<String>>,
 }
 
 /// `[event]`, validated.
@@ -362,6 +367,9 @@ pub struct Event {
     pub pgn_dir: Option<PathBuf>,
     /// The event's time control.
     pub time_control: Option<crate::clock::TimeControl>,
+    /// The move limit of its xiangqi games (Art. 6: the event fixes it;
+    /// `None`: the default 60 moves, 6 checks counted).
+    pub move_limit: Option<boardcast_games::xiangqi::repetition::MoveLimit>,
 }
 
 /// The validated configuration.
@@ -646,6 +654,11 @@ pub struct Board {
     /// Its address on a DGT bus (`Some` exactly when the protocol is
     /// `dgt-bus`). Boards with the same `port` share one line.
     pub bus_address: Option<u16>,
+    /// The game played on it (chess unless `game` says otherwise; other
+    /// games on open-protocol boards only).
+    pub game: crate::event::GameId,
+    /// The event's xiangqi move limit (`[event] move_limit`).
+    pub move_limit: Option<boardcast_games::xiangqi::repetition::MoveLimit>,
 }
 
 impl Config {
@@ -1089,6 +1102,12 @@ pub fn event(
         ),
         None => None,
     };
+    let move_limit = match e.move_limit.or(de.move_limit) {
+        Some(l) => Some(l.get_ref().parse().map_err(|err| {
+            src.invalid(Some(l.span()), format!("event.move_limit: {err}"))
+        })?),
+        None => None,
+    };
     let variant = match e.variant.or(de.variant) {
         Some(v) => Some(match v.get_ref().as_str() {
             "auto" => board::Variant::Auto,
@@ -1120,8 +1139,49 @@ pub fn event(
         pairings: e.pairings.or(de.pairings).map(|p| src.resolve(&p)),
         pgn_dir: e.pgn_dir.or(de.pgn_dir).map(|p| src.resolve(&p)),
         time_control,
+        move_limit,
     };
     Ok((event, variant))
+}
+
+/// The game a board plays: `game`, chess by default.
+///
+/// Design: the configuration decides, not the board's `hello`: the
+/// daemon must know how to read a board before it says anything (its
+/// records, its retained state), and a board whose `hello` names another
+/// game is then reported rather than followed (docs/boards.md). Only the
+/// open protocol carries draughts and xiangqi boards.
+fn board_game(
+    id: &str,
+    given: Option<Spanned<String>>,
+    protocol: Protocol,
+) -> Result<crate::event::GameId, (Option<Range<usize>>, String)> {
+    use crate::event::GameId;
+    let Some(name) = given else {
+        return Ok(GameId::Chess);
+    };
+    let game = match name.get_ref().as_str() {
+        "chess" => GameId::Chess,
+        "draughts" => GameId::Draughts,
+        "xiangqi" => GameId::Xiangqi,
+        other => {
+            return Err((
+                Some(name.span()),
+                format!("board `{id}`: unknown game `{other}` (chess, draughts or xiangqi)"),
+            ));
+        }
+    };
+    if game != GameId::Chess && protocol != Protocol::Open {
+        return Err((
+            Some(name.span()),
+            format!(
+                "board `{id}`: a {} board reads on `protocol = \"open\"` (the {} protocol carries chess only)",
+                game.name(),
+                protocol.name()
+            ),
+        ));
+    }
+    Ok(game)
 }
 
 /// Every `[[board]]`, in file order, checked against the ones before it
@@ -1170,6 +1230,7 @@ fn board(
             )
         })?,
     };
+    let game = board_game(&id, rb.game, protocol).map_err(|(span, m)| src.invalid(span, m))?;
     check_ports(&id, &candidates, serial.is_some(), protocol, before)
         .map_err(|m| src.invalid(Some(port_span.clone()), m))?;
     if let Some((span, s)) = &serial
@@ -1226,6 +1287,8 @@ fn board(
         number,
         time_control,
         bus_address,
+        game,
+        move_limit: event.move_limit,
     };
     // Names and numbers that reach PGN tags, file names and MQTT.
     check_text(&format!("board `{}` id", board.id), Some(&board.id))
@@ -1669,6 +1732,36 @@ mod tests {
     }
 
     #[test]
+    fn a_board_plays_chess_unless_its_game_says_otherwise_on_the_open_protocol() {
+        use crate::event::GameId;
+        let board = |rest: &str| format!("[[board]]\nid = \"a\"\nport = \"/dev/x\"\n{rest}");
+        assert_eq!(parse(&board("")).unwrap().boards[0].game, GameId::Chess);
+        for (name, game) in [
+            ("chess", GameId::Chess),
+            ("draughts", GameId::Draughts),
+            ("xiangqi", GameId::Xiangqi),
+        ] {
+            let c = parse(&board(&format!("protocol = \"open\"\ngame = \"{name}\"\n"))).unwrap();
+            assert_eq!(c.boards[0].game, game);
+        }
+        let err = parse(&board("protocol = \"open\"\ngame = \"draugths\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("line 5: board `a`: unknown game `draugths` (chess, draughts or xiangqi)"),
+            "{err}"
+        );
+        assert!(!err.contains('\n'), "{err}");
+        let err = parse(&board("game = \"xiangqi\"\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("line 4: board `a`: a xiangqi board reads on `protocol = \"open\"`"),
+            "{err}"
+        );
+    }
+
+    #[test]
     fn boards_on_one_dgt_bus_share_a_port_and_differ_by_address() {
         let bus = |a: &str, b: &str| {
             format!(
@@ -1837,6 +1930,18 @@ mod tests {
             ))
             .is_ok()
         );
+    }
+
+    #[test]
+    fn the_events_xiangqi_move_limit_reaches_every_board() {
+        let board = "[[board]]\nid = \"x\"\nport = \"/dev/ttyUSB0\"\nprotocol = \"open\"\ngame = \"xiangqi\"\n";
+        let c = parse(&format!("[event]\nmove_limit = \"50/10\"\n{board}")).unwrap();
+        assert_eq!(c.boards[0].move_limit.map(|l| l.to_string()), Some("50/10".into()));
+        assert_eq!(parse(board).unwrap().boards[0].move_limit, None);
+        let err = parse(&format!("[event]\nmove_limit = \"sixty\"\n{board}")).unwrap_err();
+        let text = err.to_string();
+        assert!(text.contains("event.move_limit"), "{text}");
+        assert_eq!(text.lines().count(), 1, "{text}");
     }
 
     #[test]

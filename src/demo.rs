@@ -28,9 +28,11 @@ use crate::capture::Protocol;
 use crate::clock::TimeControl;
 use crate::config::{Config, ConfigError};
 use crate::daemon::{self, DaemonError};
-use crate::event::Side;
+use crate::event::{GameId, Side};
 use crate::sim::clock::{ClockSetup, add_clock};
 use crate::sim::faults::{self, FaultKind};
+use crate::sim::open::{OpenGame, OpenProfile};
+use crate::sim::open_line::OpenLineBoard;
 use crate::sim::pty::{NextSession, Pace, PtyError, SimBoard, SimOptions};
 use crate::sim::{self, Human, Session, SourceGame, Truth};
 
@@ -84,15 +86,33 @@ pub struct DemoOptions {
     /// The board families, given to the boards in turn (DGT,
     /// Millennium, chess boards on the open protocol).
     pub families: Vec<Protocol>,
+    /// The games, given to the boards in turn: chess boards take the
+    /// families above; draughts and xiangqi boards speak the open protocol
+    /// and play one game of the bundled corpora each.
+    pub games: Vec<GameId>,
 }
 
 impl DemoOptions {
     /// The family of board `i` (from 0).
     fn family(&self, i: usize) -> Protocol {
+        if self.game(i) != GameId::Chess {
+            return Protocol::Open;
+        }
         if self.families.is_empty() {
             Protocol::Dgt
         } else {
             self.families[i % self.families.len()]
+        }
+    }
+}
+
+impl DemoOptions {
+    /// The game of board `i` (from 0).
+    fn game(&self, i: usize) -> GameId {
+        if self.games.is_empty() {
+            GameId::Chess
+        } else {
+            self.games[i % self.games.len()]
         }
     }
 }
@@ -109,6 +129,7 @@ impl Default for DemoOptions {
             seed: 1,
             folder: None,
             families: vec![Protocol::Dgt],
+            games: vec![GameId::Chess],
         }
     }
 }
@@ -154,12 +175,19 @@ level = "info,rumqttd=off,rumqttc=warn"
         text.push_str(&format!("\n[livechess]\nlisten = \"{addr}\"\n"));
     }
     for i in 0..opts.boards {
+        let game = opts.game(i);
         text.push_str(&format!(
-            "\n[[board]]\nid = \"{n}\"\nport = \"{dir}/board{n}-*\"\nserial = \"{serial}\"\nprotocol = \"{protocol}\"\n",
+            "\n[[board]]\nid = \"{n}\"\nport = \"{dir}/board{n}-*\"\nserial = \"{serial}\"\nprotocol = \"{protocol}\"\ngame = \"{game}\"\n",
             n = i + 1,
             protocol = opts.family(i).name(),
             dir = folder.display(),
-            serial = serial(i),
+            // A simulated open board names itself after its device link.
+            serial = if game == GameId::Chess {
+                serial(i)
+            } else {
+                format!("sim-board{}", i + 1)
+            },
+            game = game.name(),
         ));
     }
     let mut config = Config::parse(&text, Path::new("demo.toml"))?;
@@ -268,7 +296,12 @@ pub async fn run(
         cap_ms: 12_000,
     };
     let mut boards = Vec::with_capacity(opts.boards);
+    let mut open_boards = Vec::new();
     for i in 0..opts.boards {
+        if opts.game(i) != GameId::Chess {
+            open_boards.push(open_board(&opts, i, folder, pace)?);
+            continue;
+        }
         let pick = {
             let games = Arc::clone(&games);
             move |n: usize| games[(i + n * opts.boards.max(1)) % games.len()].clone()
@@ -305,8 +338,61 @@ pub async fn run(
     info!(boards = boards.len(), folder = %folder.display(), "simulated boards plugged in");
     let r = daemon::run(config, shutdown).await;
     drop(boards);
+    drop(open_boards);
     let _ = std::fs::remove_dir_all(folder);
     Ok(r?)
+}
+
+/// The draughts games a demo board plays (English draughts, PDN).
+const DRAUGHTS_GAMES: &str = include_str!("../games/tests/data/english-draughts.pdn");
+/// The xiangqi games a demo board plays (xiangqi PGN).
+const XIANGQI_GAMES: &str = include_str!("../games/tests/data/xiangqi-random.pgn");
+
+/// Board `i`, a draughts or xiangqi board on the open protocol, playing
+/// one game of the bundled corpus with human handling.
+fn open_board(
+    opts: &DemoOptions,
+    i: usize,
+    folder: &Path,
+    pace: Pace,
+) -> Result<OpenLineBoard, DemoError> {
+    let profile = OpenProfile {
+        human: true,
+        pieces: true,
+        rotated: false,
+    };
+    let seed = opts.seed.wrapping_add(i as u64);
+    let (game, session) = match opts.game(i) {
+        GameId::Xiangqi => {
+            let games = sim::open::read_xiangqi_games(XIANGQI_GAMES)
+                .map_err(|e| DemoError::Games(e.to_string()))?;
+            let moves = games
+                .get((seed as usize) % games.len().max(1))
+                .ok_or_else(|| DemoError::Games("no xiangqi games".into()))?;
+            (
+                OpenGame::Xiangqi,
+                sim::open::simulate_xiangqi(moves, profile, seed),
+            )
+        }
+        _ => {
+            let games = boardcast_games::draughts::read_pdn(DRAUGHTS_GAMES)
+                .map_err(|e| DemoError::Games(e.to_string()))?;
+            let g = games
+                .get((seed as usize) % games.len().max(1))
+                .ok_or_else(|| DemoError::Games("no draughts games".into()))?;
+            (
+                OpenGame::Draughts,
+                sim::open::simulate_draughts(&g.moves, profile, seed),
+            )
+        }
+    };
+    Ok(OpenLineBoard::start(
+        folder,
+        &format!("board{}", i + 1),
+        game,
+        session,
+        pace,
+    )?)
 }
 
 #[cfg(test)]
@@ -388,5 +474,28 @@ mod tests {
         assert_eq!(c.mqtt.embedded, crate::config::Embedded::Auto);
         assert_eq!(c.reconstructor.settle.base_ms, 90);
         assert_eq!(c.reconstructor.delays.misplaced_ms, 1_200);
+    }
+
+    #[test]
+    fn demo_games_go_to_the_boards_in_turn_and_other_games_on_the_open_protocol() {
+        let opts = DemoOptions {
+            boards: 4,
+            livechess: None,
+            families: vec![Protocol::Millennium],
+            games: vec![GameId::Chess, GameId::Draughts, GameId::Xiangqi],
+            ..DemoOptions::default()
+        };
+        let c = config(&opts, Path::new("/tmp/x")).unwrap();
+        let got: Vec<(GameId, Protocol)> = c.boards.iter().map(|b| (b.game, b.protocol)).collect();
+        assert_eq!(
+            got,
+            [
+                (GameId::Chess, Protocol::Millennium),
+                (GameId::Draughts, Protocol::Open),
+                (GameId::Xiangqi, Protocol::Open),
+                (GameId::Chess, Protocol::Millennium),
+            ]
+        );
+        assert_eq!(c.boards[1].serial.as_deref(), Some("sim-board2"));
     }
 }

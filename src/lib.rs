@@ -28,7 +28,9 @@
 //! - [`family`]: board families behind one seam: a sans-IO driver per wire
 //!   protocol (line settings, hello, keepalive, bytes to readings), used by
 //!   the port code and `replay`.
-//! - [`pipeline`]: one board's pure pipeline, bytes in, events out.
+//! - [`pipeline`]: one board's pure pipeline, bytes in, events out (a
+//!   draughts or xiangqi board's in [`pipeline::open`], shared with
+//!   `replay`).
 //! - [`board`]: the reconstructor, generic over the game: explains readings
 //!   as legal play, settles and publishes moves, corrects, raises the
 //!   arbiter's alerts.

@@ -166,6 +166,23 @@ struct DemoArgs {
     /// millennium, open (chess boards on the open protocol).
     #[arg(long, value_delimiter = ',', default_value = "dgt", value_parser = parse_family)]
     families: Vec<boardcast::capture::Protocol>,
+    /// Games to mix, given to the boards in turn: chess (on the families
+    /// above), draughts, xiangqi (open-protocol boards, one game each).
+    #[arg(long, value_delimiter = ',', default_value = "chess", value_parser = parse_demo_game)]
+    games: Vec<boardcast::event::GameId>,
+}
+
+/// A game the demo can simulate.
+fn parse_demo_game(name: &str) -> Result<boardcast::event::GameId, String> {
+    use boardcast::event::GameId;
+    match name {
+        "chess" => Ok(GameId::Chess),
+        "draughts" => Ok(GameId::Draughts),
+        "xiangqi" => Ok(GameId::Xiangqi),
+        other => Err(format!(
+            "unknown game `{other}` (the demo plays chess, draughts, xiangqi)"
+        )),
+    }
 }
 
 /// A family the demo can simulate.
@@ -405,6 +422,7 @@ fn demo(args: DemoArgs) -> Result<()> {
         seed: args.seed,
         folder: None,
         families: args.families,
+        games: args.games,
     };
     let folder = std::env::temp_dir().join(format!("boardcast-demo-{}", std::process::id()));
     let config = demo::config(&opts, &folder)?;

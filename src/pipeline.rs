@@ -9,6 +9,12 @@
 //! Driving order: before handling input at time `t`, fire every timer due
 //! at or before `t` ([`BoardPipeline::advance_to`]); after the last input,
 //! [`BoardPipeline::finish`] fires whatever is still pending.
+//!
+//! A draughts or xiangqi board (open protocol) is read by an
+//! [`open::OpenPipeline`] inside the same [`BoardPipeline`], so the
+//! session, the recorder and the sinks above it are the chess boards'.
+
+pub mod open;
 
 use std::collections::VecDeque;
 
@@ -40,6 +46,16 @@ pub enum Diagnostic {
         t_ms: Millis,
         /// What the decoder said.
         reason: String,
+    },
+    /// An open-protocol board's `hello` names another game than the one
+    /// configured: it is read as the configured game.
+    OtherGame {
+        /// When.
+        t_ms: Millis,
+        /// The game its `hello` names.
+        said: String,
+        /// The game it is read as.
+        read_as: crate::event::GameId,
     },
     /// The board identified itself.
     Serial {
@@ -103,6 +119,9 @@ pub struct BoardPipeline {
     /// The squares as last read, in the board's own orientation (to find
     /// where a board's memory log takes up).
     sensed: [Cell; 64],
+    /// A board of another game than chess (open protocol): it reads the
+    /// bytes instead of the chess path above.
+    open: Option<Box<open::OpenPipeline>>,
 }
 
 impl BoardPipeline {
@@ -126,6 +145,83 @@ impl BoardPipeline {
             unrecognised: false,
             unit: None,
             sensed: [Cell::Empty; 64],
+            open: None,
+        }
+    }
+
+    /// A pipeline for board `board` playing `game` on the open protocol:
+    /// a draughts or xiangqi board goes through the generic reconstructor
+    /// ([`open::OpenPipeline`]), a chess board through the chess path.
+    /// `move_limit` is the event's for xiangqi (`None`: the default).
+    pub fn with_open_game(
+        board: impl Into<String>,
+        config: Config,
+        game: crate::event::GameId,
+        move_limit: Option<boardcast_games::xiangqi::repetition::MoveLimit>,
+    ) -> BoardPipeline {
+        use crate::board::open::AnyOpenBoard;
+        use crate::event::GameId;
+        let board = board.into();
+        let open = match game {
+            GameId::Xiangqi => {
+                let rules = crate::games::xiangqi::Xiangqi {
+                    limit: move_limit.unwrap_or_default(),
+                };
+                Some(AnyOpenBoard::xiangqi(board.clone(), config, rules))
+            }
+            _ => AnyOpenBoard::new(board.clone(), config, game),
+        }
+        .map(|b| Box::new(open::OpenPipeline::for_board(b)));
+        let mut p = BoardPipeline::with_family(board, config, crate::family::Family::Open);
+        p.open = open;
+        p
+    }
+
+    /// The game the board plays.
+    pub fn game(&self) -> crate::event::GameId {
+        self.open
+            .as_ref()
+            .map_or(crate::event::GameId::Chess, |o| o.game())
+    }
+
+    /// The pipeline of a board of another game than chess, if this is one.
+    pub fn open_game(&self) -> Option<&open::OpenPipeline> {
+        self.open.as_deref()
+    }
+
+    /// Whether a game is on (a start position was recognised).
+    pub fn in_game(&self) -> bool {
+        match &self.open {
+            Some(o) => o.board().in_game(),
+            None => self.recon.game().is_some(),
+        }
+    }
+
+    /// Whether the board stands turned round.
+    pub fn is_rotated(&self) -> bool {
+        match &self.open {
+            Some(o) => o.board().is_rotated(),
+            None => self.recon.is_rotated(),
+        }
+    }
+
+    /// The pieces as the sensors see them, as the board part of the
+    /// game's FEN.
+    pub fn sensed_placement(&self) -> String {
+        match &self.open {
+            Some(o) => o.board().sensed_placement(),
+            None => self.recon.sensed_placement(),
+        }
+    }
+
+    /// Events and diagnostics of the open-protocol pipeline, moved out.
+    fn drain_open(&mut self) {
+        let Some(o) = &mut self.open else { return };
+        while let Some(e) = o.poll_event() {
+            self.events.push_back((self.now, e));
+        }
+        while let Some(d) = o.poll_diagnostic() {
+            self.diagnostics.push_back(d);
         }
     }
 
@@ -191,12 +287,20 @@ impl BoardPipeline {
 
     /// The operator sets the current game's result.
     pub fn set_result(&mut self, at: Millis, result: &str, reason: &str) {
+        if let Some(o) = &mut self.open {
+            o.set_result(at, result, reason);
+            return self.drain_open();
+        }
         self.recon.set_result(at, result, reason);
         self.drain();
     }
 
     /// The operator restarts the board's game.
     pub fn restart(&mut self, at: Millis) {
+        if let Some(o) = &mut self.open {
+            o.restart(at);
+            return self.drain_open();
+        }
         self.recon.restart(at);
         self.drain();
     }
@@ -235,11 +339,19 @@ impl BoardPipeline {
     /// When a timer is next due, if one is pending: the daemon sleeps until
     /// then (or the next bytes) and calls [`BoardPipeline::advance_to`].
     pub fn poll_timeout(&self) -> Option<Millis> {
-        self.recon.poll_timeout()
+        match &self.open {
+            Some(o) => o.poll_timeout(),
+            None => self.recon.poll_timeout(),
+        }
     }
 
     /// Fires every timer due at or before `t`.
     pub fn advance_to(&mut self, t: Millis) {
+        if let Some(o) = &mut self.open {
+            self.now = self.now.max(t);
+            o.advance_to(t);
+            return self.drain_open();
+        }
         while let Some(due) = self.recon.poll_timeout() {
             if due > t {
                 break;
@@ -253,6 +365,13 @@ impl BoardPipeline {
 
     /// Fires every pending timer, however far ahead (end of a replay).
     pub fn finish(&mut self) {
+        if let Some(o) = &mut self.open {
+            o.finish();
+            if let Some(due) = o.poll_timeout() {
+                self.now = self.now.max(due);
+            }
+            return self.drain_open();
+        }
         while let Some(due) = self.recon.poll_timeout() {
             self.now = self.now.max(due);
             self.recon.handle_timeout(due);
@@ -264,6 +383,10 @@ impl BoardPipeline {
     pub fn handle_bytes(&mut self, t: Millis, dir: Direction, bytes: &[u8]) {
         self.advance_to(t);
         self.now = t;
+        if let Some(o) = &mut self.open {
+            o.handle_bytes(t, dir, bytes);
+            return self.drain_open();
+        }
         if dir == Direction::ToBoard {
             return;
         }
@@ -575,7 +698,7 @@ impl BoardPipeline {
         let event = Event {
             board: self.board.clone(),
             t_ms,
-            game: crate::event::GameId::Chess,
+            game: self.game(),
             kind,
         };
         self.events.push_back((self.now, event));

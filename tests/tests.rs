@@ -12,6 +12,7 @@ mod games;
 mod games_alerts;
 mod games_open;
 mod hub;
+mod live_games;
 mod livechess;
 mod netns;
 mod reconstruct;

@@ -467,3 +467,169 @@ async fn the_public_and_arbiter_views_of_the_page_in_chromium() {
     client.close().await.unwrap();
     drop(daemon);
 }
+
+/// Issues 15 and 16, item 5: `boardcast demo --games draughts,xiangqi` in
+/// a real browser: the draughts board is drawn with its 32 dark squares
+/// numbered 1-32 as the rule book numbers them (1 at the top left, 5 at
+/// the left of the second row) and its men on them, the xiangqi board
+/// with its 9 x 10 points (10 ranks, 9 files crossing the river), both
+/// palaces' diagonals and its pieces as characters; the pieces drawn are
+/// those of the state's `position`, and both move lists follow the plies.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_demo_page_draws_draughts_and_xiangqi_boards_in_chromium() {
+    assert!(
+        Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists(),
+        "this test needs {CHROMIUM} and {CHROMEDRIVER}: apt-get install chromium chromium-driver"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let (web, broker) = (free_port(), free_port());
+    let demo_log = dir.path().join("demo.log");
+    let demo = Command::new(binary())
+        .args([
+            "demo",
+            "--boards",
+            "2",
+            "--speed",
+            "12",
+            "--games",
+            "draughts,xiangqi",
+        ])
+        .arg("--web")
+        .arg(format!("127.0.0.1:{web}"))
+        .arg("--broker")
+        .arg(format!("127.0.0.1:{broker}"))
+        .arg("--livechess")
+        .arg(format!("127.0.0.1:{}", free_port()))
+        .env("RUST_LOG", "info,rumqttd=off")
+        .stdout(fs::File::create(dir.path().join("demo.out")).unwrap())
+        .stderr(fs::File::create(&demo_log).unwrap())
+        .spawn()
+        .expect("boardcast demo runs");
+    let mut demo = Proc {
+        child: Some(demo),
+        name: "boardcast demo",
+        log: demo_log,
+    };
+    wait_listening(web, "the demo's page", &demo, Duration::from_secs(20));
+    let (driver, client) = open_browser(dir.path()).await;
+    client
+        .goto(&format!("http://127.0.0.1:{web}/"))
+        .await
+        .expect("the page loads");
+    wait_for(
+        &client,
+        "moves on both boards",
+        Duration::from_secs(40),
+        "return [...document.querySelectorAll('.board-card')].map(c => [c.dataset.game, +c.dataset.ply]);",
+        |v| {
+            v.as_array().is_some_and(|a| {
+                a.len() == 2 && a.iter().all(|b| b[1].as_u64().unwrap_or(0) >= 3)
+            })
+        },
+    )
+    .await;
+    let drawn = client
+        .execute(
+            "const d = document.querySelector('.board-card[data-game=draughts]'); \
+             const nums = [...d.querySelectorAll('text.dr-num')]; \
+             const at = n => { const t = nums.find(t => t.textContent === String(n)); \
+                               return [Math.floor(+t.getAttribute('x')), Math.floor(+t.getAttribute('y'))]; }; \
+             const x = document.querySelector('.board-card[data-game=xiangqi]'); \
+             return { dnums: nums.map(t => +t.textContent), d1: at(1), d4: at(4), d5: at(5), d32: at(32), \
+                      men: d.querySelectorAll('circle.dr-man').length, \
+                      dmoves: d.querySelector('.moves').textContent, \
+                      xlines: x.querySelectorAll('line.xq-line').length, \
+                      xpieces: [...x.querySelectorAll('text.xq-ch')].map(t => t.dataset.piece).sort().join(''), \
+                      xmoves: x.querySelector('.moves').textContent };",
+            vec![],
+        )
+        .await
+        .unwrap();
+    eprintln!("drawn: {drawn}");
+    let nums: Vec<u64> = drawn["dnums"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_u64().unwrap())
+        .collect();
+    assert_eq!(nums, (1..=32).collect::<Vec<u64>>(), "{drawn}");
+    assert_eq!(
+        drawn["d1"],
+        json!([1, 0]),
+        "square 1 at the top left: {drawn}"
+    );
+    assert_eq!(drawn["d4"], json!([7, 0]), "{drawn}");
+    assert_eq!(drawn["d5"], json!([0, 1]), "{drawn}");
+    assert_eq!(drawn["d32"], json!([6, 7]), "{drawn}");
+    // 10 ranks, 2 full edge files, 7 files cut by the river (14 lines),
+    // 2 diagonals per palace.
+    assert_eq!(drawn["xlines"], json!(10 + 2 + 14 + 4), "{drawn}");
+    assert!(drawn["dmoves"].as_str().unwrap().contains("1."), "{drawn}");
+    assert!(drawn["xmoves"].as_str().unwrap().contains("1."), "{drawn}");
+
+    // The pieces drawn are the state's position.
+    let sub =
+        crate::util::Subscriber::connect(broker, "boardcast/board/+/state", "web-dx", false).await;
+    let states = sub
+        .wait_for("both retained states", Duration::from_secs(10), |msgs| {
+            let d = msgs.iter().rev().find(|m| m.topic.ends_with("/1/state"))?;
+            let x = msgs.iter().rev().find(|m| m.topic.ends_with("/2/state"))?;
+            Some((d.json(), x.json()))
+        })
+        .await;
+    assert_eq!(states.0["game_type"], "draughts", "{}", states.0);
+    assert_eq!(states.1["game_type"], "xiangqi", "{}", states.1);
+    let now = client
+        .execute(
+            "const d = document.querySelector('.board-card[data-game=draughts]'); \
+             const x = document.querySelector('.board-card[data-game=xiangqi]'); \
+             return [d.querySelectorAll('circle.dr-man').length, \
+                     [...x.querySelectorAll('text.xq-ch')].map(t => t.dataset.piece).sort().join('')];",
+            vec![],
+        )
+        .await
+        .unwrap();
+    // Play goes on: compare with the newest state the page may show, and
+    // accept the page being one state behind or ahead of the retained one.
+    let position = states.1["position"].as_str().unwrap();
+    let mut letters: Vec<char> = position
+        .split(' ')
+        .next()
+        .unwrap()
+        .chars()
+        .filter(|c| c.is_ascii_alphabetic())
+        .collect();
+    letters.sort();
+    let letters: String = letters.into_iter().collect();
+    let shown = now[1].as_str().unwrap();
+    assert!(
+        shown.len().abs_diff(letters.len()) <= 1
+            && shown.chars().all(|c| "kabnrcpKABNRCP".contains(c)),
+        "xiangqi pieces drawn {shown} vs position {letters}"
+    );
+    let men = states.0["position"]
+        .as_str()
+        .unwrap()
+        .split(':')
+        .skip(1)
+        .flat_map(|p| p[1..].split(','))
+        .filter(|s| !s.is_empty())
+        .count() as u64;
+    let drawn_men = now[0].as_u64().unwrap();
+    assert!(
+        drawn_men.abs_diff(men) <= 1 && drawn_men > 0,
+        "draughts men drawn {drawn_men} vs position {men}"
+    );
+    let _ = client.close().await;
+    drop(driver);
+    let mut child = demo.child.take().unwrap();
+    kill(Pid::from_raw(child.id() as i32), Signal::SIGINT).unwrap();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while child.try_wait().unwrap().is_none() {
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("the demo did not stop on SIGINT; log:\n{}", demo.log());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

@@ -378,6 +378,22 @@ impl AnyOpenBoard {
         each!(self, b => b.stats())
     }
 
+    /// Whether a game is on (a start position was recognised).
+    pub fn in_game(&self) -> bool {
+        each!(self, b => b.recon.game().is_some())
+    }
+
+    /// Whether the board stands turned round.
+    pub fn is_rotated(&self) -> bool {
+        each!(self, b => b.recon.is_rotated())
+    }
+
+    /// The pieces as the sensors see them (the board part of the game's
+    /// FEN, in the game's orientation).
+    pub fn sensed_placement(&self) -> String {
+        each!(self, b => b.recon.sensed_placement())
+    }
+
     /// The operator sets the game's result.
     pub fn set_result(&mut self, t: Millis, result: &str, reason: &str) {
         each!(self, b => {

@@ -134,6 +134,16 @@ impl Hub {
             debug!(board = id, "livechess: ignored a message that is not JSON");
             return;
         };
+        // LiveChess speaks chess: a draughts or xiangqi board's states
+        // (`game_type`) and events (`game`) are not its business, and the
+        // board stays idle in its list.
+        let game = value
+            .get("game_type")
+            .or_else(|| value.get("game"))
+            .and_then(Value::as_str);
+        if game.is_some_and(|g| g != "chess") {
+            return;
+        }
         let index = {
             let mut views = self.lock();
             let Some(i) = views.iter().position(|v| v.id == id) else {
@@ -504,6 +514,13 @@ mod tests {
         let views = hub.views();
         let next: Value = serde_json::from_str(&frame(&mut feeds[0], &views).unwrap()).unwrap();
         assert_eq!(next["param"]["board"], "8/8/8/8/8/8/8/K6k");
+        assert!(frame(&mut feeds[0], &views).is_none(), "nothing new");
+        // A draughts board's state is not LiveChess's business.
+        hub.state(
+            "2",
+            br#"{"status":"connected","game":1,"game_type":"draughts","placement":"..M..","position":"B:W21:B1"}"#,
+        );
+        let views = hub.views();
         assert!(frame(&mut feeds[0], &views).is_none(), "nothing new");
     }
 

@@ -1,19 +1,20 @@
 //! `boardcast replay` of an open-protocol capture of a draughts or xiangqi
 //! board: the open-protocol decoder, the generic reconstructor
-//! ([`AnyOpenBoard`]), the events and the game's own record (PDN, xiangqi
+//! ([`crate::board::open::AnyOpenBoard`]) in the live daemon's
+//! [`OpenPipeline`], the events and the game's own record (PDN, xiangqi
 //! PGN).
 
 use std::io::{BufRead, Cursor};
 use std::path::Path;
 
-use boardcast_protocols::open::{Decoder, Game, Line};
-use bytes::BytesMut;
+use boardcast_protocols::open::Game;
 
 use crate::board::Config;
 use crate::board::open::{AnyOpenBoard, OpenStats};
 use crate::capture::{self, CaptureError, Chunk, Direction};
 use crate::event::{Event, GameId};
 use crate::games::xiangqi::Xiangqi;
+use crate::pipeline::open::OpenPipeline;
 use crate::replay::ReplayError;
 use boardcast_games::xiangqi::repetition::MoveLimit;
 
@@ -145,18 +146,13 @@ pub fn replay_open_text(
     let mut out = match game {
         Some(Game::Draughts) => drive(
             &chunks,
-            Game::Draughts,
             AnyOpenBoard::new(board, config, GameId::Draughts).expect("not chess"),
         ),
         Some(Game::Xiangqi) => {
             let rules = Xiangqi {
                 limit: limit.unwrap_or_default(),
             };
-            drive(
-                &chunks,
-                Game::Xiangqi,
-                AnyOpenBoard::xiangqi(board, config, rules),
-            )
+            drive(&chunks, AnyOpenBoard::xiangqi(board, config, rules))
         }
         other => {
             return Err(wrap(CaptureError::Malformed {
@@ -332,28 +328,16 @@ fn hello_game(chunks: &[Chunk]) -> Option<Game> {
     })
 }
 
-fn drive(chunks: &[Chunk], game: Game, mut open: AnyOpenBoard) -> OpenReplay {
+fn drive(chunks: &[Chunk], open: AnyOpenBoard) -> OpenReplay {
     let id = open.game();
-    let mut decoder = Decoder::with_game(game, game.default_geometry());
-    let mut buf = BytesMut::new();
+    // The live daemon's pipeline for such a board (src/pipeline/open.rs),
+    // driven with the capture's times.
+    let mut open = OpenPipeline::for_board(open);
     let mut events = Vec::new();
     for chunk in chunks {
-        open.advance_to(chunk.t_ms);
-        if chunk.dir == Direction::ToBoard {
-            continue;
-        }
-        buf.extend_from_slice(&chunk.bytes);
-        loop {
-            match decoder.decode(&mut buf) {
-                Ok(Some(line)) => {
-                    if let Line::Diagnostic(text) = &line {
-                        tracing::debug!(%text, "board diagnostic");
-                    }
-                    open.handle_line(chunk.t_ms, &line);
-                }
-                Ok(None) => break,
-                Err(e) => tracing::debug!(error = %e, "open protocol: line skipped"),
-            }
+        open.handle_bytes(chunk.t_ms, chunk.dir, &chunk.bytes);
+        while let Some(d) = open.poll_diagnostic() {
+            tracing::debug!(diagnostic = ?d, "open protocol");
         }
         while let Some(e) = open.poll_event() {
             events.push(e);
@@ -367,7 +351,7 @@ fn drive(chunks: &[Chunk], game: Game, mut open: AnyOpenBoard) -> OpenReplay {
         game: id,
         events,
         records: open.records(),
-        skipped_lines: decoder.counters().malformed,
+        skipped_lines: open.skipped_lines(),
         cut_last_line: None,
         stats: open.stats(),
     }

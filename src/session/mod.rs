@@ -34,7 +34,7 @@ use crate::sink::record::GameLog;
 use crate::sink::round::Round;
 pub use outputs::{BoardSink, Outputs};
 pub use setup::BoardSetup;
-pub use state::{ClockState, LastMove, LinkStatus, StateMessage};
+pub use state::{ChessState, ClockState, GameState, LastMove, LinkStatus, StateMessage};
 
 /// One board's pipeline, record and publications.
 #[derive(Debug)]
@@ -294,11 +294,11 @@ impl Session {
                         self.emit(Event {
                             board: self.id.clone(),
                             t_ms: t,
-                            game: crate::event::GameId::Chess,
+                            game: self.pipeline.game(),
                             kind: EventKind::GameEnd {
                                 result: result.clone(),
                                 reason: OPERATOR_RESULT.into(),
-                                winner: crate::event::GameId::Chess.winner(result),
+                                winner: self.pipeline.game().winner(result),
                             },
                         });
                     }
@@ -352,8 +352,10 @@ impl Session {
     fn state_of(&self, log: &GameLog, live: bool, t: Millis) -> StateMessage {
         let game = log.current();
         let pairing = self.round.pairing(self.number);
-        let recon = self.pipeline.reconstructor();
+        let kind = self.pipeline.game();
+        let chess = kind == crate::event::GameId::Chess;
         StateMessage {
+            game_type: kind,
             board: self.id.clone(),
             status: self.status,
             port: self.port.clone(),
@@ -361,21 +363,29 @@ impl Session {
             // The delayed public view says nothing of the board's live
             // agreement with the game (an alert is the arbiters' business).
             recognised: if live {
-                recon.game().is_some() && !self.disagrees
+                self.pipeline.in_game() && !self.disagrees
             } else {
                 game.is_some()
             },
-            rotated: recon.is_rotated(),
+            rotated: self.pipeline.is_rotated(),
             irregular: game.is_some_and(|g| !g.irregularities.is_empty()),
             game: log.games().len(),
-            start_fen: game.map(|g| g.start_fen.clone()),
-            chess960: game.is_some_and(|g| g.chess960),
-            fen: game.map(|g| g.fen.clone()),
-            placement: live.then(|| recon.sensed_placement()),
-            moves: game.map(|g| g.sans.clone()).unwrap_or_default(),
-            uci: game.map(|g| g.ucis.clone()).unwrap_or_default(),
+            chess: chess.then(|| state::ChessState {
+                start_fen: game.map(|g| g.start_fen.clone()),
+                chess960: game.is_some_and(|g| g.chess960),
+                fen: game.map(|g| g.fen.clone()),
+                moves: game.map(|g| g.sans.clone()).unwrap_or_default(),
+                uci: game.map(|g| g.ucis.clone()).unwrap_or_default(),
+            }),
+            other: (!chess).then(|| state::GameState {
+                start_position: game.map(|g| g.start_fen.clone()),
+                position: game.map(|g| g.fen.clone()),
+                notation: game.map(|g| g.sans.clone()).unwrap_or_default(),
+                id: game.map(|g| g.ucis.clone()).unwrap_or_default(),
+            }),
+            placement: live.then(|| self.pipeline.sensed_placement()),
             ply: game.map_or(0, |g| g.sans.len()),
-            last_move: game.and_then(state::last_move),
+            last_move: game.and_then(|g| state::last_move(g, chess)),
             result: game.and_then(|g| g.result.clone()),
             reason: game.and_then(|g| g.reason.clone()),
             clock: game.and_then(|g| {
@@ -488,11 +498,16 @@ impl Session {
                 Diagnostic::Serial { serial, .. } => serials.push(serial),
                 Diagnostic::Skipped { count, .. } => debug!(count, "skipped garbage bytes"),
                 Diagnostic::BadFrame { reason, .. } => debug!(%reason, "dropped a bad frame"),
+                Diagnostic::OtherGame { said, read_as, .. } => warn!(
+                    %said,
+                    read_as = read_as.name(),
+                    "the board's hello names another game than the configured one: read as configured"
+                ),
             }
         }
         // A piece lifted, set down or knocked changes the live state's
         // placement (LiveChess clients show the piece in the air).
-        let sensed = self.pipeline.reconstructor().sensed_placement();
+        let sensed = self.pipeline.sensed_placement();
         let moved = sensed != self.sensed;
         self.sensed = sensed;
         if changed {
@@ -560,11 +575,9 @@ impl Session {
                 self.game_round = self.round.current();
                 info!(%fen, rotated, "game start");
             }
-            EventKind::Move {
-                ply, notation: san, ..
-            } => {
+            EventKind::Move { ply, notation, .. } => {
                 self.disagrees = false;
-                info!(ply, %san, "move");
+                info!(ply, %notation, "move");
             }
             EventKind::Retract { ply, id: uci } => info!(ply, %uci, "move withdrawn"),
             EventKind::Takeback { to_ply, .. } => {

@@ -7,12 +7,21 @@
 use crate::board;
 use crate::capture::{Header, Protocol};
 use crate::clock::TimeControl;
+use crate::event::GameId;
 use crate::pipeline::BoardPipeline;
+use boardcast_games::xiangqi::repetition::MoveLimit;
 
 /// The capture header key naming a DGT bus board's address.
 pub const BUS_UNIT: &str = "unit";
 /// The capture header key naming the board's id.
 pub const BOARD: &str = "board";
+/// The capture header key naming the game a board plays (written for
+/// boards of games other than chess; absent means chess, or for an
+/// open-protocol capture, the game its `hello` names).
+pub const GAME: &str = "game";
+/// The capture header key of the event's xiangqi move limit (`60/6`,
+/// `none`), written for xiangqi boards when the event sets one.
+pub const MOVE_LIMIT: &str = "move_limit";
 /// The capture header key of a time control (`40/5400:1800+30`).
 pub const TIME_CONTROL: &str = "time_control";
 /// The capture header key of the increment's kind (`bronstein`, `delay`),
@@ -31,6 +40,10 @@ pub struct BoardSetup {
     pub bus_unit: Option<u16>,
     /// The time control its games are played to, when known.
     pub time_control: Option<TimeControl>,
+    /// The game played on it.
+    pub game: GameId,
+    /// The event's xiangqi move limit (`None`: the default).
+    pub move_limit: Option<MoveLimit>,
 }
 
 impl BoardSetup {
@@ -41,6 +54,8 @@ impl BoardSetup {
             protocol: board.protocol,
             bus_unit: board.bus_address,
             time_control: board.time_control.clone(),
+            game: board.game,
+            move_limit: board.move_limit,
         }
     }
 
@@ -71,8 +86,28 @@ impl BoardSetup {
             }
             None => None,
         };
+        let game = match meta(GAME).as_deref() {
+            None | Some("chess") => GameId::Chess,
+            Some("draughts") if header.protocol == Protocol::Open => GameId::Draughts,
+            Some("xiangqi") if header.protocol == Protocol::Open => GameId::Xiangqi,
+            Some(other) => {
+                return Err(format!(
+                    "`{GAME}={other}`: the {} protocol carries chess only",
+                    header.protocol.name()
+                ));
+            }
+        };
+        let move_limit = match meta(MOVE_LIMIT) {
+            Some(l) => Some(
+                l.parse::<MoveLimit>()
+                    .map_err(|e| format!("`{MOVE_LIMIT}={l}`: {e}"))?,
+            ),
+            None => None,
+        };
         Ok(BoardSetup {
             id: meta(BOARD).unwrap_or_else(|| "1".into()),
+            game,
+            move_limit,
             protocol: header.protocol,
             bus_unit,
             time_control,
@@ -83,14 +118,25 @@ impl BoardSetup {
     /// `protocol=`, `board=` and the session's own, for
     /// [`BoardSetup::of_header`] to read back (`unit=` on a DGT bus).
     pub fn header_words(&self) -> Vec<(String, String)> {
+        let game =
+            (self.game != GameId::Chess).then(|| (GAME.to_string(), self.game.name().into()));
+        let limit = self
+            .move_limit
+            .filter(|_| self.game == GameId::Xiangqi)
+            .map(|l| (MOVE_LIMIT.to_string(), l.to_string()));
         self.bus_unit
             .map(|a| (BUS_UNIT.to_string(), a.to_string()))
             .into_iter()
+            .chain(game)
+            .chain(limit)
             .collect()
     }
 
     /// A pipeline reading this board, with the reconstructor's `config`.
     pub fn pipeline(&self, config: board::Config) -> BoardPipeline {
+        if self.game != GameId::Chess {
+            return BoardPipeline::with_open_game(&self.id, config, self.game, self.move_limit);
+        }
         let mut pipeline = BoardPipeline::with_family(&self.id, config, self.protocol.family());
         if let Some(unit) = self.bus_unit {
             pipeline.set_bus_unit(unit);
@@ -121,6 +167,8 @@ mod tests {
             protocol: Protocol::DgtBus,
             bus_unit: Some(7),
             time_control: None,
+            game: GameId::Chess,
+            move_limit: None,
         };
         let mut words = vec![(BOARD.to_string(), setup.id.clone())];
         words.extend(setup.header_words());
@@ -130,6 +178,54 @@ mod tests {
         })
         .unwrap();
         assert_eq!(back, setup);
+        let draughts = BoardSetup {
+            id: "d1".into(),
+            protocol: Protocol::Open,
+            bus_unit: None,
+            time_control: None,
+            game: GameId::Draughts,
+            move_limit: None,
+        };
+        let mut words = vec![(BOARD.to_string(), draughts.id.clone())];
+        words.extend(draughts.header_words());
+        assert!(words.contains(&(GAME.to_string(), "draughts".to_string())));
+        let back = BoardSetup::of_header(&Header {
+            protocol: Protocol::Open,
+            meta: words,
+        })
+        .unwrap();
+        assert_eq!(back, draughts);
+        assert_eq!(
+            back.pipeline(board::Config::default()).game(),
+            GameId::Draughts
+        );
+        let err =
+            BoardSetup::of_header(&header(Protocol::Dgt, &[("game", "xiangqi")])).unwrap_err();
+        assert!(err.contains("chess only"), "{err}");
+        // A xiangqi board carries the event's move limit (Art. 6).
+        let xiangqi = BoardSetup {
+            id: "x1".into(),
+            protocol: Protocol::Open,
+            bus_unit: None,
+            time_control: None,
+            game: GameId::Xiangqi,
+            move_limit: Some("50/10".parse().unwrap()),
+        };
+        let mut words = vec![(BOARD.to_string(), xiangqi.id.clone())];
+        words.extend(xiangqi.header_words());
+        assert!(words.contains(&(MOVE_LIMIT.to_string(), "50/10".to_string())));
+        let back = BoardSetup::of_header(&Header {
+            protocol: Protocol::Open,
+            meta: words,
+        })
+        .unwrap();
+        assert_eq!(back, xiangqi);
+        let err = BoardSetup::of_header(&header(
+            Protocol::Open,
+            &[("game", "xiangqi"), ("move_limit", "lots")],
+        ))
+        .unwrap_err();
+        assert!(err.contains("move_limit=lots"), "{err}");
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::event::Millis;
+use crate::event::{GameId, Millis};
 use crate::sink::record::GameRecord;
 use crate::tournament::Player;
 
@@ -17,15 +17,56 @@ pub enum LinkStatus {
     Offline,
 }
 
-/// The last move of the game.
+/// The last move of the game: `san` and `uci` on a chess board,
+/// `notation` and `id` (as in `move` events) on the others.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct LastMove {
-    /// Its ply (1 = White's first move).
+    /// Its ply (1 = the first player's first move).
     pub ply: usize,
-    /// SAN.
-    pub san: String,
-    /// UCI.
-    pub uci: String,
+    /// Chess: SAN.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub san: Option<String>,
+    /// Chess: UCI.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uci: Option<String>,
+    /// Other games: the game's notation.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub notation: Option<String>,
+    /// Other games: the move's id.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+}
+
+/// The game fields of a chess board's state (as they always were).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ChessState {
+    /// FEN of the start position (`null` before the first game).
+    pub start_fen: Option<String>,
+    /// Whether the game is Chess960.
+    pub chess960: bool,
+    /// FEN of the current position (`null` before the first game).
+    pub fen: Option<String>,
+    /// The mainline in SAN.
+    pub moves: Vec<String>,
+    /// The mainline in UCI.
+    pub uci: Vec<String>,
+}
+
+/// The game fields of a draughts or xiangqi board's state, named as the
+/// events name them (interface §7).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct GameState {
+    /// The game's FEN of the start position (`null` before the first
+    /// game).
+    pub start_position: Option<String>,
+    /// The game's FEN of the current position (`null` before the first
+    /// game).
+    pub position: Option<String>,
+    /// The mainline in the game's notation (PDN short form, WXF).
+    pub notation: Vec<String>,
+    /// The mainline's move ids (draughts: squares joined by `-` or `x`;
+    /// xiangqi: ICCS).
+    pub id: Vec<String>,
 }
 
 /// The clocks in a board's state.
@@ -60,12 +101,16 @@ pub struct StateMessage {
     pub irregular: bool,
     /// Games started on this board since the daemon started (0: none yet).
     pub game: usize,
-    /// FEN of the start position (`null` before the first game).
-    pub start_fen: Option<String>,
-    /// Whether the game is Chess960.
-    pub chess960: bool,
-    /// FEN of the current position (`null` before the first game).
-    pub fen: Option<String>,
+    /// The game the board plays (`chess`, `draughts`, `xiangqi`; events
+    /// call it `game`, a name this message already gave the count above).
+    pub game_type: GameId,
+    /// A chess board's game: `start_fen`, `chess960`, `fen`, `moves`,
+    /// `uci`.
+    #[serde(flatten)]
+    pub chess: Option<ChessState>,
+    /// Another game's: `start_position`, `position`, `notation`, `id`.
+    #[serde(flatten)]
+    pub other: Option<GameState>,
     /// The pieces as the board's sensors see them now, as the board part
     /// of a FEN in the game's orientation: a piece in the air is missing,
     /// a displaced piece stands where it is. Live states only (the
@@ -73,11 +118,7 @@ pub struct StateMessage {
     /// of a delayed public state, which shows only the game.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub placement: Option<String>,
-    /// The mainline in SAN.
-    pub moves: Vec<String>,
-    /// The mainline in UCI.
-    pub uci: Vec<String>,
-    /// Plies played (the length of `moves`).
+    /// Plies played (the length of `moves`, or `notation`).
     pub ply: usize,
     /// The last move, if any.
     pub last_move: Option<LastMove>,
@@ -99,11 +140,25 @@ pub struct StateMessage {
     pub t_ms: Millis,
 }
 
-/// The last move of a game, if any.
-pub(super) fn last_move(g: &GameRecord) -> Option<LastMove> {
-    Some(LastMove {
-        ply: g.sans.len(),
-        san: g.sans.last()?.clone(),
-        uci: g.ucis.last()?.clone(),
+/// The last move of a game, if any (`chess`: as SAN and UCI, else as
+/// notation and id).
+pub(super) fn last_move(g: &GameRecord, chess: bool) -> Option<LastMove> {
+    let (text, id) = (g.sans.last()?.clone(), g.ucis.last()?.clone());
+    Some(if chess {
+        LastMove {
+            ply: g.sans.len(),
+            san: Some(text),
+            uci: Some(id),
+            notation: None,
+            id: None,
+        }
+    } else {
+        LastMove {
+            ply: g.sans.len(),
+            san: None,
+            uci: None,
+            notation: Some(text),
+            id: Some(id),
+        }
     })
 }

@@ -17,6 +17,7 @@ pub mod faults;
 mod human;
 pub mod open;
 pub mod open_faults;
+pub mod open_line;
 pub mod pty;
 pub mod source;
 

@@ -62,6 +62,9 @@ fn escape(value: &str) -> String {
 /// irregular game is written as consecutive PGN games: the legal part, ending
 /// with a comment naming the illegal move, then the continuation from the
 /// position after it (`SetUp`/`FEN`), and so on. Every part is valid PGN.
+///
+/// A game other than chess is written in its own record format instead
+/// ([`render_other`]).
 pub fn render(game: &GameRecord, tags: &Tags) -> String {
     // The event's date when configured, else the day the game started.
     let dated;
@@ -75,6 +78,9 @@ pub fn render(game: &GameRecord, tags: &Tags) -> String {
         }
         _ => tags,
     };
+    if game.game != crate::event::GameId::Chess {
+        return render_other(game, tags);
+    }
     let mut out = String::new();
     let mut begin = 0;
     let mut fen = game.start_fen.clone();
@@ -207,6 +213,81 @@ fn wrap(out: &mut String, words: &[String]) {
         line.push_str(w);
     }
     out.push_str(&line);
+}
+
+/// Renders a draughts or xiangqi game in the game's own record format
+/// (PDN with `[GameType "21"]`; PGN with `[Variant "xiangqi"]`, a `FEN`
+/// tag and WXF movetext), as `boardcast replay --pgn` writes it, with the
+/// known roster values filled in: `Event`, `Site`, `Date`, `Round`, and the
+/// players (`White`/`Black` in PDN; `Red` is the pairing's first player,
+/// `white`, and `Black` the second, in xiangqi).
+pub fn render_other(game: &GameRecord, tags: &Tags) -> String {
+    use crate::event::GameId;
+    use crate::games::Game;
+    let plies: Vec<(String, String)> = game
+        .ucis
+        .iter()
+        .cloned()
+        .zip(game.fens.iter().cloned())
+        .collect();
+    let (text, first) = match game.game {
+        GameId::Draughts => (
+            crate::games::draughts::Draughts.record_text(
+                &game.start_fen,
+                &plies,
+                game.result.as_deref(),
+            ),
+            "White",
+        ),
+        GameId::Xiangqi => (
+            crate::games::xiangqi::Xiangqi::default().record_text(
+                &game.start_fen,
+                &plies,
+                game.result.as_deref(),
+            ),
+            "Red",
+        ),
+        GameId::Chess => return String::new(),
+    };
+    let roster = [
+        ("Event", tags.event.as_str()),
+        ("Site", tags.site.as_str()),
+        ("Date", tags.date.as_str()),
+        ("Round", tags.round.as_str()),
+        (first, tags.white.as_str()),
+        ("Black", tags.black.as_str()),
+    ];
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let mut header_end = lines
+        .iter()
+        .position(|l| !l.starts_with('['))
+        .unwrap_or(lines.len());
+    // After the record's first tag (PDN's `GameType`).
+    let mut insert_at = header_end.min(1);
+    for (key, value) in roster {
+        if value.starts_with('?') {
+            continue;
+        }
+        let line = format!("[{key} \"{}\"]", escape(value));
+        let prefix = format!("[{key} \"");
+        match lines[..header_end]
+            .iter()
+            .position(|l| l.starts_with(&prefix))
+        {
+            Some(i) => lines[i] = line,
+            None => {
+                lines.insert(insert_at, line);
+                insert_at += 1;
+                header_end += 1;
+            }
+        }
+    }
+    let mut out = lines.join("\n");
+    out.push('\n');
+    if !out.ends_with("\n\n") {
+        out.push('\n');
+    }
+    out
 }
 
 #[cfg(test)]

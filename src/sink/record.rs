@@ -9,7 +9,9 @@ use crate::event::{Alert, Event, EventKind, Millis};
 /// One game as published.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GameRecord {
-    /// FEN of the start position.
+    /// The game played (chess unless its `game_start` said otherwise).
+    pub game: crate::event::GameId,
+    /// FEN of the start position (the game's FEN).
     pub start_fen: String,
     /// Whether it is a Chess960 game.
     pub chess960: bool,
@@ -117,6 +119,7 @@ impl GameLog {
                 chess960,
                 rotated,
             } => self.games.push(GameRecord {
+                game: e.game,
                 start_fen: fen.clone(),
                 fen: fen.clone(),
                 chess960: chess960.unwrap_or(false),
