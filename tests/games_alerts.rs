@@ -320,6 +320,19 @@ fn xiangqi_art_13_a_chariot_touched_and_put_back_is_touch_move() {
     );
     let m = message(&r, AlertKind::TouchMove);
     assert!(m.contains("chariot on a0") && m.contains("C2.5"), "{m}");
+    // Red's hand knocks the chariot on a0 just after setting the cannon
+    // down, while the move settles: no touch before the move (it was
+    // final once released, Art. 14).
+    let r = xiangqi_board(&[
+        (10, &board),
+        (2_000, "up h2"),
+        (2_300, "down e2 C"),
+        (2_400, "up a0"),
+        (3_400, "down a0 R"),
+        (8_000, "up h7"),
+        (8_300, "down e7 c"),
+    ]);
+    assert_eq!(short(&kinds(&r)), ["start", "move h2e2", "move h7e7"]);
 }
 
 #[test]
@@ -407,4 +420,52 @@ fn injected_faults_on_draughts_and_xiangqi_boards_raise_their_alerts() {
         }
         assert_eq!(done, 3, "{kind:?}");
     }
+}
+
+/// Art. 1.19 and 1.25.1: Black's man on 15 must capture 15x22 (over 18)
+/// but steps to 19; White begins to reply by lifting the very man the
+/// capture would have taken. That lift completes the illegal move (a plain
+/// step takes nothing: it is no capture's victim removed), and White's
+/// reply, once made, condones it (art. 1.25). (Found by the fault bench,
+/// `MissedCaptureStands`.)
+#[test]
+fn draughts_art_1_25_1_a_reply_lifting_the_man_that_should_have_been_taken_completes_the_move() {
+    use boardcast::games::draughts::{Draughts, Position, point};
+    use boardcast::games::grid::{Point, Stone};
+    use boardcast::games::{GamePosition, Placement};
+    let position = Position::new(draughts::Position::from_fen("B:W18,30:B15").unwrap());
+    let cells: Vec<Cell<_>> = (0..64)
+        .map(|i| {
+            position
+                .board()
+                .piece_at(Point::from_index(i).unwrap())
+                .map_or(Cell::Empty, Cell::Piece)
+        })
+        .collect();
+    let mut r = Reconstructor::for_game(Config::default(), Draughts);
+    r.start_from(0, position, false);
+    r.handle_board(0, &cells);
+    drain(&mut r);
+    let sq = |n: u8| point(draughts::Square::new(n).unwrap());
+    r.handle_square(1_000, sq(15), Cell::Empty);
+    r.handle_square(1_300, sq(19), Cell::Piece(Stone::new(b'M')));
+    r.handle_square(4_000, sq(18), Cell::Empty);
+    r.handle_square(4_400, sq(15), Cell::Piece(Stone::new(b'm')));
+    let mut events = drain(&mut r);
+    while let Some(due) = r.poll_timeout() {
+        r.handle_timeout(due);
+        events.extend(drain(&mut r));
+    }
+    assert_eq!(
+        short(&events),
+        [
+            "alert illegal_move black 1.25.1",
+            "move 15-19",
+            "move 18-15"
+        ]
+    );
+    let EventKind::Alert(a) = &events[0] else {
+        unreachable!()
+    };
+    assert!(a.message.contains("15x22"), "{}", a.message);
 }

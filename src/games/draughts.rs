@@ -529,16 +529,22 @@ impl Game for Draughts {
 
     /// One piece moved: a plain step or jumps of the side to move, with the
     /// men it may have jumped removed (any of those a legal capture from its
-    /// square takes, so that captured men left standing or removed one by
-    /// one still read as its move), or a piece of the side not to move
+    /// square over its landing square takes, so that captured men left
+    /// standing or removed one by one still read as its move), or a piece of the side not to move
     /// (knocked, or moved out of turn) with nothing removed.
     fn find_pseudo(&self, pos: &Position, target: &Board) -> Option<GridChange<Cells>> {
         let captures = pos.pos.captures();
         let turn = pos.turn();
-        find_change(pos.board(), target, turn, |mover, from, _to, taken| {
+        // Design: the men removed must be those of a legal capture from its
+        // square that passes over the square it stands on (a multi-jump
+        // stopped on one of its landings). A plain step takes nothing: an
+        // opponent's man lifted after it is the reply beginning, which
+        // completes it (art. 1.25), not its victim.
+        find_change(pos.board(), target, turn, |mover, from, to, taken| {
             mover == turn
                 && captures.iter().any(|c| {
                     GameMove::from(c) == from
+                        && c.path()[1..].iter().any(|&s| point(s) == to)
                         && taken
                             .iter()
                             .all(|t| c.captured().iter().any(|&s| point(s) == *t))

@@ -5,13 +5,16 @@
 //!
 //! Each [`OpenFaultKind`] is injected into a real game of the bundled
 //! corpora, played with the simulator's hands ([`super::open`]) under a
-//! given [`OpenProfile`]; every fault is put right before play goes on, so
-//! the expected record is the source game:
+//! given [`OpenProfile`]; every fault but `MissedCaptureStands` is put
+//! right before play goes on, so the expected record is the source game:
 //!
 //! - `MissedCapture` (draughts): a capture was compulsory (art. 1.19) and
 //!   the player makes a plain step instead; the opponent begins to reply
 //!   (lifts one of their own men), which completes it (art. 1.25.1), and
 //!   the position is restored (art. 1.24); then the real capture.
+//! - `MissedCaptureStands` (draughts): the same plain step, answered by a
+//!   reply and never noticed: it stands (art. 1.25), and random legal play
+//!   goes on from the position it made; the record must hold it as played.
 //! - `UnfinishedJump` (draughts): a multi-jump stopped after its first jump
 //!   (the first man jumped removed), the opponent begins to reply, the
 //!   position is restored, then the whole multi-jump.
@@ -49,6 +52,9 @@ use crate::replay::open::OpenReplay;
 pub enum OpenFaultKind {
     /// Draughts: a plain move while a capture was compulsory.
     MissedCapture,
+    /// Draughts: the same, answered and never noticed: it stands (art.
+    /// 1.25) and play goes on from it.
+    MissedCaptureStands,
     /// Draughts: a multi-jump stopped after its first jump.
     UnfinishedJump,
     /// Xiangqi: a piece moved to a point it cannot reach.
@@ -69,8 +75,9 @@ pub enum OpenFaultKind {
 
 impl OpenFaultKind {
     /// The kinds that apply to draughts.
-    pub const DRAUGHTS: [OpenFaultKind; 6] = [
+    pub const DRAUGHTS: [OpenFaultKind; 7] = [
         OpenFaultKind::MissedCapture,
+        OpenFaultKind::MissedCaptureStands,
         OpenFaultKind::UnfinishedJump,
         OpenFaultKind::Displaced,
         OpenFaultKind::Pushed,
@@ -93,6 +100,7 @@ impl OpenFaultKind {
     pub fn alert(self) -> AlertKind {
         match self {
             OpenFaultKind::MissedCapture
+            | OpenFaultKind::MissedCaptureStands
             | OpenFaultKind::UnfinishedJump
             | OpenFaultKind::Movement
             | OpenFaultKind::GeneralsFacing
@@ -106,7 +114,9 @@ impl OpenFaultKind {
     /// Words the alert's message must contain (it says what was wrong).
     pub fn says(self) -> Option<&'static str> {
         match self {
-            OpenFaultKind::MissedCapture => Some("a capture was compulsory"),
+            OpenFaultKind::MissedCapture | OpenFaultKind::MissedCaptureStands => {
+                Some("a capture was compulsory")
+            }
             OpenFaultKind::UnfinishedJump => Some("multi-jump was not completed"),
             OpenFaultKind::Movement => Some("cannot move from"),
             OpenFaultKind::GeneralsFacing | OpenFaultKind::SelfCheck => {
@@ -344,7 +354,9 @@ pub fn inject_draughts(
             // The plies where this fault can happen.
             let places: Vec<usize> = (1..n - 1)
                 .filter(|&k| match kind {
-                    OpenFaultKind::MissedCapture => moves[k].is_capture(),
+                    OpenFaultKind::MissedCapture | OpenFaultKind::MissedCaptureStands => {
+                        moves[k].is_capture()
+                    }
                     OpenFaultKind::UnfinishedJump => moves[k].captured().len() >= 2,
                     _ => true,
                 })
@@ -382,6 +394,65 @@ pub fn inject_draughts(
         (!own.is_empty()).then(|| own[h.rng.gen_range(0..own.len())])
     };
     let side = match kind {
+        OpenFaultKind::MissedCaptureStands => {
+            let mut steps = Vec::new();
+            for (from, p) in pos.pieces().filter(|(_, p)| p.color == turn) {
+                for (df, dr) in [(1, 1), (-1, 1), (1, -1), (-1, -1)] {
+                    let Some(to) = from.step(df, dr) else {
+                        continue;
+                    };
+                    let seen = PseudoMove {
+                        from,
+                        to,
+                        removed: Vec::new(),
+                        added: Vec::new(),
+                    };
+                    if pos.piece_at(to).is_none()
+                        && (p.is_king() || to.rank() != turn.king_rank())
+                        && matches!(classify(&pos, &seen), DrClass::MissedCapture { .. })
+                    {
+                        steps.push((from, to, p));
+                    }
+                }
+            }
+            if steps.is_empty() {
+                return None;
+            }
+            let (from, to, p) = steps[h.rng.gen_range(0..steps.len())];
+            let man = crate::games::draughts::letter(p);
+            h.up(dsq(from));
+            h.wait(200, 600);
+            h.down(dsq(to), man);
+            // Nobody notices: the opponent replies from the position it
+            // made, and random legal play goes on.
+            let mut after = pos;
+            after.set(from, None);
+            after.set(to, Some(p));
+            after.set_turn(turn.opponent());
+            let mut ids: Vec<String> = ids[..k].to_vec();
+            ids.push(format!("{}-{}", from.number(), to.number()));
+            h.quiet = false;
+            let plies = h.rng.gen_range(4..12);
+            for _ in 0..plies {
+                let legal = after.legal_moves();
+                if legal.is_empty() {
+                    break;
+                }
+                let m = legal[h.rng.gen_range(0..legal.len())].clone();
+                h.think();
+                play_draughts(&mut h, &after, &m);
+                ids.push(m.id());
+                after.play(&m);
+            }
+            h.wait(2_000, 2_000);
+            return Some(OpenFaultCase {
+                kind,
+                session: h.session(),
+                side: Some(mover),
+                ids,
+                at_ply: k,
+            });
+        }
         OpenFaultKind::MissedCapture => {
             let mut steps = Vec::new();
             for (from, p) in pos.pieces().filter(|(_, p)| p.color == turn) {
