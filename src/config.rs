@@ -1103,9 +1103,11 @@ pub fn event(
         None => None,
     };
     let move_limit = match e.move_limit.or(de.move_limit) {
-        Some(l) => Some(l.get_ref().parse().map_err(|err| {
-            src.invalid(Some(l.span()), format!("event.move_limit: {err}"))
-        })?),
+        Some(l) => Some(
+            l.get_ref()
+                .parse()
+                .map_err(|err| src.invalid(Some(l.span()), format!("event.move_limit: {err}")))?,
+        ),
         None => None,
     };
     let variant = match e.variant.or(de.variant) {
@@ -1936,7 +1938,10 @@ mod tests {
     fn the_events_xiangqi_move_limit_reaches_every_board() {
         let board = "[[board]]\nid = \"x\"\nport = \"/dev/ttyUSB0\"\nprotocol = \"open\"\ngame = \"xiangqi\"\n";
         let c = parse(&format!("[event]\nmove_limit = \"50/10\"\n{board}")).unwrap();
-        assert_eq!(c.boards[0].move_limit.map(|l| l.to_string()), Some("50/10".into()));
+        assert_eq!(
+            c.boards[0].move_limit.map(|l| l.to_string()),
+            Some("50/10".into())
+        );
         assert_eq!(parse(board).unwrap().boards[0].move_limit, None);
         let err = parse(&format!("[event]\nmove_limit = \"sixty\"\n{board}")).unwrap_err();
         let text = err.to_string();

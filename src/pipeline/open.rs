@@ -49,7 +49,9 @@ impl OpenPipeline {
     /// Board `board` playing `game` (`None` for chess, which the chess
     /// pipeline reads).
     pub fn new(board: impl Into<String>, config: Config, game: GameId) -> Option<OpenPipeline> {
-        Some(OpenPipeline::for_board(AnyOpenBoard::new(board, config, game)?))
+        Some(OpenPipeline::for_board(AnyOpenBoard::new(
+            board, config, game,
+        )?))
     }
 
     /// The pipeline of `board`, made with its event's rules (for example
