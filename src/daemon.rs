@@ -23,7 +23,7 @@ use crate::port::find::Claims;
 use crate::port::recorder::{Recorder, latest_capture};
 use crate::port::{BoardTask, Clock};
 use crate::session::{BoardSetup, Outputs, Session};
-use crate::sink::mqtt::{self, CommandRoutes, MqttError, Outbox, Topics};
+use crate::mqtt::{self, CommandRoutes, MqttError, Outbox, Topics};
 use crate::sink::round::Round;
 use crate::wall::session_stamp;
 

@@ -14,7 +14,7 @@
 //!          | events                  event
 //!  session: record, state, delay     session (Session, BoardSetup, BoardSink)
 //!          | events, state, PGN
-//!  sinks                             sink::mqtt, web, sink::round (PGN folder)
+//!  sinks                             mqtt, web, sink::round (PGN folder)
 //! ```
 //!
 //! Edges (tokio) at the top and bottom, a pure core in between.
@@ -72,7 +72,7 @@
 //! (`protocols/`); they are sans-IO and never panic on any input. The
 //! draughts and xiangqi rules live in `boardcast-games` (`games/`).
 //! Everything in this crate except the I/O edges ([`port`], [`daemon`],
-//! [`sink::mqtt`], [`web`], [`broker`], [`hub`], [`livechess`]) is
+//! [`mqtt`], [`web`], [`broker`], [`hub`], [`livechess`]) is
 //! synchronous and takes time as an argument, which is what makes replay
 //! exact.
 
@@ -94,6 +94,7 @@ pub mod games;
 pub mod hub;
 pub mod listener;
 pub mod livechess;
+pub mod mqtt;
 pub mod pipeline;
 pub mod port;
 pub mod replay;
