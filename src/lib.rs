@@ -24,7 +24,7 @@
 //!   [`session::Session`] and knows no sink.
 //! - [`capture`]: capture files, the byte-exact record of a board session.
 //! - [`replay`]: a capture through the same pipeline with capture time
-//!   (the board read as its header's [`session::BoardSetup`] declares).
+//!   (the board read as its header's [`setup::BoardSetup`] declares).
 //! - [`family`]: board families behind one seam: a sans-IO driver per wire
 //!   protocol (line settings, hello, keepalive, bytes to readings), used by
 //!   the port code and `replay`.
@@ -99,6 +99,7 @@ pub mod pipeline;
 pub mod port;
 pub mod replay;
 pub mod session;
+pub mod setup;
 pub mod sim;
 pub mod sink;
 pub mod text;
