@@ -92,6 +92,8 @@ pub mod event;
 pub mod family;
 pub mod games;
 pub mod hub;
+#[cfg(test)]
+mod layering;
 pub mod listener;
 pub mod livechess;
 pub mod mqtt;
