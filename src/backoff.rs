@@ -3,7 +3,14 @@
 
 use std::time::Duration;
 
-use crate::config::BackoffConfig;
+/// Capped exponential backoff bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BackoffConfig {
+    /// First delay.
+    pub min: Duration,
+    /// Longest delay.
+    pub max: Duration,
+}
 
 /// Delays that double after every failure, up to a cap, and start again
 /// from the bottom after a success.

@@ -10,6 +10,10 @@ use std::io::{self, BufRead, Write};
 
 use crate::event::Millis;
 
+/// The header word naming the capture a session resumed (a file name in
+/// the same folder): `boardcast replay` plays it first.
+pub const RESUMED_FROM: &str = "resumed_from";
+
 /// Which way bytes travelled.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Direction {

@@ -25,8 +25,10 @@ use std::time::Duration;
 use serde::Deserialize;
 use toml::Spanned;
 
+use crate::backoff::BackoffConfig;
 use crate::board::{self, Limits, SettleRule};
 use crate::capture::Protocol;
+use crate::text::{MAX_BOARD_NUMBER, MAX_ROUND, check_text};
 
 /// The default configuration, every key commented: the bottom layer.
 pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
@@ -62,31 +64,6 @@ pub enum ConfigError {
         /// What is wrong.
         message: String,
     },
-}
-
-/// The highest round number accepted (config and pairings).
-pub const MAX_ROUND: u32 = 999;
-/// The highest board number accepted.
-pub const MAX_BOARD_NUMBER: u32 = 9_999;
-/// The longest name, event or site accepted, in characters.
-pub const MAX_TEXT: usize = 200;
-
-/// Checks a name, event or site where it enters: at most [`MAX_TEXT`]
-/// characters and no control characters (a newline in a player's name
-/// would otherwise reach PGN tags and capture headers). The error names
-/// the key.
-pub fn check_text(key: &str, value: Option<&str>) -> Result<(), String> {
-    let Some(value) = value else {
-        return Ok(());
-    };
-    if let Some(c) = value.chars().find(|c| c.is_control()) {
-        return Err(format!("{key}: control character {:?} is not allowed", c));
-    }
-    let n = value.chars().count();
-    if n > MAX_TEXT {
-        return Err(format!("{key}: {n} characters, at most {MAX_TEXT} allowed"));
-    }
-    Ok(())
 }
 
 /// The configuration as written: every key optional, unknown keys rejected.
@@ -401,7 +378,7 @@ pub struct Config {
     /// (`[livechess] listen`).
     pub livechess: Option<std::net::SocketAddr>,
     /// The live page's limits (`[web]`).
-    pub web_limits: crate::web::Limits,
+    pub web_limits: crate::listener::Limits,
 }
 
 /// `[broadcast]`: what the public sees, and when.
@@ -469,15 +446,6 @@ pub struct Bridge {
     pub event: String,
     /// PGN `Site`.
     pub site: String,
-}
-
-/// Capped exponential backoff bounds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct BackoffConfig {
-    /// First delay.
-    pub min: Duration,
-    /// Longest delay.
-    pub max: Duration,
 }
 
 /// TLS settings.
@@ -1380,10 +1348,10 @@ pub fn web(
     raw: Option<RawWeb>,
     defaults: Option<RawWeb>,
     src: &Source,
-) -> Result<(Option<std::net::SocketAddr>, crate::web::Limits), ConfigError> {
+) -> Result<(Option<std::net::SocketAddr>, crate::listener::Limits), ConfigError> {
     let (rw, dw) = (raw.unwrap_or_default(), defaults.unwrap_or_default());
-    let d = crate::web::Limits::default();
-    let limits = crate::web::Limits {
+    let d = crate::listener::Limits::default();
+    let limits = crate::listener::Limits {
         max_connections: rw
             .max_connections
             .or(dw.max_connections)
@@ -1920,7 +1888,7 @@ mod tests {
             err.to_string().contains("event.round 1000 is out of range"),
             "{err}"
         );
-        let long = "x".repeat(MAX_TEXT + 1);
+        let long = "x".repeat(crate::text::MAX_TEXT + 1);
         let err = parse(&format!("[event]\nname = \"{long}\"\n{board}")).unwrap_err();
         assert!(
             err.to_string().contains("event.name: 201 characters"),

@@ -88,9 +88,9 @@ impl OperatorCommand {
             }
             OperatorCommand::SetPlayers { white, black } => {
                 for (side, p) in [("white", white), ("black", black)] {
-                    crate::config::check_text(side, Some(&p.name))?;
-                    crate::config::check_text(side, p.title.as_deref())?;
-                    crate::config::check_text(side, p.federation.as_deref())?;
+                    crate::text::check_text(side, Some(&p.name))?;
+                    crate::text::check_text(side, p.title.as_deref())?;
+                    crate::text::check_text(side, p.federation.as_deref())?;
                 }
             }
             _ => {}

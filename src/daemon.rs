@@ -19,11 +19,12 @@ use tracing::{error, info, warn};
 
 use crate::config::Config;
 use crate::delay::PublicView;
+use crate::mqtt::{self, CommandRoutes, MqttError, Outbox, Topics};
 use crate::port::find::Claims;
 use crate::port::recorder::{Recorder, latest_capture};
 use crate::port::{BoardTask, Clock};
-use crate::session::{BoardSetup, Outputs, Session};
-use crate::sink::mqtt::{self, CommandRoutes, MqttError, Outbox, Topics};
+use crate::session::{Outputs, Session};
+use crate::setup::BoardSetup;
 use crate::sink::round::Round;
 use crate::wall::session_stamp;
 

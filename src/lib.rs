@@ -14,7 +14,7 @@
 //!          | events                  event
 //!  session: record, state, delay     session (Session, BoardSetup, BoardSink)
 //!          | events, state, PGN
-//!  sinks                             sink::mqtt, web, sink::round (PGN folder)
+//!  sinks                             mqtt, web, sink::round (PGN folder)
 //! ```
 //!
 //! Edges (tokio) at the top and bottom, a pure core in between.
@@ -24,7 +24,7 @@
 //!   [`session::Session`] and knows no sink.
 //! - [`capture`]: capture files, the byte-exact record of a board session.
 //! - [`replay`]: a capture through the same pipeline with capture time
-//!   (the board read as its header's [`session::BoardSetup`] declares).
+//!   (the board read as its header's [`setup::BoardSetup`] declares).
 //! - [`family`]: board families behind one seam: a sans-IO driver per wire
 //!   protocol (line settings, hello, keepalive, bytes to readings), used by
 //!   the port code and `replay`.
@@ -72,7 +72,7 @@
 //! (`protocols/`); they are sans-IO and never panic on any input. The
 //! draughts and xiangqi rules live in `boardcast-games` (`games/`).
 //! Everything in this crate except the I/O edges ([`port`], [`daemon`],
-//! [`sink::mqtt`], [`web`], [`broker`], [`hub`], [`livechess`]) is
+//! [`mqtt`], [`web`], [`broker`], [`hub`], [`livechess`]) is
 //! synchronous and takes time as an argument, which is what makes replay
 //! exact.
 
@@ -92,13 +92,19 @@ pub mod event;
 pub mod family;
 pub mod games;
 pub mod hub;
+#[cfg(test)]
+mod layering;
+pub mod listener;
 pub mod livechess;
+pub mod mqtt;
 pub mod pipeline;
 pub mod port;
 pub mod replay;
 pub mod session;
+pub mod setup;
 pub mod sim;
 pub mod sink;
+pub mod text;
 pub mod tournament;
 pub mod wall;
 pub mod web;

@@ -276,7 +276,7 @@ fn send_correction(path: &Path, board: &str, correction: Correction, timeout: f6
     };
     // Checked here so a typo never reaches the board.
     OperatorCommand::parse(&serde_json::to_vec(&command)?).map_err(anyhow::Error::msg)?;
-    let topics = boardcast::sink::mqtt::Topics::new(&config.mqtt.prefix, &config.bridge.name);
+    let topics = boardcast::mqtt::Topics::new(&config.mqtt.prefix, &config.bridge.name);
     let nonce = control::new_nonce();
     let payload = control::sign(
         secret,
@@ -288,7 +288,7 @@ fn send_correction(path: &Path, board: &str, correction: Correction, timeout: f6
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?;
-    let ack = runtime.block_on(boardcast::sink::mqtt::send_command(
+    let ack = runtime.block_on(boardcast::mqtt::send_command(
         &config.mqtt,
         &topics,
         board,

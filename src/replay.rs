@@ -9,10 +9,10 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
 use crate::board::Config;
+use crate::capture::RESUMED_FROM;
 use crate::capture::{self, CaptureError};
 use crate::event::Event;
 use crate::pipeline::{BoardPipeline, Diagnostic, PipelineStats};
-use crate::port::recorder::RESUMED_FROM;
 use crate::sink::record::GameLog;
 
 /// How many captures a chain of resumed sessions may hold.
@@ -75,7 +75,7 @@ pub fn replay_file(path: &Path, config: Config) -> Result<Replay, ReplayError> {
 }
 
 /// The capture header key naming a DGT bus board's address.
-pub use crate::session::setup::BUS_UNIT;
+pub use crate::setup::BUS_UNIT;
 
 /// Replays a capture from any reader; `path` names it in errors.
 pub fn replay_reader(
@@ -121,7 +121,7 @@ pub fn replay_reader(
         }
     }
     let setup =
-        crate::session::BoardSetup::of_header(&header).map_err(|reason| ReplayError::Capture {
+        crate::setup::BoardSetup::of_header(&header).map_err(|reason| ReplayError::Capture {
             path: path.to_owned(),
             source: CaptureError::Malformed { line: 1, reason },
         })?;

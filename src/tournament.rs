@@ -200,20 +200,20 @@ fn check_unique(p: Pairings, name: &str) -> Result<Pairings, PairingsError> {
         reason,
     };
     if let Some(round) = p.round
-        && !(1..=crate::config::MAX_ROUND).contains(&round)
+        && !(1..=crate::text::MAX_ROUND).contains(&round)
     {
         return Err(invalid(format!(
             "round {round} is out of range (1 to {})",
-            crate::config::MAX_ROUND
+            crate::text::MAX_ROUND
         )));
     }
     let mut seen = BTreeMap::new();
     for pairing in &p.pairings {
-        if !(1..=crate::config::MAX_BOARD_NUMBER).contains(&pairing.board) {
+        if !(1..=crate::text::MAX_BOARD_NUMBER).contains(&pairing.board) {
             return Err(invalid(format!(
                 "board {} is out of range (1 to {})",
                 pairing.board,
-                crate::config::MAX_BOARD_NUMBER
+                crate::text::MAX_BOARD_NUMBER
             )));
         }
         for player in [&pairing.white, &pairing.black] {
@@ -222,7 +222,7 @@ fn check_unique(p: Pairings, name: &str) -> Result<Pairings, PairingsError> {
                 ("title", player.title.as_deref()),
                 ("federation", player.federation.as_deref()),
             ] {
-                crate::config::check_text(&format!("board {} {key}", pairing.board), value)
+                crate::text::check_text(&format!("board {} {key}", pairing.board), value)
                     .map_err(invalid)?;
             }
         }
@@ -298,8 +298,7 @@ pub fn parse_csv(text: &str, name: &str) -> Result<Pairings, PairingsError> {
         };
         let text = |col: &str| -> Result<Option<String>, PairingsError> {
             let v = get(col);
-            crate::config::check_text(&format!("`{col}`"), v.as_deref())
-                .map_err(|m| err(line, m))?;
+            crate::text::check_text(&format!("`{col}`"), v.as_deref()).map_err(|m| err(line, m))?;
             Ok(v)
         };
         let player = |side: &str| -> Result<Player, PairingsError> {
@@ -312,12 +311,12 @@ pub fn parse_csv(text: &str, name: &str) -> Result<Pairings, PairingsError> {
             })
         };
         let board = number("board")?.ok_or_else(|| err(line, "`board` is empty".into()))?;
-        if !(1..=u64::from(crate::config::MAX_BOARD_NUMBER)).contains(&board) {
+        if !(1..=u64::from(crate::text::MAX_BOARD_NUMBER)).contains(&board) {
             return Err(err(
                 line,
                 format!(
                     "`board` {board} is out of range (1 to {})",
-                    crate::config::MAX_BOARD_NUMBER
+                    crate::text::MAX_BOARD_NUMBER
                 ),
             ));
         }

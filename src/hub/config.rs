@@ -73,7 +73,7 @@ pub struct HubConfig {
     /// Where the live page listens, if anywhere.
     pub web: Option<std::net::SocketAddr>,
     /// The live page's limits.
-    pub web_limits: crate::web::Limits,
+    pub web_limits: crate::listener::Limits,
     /// The public delay (0: live).
     pub delay_ms: u64,
     /// The operator secret: opens the arbiter view.

@@ -46,7 +46,7 @@ pub enum HubError {
     },
     /// The MQTT settings cannot be used.
     #[error("mqtt: {0}")]
-    Mqtt(#[from] crate::sink::mqtt::MqttError),
+    Mqtt(#[from] crate::mqtt::MqttError),
     /// The PGN folder could not be set up.
     #[error("pgn folder: {0}")]
     Folder(#[from] crate::tournament::PairingsError),
@@ -208,7 +208,7 @@ async fn follow(
         // retained states carry every game whole and are read again at
         // every connection; only the clock comments of moves made while
         // the hub itself was away are missing from its PGN.
-        crate::sink::mqtt::connection_options(&node, cfg.mqtt.client_id.clone()).map_err(Into::into)
+        crate::mqtt::connection_options(&node, cfg.mqtt.client_id.clone()).map_err(Into::into)
     };
     let mut current = 0;
     let (client, mut eventloop) = AsyncClient::new(options_for(current)?, 64);

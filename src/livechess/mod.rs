@@ -37,7 +37,7 @@ use tokio::task::JoinHandle;
 use tracing::{debug, info, warn};
 
 use crate::config::Config;
-use crate::sink::mqtt::{self, MqttError, Topics};
+use crate::mqtt::{self, MqttError, Topics};
 use api::{BoardView, Call, Sent, TournamentInfo};
 
 /// Changes a client may fall behind before it recomputes its feeds.

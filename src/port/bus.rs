@@ -89,7 +89,7 @@ pub enum BusError {
 impl BusTask {
     /// A task for `boards`, the board tasks of one bus line (same port,
     /// each with its `bus_address`). Their pipelines must read their own
-    /// unit (a [`BoardSetup`](crate::session::BoardSetup) with its `bus_unit`).
+    /// unit (a [`BoardSetup`](crate::setup::BoardSetup) with its `bus_unit`).
     pub fn new(boards: Vec<BoardTask>) -> Result<BusTask, BusError> {
         let first = boards.first().ok_or(BusError::Empty)?;
         let (port, baud, serial, claims) = (

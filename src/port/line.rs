@@ -12,7 +12,7 @@ use tokio_serial::{DataBits, FlowControl, Parity, SerialPortBuilderExt, SerialSt
 use tracing::{Instrument, Span, debug, info, warn};
 
 use crate::backoff::Backoff;
-use crate::config::BackoffConfig;
+use crate::backoff::BackoffConfig;
 use crate::family::LineSettings;
 
 /// Why a live connection ended.

@@ -40,7 +40,7 @@
 //! the recorder needs the raw bytes before decoding, and the pipeline
 //! decodes them itself, so a codec would only add a copy.
 //!
-//! A board task never waits for the broker (see [`crate::sink::mqtt`]), and
+//! A board task never waits for the broker (see [`crate::mqtt`]), and
 //! nothing one board does can stop another: each has its own task, device,
 //! pipeline and queue.
 

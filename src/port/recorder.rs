@@ -17,12 +17,8 @@ use std::time::{Duration, Instant};
 
 use tracing::{info, warn};
 
-use crate::capture::{Direction, Header, Protocol, Writer};
+use crate::capture::{Direction, Header, Protocol, RESUMED_FROM, Writer};
 use crate::event::Millis;
-
-/// The header word naming the capture a session resumed (a file name in
-/// the same folder): `boardcast replay` plays it first.
-pub const RESUMED_FROM: &str = "resumed_from";
 
 /// How long a failed recorder waits before trying the disk again.
 const RETRY: Duration = Duration::from_secs(1);

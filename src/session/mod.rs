@@ -16,7 +16,6 @@
 //! squares.
 
 pub mod outputs;
-pub mod setup;
 pub mod state;
 
 use std::sync::Arc;
@@ -29,11 +28,11 @@ use crate::control::{Ack, OperatorCommand, Outcome, Request};
 use crate::delay::PublicView;
 use crate::event::{AlertKind, Event, EventKind, Millis};
 use crate::pipeline::{BoardPipeline, Diagnostic};
+use crate::setup::BoardSetup;
 use crate::sink::pgn::render;
 use crate::sink::record::GameLog;
 use crate::sink::round::Round;
 pub use outputs::{BoardSink, Outputs};
-pub use setup::BoardSetup;
 pub use state::{ChessState, ClockState, GameState, LastMove, LinkStatus, StateMessage};
 
 /// One board's pipeline, record and publications.

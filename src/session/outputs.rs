@@ -1,7 +1,7 @@
 //! Where a session's publications go: each audience's sinks.
 //!
 //! The session knows its sinks only through [`BoardSink`], a small trait
-//! the MQTT sink's board handle ([`crate::sink::mqtt::BoardOutbox`]) and
+//! the MQTT sink's board handle ([`crate::mqtt::BoardOutbox`]) and
 //! the live page's feed ([`crate::web::BoardFeed`]) implement; so the
 //! session (and the port code that drives it) imports no sink's insides,
 //! and a new output is one more implementation.

@@ -1,14 +1,14 @@
-//! Sinks: everything that consumes events.
+//! Game records and the PGN folder: events folded into games, their PGN,
+//! and the folder relay tools read. Below the session (which writes
+//! through them); the MQTT sink is [`crate::mqtt`].
 //!
 //! - [`record`]: folds events into game records (shared by every sink).
 //! - [`pgn`]: PGN text of a game record.
-//! - [`mqtt`]: the broker connection: events, retained state and PGN.
 //! - [`folder`]: the PGN folder relay tools read (LiveChess layout).
 //! - [`round`]: the live round: tags from the pairings, corrections, the
 //!   folder writer task.
 
 pub mod folder;
-pub mod mqtt;
 pub mod pgn;
 pub mod record;
 pub mod round;
