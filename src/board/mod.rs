@@ -43,6 +43,8 @@ use crate::games::{
 /// move, a knock and its set-back, and the opponent's first lifts.
 const RECENT: usize = 48;
 
+pub use crate::games::chess::Variant;
+pub use crate::games::{Cell, Token, Touch, put_back_touch};
 pub use arbiter::{AlertDelays, Completed};
 pub use search::{Evidence, Explanation, Limits};
 pub use settle::SettleRule;
@@ -55,44 +57,6 @@ type Set<G> = <G as Game>::Set;
 type Move<G> = <G as Game>::Move;
 type Position<G> = <G as Game>::Position;
 type Pseudo<G> = <G as Game>::Pseudo;
-
-/// A result token (DGT's "magic pieces") an arbiter may place on a square.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Token {
-    /// Draw.
-    Draw,
-    /// White wins.
-    WhiteWins,
-    /// Black wins.
-    BlackWins,
-}
-
-/// What one sensor square holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum Cell<P = crate::games::chess::Piece> {
-    /// Nothing.
-    #[default]
-    Empty,
-    /// A piece (for a board without piece identity, the game's piece of
-    /// unknown colour).
-    Piece(P),
-    /// A result token.
-    Token(Token),
-}
-
-/// Chess: which start positions begin a game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Variant {
-    /// The standard start and every Chess960 start.
-    #[default]
-    Auto,
-    /// Only the standard start; any other arrangement of the back ranks is
-    /// a wrong set-up (Law 7.2a): a king and queen swapped is a `setup`
-    /// alert, not a Chess960 game.
-    Standard,
-    /// Any Chess960 start.
-    Chess960,
-}
 
 /// What a clock press did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -194,37 +158,6 @@ struct Unexplained {
     /// The history has been re-examined at the misplacement delay (see
     /// `reexamine`), before a longer alert delay ran out.
     reexamined: bool,
-}
-
-/// A piece of the side to move lifted since the last move.
-#[derive(Clone, Copy, Debug)]
-pub struct Touch<G: Game> {
-    /// Its square (game orientation).
-    pub sq: Square<G>,
-    /// The piece.
-    pub piece: Piece<G>,
-    /// When it was lifted.
-    pub lifted: Millis,
-    /// When it was set back on its square, if it was.
-    pub back: Option<Millis>,
-}
-
-/// The piece touched, put back and not moved, if one was, when `m` is
-/// played in `pos`: a piece lifted for at least `touch_ms` (shorter is an
-/// adjustment), set back on its square, that could have moved. `touches`
-/// are the mover's.
-pub fn put_back_touch<'a, G: Game>(
-    pos: &Position<G>,
-    m: &Move<G>,
-    touches: &[&'a Touch<G>],
-    touch_ms: Millis,
-) -> Option<&'a Touch<G>> {
-    touches.iter().copied().find(|t| {
-        t.sq != m.from()
-            && t.back
-                .is_some_and(|b| b.saturating_sub(t.lifted) >= touch_ms)
-            && pos.legal_moves().any(|l| l.from() == t.sq)
-    })
 }
 
 #[derive(Clone, Debug)]

@@ -22,10 +22,10 @@ use super::{
     Article, Game, GameColor, GameMove, GamePosition, Placement, PlyRecord, Record, SquareSet,
     Start, Verdict,
 };
-use crate::board::arbiter::{Completed, alert};
-use crate::board::settle::SettleRule;
-use crate::board::{Cell, Token, Touch, put_back_touch};
 use crate::event::{Alert, AlertKind, EventKind, GameId, Millis, Side};
+use crate::games::arbiter::{Completed, alert};
+use crate::games::settle::SettleRule;
+use crate::games::{Cell, Token, Touch, put_back_touch};
 use boardcast_protocols::reading::{Content, Square as Reading};
 
 /// The draughts sensor grid: 8 x 8, Black on ranks 1-3.

@@ -22,23 +22,28 @@
 //! (castling order and rook-first touch, promotion, en passant in the
 //! search's pruning, the kings in the centre as a result signal).
 
+pub mod arbiter;
+mod cell;
 pub mod chess;
 pub mod draughts;
 pub mod grid;
 mod record;
+pub mod settle;
+mod touch;
 pub mod xiangqi;
 
 use std::fmt::{Debug, Display};
 use std::hash::Hash;
 use std::ops::{BitAnd, BitOr, Not};
 
+pub use cell::{Cell, Token};
 pub use record::{PlyRecord, Record};
+pub use touch::{Touch, put_back_touch};
 
-use crate::board::arbiter::Completed;
-use crate::board::settle::SettleRule;
-use crate::board::{Cell, Token, Touch};
 use crate::event::{Alert, EventKind, GameId, Millis, Side};
+use arbiter::Completed;
 use boardcast_protocols::reading::{Content, ResultToken, Square as Reading};
+use settle::SettleRule;
 
 /// A set of squares (a bitboard).
 pub trait SquareSet<S>:

@@ -21,10 +21,10 @@ use super::{
     Article, Game, GameColor, GameMove, GamePosition, Placement, PlyRecord, Record, SquareSet,
     Start, Verdict,
 };
-use crate::board::arbiter::{Completed, alert};
-use crate::board::settle::SettleRule;
-use crate::board::{Cell, Token, Touch, put_back_touch};
 use crate::event::{Alert, AlertKind, EventKind, GameId, Millis, Side};
+use crate::games::arbiter::{Completed, alert};
+use crate::games::settle::SettleRule;
+use crate::games::{Cell, Token, Touch, put_back_touch};
 use boardcast_protocols::reading::{Content, Square as Reading};
 
 /// The xiangqi grid: 9 files by 10 ranks, Red on ranks 0-4.

@@ -11,14 +11,15 @@ use super::{
     Bitboard, Board, Color, Game, Move, Piece, PlyRecord, Position, PositionOutcome, Role, Square,
     arbiter, board_fen, detect_start, diff, rotated,
 };
-use crate::board::arbiter::Completed;
-use crate::board::settle::SettleRule;
-use crate::board::{Cell, Token, Touch, Variant, put_back_touch};
 use crate::event::{Alert, AlertKind, EventKind, GameId, Millis, Side};
+use crate::games::arbiter::Completed;
+use crate::games::chess::Variant;
+use crate::games::settle::SettleRule;
 use crate::games::{
     self, Article, Change, GameColor, GameMove, GamePiece, GamePosition, Placement, SquareSet,
     Start, Verdict,
 };
+use crate::games::{Cell, Token, Touch, put_back_touch};
 use boardcast_protocols::reading::{Content, Square as Reading};
 
 /// Chess as an event plays it: which start positions begin a game.
