@@ -31,6 +31,7 @@ pub mod search;
 pub mod settle;
 
 use std::collections::VecDeque;
+use std::ops::ControlFlow;
 
 use crate::event::{Alert, AlertKind, EventKind, Millis, Side};
 use crate::games::chess::Chess;
@@ -108,6 +109,8 @@ struct Candidate<G: Game> {
     settle: Millis,
     /// That reading's number (see [`Playing::evidence_base`]).
     reading: u64,
+    /// Whether the board shows it right now.
+    showing: bool,
 }
 
 impl<G: Game> Candidate<G> {
@@ -170,8 +173,6 @@ struct Playing<G: Game> {
     orientation_open: bool,
     successors: Vec<(Board<G>, Move<G>)>,
     candidate: Option<Candidate<G>>,
-    /// Whether the board shows the candidate right now.
-    showing: bool,
     /// A whole-board read has not been explained yet: search deep.
     resync: bool,
     ended: bool,
@@ -310,7 +311,6 @@ impl<G: Game> Reconstructor<G> {
         p.frozen = true;
         p.ended = true;
         p.candidate = None;
-        p.showing = false;
         p.pseudo = None;
         p.displaced = None;
         // A displacement reported while the result signal was on its way
@@ -402,7 +402,7 @@ impl<G: Game> Reconstructor<G> {
         // The candidate is on the board, or the opponent has already begun
         // to take one of its pieces (a capture begun with the victim).
         if let Some(c) = &p.candidate
-            && (p.showing
+            && (c.showing
                 || search::only_removals(
                     candidate_position(&p.game, &c.explanation).board(),
                     &target,
@@ -509,7 +509,10 @@ impl<G: Game> Reconstructor<G> {
                     self.set_result(now, result, "kings in the centre");
                     return;
                 }
-                if p.showing && p.candidate.as_ref().is_some_and(|c| c.due() <= now) {
+                if p.candidate
+                    .as_ref()
+                    .is_some_and(|c| c.showing && c.due() <= now)
+                {
                     let c = p.candidate.take().expect("checked");
                     self.commit(c);
                     return;
@@ -550,7 +553,7 @@ impl<G: Game> Reconstructor<G> {
                 let candidate = p
                     .candidate
                     .as_ref()
-                    .filter(|_| p.showing)
+                    .filter(|c| c.showing)
                     .map(Candidate::<G>::due);
                 let check = self.config.delays.misplaced_ms;
                 let unexplained = p
@@ -761,9 +764,15 @@ impl<G: Game> Reconstructor<G> {
         out.explanation
     }
 
+    /// A reading while a game is on: its ordered rules, each a named step.
+    /// The first steps may explain the board on their own (and end the
+    /// reading); then the board is searched, the explanation screened
+    /// against what the readings showed, and followed or watched.
     fn on_playing_reading(&mut self, at: Millis, start: Option<Start<Position<G>>>) {
         let target = self.target();
-        let p = self.playing();
+        let Phase::Playing(p) = &self.phase else {
+            return;
+        };
         if p.frozen {
             // A finished game: only a new start position matters.
             if let Some(start) = start {
@@ -771,33 +780,10 @@ impl<G: Game> Reconstructor<G> {
             }
             return;
         }
-        // Players report a result with both kings on the centre squares;
-        // it counts once it has stood a moment (a king set down briefly on
-        // a wrong square can touch the centre too).
-        let delay = self.config.settle.kings_signal_ms;
-        let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
-        };
-        match self.rules.result_signal(&p.game, &target) {
-            Some((plies, result)) => {
-                if p.kings.as_ref().is_none_or(|k| k.3 != target) {
-                    p.kings = Some((at + delay, plies, result, target.clone()));
-                }
-                p.showing = false;
-                return;
-            }
-            None => p.kings = None,
+        if self.watch_result_signal(at, &target) {
+            return;
         }
-        // A displaced piece still standing where it was pushed: the rest of
-        // the board is explained around it. (Once it is that side's turn,
-        // it is still not their move: it got there before.)
-        let standing = {
-            let p = self.playing();
-            p.displaced
-                .as_ref()
-                .is_some_and(|d| !d.shadow && put_back(d, &target).is_some())
-        };
-        if standing && self.follow_around_displacement(at, &target) {
+        if self.follow_standing_displacement(at, &target) {
             return;
         }
         // The piece that just moved came back to a square it stood on
@@ -808,161 +794,31 @@ impl<G: Game> Reconstructor<G> {
         if self.candidate_came_back() && self.follow_from_correction(at, &target) {
             return;
         }
-        let mut explanation = self.search(&target);
-        // The board's orientation is still open (a symmetric start on a
-        // board without piece identity): the first move that explains the
-        // board turned round fixes it.
-        let target = match self.orient(&target, explanation.is_none()) {
-            Some((turned, e)) => {
-                explanation = Some(e);
-                turned
-            }
-            None => target,
+        let (target, explanation) = self.explain_reading(&target);
+        let ControlFlow::Continue(mut explanation) =
+            self.new_game_or_confirmed(at, start, &target, explanation)
+        else {
+            return;
         };
-        // A completed move (its player pressed the clock) does not travel
-        // on: a change of that piece is a displacement.
-        {
-            let p = self.playing();
-            if explanation
-                .as_ref()
-                .is_some_and(|e| held_correction::<G>(&p.game, e))
-                && p.game.len() <= p.completed
-            {
-                explanation = None;
-            }
+        let contra = match (&self.phase, &explanation) {
+            (Phase::Playing(p), Some(e)) => contradicted(p, e, &target),
+            _ => false,
+        };
+        if contra {
+            explanation = None;
         }
-
-        // The start position set up again is a new game, unless the game
-        // itself explains it by play.
-        if let Some(start) = start {
-            let p = self.playing();
-            let by_play = matches!(
-                explanation,
-                Some(Explanation::Same | Explanation::Forward(_))
-            );
-            if !by_play && (!p.game.is_empty() || p.ended) {
-                self.start_at(at, start);
-                return;
-            }
-        }
-
-        if explanation.is_none() {
-            // The opponent lifting one of their own pieces proves the
-            // candidate move finished. (Not a takeback: lifting a piece
-            // after restoring a position proves nothing.)
-            let Phase::Playing(p) = &mut self.phase else {
-                unreachable!("playing")
-            };
-            let rules = &self.rules;
-            // (Not when a king went to the centre and the other king is
-            // lifted: that is the kings-in-the-centre result signal.)
-            let confirmed = p.candidate.as_ref().is_some_and(|c| {
-                let after = candidate_position(&p.game, &c.explanation);
-                matches!(c.explanation, Explanation::Forward(_))
-                    && lifted_by_side_to_move::<G>(&after, &target)
-                    && !(signal_into(rules, &c.explanation)
-                        && (rules.signal_pieces(after.board()) & !target.occupied()).any())
-            });
-            if confirmed {
-                let c = p.candidate.take().expect("checked");
-                self.commit(c);
-                explanation = self.search(&target);
-            }
-        }
-        // A takeback under way (one ply restored, the board now lacking
-        // only pieces of the position before it): the players are taking
-        // back another ply, not making two new ones.
-        {
-            let p = self.playing();
-            if let (
-                Some(Candidate {
-                    explanation: Explanation::Back { plies, then },
-                    ..
-                }),
-                Some(Explanation::Forward(moves)),
-            ) = (&p.candidate, &explanation)
-                && then.is_empty()
-                && moves.len() >= 2
-                && p.game.len() > *plies
-                && search::only_removals(
-                    p.game.position_at(p.game.len() - plies - 1).board(),
-                    &target,
-                )
-            {
-                explanation = None;
-            }
-        }
-        // A displacement was seen before the rest changed: a history that
-        // plays it as a later ply (the reply to a move made after it)
-        // contradicts the order of the readings.
-        {
-            let p = self.playing();
-            if let (Some(d), Some(Explanation::Forward(moves))) = (&p.displaced, &explanation)
-                && moves.iter().enumerate().any(|(k, m)| {
-                    // (As the first ply too, once plies were published
-                    // around it: it was seen before them.)
-                    (k >= 1 || p.game.len() > d.plies)
-                        && m.from() == d.m.from()
-                        && m.to() == d.m.to()
-                })
-            {
-                explanation = None;
-            }
-        }
-        // After a reported illegal move, its piece was seen on the square
-        // it went to: a history of two or more plies that moves it from
-        // its old square to another one contradicts the readings (a
-        // capture of it under way, a piece sliding through). (To the same
-        // square is the arbiter's correction: a pawn left unpromoted is
-        // exchanged for a queen.)
-        {
-            let p = self.playing();
-            if let (Some(x), Some(Explanation::Forward(moves))) = (&p.pseudo, &explanation)
-                && x.reported.is_some()
-                && moves.len() >= 2
-                && moves[0].from() == x.m.from()
-                && moves[0].to() != x.m.to()
-            {
-                explanation = None;
-            }
-        }
-        match &explanation {
-            None => explanation = self.continue_irregular(at, &target, usize::MAX),
-            // An illegal move was reported and play may be going on from
-            // it: a legal history of as many plies (a piece sliding through
-            // a square that makes one) is not better evidence than the
-            // completed illegal move and its continuation.
-            Some(e @ (Explanation::Forward(_) | Explanation::Back { .. })) if e.cost() >= 2 => {
-                let cost = e.cost();
-                if let Some(e) = self.continue_irregular(at, &target, cost - 1) {
-                    explanation = Some(e);
-                }
-            }
-            Some(_) => {}
-        }
-        if explanation.is_none() && self.follow_around_displacement(at, &target) {
+        let explanation = self.play_on_from_irregular(at, &target, explanation);
+        if explanation.is_none() && self.explain_otherwise(at, &target) {
             return;
         }
-        if explanation.is_none() && self.follow_from_correction(at, &target) {
+        let Phase::Playing(p) = &mut self.phase else {
             return;
-        }
-        // A displaced piece of the side that moved last has moved on from
-        // where it stood (that side played it from there): a history in
-        // which its last ply went there explains the board with no
-        // irregularity at all.
-        if explanation.is_none()
-            && self.playing().displaced.as_ref().is_some_and(|d| {
-                !d.shadow && !Board::<G>::agrees(Some(d.m.placed()), target.piece_at(d.m.to()))
-            })
-            && self.reexamine(at, &target)
-        {
-            return;
-        }
-
-        let p = self.playing();
+        };
         match explanation {
             None => {
-                p.showing = false;
+                if let Some(c) = &mut p.candidate {
+                    c.showing = false;
+                }
                 self.watch_unexplained(at, &target);
             }
             Some(explanation) => {
@@ -975,21 +831,220 @@ impl<G: Game> Reconstructor<G> {
         }
     }
 
+    /// Step: players report a result with both kings on the centre
+    /// squares; it counts once it has stood a moment (a king set down
+    /// briefly on a wrong square can touch the centre too). Returns whether
+    /// the board shows the signal (nothing else is read from it).
+    fn watch_result_signal(&mut self, at: Millis, target: &Board<G>) -> bool {
+        let delay = self.config.settle.kings_signal_ms;
+        let Phase::Playing(p) = &mut self.phase else {
+            return false;
+        };
+        match self.rules.result_signal(&p.game, target) {
+            Some((plies, result)) => {
+                if p.kings.as_ref().is_none_or(|k| k.3 != *target) {
+                    p.kings = Some((at + delay, plies, result, target.clone()));
+                }
+                if let Some(c) = &mut p.candidate {
+                    c.showing = false;
+                }
+                true
+            }
+            None => {
+                p.kings = None;
+                false
+            }
+        }
+    }
+
+    /// Step: a displaced piece still standing where it was pushed: the rest
+    /// of the board is explained around it. (Once it is that side's turn,
+    /// it is still not their move: it got there before.) Returns whether
+    /// that explained the board.
+    fn follow_standing_displacement(&mut self, at: Millis, target: &Board<G>) -> bool {
+        let standing = matches!(&self.phase, Phase::Playing(p) if p.displaced
+            .as_ref()
+            .is_some_and(|d| !d.shadow && put_back(d, target).is_some()));
+        standing && self.follow_around_displacement(at, target)
+    }
+
+    /// Step: the search, with the board turned round while its orientation
+    /// is open, and a completed move kept: returns the board in game
+    /// orientation and its explanation.
+    fn explain_reading(&mut self, target: &Board<G>) -> (Board<G>, Option<Explanation<Move<G>>>) {
+        let mut explanation = self.search(target);
+        // The board's orientation is still open (a symmetric start on a
+        // board without piece identity): the first move that explains the
+        // board turned round fixes it.
+        let target = match self.orient(target, explanation.is_none()) {
+            Some((turned, e)) => {
+                explanation = Some(e);
+                turned
+            }
+            None => target.clone(),
+        };
+        // A completed move (its player pressed the clock) does not travel
+        // on: a change of that piece is a displacement.
+        if let Phase::Playing(p) = &self.phase
+            && explanation
+                .as_ref()
+                .is_some_and(|e| held_correction::<G>(&p.game, e))
+            && p.game.len() <= p.completed
+        {
+            explanation = None;
+        }
+        (target, explanation)
+    }
+
+    /// Step: the start position set up again is a new game (and the
+    /// reading ends), unless the game itself explains it by play; a board
+    /// no explanation fits may prove the candidate move finished (it is
+    /// then published, and the board searched again).
+    fn new_game_or_confirmed(
+        &mut self,
+        at: Millis,
+        start: Option<Start<Position<G>>>,
+        target: &Board<G>,
+        explanation: Option<Explanation<Move<G>>>,
+    ) -> ControlFlow<(), Option<Explanation<Move<G>>>> {
+        let Phase::Playing(p) = &mut self.phase else {
+            return ControlFlow::Break(());
+        };
+        if let Some(start) = start {
+            let by_play = matches!(
+                explanation,
+                Some(Explanation::Same | Explanation::Forward(_))
+            );
+            if !by_play && (!p.game.is_empty() || p.ended) {
+                self.start_at(at, start);
+                return ControlFlow::Break(());
+            }
+        }
+        if explanation.is_some() {
+            return ControlFlow::Continue(explanation);
+        }
+        // The opponent lifting one of their own pieces proves the
+        // candidate move finished. (Not a takeback: lifting a piece after
+        // restoring a position proves nothing.)
+        if confirmed_by_lift(&self.rules, p, target) {
+            let c = p.candidate.take().expect("checked");
+            self.commit(c);
+            return ControlFlow::Continue(self.search(target));
+        }
+        ControlFlow::Continue(None)
+    }
+
+    /// Step: after a reported illegal move, play may have gone on from it.
+    /// With no legal explanation, the illegal move and its continuation
+    /// are tried; a legal history of two or more plies (a piece sliding
+    /// through a square that makes one) is not better evidence than the
+    /// completed illegal move and a shorter continuation.
+    fn play_on_from_irregular(
+        &mut self,
+        at: Millis,
+        target: &Board<G>,
+        explanation: Option<Explanation<Move<G>>>,
+    ) -> Option<Explanation<Move<G>>> {
+        match &explanation {
+            None => self.continue_irregular(at, target, usize::MAX),
+            Some(e @ (Explanation::Forward(_) | Explanation::Back { .. })) if e.cost() >= 2 => {
+                let cost = e.cost();
+                self.continue_irregular(at, target, cost - 1)
+                    .or(explanation)
+            }
+            Some(_) => explanation,
+        }
+    }
+
+    /// Step: a board legal play does not explain may still be explained
+    /// around a displacement, from a held correction, or by re-examining
+    /// the last plies. Returns whether one of them did.
+    fn explain_otherwise(&mut self, at: Millis, target: &Board<G>) -> bool {
+        if self.follow_around_displacement(at, target) {
+            return true;
+        }
+        if self.follow_from_correction(at, target) {
+            return true;
+        }
+        // A displaced piece of the side that moved last has moved on from
+        // where it stood (that side played it from there): a history in
+        // which its last ply went there explains the board with no
+        // irregularity at all.
+        let moved_on = matches!(&self.phase, Phase::Playing(p) if p.displaced.as_ref().is_some_and(|d| {
+            !d.shadow && !Board::<G>::agrees(Some(d.m.placed()), target.piece_at(d.m.to()))
+        }));
+        moved_on && self.reexamine(at, target)
+    }
+
     /// The board is explained: make the explanation the candidate.
     fn follow(&mut self, at: Millis, explanation: Explanation<Move<G>>) {
         // An explanation the readings do not back up (a knock on a board
         // without piece identity can look like a capture) is held longer,
         // and none of it is published at once.
         let unbacked = !std::mem::replace(&mut self.backed, true);
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
         if explanation == Explanation::Same {
             p.candidate = None;
-            p.showing = false;
             return;
         }
-        // Every ply followed by a ply of the opponent is finished: publish
-        // it now and let only the last one settle.
-        let explanation = match explanation {
+        let explanation = self.publish_finished_plies(at, explanation, unbacked);
+        let reading = self.stats.readings;
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
+        let rules = &self.rules;
+        let same = p
+            .candidate
+            .as_ref()
+            .is_some_and(|c| c.explanation == explanation);
+        if !same {
+            let settle = candidate_settle(rules, &self.config, p, &explanation, unbacked);
+            if held_correction::<G>(&p.game, &explanation) {
+                // The piece that just moved is on another square: it
+                // travelled on after a pause, or it was knocked and will be
+                // set back. Only time (or the mover's clock press) tells:
+                // it is held as long as a displacement (see
+                // `candidate_settle`), and treated as one meanwhile.
+                p.displaced = shadow_displacement(rules, p, &explanation, at);
+            }
+            p.candidate = Some(Candidate {
+                explanation,
+                since: at,
+                settle,
+                reading,
+                showing: true,
+            });
+        } else if let Some(c) = &mut p.candidate {
+            c.showing = true;
+            if p.displaced.is_none() && held_correction::<G>(&p.game, &c.explanation) {
+                // Back on the same correction (the piece travelled on, or
+                // was knocked, and a square flickered meanwhile): it still
+                // stands for a displacement, seen first when the
+                // correction was.
+                let since = c.since;
+                let c = p.candidate.as_ref().expect("checked");
+                p.displaced = shadow_displacement(rules, p, &c.explanation, since);
+            }
+        }
+        // Back on a candidate that has already stood long enough.
+        self.handle_timeout(at);
+    }
+
+    /// Every ply of an explanation followed by a ply of the opponent is
+    /// finished: it is published now, and only the last one is returned to
+    /// settle (unless the readings do not back the explanation up).
+    fn publish_finished_plies(
+        &mut self,
+        at: Millis,
+        explanation: Explanation<Move<G>>,
+        unbacked: bool,
+    ) -> Explanation<Move<G>> {
+        let Phase::Playing(p) = &mut self.phase else {
+            return explanation;
+        };
+        match explanation {
             Explanation::Forward(mut moves) if moves.len() >= 2 && !unbacked => {
                 let last = moves.pop().expect("two or more");
                 // The evidence for the plies after them is in the readings
@@ -1004,94 +1059,12 @@ impl<G: Game> Reconstructor<G> {
                     since: at,
                     settle: 0,
                     reading,
+                    showing: false,
                 });
                 Explanation::Forward(vec![last])
             }
             e => e,
-        };
-        let settle = self.config.settle;
-        let hold = self.config.delays.misplaced_ms;
-        let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
-        };
-        let rules = &self.rules;
-        let same = p
-            .candidate
-            .as_ref()
-            .is_some_and(|c| c.explanation == explanation);
-        if !same {
-            let mut settle = settle_time(rules, &settle, &p.game, &explanation);
-            if unbacked {
-                settle = settle.max(self.config.settle.unbacked_ms);
-            }
-            // A takeback of several plies that one piece's change makes (a
-            // repeated position, a knocked piece landing where it stood
-            // earlier) is held as long as a displacement: players restoring
-            // several plies move more than one piece. The change counts
-            // from the game and from a move not yet published (the knock
-            // can come before its settle time ran out); not from a
-            // takeback not yet published (players restore one ply after
-            // the other).
-            if let Explanation::Back { plies, then } = &explanation
-                && *plies > 1
-                && then.is_empty()
-            {
-                let earlier = p.game.position_at(p.game.len() - plies);
-                let one_piece = |board: &Board<G>| board.diff(earlier.board()).count() <= 2;
-                let pending = p
-                    .candidate
-                    .as_ref()
-                    .filter(|c| matches!(c.explanation, Explanation::Forward(_)))
-                    .map(|c| candidate_position(&p.game, &c.explanation));
-                if one_piece(p.game.position().board())
-                    || pending.is_some_and(|c| one_piece(c.board()))
-                {
-                    settle = settle.max(hold);
-                }
-            }
-            if held_correction::<G>(&p.game, &explanation) {
-                // The piece that just moved is on another square: it
-                // travelled on after a pause, or it was knocked and will be
-                // set back. Only time (or the mover's clock press) tells:
-                // hold the correction as long as a displacement, and treat
-                // the change as one meanwhile.
-                settle = settle.max(hold);
-                let after = candidate_position(&p.game, &explanation);
-                p.displaced = rules
-                    .find_pseudo(p.game.position(), after.board())
-                    .map(|m| Displacement {
-                        m,
-                        since: at,
-                        plies: p.game.len(),
-                        shadow: true,
-                    });
-            }
-            p.candidate = Some(Candidate {
-                explanation,
-                since: at,
-                settle,
-                reading: self.stats.readings,
-            });
-        } else if p.displaced.is_none()
-            && let Some(c) = &p.candidate
-            && held_correction::<G>(&p.game, &c.explanation)
-        {
-            // Back on the same correction (the piece travelled on, or was
-            // knocked, and a square flickered meanwhile): it still stands
-            // for a displacement, seen first when the correction was.
-            let after = candidate_position(&p.game, &c.explanation);
-            p.displaced = rules
-                .find_pseudo(p.game.position(), after.board())
-                .map(|m| Displacement {
-                    m,
-                    since: c.since,
-                    plies: p.game.len(),
-                    shadow: true,
-                });
         }
-        p.showing = true;
-        // Back on a candidate that has already stood long enough.
-        self.handle_timeout(at);
     }
 
     /// After an illegal move was reported: if play went on from the
@@ -1281,7 +1254,9 @@ impl<G: Game> Reconstructor<G> {
                 {
                     p.candidate = None;
                 }
-                p.showing = false;
+                if let Some(c) = &mut p.candidate {
+                    c.showing = false;
+                }
             }
             Some(e @ Explanation::Forward(_)) => {
                 let p = self.playing();
@@ -1510,6 +1485,7 @@ impl<G: Game> Reconstructor<G> {
             since: at,
             settle: 0,
             reading,
+            showing: false,
         });
     }
 
@@ -1671,7 +1647,6 @@ impl<G: Game> Reconstructor<G> {
             rotated: rotated.unwrap_or(false),
             orientation_open: rotated.is_none(),
             candidate: None,
-            showing: false,
             resync: false,
             ended: false,
             frozen: false,
@@ -1746,7 +1721,6 @@ impl<G: Game> Reconstructor<G> {
             }
         }
         p.touches.clear();
-        p.showing = false;
         for e in out {
             self.emit(t, e);
         }
@@ -1759,6 +1733,147 @@ fn cell_piece<P>(cell: Cell<P>) -> Option<P> {
         Cell::Piece(p) => Some(p),
         _ => None,
     }
+}
+
+/// Whether the opponent lifting one of their own pieces proves the
+/// candidate move finished. (Not a takeback: lifting a piece after
+/// restoring a position proves nothing; nor the other king lifted after a
+/// king went to the centre: that is the result signal.)
+fn confirmed_by_lift<G: Game>(rules: &G, p: &Playing<G>, target: &Board<G>) -> bool {
+    p.candidate.as_ref().is_some_and(|c| {
+        let after = candidate_position(&p.game, &c.explanation);
+        matches!(c.explanation, Explanation::Forward(_))
+            && lifted_by_side_to_move::<G>(&after, target)
+            && !(signal_into(rules, &c.explanation)
+                && (rules.signal_pieces(after.board()) & !target.occupied()).any())
+    })
+}
+
+/// Whether an explanation contradicts what the readings showed: see
+/// [`takeback_continues`], [`against_displacement_order`] and
+/// [`moves_reported_piece`].
+fn contradicted<G: Game>(p: &Playing<G>, e: &Explanation<Move<G>>, target: &Board<G>) -> bool {
+    takeback_continues(p, e, target)
+        || against_displacement_order(p, e)
+        || moves_reported_piece(p, e)
+}
+
+/// A takeback under way (one ply restored, the board now lacking only
+/// pieces of the position before it): the players are taking back another
+/// ply, not making two new ones.
+fn takeback_continues<G: Game>(
+    p: &Playing<G>,
+    e: &Explanation<Move<G>>,
+    target: &Board<G>,
+) -> bool {
+    if let (
+        Some(Candidate {
+            explanation: Explanation::Back { plies, then },
+            ..
+        }),
+        Explanation::Forward(moves),
+    ) = (&p.candidate, e)
+    {
+        then.is_empty()
+            && moves.len() >= 2
+            && p.game.len() > *plies
+            && search::only_removals(p.game.position_at(p.game.len() - plies - 1).board(), target)
+    } else {
+        false
+    }
+}
+
+/// A displacement was seen before the rest changed: a history that plays
+/// it as a later ply (the reply to a move made after it) contradicts the
+/// order of the readings. (As the first ply too, once plies were
+/// published around it: it was seen before them.)
+fn against_displacement_order<G: Game>(p: &Playing<G>, e: &Explanation<Move<G>>) -> bool {
+    let (Some(d), Explanation::Forward(moves)) = (&p.displaced, e) else {
+        return false;
+    };
+    moves.iter().enumerate().any(|(k, m)| {
+        (k >= 1 || p.game.len() > d.plies) && m.from() == d.m.from() && m.to() == d.m.to()
+    })
+}
+
+/// After a reported illegal move, its piece was seen on the square it went
+/// to: a history of two or more plies that moves it from its old square to
+/// another one contradicts the readings (a capture of it under way, a
+/// piece sliding through). (To the same square is the arbiter's
+/// correction: a pawn left unpromoted is exchanged for a queen.)
+fn moves_reported_piece<G: Game>(p: &Playing<G>, e: &Explanation<Move<G>>) -> bool {
+    let (Some(x), Explanation::Forward(moves)) = (&p.pseudo, e) else {
+        return false;
+    };
+    x.reported.is_some()
+        && moves.len() >= 2
+        && moves[0].from() == x.m.from()
+        && moves[0].to() != x.m.to()
+}
+
+/// How long a new candidate settles: the game's settle time, longer for
+/// an explanation the readings do not back up, and as long as a
+/// displacement for a correction a knock can fake (see
+/// [`held_correction`]) or a takeback of several plies one piece's change
+/// makes.
+fn candidate_settle<G: Game>(
+    rules: &G,
+    config: &Config,
+    p: &Playing<G>,
+    explanation: &Explanation<Move<G>>,
+    unbacked: bool,
+) -> Millis {
+    let hold = config.delays.misplaced_ms;
+    let mut settle = settle_time(rules, &config.settle, &p.game, explanation);
+    if unbacked {
+        settle = settle.max(config.settle.unbacked_ms);
+    }
+    // A takeback of several plies that one piece's change makes (a
+    // repeated position, a knocked piece landing where it stood earlier)
+    // is held as long as a displacement: players restoring several plies
+    // move more than one piece. The change counts from the game and from a
+    // move not yet published (the knock can come before its settle time
+    // ran out); not from a takeback not yet published (players restore one
+    // ply after the other).
+    if let Explanation::Back { plies, then } = explanation
+        && *plies > 1
+        && then.is_empty()
+    {
+        let earlier = p.game.position_at(p.game.len() - plies);
+        let one_piece = |board: &Board<G>| board.diff(earlier.board()).count() <= 2;
+        let pending = p
+            .candidate
+            .as_ref()
+            .filter(|c| matches!(c.explanation, Explanation::Forward(_)))
+            .map(|c| candidate_position(&p.game, &c.explanation));
+        if one_piece(p.game.position().board()) || pending.is_some_and(|c| one_piece(c.board())) {
+            settle = settle.max(hold);
+        }
+    }
+    if held_correction::<G>(&p.game, explanation) {
+        settle = settle.max(hold);
+    }
+    settle
+}
+
+/// The displacement a held correction stands for while it settles (see
+/// [`held_correction`]): the change from the game's position to the
+/// corrected one, as a move of that piece, first seen at `since`.
+fn shadow_displacement<G: Game>(
+    rules: &G,
+    p: &Playing<G>,
+    correction: &Explanation<Move<G>>,
+    since: Millis,
+) -> Option<Displacement<G>> {
+    let after = candidate_position(&p.game, correction);
+    rules
+        .find_pseudo(p.game.position(), after.board())
+        .map(|m| Displacement {
+            m,
+            since,
+            plies: p.game.len(),
+            shadow: true,
+        })
 }
 
 /// Builds the referee afresh for the game as it now stands (after plies
