@@ -29,6 +29,8 @@ pub mod occupancy;
 pub mod open;
 pub mod search;
 pub mod settle;
+#[cfg(test)]
+mod tests;
 
 use std::collections::VecDeque;
 use std::ops::ControlFlow;
@@ -163,14 +165,52 @@ struct Unexplained {
     reexamined: bool,
 }
 
+/// How the board stands, seen from the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Orientation {
+    /// Not known yet (a symmetric start on a board without piece
+    /// identity): the first move tells. Read as it stands meanwhile.
+    Open,
+    /// The normal way round.
+    Normal,
+    /// Turned round by 180 degrees.
+    Rotated,
+}
+
+impl Orientation {
+    /// As a start position found on the board says (`None`: not known).
+    fn of_start(rotated: Option<bool>) -> Orientation {
+        match rotated {
+            None => Orientation::Open,
+            Some(false) => Orientation::Normal,
+            Some(true) => Orientation::Rotated,
+        }
+    }
+
+    fn is_rotated(self) -> bool {
+        matches!(self, Orientation::Rotated)
+    }
+}
+
+/// The kings stand in the centre: the players' result signal, once it has
+/// stood until `due`.
+#[derive(Clone, Debug)]
+struct KingsSignal<G: Game> {
+    due: Millis,
+    /// The plies to withdraw (a king move into the centre published a
+    /// moment before).
+    plies: usize,
+    result: &'static str,
+    /// The board that showed it.
+    board: Board<G>,
+}
+
 #[derive(Clone, Debug)]
 struct Playing<G: Game> {
     game: Record<G>,
     referee: G::Referee,
-    rotated: bool,
-    /// The board's orientation is not known yet (a symmetric start on a
-    /// board without piece identity): the first move tells.
-    orientation_open: bool,
+    /// How the board stands.
+    orientation: Orientation,
     successors: Vec<(Board<G>, Move<G>)>,
     candidate: Option<Candidate<G>>,
     /// A whole-board read has not been explained yet: search deep.
@@ -179,9 +219,8 @@ struct Playing<G: Game> {
     /// The result is known (checkmate, stalemate, a result piece, the kings
     /// in the centre, the operator): the record is frozen until a new game.
     frozen: bool,
-    /// The kings stand in the centre: when that becomes the result, the
-    /// plies to withdraw, the result, and the board that showed it.
-    kings: Option<(Millis, usize, &'static str, Board<G>)>,
+    /// The kings stand in the centre (see [`KingsSignal`]).
+    kings: Option<KingsSignal<G>>,
     illegal_counts: [u32; 2],
     pseudo: Option<Irregular<G>>,
     /// A displaced piece standing on the board (see [`Displacement`]).
@@ -325,7 +364,9 @@ impl<G: Game> Reconstructor<G> {
             );
             self.emit(at, EventKind::Alert(a));
         }
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
         p.unexplained = None;
         self.emit(
             at,
@@ -366,7 +407,7 @@ impl<G: Game> Reconstructor<G> {
                 && self.rules.ranks_by_evidence()
                 && self.raw.piece_at(sq) != cell_piece(*cell)
             {
-                let game_sq = if p.rotated {
+                let game_sq = if p.orientation.is_rotated() {
                     self.rules.turn_round(sq)
                 } else {
                     sq
@@ -411,7 +452,9 @@ impl<G: Game> Reconstructor<G> {
         {
             let c = p.candidate.take().expect("checked");
             self.commit(c);
-            let p = self.playing();
+            let Phase::Playing(p) = &mut self.phase else {
+                return Press::NoGame;
+            };
             p.completed = p.game.len();
             return Press::Published;
         }
@@ -427,7 +470,7 @@ impl<G: Game> Reconstructor<G> {
             && p.candidate.is_none()
         {
             let Phase::Playing(p) = &mut self.phase else {
-                unreachable!("playing")
+                return Press::NoGame;
             };
             let d = p.displaced.take().expect("checked");
             let made = self.rules.pseudo_board(p.game.position(), &d.m, &target);
@@ -450,7 +493,9 @@ impl<G: Game> Reconstructor<G> {
             self.report_illegal(at, Completed::Press);
             return Press::IllegalMove;
         }
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return Press::NoGame;
+        };
         if turn != side && !p.game.is_empty() {
             // The presser made the last ply: it is complete.
             p.completed = p.game.len();
@@ -497,7 +542,9 @@ impl<G: Game> Reconstructor<G> {
                 }
             }
             Phase::Playing(p) => {
-                if let Some((due, plies, result, _)) = p.kings
+                if let Some(KingsSignal {
+                    due, plies, result, ..
+                }) = p.kings
                     && due <= now
                 {
                     // Not moves: a king move into the centre published a
@@ -534,7 +581,9 @@ impl<G: Game> Reconstructor<G> {
                         return;
                     }
                 }
-                let p = self.playing();
+                let Phase::Playing(p) = &mut self.phase else {
+                    return;
+                };
                 if let Some(u) = p.unexplained
                     && u.raised.is_none()
                     && u.due <= now
@@ -566,7 +615,7 @@ impl<G: Game> Reconstructor<G> {
                             u.due.min(u.since + check)
                         }
                     });
-                let kings = p.kings.as_ref().map(|k| k.0);
+                let kings = p.kings.as_ref().map(|k| k.due);
                 [candidate, unexplained, kings].into_iter().flatten().min()
             }
         }
@@ -592,7 +641,7 @@ impl<G: Game> Reconstructor<G> {
 
     /// Whether the board stands turned round.
     pub fn is_rotated(&self) -> bool {
-        matches!(&self.phase, Phase::Playing(p) if p.rotated)
+        matches!(&self.phase, Phase::Playing(p) if p.orientation.is_rotated())
     }
 
     /// The pieces as the sensors see them, in the game's orientation (the
@@ -624,7 +673,7 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &mut self.phase else {
             return;
         };
-        let game_sq = if p.rotated {
+        let game_sq = if p.orientation.is_rotated() {
             self.rules.turn_round(sq)
         } else {
             sq
@@ -686,13 +735,6 @@ impl<G: Game> Reconstructor<G> {
         self.events.push_back((at, kind));
     }
 
-    fn playing(&mut self) -> &mut Playing<G> {
-        match &mut self.phase {
-            Phase::Playing(p) => p,
-            Phase::Waiting(_) => unreachable!("called while a game is on"),
-        }
-    }
-
     fn on_reading(&mut self, at: Millis) {
         self.stats.readings += 1;
         let start = self.rules.detect_start(&self.raw);
@@ -726,7 +768,7 @@ impl<G: Game> Reconstructor<G> {
 
     fn target(&self) -> Board<G> {
         match &self.phase {
-            Phase::Playing(p) if p.rotated => self.raw.rotated(),
+            Phase::Playing(p) if p.orientation.is_rotated() => self.raw.rotated(),
             _ => self.raw.clone(),
         }
     }
@@ -734,7 +776,7 @@ impl<G: Game> Reconstructor<G> {
     fn search(&mut self, target: &Board<G>) -> Option<Explanation<Move<G>>> {
         let limits = self.config.limits;
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("called while a game is on")
+            return None;
         };
         let prefer_back = matches!(
             p.candidate,
@@ -842,8 +884,13 @@ impl<G: Game> Reconstructor<G> {
         };
         match self.rules.result_signal(&p.game, target) {
             Some((plies, result)) => {
-                if p.kings.as_ref().is_none_or(|k| k.3 != *target) {
-                    p.kings = Some((at + delay, plies, result, target.clone()));
+                if p.kings.as_ref().is_none_or(|k| k.board != *target) {
+                    p.kings = Some(KingsSignal {
+                        due: at + delay,
+                        plies,
+                        result,
+                        board: target.clone(),
+                    });
                 }
                 if let Some(c) = &mut p.candidate {
                     c.showing = false;
@@ -1079,7 +1126,7 @@ impl<G: Game> Reconstructor<G> {
     ) -> Option<Explanation<Move<G>>> {
         let limits = self.config.limits;
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
+            return None;
         };
         let pseudo = p.pseudo.as_ref()?;
         let after = pseudo.reported.as_ref()?.as_ref()?;
@@ -1128,7 +1175,7 @@ impl<G: Game> Reconstructor<G> {
     fn watch_unexplained(&mut self, at: Millis, target: &Board<G>) {
         let delays = self.config.delays;
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
+            return;
         };
         let rules = &self.rules;
         let pos = p.game.position().clone();
@@ -1203,7 +1250,7 @@ impl<G: Game> Reconstructor<G> {
             }
         }
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
+            return;
         };
         let rules = &self.rules;
         let in_hand = {
@@ -1233,7 +1280,9 @@ impl<G: Game> Reconstructor<G> {
     /// explained the board.
     fn follow_around_displacement(&mut self, at: Millis, target: &Board<G>) -> bool {
         let delays = self.config.delays;
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return false;
+        };
         let Some(d) = &p.displaced else {
             return false;
         };
@@ -1243,7 +1292,9 @@ impl<G: Game> Reconstructor<G> {
         let since = d.since;
         match self.search(&masked) {
             Some(Explanation::Same) => {
-                let p = self.playing();
+                let Phase::Playing(p) = &mut self.phase else {
+                    return false;
+                };
                 // A piece of the opponent in the air decides nothing
                 // between a knock and a piece that travelled on: a held
                 // correction stays, for the reply to decide.
@@ -1259,7 +1310,9 @@ impl<G: Game> Reconstructor<G> {
                 }
             }
             Some(e @ Explanation::Forward(_)) => {
-                let p = self.playing();
+                let Phase::Playing(p) = &mut self.phase else {
+                    return false;
+                };
                 p.resync = false;
                 // Play went on around it: whatever it stood for, it is now
                 // a displacement of its own.
@@ -1271,7 +1324,7 @@ impl<G: Game> Reconstructor<G> {
             _ => return false,
         }
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
+            return false;
         };
         let delay = displacement_delay(&self.rules, &delays, p.displaced.as_ref());
         let u = p.unexplained.get_or_insert(Unexplained {
@@ -1299,7 +1352,7 @@ impl<G: Game> Reconstructor<G> {
     fn follow_from_correction(&mut self, at: Millis, target: &Board<G>) -> bool {
         let limits = self.config.limits;
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
+            return false;
         };
         let Some(c) = &p.candidate else {
             return false;
@@ -1333,7 +1386,9 @@ impl<G: Game> Reconstructor<G> {
         let Some(reply @ Explanation::Forward(_)) = out.explanation else {
             return false;
         };
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return false;
+        };
         let c = p.candidate.take().expect("checked");
         p.displaced = None;
         p.pseudo = None;
@@ -1376,7 +1431,9 @@ impl<G: Game> Reconstructor<G> {
     /// is then published as a correction (`retract` and moves).
     fn reexamine(&mut self, at: Millis, target: &Board<G>) -> bool {
         let mut limits = self.config.limits;
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return false;
+        };
         let Some(d) = &p.displaced else {
             return false;
         };
@@ -1443,7 +1500,9 @@ impl<G: Game> Reconstructor<G> {
         limits.stream_depth = back;
         limits.back = 0;
         limits.budget = limits.resync_budget;
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return false;
+        };
         let evidence = (p.touched_at.clone(), p.evidence_base);
         let evidence = self.rules.ranks_by_evidence().then(|| Evidence {
             touched_at: &evidence.0,
@@ -1475,7 +1534,9 @@ impl<G: Game> Reconstructor<G> {
     /// a `misplaced` alert raised for it cleared).
     fn correct(&mut self, at: Millis, explanation: Explanation<Move<G>>) {
         self.clear_unexplained(at);
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
         p.displaced = None;
         p.pseudo = None;
         p.candidate = None;
@@ -1490,7 +1551,9 @@ impl<G: Game> Reconstructor<G> {
     }
 
     fn report_illegal(&mut self, at: Millis, completed: Completed) {
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
         // Reported as displaced pieces while it stood: now it is a move.
         if let Some(u) = &mut p.unexplained
             && u.raised == Some(AlertKind::Misplaced)
@@ -1504,7 +1567,7 @@ impl<G: Game> Reconstructor<G> {
             self.emit(at, EventKind::Alert(a));
         }
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
+            return;
         };
         let Some(x) = p.pseudo.as_mut() else { return };
         let before = p.game.position().clone();
@@ -1524,7 +1587,7 @@ impl<G: Game> Reconstructor<G> {
             return;
         }
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
+            return;
         };
         if p.ended || p.pseudo.as_ref().is_some_and(|x| x.reported.is_some()) {
             // Said already (an illegal move), or the game is over and the
@@ -1545,7 +1608,9 @@ impl<G: Game> Reconstructor<G> {
     }
 
     fn clear_unexplained(&mut self, at: Millis) {
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
         let Some(u) = p.unexplained.take() else {
             return;
         };
@@ -1578,8 +1643,10 @@ impl<G: Game> Reconstructor<G> {
         target: &Board<G>,
         unexplained: bool,
     ) -> Option<(Board<G>, Explanation<Move<G>>)> {
-        let p = self.playing();
-        if !(p.orientation_open && unexplained && p.game.is_empty()) {
+        let Phase::Playing(p) = &mut self.phase else {
+            return None;
+        };
+        if !(p.orientation == Orientation::Open && unexplained && p.game.is_empty()) {
             return None;
         }
         let turned = target.rotated();
@@ -1590,10 +1657,9 @@ impl<G: Game> Reconstructor<G> {
             return None;
         };
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
+            return None;
         };
-        p.rotated = true;
-        p.orientation_open = false;
+        p.orientation = Orientation::Rotated;
         for t in &mut p.touches {
             t.sq = self.rules.turn_round(t.sq);
         }
@@ -1644,8 +1710,7 @@ impl<G: Game> Reconstructor<G> {
             successors: search::successors(game.start()),
             referee: self.rules.referee(&game),
             game,
-            rotated: rotated.unwrap_or(false),
-            orientation_open: rotated.is_none(),
+            orientation: Orientation::of_start(rotated),
             candidate: None,
             resync: false,
             ended: false,
@@ -1674,7 +1739,7 @@ impl<G: Game> Reconstructor<G> {
         let t = c.since;
         let delays = self.config.delays;
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
+            return;
         };
         let rules = &self.rules;
         if held_correction::<G>(&p.game, &c.explanation) {
@@ -1951,7 +2016,9 @@ fn push_move<G: Game>(rules: &G, p: &mut Playing<G>, m: Move<G>) -> EventKind {
     let event = rules.move_event(ply, side, rec, false);
     p.successors = next;
     // A move was made: a board whose orientation was open stands as read.
-    p.orientation_open = false;
+    if p.orientation == Orientation::Open {
+        p.orientation = Orientation::Normal;
+    }
     event
 }
 
