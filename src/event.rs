@@ -92,15 +92,6 @@ impl Side {
     }
 }
 
-impl From<crate::games::chess::Color> for Side {
-    fn from(c: crate::games::chess::Color) -> Side {
-        match c {
-            crate::games::chess::Color::White => Side::White,
-            crate::games::chess::Color::Black => Side::Black,
-        }
-    }
-}
-
 /// What kind of thing an alert reports (interface section 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -3,7 +3,9 @@
 //! each game's alerts is the game's own (`crate::games::*`);
 //! [`super::Reconstructor`] decides when.
 
-use crate::event::{Alert, AlertKind, Millis, Side};
+use crate::event::Millis;
+
+pub use crate::games::arbiter::{Completed, alert, cleared};
 
 /// Delays of the arbiter alerts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,37 +39,5 @@ impl Default for AlertDelays {
             touch_ms: 300,
             touch_grace_ms: 1_500,
         }
-    }
-}
-
-/// What showed that an illegal move was completed (FIDE Law 6.2a): time
-/// alone never does, as a knocked piece stands as long as it stands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Completed {
-    /// Its player pressed the clock.
-    Press,
-    /// The opponent began to reply (lifted one of their own pieces).
-    Reply,
-}
-
-/// Builds an alert.
-pub fn alert(kind: AlertKind, side: Option<Side>, law: Option<&str>, message: String) -> Alert {
-    Alert {
-        kind,
-        side,
-        law: law.map(str::to_string),
-        message,
-        cleared: false,
-    }
-}
-
-/// The same alert, marked cleared, with a message saying so.
-pub fn cleared(kind: AlertKind, law: Option<&str>, message: String) -> Alert {
-    Alert {
-        kind,
-        side: None,
-        law: law.map(str::to_string),
-        message,
-        cleared: true,
     }
 }

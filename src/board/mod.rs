@@ -29,8 +29,11 @@ pub mod occupancy;
 pub mod open;
 pub mod search;
 pub mod settle;
+#[cfg(test)]
+mod tests;
 
 use std::collections::VecDeque;
+use std::ops::ControlFlow;
 
 use crate::event::{Alert, AlertKind, EventKind, Millis, Side};
 use crate::games::chess::Chess;
@@ -43,6 +46,8 @@ use crate::games::{
 /// move, a knock and its set-back, and the opponent's first lifts.
 const RECENT: usize = 48;
 
+pub use crate::games::chess::Variant;
+pub use crate::games::{Cell, Token, Touch, put_back_touch};
 pub use arbiter::{AlertDelays, Completed};
 pub use search::{Evidence, Explanation, Limits};
 pub use settle::SettleRule;
@@ -55,44 +60,6 @@ type Set<G> = <G as Game>::Set;
 type Move<G> = <G as Game>::Move;
 type Position<G> = <G as Game>::Position;
 type Pseudo<G> = <G as Game>::Pseudo;
-
-/// A result token (DGT's "magic pieces") an arbiter may place on a square.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Token {
-    /// Draw.
-    Draw,
-    /// White wins.
-    WhiteWins,
-    /// Black wins.
-    BlackWins,
-}
-
-/// What one sensor square holds.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
-pub enum Cell<P = crate::games::chess::Piece> {
-    /// Nothing.
-    #[default]
-    Empty,
-    /// A piece (for a board without piece identity, the game's piece of
-    /// unknown colour).
-    Piece(P),
-    /// A result token.
-    Token(Token),
-}
-
-/// Chess: which start positions begin a game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum Variant {
-    /// The standard start and every Chess960 start.
-    #[default]
-    Auto,
-    /// Only the standard start; any other arrangement of the back ranks is
-    /// a wrong set-up (Law 7.2a): a king and queen swapped is a `setup`
-    /// alert, not a Chess960 game.
-    Standard,
-    /// Any Chess960 start.
-    Chess960,
-}
 
 /// What a clock press did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,6 +111,8 @@ struct Candidate<G: Game> {
     settle: Millis,
     /// That reading's number (see [`Playing::evidence_base`]).
     reading: u64,
+    /// Whether the board shows it right now.
+    showing: bool,
 }
 
 impl<G: Game> Candidate<G> {
@@ -196,58 +165,62 @@ struct Unexplained {
     reexamined: bool,
 }
 
-/// A piece of the side to move lifted since the last move.
-#[derive(Clone, Copy, Debug)]
-pub struct Touch<G: Game> {
-    /// Its square (game orientation).
-    pub sq: Square<G>,
-    /// The piece.
-    pub piece: Piece<G>,
-    /// When it was lifted.
-    pub lifted: Millis,
-    /// When it was set back on its square, if it was.
-    pub back: Option<Millis>,
+/// How the board stands, seen from the game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Orientation {
+    /// Not known yet (a symmetric start on a board without piece
+    /// identity): the first move tells. Read as it stands meanwhile.
+    Open,
+    /// The normal way round.
+    Normal,
+    /// Turned round by 180 degrees.
+    Rotated,
 }
 
-/// The piece touched, put back and not moved, if one was, when `m` is
-/// played in `pos`: a piece lifted for at least `touch_ms` (shorter is an
-/// adjustment), set back on its square, that could have moved. `touches`
-/// are the mover's.
-pub fn put_back_touch<'a, G: Game>(
-    pos: &Position<G>,
-    m: &Move<G>,
-    touches: &[&'a Touch<G>],
-    touch_ms: Millis,
-) -> Option<&'a Touch<G>> {
-    touches.iter().copied().find(|t| {
-        t.sq != m.from()
-            && t.back
-                .is_some_and(|b| b.saturating_sub(t.lifted) >= touch_ms)
-            && pos.legal_moves().any(|l| l.from() == t.sq)
-    })
+impl Orientation {
+    /// As a start position found on the board says (`None`: not known).
+    fn of_start(rotated: Option<bool>) -> Orientation {
+        match rotated {
+            None => Orientation::Open,
+            Some(false) => Orientation::Normal,
+            Some(true) => Orientation::Rotated,
+        }
+    }
+
+    fn is_rotated(self) -> bool {
+        matches!(self, Orientation::Rotated)
+    }
+}
+
+/// The kings stand in the centre: the players' result signal, once it has
+/// stood until `due`.
+#[derive(Clone, Debug)]
+struct KingsSignal<G: Game> {
+    due: Millis,
+    /// The plies to withdraw (a king move into the centre published a
+    /// moment before).
+    plies: usize,
+    result: &'static str,
+    /// The board that showed it.
+    board: Board<G>,
 }
 
 #[derive(Clone, Debug)]
 struct Playing<G: Game> {
     game: Record<G>,
     referee: G::Referee,
-    rotated: bool,
-    /// The board's orientation is not known yet (a symmetric start on a
-    /// board without piece identity): the first move tells.
-    orientation_open: bool,
+    /// How the board stands.
+    orientation: Orientation,
     successors: Vec<(Board<G>, Move<G>)>,
     candidate: Option<Candidate<G>>,
-    /// Whether the board shows the candidate right now.
-    showing: bool,
     /// A whole-board read has not been explained yet: search deep.
     resync: bool,
     ended: bool,
     /// The result is known (checkmate, stalemate, a result piece, the kings
     /// in the centre, the operator): the record is frozen until a new game.
     frozen: bool,
-    /// The kings stand in the centre: when that becomes the result, the
-    /// plies to withdraw, the result, and the board that showed it.
-    kings: Option<(Millis, usize, &'static str, Board<G>)>,
+    /// The kings stand in the centre (see [`KingsSignal`]).
+    kings: Option<KingsSignal<G>>,
     illegal_counts: [u32; 2],
     pseudo: Option<Irregular<G>>,
     /// A displaced piece standing on the board (see [`Displacement`]).
@@ -377,7 +350,6 @@ impl<G: Game> Reconstructor<G> {
         p.frozen = true;
         p.ended = true;
         p.candidate = None;
-        p.showing = false;
         p.pseudo = None;
         p.displaced = None;
         // A displacement reported while the result signal was on its way
@@ -392,7 +364,9 @@ impl<G: Game> Reconstructor<G> {
             );
             self.emit(at, EventKind::Alert(a));
         }
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
         p.unexplained = None;
         self.emit(
             at,
@@ -433,7 +407,7 @@ impl<G: Game> Reconstructor<G> {
                 && self.rules.ranks_by_evidence()
                 && self.raw.piece_at(sq) != cell_piece(*cell)
             {
-                let game_sq = if p.rotated {
+                let game_sq = if p.orientation.is_rotated() {
                     self.rules.turn_round(sq)
                 } else {
                     sq
@@ -469,7 +443,7 @@ impl<G: Game> Reconstructor<G> {
         // The candidate is on the board, or the opponent has already begun
         // to take one of its pieces (a capture begun with the victim).
         if let Some(c) = &p.candidate
-            && (p.showing
+            && (c.showing
                 || search::only_removals(
                     candidate_position(&p.game, &c.explanation).board(),
                     &target,
@@ -478,7 +452,9 @@ impl<G: Game> Reconstructor<G> {
         {
             let c = p.candidate.take().expect("checked");
             self.commit(c);
-            let p = self.playing();
+            let Phase::Playing(p) = &mut self.phase else {
+                return Press::NoGame;
+            };
             p.completed = p.game.len();
             return Press::Published;
         }
@@ -494,7 +470,7 @@ impl<G: Game> Reconstructor<G> {
             && p.candidate.is_none()
         {
             let Phase::Playing(p) = &mut self.phase else {
-                unreachable!("playing")
+                return Press::NoGame;
             };
             let d = p.displaced.take().expect("checked");
             let made = self.rules.pseudo_board(p.game.position(), &d.m, &target);
@@ -517,7 +493,9 @@ impl<G: Game> Reconstructor<G> {
             self.report_illegal(at, Completed::Press);
             return Press::IllegalMove;
         }
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return Press::NoGame;
+        };
         if turn != side && !p.game.is_empty() {
             // The presser made the last ply: it is complete.
             p.completed = p.game.len();
@@ -564,7 +542,9 @@ impl<G: Game> Reconstructor<G> {
                 }
             }
             Phase::Playing(p) => {
-                if let Some((due, plies, result, _)) = p.kings
+                if let Some(KingsSignal {
+                    due, plies, result, ..
+                }) = p.kings
                     && due <= now
                 {
                     // Not moves: a king move into the centre published a
@@ -576,7 +556,10 @@ impl<G: Game> Reconstructor<G> {
                     self.set_result(now, result, "kings in the centre");
                     return;
                 }
-                if p.showing && p.candidate.as_ref().is_some_and(|c| c.due() <= now) {
+                if p.candidate
+                    .as_ref()
+                    .is_some_and(|c| c.showing && c.due() <= now)
+                {
                     let c = p.candidate.take().expect("checked");
                     self.commit(c);
                     return;
@@ -598,7 +581,9 @@ impl<G: Game> Reconstructor<G> {
                         return;
                     }
                 }
-                let p = self.playing();
+                let Phase::Playing(p) = &mut self.phase else {
+                    return;
+                };
                 if let Some(u) = p.unexplained
                     && u.raised.is_none()
                     && u.due <= now
@@ -617,7 +602,7 @@ impl<G: Game> Reconstructor<G> {
                 let candidate = p
                     .candidate
                     .as_ref()
-                    .filter(|_| p.showing)
+                    .filter(|c| c.showing)
                     .map(Candidate::<G>::due);
                 let check = self.config.delays.misplaced_ms;
                 let unexplained = p
@@ -630,7 +615,7 @@ impl<G: Game> Reconstructor<G> {
                             u.due.min(u.since + check)
                         }
                     });
-                let kings = p.kings.as_ref().map(|k| k.0);
+                let kings = p.kings.as_ref().map(|k| k.due);
                 [candidate, unexplained, kings].into_iter().flatten().min()
             }
         }
@@ -656,7 +641,7 @@ impl<G: Game> Reconstructor<G> {
 
     /// Whether the board stands turned round.
     pub fn is_rotated(&self) -> bool {
-        matches!(&self.phase, Phase::Playing(p) if p.rotated)
+        matches!(&self.phase, Phase::Playing(p) if p.orientation.is_rotated())
     }
 
     /// The pieces as the sensors see them, in the game's orientation (the
@@ -688,7 +673,7 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &mut self.phase else {
             return;
         };
-        let game_sq = if p.rotated {
+        let game_sq = if p.orientation.is_rotated() {
             self.rules.turn_round(sq)
         } else {
             sq
@@ -750,13 +735,6 @@ impl<G: Game> Reconstructor<G> {
         self.events.push_back((at, kind));
     }
 
-    fn playing(&mut self) -> &mut Playing<G> {
-        match &mut self.phase {
-            Phase::Playing(p) => p,
-            Phase::Waiting(_) => unreachable!("called while a game is on"),
-        }
-    }
-
     fn on_reading(&mut self, at: Millis) {
         self.stats.readings += 1;
         let start = self.rules.detect_start(&self.raw);
@@ -790,7 +768,7 @@ impl<G: Game> Reconstructor<G> {
 
     fn target(&self) -> Board<G> {
         match &self.phase {
-            Phase::Playing(p) if p.rotated => self.raw.rotated(),
+            Phase::Playing(p) if p.orientation.is_rotated() => self.raw.rotated(),
             _ => self.raw.clone(),
         }
     }
@@ -798,7 +776,7 @@ impl<G: Game> Reconstructor<G> {
     fn search(&mut self, target: &Board<G>) -> Option<Explanation<Move<G>>> {
         let limits = self.config.limits;
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("called while a game is on")
+            return None;
         };
         let prefer_back = matches!(
             p.candidate,
@@ -828,9 +806,15 @@ impl<G: Game> Reconstructor<G> {
         out.explanation
     }
 
+    /// A reading while a game is on: its ordered rules, each a named step.
+    /// The first steps may explain the board on their own (and end the
+    /// reading); then the board is searched, the explanation screened
+    /// against what the readings showed, and followed or watched.
     fn on_playing_reading(&mut self, at: Millis, start: Option<Start<Position<G>>>) {
         let target = self.target();
-        let p = self.playing();
+        let Phase::Playing(p) = &self.phase else {
+            return;
+        };
         if p.frozen {
             // A finished game: only a new start position matters.
             if let Some(start) = start {
@@ -838,33 +822,10 @@ impl<G: Game> Reconstructor<G> {
             }
             return;
         }
-        // Players report a result with both kings on the centre squares;
-        // it counts once it has stood a moment (a king set down briefly on
-        // a wrong square can touch the centre too).
-        let delay = self.config.settle.kings_signal_ms;
-        let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
-        };
-        match self.rules.result_signal(&p.game, &target) {
-            Some((plies, result)) => {
-                if p.kings.as_ref().is_none_or(|k| k.3 != target) {
-                    p.kings = Some((at + delay, plies, result, target.clone()));
-                }
-                p.showing = false;
-                return;
-            }
-            None => p.kings = None,
+        if self.watch_result_signal(at, &target) {
+            return;
         }
-        // A displaced piece still standing where it was pushed: the rest of
-        // the board is explained around it. (Once it is that side's turn,
-        // it is still not their move: it got there before.)
-        let standing = {
-            let p = self.playing();
-            p.displaced
-                .as_ref()
-                .is_some_and(|d| !d.shadow && put_back(d, &target).is_some())
-        };
-        if standing && self.follow_around_displacement(at, &target) {
+        if self.follow_standing_displacement(at, &target) {
             return;
         }
         // The piece that just moved came back to a square it stood on
@@ -875,161 +836,31 @@ impl<G: Game> Reconstructor<G> {
         if self.candidate_came_back() && self.follow_from_correction(at, &target) {
             return;
         }
-        let mut explanation = self.search(&target);
-        // The board's orientation is still open (a symmetric start on a
-        // board without piece identity): the first move that explains the
-        // board turned round fixes it.
-        let target = match self.orient(&target, explanation.is_none()) {
-            Some((turned, e)) => {
-                explanation = Some(e);
-                turned
-            }
-            None => target,
+        let (target, explanation) = self.explain_reading(&target);
+        let ControlFlow::Continue(mut explanation) =
+            self.new_game_or_confirmed(at, start, &target, explanation)
+        else {
+            return;
         };
-        // A completed move (its player pressed the clock) does not travel
-        // on: a change of that piece is a displacement.
-        {
-            let p = self.playing();
-            if explanation
-                .as_ref()
-                .is_some_and(|e| held_correction::<G>(&p.game, e))
-                && p.game.len() <= p.completed
-            {
-                explanation = None;
-            }
+        let contra = match (&self.phase, &explanation) {
+            (Phase::Playing(p), Some(e)) => contradicted(p, e, &target),
+            _ => false,
+        };
+        if contra {
+            explanation = None;
         }
-
-        // The start position set up again is a new game, unless the game
-        // itself explains it by play.
-        if let Some(start) = start {
-            let p = self.playing();
-            let by_play = matches!(
-                explanation,
-                Some(Explanation::Same | Explanation::Forward(_))
-            );
-            if !by_play && (!p.game.is_empty() || p.ended) {
-                self.start_at(at, start);
-                return;
-            }
-        }
-
-        if explanation.is_none() {
-            // The opponent lifting one of their own pieces proves the
-            // candidate move finished. (Not a takeback: lifting a piece
-            // after restoring a position proves nothing.)
-            let Phase::Playing(p) = &mut self.phase else {
-                unreachable!("playing")
-            };
-            let rules = &self.rules;
-            // (Not when a king went to the centre and the other king is
-            // lifted: that is the kings-in-the-centre result signal.)
-            let confirmed = p.candidate.as_ref().is_some_and(|c| {
-                let after = candidate_position(&p.game, &c.explanation);
-                matches!(c.explanation, Explanation::Forward(_))
-                    && lifted_by_side_to_move::<G>(&after, &target)
-                    && !(signal_into(rules, &c.explanation)
-                        && (rules.signal_pieces(after.board()) & !target.occupied()).any())
-            });
-            if confirmed {
-                let c = p.candidate.take().expect("checked");
-                self.commit(c);
-                explanation = self.search(&target);
-            }
-        }
-        // A takeback under way (one ply restored, the board now lacking
-        // only pieces of the position before it): the players are taking
-        // back another ply, not making two new ones.
-        {
-            let p = self.playing();
-            if let (
-                Some(Candidate {
-                    explanation: Explanation::Back { plies, then },
-                    ..
-                }),
-                Some(Explanation::Forward(moves)),
-            ) = (&p.candidate, &explanation)
-                && then.is_empty()
-                && moves.len() >= 2
-                && p.game.len() > *plies
-                && search::only_removals(
-                    p.game.position_at(p.game.len() - plies - 1).board(),
-                    &target,
-                )
-            {
-                explanation = None;
-            }
-        }
-        // A displacement was seen before the rest changed: a history that
-        // plays it as a later ply (the reply to a move made after it)
-        // contradicts the order of the readings.
-        {
-            let p = self.playing();
-            if let (Some(d), Some(Explanation::Forward(moves))) = (&p.displaced, &explanation)
-                && moves.iter().enumerate().any(|(k, m)| {
-                    // (As the first ply too, once plies were published
-                    // around it: it was seen before them.)
-                    (k >= 1 || p.game.len() > d.plies)
-                        && m.from() == d.m.from()
-                        && m.to() == d.m.to()
-                })
-            {
-                explanation = None;
-            }
-        }
-        // After a reported illegal move, its piece was seen on the square
-        // it went to: a history of two or more plies that moves it from
-        // its old square to another one contradicts the readings (a
-        // capture of it under way, a piece sliding through). (To the same
-        // square is the arbiter's correction: a pawn left unpromoted is
-        // exchanged for a queen.)
-        {
-            let p = self.playing();
-            if let (Some(x), Some(Explanation::Forward(moves))) = (&p.pseudo, &explanation)
-                && x.reported.is_some()
-                && moves.len() >= 2
-                && moves[0].from() == x.m.from()
-                && moves[0].to() != x.m.to()
-            {
-                explanation = None;
-            }
-        }
-        match &explanation {
-            None => explanation = self.continue_irregular(at, &target, usize::MAX),
-            // An illegal move was reported and play may be going on from
-            // it: a legal history of as many plies (a piece sliding through
-            // a square that makes one) is not better evidence than the
-            // completed illegal move and its continuation.
-            Some(e @ (Explanation::Forward(_) | Explanation::Back { .. })) if e.cost() >= 2 => {
-                let cost = e.cost();
-                if let Some(e) = self.continue_irregular(at, &target, cost - 1) {
-                    explanation = Some(e);
-                }
-            }
-            Some(_) => {}
-        }
-        if explanation.is_none() && self.follow_around_displacement(at, &target) {
+        let explanation = self.play_on_from_irregular(at, &target, explanation);
+        if explanation.is_none() && self.explain_otherwise(at, &target) {
             return;
         }
-        if explanation.is_none() && self.follow_from_correction(at, &target) {
+        let Phase::Playing(p) = &mut self.phase else {
             return;
-        }
-        // A displaced piece of the side that moved last has moved on from
-        // where it stood (that side played it from there): a history in
-        // which its last ply went there explains the board with no
-        // irregularity at all.
-        if explanation.is_none()
-            && self.playing().displaced.as_ref().is_some_and(|d| {
-                !d.shadow && !Board::<G>::agrees(Some(d.m.placed()), target.piece_at(d.m.to()))
-            })
-            && self.reexamine(at, &target)
-        {
-            return;
-        }
-
-        let p = self.playing();
+        };
         match explanation {
             None => {
-                p.showing = false;
+                if let Some(c) = &mut p.candidate {
+                    c.showing = false;
+                }
                 self.watch_unexplained(at, &target);
             }
             Some(explanation) => {
@@ -1042,21 +873,225 @@ impl<G: Game> Reconstructor<G> {
         }
     }
 
+    /// Step: players report a result with both kings on the centre
+    /// squares; it counts once it has stood a moment (a king set down
+    /// briefly on a wrong square can touch the centre too). Returns whether
+    /// the board shows the signal (nothing else is read from it).
+    fn watch_result_signal(&mut self, at: Millis, target: &Board<G>) -> bool {
+        let delay = self.config.settle.kings_signal_ms;
+        let Phase::Playing(p) = &mut self.phase else {
+            return false;
+        };
+        match self.rules.result_signal(&p.game, target) {
+            Some((plies, result)) => {
+                if p.kings.as_ref().is_none_or(|k| k.board != *target) {
+                    p.kings = Some(KingsSignal {
+                        due: at + delay,
+                        plies,
+                        result,
+                        board: target.clone(),
+                    });
+                }
+                if let Some(c) = &mut p.candidate {
+                    c.showing = false;
+                }
+                true
+            }
+            None => {
+                p.kings = None;
+                false
+            }
+        }
+    }
+
+    /// Step: a displaced piece still standing where it was pushed: the rest
+    /// of the board is explained around it. (Once it is that side's turn,
+    /// it is still not their move: it got there before.) Returns whether
+    /// that explained the board.
+    fn follow_standing_displacement(&mut self, at: Millis, target: &Board<G>) -> bool {
+        let standing = matches!(&self.phase, Phase::Playing(p) if p.displaced
+            .as_ref()
+            .is_some_and(|d| !d.shadow && put_back(d, target).is_some()));
+        standing && self.follow_around_displacement(at, target)
+    }
+
+    /// Step: the search, with the board turned round while its orientation
+    /// is open, and a completed move kept: returns the board in game
+    /// orientation and its explanation.
+    fn explain_reading(&mut self, target: &Board<G>) -> (Board<G>, Option<Explanation<Move<G>>>) {
+        let mut explanation = self.search(target);
+        // The board's orientation is still open (a symmetric start on a
+        // board without piece identity): the first move that explains the
+        // board turned round fixes it.
+        let target = match self.orient(target, explanation.is_none()) {
+            Some((turned, e)) => {
+                explanation = Some(e);
+                turned
+            }
+            None => target.clone(),
+        };
+        // A completed move (its player pressed the clock) does not travel
+        // on: a change of that piece is a displacement.
+        if let Phase::Playing(p) = &self.phase
+            && explanation
+                .as_ref()
+                .is_some_and(|e| held_correction::<G>(&p.game, e))
+            && p.game.len() <= p.completed
+        {
+            explanation = None;
+        }
+        (target, explanation)
+    }
+
+    /// Step: the start position set up again is a new game (and the
+    /// reading ends), unless the game itself explains it by play; a board
+    /// no explanation fits may prove the candidate move finished (it is
+    /// then published, and the board searched again).
+    fn new_game_or_confirmed(
+        &mut self,
+        at: Millis,
+        start: Option<Start<Position<G>>>,
+        target: &Board<G>,
+        explanation: Option<Explanation<Move<G>>>,
+    ) -> ControlFlow<(), Option<Explanation<Move<G>>>> {
+        let Phase::Playing(p) = &mut self.phase else {
+            return ControlFlow::Break(());
+        };
+        if let Some(start) = start {
+            let by_play = matches!(
+                explanation,
+                Some(Explanation::Same | Explanation::Forward(_))
+            );
+            if !by_play && (!p.game.is_empty() || p.ended) {
+                self.start_at(at, start);
+                return ControlFlow::Break(());
+            }
+        }
+        if explanation.is_some() {
+            return ControlFlow::Continue(explanation);
+        }
+        // The opponent lifting one of their own pieces proves the
+        // candidate move finished. (Not a takeback: lifting a piece after
+        // restoring a position proves nothing.)
+        if confirmed_by_lift(&self.rules, p, target) {
+            let c = p.candidate.take().expect("checked");
+            self.commit(c);
+            return ControlFlow::Continue(self.search(target));
+        }
+        ControlFlow::Continue(None)
+    }
+
+    /// Step: after a reported illegal move, play may have gone on from it.
+    /// With no legal explanation, the illegal move and its continuation
+    /// are tried; a legal history of two or more plies (a piece sliding
+    /// through a square that makes one) is not better evidence than the
+    /// completed illegal move and a shorter continuation.
+    fn play_on_from_irregular(
+        &mut self,
+        at: Millis,
+        target: &Board<G>,
+        explanation: Option<Explanation<Move<G>>>,
+    ) -> Option<Explanation<Move<G>>> {
+        match &explanation {
+            None => self.continue_irregular(at, target, usize::MAX),
+            Some(e @ (Explanation::Forward(_) | Explanation::Back { .. })) if e.cost() >= 2 => {
+                let cost = e.cost();
+                self.continue_irregular(at, target, cost - 1)
+                    .or(explanation)
+            }
+            Some(_) => explanation,
+        }
+    }
+
+    /// Step: a board legal play does not explain may still be explained
+    /// around a displacement, from a held correction, or by re-examining
+    /// the last plies. Returns whether one of them did.
+    fn explain_otherwise(&mut self, at: Millis, target: &Board<G>) -> bool {
+        if self.follow_around_displacement(at, target) {
+            return true;
+        }
+        if self.follow_from_correction(at, target) {
+            return true;
+        }
+        // A displaced piece of the side that moved last has moved on from
+        // where it stood (that side played it from there): a history in
+        // which its last ply went there explains the board with no
+        // irregularity at all.
+        let moved_on = matches!(&self.phase, Phase::Playing(p) if p.displaced.as_ref().is_some_and(|d| {
+            !d.shadow && !Board::<G>::agrees(Some(d.m.placed()), target.piece_at(d.m.to()))
+        }));
+        moved_on && self.reexamine(at, target)
+    }
+
     /// The board is explained: make the explanation the candidate.
     fn follow(&mut self, at: Millis, explanation: Explanation<Move<G>>) {
         // An explanation the readings do not back up (a knock on a board
         // without piece identity can look like a capture) is held longer,
         // and none of it is published at once.
         let unbacked = !std::mem::replace(&mut self.backed, true);
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
         if explanation == Explanation::Same {
             p.candidate = None;
-            p.showing = false;
             return;
         }
-        // Every ply followed by a ply of the opponent is finished: publish
-        // it now and let only the last one settle.
-        let explanation = match explanation {
+        let explanation = self.publish_finished_plies(at, explanation, unbacked);
+        let reading = self.stats.readings;
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
+        let rules = &self.rules;
+        let same = p
+            .candidate
+            .as_ref()
+            .is_some_and(|c| c.explanation == explanation);
+        if !same {
+            let settle = candidate_settle(rules, &self.config, p, &explanation, unbacked);
+            if held_correction::<G>(&p.game, &explanation) {
+                // The piece that just moved is on another square: it
+                // travelled on after a pause, or it was knocked and will be
+                // set back. Only time (or the mover's clock press) tells:
+                // it is held as long as a displacement (see
+                // `candidate_settle`), and treated as one meanwhile.
+                p.displaced = shadow_displacement(rules, p, &explanation, at);
+            }
+            p.candidate = Some(Candidate {
+                explanation,
+                since: at,
+                settle,
+                reading,
+                showing: true,
+            });
+        } else if let Some(c) = &mut p.candidate {
+            c.showing = true;
+            if p.displaced.is_none() && held_correction::<G>(&p.game, &c.explanation) {
+                // Back on the same correction (the piece travelled on, or
+                // was knocked, and a square flickered meanwhile): it still
+                // stands for a displacement, seen first when the
+                // correction was.
+                let since = c.since;
+                let c = p.candidate.as_ref().expect("checked");
+                p.displaced = shadow_displacement(rules, p, &c.explanation, since);
+            }
+        }
+        // Back on a candidate that has already stood long enough.
+        self.handle_timeout(at);
+    }
+
+    /// Every ply of an explanation followed by a ply of the opponent is
+    /// finished: it is published now, and only the last one is returned to
+    /// settle (unless the readings do not back the explanation up).
+    fn publish_finished_plies(
+        &mut self,
+        at: Millis,
+        explanation: Explanation<Move<G>>,
+        unbacked: bool,
+    ) -> Explanation<Move<G>> {
+        let Phase::Playing(p) = &mut self.phase else {
+            return explanation;
+        };
+        match explanation {
             Explanation::Forward(mut moves) if moves.len() >= 2 && !unbacked => {
                 let last = moves.pop().expect("two or more");
                 // The evidence for the plies after them is in the readings
@@ -1071,94 +1106,12 @@ impl<G: Game> Reconstructor<G> {
                     since: at,
                     settle: 0,
                     reading,
+                    showing: false,
                 });
                 Explanation::Forward(vec![last])
             }
             e => e,
-        };
-        let settle = self.config.settle;
-        let hold = self.config.delays.misplaced_ms;
-        let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
-        };
-        let rules = &self.rules;
-        let same = p
-            .candidate
-            .as_ref()
-            .is_some_and(|c| c.explanation == explanation);
-        if !same {
-            let mut settle = settle_time(rules, &settle, &p.game, &explanation);
-            if unbacked {
-                settle = settle.max(self.config.settle.unbacked_ms);
-            }
-            // A takeback of several plies that one piece's change makes (a
-            // repeated position, a knocked piece landing where it stood
-            // earlier) is held as long as a displacement: players restoring
-            // several plies move more than one piece. The change counts
-            // from the game and from a move not yet published (the knock
-            // can come before its settle time ran out); not from a
-            // takeback not yet published (players restore one ply after
-            // the other).
-            if let Explanation::Back { plies, then } = &explanation
-                && *plies > 1
-                && then.is_empty()
-            {
-                let earlier = p.game.position_at(p.game.len() - plies);
-                let one_piece = |board: &Board<G>| board.diff(earlier.board()).count() <= 2;
-                let pending = p
-                    .candidate
-                    .as_ref()
-                    .filter(|c| matches!(c.explanation, Explanation::Forward(_)))
-                    .map(|c| candidate_position(&p.game, &c.explanation));
-                if one_piece(p.game.position().board())
-                    || pending.is_some_and(|c| one_piece(c.board()))
-                {
-                    settle = settle.max(hold);
-                }
-            }
-            if held_correction::<G>(&p.game, &explanation) {
-                // The piece that just moved is on another square: it
-                // travelled on after a pause, or it was knocked and will be
-                // set back. Only time (or the mover's clock press) tells:
-                // hold the correction as long as a displacement, and treat
-                // the change as one meanwhile.
-                settle = settle.max(hold);
-                let after = candidate_position(&p.game, &explanation);
-                p.displaced = rules
-                    .find_pseudo(p.game.position(), after.board())
-                    .map(|m| Displacement {
-                        m,
-                        since: at,
-                        plies: p.game.len(),
-                        shadow: true,
-                    });
-            }
-            p.candidate = Some(Candidate {
-                explanation,
-                since: at,
-                settle,
-                reading: self.stats.readings,
-            });
-        } else if p.displaced.is_none()
-            && let Some(c) = &p.candidate
-            && held_correction::<G>(&p.game, &c.explanation)
-        {
-            // Back on the same correction (the piece travelled on, or was
-            // knocked, and a square flickered meanwhile): it still stands
-            // for a displacement, seen first when the correction was.
-            let after = candidate_position(&p.game, &c.explanation);
-            p.displaced = rules
-                .find_pseudo(p.game.position(), after.board())
-                .map(|m| Displacement {
-                    m,
-                    since: c.since,
-                    plies: p.game.len(),
-                    shadow: true,
-                });
         }
-        p.showing = true;
-        // Back on a candidate that has already stood long enough.
-        self.handle_timeout(at);
     }
 
     /// After an illegal move was reported: if play went on from the
@@ -1173,7 +1126,7 @@ impl<G: Game> Reconstructor<G> {
     ) -> Option<Explanation<Move<G>>> {
         let limits = self.config.limits;
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
+            return None;
         };
         let pseudo = p.pseudo.as_ref()?;
         let after = pseudo.reported.as_ref()?.as_ref()?;
@@ -1222,7 +1175,7 @@ impl<G: Game> Reconstructor<G> {
     fn watch_unexplained(&mut self, at: Millis, target: &Board<G>) {
         let delays = self.config.delays;
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
+            return;
         };
         let rules = &self.rules;
         let pos = p.game.position().clone();
@@ -1297,7 +1250,7 @@ impl<G: Game> Reconstructor<G> {
             }
         }
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
+            return;
         };
         let rules = &self.rules;
         let in_hand = {
@@ -1327,7 +1280,9 @@ impl<G: Game> Reconstructor<G> {
     /// explained the board.
     fn follow_around_displacement(&mut self, at: Millis, target: &Board<G>) -> bool {
         let delays = self.config.delays;
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return false;
+        };
         let Some(d) = &p.displaced else {
             return false;
         };
@@ -1337,7 +1292,9 @@ impl<G: Game> Reconstructor<G> {
         let since = d.since;
         match self.search(&masked) {
             Some(Explanation::Same) => {
-                let p = self.playing();
+                let Phase::Playing(p) = &mut self.phase else {
+                    return false;
+                };
                 // A piece of the opponent in the air decides nothing
                 // between a knock and a piece that travelled on: a held
                 // correction stays, for the reply to decide.
@@ -1348,10 +1305,14 @@ impl<G: Game> Reconstructor<G> {
                 {
                     p.candidate = None;
                 }
-                p.showing = false;
+                if let Some(c) = &mut p.candidate {
+                    c.showing = false;
+                }
             }
             Some(e @ Explanation::Forward(_)) => {
-                let p = self.playing();
+                let Phase::Playing(p) = &mut self.phase else {
+                    return false;
+                };
                 p.resync = false;
                 // Play went on around it: whatever it stood for, it is now
                 // a displacement of its own.
@@ -1363,7 +1324,7 @@ impl<G: Game> Reconstructor<G> {
             _ => return false,
         }
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
+            return false;
         };
         let delay = displacement_delay(&self.rules, &delays, p.displaced.as_ref());
         let u = p.unexplained.get_or_insert(Unexplained {
@@ -1391,7 +1352,7 @@ impl<G: Game> Reconstructor<G> {
     fn follow_from_correction(&mut self, at: Millis, target: &Board<G>) -> bool {
         let limits = self.config.limits;
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
+            return false;
         };
         let Some(c) = &p.candidate else {
             return false;
@@ -1425,7 +1386,9 @@ impl<G: Game> Reconstructor<G> {
         let Some(reply @ Explanation::Forward(_)) = out.explanation else {
             return false;
         };
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return false;
+        };
         let c = p.candidate.take().expect("checked");
         p.displaced = None;
         p.pseudo = None;
@@ -1468,7 +1431,9 @@ impl<G: Game> Reconstructor<G> {
     /// is then published as a correction (`retract` and moves).
     fn reexamine(&mut self, at: Millis, target: &Board<G>) -> bool {
         let mut limits = self.config.limits;
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return false;
+        };
         let Some(d) = &p.displaced else {
             return false;
         };
@@ -1535,7 +1500,9 @@ impl<G: Game> Reconstructor<G> {
         limits.stream_depth = back;
         limits.back = 0;
         limits.budget = limits.resync_budget;
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return false;
+        };
         let evidence = (p.touched_at.clone(), p.evidence_base);
         let evidence = self.rules.ranks_by_evidence().then(|| Evidence {
             touched_at: &evidence.0,
@@ -1567,7 +1534,9 @@ impl<G: Game> Reconstructor<G> {
     /// a `misplaced` alert raised for it cleared).
     fn correct(&mut self, at: Millis, explanation: Explanation<Move<G>>) {
         self.clear_unexplained(at);
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
         p.displaced = None;
         p.pseudo = None;
         p.candidate = None;
@@ -1577,11 +1546,14 @@ impl<G: Game> Reconstructor<G> {
             since: at,
             settle: 0,
             reading,
+            showing: false,
         });
     }
 
     fn report_illegal(&mut self, at: Millis, completed: Completed) {
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
         // Reported as displaced pieces while it stood: now it is a move.
         if let Some(u) = &mut p.unexplained
             && u.raised == Some(AlertKind::Misplaced)
@@ -1595,7 +1567,7 @@ impl<G: Game> Reconstructor<G> {
             self.emit(at, EventKind::Alert(a));
         }
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
+            return;
         };
         let Some(x) = p.pseudo.as_mut() else { return };
         let before = p.game.position().clone();
@@ -1615,7 +1587,7 @@ impl<G: Game> Reconstructor<G> {
             return;
         }
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
+            return;
         };
         if p.ended || p.pseudo.as_ref().is_some_and(|x| x.reported.is_some()) {
             // Said already (an illegal move), or the game is over and the
@@ -1636,7 +1608,9 @@ impl<G: Game> Reconstructor<G> {
     }
 
     fn clear_unexplained(&mut self, at: Millis) {
-        let p = self.playing();
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
         let Some(u) = p.unexplained.take() else {
             return;
         };
@@ -1669,8 +1643,10 @@ impl<G: Game> Reconstructor<G> {
         target: &Board<G>,
         unexplained: bool,
     ) -> Option<(Board<G>, Explanation<Move<G>>)> {
-        let p = self.playing();
-        if !(p.orientation_open && unexplained && p.game.is_empty()) {
+        let Phase::Playing(p) = &mut self.phase else {
+            return None;
+        };
+        if !(p.orientation == Orientation::Open && unexplained && p.game.is_empty()) {
             return None;
         }
         let turned = target.rotated();
@@ -1681,10 +1657,9 @@ impl<G: Game> Reconstructor<G> {
             return None;
         };
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
+            return None;
         };
-        p.rotated = true;
-        p.orientation_open = false;
+        p.orientation = Orientation::Rotated;
         for t in &mut p.touches {
             t.sq = self.rules.turn_round(t.sq);
         }
@@ -1735,10 +1710,8 @@ impl<G: Game> Reconstructor<G> {
             successors: search::successors(game.start()),
             referee: self.rules.referee(&game),
             game,
-            rotated: rotated.unwrap_or(false),
-            orientation_open: rotated.is_none(),
+            orientation: Orientation::of_start(rotated),
             candidate: None,
-            showing: false,
             resync: false,
             ended: false,
             frozen: false,
@@ -1766,7 +1739,7 @@ impl<G: Game> Reconstructor<G> {
         let t = c.since;
         let delays = self.config.delays;
         let Phase::Playing(p) = &mut self.phase else {
-            unreachable!("playing")
+            return;
         };
         let rules = &self.rules;
         if held_correction::<G>(&p.game, &c.explanation) {
@@ -1813,7 +1786,6 @@ impl<G: Game> Reconstructor<G> {
             }
         }
         p.touches.clear();
-        p.showing = false;
         for e in out {
             self.emit(t, e);
         }
@@ -1826,6 +1798,147 @@ fn cell_piece<P>(cell: Cell<P>) -> Option<P> {
         Cell::Piece(p) => Some(p),
         _ => None,
     }
+}
+
+/// Whether the opponent lifting one of their own pieces proves the
+/// candidate move finished. (Not a takeback: lifting a piece after
+/// restoring a position proves nothing; nor the other king lifted after a
+/// king went to the centre: that is the result signal.)
+fn confirmed_by_lift<G: Game>(rules: &G, p: &Playing<G>, target: &Board<G>) -> bool {
+    p.candidate.as_ref().is_some_and(|c| {
+        let after = candidate_position(&p.game, &c.explanation);
+        matches!(c.explanation, Explanation::Forward(_))
+            && lifted_by_side_to_move::<G>(&after, target)
+            && !(signal_into(rules, &c.explanation)
+                && (rules.signal_pieces(after.board()) & !target.occupied()).any())
+    })
+}
+
+/// Whether an explanation contradicts what the readings showed: see
+/// [`takeback_continues`], [`against_displacement_order`] and
+/// [`moves_reported_piece`].
+fn contradicted<G: Game>(p: &Playing<G>, e: &Explanation<Move<G>>, target: &Board<G>) -> bool {
+    takeback_continues(p, e, target)
+        || against_displacement_order(p, e)
+        || moves_reported_piece(p, e)
+}
+
+/// A takeback under way (one ply restored, the board now lacking only
+/// pieces of the position before it): the players are taking back another
+/// ply, not making two new ones.
+fn takeback_continues<G: Game>(
+    p: &Playing<G>,
+    e: &Explanation<Move<G>>,
+    target: &Board<G>,
+) -> bool {
+    if let (
+        Some(Candidate {
+            explanation: Explanation::Back { plies, then },
+            ..
+        }),
+        Explanation::Forward(moves),
+    ) = (&p.candidate, e)
+    {
+        then.is_empty()
+            && moves.len() >= 2
+            && p.game.len() > *plies
+            && search::only_removals(p.game.position_at(p.game.len() - plies - 1).board(), target)
+    } else {
+        false
+    }
+}
+
+/// A displacement was seen before the rest changed: a history that plays
+/// it as a later ply (the reply to a move made after it) contradicts the
+/// order of the readings. (As the first ply too, once plies were
+/// published around it: it was seen before them.)
+fn against_displacement_order<G: Game>(p: &Playing<G>, e: &Explanation<Move<G>>) -> bool {
+    let (Some(d), Explanation::Forward(moves)) = (&p.displaced, e) else {
+        return false;
+    };
+    moves.iter().enumerate().any(|(k, m)| {
+        (k >= 1 || p.game.len() > d.plies) && m.from() == d.m.from() && m.to() == d.m.to()
+    })
+}
+
+/// After a reported illegal move, its piece was seen on the square it went
+/// to: a history of two or more plies that moves it from its old square to
+/// another one contradicts the readings (a capture of it under way, a
+/// piece sliding through). (To the same square is the arbiter's
+/// correction: a pawn left unpromoted is exchanged for a queen.)
+fn moves_reported_piece<G: Game>(p: &Playing<G>, e: &Explanation<Move<G>>) -> bool {
+    let (Some(x), Explanation::Forward(moves)) = (&p.pseudo, e) else {
+        return false;
+    };
+    x.reported.is_some()
+        && moves.len() >= 2
+        && moves[0].from() == x.m.from()
+        && moves[0].to() != x.m.to()
+}
+
+/// How long a new candidate settles: the game's settle time, longer for
+/// an explanation the readings do not back up, and as long as a
+/// displacement for a correction a knock can fake (see
+/// [`held_correction`]) or a takeback of several plies one piece's change
+/// makes.
+fn candidate_settle<G: Game>(
+    rules: &G,
+    config: &Config,
+    p: &Playing<G>,
+    explanation: &Explanation<Move<G>>,
+    unbacked: bool,
+) -> Millis {
+    let hold = config.delays.misplaced_ms;
+    let mut settle = settle_time(rules, &config.settle, &p.game, explanation);
+    if unbacked {
+        settle = settle.max(config.settle.unbacked_ms);
+    }
+    // A takeback of several plies that one piece's change makes (a
+    // repeated position, a knocked piece landing where it stood earlier)
+    // is held as long as a displacement: players restoring several plies
+    // move more than one piece. The change counts from the game and from a
+    // move not yet published (the knock can come before its settle time
+    // ran out); not from a takeback not yet published (players restore one
+    // ply after the other).
+    if let Explanation::Back { plies, then } = explanation
+        && *plies > 1
+        && then.is_empty()
+    {
+        let earlier = p.game.position_at(p.game.len() - plies);
+        let one_piece = |board: &Board<G>| board.diff(earlier.board()).count() <= 2;
+        let pending = p
+            .candidate
+            .as_ref()
+            .filter(|c| matches!(c.explanation, Explanation::Forward(_)))
+            .map(|c| candidate_position(&p.game, &c.explanation));
+        if one_piece(p.game.position().board()) || pending.is_some_and(|c| one_piece(c.board())) {
+            settle = settle.max(hold);
+        }
+    }
+    if held_correction::<G>(&p.game, explanation) {
+        settle = settle.max(hold);
+    }
+    settle
+}
+
+/// The displacement a held correction stands for while it settles (see
+/// [`held_correction`]): the change from the game's position to the
+/// corrected one, as a move of that piece, first seen at `since`.
+fn shadow_displacement<G: Game>(
+    rules: &G,
+    p: &Playing<G>,
+    correction: &Explanation<Move<G>>,
+    since: Millis,
+) -> Option<Displacement<G>> {
+    let after = candidate_position(&p.game, correction);
+    rules
+        .find_pseudo(p.game.position(), after.board())
+        .map(|m| Displacement {
+            m,
+            since,
+            plies: p.game.len(),
+            shadow: true,
+        })
 }
 
 /// Builds the referee afresh for the game as it now stands (after plies
@@ -1903,7 +2016,9 @@ fn push_move<G: Game>(rules: &G, p: &mut Playing<G>, m: Move<G>) -> EventKind {
     let event = rules.move_event(ply, side, rec, false);
     p.successors = next;
     // A move was made: a board whose orientation was open stands as read.
-    p.orientation_open = false;
+    if p.orientation == Orientation::Open {
+        p.orientation = Orientation::Normal;
+    }
     event
 }
 

@@ -193,14 +193,7 @@ pub fn explain<G: Game>(
         );
     }
     let pos = game.position();
-    let mut budget = Budget {
-        left: if resync {
-            limits.resync_budget
-        } else {
-            limits.budget
-        },
-        used: 0,
-    };
+    let mut budget = Budget::for_search(limits, resync);
     let done = |e: Option<Explanation<G::Move>>, b: &Budget| Outcome {
         explanation: e,
         nodes: b.used,
@@ -212,12 +205,7 @@ pub fn explain<G: Game>(
     if only_removals(pos.board(), target) {
         return done(None, &budget);
     }
-    let n = game.len();
-    let depth = if resync {
-        limits.depth
-    } else {
-        limits.stream_depth
-    };
+    let depth = search_depth(limits, resync);
     for cost in 1..=depth {
         let forward = |budget: &mut Budget| -> Option<Explanation<G::Move>> {
             if cost == 1 {
@@ -231,45 +219,76 @@ pub fn explain<G: Game>(
                     .then_some(Explanation::Forward(line))
             }
         };
-        let back = |budget: &mut Budget| -> Option<Explanation<G::Move>> {
-            for plies in 1..=limits.back.min(cost).min(n) {
-                let earlier = game.position_at(n - plies);
-                let rest = cost - plies;
-                if rest == 0 {
-                    if earlier.board().matches(target) {
-                        return Some(Explanation::Back {
-                            plies,
-                            then: Vec::new(),
-                        });
-                    }
-                } else {
-                    let mut line = Vec::with_capacity(rest);
-                    if forward_search(rules, earlier, target, rest, &mut line, budget) {
-                        return Some(Explanation::Back { plies, then: line });
-                    }
-                }
-            }
-            None
-        };
         let found = if prefer_back {
-            back(&mut budget).or_else(|| forward(&mut budget))
+            first_back(rules, game, target, cost, limits, &mut budget)
+                .or_else(|| forward(&mut budget))
         } else {
-            forward(&mut budget).or_else(|| back(&mut budget))
+            forward(&mut budget)
+                .or_else(|| first_back(rules, game, target, cost, limits, &mut budget))
         };
         if found.is_some() {
             return done(found, &budget);
         }
     }
-    // A takeback further than the search depth: the board equals an earlier
-    // position exactly.
-    let far = (0..n.saturating_sub(depth.min(limits.back)))
+    done(far_takeback(game, target, depth, limits), &budget)
+}
+
+/// How deep a search goes: a whole-board read searches deeper.
+fn search_depth(limits: Limits, resync: bool) -> usize {
+    if resync {
+        limits.depth
+    } else {
+        limits.stream_depth
+    }
+}
+
+/// The first explanation of `cost` plies that withdraws some (up to
+/// `limits.back`) and plays the rest.
+fn first_back<G: Game>(
+    rules: &G,
+    game: &Record<G>,
+    target: &G::Board,
+    cost: usize,
+    limits: Limits,
+    budget: &mut Budget,
+) -> Option<Explanation<G::Move>> {
+    let n = game.len();
+    for plies in 1..=limits.back.min(cost).min(n) {
+        let earlier = game.position_at(n - plies);
+        let rest = cost - plies;
+        if rest == 0 {
+            if earlier.board().matches(target) {
+                return Some(Explanation::Back {
+                    plies,
+                    then: Vec::new(),
+                });
+            }
+        } else {
+            let mut line = Vec::with_capacity(rest);
+            if forward_search(rules, earlier, target, rest, &mut line, budget) {
+                return Some(Explanation::Back { plies, then: line });
+            }
+        }
+    }
+    None
+}
+
+/// A takeback further than the search depth: the board equals an earlier
+/// position exactly.
+fn far_takeback<G: Game>(
+    game: &Record<G>,
+    target: &G::Board,
+    depth: usize,
+    limits: Limits,
+) -> Option<Explanation<G::Move>> {
+    let n = game.len();
+    (0..n.saturating_sub(depth.min(limits.back)))
         .rev()
         .find(|&ply| game.position_at(ply).board().matches(target))
         .map(|ply| Explanation::Back {
             plies: n - ply,
             then: Vec::new(),
-        });
-    done(far, &budget)
+        })
 }
 
 /// [`explain`] for games that rank explanations by evidence.
@@ -285,14 +304,7 @@ fn explain_ranked<G: Game>(
     evidence: &Evidence,
 ) -> Outcome<G::Move> {
     let pos = game.position();
-    let mut budget = Budget {
-        left: if resync {
-            limits.resync_budget
-        } else {
-            limits.budget
-        },
-        used: 0,
-    };
+    let mut budget = Budget::for_search(limits, resync);
     let done = |e: Option<Explanation<G::Move>>, backed: bool, b: &Budget| Outcome {
         explanation: e,
         nodes: b.used,
@@ -312,87 +324,24 @@ fn explain_ranked<G: Game>(
     if lifted && !unknown {
         return done(None, true, &budget);
     }
-    let n = game.len();
-    let depth = if resync {
-        limits.depth
-    } else {
-        limits.stream_depth
-    };
+    let depth = search_depth(limits, resync);
     for cost in 1..=depth {
-        let mut forward = Vec::new();
-        if cost == 1 {
-            forward.extend(
-                successors
-                    .iter()
-                    .filter(|(b, _)| b.matches(target))
-                    .map(|(_, m)| vec![m.clone()]),
-            );
-        } else {
-            let mut line = Vec::with_capacity(cost);
-            forward_all(
-                rules,
-                pos,
-                target,
-                cost,
-                &mut line,
-                &mut forward,
-                &mut budget,
-            );
-        }
+        let forward = all_forward(rules, pos, successors, target, cost, &mut budget);
         let forward = forward.into_iter().map(|moves| {
             let score = evidence.score(rules, pos, &moves);
             (score, Explanation::Forward(moves))
         });
-        let mut back = Vec::new();
-        if !lifted {
-            for plies in 1..=limits.back.min(cost).min(n) {
-                let earlier = game.position_at(n - plies);
-                let rest = cost - plies;
-                if rest == 0 {
-                    if earlier.board().matches(target) {
-                        back.push((
-                            (true, 0),
-                            Explanation::Back {
-                                plies,
-                                then: Vec::new(),
-                            },
-                        ));
-                    }
-                    continue;
-                }
-                let mut lines = Vec::new();
-                let mut line = Vec::with_capacity(rest);
-                forward_all(
-                    rules,
-                    earlier,
-                    target,
-                    rest,
-                    &mut line,
-                    &mut lines,
-                    &mut budget,
-                );
-                back.extend(lines.into_iter().map(|then| {
-                    let score = evidence.score(rules, earlier, &then);
-                    (score, Explanation::Back { plies, then })
-                }));
-            }
-        }
+        let back = if lifted {
+            Vec::new()
+        } else {
+            all_back(rules, game, target, cost, limits, evidence, &mut budget)
+        };
         let all: Vec<_> = if prefer_back {
             back.into_iter().chain(forward).collect()
         } else {
             forward.chain(back).collect()
         };
-        // The best backed up; among equals, the first found.
-        let mut best: Option<(Score, Explanation<G::Move>)> = None;
-        for (score, e) in all {
-            if lifted && !score.0 {
-                continue;
-            }
-            if best.as_ref().is_none_or(|(b, _)| score > *b) {
-                best = Some((score, e));
-            }
-        }
-        if let Some((score, e)) = best {
+        if let Some((score, e)) = best_ranked(all, lifted) {
             // (A board that identifies pieces backs any explanation up.)
             return done(Some(e), score.0 || !unknown, &budget);
         }
@@ -400,14 +349,88 @@ fn explain_ranked<G: Game>(
     if lifted {
         return done(None, true, &budget);
     }
-    let far = (0..n.saturating_sub(depth.min(limits.back)))
-        .rev()
-        .find(|&ply| game.position_at(ply).board().matches(target))
-        .map(|ply| Explanation::Back {
-            plies: n - ply,
-            then: Vec::new(),
-        });
-    done(far, true, &budget)
+    done(far_takeback(game, target, depth, limits), true, &budget)
+}
+
+/// Every line of `cost` legal plies from `pos` to `target`.
+fn all_forward<G: Game>(
+    rules: &G,
+    pos: &G::Position,
+    successors: &[(G::Board, G::Move)],
+    target: &G::Board,
+    cost: usize,
+    budget: &mut Budget,
+) -> Vec<Vec<G::Move>> {
+    let mut forward = Vec::new();
+    if cost == 1 {
+        forward.extend(
+            successors
+                .iter()
+                .filter(|(b, _)| b.matches(target))
+                .map(|(_, m)| vec![m.clone()]),
+        );
+    } else {
+        let mut line = Vec::with_capacity(cost);
+        forward_all(rules, pos, target, cost, &mut line, &mut forward, budget);
+    }
+    forward
+}
+
+/// Every explanation of `cost` plies that withdraws some (up to
+/// `limits.back`) and plays the rest, with its evidence score.
+fn all_back<G: Game>(
+    rules: &G,
+    game: &Record<G>,
+    target: &G::Board,
+    cost: usize,
+    limits: Limits,
+    evidence: &Evidence,
+    budget: &mut Budget,
+) -> Vec<(Score, Explanation<G::Move>)> {
+    let n = game.len();
+    let mut back = Vec::new();
+    for plies in 1..=limits.back.min(cost).min(n) {
+        let earlier = game.position_at(n - plies);
+        let rest = cost - plies;
+        if rest == 0 {
+            if earlier.board().matches(target) {
+                back.push((
+                    (true, 0),
+                    Explanation::Back {
+                        plies,
+                        then: Vec::new(),
+                    },
+                ));
+            }
+            continue;
+        }
+        let mut lines = Vec::new();
+        let mut line = Vec::with_capacity(rest);
+        forward_all(rules, earlier, target, rest, &mut line, &mut lines, budget);
+        back.extend(lines.into_iter().map(|then| {
+            let score = evidence.score(rules, earlier, &then);
+            (score, Explanation::Back { plies, then })
+        }));
+    }
+    back
+}
+
+/// The best backed-up explanation; among equals, the first found. With
+/// pieces only lifted, only one the readings back up.
+fn best_ranked<M>(
+    all: Vec<(Score, Explanation<M>)>,
+    lifted: bool,
+) -> Option<(Score, Explanation<M>)> {
+    let mut best: Option<(Score, Explanation<M>)> = None;
+    for (score, e) in all {
+        if lifted && !score.0 {
+            continue;
+        }
+        if best.as_ref().is_none_or(|(b, _)| score > *b) {
+            best = Some((score, e));
+        }
+    }
+    best
 }
 
 /// Every line of exactly `plies` legal plies from `pos` to `target`.
@@ -450,6 +473,18 @@ struct Budget {
 }
 
 impl Budget {
+    /// The budget of one search (a whole-board read gets more).
+    fn for_search(limits: Limits, resync: bool) -> Budget {
+        Budget {
+            left: if resync {
+                limits.resync_budget
+            } else {
+                limits.budget
+            },
+            used: 0,
+        }
+    }
+
     fn take(&mut self) -> bool {
         if self.left == 0 {
             return false;

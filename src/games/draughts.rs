@@ -19,13 +19,13 @@ use boardcast_games::draughts::{
 
 use super::grid::{Grid, GridChange, Point, Points, Spec, Stone, find_change};
 use super::{
-    Article, Game, GameColor, GameMove, GamePosition, Placement, PlyRecord, Record, SquareSet,
-    Start, Verdict,
+    Article, Game, GameColor, GameMove, GamePosition, Placement, Record, SquareSet, Start, Verdict,
+    nearest_either_way,
 };
-use crate::board::arbiter::{Completed, alert};
-use crate::board::settle::SettleRule;
-use crate::board::{Cell, Token, Touch, put_back_touch};
-use crate::event::{Alert, AlertKind, EventKind, GameId, Millis, Side};
+use crate::event::{Alert, AlertKind, GameId, Millis, Side};
+use crate::games::arbiter::{Completed, alert};
+use crate::games::settle::SettleRule;
+use crate::games::{Cell, Touch, put_back_touch};
 use boardcast_protocols::reading::{Content, Square as Reading};
 
 /// The draughts sensor grid: 8 x 8, Black on ranks 1-3.
@@ -309,31 +309,11 @@ impl Game for Draughts {
     /// board without piece identity it looks the same both ways round: the
     /// first move tells.
     fn detect_start(&self, raw: &Board) -> Option<Start<Position>> {
-        let start = Position::start();
-        let normal = raw.matches(start.board());
-        let turned = raw.matches(&start.board().rotated());
-        let rotated = match (normal, turned) {
-            (false, false) => return None,
-            (true, false) => Some(false),
-            (false, true) => Some(true),
-            (true, true) => None,
-        };
-        Some(Start {
-            position: start,
-            rotated,
-        })
+        Start::either_way(Position::start(), raw)
     }
 
     fn nearest_start(&self, raw: &Board) -> Option<(Board, Points<Cells>)> {
-        let start = Position::start().board().clone();
-        [start.rotated(), start]
-            .into_iter()
-            .map(|c| {
-                let d = c.diff(raw);
-                (c, d)
-            })
-            .min_by_key(|(_, d)| d.count())
-            .filter(|(_, d)| d.count() <= 6 && raw.occupied().count() >= 18)
+        nearest_either_way(Position::start().board().clone(), raw, 18)
     }
 
     fn setup_alert(&self, intended: &Board, raw: &Board) -> Alert {
@@ -356,51 +336,8 @@ impl Game for Draughts {
         )
     }
 
-    fn start_event(&self, start: &Position, rotated: Option<bool>) -> EventKind {
-        EventKind::GameStart {
-            position: start.fen(),
-            chess960: None,
-            rotated: rotated.unwrap_or(false),
-        }
-    }
-
-    fn move_event(
-        &self,
-        ply: u32,
-        side: Color,
-        rec: &PlyRecord<Self>,
-        irregular: bool,
-    ) -> EventKind {
-        EventKind::Move {
-            ply,
-            side: side.side(),
-            notation: rec.notation.clone(),
-            id: rec.id.clone(),
-            position: rec.after.fen(),
-            irregular,
-        }
-    }
-
-    fn retract_event(&self, ply: u32, rec: &PlyRecord<Self>) -> EventKind {
-        EventKind::Retract {
-            ply,
-            id: rec.id.clone(),
-        }
-    }
-
-    fn takeback_event(&self, to_ply: u32, pos: &Position) -> EventKind {
-        EventKind::Takeback {
-            to_ply,
-            position: pos.fen(),
-        }
-    }
-
-    fn token_result(&self, token: Token) -> (&'static str, &'static str) {
-        match token {
-            Token::Draw => ("1-1", "draw"),
-            Token::WhiteWins => ("0-2", "white-wins"),
-            Token::BlackWins => ("2-0", "black-wins"),
-        }
+    fn results(&self) -> [&'static str; 3] {
+        ["1-1", "0-2", "2-0"]
     }
 
     fn placement_text(&self, board: &Board) -> String {

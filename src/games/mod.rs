@@ -22,23 +22,28 @@
 //! (castling order and rook-first touch, promotion, en passant in the
 //! search's pruning, the kings in the centre as a result signal).
 
+pub mod arbiter;
+mod cell;
 pub mod chess;
 pub mod draughts;
 pub mod grid;
 mod record;
+pub mod settle;
+mod touch;
 pub mod xiangqi;
 
 use std::fmt::{Debug, Display};
 use std::hash::Hash;
 use std::ops::{BitAnd, BitOr, Not};
 
+pub use cell::{Cell, Token};
 pub use record::{PlyRecord, Record};
+pub use touch::{Touch, put_back_touch};
 
-use crate::board::arbiter::Completed;
-use crate::board::settle::SettleRule;
-use crate::board::{Cell, Token, Touch};
 use crate::event::{Alert, EventKind, GameId, Millis, Side};
+use arbiter::Completed;
 use boardcast_protocols::reading::{Content, ResultToken, Square as Reading};
+use settle::SettleRule;
 
 /// A set of squares (a bitboard).
 pub trait SquareSet<S>:
@@ -233,6 +238,44 @@ pub struct Start<P> {
     pub rotated: Option<bool>,
 }
 
+impl<P: GamePosition> Start<P> {
+    /// `start` when the sensors show it (`raw`, board orientation) on a
+    /// board where it may stand either way round: `rotated` is `None` when
+    /// it looks the same both ways (a board without piece identity).
+    pub fn either_way(start: P, raw: &P::Board) -> Option<Start<P>> {
+        let normal = raw.matches(start.board());
+        let turned = raw.matches(&start.board().rotated());
+        let rotated = match (normal, turned) {
+            (false, false) => return None,
+            (true, false) => Some(false),
+            (false, true) => Some(true),
+            (true, true) => None,
+        };
+        Some(Start {
+            position: start,
+            rotated,
+        })
+    }
+}
+
+/// The placement `start` (either way round) that `raw` is closest to, and
+/// the squares that differ, when at most six differ and `raw` holds at
+/// least `min_pieces` pieces.
+pub fn nearest_either_way<B: Placement>(
+    start: B,
+    raw: &B,
+    min_pieces: usize,
+) -> Option<(B, B::Set)> {
+    [start.rotated(), start]
+        .into_iter()
+        .map(|c| {
+            let d = c.diff(raw);
+            (c, d)
+        })
+        .min_by_key(|(_, d)| d.count())
+        .filter(|(_, d)| d.count() <= 6 && raw.occupied().count() >= min_pieces)
+}
+
 /// What the rules say after a ply.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
@@ -314,7 +357,18 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
 
     /// The `game_start` event (`rotated`: whether the board stands turned
     /// round, `None` while that is not known).
-    fn start_event(&self, start: &Self::Position, rotated: Option<bool>) -> EventKind;
+    fn start_event(&self, start: &Self::Position, rotated: Option<bool>) -> EventKind {
+        EventKind::GameStart {
+            position: start.fen(),
+            chess960: self.chess960(start),
+            rotated: rotated.unwrap_or(false),
+        }
+    }
+    /// Chess: whether a start position is a Chess960 start (`None` in
+    /// other games).
+    fn chess960(&self, _start: &Self::Position) -> Option<bool> {
+        None
+    }
     /// The `move` event of ply `ply`, made by `side` (`irregular`: an
     /// illegal move that stood).
     fn move_event(
@@ -323,13 +377,48 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         side: Self::Color,
         rec: &PlyRecord<Self>,
         irregular: bool,
-    ) -> EventKind;
+    ) -> EventKind {
+        EventKind::Move {
+            ply,
+            side: side.side(),
+            notation: rec.notation.clone(),
+            id: rec.id.clone(),
+            position: rec.after.fen(),
+            irregular,
+        }
+    }
     /// The `retract` event withdrawing `rec`, the ply numbered `ply`.
-    fn retract_event(&self, ply: u32, rec: &PlyRecord<Self>) -> EventKind;
+    fn retract_event(&self, ply: u32, rec: &PlyRecord<Self>) -> EventKind {
+        EventKind::Retract {
+            ply,
+            id: rec.id.clone(),
+        }
+    }
     /// The `takeback` event restoring `pos` after `to_ply` plies.
-    fn takeback_event(&self, to_ply: u32, pos: &Self::Position) -> EventKind;
+    fn takeback_event(&self, to_ply: u32, pos: &Self::Position) -> EventKind {
+        EventKind::Takeback {
+            to_ply,
+            position: pos.fen(),
+        }
+    }
     /// The result and a name of a result token (DGT's result pieces).
-    fn token_result(&self, token: Token) -> (&'static str, &'static str);
+    fn token_result(&self, token: Token) -> (&'static str, &'static str) {
+        let [draw, first, second] = self.results();
+        match token {
+            Token::Draw => (draw, "draw"),
+            Token::WhiteWins => (first, self.first_wins()),
+            Token::BlackWins => (second, "black-wins"),
+        }
+    }
+    /// The results the game's record writes for a draw, a win of the
+    /// first player and a win of the second.
+    fn results(&self) -> [&'static str; 3] {
+        ["1/2-1/2", "1-0", "0-1"]
+    }
+    /// The name of the result token that gives the first player the win.
+    fn first_wins(&self) -> &'static str {
+        "white-wins"
+    }
     /// The placement as text (the board part of the game's FEN).
     fn placement_text(&self, board: &Self::Board) -> String;
 

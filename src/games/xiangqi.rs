@@ -18,13 +18,13 @@ use boardcast_games::xiangqi::{self as xq, Kind, Outcome, Side as XSide};
 
 use super::grid::{Grid, GridChange, Point, Points, Spec, Stone, find_change};
 use super::{
-    Article, Game, GameColor, GameMove, GamePosition, Placement, PlyRecord, Record, SquareSet,
-    Start, Verdict,
+    Article, Game, GameColor, GameMove, GamePosition, Placement, Record, SquareSet, Start, Verdict,
+    nearest_either_way,
 };
-use crate::board::arbiter::{Completed, alert};
-use crate::board::settle::SettleRule;
-use crate::board::{Cell, Token, Touch, put_back_touch};
-use crate::event::{Alert, AlertKind, EventKind, GameId, Millis, Side};
+use crate::event::{Alert, AlertKind, GameId, Millis, Side};
+use crate::games::arbiter::{Completed, alert};
+use crate::games::settle::SettleRule;
+use crate::games::{Cell, Touch, put_back_touch};
 use boardcast_protocols::reading::{Content, Square as Reading};
 
 /// The xiangqi grid: 9 files by 10 ranks, Red on ranks 0-4.
@@ -273,31 +273,11 @@ impl Game for Xiangqi {
     }
 
     fn detect_start(&self, raw: &Board) -> Option<Start<Position>> {
-        let start = Position::start();
-        let normal = raw.matches(start.board());
-        let turned = raw.matches(&start.board().rotated());
-        let rotated = match (normal, turned) {
-            (false, false) => return None,
-            (true, false) => Some(false),
-            (false, true) => Some(true),
-            (true, true) => None,
-        };
-        Some(Start {
-            position: start,
-            rotated,
-        })
+        Start::either_way(Position::start(), raw)
     }
 
     fn nearest_start(&self, raw: &Board) -> Option<(Board, Points<Points9x10>)> {
-        let start = Position::start().board().clone();
-        [start.rotated(), start]
-            .into_iter()
-            .map(|c| {
-                let d = c.diff(raw);
-                (c, d)
-            })
-            .min_by_key(|(_, d)| d.count())
-            .filter(|(_, d)| d.count() <= 6 && raw.occupied().count() >= 26)
+        nearest_either_way(Position::start().board().clone(), raw, 26)
     }
 
     /// The book has no article on setting up: `law` is null.
@@ -319,51 +299,8 @@ impl Game for Xiangqi {
         )
     }
 
-    fn start_event(&self, start: &Position, rotated: Option<bool>) -> EventKind {
-        EventKind::GameStart {
-            position: start.fen(),
-            chess960: None,
-            rotated: rotated.unwrap_or(false),
-        }
-    }
-
-    fn move_event(
-        &self,
-        ply: u32,
-        side: XSide,
-        rec: &PlyRecord<Self>,
-        irregular: bool,
-    ) -> EventKind {
-        EventKind::Move {
-            ply,
-            side: side.side(),
-            notation: rec.notation.clone(),
-            id: rec.id.clone(),
-            position: rec.after.fen(),
-            irregular,
-        }
-    }
-
-    fn retract_event(&self, ply: u32, rec: &PlyRecord<Self>) -> EventKind {
-        EventKind::Retract {
-            ply,
-            id: rec.id.clone(),
-        }
-    }
-
-    fn takeback_event(&self, to_ply: u32, pos: &Position) -> EventKind {
-        EventKind::Takeback {
-            to_ply,
-            position: pos.fen(),
-        }
-    }
-
-    fn token_result(&self, token: Token) -> (&'static str, &'static str) {
-        match token {
-            Token::Draw => ("1/2-1/2", "draw"),
-            Token::WhiteWins => ("1-0", "red-wins"),
-            Token::BlackWins => ("0-1", "black-wins"),
-        }
+    fn first_wins(&self) -> &'static str {
+        "red-wins"
     }
 
     fn placement_text(&self, board: &Board) -> String {

@@ -573,91 +573,9 @@ impl Tracker {
         }
         // Entries i (0-based) lead from keys[i] to keys[i + 1].
         let span = &self.entries[occ[0]..now];
-        let classify = |side: Side| -> (Pattern, Vec<Chase>) {
-            let moves: Vec<&Entry> = span.iter().filter(|e| e.side == side).collect();
-            if moves.iter().all(|e| e.check) {
-                return (Pattern::Check, Vec::new());
-            }
-            let mut common: Option<BTreeSet<u8>> = None;
-            for e in moves.iter().filter(|e| !e.check) {
-                let t: BTreeSet<u8> = e.chases.iter().map(|c| c.target_id).collect();
-                common = Some(match common {
-                    None => t,
-                    Some(c) => c.intersection(&t).copied().collect(),
-                });
-            }
-            let common = common.unwrap_or_default();
-            if common.is_empty() {
-                return (Pattern::Idle, Vec::new());
-            }
-            let last = moves.iter().rev().find(|e| !e.check).expect("a chase move");
-            let chased = last
-                .chases
-                .iter()
-                .filter(|c| common.contains(&c.target_id))
-                .copied()
-                .collect();
-            let pattern = if moves.iter().any(|e| e.check) {
-                Pattern::CheckAndChase
-            } else {
-                Pattern::Chase
-            };
-            (pattern, chased)
-        };
-        let (red, red_chased) = classify(Side::Red);
-        let (black, black_chased) = classify(Side::Black);
-        let chasing = |p: Pattern| matches!(p, Pattern::Chase | Pattern::CheckAndChase);
-        let (kind, side, ruling, chased, law) = match (red, black) {
-            (Pattern::Check, Pattern::Check) => (
-                RepetitionKind::Repetition,
-                None,
-                Ruling::Draw,
-                Vec::new(),
-                "Art. 17",
-            ),
-            (Pattern::Check, _) => (
-                RepetitionKind::PerpetualCheck,
-                Some(Side::Red),
-                Ruling::MustChange(Side::Red),
-                Vec::new(),
-                "Art. 16",
-            ),
-            (_, Pattern::Check) => (
-                RepetitionKind::PerpetualCheck,
-                Some(Side::Black),
-                Ruling::MustChange(Side::Black),
-                Vec::new(),
-                "Art. 16",
-            ),
-            (r, b) if chasing(r) && chasing(b) => (
-                RepetitionKind::Repetition,
-                None,
-                Ruling::Draw,
-                Vec::new(),
-                "Art. 17",
-            ),
-            (r, _) if chasing(r) => (
-                RepetitionKind::PerpetualChase,
-                Some(Side::Red),
-                Ruling::MustChange(Side::Red),
-                red_chased,
-                "Art. 16",
-            ),
-            (_, b) if chasing(b) => (
-                RepetitionKind::PerpetualChase,
-                Some(Side::Black),
-                Ruling::MustChange(Side::Black),
-                black_chased,
-                "Art. 16",
-            ),
-            _ => (
-                RepetitionKind::Repetition,
-                None,
-                Ruling::Draw,
-                Vec::new(),
-                "Art. 17",
-            ),
-        };
+        let (red, red_chased) = classify(span, Side::Red);
+        let (black, black_chased) = classify(span, Side::Black);
+        let (kind, side, ruling, chased, law) = rule(red, black, red_chased, black_chased);
         let cycle = (occ[1]..now)
             .map(|i| {
                 let e = &self.entries[i];
@@ -682,5 +600,108 @@ impl Tracker {
             occurrences: occ.len(),
             law,
         })
+    }
+}
+
+/// What `side` did in the moves of a repetition cycle (`span`), and, for a
+/// chase, the pieces its last chasing move chases that every one of them
+/// chased.
+fn classify(span: &[Entry], side: Side) -> (Pattern, Vec<Chase>) {
+    let moves: Vec<&Entry> = span.iter().filter(|e| e.side == side).collect();
+    if moves.iter().all(|e| e.check) {
+        return (Pattern::Check, Vec::new());
+    }
+    let mut common: Option<BTreeSet<u8>> = None;
+    for e in moves.iter().filter(|e| !e.check) {
+        let t: BTreeSet<u8> = e.chases.iter().map(|c| c.target_id).collect();
+        common = Some(match common {
+            None => t,
+            Some(c) => c.intersection(&t).copied().collect(),
+        });
+    }
+    let common = common.unwrap_or_default();
+    if common.is_empty() {
+        return (Pattern::Idle, Vec::new());
+    }
+    let last = moves.iter().rev().find(|e| !e.check).expect("a chase move");
+    let chased = last
+        .chases
+        .iter()
+        .filter(|c| common.contains(&c.target_id))
+        .copied()
+        .collect();
+    let pattern = if moves.iter().any(|e| e.check) {
+        Pattern::CheckAndChase
+    } else {
+        Pattern::Chase
+    };
+    (pattern, chased)
+}
+
+/// A repetition's kind, the side that must change, the ruling, the pieces
+/// chased and the article.
+type Rule = (
+    RepetitionKind,
+    Option<Side>,
+    Ruling,
+    Vec<Chase>,
+    &'static str,
+);
+
+/// The ruling on a repetition from what each side did (Art. 16, 17): its
+/// kind, the side that must change, the ruling, the pieces chased and the
+/// article.
+fn rule(red: Pattern, black: Pattern, red_chased: Vec<Chase>, black_chased: Vec<Chase>) -> Rule {
+    let chasing = |p: Pattern| matches!(p, Pattern::Chase | Pattern::CheckAndChase);
+    match (red, black) {
+        (Pattern::Check, Pattern::Check) => (
+            RepetitionKind::Repetition,
+            None,
+            Ruling::Draw,
+            Vec::new(),
+            "Art. 17",
+        ),
+        (Pattern::Check, _) => (
+            RepetitionKind::PerpetualCheck,
+            Some(Side::Red),
+            Ruling::MustChange(Side::Red),
+            Vec::new(),
+            "Art. 16",
+        ),
+        (_, Pattern::Check) => (
+            RepetitionKind::PerpetualCheck,
+            Some(Side::Black),
+            Ruling::MustChange(Side::Black),
+            Vec::new(),
+            "Art. 16",
+        ),
+        (r, b) if chasing(r) && chasing(b) => (
+            RepetitionKind::Repetition,
+            None,
+            Ruling::Draw,
+            Vec::new(),
+            "Art. 17",
+        ),
+        (r, _) if chasing(r) => (
+            RepetitionKind::PerpetualChase,
+            Some(Side::Red),
+            Ruling::MustChange(Side::Red),
+            red_chased,
+            "Art. 16",
+        ),
+        (_, b) if chasing(b) => (
+            RepetitionKind::PerpetualChase,
+            Some(Side::Black),
+            Ruling::MustChange(Side::Black),
+            black_chased,
+            "Art. 16",
+        ),
+        _ => (
+            RepetitionKind::Repetition,
+            None,
+            Ruling::Draw,
+            Vec::new(),
+            "Art. 17",
+        ),
     }
 }

@@ -2,16 +2,16 @@
 //! FIDE Laws, built from what the reconstructor sees
 //! ([`crate::board::Reconstructor`] decides when).
 
-use crate::board::arbiter::Completed;
 use crate::event::{Alert, AlertKind};
 use crate::games::GameColor;
+use crate::games::arbiter::Completed;
 use crate::games::chess::irregular::{PseudoMove, color_name, role_name};
 use crate::games::chess::laws::Law;
 use crate::games::chess::{Bitboard, Board, Color, Piece, Position, Role, Square, diff, rotated};
 
 /// Builds a chess alert.
 pub fn alert(kind: AlertKind, side: Option<Color>, law: Option<Law>, message: String) -> Alert {
-    crate::board::arbiter::alert(
+    crate::games::arbiter::alert(
         kind,
         side.map(GameColor::side),
         law.map(Law::article),

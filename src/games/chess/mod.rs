@@ -32,6 +32,29 @@ use shakmaty::zobrist::Zobrist64;
 use shakmaty::{CastlingMode, EnPassantMode, FromSetup, Position as _, Setup};
 use std::ops::Not;
 
+/// Chess: which start positions begin a game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Variant {
+    /// The standard start and every Chess960 start.
+    #[default]
+    Auto,
+    /// Only the standard start; any other arrangement of the back ranks is
+    /// a wrong set-up (Law 7.2a): a king and queen swapped is a `setup`
+    /// alert, not a Chess960 game.
+    Standard,
+    /// Any Chess960 start.
+    Chess960,
+}
+
+impl From<Color> for crate::event::Side {
+    fn from(c: Color) -> crate::event::Side {
+        match c {
+            Color::White => crate::event::Side::White,
+            Color::Black => crate::event::Side::Black,
+        }
+    }
+}
+
 /// A move in a [`Position`]. Opaque outside this module except for the
 /// squares it touches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

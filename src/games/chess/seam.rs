@@ -8,17 +8,18 @@
 use super::irregular::{PseudoMove, find_pseudo_move, illegality, impossibility};
 use super::laws::Law;
 use super::{
-    Bitboard, Board, Color, Game, Move, Piece, PlyRecord, Position, PositionOutcome, Role, Square,
-    arbiter, board_fen, detect_start, diff, rotated,
+    Bitboard, Board, Color, Game, Move, Piece, Position, PositionOutcome, Role, Square, arbiter,
+    board_fen, detect_start, diff, rotated,
 };
-use crate::board::arbiter::Completed;
-use crate::board::settle::SettleRule;
-use crate::board::{Cell, Token, Touch, Variant, put_back_touch};
-use crate::event::{Alert, AlertKind, EventKind, GameId, Millis, Side};
+use crate::event::{Alert, AlertKind, GameId, Millis, Side};
+use crate::games::arbiter::Completed;
+use crate::games::chess::Variant;
+use crate::games::settle::SettleRule;
 use crate::games::{
     self, Article, Change, GameColor, GameMove, GamePiece, GamePosition, Placement, SquareSet,
     Start, Verdict,
 };
+use crate::games::{Cell, Touch, put_back_touch};
 use boardcast_protocols::reading::{Content, Square as Reading};
 
 /// Chess as an event plays it: which start positions begin a game.
@@ -282,45 +283,8 @@ impl games::Game for Chess {
         arbiter::setup(intended, raw)
     }
 
-    fn start_event(&self, start: &Position, rotated: Option<bool>) -> EventKind {
-        EventKind::GameStart {
-            position: start.fen(),
-            chess960: Some(start.is_chess960()),
-            rotated: rotated.unwrap_or(false),
-        }
-    }
-
-    fn move_event(&self, ply: u32, side: Color, rec: &PlyRecord, irregular: bool) -> EventKind {
-        EventKind::Move {
-            ply,
-            side: Side::from(side),
-            notation: rec.notation.clone(),
-            id: rec.id.clone(),
-            position: rec.after.fen(),
-            irregular,
-        }
-    }
-
-    fn retract_event(&self, ply: u32, rec: &PlyRecord) -> EventKind {
-        EventKind::Retract {
-            ply,
-            id: rec.id.clone(),
-        }
-    }
-
-    fn takeback_event(&self, to_ply: u32, pos: &Position) -> EventKind {
-        EventKind::Takeback {
-            to_ply,
-            position: pos.fen(),
-        }
-    }
-
-    fn token_result(&self, token: Token) -> (&'static str, &'static str) {
-        match token {
-            Token::Draw => ("1/2-1/2", "draw"),
-            Token::WhiteWins => ("1-0", "white-wins"),
-            Token::BlackWins => ("0-1", "black-wins"),
-        }
+    fn chess960(&self, start: &Position) -> Option<bool> {
+        Some(start.is_chess960())
     }
 
     fn placement_text(&self, board: &Board) -> String {

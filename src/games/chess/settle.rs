@@ -4,9 +4,9 @@
 //! stepping towards a castling rook) and the king stepping into the centre
 //! that may be the first half of the kings-in-the-centre result signal.
 
-use crate::board::settle::SettleRule;
 use crate::event::Millis;
 use crate::games::chess::{Move, Position, Role, Square};
+use crate::games::settle::SettleRule;
 
 impl SettleRule {
     /// The settle time of chess move `m` played in `pos`.

@@ -1,0 +1,42 @@
+//! Settle times: how long a move must stand on the board before it is
+//! published (see [`crate::board::settle`] for the rule).
+
+use crate::event::Millis;
+
+/// Settle times.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SettleRule {
+    /// For moves that cannot be extended.
+    pub base_ms: Millis,
+    /// For moves that may still be travelling.
+    pub extendable_ms: Millis,
+    /// For a restored earlier position (a takeback). Longer, because a
+    /// piece set down for a moment on a wrong square can recreate an
+    /// earlier position of the game, while players restoring a position
+    /// take seconds anyway.
+    pub takeback_ms: Millis,
+    /// Chess: for a king move onto d4, d5, e4 or e5: players report a
+    /// result by putting both kings there, and the first king must not be
+    /// shown as a move while the second is on its way.
+    pub king_centre_ms: Millis,
+    /// Chess: how long both kings must stand in the centre before that is
+    /// taken as the players' result signal.
+    pub kings_signal_ms: Millis,
+    /// For an explanation the readings do not back up on every square it
+    /// changes, on a board without piece identity (a knocked piece can
+    /// look like a capture there): nothing of it is published before.
+    pub unbacked_ms: Millis,
+}
+
+impl Default for SettleRule {
+    fn default() -> Self {
+        SettleRule {
+            base_ms: 450,
+            extendable_ms: 850,
+            takeback_ms: 1_500,
+            king_centre_ms: 2_500,
+            kings_signal_ms: 1_500,
+            unbacked_ms: 3_000,
+        }
+    }
+}
