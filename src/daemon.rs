@@ -1,7 +1,8 @@
 //! The live daemon (`boardcast run`): every configured board, one MQTT
 //! connection, and a planned shutdown.
 //!
-//! [`run`] starts one [`BoardTask`] per board and the MQTT task, then waits
+//! [`run`] starts one [`PortTask`] per line (a board's own, or a DGT bus
+//! with its boards) and the MQTT task, then waits
 //! for the shutdown future (SIGINT/SIGTERM in `main`). Shutdown goes in
 //! order, as in mini-redis: the board tasks are told to stop and each
 //! reaches a safe point (pending moves published, capture flushed, PGN
@@ -22,7 +23,7 @@ use crate::delay::PublicView;
 use crate::mqtt::{self, CommandRoutes, MqttError, Outbox, Topics};
 use crate::port::find::Claims;
 use crate::port::recorder::{Recorder, latest_capture};
-use crate::port::{BoardTask, Clock};
+use crate::port::{BoardTask, Clock, PortTask};
 use crate::session::{Outputs, Session};
 use crate::setup::BoardSetup;
 use crate::sink::round::Round;
@@ -319,7 +320,7 @@ fn start_boards(
             }
             continue;
         }
-        let handle = boards.tasks.spawn(task.run(stop.clone()));
+        let handle = boards.tasks.spawn(PortTask::single(task).run(stop.clone()));
         boards.names.insert(handle.id(), b.id.clone());
     }
     for (_, tasks) in buses {
@@ -328,7 +329,7 @@ fn start_boards(
             .map(|t| t.board.id.as_str())
             .collect::<Vec<_>>()
             .join(",");
-        match crate::port::bus::BusTask::new(tasks) {
+        match PortTask::bus(tasks) {
             Ok(bus) => {
                 let handle = boards.tasks.spawn(bus.run(stop.clone()));
                 boards.names.insert(handle.id(), ids);

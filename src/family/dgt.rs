@@ -22,6 +22,9 @@ pub struct DgtDriver {
     decoder: Decoder,
     buf: BytesMut,
     next_keepalive: u64,
+    /// The keepalive period set by the port (`serial.poll_ms`), else
+    /// [`KEEPALIVE_MS`].
+    keepalive_ms: Option<u64>,
 }
 
 impl DgtDriver {
@@ -35,6 +38,10 @@ impl DgtDriver {
     /// [`DriverEvent::Memory`].
     pub fn request_memory(&self) -> Vec<u8> {
         Command::EeMoves.to_bytes()
+    }
+
+    fn keepalive(&self) -> u64 {
+        self.keepalive_ms.unwrap_or(KEEPALIVE_MS)
     }
 }
 
@@ -50,7 +57,7 @@ impl Driver for DgtDriver {
     fn hello(&mut self, now_ms: u64) -> Vec<u8> {
         self.decoder = Decoder::new();
         self.buf.clear();
-        self.next_keepalive = now_ms + KEEPALIVE_MS;
+        self.next_keepalive = now_ms + self.keepalive();
         [
             Command::Reset,
             Command::SerialNumber,
@@ -64,14 +71,14 @@ impl Driver for DgtDriver {
     }
 
     fn tick_ms(&self) -> u64 {
-        KEEPALIVE_MS
+        self.keepalive()
     }
 
     fn poll(&mut self, now_ms: u64, _out: &mut Vec<DriverEvent>) -> Vec<u8> {
         if now_ms < self.next_keepalive {
             return Vec::new();
         }
-        self.next_keepalive = now_ms + KEEPALIVE_MS;
+        self.next_keepalive = now_ms + self.keepalive();
         Command::SerialNumber.to_bytes()
     }
 
@@ -99,6 +106,23 @@ impl Driver for DgtDriver {
             }
         }
     }
+
+    /// Reset and serial number first; version, board dump and update mode
+    /// once the board has named itself.
+    fn identify_first(&mut self, now_ms: u64) -> Option<(Vec<u8>, Vec<u8>)> {
+        let mut hello = self.hello(now_ms);
+        let start = hello.split_off(2);
+        Some((hello, start))
+    }
+
+    fn request_memory_of(&mut self, _unit: u16) -> Vec<u8> {
+        self.request_memory()
+    }
+
+    fn set_keepalive_ms(&mut self, ms: u64) -> bool {
+        self.keepalive_ms = Some(ms.max(1));
+        true
+    }
 }
 
 #[cfg(test)]
@@ -116,6 +140,21 @@ mod tests {
         assert!(d.poll(2999, &mut out).is_empty());
         assert_eq!(d.poll(3000, &mut out), [0x45]);
         assert!(d.poll(3001, &mut out).is_empty());
+    }
+
+    #[test]
+    fn the_hello_asks_who_the_board_is_before_it_starts_the_reports() {
+        let mut d = DgtDriver::new();
+        let (ask, start) = d.identify_first(0).unwrap();
+        assert_eq!(ask, [0x40, 0x45]);
+        assert_eq!(start, [0x4d, 0x42, 0x4b]);
+        assert_eq!(d.request_memory_of(0), [0x49]);
+        assert!(d.set_keepalive_ms(500));
+        assert_eq!(d.tick_ms(), 500);
+        d.hello(0);
+        let mut out = Vec::new();
+        assert!(d.poll(499, &mut out).is_empty());
+        assert_eq!(d.poll(500, &mut out), [0x45]);
     }
 
     #[test]

@@ -193,6 +193,12 @@ impl Driver for DgtBusDriver {
         BusRequest { command, address }.to_bytes().to_vec()
     }
 
+    /// Queues `SendFromStart` for the unit's next turn.
+    fn request_memory_of(&mut self, unit: u16) -> Vec<u8> {
+        self.request(unit, BusCommand::SendFromStart);
+        Vec::new()
+    }
+
     fn feed(&mut self, _now_ms: u64, bytes: &[u8], out: &mut Vec<DriverEvent>) {
         self.buf.extend_from_slice(bytes);
         loop {

@@ -221,6 +221,32 @@ pub trait Driver: Send + Sync + fmt::Debug {
 
     /// Bytes read from the board at `now_ms`; appends what they mean.
     fn feed(&mut self, now_ms: u64, bytes: &[u8], out: &mut Vec<DriverEvent>);
+
+    /// The hello in two steps, for a family whose board must name itself
+    /// before its reports start: `Some((ask, start))`, where `ask` asks
+    /// for the identity (a [`Reading::Identity`] with a serial number is
+    /// then required) and `start` starts the reports. `None` (the default):
+    /// [`Driver::hello`] goes at once, and the board may name itself or
+    /// not. Either way the driver forgets the previous connection.
+    fn identify_first(&mut self, _now_ms: u64) -> Option<(Vec<u8>, Vec<u8>)> {
+        None
+    }
+
+    /// Asks `unit` for its memory (the move log it kept while nobody
+    /// listened): the bytes to write now, or none when the driver sends
+    /// the request itself at the unit's turn (a bus). Default: the family
+    /// keeps no memory.
+    fn request_memory_of(&mut self, _unit: u16) -> Vec<u8> {
+        Vec::new()
+    }
+
+    /// Sets the keepalive to every `ms` (the operator's `serial.poll_ms`)
+    /// for a family whose keepalive is a configured poll (DGT: the serial
+    /// number); returns whether the driver took it. Default: the family
+    /// keeps its own pace ([`Driver::tick_ms`]).
+    fn set_keepalive_ms(&mut self, _ms: u64) -> bool {
+        false
+    }
 }
 
 /// Options a family may need beyond its defaults.

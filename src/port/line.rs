@@ -100,7 +100,7 @@ pub(super) trait LineTask {
     /// An open, identified line.
     type Link;
     /// What the logs call the line (`board`, `bus line`).
-    const WHAT: &'static str;
+    fn what(&self) -> &'static str;
 
     /// Tries every candidate device once; the first line that answers.
     async fn connect(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<Self::Link>;
@@ -139,10 +139,10 @@ pub(super) async fn keep_open<T: LineTask>(
                 if matches!(why, Lost::Shutdown) {
                     break;
                 }
-                warn!(reason = %why, "{} offline", T::WHAT);
+                warn!(reason = %why, "{} offline", task.what());
             }
             None if !announced_missing => {
-                info!("{} not found; retrying", T::WHAT);
+                info!("{} not found; retrying", task.what());
                 announced_missing = true;
             }
             None => {}
@@ -154,5 +154,5 @@ pub(super) async fn keep_open<T: LineTask>(
         }
     }
     task.stop();
-    debug!("{} task stopped", T::WHAT);
+    debug!("{} task stopped", task.what());
 }

@@ -1,0 +1,742 @@
+//! The line task: one serial line and its family's driver, whatever the
+//! family: a board on its own line (one unit, 0) or the boards of a DGT
+//! bus (one unit per address). Opening, the hello, identification,
+//! keepalives, reading, recording and reconnecting are written here once.
+
+use std::collections::BTreeSet;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::AsyncReadExt;
+use tokio::sync::watch;
+use tokio::time::Instant;
+use tokio_serial::SerialStream;
+use tracing::{Instrument, Span, debug, info, info_span, warn};
+
+use super::BoardTask;
+use super::bus::{self, BusError};
+use super::find::{self, Claims, DeviceClaim};
+use super::line::{self, LineTask, Lost, hex, keep_open, write};
+use crate::capture::Direction;
+use crate::config;
+use crate::family::{Driver, DriverEvent, DriverOptions, Family, LineSettings, Reading};
+
+/// After a board that may not name itself first answers, how long it has
+/// to name itself still.
+const LINGER: Duration = Duration::from_millis(100);
+
+/// One board on the line: its address and its board's parts.
+#[derive(Debug)]
+struct Unit {
+    /// 0 on a board's own line; the bus address on a DGT bus.
+    address: u16,
+    task: BoardTask,
+    /// Answering now.
+    present: bool,
+    /// Its span on a bus (`board`, `unit`): its log lines name it. None
+    /// on a board's own line, whose task span is the board's.
+    span: Span,
+}
+
+/// Everything a line task needs: its line, its family, its boards.
+#[derive(Debug)]
+pub struct PortTask {
+    /// The ids of the boards, joined (logs, device claims).
+    name: String,
+    port: config::PortSpec,
+    baud: u32,
+    family: Family,
+    serial: config::Serial,
+    claims: Arc<Claims>,
+    units: Vec<Unit>,
+    /// The boards are units of a DGT bus, told apart by address.
+    bus: bool,
+    /// The serial number a board on its own line must report: the
+    /// configured one, else the first one seen (kept for the daemon's
+    /// life).
+    pinned: Option<String>,
+    /// The drivers' time base.
+    started: Instant,
+}
+
+/// An open, identified line.
+pub(super) struct Link {
+    stream: SerialStream,
+    path: PathBuf,
+    driver: Box<dyn Driver>,
+    /// How often the driver is polled, and the silence after which the
+    /// line is taken for gone (none on a bus: its driver reports units
+    /// missing).
+    pace: (Duration, Option<Duration>),
+    /// The board's own serial number (a board on its own line that names
+    /// itself).
+    serial: Option<String>,
+    /// What a board on its own line is known by: its serial number, else
+    /// `{family}@{path}`. None on a bus.
+    label: Option<String>,
+    /// What to write once served: the rest of the hello.
+    start: Vec<u8>,
+    /// What the driver said during identification, not yet handled.
+    pending: Vec<DriverEvent>,
+    _claim: DeviceClaim,
+}
+
+/// What a line said to the hello.
+struct Greeting {
+    /// The traffic so far, not yet recorded (it may be another board's).
+    chunks: Vec<(Instant, Direction, Vec<u8>)>,
+    /// What the driver read in it.
+    events: Vec<DriverEvent>,
+    /// A configured unit answered.
+    answered: bool,
+    /// The serial number the board named (a board on its own line).
+    serial: Option<String>,
+    /// The rest of the hello, once the board named itself.
+    start: Vec<u8>,
+}
+
+impl PortTask {
+    /// The task of a board on its own line.
+    pub fn single(task: BoardTask) -> PortTask {
+        let pinned = task.board.serial.clone();
+        let mut port = PortTask::of(vec![Unit {
+            address: 0,
+            task,
+            present: false,
+            span: Span::none(),
+        }]);
+        port.pinned = pinned;
+        port
+    }
+
+    /// The task of `boards`, the boards of one DGT bus line (same port,
+    /// each with its `bus_address`). Their pipelines must read their own
+    /// unit (a [`BoardSetup`](crate::setup::BoardSetup) with its `bus_unit`).
+    pub fn bus(boards: Vec<BoardTask>) -> Result<PortTask, BusError> {
+        if boards.is_empty() {
+            return Err(BusError::Empty);
+        }
+        let units = boards
+            .into_iter()
+            .map(|task| match task.board.bus_address {
+                Some(address) => Ok(Unit {
+                    address,
+                    span: info_span!(parent: None, "board", board = %task.board.id, unit = address),
+                    task,
+                    present: false,
+                }),
+                None => Err(BusError::NotOnBus(task.board.id.clone())),
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut port = PortTask::of(units);
+        port.bus = true;
+        Ok(port)
+    }
+
+    /// A task over `units` (at least one), configured as the first.
+    fn of(units: Vec<Unit>) -> PortTask {
+        let first = &units[0].task;
+        PortTask {
+            name: units
+                .iter()
+                .map(|u| u.task.board.id.as_str())
+                .collect::<Vec<_>>()
+                .join(","),
+            port: first.board.port.clone(),
+            baud: first.board.baud,
+            family: first.board.protocol.family(),
+            serial: first.serial,
+            claims: Arc::clone(&first.claims),
+            units,
+            bus: false,
+            pinned: None,
+            started: Instant::now(),
+        }
+    }
+
+    /// Runs until `shutdown` turns true, then flushes every board's
+    /// capture and PGN and publishes every board `offline`. One span for
+    /// the line: the board's, or the bus's.
+    pub async fn run(mut self, mut shutdown: watch::Receiver<bool>) {
+        let span = if self.bus {
+            info_span!("bus", boards = %self.name, spec = %self.port)
+        } else {
+            info_span!("board", board = %self.name, spec = %self.port)
+        };
+        let reconnect = self.serial.reconnect;
+        keep_open(&mut self, reconnect, &mut shutdown)
+            .instrument(span)
+            .await
+    }
+
+    /// The drivers' clock at `at`.
+    fn line_ms(&self, at: Instant) -> u64 {
+        at.saturating_duration_since(self.started).as_millis() as u64
+    }
+
+    /// A fresh driver for the line, and how often to poll it (its
+    /// keepalive at the configured pace when the family's is a configured
+    /// poll) and the silence after which the line is gone.
+    fn driver(&self) -> (Box<dyn Driver>, (Duration, Option<Duration>)) {
+        let options = if self.bus {
+            let addresses: Vec<u16> = self.units.iter().map(|u| u.address).collect();
+            bus::options(addresses, self.serial.bus_gap)
+        } else {
+            DriverOptions::default()
+        };
+        let mut driver = crate::family::for_family(self.family, &options);
+        let poll_ms = self.serial.poll.as_millis() as u64;
+        if driver.set_keepalive_ms(poll_ms) {
+            return (driver, (self.serial.poll, Some(self.serial.silence)));
+        }
+        // Other families keep themselves alive at their driver's pace (a
+        // status request, a `board?`); silence is judged over at least
+        // three of those.
+        let tick = Duration::from_millis(driver.tick_ms());
+        let pace = if self.bus {
+            (tick, None)
+        } else {
+            (
+                tick.min(self.serial.poll),
+                Some(self.serial.silence.max(tick * 3)),
+            )
+        };
+        (driver, pace)
+    }
+
+    /// Tries every candidate once; returns the first line where the board
+    /// (a configured unit of the bus) answers, or on a fixed bus path the
+    /// line itself.
+    async fn find(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<Link> {
+        for path in find::candidates(&self.port) {
+            if *shutdown.borrow() {
+                return None;
+            }
+            let device = find::device_of(&path);
+            let Some(claim) = self.claims.claim_device(&device, &self.name) else {
+                continue;
+            };
+            let (mut driver, pace) = self.driver();
+            let settings = LineSettings {
+                baud: self.baud,
+                ..driver.line()
+            };
+            let mut stream = match line::open(&path, &settings) {
+                Ok(s) => s,
+                Err(e) => {
+                    debug!(path = %path.display(), error = %e, "cannot open");
+                    continue;
+                }
+            };
+            let greeting = match self.greet(&mut stream, driver.as_mut()).await {
+                Ok(g) => g,
+                Err(e) => {
+                    debug!(path = %path.display(), error = %e, "no board answered");
+                    continue;
+                }
+            };
+            let accepted = if self.bus {
+                self.accept_bus(&path, &greeting)
+            } else {
+                self.accept_board(&path, &greeting)
+            };
+            if !accepted {
+                continue;
+            }
+            // A board that names no serial number (Millennium, Certabo,
+            // an open board without an `id`) is known by its device.
+            let label = (!self.bus).then(|| {
+                greeting
+                    .serial
+                    .clone()
+                    .unwrap_or_else(|| format!("{}@{}", self.family, path.display()))
+            });
+            let mut link = Link {
+                stream,
+                path,
+                driver,
+                pace,
+                serial: greeting.serial,
+                label,
+                start: Vec::new(),
+                pending: greeting.events,
+                _claim: claim,
+            };
+            self.connected(&mut link, &greeting.chunks, greeting.start);
+            return Some(link);
+        }
+        None
+    }
+
+    /// Writes the driver's hello and reads until the board names itself
+    /// (a family that asks first), a board answers (and has had a moment
+    /// to name itself), or a configured bus unit answers the ping.
+    async fn greet(
+        &self,
+        stream: &mut SerialStream,
+        driver: &mut dyn Driver,
+    ) -> io::Result<Greeting> {
+        let now = self.line_ms(Instant::now());
+        let (hello, start, must_name) = match driver.identify_first(now) {
+            Some((ask, start)) => (ask, start, true),
+            None => (driver.hello(now), Vec::new(), false),
+        };
+        let mut g = Greeting {
+            chunks: vec![(Instant::now(), Direction::ToBoard, hello.clone())],
+            events: Vec::new(),
+            answered: false,
+            serial: None,
+            start,
+        };
+        if !hello.is_empty() {
+            write(stream, &hello).await?;
+        }
+        let handshake = if self.bus {
+            self.serial.handshake.max(bus::IDENTIFY_MIN)
+        } else {
+            self.serial.handshake
+        };
+        let deadline = Instant::now() + handshake;
+        let mut bytes = [0u8; 1024];
+        loop {
+            let until = if g.answered && !must_name {
+                deadline.min(Instant::now() + LINGER)
+            } else {
+                deadline
+            };
+            let read = tokio::time::timeout_at(until, stream.read(&mut bytes)).await;
+            let n = match read {
+                Ok(Ok(n)) if n > 0 => n,
+                // A bus line that stays quiet is the caller's to judge.
+                _ if self.bus => return Ok(g),
+                Err(_) if g.answered && !must_name => return Ok(g),
+                Err(_) if must_name => {
+                    return Err(io::Error::new(io::ErrorKind::TimedOut, "no serial number"));
+                }
+                Err(_) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::TimedOut,
+                        format!("no {} board answered", self.family),
+                    ));
+                }
+                Ok(Ok(_)) => {
+                    return Err(io::Error::new(io::ErrorKind::UnexpectedEof, "end of file"));
+                }
+                Ok(Err(e)) => return Err(e),
+            };
+            g.chunks
+                .push((Instant::now(), Direction::FromBoard, bytes[..n].to_vec()));
+            let seen = g.events.len();
+            driver.feed(self.line_ms(Instant::now()), &bytes[..n], &mut g.events);
+            for e in &g.events[seen..] {
+                let (answered, serial) = self.heard(e);
+                g.answered |= answered;
+                g.serial = serial.or(g.serial.take());
+            }
+            if g.serial.is_some() || (self.bus && g.answered) {
+                return Ok(g);
+            }
+        }
+    }
+
+    /// What `e` tells of the line: whether a configured unit answers, and
+    /// the serial number a board on its own line names.
+    fn heard(&self, e: &DriverEvent) -> (bool, Option<String>) {
+        let unit = match e {
+            DriverEvent::Reading { unit, .. } | DriverEvent::UnitFound { unit } => *unit,
+            _ => return (false, None),
+        };
+        let answered = self.index(unit).is_some();
+        let serial = match e {
+            DriverEvent::Reading {
+                reading: Reading::Identity(id),
+                ..
+            } if !self.bus => id.serial.as_deref().map(|s| s.trim().to_string()),
+            _ => None,
+        };
+        (answered, serial)
+    }
+
+    /// Whether the bus line at `path` is the one: a configured unit
+    /// answered the ping, or the path is fixed (the operator chose it).
+    fn accept_bus(&self, path: &Path, g: &Greeting) -> bool {
+        if g.answered {
+            return true;
+        }
+        if !self.port.is_fixed() {
+            debug!(path = %path.display(), "no configured bus unit answered");
+            return false;
+        }
+        warn!(path = %path.display(), "no bus unit answered the ping; polling them anyway");
+        true
+    }
+
+    /// Whether the board at `path` is the one. A board with a configured
+    /// `serial`, or whose port is a pattern or a list, must report its
+    /// own serial number; on one fixed path a different board is accepted
+    /// with a warning: the operator chose the path.
+    fn accept_board(&mut self, path: &Path, g: &Greeting) -> bool {
+        let Some(serial) = g.serial.as_deref() else {
+            // Nothing to pin: the device claim already keeps two board
+            // tasks off one device.
+            return true;
+        };
+        let strict = self.units[0].task.board.serial.is_some() || !self.port.is_fixed();
+        if let Some(p) = self.pinned.as_deref()
+            && p != serial
+        {
+            if strict {
+                debug!(path = %path.display(), %serial, expected = %p, "another board");
+                return false;
+            }
+            warn!(%serial, previous = %p, "a different board on this port");
+        }
+        if let Err(other) = self.claims.claim_serial(serial, &self.name) {
+            if strict {
+                debug!(path = %path.display(), %serial, %other, "that board is another's");
+                return false;
+            }
+            warn!(%serial, %other, "this serial number is also another board's");
+        }
+        self.pinned = Some(serial.to_string());
+        true
+    }
+
+    /// The line is accepted: the identification traffic belongs to its
+    /// boards (recorded and fed to their pipelines, in order, each at its
+    /// own clock); a board on its own line is connected.
+    fn connected(
+        &mut self,
+        link: &mut Link,
+        chunks: &[(Instant, Direction, Vec<u8>)],
+        start: Vec<u8>,
+    ) {
+        let port = link.path.to_string_lossy().into_owned();
+        if self.bus {
+            let addresses: Vec<u16> = self.units.iter().map(|u| u.address).collect();
+            info!(%port, units = ?addresses, "bus line connected");
+        }
+        let label = link.label.clone().unwrap_or_default();
+        for u in &mut self.units {
+            let _in = u.span.clone().entered();
+            u.task.note(&if self.bus {
+                format!(
+                    "bus line connected {} unit {}",
+                    link.path.display(),
+                    u.address
+                )
+            } else {
+                format!("connected {} serial {label}", link.path.display())
+            });
+            for (at, dir, bytes) in chunks {
+                let t = u.task.clock.at(*at);
+                u.task.record(t, *dir, bytes);
+            }
+        }
+        if !self.bus {
+            info!(%port, serial = %label, "board connected");
+            link.start = self.found(0, port, label, link.driver.as_mut());
+        }
+        link.start.extend(start);
+    }
+
+    /// Unit `index` answers on `port` (`label`: its serial number or
+    /// address): connected; with a game on (after an unplug, or a resumed
+    /// game) its memory is asked for first, for it tells in which order
+    /// the moves made while nobody listened were played (the board dump
+    /// after it then agrees). Returns the bytes to write.
+    fn found(
+        &mut self,
+        index: usize,
+        port: String,
+        label: String,
+        driver: &mut dyn Driver,
+    ) -> Vec<u8> {
+        let bus = self.bus;
+        let u = &mut self.units[index];
+        let _in = u.span.clone().entered();
+        u.present = true;
+        let t = u.task.clock.now_ms();
+        if bus {
+            info!(board = %u.task.board.id, unit = u.address, "bus unit answers");
+            u.task.note(&format!("unit {} answers", u.address));
+        }
+        u.task.session.set_connected(t, port, label);
+        if !u.task.session.game_in_progress() {
+            return Vec::new();
+        }
+        debug!(unit = u.address, "asking for the board's memory");
+        driver.request_memory_of(u.address)
+    }
+
+    /// The live loop: the rest of the hello, then bytes, keepalives and
+    /// timers until the line is lost or the daemon stops.
+    async fn serve(&mut self, mut link: Link, shutdown: &mut watch::Receiver<bool>) -> Lost {
+        let mut strangers = BTreeSet::new();
+        let pending = std::mem::take(&mut link.pending);
+        let mut out = std::mem::take(&mut link.start);
+        out.extend(self.handle(pending, &mut link, &mut strangers));
+        if !out.is_empty()
+            && let Err(e) = self.send(&mut link, &out).await
+        {
+            return e;
+        }
+        let (poll, silence) = link.pace;
+        let flush_every = Duration::from_millis(500);
+        let mut last_rx = Instant::now();
+        let mut next_poll = Instant::now() + poll;
+        let mut next_flush = Instant::now() + flush_every;
+        let mut eofs = 0u32;
+        let mut bytes = vec![0u8; 4096];
+        loop {
+            let mut wake = next_poll.min(next_flush);
+            if let Some(silence) = silence {
+                wake = wake.min(last_rx + silence);
+            }
+            if let Some(t) = self.next_timer() {
+                wake = wake.min(t);
+            }
+            tokio::select! {
+                r = link.stream.read(&mut bytes) => match r {
+                    Ok(0) => {
+                        // A hung-up tty reads as end of file; a few in a
+                        // row mean the device is gone.
+                        eofs += 1;
+                        if eofs >= 3 {
+                            return Lost::Eof;
+                        }
+                        tokio::time::sleep(Duration::from_millis(20)).await;
+                    }
+                    Ok(n) => {
+                        eofs = 0;
+                        last_rx = Instant::now();
+                        let chunk = &bytes[..n];
+                        if let Err(e) = self.read(&mut link, chunk, &mut strangers).await {
+                            return e;
+                        }
+                    }
+                    Err(e) => return Lost::Read(e),
+                },
+                _ = tokio::time::sleep_until(wake) => {
+                    let now = Instant::now();
+                    self.advance_all();
+                    if let Some(silence) = silence
+                        && now >= last_rx + silence
+                    {
+                        return Lost::Silent(silence);
+                    }
+                    if now >= next_poll {
+                        // The driver's time is the poll's due time: a
+                        // keepalive due every poll is sent every poll.
+                        let due = self.line_ms(next_poll);
+                        next_poll = now + poll;
+                        let mut events = Vec::new();
+                        let out = link.driver.poll(due, &mut events);
+                        let more = self.handle(events, &mut link, &mut strangers);
+                        for bytes in [out, more] {
+                            if !bytes.is_empty()
+                                && let Err(e) = self.send(&mut link, &bytes).await
+                            {
+                                return e;
+                            }
+                        }
+                    }
+                    if now >= next_flush {
+                        next_flush = now + flush_every;
+                        for u in &mut self.units {
+                            let _in = u.span.clone().entered();
+                            u.task.flush();
+                        }
+                    }
+                }
+                _ = shutdown.changed() => return Lost::Shutdown,
+            }
+        }
+    }
+
+    /// Bytes read from the line: recorded by every board and fed to its
+    /// pipeline (each reads its own unit), and to the line's driver.
+    async fn read(
+        &mut self,
+        link: &mut Link,
+        chunk: &[u8],
+        strangers: &mut BTreeSet<u16>,
+    ) -> Result<(), Lost> {
+        tracing::trace!(bytes = %hex(chunk), "read");
+        for u in &mut self.units {
+            let _in = u.span.clone().entered();
+            let t = u.task.clock.now_ms();
+            u.task.record(t, Direction::FromBoard, chunk);
+        }
+        let mut events = Vec::new();
+        link.driver
+            .feed(self.line_ms(Instant::now()), chunk, &mut events);
+        let out = self.handle(events, link, strangers);
+        if out.is_empty() {
+            return Ok(());
+        }
+        self.send(link, &out).await
+    }
+
+    /// What the driver reports: units found and missing (their boards'
+    /// status, a log line, a note in their captures), input dropped, a
+    /// board naming another serial number. Returns bytes to write (memory
+    /// requests).
+    fn handle(
+        &mut self,
+        events: Vec<DriverEvent>,
+        link: &mut Link,
+        strangers: &mut BTreeSet<u16>,
+    ) -> Vec<u8> {
+        let mut out = Vec::new();
+        let port = link.path.to_string_lossy().into_owned();
+        for e in events {
+            match e {
+                DriverEvent::UnitFound { unit } => match self.index(unit) {
+                    Some(i) if !self.units[i].present => {
+                        let label = format!("{unit:05}");
+                        out.extend(self.found(i, port.clone(), label, link.driver.as_mut()));
+                    }
+                    Some(_) => {}
+                    None => {
+                        if strangers.insert(unit) {
+                            warn!(unit, "a board not in the configuration answers on this bus");
+                        }
+                    }
+                },
+                DriverEvent::UnitMissing { unit } => {
+                    if let Some(i) = self.index(unit) {
+                        let u = &mut self.units[i];
+                        let _in = u.span.clone().entered();
+                        u.present = false;
+                        warn!(board = %u.task.board.id, unit, "bus unit missing from the chain");
+                        u.task.offline(&format!("unit {unit} missing"));
+                    }
+                }
+                DriverEvent::Dropped { reason, bytes } => {
+                    debug!(%reason, bytes, "input dropped");
+                }
+                DriverEvent::Reading {
+                    reading: Reading::Identity(id),
+                    ..
+                } if !self.bus => {
+                    if let (Some(serial), Some(expected)) = (id.serial, &link.serial)
+                        && serial.trim() != expected
+                    {
+                        warn!(%serial, %expected, "the board reports another serial number");
+                    }
+                }
+                DriverEvent::Reading { .. } | DriverEvent::Memory { .. } => {}
+            }
+        }
+        out
+    }
+
+    /// The unit at `address`.
+    fn index(&self, address: u16) -> Option<usize> {
+        self.units.iter().position(|u| u.address == address)
+    }
+
+    /// Records `bytes` for every board and writes them.
+    async fn send(&mut self, link: &mut Link, bytes: &[u8]) -> Result<(), Lost> {
+        for u in &mut self.units {
+            let _in = u.span.clone().entered();
+            let t = u.task.clock.now_ms();
+            u.task.record(t, Direction::ToBoard, bytes);
+        }
+        write(&mut link.stream, bytes).await.map_err(Lost::Write)?;
+        debug!(path = %link.path.display(), bytes = %hex(bytes), "sent");
+        Ok(())
+    }
+
+    /// Waits `delay` while keeping every board's timers firing (a move
+    /// settling when the cable was pulled is still published) and its
+    /// operator corrections applied.
+    async fn wait(&mut self, delay: Duration) {
+        let until = Instant::now() + delay;
+        loop {
+            let next = self
+                .next_timer()
+                .unwrap_or(until)
+                .min(until)
+                // Wake at least once a second for operator corrections.
+                .min(Instant::now() + Duration::from_secs(1));
+            tokio::time::sleep_until(next).await;
+            self.advance_all();
+            if next >= until {
+                return;
+            }
+        }
+    }
+
+    /// The earliest timer of any board.
+    fn next_timer(&self) -> Option<Instant> {
+        self.units
+            .iter()
+            .filter_map(|u| {
+                u.task
+                    .session
+                    .poll_timeout()
+                    .map(|t| u.task.clock.instant(t))
+            })
+            .min()
+    }
+
+    /// Fires every board's due timers and applies operator corrections.
+    fn advance_all(&mut self) {
+        for u in &mut self.units {
+            let _in = u.span.clone().entered();
+            u.task.advance();
+        }
+    }
+}
+
+impl LineTask for PortTask {
+    type Link = Link;
+
+    fn what(&self) -> &'static str {
+        if self.bus { "bus line" } else { "board" }
+    }
+
+    async fn connect(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<Link> {
+        self.find(shutdown).await
+    }
+
+    /// The device and the serial number it answered with.
+    fn link_span(link: &Link) -> Span {
+        match &link.label {
+            Some(serial) => info_span!("link", port = %link.path.display(), %serial),
+            None => info_span!("link", port = %link.path.display()),
+        }
+    }
+
+    async fn serve(&mut self, link: Link, shutdown: &mut watch::Receiver<bool>) -> Lost {
+        PortTask::serve(self, link, shutdown).await
+    }
+
+    fn lost(&mut self, why: &Lost) {
+        let bus = self.bus;
+        for u in &mut self.units {
+            let _in = u.span.clone().entered();
+            u.present = false;
+            u.task.offline(&if bus {
+                format!("bus line disconnected: {why}")
+            } else {
+                format!("disconnected: {why}")
+            });
+        }
+    }
+
+    async fn idle(&mut self, delay: Duration) {
+        self.wait(delay).await
+    }
+
+    fn stop(&mut self) {
+        for u in &mut self.units {
+            let _in = u.span.clone().entered();
+            u.task.stop();
+        }
+    }
+}
