@@ -574,3 +574,46 @@ fn hardening_the_arbiter_login_posts_its_own_password_into_expiring_sessions() {
     let log = daemon.log();
     assert!(log.contains("without TLS"), "no warning about TLS:\n{log}");
 }
+
+/// Issue 27, the instance topic: a stranger publishing many instance ids
+/// gets a bounded number of announces back, an id holding a newline
+/// forges no log line, and a huge message is dropped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hardening_the_instance_topic_is_bounded_and_logged_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let (broker, daemon) = daemon(dir.path(), "");
+    let topic = "hard/bridge/test/instance";
+    let sub = crate::util::Subscriber::connect(broker.port, topic, "inst-watch", false).await;
+    let status =
+        crate::util::Subscriber::connect(broker.port, "hard/bridge/test/status", "st", false).await;
+    status
+        .wait_for("the bridge online", Duration::from_secs(20), |msgs| {
+            msgs.iter().any(|m| m.text() == "online").then_some(())
+        })
+        .await;
+    let forged = "x\nERROR forged line";
+    let mut payloads = vec![json!({"instance": forged, "pid": 1}).to_string()];
+    payloads.push(json!({"instance": "big", "pad": "y".repeat(4096)}).to_string());
+    payloads.extend(
+        (0..40).map(|n| json!({"instance": format!("stranger-{n}"), "pid": n}).to_string()),
+    );
+    for p in payloads {
+        publish(broker.port, topic, p.into_bytes(), false).await;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let announces = sub
+        .json_on(topic)
+        .iter()
+        .filter_map(|v| v["instance"].as_str().map(str::to_string))
+        .filter(|i| !i.starts_with("stranger-") && i != forged && i != "big")
+        .count();
+    assert!(
+        announces <= 1 + 16,
+        "{announces} announces answered 42 forged instances"
+    );
+    let log = daemon.log();
+    assert!(
+        !log.contains("\nERROR forged line"),
+        "a forged log line:\n{log}"
+    );
+}
