@@ -81,6 +81,21 @@ impl Default for SocketLimits {
 }
 
 impl SocketLimits {
+    /// Whether a request to `host` (its `Host` header) with `origin` is
+    /// let in: an allowed origin, or the same origin as the listener
+    /// (`http://{host}`, which WebSocket libraries send by default; the
+    /// listener serves no page that could run there).
+    pub fn allows_at(&self, origin: Option<&str>, host: Option<&str>) -> bool {
+        let same = |o: &str| {
+            host.is_some_and(|h| {
+                let o = o.trim().trim_end_matches('/').to_ascii_lowercase();
+                let h = h.trim().to_ascii_lowercase();
+                o == format!("http://{h}") || o == format!("https://{h}")
+            })
+        };
+        origin.is_none_or(|o| same(o) || self.allows(Some(o)))
+    }
+
     /// Whether a request with `origin` (its `Origin` header, if any) is
     /// let in.
     pub fn allows(&self, origin: Option<&str>) -> bool {
@@ -182,5 +197,8 @@ mod tests {
         ] {
             assert!(!l.allows(Some(o)), "{o}");
         }
+        assert!(l.allows_at(Some("http://127.0.0.1:1982"), Some("127.0.0.1:1982")));
+        assert!(!l.allows_at(Some("http://127.0.0.1:8000"), Some("127.0.0.1:1982")));
+        assert!(!l.allows_at(Some("https://evil.example"), Some("127.0.0.1:1982")));
     }
 }

@@ -402,10 +402,14 @@ async fn game(State(hub): State<Arc<Hub>>, Path(uuid): Path<String>) -> Response
 }
 
 async fn socket(ws: WebSocketUpgrade, State(api): State<Api>, headers: HeaderMap) -> Response {
-    let origin = headers
-        .get(header::ORIGIN)
-        .map(|o| o.to_str().unwrap_or("?"));
-    if !api.socket.allows(origin) {
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    // Every `Origin` (a client may send two) must be let in.
+    let refused = headers
+        .get_all(header::ORIGIN)
+        .iter()
+        .map(|o| o.to_str().unwrap_or("?"))
+        .find(|o| !api.socket.allows_at(Some(o), host));
+    if let Some(origin) = refused {
         api.hub
             .dropped("-", &format!("WebSocket from origin {origin:?} refused"));
         return (StatusCode::FORBIDDEN, "origin not allowed\n").into_response();
