@@ -34,7 +34,7 @@ pub fn check_text(key: &str, value: Option<&str>) -> Result<(), String> {
 /// a move's ply).
 pub const MAX_PLIES: usize = 2_000;
 /// The longest move text (SAN or UCI, any game's notation), in bytes.
-pub const MAX_MOVE: usize = 32;
+pub const MAX_MOVE: usize = 64;
 /// The longest id (a board id, a bridge name, an instance id), in bytes.
 pub const MAX_ID: usize = 64;
 /// The longest free text inside a network message (a position, an alert's
@@ -172,14 +172,16 @@ fn check_common(v: &serde_json::Value) -> Result<(), String> {
 }
 
 /// Checks a board's retained state (JSON) from the network: the checks
-/// above, players' names ([`check_text`]), every move of `moves` and
-/// `uci` ([`check_move`]).
+/// above, players' names ([`check_text`]), every move of `moves`, `uci`,
+/// `notation` and `id` ([`check_move`]).
 pub fn check_state(v: &serde_json::Value) -> Result<(), String> {
     check_common(v)?;
     for side in ["white", "black"] {
         check_text(side, v[side]["name"].as_str())?;
     }
-    for key in ["moves", "uci"] {
+    // Chess states name their lists `moves` and `uci`; draughts and
+    // xiangqi states `notation` and `id`.
+    for key in ["moves", "uci", "notation", "id"] {
         for m in v[key].as_array().into_iter().flatten() {
             check_move(key, m.as_str().unwrap_or("?"))?;
         }
@@ -191,7 +193,8 @@ pub fn check_state(v: &serde_json::Value) -> Result<(), String> {
 /// text and ply.
 pub fn check_event(v: &serde_json::Value) -> Result<(), String> {
     check_common(v)?;
-    for key in ["notation", "id"] {
+    // `san` and `uci`: the chess names an older event gives them by.
+    for key in ["notation", "id", "san", "uci"] {
         match v[key].as_str() {
             Some(m) if !m.is_empty() => check_move(key, m)?,
             _ => {}
@@ -256,7 +259,7 @@ mod tests {
             "e5\n\n[Event \"FAKE\"]",
             "e5 e6",
             "{x}",
-            &"a".repeat(40),
+            &"a".repeat(70),
         ] {
             let e = check_move("san", m).unwrap_err();
             assert!(!e.contains('\n'), "{e}");
