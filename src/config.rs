@@ -130,6 +130,10 @@ pub struct RawWeb {
     /// Seconds a client has to send a request's headers (also how long an
     /// idle connection is kept).
     pub header_timeout_s: Option<u64>,
+    /// The arbiter view's own password (not the operator secret).
+    pub arbiter_password: Option<String>,
+    /// How long an arbiter's login lasts, in seconds.
+    pub session_s: Option<u64>,
 }
 
 /// `[broadcast]` as written.
@@ -147,6 +151,14 @@ pub struct RawBroadcast {
 pub struct RawLiveChess {
     /// Address of the LiveChess-compatible API; empty means off.
     pub listen: Option<Spanned<String>>,
+    /// Connections (and WebSockets) served at once.
+    pub max_connections: Option<usize>,
+    /// Seconds a client has to send a request's headers.
+    pub header_timeout_s: Option<u64>,
+    /// Feeds one WebSocket may subscribe to.
+    pub max_subscriptions: Option<usize>,
+    /// Browser origins the WebSocket lets in.
+    pub origins: Option<Vec<String>>,
 }
 
 /// `[event]` as written.
@@ -379,6 +391,29 @@ pub struct Config {
     pub livechess: Option<std::net::SocketAddr>,
     /// The live page's limits (`[web]`).
     pub web_limits: crate::listener::Limits,
+    /// The arbiter view's login (`[web] arbiter_password`, `session_s`).
+    pub web_login: WebLogin,
+    /// The LiveChess API's limits (`[livechess]`).
+    pub livechess_limits: (crate::listener::Limits, crate::listener::SocketLimits),
+}
+
+/// `[web]`: the arbiter view's login.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WebLogin {
+    /// The view password; `None`: the operator secret opens the view, as
+    /// before there was one (a warning says so at start).
+    pub password: Option<String>,
+    /// How long a login lasts (default 12 h).
+    pub session: Duration,
+}
+
+impl Default for WebLogin {
+    fn default() -> WebLogin {
+        WebLogin {
+            password: None,
+            session: Duration::from_secs(12 * 3600),
+        }
+    }
 }
 
 /// `[broadcast]`: what the public sees, and when.
@@ -672,8 +707,11 @@ impl Config {
             reconstructor.variant = v;
         }
         let boards = boards(raw.board.unwrap_or_default(), &event, &src)?;
+        let web_login = web_login(raw.web.as_ref(), defaults.web.as_ref(), &src)?;
         let (web, web_limits) = web(raw.web, defaults.web, &src)?;
         let broadcast = broadcast(raw.broadcast, defaults.broadcast, &src)?;
+        let livechess_limits =
+            livechess_limits(raw.livechess.as_ref(), defaults.livechess.as_ref(), &src)?;
         let livechess = livechess(raw.livechess, defaults.livechess, &src)?;
         Ok(Config {
             bridge,
@@ -689,6 +727,8 @@ impl Config {
             control,
             livechess,
             web_limits,
+            web_login,
+            livechess_limits,
         })
     }
 }
@@ -1381,6 +1421,87 @@ pub fn livechess(
     let listen_at = raw.and_then(|w| w.listen);
     let listen_at = listen_at.or(defaults.and_then(|w| w.listen));
     listen(listen_at, "livechess.listen", "127.0.0.1:1982", src)
+}
+
+/// `[web] arbiter_password` and `session_s`: the arbiter view's login.
+pub fn web_login(
+    raw: Option<&RawWeb>,
+    defaults: Option<&RawWeb>,
+    src: &Source,
+) -> Result<WebLogin, ConfigError> {
+    let pick = |f: fn(&RawWeb) -> Option<&String>| raw.and_then(f).or(defaults.and_then(f));
+    let password = pick(|w| w.arbiter_password.as_ref()).filter(|p| !p.is_empty());
+    if let Some(p) = password
+        && (p.chars().count() < 12 || p.chars().any(char::is_control))
+    {
+        return Err(src.invalid(
+            None,
+            "web.arbiter_password: at least 12 characters, no control characters".into(),
+        ));
+    }
+    let session_s = raw
+        .and_then(|w| w.session_s)
+        .or(defaults.and_then(|w| w.session_s));
+    let d = WebLogin::default();
+    let session = session_s.map_or(d.session, Duration::from_secs);
+    if session.is_zero() || session > Duration::from_secs(7 * 24 * 3600) {
+        return Err(src.invalid(None, "web.session_s: between 1 and 604800 (a week)".into()));
+    }
+    Ok(WebLogin {
+        password: password.cloned(),
+        session,
+    })
+}
+
+/// `[livechess]` limits: connections, header timeout, subscriptions per
+/// socket, the browser origins let in.
+pub fn livechess_limits(
+    raw: Option<&RawLiveChess>,
+    defaults: Option<&RawLiveChess>,
+    src: &Source,
+) -> Result<(crate::listener::Limits, crate::listener::SocketLimits), ConfigError> {
+    let (d, ds) = (
+        crate::listener::Limits::default(),
+        crate::listener::SocketLimits::default(),
+    );
+    let num = |f: fn(&RawLiveChess) -> Option<usize>| raw.and_then(f).or(defaults.and_then(f));
+    let limits = crate::listener::Limits {
+        max_connections: num(|l| l.max_connections).unwrap_or(d.max_connections),
+        max_streams: d.max_streams,
+        header_timeout: raw
+            .and_then(|l| l.header_timeout_s)
+            .or(defaults.and_then(|l| l.header_timeout_s))
+            .map_or(d.header_timeout, Duration::from_secs),
+    };
+    let socket = crate::listener::SocketLimits {
+        max_subscriptions: num(|l| l.max_subscriptions).unwrap_or(ds.max_subscriptions),
+        origins: raw
+            .and_then(|l| l.origins.clone())
+            .or(defaults.and_then(|l| l.origins.clone()))
+            .unwrap_or(ds.origins),
+        ..ds
+    };
+    if limits.max_connections == 0
+        || limits.header_timeout.is_zero()
+        || socket.max_subscriptions == 0
+    {
+        return Err(src.invalid(
+            None,
+            "livechess: max_connections, header_timeout_s and max_subscriptions must be at least 1"
+                .into(),
+        ));
+    }
+    if let Some(o) = socket
+        .origins
+        .iter()
+        .find(|o| !o.contains("://") || o.chars().any(char::is_control))
+    {
+        return Err(src.invalid(
+            None,
+            format!("livechess.origins: {o:?} is not an origin such as https://lichess.org"),
+        ));
+    }
+    Ok((limits, socket))
 }
 
 /// A `listen` address (`key`); empty means off.

@@ -182,14 +182,12 @@ impl Services {
                 crate::web::WebServer::start_for(
                     addr,
                     &ids,
-                    crate::web::Audience {
-                        delay_ms: config.broadcast.delay_ms,
-                        arbiter_secret: config
-                            .control
-                            .secret
-                            .as_ref()
-                            .map(|s| s.as_str().to_string()),
-                    },
+                    crate::web::Audience::new(
+                        config.broadcast.delay_ms,
+                        config.web_login.password.as_deref(),
+                        config.control.secret.as_ref().map(|s| s.as_str()),
+                        config.web_login.session,
+                    ),
                     config.web_limits,
                 )
                 .await

@@ -1,6 +1,8 @@
-//! The hardened accept loop every HTTP listener runs (the live page and
-//! the hub's page): a cap on connections, a timeout for request headers
-//! and idle keep-alive connections, a bound on buffered request bytes.
+//! The hardened accept loop every HTTP listener runs (the live page, the
+//! hub's page and the LiveChess API): a cap on connections, a timeout for
+//! request headers and idle keep-alive connections, a bound on buffered
+//! request bytes; and the WebSocket limits ([`SocketLimits`]): message
+//! size, subscriptions per socket, the browser origins let in.
 //!
 //! An edge module (tokio, hyper); it knows nothing of boards or games.
 
@@ -40,9 +42,94 @@ impl Default for Limits {
     }
 }
 
+/// What a WebSocket may do (the LiveChess API's: `[livechess]`).
+///
+/// Design: only browsers send `Origin`, and the attack they carry is a web
+/// page of any site using a WebSocket on loopback; a tool that sends none
+/// (a Python client, a relay script) is let in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SocketLimits {
+    /// The largest message read, in bytes (default 64 KiB); a larger one
+    /// closes the socket.
+    pub max_message: usize,
+    /// Feeds one socket may subscribe to (default 256).
+    pub max_subscriptions: usize,
+    /// Browser origins let in: `https://lichess.org`, `https://*.chess.com`
+    /// (any subdomain), `chrome-extension://*` (any extension).
+    pub origins: Vec<String>,
+}
+
+/// The origins the LiveChess WebSocket lets in by default: lichess.org,
+/// chess.com and browser extensions (DgtAngel).
+pub const DEFAULT_ORIGINS: [&str; 6] = [
+    "https://lichess.org",
+    "https://*.lichess.org",
+    "https://chess.com",
+    "https://*.chess.com",
+    "chrome-extension://*",
+    "moz-extension://*",
+];
+
+impl Default for SocketLimits {
+    fn default() -> SocketLimits {
+        SocketLimits {
+            max_message: 64 * 1024,
+            max_subscriptions: 256,
+            origins: DEFAULT_ORIGINS.iter().map(|o| o.to_string()).collect(),
+        }
+    }
+}
+
+impl SocketLimits {
+    /// Whether a request to `host` (its `Host` header) with `origin` is
+    /// let in: an allowed origin, or the same origin as the listener
+    /// (`http://{host}`, which WebSocket libraries send by default; the
+    /// listener serves no page that could run there).
+    pub fn allows_at(&self, origin: Option<&str>, host: Option<&str>) -> bool {
+        let same = |o: &str| {
+            host.is_some_and(|h| {
+                let o = o.trim().trim_end_matches('/').to_ascii_lowercase();
+                let h = h.trim().to_ascii_lowercase();
+                o == format!("http://{h}") || o == format!("https://{h}")
+            })
+        };
+        origin.is_none_or(|o| same(o) || self.allows(Some(o)))
+    }
+
+    /// Whether a request with `origin` (its `Origin` header, if any) is
+    /// let in.
+    pub fn allows(&self, origin: Option<&str>) -> bool {
+        let Some(origin) = origin else {
+            return true;
+        };
+        let origin = origin.trim().trim_end_matches('/').to_ascii_lowercase();
+        self.origins.iter().any(|pattern| {
+            let pattern = pattern.trim_end_matches('/').to_ascii_lowercase();
+            match pattern.split_once("://") {
+                Some((scheme, "*")) => origin
+                    .strip_prefix(scheme)
+                    .and_then(|o| o.strip_prefix("://"))
+                    .is_some_and(|host| !host.is_empty()),
+                Some((scheme, host)) if host.starts_with("*.") => origin
+                    .strip_prefix(scheme)
+                    .and_then(|o| o.strip_prefix("://"))
+                    .is_some_and(|h| h.ends_with(&host[1..]) && h.len() > host.len() - 1),
+                _ => origin == pattern,
+            }
+        })
+    }
+}
+
 /// Accepts connections up to the cap and serves each with a header
-/// timeout.
+/// timeout (the live page's loop).
 pub async fn accept_loop(listener: TcpListener, app: Router, limits: Limits) {
+    serve_limited(listener, app, limits, "live page").await
+}
+
+/// Accepts connections up to the cap and serves each with a header
+/// timeout; `name` says which listener in the logs. WebSocket upgrades
+/// are served (hyper's upgrades are on).
+pub async fn serve_limited(listener: TcpListener, app: Router, limits: Limits, name: &'static str) {
     use hyper_util::rt::{TokioIo, TokioTimer};
     let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections));
     let mut warned = false;
@@ -58,7 +145,7 @@ pub async fn accept_loop(listener: TcpListener, app: Router, limits: Limits) {
         };
         let Ok(slot) = Arc::clone(&slots).try_acquire_owned() else {
             if !warned {
-                tracing::warn!(max = limits.max_connections, %peer, "live page: too many connections; closing new ones");
+                tracing::warn!(max = limits.max_connections, %peer, listener = name, "too many connections; closing new ones");
                 warned = true;
             }
             drop(stream);
@@ -74,11 +161,44 @@ pub async fn accept_loop(listener: TcpListener, app: Router, limits: Limits) {
                 .max_buf_size(64 * 1024);
             if let Err(e) = builder
                 .serve_connection(TokioIo::new(stream), service)
+                .with_upgrades()
                 .await
             {
-                debug!(%peer, error = %e, "live page connection ended");
+                debug!(%peer, error = %e, listener = name, "connection ended");
             }
             drop(slot);
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn origins_are_matched_exactly_or_by_subdomain_or_scheme() {
+        let l = SocketLimits::default();
+        assert!(l.allows(None), "a tool that sends no Origin");
+        for o in [
+            "https://lichess.org",
+            "https://www.chess.com",
+            "https://chess.com/",
+            "chrome-extension://abcdefghijklmnop",
+        ] {
+            assert!(l.allows(Some(o)), "{o}");
+        }
+        for o in [
+            "https://evil.example",
+            "https://lichess.org.evil.example",
+            "https://evilchess.com",
+            "http://lichess.org",
+            "null",
+            "chrome-extension://",
+        ] {
+            assert!(!l.allows(Some(o)), "{o}");
+        }
+        assert!(l.allows_at(Some("http://127.0.0.1:1982"), Some("127.0.0.1:1982")));
+        assert!(!l.allows_at(Some("http://127.0.0.1:8000"), Some("127.0.0.1:1982")));
+        assert!(!l.allows_at(Some("https://evil.example"), Some("127.0.0.1:1982")));
     }
 }

@@ -1,6 +1,8 @@
 //! Text and numbers that enter from outside (the config, pairing files,
-//! operator commands): the limits every entry point applies, and the check
-//! of a name, event or site. A leaf: it imports nothing of the crate, so
+//! operator commands, and the MQTT messages the hub and the LiveChess
+//! follower read): the limits every entry point applies, and the checks of
+//! a name, a round, a board number, an id, a move, a result, and of a whole
+//! state or event message. A leaf: it imports nothing of the crate, so
 //! every module that validates input can use it.
 
 /// The highest round number accepted (config and pairings).
@@ -26,4 +28,257 @@ pub fn check_text(key: &str, value: Option<&str>) -> Result<(), String> {
         return Err(format!("{key}: {n} characters, at most {MAX_TEXT} allowed"));
     }
     Ok(())
+}
+
+/// The most plies a game from the network may hold (a state's move list,
+/// a move's ply).
+pub const MAX_PLIES: usize = 2_000;
+/// The longest move text (SAN or UCI, any game's notation), in bytes.
+pub const MAX_MOVE: usize = 64;
+/// The longest id (a board id, a bridge name, an instance id), in bytes.
+pub const MAX_ID: usize = 64;
+/// The longest free text inside a network message (a position, an alert's
+/// sentence), in characters.
+pub const MAX_FIELD: usize = 512;
+
+/// Checks a round number from the network: 1 to [`MAX_ROUND`].
+pub fn check_round(key: &str, round: u64) -> Result<(), String> {
+    if round == 0 || round > u64::from(MAX_ROUND) {
+        return Err(format!(
+            "{key}: round {round} is not between 1 and {MAX_ROUND}"
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a board number from the network: 1 to [`MAX_BOARD_NUMBER`].
+pub fn check_board_number(key: &str, number: u64) -> Result<(), String> {
+    if number == 0 || number > u64::from(MAX_BOARD_NUMBER) {
+        return Err(format!(
+            "{key}: board number {number} is not between 1 and {MAX_BOARD_NUMBER}"
+        ));
+    }
+    Ok(())
+}
+
+/// Checks an id (a board id, a bridge name, an instance id): 1 to
+/// [`MAX_ID`] letters, digits, `-`, `_`, `.` or `:`. The error shows the id
+/// escaped, so a forged one cannot forge a log line.
+pub fn check_id(key: &str, id: &str) -> Result<(), String> {
+    let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':');
+    if id.is_empty() || id.len() > MAX_ID || !id.chars().all(ok) {
+        let shown: String = id.chars().take(MAX_ID).collect();
+        return Err(format!(
+            "{key}: {shown:?} is not an id (1 to {MAX_ID} letters, digits, '-', '_', '.', ':')"
+        ));
+    }
+    Ok(())
+}
+
+/// Checks a move's text, SAN or UCI in any game's notation (`e4`,
+/// `exd8=Q+`, `O-O-O`, `e2e4`, `32x23`, `C2.5`): 1 to [`MAX_MOVE`]
+/// printable ASCII characters, none of the PGN's own (`[ ] { } ; " \ %`,
+/// spaces), so a forged move cannot end a PGN token.
+pub fn check_move(key: &str, text: &str) -> Result<(), String> {
+    let ok = |c: char| c.is_ascii_graphic() && !"[]{}();\"\\%<>".contains(c);
+    if text.is_empty() || text.len() > MAX_MOVE || !text.chars().all(ok) {
+        let shown: String = text.chars().take(MAX_MOVE).collect();
+        return Err(format!("{key}: {shown:?} is not a move"));
+    }
+    Ok(())
+}
+
+/// Checks a game result: `*`, or a score such as `1-0`, `0-1`, `1/2-1/2`,
+/// `2-0` (draughts).
+pub fn check_result(key: &str, result: &str) -> Result<(), String> {
+    let score = |s: &str| matches!(s, "0" | "1" | "2" | "1/2");
+    let ok = result == "*"
+        || result
+            .split_once('-')
+            .is_some_and(|(a, b)| score(a) && score(b));
+    if !ok {
+        let shown: String = result.chars().take(16).collect();
+        return Err(format!("{key}: {shown:?} is not a result"));
+    }
+    Ok(())
+}
+
+/// Checks free text inside a network message: at most [`MAX_FIELD`]
+/// characters, no control characters.
+pub fn check_field(key: &str, value: &str) -> Result<(), String> {
+    if let Some(c) = value.chars().find(|c| c.is_control()) {
+        return Err(format!("{key}: control character {:?} is not allowed", c));
+    }
+    let n = value.chars().count();
+    if n > MAX_FIELD {
+        return Err(format!(
+            "{key}: {n} characters, at most {MAX_FIELD} allowed"
+        ));
+    }
+    Ok(())
+}
+
+/// The largest state or event message read from the network, in bytes
+/// (a state of a [`MAX_PLIES`]-ply game is far smaller).
+pub const MAX_MESSAGE: usize = 256 * 1024;
+
+/// Every string in `value` is a [`check_field`]; no array is longer than
+/// [`MAX_PLIES`].
+fn check_strings(key: &str, value: &serde_json::Value) -> Result<(), String> {
+    use serde_json::Value;
+    match value {
+        Value::String(s) => check_field(key, s),
+        Value::Array(a) if a.len() > MAX_PLIES => Err(format!(
+            "{key}: {} items, at most {MAX_PLIES} allowed",
+            a.len()
+        )),
+        Value::Array(a) => a.iter().try_for_each(|v| check_strings(key, v)),
+        Value::Object(o) => o.iter().try_for_each(|(k, v)| {
+            check_field("key", k)?;
+            check_strings(k, v)
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The checks a state and an event share: sizes, text, round, board
+/// number, ids, result.
+fn check_common(v: &serde_json::Value) -> Result<(), String> {
+    if !v.is_object() {
+        return Err("not a JSON object".into());
+    }
+    check_strings("message", v)?;
+    for (key, check) in [
+        ("round", check_round as fn(&str, u64) -> Result<(), String>),
+        ("number", check_board_number),
+    ] {
+        match &v[key] {
+            serde_json::Value::Null => {}
+            n => check(
+                key,
+                n.as_u64().ok_or(format!("{key}: {n} is not a number"))?,
+            )?,
+        }
+    }
+    for key in ["board", "bridge"] {
+        if let Some(id) = v[key].as_str() {
+            check_id(key, id)?;
+        }
+    }
+    if let Some(r) = v["result"].as_str() {
+        check_result("result", r)?;
+    }
+    Ok(())
+}
+
+/// Checks a board's retained state (JSON) from the network: the checks
+/// above, players' names ([`check_text`]), every move of `moves`, `uci`,
+/// `notation` and `id` ([`check_move`]).
+pub fn check_state(v: &serde_json::Value) -> Result<(), String> {
+    check_common(v)?;
+    for side in ["white", "black"] {
+        check_text(side, v[side]["name"].as_str())?;
+    }
+    // Chess states name their lists `moves` and `uci`; draughts and
+    // xiangqi states `notation` and `id`.
+    for key in ["moves", "uci", "notation", "id"] {
+        for m in v[key].as_array().into_iter().flatten() {
+            check_move(key, m.as_str().unwrap_or("?"))?;
+        }
+    }
+    Ok(())
+}
+
+/// Checks an event (JSON) from the network: the checks above, a move's
+/// text and ply.
+pub fn check_event(v: &serde_json::Value) -> Result<(), String> {
+    check_common(v)?;
+    // `san` and `uci`: the chess names an older event gives them by.
+    for key in ["notation", "id", "san", "uci"] {
+        match v[key].as_str() {
+            Some(m) if !m.is_empty() => check_move(key, m)?,
+            _ => {}
+        }
+    }
+    for key in ["ply", "to_ply"] {
+        if let Some(n) = v[key].as_u64()
+            && n > MAX_PLIES as u64
+        {
+            return Err(format!("{key}: {n}, at most {MAX_PLIES}"));
+        }
+    }
+    Ok(())
+}
+
+/// A log's rate limit for dropped network messages: at most
+/// [`Drops::BURST`] lines per [`Drops::WINDOW_MS`], then one line saying how
+/// many were not logged. Pure: the caller passes the time and logs.
+#[derive(Clone, Debug, Default)]
+pub struct Drops {
+    window_start: u64,
+    logged: u32,
+    suppressed: u64,
+}
+
+impl Drops {
+    /// Lines logged per window.
+    pub const BURST: u32 = 5;
+    /// The window, in milliseconds.
+    pub const WINDOW_MS: u64 = 10_000;
+
+    /// A message was dropped at `now_ms`: `Some(n)` when this one is to be
+    /// logged (`n` earlier drops were not), `None` when it is not.
+    pub fn note(&mut self, now_ms: u64) -> Option<u64> {
+        if now_ms.saturating_sub(self.window_start) >= Self::WINDOW_MS {
+            self.window_start = now_ms;
+            self.logged = 0;
+        }
+        if self.logged < Self::BURST {
+            self.logged += 1;
+            return Some(std::mem::take(&mut self.suppressed));
+        }
+        self.suppressed += 1;
+        None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn network_input_is_checked_with_one_line_errors() {
+        assert!(check_round("round", 3).is_ok());
+        assert!(check_round("round", 4_000_000_000).is_err());
+        assert!(check_board_number("number", 0).is_err());
+        for m in ["e4", "exd8=Q+", "O-O-O", "e2e4", "32x23", "Nbd7#"] {
+            assert!(check_move("san", m).is_ok(), "{m}");
+        }
+        for m in [
+            "",
+            "e5\n\n[Event \"FAKE\"]",
+            "e5 e6",
+            "{x}",
+            &"a".repeat(70),
+        ] {
+            let e = check_move("san", m).unwrap_err();
+            assert!(!e.contains('\n'), "{e}");
+        }
+        for r in ["1-0", "0-1", "1/2-1/2", "*", "2-0", "1-1"] {
+            assert!(check_result("result", r).is_ok(), "{r}");
+        }
+        assert!(check_result("result", "1-0\n[Event").is_err());
+        assert!(check_id("board", "hall-a_1").is_ok());
+        let e = check_id("board", "a\nERROR forged").unwrap_err();
+        assert!(!e.contains('\n'), "{e}");
+        assert!(check_field("message", "two\nlines").is_err());
+    }
+
+    #[test]
+    fn drops_are_logged_at_most_a_burst_per_window() {
+        let mut d = Drops::default();
+        let logged = (0..100).filter(|_| d.note(1).is_some()).count();
+        assert_eq!(logged, Drops::BURST as usize);
+        assert_eq!(d.note(1 + Drops::WINDOW_MS), Some(95));
+    }
 }

@@ -11,6 +11,7 @@ mod families;
 mod games;
 mod games_alerts;
 mod games_open;
+mod hardening;
 mod hub;
 mod live_games;
 mod livechess;

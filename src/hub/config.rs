@@ -74,6 +74,8 @@ pub struct HubConfig {
     pub web: Option<std::net::SocketAddr>,
     /// The live page's limits.
     pub web_limits: crate::listener::Limits,
+    /// The arbiter view's login (`[web] arbiter_password`, `session_s`).
+    pub web_login: crate::config::WebLogin,
     /// The public delay (0: live).
     pub delay_ms: u64,
     /// The operator secret: opens the arbiter view.
@@ -159,6 +161,7 @@ impl HubConfig {
         let control = config::control(raw.control, defaults.control, &src)?;
         let log = config::log(raw.log, defaults.log, &src)?;
         let (event, _) = config::event(raw.event, defaults.event, &bridge, &src)?;
+        let web_login = config::web_login(raw.web.as_ref(), defaults.web.as_ref(), &src)?;
         let (web, web_limits) = config::web(raw.web, defaults.web, &src)?;
         let broadcast = config::broadcast(raw.broadcast, defaults.broadcast, &src)?;
         Ok(HubConfig {
@@ -166,6 +169,7 @@ impl HubConfig {
             mqtt,
             web,
             web_limits,
+            web_login,
             delay_ms: broadcast.delay_ms,
             control,
             event: event.info,

@@ -142,10 +142,12 @@ pub async fn run(
 ) -> Result<(), HubError> {
     let web = match cfg.web {
         Some(addr) => {
-            let audience = Audience {
-                delay_ms: cfg.delay_ms,
-                arbiter_secret: cfg.control.secret.as_ref().map(|s| s.as_str().to_string()),
-            };
+            let audience = Audience::new(
+                cfg.delay_ms,
+                cfg.web_login.password.as_deref(),
+                cfg.control.secret.as_ref().map(|s| s.as_str()),
+                cfg.web_login.session,
+            );
             Some(
                 WebServer::start_for(addr, &[], audience, cfg.web_limits)
                     .await

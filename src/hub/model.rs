@@ -16,6 +16,13 @@
 //! check: when it disagrees with the folded game (the hub started late,
 //! or events were dropped from a bridge's full queue), the game is taken
 //! from the state instead.
+//!
+//! Every message is checked where it enters ([`HubModel::on_message`]):
+//! its size, the ids in its topic, and its fields with the config's limits
+//! ([`crate::text::check_state`], [`crate::text::check_event`]: rounds,
+//! board numbers, names, move text, results). A message that fails is
+//! dropped and logged (a few lines per window), never fatal; at most
+//! [`MAX_BOARDS`] boards and [`MAX_BRIDGES`] bridges are kept.
 
 use std::collections::BTreeMap;
 
@@ -25,6 +32,11 @@ use crate::delay::PublicView;
 use crate::event::{Event, EventKind};
 use crate::sink::record::{GameLog, GameRecord};
 use crate::tournament::Player;
+
+/// The most boards the hub follows; a message about one more is dropped.
+pub const MAX_BOARDS: usize = 4_096;
+/// The most bridges the hub follows; a message about one more is dropped.
+pub const MAX_BRIDGES: usize = 512;
 
 /// What the hub must show after a message or a tick.
 #[derive(Clone, Debug, PartialEq)]
@@ -88,6 +100,8 @@ pub struct HubModel {
     delay_ms: u64,
     bridges: BTreeMap<String, BridgeView>,
     boards: BTreeMap<String, BoardView>,
+    /// The rate limit of the log of dropped messages.
+    drops: crate::text::Drops,
 }
 
 impl HubModel {
@@ -98,6 +112,7 @@ impl HubModel {
             delay_ms,
             bridges: BTreeMap::new(),
             boards: BTreeMap::new(),
+            drops: crate::text::Drops::default(),
         }
     }
 
@@ -157,13 +172,59 @@ impl HubModel {
             return Vec::new();
         };
         let parts: Vec<&str> = rest.split('/').collect();
-        match parts.as_slice() {
-            ["bridge", name, "status"] => self.on_status(name, payload),
-            ["bridge", name, "instance"] => self.on_instance(name, payload),
+        if let Err(why) = self.admit(&parts, payload) {
+            return self.dropped(topic, &why, now_ms);
+        }
+        let result = match parts.as_slice() {
+            ["bridge", name, "status"] => Ok(self.on_status(name, payload)),
+            ["bridge", name, "instance"] => Ok(self.on_instance(name, payload)),
             ["arbiter", "board", id, "state"] => self.on_state(id, payload, now_ms),
             ["arbiter", "board", id, "event"] => self.on_event(id, payload, now_ms),
-            _ => Vec::new(),
+            _ => Ok(Vec::new()),
+        };
+        result.unwrap_or_else(|why| self.dropped(topic, &why, now_ms))
+    }
+
+    /// The checks before a message is read: its size, the id in its topic,
+    /// room for a new board or bridge.
+    fn admit(&self, parts: &[&str], payload: &[u8]) -> Result<(), String> {
+        if payload.len() > crate::text::MAX_MESSAGE {
+            return Err(format!(
+                "{} bytes, at most {}",
+                payload.len(),
+                crate::text::MAX_MESSAGE
+            ));
         }
+        match parts {
+            ["bridge", name, _] => {
+                crate::text::check_id("bridge", name)?;
+                self.room_for_bridge(name)
+            }
+            ["arbiter", "board", id, _] => {
+                crate::text::check_id("board", id)?;
+                if !self.boards.contains_key(*id) && self.boards.len() >= MAX_BOARDS {
+                    return Err(format!("more than {MAX_BOARDS} boards"));
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    fn room_for_bridge(&self, name: &str) -> Result<(), String> {
+        if !self.bridges.contains_key(name) && self.bridges.len() >= MAX_BRIDGES {
+            return Err(format!("more than {MAX_BRIDGES} bridges"));
+        }
+        Ok(())
+    }
+
+    /// A message that failed a check: logged (rate limited), dropped.
+    fn dropped(&mut self, topic: &str, why: &str, now_ms: u64) -> Vec<Output> {
+        if let Some(suppressed) = self.drops.note(now_ms) {
+            let topic: String = topic.chars().take(200).collect();
+            tracing::warn!(topic = ?topic, suppressed, "hub: dropped a message: {why}");
+        }
+        Vec::new()
     }
 
     /// Events whose public delay has passed by `now_ms`.
@@ -259,6 +320,9 @@ impl HubModel {
         let Some(instance) = v["instance"].as_str() else {
             return Vec::new();
         };
+        if crate::text::check_id("instance", instance).is_err() {
+            return Vec::new();
+        }
         let b = self.bridges.entry(name.to_string()).or_default();
         let restarted = b.instance.as_deref().is_some_and(|i| i != instance);
         b.instance = Some(instance.to_string());
@@ -275,12 +339,11 @@ impl HubModel {
         Vec::new()
     }
 
-    fn on_state(&mut self, id: &str, payload: &[u8], now_ms: u64) -> Vec<Output> {
-        let Ok(state) = serde_json::from_slice::<Value>(payload) else {
-            return Vec::new();
-        };
-        if !state.is_object() {
-            return Vec::new();
+    fn on_state(&mut self, id: &str, payload: &[u8], now_ms: u64) -> Result<Vec<Output>, String> {
+        let state = serde_json::from_slice::<Value>(payload).map_err(|e| e.to_string())?;
+        crate::text::check_state(&state)?;
+        if let Some(bridge) = state["bridge"].as_str() {
+            self.room_for_bridge(bridge)?;
         }
         let mut out = Vec::new();
         let board = self.board(id, &mut out);
@@ -297,16 +360,15 @@ impl HubModel {
         if self.delay_ms == 0 {
             out.extend(self.folder(id));
         }
-        out
+        Ok(out)
     }
 
-    fn on_event(&mut self, id: &str, payload: &[u8], now_ms: u64) -> Vec<Output> {
-        let Ok(value) = serde_json::from_slice::<Value>(payload) else {
-            return Vec::new();
-        };
+    fn on_event(&mut self, id: &str, payload: &[u8], now_ms: u64) -> Result<Vec<Output>, String> {
+        let value = serde_json::from_slice::<Value>(payload).map_err(|e| e.to_string())?;
+        crate::text::check_event(&value)?;
         let seq = value["seq"].as_u64();
         let Ok(mut event) = serde_json::from_value::<Event>(value) else {
-            return Vec::new();
+            return Ok(Vec::new());
         };
         event.board = id.to_string();
         let mut out = Vec::new();
@@ -315,7 +377,7 @@ impl HubModel {
         if let Some(seq) = seq {
             if seq <= board.last_seq {
                 // A repeat (at-least-once delivery) or a stale one.
-                return out;
+                return Ok(out);
             }
             board.last_seq = seq;
         }
@@ -342,7 +404,7 @@ impl HubModel {
                 t_ms = event.t_ms,
                 "late event: the state has it"
             );
-            return out;
+            return Ok(out);
         }
         if matches!(event.kind, EventKind::GameStart { .. }) {
             board.log.handle(&event);
@@ -358,7 +420,7 @@ impl HubModel {
         } else if !delayed {
             out.push(Output::PublicEvent(event));
         }
-        out
+        Ok(out)
     }
 
     /// The states of a board for both views.

@@ -15,7 +15,16 @@
 //! Routes: `GET /api/v1.0/eboards`, `/tournaments`, `/tournament/{uuid}`,
 //! `/round/{uuid}/{index}`, `/game/{uuid}`, and the WebSocket
 //! `/api/v1.0` (calls `eboards`, `sources`, `subscribe`, `unsubscribe`,
-//! `call` with `setup` or `flip`). Any `Origin` is accepted.
+//! `call` with `setup` or `flip`).
+//!
+//! Hardened like the live page ([`crate::listener`], `[livechess]`): a cap
+//! on connections (WebSockets included), a header timeout, messages of at
+//! most 64 KiB, at most `max_subscriptions` feeds per socket, and an
+//! `Origin` allow-list for the WebSocket (lichess.org, chess.com and
+//! browser extensions by default; a client that sends no `Origin`, a
+//! non-browser tool, is let in). Every message from the broker is checked
+//! ([`crate::text::check_state`], [`crate::text::check_event`]) before it
+//! reaches a view; one that fails is dropped and logged (rate limited).
 
 pub mod api;
 
@@ -25,8 +34,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use axum::Router;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, State};
-use axum::http::{StatusCode, header};
+use axum::extract::{FromRef, Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use rumqttc::{AsyncClient, LastWill, QoS};
@@ -37,6 +46,7 @@ use tokio::task::JoinHandle;
 use tracing::{debug, info, warn};
 
 use crate::config::Config;
+use crate::listener::{Limits, SocketLimits};
 use crate::mqtt::{self, MqttError, Topics};
 use api::{BoardView, Call, Sent, TournamentInfo};
 
@@ -55,6 +65,8 @@ pub struct Hub {
     views: Mutex<Vec<BoardView>>,
     info: TournamentInfo,
     tx: broadcast::Sender<usize>,
+    /// The rate limit of the log of dropped messages.
+    drops: Mutex<crate::text::Drops>,
 }
 
 impl Hub {
@@ -65,6 +77,7 @@ impl Hub {
             views: Mutex::new(views),
             info,
             tx,
+            drops: Mutex::new(crate::text::Drops::default()),
         })
     }
 
@@ -121,19 +134,43 @@ impl Hub {
 
     /// Board `id`'s retained state (JSON) arrived.
     pub fn state(&self, id: &str, json: &[u8]) {
-        self.apply(id, json, |v, j, t| v.apply_state(j, t));
+        self.apply(id, json, crate::text::check_state, |v, j, t| {
+            v.apply_state(j, t)
+        });
     }
 
     /// Board `id` published an event (JSON).
     pub fn event(&self, id: &str, json: &[u8]) {
-        self.apply(id, json, |v, j, t| v.apply_event(j, t));
+        self.apply(id, json, crate::text::check_event, |v, j, t| {
+            v.apply_event(j, t)
+        });
     }
 
-    fn apply(&self, id: &str, json: &[u8], f: impl FnOnce(&mut BoardView, &Value, u64)) {
+    /// Logs a dropped message, at most a few lines per window.
+    fn dropped(&self, id: &str, why: &str) {
+        let mut d = self.drops.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(suppressed) = d.note(now_ms()) {
+            warn!(board = ?id, suppressed, "livechess: dropped a message: {why}");
+        }
+    }
+
+    fn apply(
+        &self,
+        id: &str,
+        json: &[u8],
+        check: fn(&Value) -> Result<(), String>,
+        f: impl FnOnce(&mut BoardView, &Value, u64),
+    ) {
+        if json.len() > crate::text::MAX_MESSAGE {
+            return self.dropped(id, &format!("{} bytes", json.len()));
+        }
         let Ok(value) = serde_json::from_slice::<Value>(json) else {
             debug!(board = id, "livechess: ignored a message that is not JSON");
             return;
         };
+        if let Err(e) = check(&value) {
+            return self.dropped(id, &e);
+        }
         // LiveChess speaks chess: a draughts or xiangqi board's states
         // (`game_type`) and events (`game`) are not its business, and the
         // board stays idle in its list.
@@ -223,7 +260,13 @@ impl LiveChessServer {
             .map_err(|source| LiveChessError::Bind { addr, source })?;
         let ids: Vec<String> = config.boards.iter().map(|b| b.id.clone()).collect();
         let follower = tokio::spawn(follow(options, topics, ids, Arc::clone(&hub)));
-        let server = tokio::spawn(serve(listener, Arc::clone(&hub)));
+        let (limits, socket) = config.livechess_limits.clone();
+        let api = Api {
+            hub: Arc::clone(&hub),
+            sockets: Arc::new(tokio::sync::Semaphore::new(limits.max_connections)),
+            socket: Arc::new(socket),
+        };
+        let server = tokio::spawn(serve(listener, api, limits));
         info!(url = %format!("ws://{local}/api/v1.0"), "LiveChess API");
         Ok(LiveChessServer {
             addr: local,
@@ -271,7 +314,23 @@ async fn follow(options: rumqttc::MqttOptions, topics: Topics, ids: Vec<String>,
     }
 }
 
-async fn serve(listener: TcpListener, hub: Arc<Hub>) {
+/// What the routes share: the views, and the WebSockets' limits.
+#[derive(Clone, Debug)]
+struct Api {
+    hub: Arc<Hub>,
+    socket: Arc<SocketLimits>,
+    /// WebSockets open at once (after the upgrade they no longer hold a
+    /// connection slot of the accept loop).
+    sockets: Arc<tokio::sync::Semaphore>,
+}
+
+impl FromRef<Api> for Arc<Hub> {
+    fn from_ref(api: &Api) -> Arc<Hub> {
+        Arc::clone(&api.hub)
+    }
+}
+
+async fn serve(listener: TcpListener, api: Api, limits: Limits) {
     let app = Router::new()
         .route("/api/v1.0", get(socket))
         .route("/api/v1.0/", get(socket))
@@ -280,10 +339,8 @@ async fn serve(listener: TcpListener, hub: Arc<Hub>) {
         .route("/api/v1.0/tournament/{uuid}", get(tournament))
         .route("/api/v1.0/round/{uuid}/{index}", get(round))
         .route("/api/v1.0/game/{uuid}", get(game))
-        .with_state(hub);
-    if let Err(e) = axum::serve(listener, app).await {
-        debug!(error = %e, "the LiveChess server stopped");
-    }
+        .with_state(api);
+    crate::listener::serve_limited(listener, app, limits, "LiveChess API").await;
 }
 
 fn json(status: StatusCode, body: String) -> Response {
@@ -344,8 +401,34 @@ async fn game(State(hub): State<Arc<Hub>>, Path(uuid): Path<String>) -> Response
     }
 }
 
-async fn socket(ws: WebSocketUpgrade, State(hub): State<Arc<Hub>>) -> Response {
-    ws.on_upgrade(move |socket| client(socket, hub))
+async fn socket(ws: WebSocketUpgrade, State(api): State<Api>, headers: HeaderMap) -> Response {
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    // Every `Origin` (a client may send two) must be let in.
+    let refused = headers
+        .get_all(header::ORIGIN)
+        .iter()
+        .map(|o| o.to_str().unwrap_or("?"))
+        .find(|o| !api.socket.allows_at(Some(o), host));
+    if let Some(origin) = refused {
+        api.hub
+            .dropped("-", &format!("WebSocket from origin {origin:?} refused"));
+        return (StatusCode::FORBIDDEN, "origin not allowed\n").into_response();
+    }
+    let Ok(slot) = Arc::clone(&api.sockets).try_acquire_owned() else {
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            [(header::RETRY_AFTER, "5")],
+            "too many WebSockets; try again later\n",
+        )
+            .into_response();
+    };
+    let max = api.socket.max_message;
+    ws.max_message_size(max)
+        .max_frame_size(max)
+        .on_upgrade(move |socket| async move {
+            client(socket, api.hub, api.socket.max_subscriptions).await;
+            drop(slot);
+        })
 }
 
 /// One subscription of one client.
@@ -367,13 +450,13 @@ fn frame(feed: &mut Feed, views: &[BoardView]) -> Option<String> {
     Some(api::feed_frame(&feed.id, param, now_ms()))
 }
 
-async fn client(mut socket: WebSocket, hub: Arc<Hub>) {
+async fn client(mut socket: WebSocket, hub: Arc<Hub>, max_feeds: usize) {
     let mut changes = hub.tx.subscribe();
     let mut feeds: Vec<Feed> = Vec::new();
     loop {
         let out: Vec<String> = tokio::select! {
             m = socket.recv() => match m {
-                Some(Ok(Message::Text(text))) => answer(&hub, &mut feeds, text.as_str()),
+                Some(Ok(Message::Text(text))) => answer(&hub, &mut feeds, text.as_str(), max_feeds),
                 Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
                 Some(Ok(_)) => continue,
             },
@@ -401,7 +484,7 @@ async fn client(mut socket: WebSocket, hub: Arc<Hub>) {
 
 /// The messages that answer one request: the reply first, then (after a
 /// subscription or a setup) the feed's frame.
-fn answer(hub: &Hub, feeds: &mut Vec<Feed>, text: &str) -> Vec<String> {
+fn answer(hub: &Hub, feeds: &mut Vec<Feed>, text: &str, max_feeds: usize) -> Vec<String> {
     let (id, call) = api::parse_request(text);
     let t = now_ms();
     let call = match call {
@@ -425,6 +508,10 @@ fn answer(hub: &Hub, feeds: &mut Vec<Feed>, text: &str) -> Vec<String> {
             };
             if let Some(i) = feed_index(feeds, &feed) {
                 feeds.remove(i);
+            }
+            if feeds.len() >= max_feeds {
+                let m = format!("at most {max_feeds} subscriptions per connection");
+                return vec![api::error(&id, &m, t)];
             }
             let mut f = Feed {
                 id: feed,
@@ -478,6 +565,37 @@ mod tests {
         )
     }
 
+    fn answer_(hub: &Hub, feeds: &mut Vec<Feed>, text: &str) -> Vec<String> {
+        answer(hub, feeds, text, 2)
+    }
+
+    #[test]
+    fn a_socket_subscribes_to_at_most_its_share_of_feeds() {
+        let hub = hub();
+        let mut feeds = Vec::new();
+        for (n, serial) in [(1, "11111"), (2, "22222"), (3, "11111")] {
+            let req = format!(
+                r#"{{"id":{n},"call":"subscribe","param":{{"feed":"eboardevent","id":{n},"param":{{"serialnr":"{serial}"}}}}}}"#
+            );
+            let out = parse(&answer_(&hub, &mut feeds, &req));
+            let expected = if n <= 2 { "call" } else { "error" };
+            assert_eq!(out[0]["response"], expected, "{out:?}");
+        }
+        assert_eq!(feeds.len(), 2);
+    }
+
+    #[test]
+    fn a_forged_move_from_the_broker_never_reaches_a_view() {
+        let hub = hub();
+        hub.state(
+            "1",
+            br#"{"status":"connected","fen":"8/8/8/8/8/8/8/K6k w - - 0 1","game":1,"moves":["e5
+
+[Event "FAKE"]"],"round":4000000000}"#,
+        );
+        assert_eq!(hub.views()[0], BoardView::new("1", "11111".into(), 1, 1));
+    }
+
     fn parse(texts: &[String]) -> Vec<Value> {
         texts
             .iter()
@@ -489,7 +607,7 @@ mod tests {
     fn a_subscription_is_acknowledged_then_its_first_frame_follows() {
         let hub = hub();
         let mut feeds = Vec::new();
-        let out = parse(&answer(
+        let out = parse(&answer_(
             &hub,
             &mut feeds,
             r#"{"id":2,"call":"subscribe","param":{"feed":"eboardevent","id":1,"param":{"serialnr":"22222"}}}"#,
@@ -528,25 +646,25 @@ mod tests {
     fn unknown_boards_and_feeds_are_errors_and_unsubscribe_ends_a_feed() {
         let hub = hub();
         let mut feeds = Vec::new();
-        let out = parse(&answer(
+        let out = parse(&answer_(
             &hub,
             &mut feeds,
             r#"{"id":3,"call":"subscribe","param":{"feed":"eboardevent","id":1,"param":{"serialnr":"99999"}}}"#,
         ));
         assert_eq!(out[0]["response"], "error");
         assert_eq!(out[0]["param"]["message"], "no e-board 99999");
-        let out = parse(&answer(
+        let out = parse(&answer_(
             &hub,
             &mut feeds,
             r#"{"id":4,"call":"unsubscribe","param":{"id":1}}"#,
         ));
         assert_eq!(out[0]["response"], "error");
-        answer(
+        answer_(
             &hub,
             &mut feeds,
             r#"{"id":5,"call":"subscribe","param":{"feed":"eboardevent","id":1,"param":{"serialnr":"11111"}}}"#,
         );
-        let out = parse(&answer(
+        let out = parse(&answer_(
             &hub,
             &mut feeds,
             r#"{"id":6,"call":"unsubscribe","param":{"id":1}}"#,

@@ -13,6 +13,12 @@ use super::{CommandRoutes, Outbox};
 use crate::config;
 use crate::control::{self, Ack, RateLimit, Request, Verifier};
 
+/// The largest message read on the instance topic (an announce is about
+/// 60 bytes).
+const MAX_INSTANCE_MESSAGE: usize = 1024;
+/// Other instances of this bridge name remembered (and answered) at most.
+const MAX_OTHERS: usize = 16;
+
 /// The command checks and the bridge's warnings.
 #[derive(Debug)]
 pub(super) struct Control {
@@ -97,7 +103,19 @@ impl Outbox {
 
     /// A message on the instance topic: another process with this
     /// bridge's name is reported once per instance, and hears about us.
+    ///
+    /// Bounded: a message over [`MAX_INSTANCE_MESSAGE`] bytes or with an id
+    /// that is not one ([`crate::text::check_id`]) is dropped (logged
+    /// escaped, at debug level); at most [`MAX_OTHERS`] other instances
+    /// are remembered, so at most that many announces answer them.
     pub(super) fn handle_instance(&self, payload: &[u8]) {
+        if payload.len() > MAX_INSTANCE_MESSAGE {
+            debug!(
+                bytes = payload.len(),
+                "an oversized message on the instance topic"
+            );
+            return;
+        }
         let Some(other) = serde_json::from_slice::<serde_json::Value>(payload)
             .ok()
             .and_then(|v| v["instance"].as_str().map(str::to_string))
@@ -105,8 +123,18 @@ impl Outbox {
             debug!("an unreadable message on the instance topic");
             return;
         };
-        if other == self.instance || !self.control_lock().others.insert(other.clone()) {
+        if let Err(e) = crate::text::check_id("instance", &other) {
+            debug!("the instance topic: {e}");
             return;
+        }
+        {
+            let mut control = self.control_lock();
+            if other == self.instance
+                || control.others.len() >= MAX_OTHERS
+                || !control.others.insert(other.clone())
+            {
+                return;
+            }
         }
         let message = format!(
             "another boardcast process with bridge name `{}` is connected to this broker (instance {other}; this one is {}): give each bridge its own [bridge] name",

@@ -12,9 +12,13 @@
 //! Two audiences: `GET /` is the public view (with `[broadcast] delay`,
 //! the games as they were that long ago and no alerts); `GET /arbiter` is
 //! the arbiters' view, always live with alerts, open only to holders of
-//! the operator secret (`[control] secret`): `/arbiter?key=SECRET` once
-//! sets a cookie holding a hash of the secret, and the page and its
-//! stream (`/arbiter/events`, `/arbiter/snapshot`) check it.
+//! the view password (`[web] arbiter_password`; without one, the operator
+//! secret `[control] secret`, with a warning). The login form posts it
+//! (`POST /arbiter`, field `key`: never in an address); a right one gets
+//! a session: a random token in a cookie (`HttpOnly`, `SameSite=Strict`,
+//! expiring after `[web] session_s`), which the page and its stream
+//! (`/arbiter/events`, `/arbiter/snapshot`) check. Served off loopback, the
+//! page warns at start that it has no TLS.
 //!
 //! Design: a slow browser never blocks a board. Boards only ever write to
 //! the broadcast channel, which never waits; a browser that falls behind by
@@ -27,7 +31,7 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::Router;
-use axum::extract::{Query, State};
+use axum::extract::State;
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
@@ -201,24 +205,97 @@ impl crate::session::BoardSink for BoardFeed {
 }
 
 /// Who the page serves, beside the public.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Audience {
     /// The public broadcast delay (shown on the public page).
     pub delay_ms: u64,
-    /// The operator secret: with it, `/arbiter` serves the arbiters' live
-    /// view to those who know it; without it, there is no arbiter view.
+    /// The password that opens the arbiters' live view (`/arbiter`) to
+    /// those who know it; without one, there is no arbiter view.
     pub arbiter_secret: Option<String>,
+    /// How long a login lasts.
+    pub session: std::time::Duration,
 }
 
-/// The cookie that admits a browser to the arbiter view: a hash of the
-/// secret (so the cookie is not the secret itself).
+impl Default for Audience {
+    fn default() -> Audience {
+        Audience {
+            delay_ms: 0,
+            arbiter_secret: None,
+            session: std::time::Duration::from_secs(12 * 3600),
+        }
+    }
+}
+
+impl Audience {
+    /// The audience of a page `delay_ms` behind, whose arbiter view opens
+    /// with `view_password` (`[web] arbiter_password`), else, with a
+    /// warning, with the operator secret; logins last `session`.
+    pub fn new(
+        delay_ms: u64,
+        view_password: Option<&str>,
+        operator_secret: Option<&str>,
+        session: std::time::Duration,
+    ) -> Audience {
+        if view_password.is_none() && operator_secret.is_some() {
+            tracing::warn!(
+                "the arbiter view opens with the operator secret: set its own [web] arbiter_password"
+            );
+        }
+        Audience {
+            delay_ms,
+            arbiter_secret: view_password.or(operator_secret).map(str::to_string),
+            session,
+        }
+    }
+}
+
+/// The cookie that admits a browser to the arbiter view: a random session
+/// token (never the password, nor derived from it).
 const ARBITER_COOKIE: &str = "boardcast_arbiter";
+/// Sessions kept at once; the oldest goes first.
+const MAX_SESSIONS: usize = 1024;
 
 fn arbiter_token(secret: &str) -> String {
     use sha2::Digest;
     hex::encode(sha2::Sha256::digest(format!(
         "boardcast arbiter view\n{secret}"
     )))
+}
+
+/// A new session token: 32 random bytes, hex.
+fn new_session_token() -> String {
+    use rand::RngCore;
+    let mut b = [0u8; 32];
+    rand::rngs::OsRng.fill_bytes(&mut b);
+    hex::encode(b)
+}
+
+/// The arbiters' sessions: token to expiry.
+#[derive(Debug, Default)]
+struct Sessions(Mutex<std::collections::HashMap<String, std::time::Instant>>);
+
+impl Sessions {
+    /// A new session lasting `ttl`; returns its token.
+    fn open(&self, ttl: std::time::Duration) -> String {
+        let now = std::time::Instant::now();
+        let token = new_session_token();
+        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        m.retain(|_, expiry| *expiry > now);
+        if m.len() >= MAX_SESSIONS
+            && let Some(oldest) = m.iter().min_by_key(|(_, e)| **e).map(|(t, _)| t.clone())
+        {
+            m.remove(&oldest);
+        }
+        m.insert(token.clone(), now + ttl);
+        token
+    }
+
+    /// Whether `token` is a live session.
+    fn valid(&self, token: &str) -> bool {
+        let now = std::time::Instant::now();
+        let m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        m.iter().any(|(t, expiry)| *expiry > now && same(t, token))
+    }
 }
 
 /// Compares in time that does not depend on where the texts differ.
@@ -232,7 +309,9 @@ struct Views {
     public: Arc<Hub>,
     arbiter: Arc<Hub>,
     audience: Audience,
+    /// The hash of the view password, compared in constant time.
     token: Option<String>,
+    sessions: Sessions,
     /// Live streams served at once (both views together).
     streams: Arc<tokio::sync::Semaphore>,
 }
@@ -268,6 +347,7 @@ impl WebServer {
             public: Arc::clone(&hub),
             arbiter: Arc::clone(&arbiter),
             token: audience.arbiter_secret.as_deref().map(arbiter_token),
+            sessions: Sessions::default(),
             audience,
             streams: Arc::new(tokio::sync::Semaphore::new(limits.max_streams)),
         });
@@ -310,6 +390,7 @@ pub async fn serve(
         arbiter,
         audience: Audience::default(),
         token: None,
+        sessions: Sessions::default(),
         streams: Arc::new(tokio::sync::Semaphore::new(Limits::default().max_streams)),
     });
     serve_views(addr, views, Limits::default()).await
@@ -322,11 +403,18 @@ async fn serve_views(
 ) -> std::io::Result<(SocketAddr, JoinHandle<()>)> {
     let listener = TcpListener::bind(addr).await?;
     let local = listener.local_addr()?;
+    if !local.ip().is_loopback() {
+        tracing::warn!(
+            %local,
+            arbiter_view = views.token.is_some(),
+            "the live page is served off loopback without TLS: its arbiter password and session cookie cross the network in clear; put a TLS reverse proxy in front"
+        );
+    }
     let app = Router::new()
         .route("/", get(page))
         .route("/events", get(events))
         .route("/snapshot", get(snapshot))
-        .route("/arbiter", get(arbiter_page))
+        .route("/arbiter", get(arbiter_page).post(arbiter_login))
         .route("/arbiter/events", get(arbiter_events))
         .route("/arbiter/snapshot", get(arbiter_snapshot))
         .with_state(views);
@@ -367,46 +455,93 @@ fn json_response(json: String) -> impl IntoResponse {
     ([(header::CONTENT_TYPE, "application/json")], json)
 }
 
-/// Whether the request carries the arbiter cookie.
+/// Whether the request carries a live session's cookie.
 fn admitted(views: &Views, headers: &HeaderMap) -> bool {
-    let Some(token) = &views.token else {
+    if views.token.is_none() {
         return false;
-    };
+    }
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|c| c.trim().split_once('='))
-        .any(|(name, value)| name == ARBITER_COOKIE && same(value, token))
+        .any(|(name, value)| name == ARBITER_COOKIE && views.sessions.valid(value))
+}
+
+/// The value of field `name` in an `application/x-www-form-urlencoded`
+/// body.
+fn form_field(body: &str, name: &str) -> Option<String> {
+    let raw = body
+        .split('&')
+        .filter_map(|kv| kv.split_once('='))
+        .find(|(k, _)| *k == name)?
+        .1
+        .replace('+', " ");
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let hex = bytes
+            .get(i + 1..i + 3)
+            .and_then(|h| std::str::from_utf8(h).ok())
+            .and_then(|h| u8::from_str_radix(h, 16).ok());
+        match (bytes[i], hex) {
+            (b'%', Some(b)) => {
+                out.push(b);
+                i += 3;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 const NO_ARBITER_VIEW: &str = "<!doctype html><title>boardcast</title><p>There is no arbiter view: the daemon has no operator secret (<code>[control] secret</code>).</p>";
-const ARBITER_LOGIN: &str = "<!doctype html><title>boardcast: arbiter view</title><form method=get action=/arbiter><p>The arbiter view is live and shows the alerts. <label>Operator secret <input type=password name=key autofocus></label> <button>Open</button></p></form>";
+const ARBITER_LOGIN: &str = "<!doctype html><title>boardcast: arbiter view</title><form method=post action=/arbiter><p>The arbiter view is live and shows the alerts. <label>Arbiter password <input type=password name=key autocomplete=current-password autofocus></label> <button>Open</button></p></form>";
 
-/// `GET /arbiter`: the arbiters' page for holders of the secret.
-async fn arbiter_page(
-    State(views): State<Arc<Views>>,
-    Query(query): Query<std::collections::HashMap<String, String>>,
-    headers: HeaderMap,
-) -> Response {
+/// The longest login form read.
+const MAX_LOGIN_BODY: usize = 4096;
+
+/// `POST /arbiter` (field `key`): a right password opens a session.
+async fn arbiter_login(State(views): State<Arc<Views>>, body: axum::body::Bytes) -> Response {
     let Some(token) = &views.token else {
         return (StatusCode::NOT_FOUND, Html(NO_ARBITER_VIEW)).into_response();
     };
-    if let Some(key) = query.get("key") {
-        if !same(&arbiter_token(key.trim()), token) {
-            return (StatusCode::UNAUTHORIZED, Html(ARBITER_LOGIN)).into_response();
-        }
-        // Admitted: the cookie, and the secret out of the address bar.
-        let cookie = format!("{ARBITER_COOKIE}={token}; HttpOnly; SameSite=Strict; Path=/arbiter");
-        return (
-            StatusCode::SEE_OTHER,
-            [
-                (header::SET_COOKIE, cookie),
-                (header::LOCATION, "/arbiter".into()),
-            ],
-        )
-            .into_response();
+    let key = (body.len() <= MAX_LOGIN_BODY)
+        .then(|| std::str::from_utf8(&body).ok())
+        .flatten()
+        .and_then(|b| form_field(b, "key"));
+    if !key.is_some_and(|k| same(&arbiter_token(k.trim()), token)) {
+        // Guessing costs time.
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        tracing::info!("arbiter view: a wrong password");
+        return (StatusCode::UNAUTHORIZED, Html(ARBITER_LOGIN)).into_response();
+    }
+    let ttl = views.audience.session;
+    let session = views.sessions.open(ttl);
+    let cookie = format!(
+        "{ARBITER_COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/arbiter; Max-Age={}",
+        ttl.as_secs()
+    );
+    (
+        StatusCode::SEE_OTHER,
+        [
+            (header::SET_COOKIE, cookie),
+            (header::LOCATION, "/arbiter".into()),
+        ],
+    )
+        .into_response()
+}
+
+/// `GET /arbiter`: the arbiters' page for a live session, else the login
+/// form (a password in the address, `?key=`, is not read).
+async fn arbiter_page(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
+    if views.token.is_none() {
+        return (StatusCode::NOT_FOUND, Html(NO_ARBITER_VIEW)).into_response();
     }
     if !admitted(&views, &headers) {
         return (StatusCode::UNAUTHORIZED, Html(ARBITER_LOGIN)).into_response();
@@ -515,12 +650,27 @@ mod tests {
         (code, out)
     }
 
+    /// One form POST on a fresh connection: the code and the reply.
+    async fn post(addr: SocketAddr, path: &str, body: &str) -> (u16, String) {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut s = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let req = format!(
+            "POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        );
+        s.write_all(req.as_bytes()).await.unwrap();
+        let mut out = String::new();
+        s.read_to_string(&mut out).await.unwrap();
+        (out[9..12].parse().unwrap(), out)
+    }
+
     #[tokio::test]
     async fn the_arbiter_view_is_open_only_to_holders_of_the_secret() {
         let addr: SocketAddr = "127.0.0.1:0".parse().unwrap();
         let audience = Audience {
             delay_ms: 5_000,
             arbiter_secret: Some("s3cret word".into()),
+            ..Audience::default()
         };
         let server = WebServer::start_for(addr, &["1".into()], audience, Limits::default())
             .await
@@ -531,9 +681,12 @@ mod tests {
         assert!(page.contains(r#"data-audience="public" data-delay-ms="5000""#));
         assert_eq!(get(addr, "/arbiter", None).await.0, 401);
         assert_eq!(get(addr, "/arbiter?key=guess", None).await.0, 401);
+        assert_eq!(post(addr, "/arbiter", "key=guess").await.0, 401);
         assert_eq!(get(addr, "/arbiter/snapshot", None).await.0, 401);
         assert_eq!(get(addr, "/arbiter/events", None).await.0, 401);
-        let (code, reply) = get(addr, "/arbiter?key=s3cret%20word", None).await;
+        // The password in the address opens nothing.
+        assert_eq!(get(addr, "/arbiter?key=s3cret%20word", None).await.0, 401);
+        let (code, reply) = post(addr, "/arbiter", "key=s3cret+word").await;
         assert_eq!(code, 303, "{reply}");
         let cookie = reply
             .lines()
@@ -553,7 +706,7 @@ mod tests {
         assert!(snap.contains("alert 7"));
         // The public hub never saw it.
         assert!(!get(addr, "/snapshot", None).await.1.contains("alert 7"));
-        let wrong = format!("{ARBITER_COOKIE}={}", arbiter_token("other"));
+        let wrong = format!("{ARBITER_COOKIE}={}", arbiter_token("s3cret word"));
         assert_eq!(get(addr, "/arbiter", Some(&wrong)).await.0, 401);
     }
 
