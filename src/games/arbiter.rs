@@ -36,3 +36,76 @@ pub fn cleared(kind: AlertKind, law: Option<&str>, message: String) -> Alert {
         cleared: true,
     }
 }
+
+// The sentences every game's alerts share. `cite` is the rule book's
+// article as the game cites it ("Law 4.3a", "art. 1.22"), empty for a book
+// without one; it is set in parentheses before the full stop.
+
+/// ` (cite)`, or nothing for an empty citation.
+fn cited(cite: &str) -> String {
+    if cite.is_empty() {
+        String::new()
+    } else {
+        format!(" ({cite})")
+    }
+}
+
+/// The `misplaced` message: the squares that differ (`differences`), the
+/// side whose pieces they are when only one side's (`side`, its name),
+/// and the last correct position (`fen`).
+pub fn displaced_message(
+    side: Option<&str>,
+    differences: &[String],
+    fen: &str,
+    cite: &str,
+) -> String {
+    let whose = match side {
+        Some(name) => format!(" ({name}'s pieces)"),
+        None => String::new(),
+    };
+    format!(
+        "The board differs from the game{whose}: {}. Last correct position: {fen}{}.",
+        differences.join("; "),
+        cited(cite)
+    )
+}
+
+/// The `setup` message: the squares that differ from the start position.
+pub fn setup_message(differences: &[String], cite: &str) -> String {
+    format!(
+        "The initial position is set up wrongly: {}{}.",
+        differences.join("; "),
+        cited(cite)
+    )
+}
+
+/// The `touch_move` message: `who` touched `piece` ("the knight") on
+/// `sq`, which could move, put it back and played `moved`.
+pub fn touch_message(
+    who: &str,
+    piece: &str,
+    sq: impl std::fmt::Display,
+    moved: &str,
+    cite: &str,
+) -> String {
+    format!(
+        "{who} touched {piece} on {sq}, which could move, put it back and played {moved}{}.",
+        cited(cite)
+    )
+}
+
+/// The start of the `illegal_move` message: `who` played the move
+/// numbered `number` (`dots`: "." or "...") written `notation`, an
+/// illegal move.
+pub fn illegal_move_opening(who: &str, number: usize, dots: &str, notation: &str) -> String {
+    format!("{who} played {number}{dots} {notation}, an illegal move")
+}
+
+/// What showed the illegal move was made, as the games without a law on
+/// it word it: `mover` pressed the clock, or `opponent` began to reply.
+pub fn made_evidence(completed: Completed, mover: &str, opponent: &str) -> String {
+    match completed {
+        Completed::Press => format!("{mover} pressed the clock after it, which completed the move"),
+        Completed::Reply => format!("{opponent} began to reply to it, so it was made"),
+    }
+}

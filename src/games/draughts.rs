@@ -23,7 +23,10 @@ use super::{
     nearest_either_way,
 };
 use crate::event::{Alert, AlertKind, GameId, Millis, Side};
-use crate::games::arbiter::{Completed, alert};
+use crate::games::arbiter::{
+    Completed, alert, displaced_message, illegal_move_opening, made_evidence, setup_message,
+    touch_message,
+};
 use crate::games::settle::SettleRule;
 use crate::games::{Cell, Touch, put_back_touch};
 use boardcast_protocols::reading::{Content, Square as Reading};
@@ -328,10 +331,12 @@ impl Game for Draughts {
             AlertKind::Setup,
             None,
             Some(Law::SetUp.article()),
-            format!(
-                "The initial position is set up wrongly: {} (art. {}: Black on 1-12, White on 21-32).",
-                differences(&i, &r).join("; "),
-                Law::SetUp.article()
+            setup_message(
+                &differences(&i, &r),
+                &format!(
+                    "art. {}: Black on 1-12, White on 21-32",
+                    Law::SetUp.article()
+                ),
             ),
         )
     }
@@ -553,16 +558,7 @@ impl Game for Draughts {
         } else {
             "..."
         };
-        let evidence = match completed {
-            Completed::Press => format!(
-                "{} pressed the clock after it, which completed the move",
-                color_name(mover)
-            ),
-            Completed::Reply => format!(
-                "{} began to reply to it, so it was made",
-                color_name(mover.opponent())
-            ),
-        };
+        let evidence = made_evidence(completed, color_name(mover), color_name(mover.opponent()));
         let consequence = if count == 1 {
             format!(
                 "A first offence: the player is warned and the pieces go back where they stood (art. {}); if the opponent moves on instead, the move stands (art. {}).",
@@ -580,8 +576,8 @@ impl Game for Draughts {
             Some(mover.side()),
             Some(law.article()),
             format!(
-                "{} played {number}{dots} {notation}, an illegal move: {what} (art. {}); {evidence}. {consequence}",
-                color_name(mover),
+                "{}: {what} (art. {}); {evidence}. {consequence}",
+                illegal_move_opening(color_name(mover), number, dots, &notation),
                 law.article()
             ),
         )
@@ -615,19 +611,15 @@ impl Game for Draughts {
             .filter_map(|p| Cells::color(p.letter() as u8));
         let first = colors.next();
         let side = first.filter(|&c| colors.all(|x| x == c));
-        let whose = match side {
-            Some(c) => format!(" ({}'s pieces)", color_name(c)),
-            None => String::new(),
-        };
         alert(
             AlertKind::Misplaced,
             side.map(GameColor::side),
             Some(Law::Displaced.article()),
-            format!(
-                "The board differs from the game{whose}: {}. Last correct position: {} (art. {}).",
-                differences(pos.board(), board).join("; "),
-                pos.fen(),
-                Law::Displaced.article()
+            displaced_message(
+                side.map(color_name),
+                &differences(pos.board(), board),
+                &pos.fen(),
+                &format!("art. {}", Law::Displaced.article()),
             ),
         )
     }
@@ -653,12 +645,12 @@ impl Game for Draughts {
             AlertKind::TouchMove,
             Some(mover.side()),
             Some(Law::TouchMove.article()),
-            format!(
-                "{} touched the piece on {}, which could move, put it back and played {} (art. {}).",
+            touch_message(
                 color_name(mover),
+                "the piece",
                 t.sq,
-                m.notation(&pos.pos),
-                Law::TouchMove.article()
+                &m.notation(&pos.pos),
+                &format!("art. {}", Law::TouchMove.article()),
             ),
         )]
     }

@@ -22,7 +22,9 @@ use super::{
     nearest_either_way,
 };
 use crate::event::{Alert, AlertKind, GameId, Millis, Side};
-use crate::games::arbiter::{Completed, alert};
+use crate::games::arbiter::{
+    Completed, alert, displaced_message, made_evidence, setup_message, touch_message,
+};
 use crate::games::settle::SettleRule;
 use crate::games::{Cell, Touch, put_back_touch};
 use boardcast_protocols::reading::{Content, Square as Reading};
@@ -292,10 +294,7 @@ impl Game for Xiangqi {
             AlertKind::Setup,
             None,
             None,
-            format!(
-                "The initial position is set up wrongly: {}.",
-                differences(&i, &r).join("; ")
-            ),
+            setup_message(&differences(&i, &r), ""),
         )
     }
 
@@ -482,16 +481,7 @@ impl Game for Xiangqi {
                 (format!("a {kind} cannot move from {from} to {to}"), FOUL)
             }
         };
-        let evidence = match completed {
-            Completed::Press => format!(
-                "{} pressed the clock after it, which completed the move",
-                color_name(mover)
-            ),
-            Completed::Reply => format!(
-                "{} began to reply to it, so it was made",
-                color_name(mover.other())
-            ),
-        };
+        let evidence = made_evidence(completed, color_name(mover), color_name(mover.other()));
         let consequence = if law == SELF_CHECK {
             format!("{} loses the game (Art. 16).", color_name(mover))
         } else if count == 1 {
@@ -570,18 +560,15 @@ impl Game for Xiangqi {
             .filter_map(|p| Points9x10::color(p.letter() as u8));
         let first = colors.next();
         let side = first.filter(|&c| colors.all(|x| x == c));
-        let whose = match side {
-            Some(c) => format!(" ({}'s pieces)", color_name(c)),
-            None => String::new(),
-        };
         alert(
             AlertKind::Misplaced,
             side.map(GameColor::side),
             None,
-            format!(
-                "The board differs from the game{whose}: {}. Last correct position: {}.",
-                differences(pos.board(), board).join("; "),
-                pos.fen()
+            displaced_message(
+                side.map(color_name),
+                &differences(pos.board(), board),
+                &pos.fen(),
+                "",
             ),
         )
     }
@@ -611,11 +598,12 @@ impl Game for Xiangqi {
             AlertKind::TouchMove,
             Some(mover.side()),
             Some(TOUCH),
-            format!(
-                "{} touched the {name} on {}, which could move, put it back and played {} (Art. 13).",
+            touch_message(
                 color_name(mover),
+                &format!("the {name}"),
                 t.sq,
-                wxf(&pos.pos, *m)
+                &wxf(&pos.pos, *m),
+                "Art. 13",
             ),
         )]
     }

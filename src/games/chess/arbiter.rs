@@ -4,7 +4,9 @@
 
 use crate::event::{Alert, AlertKind};
 use crate::games::GameColor;
-use crate::games::arbiter::Completed;
+use crate::games::arbiter::{
+    Completed, displaced_message, illegal_move_opening, setup_message, touch_message,
+};
 use crate::games::chess::irregular::{PseudoMove, color_name, role_name};
 use crate::games::chess::laws::Law;
 use crate::games::chess::{Bitboard, Board, Color, Piece, Position, Role, Square, diff, rotated};
@@ -77,9 +79,8 @@ pub fn illegal_move(
         Some(mover),
         Some(Law::IllegalMove),
         format!(
-            "{} played {number}{dots} {}, an illegal move: {why}.{evidence} It is {}'s {} illegal move in this game: {consequence}; the position before it must be restored (Law 7.5a).",
-            color_name(mover),
-            m.notation(),
+            "{}: {why}.{evidence} It is {}'s {} illegal move in this game: {consequence}; the position before it must be restored (Law 7.5a).",
+            illegal_move_opening(color_name(mover), number, dots, &m.notation()),
             color_name(mover),
             ordinal(count),
         ),
@@ -125,18 +126,15 @@ pub fn misplaced(game: &Position, board: &Board) -> Alert {
         .map(|p| p.color);
     let first = colors.next();
     let side = first.filter(|&c| colors.all(|x| x == c));
-    let whose = match side {
-        Some(c) => format!(" ({}'s pieces)", color_name(c)),
-        None => String::new(),
-    };
     alert(
         AlertKind::Misplaced,
         side,
         Some(Law::Displaced),
-        format!(
-            "The board differs from the game{whose}: {}. Last correct position: {} (Laws 7.4, 7.6).",
-            differences(game.board(), board).join("; "),
-            game.fen()
+        displaced_message(
+            side.map(color_name),
+            &differences(game.board(), board),
+            &game.fen(),
+            "Laws 7.4, 7.6",
         ),
     )
 }
@@ -229,10 +227,7 @@ pub fn setup(intended: &Board, raw: &Board) -> Alert {
         AlertKind::Setup,
         None,
         Some(Law::Setup),
-        format!(
-            "The initial position is set up wrongly: {} (Law 7.2a).",
-            differences(&i, &r).join("; ")
-        ),
+        setup_message(&differences(&i, &r), "Law 7.2a"),
     )
 }
 
@@ -242,10 +237,12 @@ pub fn touch_move(color: Color, touched: Piece, at: Square, moved: &str) -> Aler
         AlertKind::TouchMove,
         Some(color),
         Some(Law::TouchMove),
-        format!(
-            "{} touched the {} on {at}, which could move, put it back and played {moved} (Law 4.3a).",
+        touch_message(
             color_name(color),
-            role_name(touched.role)
+            &format!("the {}", role_name(touched.role)),
+            at,
+            moved,
+            "Law 4.3a",
         ),
     )
 }
