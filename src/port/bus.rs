@@ -403,7 +403,9 @@ impl BusTask {
                 DriverEvent::Dropped { reason, bytes } => {
                     debug!(%reason, bytes, "bus input dropped");
                 }
-                DriverEvent::Reading { .. } | DriverEvent::Memory { .. } => {}
+                DriverEvent::Reading { .. }
+                | DriverEvent::Memory { .. }
+                | DriverEvent::Skipped { .. } => {}
             }
         }
     }
