@@ -158,57 +158,12 @@ impl TimeControl {
     }
 }
 
-/// A physical clock face.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Face {
-    /// The left face, seen from the front of the clock.
-    Left,
-    /// The right face.
-    Right,
-}
+/// A physical clock face (the neutral reading's).
+pub use boardcast_protocols::reading::Face;
 
-impl Face {
-    /// The other face.
-    pub fn other(self) -> Face {
-        match self {
-            Face::Left => Face::Right,
-            Face::Right => Face::Left,
-        }
-    }
-
-    /// "left"/"right".
-    pub fn name(self) -> &'static str {
-        match self {
-            Face::Left => "left",
-            Face::Right => "right",
-        }
-    }
-}
-
-/// One reading of a clock, as the board reports it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Reading {
-    /// Seconds on the left face.
-    pub left: u32,
-    /// Seconds on the right face.
-    pub right: u32,
-    /// The face counting down, if the clock runs.
-    pub running: Option<Face>,
-    /// A face whose flag has fallen.
-    pub flag: Option<Face>,
-    /// The clock shows a low battery.
-    pub battery_low: bool,
-}
-
-impl Reading {
-    /// Seconds on a face.
-    pub fn on(&self, face: Face) -> u32 {
-        match face {
-            Face::Left => self.left,
-            Face::Right => self.right,
-        }
-    }
-}
+/// One reading of a clock, as the board reports it (the neutral reading
+/// every family's codec makes).
+pub use boardcast_protocols::reading::ClockReading as Reading;
 
 /// What the game around the clock looks like, for the tracker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

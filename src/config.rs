@@ -1219,17 +1219,8 @@ fn board(
         return Err(src.invalid(Some(id_span), format!("board id `{id}` is given twice")));
     }
     let port_span = rb.port.span();
-    let candidates: Vec<String> = match rb.port.into_inner() {
-        RawPorts::One(p) => vec![p],
-        RawPorts::Many(v) => v,
-    };
-    if candidates.is_empty() || candidates.iter().any(|c| c.trim().is_empty()) {
-        return Err(src.invalid(Some(port_span), format!("board `{id}`: port is empty")));
-    }
-    let candidates: Vec<String> = candidates
-        .iter()
-        .map(|c| src.resolve(c).to_string_lossy().into_owned())
-        .collect();
+    let candidates = port_candidates(&id, rb.port.into_inner(), src)
+        .map_err(|m| src.invalid(Some(port_span.clone()), m))?;
     let serial = rb.serial.map(|s| (s.span(), s.into_inner()));
     let protocol = match rb.protocol {
         None => Protocol::Dgt,
@@ -1300,23 +1291,40 @@ fn board(
         game,
         move_limit: event.move_limit,
     };
-    // Names and numbers that reach PGN tags, file names and MQTT.
-    check_text(&format!("board `{}` id", board.id), Some(&board.id))
-        .map_err(|m| src.invalid(None, m))?;
+    check_board_text(&board).map_err(|m| src.invalid(None, m))?;
+    Ok(board)
+}
+
+/// A board's port candidates (one path or pattern, or a list), resolved
+/// against the config file's directory; an error message when one is
+/// empty.
+fn port_candidates(id: &str, ports: RawPorts, src: &Source) -> Result<Vec<String>, String> {
+    let candidates: Vec<String> = match ports {
+        RawPorts::One(p) => vec![p],
+        RawPorts::Many(v) => v,
+    };
+    if candidates.is_empty() || candidates.iter().any(|c| c.trim().is_empty()) {
+        return Err(format!("board `{id}`: port is empty"));
+    }
+    Ok(candidates
+        .iter()
+        .map(|c| src.resolve(c).to_string_lossy().into_owned())
+        .collect())
+}
+
+/// Names and numbers that reach PGN tags, file names and MQTT.
+fn check_board_text(board: &Board) -> Result<(), String> {
+    check_text(&format!("board `{}` id", board.id), Some(&board.id))?;
     for (side, name) in [("white", &board.white), ("black", &board.black)] {
-        check_text(&format!("board `{}` {side}", board.id), name.as_deref())
-            .map_err(|m| src.invalid(None, m))?;
+        check_text(&format!("board `{}` {side}", board.id), name.as_deref())?;
     }
     if !(1..=MAX_BOARD_NUMBER).contains(&board.number) {
-        return Err(src.invalid(
-            None,
-            format!(
-                "board `{}`: number {} is out of range (1 to {MAX_BOARD_NUMBER})",
-                board.id, board.number
-            ),
+        return Err(format!(
+            "board `{}`: number {} is out of range (1 to {MAX_BOARD_NUMBER})",
+            board.id, board.number
         ));
     }
-    Ok(board)
+    Ok(())
 }
 
 /// The same fixed path on two boards is a mistake; shared patterns or

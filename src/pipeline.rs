@@ -1,6 +1,7 @@
 //! One board's pure pipeline: bytes in, events out.
 //!
-//! decoder (protocol crate) -> readings -> reconstructor -> events. The live
+//! the family's driver ([`crate::family::Driver`], every family, DGT
+//! included) -> neutral readings -> reconstructor -> events. The live
 //! daemon and `boardcast replay` both drive a [`BoardPipeline`]: the daemon
 //! with wall-clock milliseconds and bytes from a serial port, replay with
 //! the timestamps and bytes of a capture. Neither the pipeline nor anything
@@ -18,17 +19,18 @@ pub mod open;
 
 use std::collections::VecDeque;
 
-use boardcast_protocols::dgt::{self, Message, PieceCode};
-use bytes::BytesMut;
-
-use crate::board::{Cell, Config, Press, Reconstructor, Token};
-use crate::capture::Direction;
-use crate::clock::{
-    ClockTracker, Face, GameView, Reading, TimeControl, VirtualClock, flag_message,
+use boardcast_protocols::reading::{
+    Content, MemoryRecord, Reading as Sensed, Snapshot, Square as At, SquareChange,
 };
+
+use crate::board::{Cell, Config, Press, Reconstructor};
+use crate::capture::Direction;
+use crate::clock::{ClockTracker, GameView, Reading, TimeControl, VirtualClock, flag_message};
 use crate::event::{Alert, AlertKind, Event, EventKind, Millis, Side};
+use crate::family::{Driver, DriverEvent, DriverOptions, Family};
 use crate::games::chess::laws::Law;
-use crate::games::chess::{Color, Piece, Role, Square};
+use crate::games::chess::sensors;
+use crate::games::chess::{Color, Role};
 
 /// Something about the byte stream worth logging (not an event).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,26 +81,18 @@ pub struct PipelineStats {
     pub bad_frames: u64,
 }
 
-/// How a board's bytes become readings.
-#[derive(Debug)]
-enum Input {
-    /// DGT boards: the decoder straight into the reconstructor (the hot
-    /// path `boardcast replay` is measured on).
-    Dgt(dgt::Decoder),
-    /// Any other family: its driver turns bytes into readings.
-    Family(Box<dyn crate::family::Driver>),
-}
-
 /// One board's decoder and reconstructor.
 #[derive(Debug)]
 pub struct BoardPipeline {
     board: String,
-    input: Input,
-    buf: BytesMut,
+    /// The board family's driver: bytes in, readings out.
+    driver: Box<dyn Driver>,
+    /// What the driver made of the last bytes (kept to reuse its memory).
+    driver_events: Vec<DriverEvent>,
     recon: Reconstructor,
     /// Follows the pieces of a board that senses occupancy only; made when
     /// the first reading without piece identity comes.
-    occupancy: Option<crate::board::occupancy::OccupancyTracker>,
+    occupancy: Option<crate::games::chess::occupancy::OccupancyTracker>,
     /// Events with the time they were published.
     events: VecDeque<(Millis, Event)>,
     diagnostics: VecDeque<Diagnostic>,
@@ -129,8 +123,8 @@ impl BoardPipeline {
     pub fn new(board: impl Into<String>, config: Config) -> BoardPipeline {
         BoardPipeline {
             board: board.into(),
-            input: Input::Dgt(dgt::Decoder::new()),
-            buf: BytesMut::new(),
+            driver: crate::family::for_family(Family::Dgt, &DriverOptions::default()),
+            driver_events: Vec::new(),
             recon: Reconstructor::new(config),
             occupancy: None,
             events: VecDeque::new(),
@@ -240,17 +234,9 @@ impl BoardPipeline {
 
     /// Reads a board of `family` from now on (before any byte: a driver's
     /// state starts afresh). DGT is the default.
-    pub fn set_family(&mut self, family: crate::family::Family) {
-        self.buf.clear();
+    pub fn set_family(&mut self, family: Family) {
         self.unit = None;
-        self.input = if family == crate::family::Family::Dgt {
-            Input::Dgt(dgt::Decoder::new())
-        } else {
-            Input::Family(crate::family::for_family(
-                family,
-                &crate::family::DriverOptions::default(),
-            ))
-        };
+        self.driver = crate::family::for_family(family, &DriverOptions::default());
     }
 
     /// Reads the board at `address` of a DGT bus from now on (before any
@@ -390,147 +376,31 @@ impl BoardPipeline {
         if dir == Direction::ToBoard {
             return;
         }
-        if let Input::Family(driver) = &mut self.input {
-            let mut out = Vec::new();
-            driver.feed(t, bytes, &mut out);
-            for e in out {
-                self.handle_driver_event(t, e);
-            }
+        let mut out = std::mem::take(&mut self.driver_events);
+        self.driver.feed(t, bytes, &mut out);
+        for e in out.drain(..) {
+            self.handle_driver_event(t, e);
             self.drain();
-            return;
         }
-        self.buf.extend_from_slice(bytes);
-        loop {
-            let Input::Dgt(decoder) = &mut self.input else {
-                unreachable!("checked above")
-            };
-            match decoder.decode(&mut self.buf) {
-                Ok(Some(msg)) => {
-                    self.stats.messages += 1;
-                    self.handle_message(t, msg);
-                }
-                Ok(None) => break,
-                Err(dgt::DecodeError::Skipped { bytes }) => {
-                    self.stats.skipped_bytes += bytes.len() as u64;
-                    self.diagnostics.push_back(Diagnostic::Skipped {
-                        t_ms: t,
-                        count: bytes.len(),
-                    });
-                }
-                Err(e @ dgt::DecodeError::BadFrame { .. }) => {
-                    self.stats.bad_frames += 1;
-                    self.diagnostics.push_back(Diagnostic::BadFrame {
-                        t_ms: t,
-                        reason: e.to_string(),
-                    });
-                }
-            }
-        }
+        self.driver_events = out;
+        self.drain();
     }
 
-    /// What a family's driver made of the bytes.
-    fn handle_driver_event(&mut self, t: Millis, e: crate::family::DriverEvent) {
-        use crate::family::DriverEvent;
-        use boardcast_protocols::reading::{Content, Reading, Square as At};
+    /// What the board's driver made of the bytes.
+    fn handle_driver_event(&mut self, t: Millis, e: DriverEvent) {
         match e {
             DriverEvent::Reading { unit, .. } if self.unit.is_some_and(|u| u != unit) => {}
-            DriverEvent::Reading { reading, .. } => match reading {
-                Reading::Square(change) => {
-                    self.stats.messages += 1;
-                    let at = change.square;
-                    if at.file < 8 && at.rank < 8 {
-                        let sq = Square::new(u32::from(at.rank) * 8 + u32::from(at.file));
-                        match change.content {
-                            // A board that names a piece needs no tracking
-                            // (a Certabo board once calibrated).
-                            Content::Piece(_) => self.occupancy = None,
-                            Content::Occupied if self.occupancy.is_none() => {
-                                self.occupancy = Some(Default::default());
-                            }
-                            _ => {}
-                        }
-                        if let Some(tracker) = &mut self.occupancy
-                            && matches!(change.content, Content::Empty | Content::Occupied)
-                        {
-                            // An occupancy board: the tracker names the piece
-                            // (nothing before a start position was seen).
-                            let occupied = change.content == Content::Occupied;
-                            let turn = self.recon.game().map(|g| g.position().turn());
-                            let cell = tracker.square(t, sq, occupied, turn);
-                            for (other, c) in tracker.take_changes() {
-                                self.recon.handle_square(t, other, c);
-                            }
-                            if let Some(cell) = cell {
-                                self.stats.square_readings += 1;
-                                self.recon.handle_square(t, sq, cell);
-                            }
-                            return;
-                        }
-                        match cell_of_content(change.content) {
-                            Some(cell) => {
-                                self.stats.square_readings += 1;
-                                self.sensed[sq as usize] = cell;
-                                self.recon.handle_square(t, sq, cell);
-                            }
-                            None => self.unidentified(t),
-                        }
-                    }
-                }
-                Reading::Snapshot(snapshot) => {
-                    self.stats.messages += 1;
-                    let cells_seen =
-                        (0..64).map(|i| snapshot.get(At::new((i % 8) as u8, (i / 8) as u8)));
-                    let (mut occupied_seen, mut pieces_seen) = (false, false);
-                    for c in cells_seen {
-                        occupied_seen |= c == Some(Content::Occupied);
-                        pieces_seen |= matches!(c, Some(Content::Piece(_)));
-                    }
-                    if pieces_seen {
-                        // Pieces named: no tracking (unknown cards among
-                        // them are unidentified, below).
-                        self.occupancy = None;
-                    } else if occupied_seen || self.occupancy.is_some() {
-                        let mut occupied = crate::games::chess::Bitboard::EMPTY;
-                        for i in 0..64u32 {
-                            let at = At::new((i % 8) as u8, (i / 8) as u8);
-                            if matches!(
-                                snapshot.get(at),
-                                Some(Content::Occupied | Content::Piece(_))
-                            ) {
-                                occupied.add(Square::new(i));
-                            }
-                        }
-                        let tracker = self.occupancy.get_or_insert_with(Default::default);
-                        if let Some(cells) = tracker.board(t, occupied) {
-                            self.stats.square_readings += 64;
-                            self.recon.handle_board(t, &cells);
-                        }
-                        return;
-                    }
-                    let mut cells = [Cell::Empty; 64];
-                    for (i, cell) in cells.iter_mut().enumerate() {
-                        let at = At::new((i % 8) as u8, (i / 8) as u8);
-                        let content = snapshot.get(at).unwrap_or(Content::Empty);
-                        match cell_of_content(content) {
-                            Some(c) => *cell = c,
-                            None => return self.unidentified(t),
-                        }
-                    }
-                    self.stats.square_readings += 64;
-                    self.sensed = cells;
-                    self.recon.handle_board(t, &cells);
-                }
-                Reading::ClockTimes(times) => self.handle_clock(t, &times),
-                Reading::Identity(id) => {
-                    if let Some(serial) = id.serial {
-                        self.diagnostics
-                            .push_back(Diagnostic::Serial { t_ms: t, serial });
-                    }
-                }
-                Reading::ClockAck(_) => {}
-            },
+            DriverEvent::Reading { reading, .. } => self.handle_reading(t, reading),
             DriverEvent::Memory { unit, records } if self.unit.is_none_or(|u| u == unit) => {
+                self.stats.messages += 1;
                 self.recover_from_memory(t, &records);
+            }
+            DriverEvent::Skipped { bytes } => {
+                self.stats.skipped_bytes += bytes as u64;
+                self.diagnostics.push_back(Diagnostic::Skipped {
+                    t_ms: t,
+                    count: bytes,
+                });
             }
             DriverEvent::Dropped { reason, bytes } => {
                 self.stats.bad_frames += 1;
@@ -538,7 +408,117 @@ impl BoardPipeline {
                 self.diagnostics
                     .push_back(Diagnostic::BadFrame { t_ms: t, reason });
             }
+            DriverEvent::Memory { .. }
+            | DriverEvent::UnitMissing { .. }
+            | DriverEvent::UnitFound { .. } => {}
+        }
+    }
+
+    /// One reading of this pipeline's board.
+    fn handle_reading(&mut self, t: Millis, reading: Sensed) {
+        self.stats.messages += 1;
+        match reading {
+            Sensed::Square(change) => self.handle_square_reading(t, change),
+            Sensed::Snapshot(snapshot) => self.handle_snapshot(t, &snapshot),
+            Sensed::Clock(reading) => self.handle_clock(t, reading),
+            Sensed::NoClock => self.clock_disconnected(t),
+            Sensed::Identity(id) => {
+                if let Some(serial) = id.serial {
+                    self.diagnostics
+                        .push_back(Diagnostic::Serial { t_ms: t, serial });
+                }
+            }
+        }
+    }
+
+    /// One square's new content: a piece named goes to the reconstructor;
+    /// on a board that senses occupancy only, the tracker names it.
+    fn handle_square_reading(&mut self, t: Millis, change: SquareChange) {
+        let Some(sq) = sensors::square(change.square) else {
+            return;
+        };
+        match change.content {
+            // A board that names a piece needs no tracking (a Certabo board
+            // once calibrated).
+            Content::Piece(_) => self.occupancy = None,
+            Content::Occupied if self.occupancy.is_none() => {
+                self.occupancy = Some(Default::default());
+            }
             _ => {}
+        }
+        if let Some(tracker) = &mut self.occupancy
+            && matches!(change.content, Content::Empty | Content::Occupied)
+        {
+            // An occupancy board: the tracker names the piece (nothing
+            // before a start position was seen).
+            let occupied = change.content == Content::Occupied;
+            let turn = self.recon.game().map(|g| g.position().turn());
+            let cell = tracker.square(t, sq, occupied, turn);
+            for (other, c) in tracker.take_changes() {
+                self.recon.handle_square(t, other, c);
+            }
+            if let Some(cell) = cell {
+                self.stats.square_readings += 1;
+                self.recon.handle_square(t, sq, cell);
+            }
+            return;
+        }
+        match sensors::cell(change.content) {
+            Some(cell) => {
+                self.stats.square_readings += 1;
+                self.sensed[sq as usize] = cell;
+                self.recon.handle_square(t, sq, cell);
+            }
+            None => self.unidentified(t),
+        }
+    }
+
+    /// A whole board: pieces named go to the reconstructor; a board that
+    /// senses occupancy only goes through the tracker.
+    fn handle_snapshot(&mut self, t: Millis, snapshot: &Snapshot) {
+        let cell_at = |i: usize| snapshot.get(At::new((i % 8) as u8, (i / 8) as u8));
+        let (mut occupied_seen, mut pieces_seen) = (false, false);
+        for c in (0..64).map(cell_at) {
+            occupied_seen |= c == Some(Content::Occupied);
+            pieces_seen |= matches!(c, Some(Content::Piece(_)));
+        }
+        if pieces_seen {
+            // Pieces named: no tracking (unknown cards among them are
+            // unidentified, below).
+            self.occupancy = None;
+        } else if occupied_seen || self.occupancy.is_some() {
+            return self.occupancy_snapshot(t, snapshot);
+        }
+        let mut cells = [Cell::Empty; 64];
+        for (i, cell) in cells.iter_mut().enumerate() {
+            match sensors::cell(cell_at(i).unwrap_or(Content::Empty)) {
+                Some(c) => *cell = c,
+                None => return self.unidentified(t),
+            }
+        }
+        self.stats.square_readings += 64;
+        self.sensed = cells;
+        self.recon.handle_board(t, &cells);
+        self.drain();
+        self.check_unrecognised(t, &cells);
+    }
+
+    /// A whole board read by occupancy only: the tracker names the pieces.
+    fn occupancy_snapshot(&mut self, t: Millis, snapshot: &Snapshot) {
+        let mut occupied = crate::games::chess::Bitboard::EMPTY;
+        for i in 0..64u32 {
+            let at = At::new((i % 8) as u8, (i / 8) as u8);
+            if matches!(
+                snapshot.get(at),
+                Some(Content::Occupied | Content::Piece(_))
+            ) {
+                occupied.add(crate::games::chess::Square::new(i));
+            }
+        }
+        let tracker = self.occupancy.get_or_insert_with(Default::default);
+        if let Some(cells) = tracker.board(t, occupied) {
+            self.stats.square_readings += 64;
+            self.recon.handle_board(t, &cells);
         }
     }
 
@@ -552,37 +532,6 @@ impl BoardPipeline {
         });
     }
 
-    fn handle_message(&mut self, t: Millis, msg: Message) {
-        match msg {
-            Message::FieldUpdate { field, piece } => {
-                self.stats.square_readings += 1;
-                let (sq, cell) = (square_of(field), cell_of(piece));
-                self.sensed[sq as usize] = cell;
-                self.recon.handle_square(t, sq, cell);
-            }
-            Message::BoardDump(codes) => {
-                self.stats.square_readings += 64;
-                let mut cells = [Cell::Empty; 64];
-                for (i, code) in codes.iter().enumerate() {
-                    let field = dgt::Field::new(i as u8).expect("64 fields");
-                    cells[square_of(field) as usize] = cell_of(*code);
-                }
-                self.sensed = cells;
-                self.recon.handle_board(t, &cells);
-                self.drain();
-                self.check_unrecognised(t, &cells);
-            }
-            Message::ClockTimes(times) => self.handle_clock(t, &times),
-            Message::EeMoves(records) => self.recover_from_memory(t, &records),
-            Message::SerialNumber(serial) | Message::LongSerialNumber(serial) => {
-                self.diagnostics
-                    .push_back(Diagnostic::Serial { t_ms: t, serial });
-            }
-            _ => {}
-        }
-        self.drain();
-    }
-
     /// The board's memory (its EEPROM move log, oldest first): the piece
     /// changes it logged after it last stood as this pipeline last read it
     /// are fed in order, at `t`, so the reconstructor explains the moves
@@ -591,11 +540,11 @@ impl BoardPipeline {
     /// only a few plies deep). Nothing is done without a game on, or when
     /// the log never shows the board as last read (overwritten, another
     /// game): the board dump that follows is explained as usual.
-    fn recover_from_memory(&mut self, t: Millis, records: &[dgt::EeRecord]) {
+    fn recover_from_memory(&mut self, t: Millis, records: &[MemoryRecord]) {
         if self.recon.game().is_none() {
             return;
         }
-        let Some(changes) = memory_since(records, &self.sensed) else {
+        let Some(changes) = sensors::memory_since(records, &self.sensed) else {
             return;
         };
         tracing::debug!(
@@ -706,14 +655,7 @@ impl BoardPipeline {
 
     /// A clock message: presses complete moves (Law 6.2a), flags are judged
     /// (Laws 6.4, 6.9), times are published.
-    fn handle_clock(&mut self, t: Millis, times: &dgt::ClockTimes) {
-        if times.status.no_clock {
-            self.clock_disconnected(t);
-            return;
-        }
-        let Some(reading) = clock_reading(times) else {
-            return;
-        };
+    fn handle_clock(&mut self, t: Millis, reading: Reading) {
         self.run_clock_to(t);
         let (plies, last_mover) = self.recon.last_mover();
         let update = self
@@ -848,190 +790,9 @@ impl BoardPipeline {
     }
 }
 
-/// A DGT clock message as a clock reading: which face runs (the lever's
-/// side when the clock does not say), whose flag is down; `None` for the
-/// all-zero and out-of-range readings boards send now and then.
-fn clock_reading(times: &dgt::ClockTimes) -> Option<Reading> {
-    if times.is_all_zero() || !times.left.is_valid() || !times.right.is_valid() {
-        return None;
-    }
-    let running = if !times.status.running {
-        None
-    } else if times.status.right_to_move {
-        Some(Face::Right)
-    } else if times.status.left_to_move {
-        Some(Face::Left)
-    } else if times.status.lever_right_high {
-        Some(Face::Right)
-    } else {
-        Some(Face::Left)
-    };
-    let flag = |side: &dgt::ClockSide| side.flag_fallen || side.flag_shown;
-    Some(Reading {
-        left: times.left.total_seconds(),
-        right: times.right.total_seconds(),
-        running,
-        flag: if flag(&times.left) {
-            Some(Face::Left)
-        } else if flag(&times.right) {
-            Some(Face::Right)
-        } else {
-            None
-        },
-        battery_low: times.status.battery_low,
-    })
-}
-
-/// The standard start position as a board reads it, turned round (Black
-/// on ranks 1-2) when `rotated`.
-pub fn start_cells(rotated: bool) -> [Cell; 64] {
-    let board = crate::games::chess::Board::default();
-    let mut cells = [Cell::Empty; 64];
-    for (i, cell) in cells.iter_mut().enumerate() {
-        let game = if rotated { 63 - i } else { i };
-        if let Some(p) = board.piece_at(Square::new(game as u32)) {
-            *cell = Cell::Piece(p);
-        }
-    }
-    cells
-}
-
-/// The piece changes of a DGT memory log after the last time the board
-/// stood as `sensed` (in the board's own orientation), oldest first;
-/// `None` when the log never shows that board. The log's board is known
-/// from a start-position or empty-board record on.
-pub fn memory_since(records: &[dgt::EeRecord], sensed: &[Cell; 64]) -> Option<Vec<(Square, Cell)>> {
-    use dgt::EeRecord;
-    let start = start_cells;
-    let mut board: Option<[Cell; 64]> = None;
-    let mut changes = Vec::new();
-    let mut since = None;
-    for record in records {
-        match *record {
-            EeRecord::BeginPos => board = Some(start(false)),
-            EeRecord::BeginPosRotated => board = Some(start(true)),
-            EeRecord::EmptyBoard => board = Some([Cell::Empty; 64]),
-            EeRecord::PieceChange { field, piece, .. } => {
-                let (sq, cell) = (square_of(field), cell_of(piece));
-                changes.push((sq, cell));
-                if let Some(b) = &mut board {
-                    b[sq as usize] = cell;
-                }
-            }
-            _ => continue,
-        }
-        if board.as_ref() == Some(sensed) {
-            since = Some(changes.len());
-        }
-    }
-    since.map(|n| changes.split_off(n))
-}
-
-/// The square a DGT field names, in the board's own orientation.
-pub fn square_of(field: dgt::Field) -> Square {
-    Square::new(u32::from(field.rank()) * 8 + u32::from(field.file()))
-}
-
-/// The cell a reading's content stands for on a chess board (`None`: a
-/// piece the board cannot identify).
-fn cell_of_content(content: boardcast_protocols::reading::Content) -> Option<Cell> {
-    use boardcast_protocols::reading::{Content, ResultToken};
-    Some(match content {
-        Content::Empty => Cell::Empty,
-        Content::Occupied => return None,
-        Content::Piece(p) => Cell::Piece(shakmaty::Piece::from_char(p.letter())?),
-        Content::Token(ResultToken::Draw) => Cell::Token(Token::Draw),
-        Content::Token(ResultToken::FirstWins) => Cell::Token(Token::WhiteWins),
-        Content::Token(ResultToken::SecondWins) => Cell::Token(Token::BlackWins),
-    })
-}
-
-/// The cell a DGT piece code stands for.
-pub fn cell_of(code: PieceCode) -> Cell {
-    let piece = |color, role| Cell::Piece(Piece { color, role });
-    match code {
-        PieceCode::Empty => Cell::Empty,
-        PieceCode::WhitePawn => piece(Color::White, Role::Pawn),
-        PieceCode::WhiteRook => piece(Color::White, Role::Rook),
-        PieceCode::WhiteKnight => piece(Color::White, Role::Knight),
-        PieceCode::WhiteBishop => piece(Color::White, Role::Bishop),
-        PieceCode::WhiteKing => piece(Color::White, Role::King),
-        PieceCode::WhiteQueen => piece(Color::White, Role::Queen),
-        PieceCode::BlackPawn => piece(Color::Black, Role::Pawn),
-        PieceCode::BlackRook => piece(Color::Black, Role::Rook),
-        PieceCode::BlackKnight => piece(Color::Black, Role::Knight),
-        PieceCode::BlackBishop => piece(Color::Black, Role::Bishop),
-        PieceCode::BlackKing => piece(Color::Black, Role::King),
-        PieceCode::BlackQueen => piece(Color::Black, Role::Queen),
-        PieceCode::Draw => Cell::Token(Token::Draw),
-        PieceCode::WhiteWins => Cell::Token(Token::WhiteWins),
-        PieceCode::BlackWins => Cell::Token(Token::BlackWins),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use dgt::{EeRecord, Field};
-
-    fn change(field: u8, piece: PieceCode) -> EeRecord {
-        EeRecord::PieceChange {
-            field: Field::new(field).unwrap(),
-            piece,
-            rapid: false,
-        }
-    }
-
-    #[test]
-    fn the_memory_is_taken_up_after_the_board_as_last_read() {
-        // 1. e4 e5 as the board logs it: e2 (field 52) emptied, e4 (36)
-        // filled, e7 (12) emptied, e5 (28) filled.
-        let log = [
-            EeRecord::PowerUp,
-            EeRecord::BeginPos,
-            change(52, PieceCode::Empty),
-            change(36, PieceCode::WhitePawn),
-            EeRecord::Time {
-                left_display: true,
-                hours: 1,
-                minutes: 30,
-                seconds: 0,
-            },
-            change(12, PieceCode::Empty),
-            change(28, PieceCode::BlackPawn),
-            EeRecord::Eof,
-        ];
-        let mut after_e4 = start_cells(false);
-        after_e4[square_of(Field::new(52).unwrap()) as usize] = Cell::Empty;
-        after_e4[square_of(Field::new(36).unwrap()) as usize] = cell_of(PieceCode::WhitePawn);
-        let rest = memory_since(&log, &after_e4).unwrap();
-        assert_eq!(
-            rest,
-            [
-                (square_of(Field::new(12).unwrap()), Cell::Empty),
-                (
-                    square_of(Field::new(28).unwrap()),
-                    cell_of(PieceCode::BlackPawn)
-                )
-            ]
-        );
-        // From the start: every change; a board the log never shows: none.
-        assert_eq!(memory_since(&log, &start_cells(false)).unwrap().len(), 4);
-        assert_eq!(memory_since(&log, &start_cells(true)), None);
-        // Changes before the start mark are not known to start anywhere.
-        assert_eq!(memory_since(&log[2..], &after_e4), None);
-        // A board turned round starts from its own start position.
-        let turned = [EeRecord::BeginPosRotated, change(11, PieceCode::Empty)];
-        assert_eq!(memory_since(&turned, &start_cells(true)).unwrap().len(), 1);
-        assert_eq!(
-            start_cells(true)[0],
-            Cell::Piece(Piece {
-                color: Color::Black,
-                role: Role::Rook
-            })
-        );
-    }
-
     #[test]
     fn a_certabo_board_read_as_occupancy_before_calibration_loses_nothing_after_it() {
         use boardcast_protocols::certabo::{CardId, Frame};

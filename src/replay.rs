@@ -316,7 +316,7 @@ mod tests {
             }
             .to_bytes()
         };
-        let start = crate::pipeline::start_cells(false);
+        let start = crate::games::chess::sensors::start_cells(false);
         let change = |field: u8, piece| boardcast_protocols::dgt::EeRecord::PieceChange {
             field: boardcast_protocols::dgt::Field::new(field).unwrap(),
             piece,

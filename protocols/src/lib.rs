@@ -19,11 +19,12 @@
 //! | `src/dgt/eeprom.rs` | [`dgt::EeRecord`]: records of the board's EEPROM move log |
 //! | `src/dgt/command.rs` | [`dgt::Command`], [`dgt::ClockCommand`], [`dgt::CommandDecoder`]: host → board |
 //! | `src/dgt/error.rs` | [`dgt::DecodeError`] |
+//! | `src/dgt/reading.rs` | DGT messages, fields, piece codes, clock times and memory logs as the neutral readings of [`reading`] |
 //! | `src/dgt/bus.rs` | [`dgt::bus`]: bus mode, several boards on one line (requests, replies, checksums) |
 //! | `src/millennium.rs` | [`millennium`]: Millennium ChessLink (parity in bit 7, XOR block checksum, status reports, orientation) |
 //! | `src/certabo.rs` | [`certabo`]: Certabo RFID frames, Tabutronic occupancy frames, [`certabo::Calibration`] |
 //! | `src/open.rs` | [`open`]: the open text protocol for any board (spec in `protocols/open.md`) |
-//! | `src/reading.rs` | [`reading`]: what every family gives the core: [`reading::Reading`], geometry, squares, [`reading::SnapshotDiff`] |
+//! | `src/reading.rs` | [`reading`]: what every family gives the core: [`reading::Reading`], geometry, squares, neutral clock readings and memory records, [`reading::SnapshotDiff`]; it knows no family |
 //! | `src/stream.rs` | [`stream::StreamError`], [`stream::Counters`]: what the non-DGT decoders report when they drop input |
 //! | `tests/properties.rs` | property tests (arbitrary streams, round trips) |
 //! | `fuzz/` | cargo-fuzz targets (standalone crate) |

@@ -7,7 +7,7 @@
 //!   magic pieces), or nothing;
 //! * a whole-board [`Snapshot`] (Millennium status reports, Certabo frames,
 //!   DGT dumps, open-protocol `board` lines);
-//! * a DGT clock reading or acknowledgement;
+//! * a clock reading through the board ([`ClockReading`], or no clock);
 //! * the board's [`Identity`] (serial number, firmware version, name).
 //!
 //! Boards of any size are described by a [`Geometry`] (files × ranks), and
@@ -21,8 +21,6 @@
 //! core one square update.
 
 use std::fmt;
-
-use crate::dgt;
 
 /// A board's size: `files` columns (a, b, ...) by `ranks` rows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -161,15 +159,6 @@ impl Square {
             rank: u8::try_from(rank).ok()?,
         })
     }
-
-    /// The square a DGT board numbers `field` (a8 = 0), seen the normal way
-    /// round.
-    pub const fn from_dgt(field: dgt::Field) -> Square {
-        Square {
-            file: field.file(),
-            rank: field.rank(),
-        }
-    }
 }
 
 impl fmt::Display for Square {
@@ -203,15 +192,6 @@ impl Piece {
     /// True for the player who moves first (upper-case letter).
     pub const fn is_first_player(self) -> bool {
         self.0.is_ascii_uppercase()
-    }
-
-    /// The chess piece a DGT code stands for (`None` for empty squares and
-    /// the result pieces).
-    pub const fn from_dgt(code: dgt::PieceCode) -> Option<Piece> {
-        match code.fen_char() {
-            Some(c) => Piece::from_letter(c),
-            None => None,
-        }
     }
 }
 
@@ -251,21 +231,6 @@ impl Content {
     /// True unless empty.
     pub const fn is_occupied(self) -> bool {
         !matches!(self, Content::Empty)
-    }
-
-    /// The content a DGT piece code stands for (the three magic pieces are
-    /// result tokens).
-    pub const fn from_dgt(code: dgt::PieceCode) -> Content {
-        match code {
-            dgt::PieceCode::Empty => Content::Empty,
-            dgt::PieceCode::Draw => Content::Token(ResultToken::Draw),
-            dgt::PieceCode::WhiteWins => Content::Token(ResultToken::FirstWins),
-            dgt::PieceCode::BlackWins => Content::Token(ResultToken::SecondWins),
-            other => match Piece::from_dgt(other) {
-                Some(piece) => Content::Piece(piece),
-                None => Content::Occupied,
-            },
-        }
     }
 
     /// The open-protocol character: `.` empty, `o` occupied (and result
@@ -338,14 +303,6 @@ impl Snapshot {
         }
     }
 
-    /// A snapshot from a DGT board dump (seen the normal way round).
-    pub fn from_dgt(dump: &[dgt::PieceCode; 64]) -> Snapshot {
-        Snapshot {
-            geometry: Geometry::CHESS,
-            cells: dump.iter().map(|&c| Content::from_dgt(c)).collect(),
-        }
-    }
-
     /// The cells as open-protocol characters (`.`, `o`, letters), rank by
     /// rank from the highest down.
     pub fn to_cells_string(&self) -> String {
@@ -373,6 +330,75 @@ pub struct Identity {
     pub name: Option<String>,
 }
 
+/// A physical clock face.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Face {
+    /// The left face, seen from the front of the clock.
+    Left,
+    /// The right face.
+    Right,
+}
+
+impl Face {
+    /// The other face.
+    pub fn other(self) -> Face {
+        match self {
+            Face::Left => Face::Right,
+            Face::Right => Face::Left,
+        }
+    }
+
+    /// "left"/"right".
+    pub fn name(self) -> &'static str {
+        match self {
+            Face::Left => "left",
+            Face::Right => "right",
+        }
+    }
+}
+
+/// One reading of a clock, as the board reports it (the family's codec
+/// leaves out readings a clock sends in error: all zeros, out of range).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClockReading {
+    /// Seconds on the left face.
+    pub left: u32,
+    /// Seconds on the right face.
+    pub right: u32,
+    /// The face counting down, if the clock runs.
+    pub running: Option<Face>,
+    /// A face whose flag has fallen.
+    pub flag: Option<Face>,
+    /// The clock shows a low battery.
+    pub battery_low: bool,
+}
+
+impl ClockReading {
+    /// Seconds on a face.
+    pub fn on(&self, face: Face) -> u32 {
+        match face {
+            Face::Left => self.left,
+            Face::Right => self.right,
+        }
+    }
+}
+
+/// One record of the move log a board keeps in its memory (history, not a
+/// live reading), in the board's own square numbering.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemoryRecord {
+    /// The board stood in the game's start position (`rotated`: turned
+    /// round, the second player's pieces on the first ranks).
+    Start {
+        /// Turned round.
+        rotated: bool,
+    },
+    /// The board was empty.
+    Empty,
+    /// One square changed.
+    Change(SquareChange),
+}
+
 /// Everything a board family hands to the core.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Reading {
@@ -380,47 +406,12 @@ pub enum Reading {
     Square(SquareChange),
     /// The whole board.
     Snapshot(Snapshot),
-    /// DGT clock times (through the board).
-    ClockTimes(dgt::ClockTimes),
-    /// DGT clock acknowledgement or button event.
-    ClockAck(dgt::ClockAck),
+    /// Clock times (a clock connected through the board).
+    Clock(ClockReading),
+    /// The board says no clock is connected to it.
+    NoClock,
     /// Identification.
     Identity(Identity),
-}
-
-impl Reading {
-    /// The reading a single-board DGT message stands for, if any. Square
-    /// numbers are the board's own (a8 = 0 as if seen the normal way round;
-    /// rotate with [`Geometry::rotated`] for a board turned round). The
-    /// EEPROM log, bus address and battery status are not readings.
-    pub fn from_dgt(message: &dgt::Message) -> Option<Reading> {
-        Some(match message {
-            dgt::Message::BoardDump(dump) => Reading::Snapshot(Snapshot::from_dgt(dump)),
-            dgt::Message::FieldUpdate { field, piece } => Reading::Square(SquareChange {
-                square: Square::from_dgt(*field),
-                content: Content::from_dgt(*piece),
-            }),
-            dgt::Message::ClockTimes(times) => Reading::ClockTimes(*times),
-            dgt::Message::ClockAck(ack) => Reading::ClockAck(*ack),
-            dgt::Message::SerialNumber(s) | dgt::Message::LongSerialNumber(s) => {
-                Reading::Identity(Identity {
-                    serial: Some(s.clone()),
-                    ..Identity::default()
-                })
-            }
-            dgt::Message::Version { major, minor } => Reading::Identity(Identity {
-                version: Some(format!("{major}.{minor:02}")),
-                ..Identity::default()
-            }),
-            dgt::Message::Trademark(text) => Reading::Identity(Identity {
-                name: Some(text.lines().next().unwrap_or_default().trim().to_owned()),
-                ..Identity::default()
-            }),
-            dgt::Message::BusAddress(_)
-            | dgt::Message::BatteryStatus(_)
-            | dgt::Message::EeMoves(_) => return None,
-        })
-    }
 }
 
 /// Turns successive snapshots into square changes.
@@ -540,42 +531,6 @@ mod tests {
         assert_eq!(Geometry::new(10, 10).unwrap().to_string(), "10x10");
         let g = Geometry::new(10, 10).unwrap();
         assert_eq!(g.rotated(Square::new(0, 0)), Square::new(9, 9));
-    }
-
-    #[test]
-    fn dgt_codes_map_to_contents() {
-        assert_eq!(Content::from_dgt(dgt::PieceCode::Empty), Content::Empty);
-        assert_eq!(Content::from_dgt(dgt::PieceCode::WhiteKing), p('K'));
-        assert_eq!(Content::from_dgt(dgt::PieceCode::BlackQueen), p('q'));
-        assert_eq!(
-            Content::from_dgt(dgt::PieceCode::Draw),
-            Content::Token(ResultToken::Draw)
-        );
-        assert_eq!(
-            Content::from_dgt(dgt::PieceCode::BlackWins),
-            Content::Token(ResultToken::SecondWins)
-        );
-    }
-
-    #[test]
-    fn dgt_messages_become_readings() {
-        let update = dgt::Message::FieldUpdate {
-            field: dgt::Field::new(52).unwrap(),
-            piece: dgt::PieceCode::Empty,
-        };
-        assert_eq!(
-            Reading::from_dgt(&update),
-            Some(Reading::Square(SquareChange {
-                square: Square::new(4, 1),
-                content: Content::Empty
-            }))
-        );
-        let version = dgt::Message::Version { major: 1, minor: 2 };
-        let Some(Reading::Identity(id)) = Reading::from_dgt(&version) else {
-            panic!("no identity");
-        };
-        assert_eq!(id.version.as_deref(), Some("1.02"));
-        assert_eq!(Reading::from_dgt(&dgt::Message::BusAddress(3)), None);
     }
 
     #[test]

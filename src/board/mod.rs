@@ -25,7 +25,6 @@
 //! reported for information.
 
 pub mod arbiter;
-pub mod occupancy;
 pub mod open;
 pub mod search;
 pub mod settle;

@@ -116,7 +116,7 @@ impl<G: Game> OpenBoard<G> {
         match reading {
             Reading::Snapshot(snapshot) => self.handle_snapshot(t, snapshot),
             Reading::Square(change) => self.handle_change(t, *change),
-            Reading::ClockTimes(_) | Reading::ClockAck(_) | Reading::Identity(_) => {}
+            Reading::Clock(_) | Reading::NoClock | Reading::Identity(_) => {}
         }
         self.drain();
     }

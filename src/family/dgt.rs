@@ -1,7 +1,6 @@
 //! DGT e-boards, one per line: 9600 8N1, field updates and dumps.
 
-use boardcast_protocols::dgt::{Command, DecodeError, Decoder, Message};
-use boardcast_protocols::reading::Reading;
+use boardcast_protocols::dgt::{Command, DecodeError, Decoder, Message, memory};
 use bytes::BytesMut;
 
 use super::{Driver, DriverEvent, Family, LineSettings};
@@ -88,14 +87,20 @@ impl Driver for DgtDriver {
             match self.decoder.decode(&mut self.buf) {
                 Ok(None) => break,
                 Ok(Some(Message::EeMoves(records))) => {
-                    out.push(DriverEvent::Memory { unit: 0, records });
+                    out.push(DriverEvent::Memory {
+                        unit: 0,
+                        records: memory(&records),
+                    });
                 }
                 Ok(Some(message)) => {
-                    if let Some(reading) = Reading::from_dgt(&message) {
+                    if let Some(reading) = message.reading() {
                         out.push(DriverEvent::Reading { unit: 0, reading });
                     }
                 }
-                Err(e) => out.push(DriverEvent::Dropped {
+                Err(DecodeError::Skipped { bytes }) => {
+                    out.push(DriverEvent::Skipped { bytes: bytes.len() })
+                }
+                Err(e @ DecodeError::BadFrame { .. }) => out.push(DriverEvent::Dropped {
                     reason: e.to_string(),
                     bytes: match &e {
                         DecodeError::Skipped { bytes } | DecodeError::BadFrame { bytes, .. } => {
@@ -129,7 +134,7 @@ impl Driver for DgtDriver {
 mod tests {
     use super::*;
     use boardcast_protocols::dgt::{EeRecord, Field, PieceCode};
-    use boardcast_protocols::reading::{Content, Square, SquareChange};
+    use boardcast_protocols::reading::{Content, Reading, Square, SquareChange};
 
     #[test]
     fn hello_resets_identifies_and_starts_updates() {
@@ -173,7 +178,13 @@ mod tests {
         ];
         let mut out = Vec::new();
         d.feed(1, &Message::EeMoves(records.clone()).to_bytes(), &mut out);
-        assert_eq!(out, [DriverEvent::Memory { unit: 0, records }]);
+        assert_eq!(
+            out,
+            [DriverEvent::Memory {
+                unit: 0,
+                records: memory(&records)
+            }]
+        );
     }
 
     #[test]
@@ -194,10 +205,7 @@ mod tests {
         assert_eq!(
             out,
             [
-                DriverEvent::Dropped {
-                    reason: "skipped 2 byte(s) of garbage".into(),
-                    bytes: 2
-                },
+                DriverEvent::Skipped { bytes: 2 },
                 DriverEvent::Reading {
                     unit: 0,
                     reading: Reading::Square(SquareChange {

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use boardcast_protocols::dgt::bus::{BusBody, BusCommand, BusDecoder, BusRequest};
-use boardcast_protocols::reading::{Reading, Snapshot};
+use boardcast_protocols::reading::Reading;
 use boardcast_protocols::stream::StreamError;
 use bytes::BytesMut;
 
@@ -235,12 +235,12 @@ impl Driver for DgtBusDriver {
                     unit.known = true;
                     out.push(DriverEvent::Reading {
                         unit: address,
-                        reading: Reading::Snapshot(Snapshot::from_dgt(dump)),
+                        reading: Reading::Snapshot(boardcast_protocols::dgt::snapshot(dump)),
                     });
                 }
                 BusBody::FromStart(records) => out.push(DriverEvent::Memory {
                     unit: address,
-                    records: records.clone(),
+                    records: boardcast_protocols::dgt::memory(records),
                 }),
                 BusBody::Changes(_) => {
                     unit.repeat = false;
@@ -272,7 +272,7 @@ mod tests {
     use super::*;
     use boardcast_protocols::dgt::bus::BusMessage;
     use boardcast_protocols::dgt::{EeRecord, Field, PieceCode};
-    use boardcast_protocols::reading::{Content, Square, SquareChange};
+    use boardcast_protocols::reading::{Square, SquareChange};
 
     fn dump(address: u16) -> Vec<u8> {
         BusMessage {
@@ -350,7 +350,7 @@ mod tests {
                 unit: 7,
                 reading: Reading::Square(SquareChange {
                     square: Square::new(4, 3),
-                    content: Content::from_dgt(PieceCode::WhitePawn)
+                    content: PieceCode::WhitePawn.content()
                 })
             }]
         );
@@ -448,7 +448,10 @@ mod tests {
             out,
             [
                 DriverEvent::UnitFound { unit: 7 },
-                DriverEvent::Memory { unit: 7, records }
+                DriverEvent::Memory {
+                    unit: 7,
+                    records: boardcast_protocols::dgt::memory(&records)
+                }
             ]
         );
         // Back to the usual poll: the board is not known yet.

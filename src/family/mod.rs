@@ -21,8 +21,7 @@
 //!
 //! [`for_family`] is the entry point: the pipeline decodes with one driver
 //! (the same in `replay`), and the port code (`crate::port`) uses another
-//! for the line settings, hello and keepalives. DGT single boards keep a
-//! direct decoder on the hot path. A DGT bus line is polled by one task
+//! for the line settings, hello and keepalives. A DGT bus line is polled by one task
 //! (`crate::port::bus`) with its own [`DgtBusDriver`]; each board's
 //! pipeline decodes the whole line with another and keeps its own
 //! address's readings.
@@ -169,6 +168,12 @@ pub enum DriverEvent {
         /// What it read.
         reading: Reading,
     },
+    /// Bytes that start no frame were skipped (DGT boards); nothing fatal,
+    /// to be logged and counted.
+    Skipped {
+        /// How many bytes were skipped.
+        bytes: usize,
+    },
     /// Input was dropped (garbage, a bad checksum, a malformed frame or
     /// line); nothing fatal, to be logged and counted.
     Dropped {
@@ -188,14 +193,15 @@ pub enum DriverEvent {
         unit: u16,
     },
     /// The move log a DGT board kept in its memory (single board: the
-    /// EEPROM dump; bus: the changes since the start mark), oldest first.
+    /// EEPROM dump; bus: the changes since the start mark), oldest first,
+    /// as neutral records.
     /// History, not live readings: the core uses it to explain, in order,
     /// what happened while it was not listening.
     Memory {
         /// Which board.
         unit: u16,
         /// The records.
-        records: Vec<boardcast_protocols::dgt::EeRecord>,
+        records: Vec<boardcast_protocols::reading::MemoryRecord>,
     },
 }
 

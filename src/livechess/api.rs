@@ -3,11 +3,9 @@
 //! client sends, and the replies, feed frames and REST bodies, shaped as
 //! DGT LiveChess 2 shapes them. No I/O, no clock: times are passed in.
 
+use crate::games::chess::{Position, board_fen, notation};
 use serde::Serialize;
 use serde_json::Value;
-use shakmaty::fen::Fen;
-use shakmaty::uci::UciMove;
-use shakmaty::{CastlingMode, Chess, EnPassantMode, Position};
 
 /// The placement of an empty board (before the first game).
 pub const EMPTY_BOARD: &str = "8/8/8/8/8/8/8/8";
@@ -267,21 +265,14 @@ impl BoardView {
         let key = |fen: &str| -> String { fen.split(' ').take(2).collect::<Vec<_>>().join(" ") };
         let want = key(setup);
         let start = self.start_fen.as_deref()?;
-        let mode = if self.chess960 {
-            CastlingMode::Chess960
-        } else {
-            CastlingMode::Standard
-        };
-        let fen: Fen = start.parse().ok()?;
-        let mut pos: Chess = fen.into_position(mode).ok()?;
-        let fen_of = |p: &Chess| Fen::from_position(p, EnPassantMode::Legal).to_string();
-        if key(&fen_of(&pos)) == want {
+        let mut pos = Position::from_fen(start, self.chess960)?;
+        if key(&pos.fen()) == want {
             return Some(self.sans.clone());
         }
         for (i, u) in self.ucis.iter().enumerate() {
-            let m = u.parse::<UciMove>().ok()?.to_move(&pos).ok()?;
-            pos.play_unchecked(m);
-            if key(&fen_of(&pos)) == want {
+            let m = pos.parse_uci(u)?;
+            pos = pos.play(m);
+            if key(&pos.fen()) == want {
                 return Some(self.sans.get(i + 1..).unwrap_or_default().to_vec());
             }
         }
@@ -447,7 +438,7 @@ fn parse_call(call: &str, param: &Value) -> Result<Call, String> {
 fn method_call(method: &str, feed: Value, param: &Value) -> Result<Call, String> {
     match method {
         "setup" => match param.get("fen").and_then(Value::as_str) {
-            Some(fen) if fen.parse::<Fen>().is_ok() => Ok(Call::Setup {
+            Some(fen) if notation::is_fen(fen) => Ok(Call::Setup {
                 feed,
                 fen: fen.to_string(),
             }),
@@ -557,20 +548,14 @@ pub struct Sent {
 pub struct Setup {
     fen: String,
     /// The position followed from the FEN (`None`: not a legal FEN).
-    pos: Option<Chess>,
+    pos: Option<Position>,
     san: Vec<String>,
 }
 
 impl Setup {
     /// A setup of `fen` (a full FEN).
     pub fn new(fen: &str) -> Setup {
-        let parsed = fen.parse::<Fen>().ok();
-        let pos = parsed.and_then(|f| {
-            f.clone()
-                .into_position(CastlingMode::Standard)
-                .ok()
-                .or_else(|| f.into_position(CastlingMode::Chess960).ok())
-        });
+        let pos = Position::from_fen(fen, false).or_else(|| Position::from_fen(fen, true));
         Setup {
             fen: fen.to_string(),
             pos,
@@ -585,28 +570,25 @@ impl Setup {
 
     /// Follows the board to `placement` (the board part of a FEN).
     pub fn follow(&mut self, placement: &str) {
-        let Some(pos) = &self.pos else {
+        let Some(pos) = self.pos.clone() else {
             return;
         };
-        let placement_of = |p: &Chess| p.board().board_fen().to_string();
-        if placement_of(pos) == placement {
+        let placement_of = |p: &Position| board_fen(p.board());
+        if placement_of(&pos) == placement {
             return;
         }
         for m in pos.legal_moves() {
-            let mut next = pos.clone();
-            next.play_unchecked(m);
-            let san = shakmaty::san::SanPlus::from_move(pos.clone(), m).to_string();
+            let next = pos.play(m);
+            let san = pos.san(m);
             if placement_of(&next) == placement {
                 self.san.push(san);
                 self.pos = Some(next);
                 return;
             }
             for reply in next.legal_moves() {
-                let mut after = next.clone();
-                after.play_unchecked(reply);
+                let after = next.play(reply);
                 if placement_of(&after) == placement {
-                    let reply_san =
-                        shakmaty::san::SanPlus::from_move(next.clone(), reply).to_string();
+                    let reply_san = next.san(reply);
                     self.san.push(san);
                     self.san.push(reply_san);
                     self.pos = Some(after);
@@ -620,7 +602,7 @@ impl Setup {
     fn shows(&self, placement: &str) -> bool {
         self.pos
             .as_ref()
-            .is_some_and(|p| p.board().board_fen().to_string() == placement)
+            .is_some_and(|p| board_fen(p.board()) == placement)
     }
 }
 

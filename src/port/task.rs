@@ -628,7 +628,9 @@ impl PortTask {
                         warn!(%serial, %expected, "the board reports another serial number");
                     }
                 }
-                DriverEvent::Reading { .. } | DriverEvent::Memory { .. } => {}
+                DriverEvent::Reading { .. }
+                | DriverEvent::Memory { .. }
+                | DriverEvent::Skipped { .. } => {}
             }
         }
         out

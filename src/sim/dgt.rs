@@ -9,41 +9,18 @@ use boardcast_protocols::dgt::{
 
 use super::clock::Signal;
 use super::{Reading, Session};
-use crate::board::{Cell, Token};
+use crate::board::Cell;
 use crate::capture::{Direction, Header, Protocol, Writer};
 use crate::clock::Face;
-use crate::games::chess::{Color, Role, Square};
+use crate::games::chess::Square;
 
 /// The board field a game square is read on.
 pub fn field_of(sq: Square, rotated: bool) -> Field {
-    let index = (7 - sq.rank() as u8) * 8 + sq.file() as u8;
-    let field = Field::new(index).expect("0..64");
+    let field = crate::games::chess::sensors::field_of(sq);
     if rotated { field.rotated() } else { field }
 }
 
-/// The DGT code of a cell.
-pub fn code_of(cell: Cell) -> PieceCode {
-    match cell {
-        Cell::Empty => PieceCode::Empty,
-        Cell::Token(Token::Draw) => PieceCode::Draw,
-        Cell::Token(Token::WhiteWins) => PieceCode::WhiteWins,
-        Cell::Token(Token::BlackWins) => PieceCode::BlackWins,
-        Cell::Piece(p) => match (p.color, p.role) {
-            (Color::White, Role::Pawn) => PieceCode::WhitePawn,
-            (Color::White, Role::Rook) => PieceCode::WhiteRook,
-            (Color::White, Role::Knight) => PieceCode::WhiteKnight,
-            (Color::White, Role::Bishop) => PieceCode::WhiteBishop,
-            (Color::White, Role::King) => PieceCode::WhiteKing,
-            (Color::White, Role::Queen) => PieceCode::WhiteQueen,
-            (Color::Black, Role::Pawn) => PieceCode::BlackPawn,
-            (Color::Black, Role::Rook) => PieceCode::BlackRook,
-            (Color::Black, Role::Knight) => PieceCode::BlackKnight,
-            (Color::Black, Role::Bishop) => PieceCode::BlackBishop,
-            (Color::Black, Role::King) => PieceCode::BlackKing,
-            (Color::Black, Role::Queen) => PieceCode::BlackQueen,
-        },
-    }
-}
+pub use crate::games::chess::sensors::code_of;
 
 /// The dump message of a whole board in game orientation.
 pub fn dump_message(cells: &[Cell; 64], rotated: bool) -> Message {

@@ -789,7 +789,7 @@ pub(crate) fn initial_memory(
     rotated: bool,
 ) -> Vec<boardcast_protocols::dgt::EeRecord> {
     use boardcast_protocols::dgt::EeRecord;
-    if *cells == crate::pipeline::start_cells(rotated) {
+    if *cells == crate::games::chess::sensors::start_cells(rotated) {
         return vec![if rotated {
             EeRecord::BeginPosRotated
         } else {

@@ -22,7 +22,7 @@ use bytes::{Buf, BytesMut};
 use super::clock::{ClockAck, ClockTimes, is_ack_payload};
 use super::eeprom::EeRecord;
 use super::piece::PieceCode;
-use crate::reading::{Content, Identity, Reading, Snapshot, Square, SquareChange};
+use crate::reading::{Identity, Reading, SquareChange};
 use crate::stream::{Counters, MAX_REPORTED, StreamError};
 
 /// Largest bus address (14 bits).
@@ -275,16 +275,16 @@ impl BusMessage {
     pub fn readings(&self) -> Vec<Reading> {
         let serial = || Some(format!("{:05}", self.address));
         match &self.body {
-            BusBody::BoardDump(d) => vec![Reading::Snapshot(Snapshot::from_dgt(d))],
-            BusBody::ClockTimes(t) => vec![Reading::ClockTimes(*t)],
-            BusBody::ClockAck(a) => vec![Reading::ClockAck(*a)],
+            BusBody::BoardDump(d) => vec![Reading::Snapshot(super::snapshot(d))],
+            BusBody::ClockTimes(t) => t.reading().into_iter().collect(),
+            BusBody::ClockAck(_) => Vec::new(),
             BusBody::Changes(r) | BusBody::FromStart(r) => r
                 .iter()
                 .filter_map(|rec| match rec {
                     EeRecord::PieceChange { field, piece, .. } => {
                         Some(Reading::Square(SquareChange {
-                            square: Square::from_dgt(*field),
-                            content: Content::from_dgt(*piece),
+                            square: field.square(),
+                            content: piece.content(),
                         }))
                     }
                     _ => None,
@@ -453,6 +453,7 @@ fn skip(buf: &mut BytesMut, n: usize) -> StreamError {
 mod tests {
     use super::*;
     use crate::dgt::Field;
+    use crate::reading::{Content, Square};
 
     fn decode_all(bytes: &[u8]) -> (Vec<BusMessage>, Vec<StreamError>) {
         let mut decoder = BusDecoder::new();

@@ -30,6 +30,7 @@ mod error;
 mod field;
 mod message;
 mod piece;
+mod reading;
 
 pub use battery::BatteryStatus;
 pub use clock::{ClockAck, ClockButton, ClockSide, ClockStatus, ClockTimes};
@@ -40,3 +41,4 @@ pub use error::{DecodeError, MAX_SKIPPED_CHUNK};
 pub use field::Field;
 pub use message::{MAX_FRAME_LEN, Message, msg};
 pub use piece::PieceCode;
+pub use reading::{memory, snapshot};

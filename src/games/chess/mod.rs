@@ -11,7 +11,10 @@
 pub mod arbiter;
 pub mod irregular;
 pub mod laws;
+pub mod notation;
+pub mod occupancy;
 mod seam;
+pub mod sensors;
 pub mod settle;
 mod start;
 

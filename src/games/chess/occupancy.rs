@@ -194,8 +194,25 @@ impl OccupancyTracker {
             let cells = self.board(at, self.occupied)?;
             return Some(cells[sq as usize]);
         }
-        let cells = self.cells.as_deref_mut()?;
+        self.cells.as_ref()?;
         if !occupied {
+            self.lift(at, sq);
+            return Some(Cell::Empty);
+        }
+        self.put_away_stale(at);
+        match choose(&self.lifted, sq, turn, at) {
+            Some(pick) => Some(self.land(at, sq, pick, turn)),
+            None => self.bring_back(at, sq),
+        }
+    }
+
+    /// A piece lifted from `sq` (known cells): in the air, or off the board
+    /// when it was just taken en passant.
+    fn lift(&mut self, at: u64, sq: Square) {
+        let Some(cells) = self.cells.as_deref_mut() else {
+            return;
+        };
+        {
             if let Cell::Piece(piece) = cells[sq as usize] {
                 if en_passant_victim(cells, &self.landed, sq, piece, at) {
                     // Taken en passant a moment ago: off the board.
@@ -205,7 +222,7 @@ impl OccupancyTracker {
                         arrived: self.arrived[sq as usize],
                     });
                     cells[sq as usize] = Cell::Empty;
-                    return Some(Cell::Empty);
+                    return;
                 }
                 let origin = match self.landed[sq as usize] {
                     Some((origin, t)) if at.saturating_sub(t) <= PASSING_MS => origin,
@@ -235,9 +252,12 @@ impl OccupancyTracker {
                 });
             }
             cells[sq as usize] = Cell::Empty;
-            return Some(Cell::Empty);
         }
-        // Captured pieces taken off the board long ago are gone.
+    }
+
+    /// Captured pieces taken off the board long ago are gone (the newest
+    /// piece in the air stays).
+    fn put_away_stale(&mut self, at: u64) {
         let newest = self.lifted.len().saturating_sub(1);
         let mut i = 0;
         let off = &mut self.off;
@@ -253,7 +273,13 @@ impl OccupancyTracker {
             i += 1;
             keep
         });
-        let Some(pick) = choose(&self.lifted, sq, turn, at) else {
+    }
+
+    /// A piece set down on `sq` with none in the air that could have gone
+    /// there: a capture taken back, or a captured piece brought back.
+    fn bring_back(&mut self, at: u64, sq: Square) -> Option<Cell> {
+        let cells = self.cells.as_deref_mut()?;
+        {
             // None in the air, and a piece that captured on another square
             // came from here: it was set back there a moment ago, but the
             // players are taking the capture back. It comes here, and the
@@ -298,8 +324,13 @@ impl OccupancyTracker {
             cells[sq as usize] = Cell::Piece(piece);
             self.landed[sq as usize] = Some((sq, at));
             self.arrived[sq as usize] = arrived;
-            return Some(Cell::Piece(piece));
-        };
+            Some(Cell::Piece(piece))
+        }
+    }
+
+    /// The piece in the air at `pick` set down on `sq`: promoted, a
+    /// promotion taken back, or as it was; pieces it captured go off.
+    fn land(&mut self, at: u64, sq: Square, pick: usize, turn: Option<Color>) -> Cell {
         let Lifted {
             from,
             origin,
@@ -349,8 +380,10 @@ impl OccupancyTracker {
             }
             !captured
         });
-        cells[sq as usize] = Cell::Piece(piece);
-        Some(Cell::Piece(piece))
+        if let Some(cells) = self.cells.as_deref_mut() {
+            cells[sq as usize] = Cell::Piece(piece);
+        }
+        Cell::Piece(piece)
     }
 }
 
