@@ -26,7 +26,7 @@
 #[path = "../tests/cluster.rs"]
 #[allow(dead_code, unused_imports)]
 mod cluster;
-#[path = "common.rs"]
+#[path = "../../benches/common.rs"]
 mod common;
 #[path = "../tests/games.rs"]
 #[allow(dead_code)]
@@ -37,13 +37,16 @@ mod hub;
 #[path = "../tests/util.rs"]
 mod util;
 
+/// The repository's root, where the bundled data lives.
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
 use std::collections::HashMap;
 use std::time::Duration;
 
 use tokio::time::Instant;
 
 use boardcast::board::SettleRule;
-use boardcast::sim::Truth;
+use boardcast_sim::Truth;
 
 use common::{env_or, percentile};
 use hub::{HubBoard, HubProc, bridge_config, hub_config, snapshot};

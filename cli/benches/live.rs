@@ -21,17 +21,20 @@
 //! default: a blitz hall, the busy case) instead of the simulator's
 //! 1.5-12 s. The reconstructor runs with its default settle times.
 
-#[path = "common.rs"]
+#[path = "../../benches/common.rs"]
 mod common;
 #[path = "../tests/util.rs"]
 mod util;
+
+/// The repository's root, where the bundled data lives.
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 use std::collections::HashMap;
 use std::fs;
 use std::time::Duration;
 
 use boardcast::board::SettleRule;
-use boardcast::sim::Truth;
+use boardcast_sim::Truth;
 use tokio::time::Instant;
 
 use common::{env_or, percentile};

@@ -1,7 +1,7 @@
 //! `boardcast demo`: the whole product on one machine, with no boards and
 //! no broker at hand.
 //!
-//! [`run`] plugs in N simulated DGT boards ([`crate::sim::pty`]), each on a
+//! [`run`] plugs in N simulated DGT boards ([`boardcast_sim::pty`]), each on a
 //! pseudo-terminal of its own, and runs the real daemon ([`daemon::run`])
 //! on them: the same serial handshake, reconstruction, arbiter checks, MQTT
 //! publication and live page as `boardcast run`. The boards play real games
@@ -24,20 +24,20 @@ use std::time::Duration;
 
 use tracing::{info, warn};
 
-use crate::capture::Protocol;
-use crate::clock::TimeControl;
-use crate::config::{Config, ConfigError};
-use crate::daemon::{self, DaemonError};
-use crate::event::{GameId, Side};
-use crate::sim::clock::{ClockSetup, add_clock};
-use crate::sim::faults::{self, FaultKind};
-use crate::sim::open::{OpenGame, OpenProfile};
-use crate::sim::open_line::OpenLineBoard;
-use crate::sim::pty::{NextSession, Pace, PtyError, SimBoard, SimOptions};
-use crate::sim::{self, Human, Session, SourceGame, Truth};
+use boardcast::capture::Protocol;
+use boardcast::clock::TimeControl;
+use boardcast::config::{Config, ConfigError};
+use boardcast::daemon::{self, DaemonError};
+use boardcast::event::{GameId, Side};
+use boardcast_sim::clock::{ClockSetup, add_clock};
+use boardcast_sim::faults::{self, FaultKind};
+use boardcast_sim::open::{OpenGame, OpenProfile};
+use boardcast_sim::open_line::OpenLineBoard;
+use boardcast_sim::pty::{NextSession, Pace, PtyError, SimBoard, SimOptions};
+use boardcast_sim::{self as sim, Human, Session, SourceGame, Truth};
 
 /// The demo's games (public-domain master games), built into the binary.
-pub const GAMES: &str = include_str!("../assets/demo-games.pgn");
+pub const GAMES: &str = include_str!("../../assets/demo-games.pgn");
 
 /// Why the demo could not run.
 #[derive(Debug, thiserror::Error)]
@@ -344,9 +344,9 @@ pub async fn run(
 }
 
 /// The draughts games a demo board plays (English draughts, PDN).
-const DRAUGHTS_GAMES: &str = include_str!("../games/tests/data/english-draughts.pdn");
+const DRAUGHTS_GAMES: &str = include_str!("../../games/tests/data/english-draughts.pdn");
 /// The xiangqi games a demo board plays (xiangqi PGN).
-const XIANGQI_GAMES: &str = include_str!("../games/tests/data/xiangqi-random.pgn");
+const XIANGQI_GAMES: &str = include_str!("../../games/tests/data/xiangqi-random.pgn");
 
 /// Board `i`, a draughts or xiangqi board on the open protocol, playing
 /// one game of the bundled corpus with human handling.
@@ -420,7 +420,7 @@ mod tests {
 
     #[test]
     fn the_demos_kings_in_the_centre_results_raise_no_error_alert() {
-        use crate::event::EventKind;
+        use boardcast::event::EventKind;
         let games = games().unwrap();
         let mut results = 0;
         for (n, g) in games.iter().enumerate().take(40) {
@@ -429,10 +429,10 @@ mod tests {
                 continue;
             }
             let s = session(g, board, number, 1);
-            let text = crate::sim::dgt::capture_text(&s, &[]);
-            let replay = crate::replay::replay_reader(
+            let text = boardcast_sim::dgt::capture_text(&s, &[]);
+            let replay = boardcast::replay::replay_reader(
                 text.as_bytes(),
-                crate::board::Config::default(),
+                boardcast::board::Config::default(),
                 "demo".as_ref(),
             )
             .unwrap();
@@ -471,7 +471,7 @@ mod tests {
         let c = config(&opts, Path::new("/tmp/x")).unwrap();
         assert_eq!(c.boards.len(), 3);
         assert_eq!(c.web, Some(opts.web));
-        assert_eq!(c.mqtt.embedded, crate::config::Embedded::Auto);
+        assert_eq!(c.mqtt.embedded, boardcast::config::Embedded::Auto);
         assert_eq!(c.reconstructor.settle.base_ms, 90);
         assert_eq!(c.reconstructor.delays.misplaced_ms, 1_200);
     }

@@ -1,5 +1,7 @@
 //! The `boardcast` command line.
 
+mod demo;
+
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -12,8 +14,8 @@ use boardcast::board::Config;
 use boardcast::config::{self, Config as DaemonConfig};
 use boardcast::daemon;
 use boardcast::replay::replay_file;
-use boardcast::sim::{self, Clean, Human, Profile};
 use boardcast::sink::pgn::{Tags, render};
+use boardcast_sim::{self as sim, Clean, Human, Profile};
 
 /// Bridges electronic chess boards to live broadcasts and arbiters.
 #[derive(Debug, Parser)]
@@ -409,7 +411,7 @@ where
 }
 
 fn demo(args: DemoArgs) -> Result<()> {
-    use boardcast::demo::{self, DemoOptions};
+    use crate::demo::{self, DemoOptions};
     if args.boards == 0 || args.speed < 1.0 {
         bail!("--boards must be at least 1 and --speed at least 1");
     }
@@ -628,7 +630,7 @@ fn simulate_open(
     pieces: bool,
     board: GameBoard,
 ) -> Result<()> {
-    use boardcast::sim::open::{self, OpenProfile};
+    use boardcast_sim::open::{self, OpenProfile};
     if board == GameBoard::Tabutronic && game != OpenGameName::Draughts {
         bail!("--board tabutronic carries draughts only (an 8x8 board)");
     }

@@ -20,6 +20,12 @@ fn content(m: &Msg) -> serde_json::Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_public_sees_every_move_five_seconds_after_the_arbiters() {
+    if !crate::util::require(&[
+        crate::util::Tool::Mosquitto,
+        crate::util::Tool::Python("chess"),
+    ]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "dly/#", "watcher", false).await;
@@ -144,6 +150,9 @@ async fn the_public_sees_every_move_five_seconds_after_the_arbiters() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_delay_the_public_topics_stay_live_and_the_arbiters_get_the_same() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "nod/#", "watcher", false).await;
@@ -200,6 +209,9 @@ async fn without_a_delay_the_public_topics_stay_live_and_the_arbiters_get_the_sa
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_restart_in_the_middle_of_the_delay_neither_loses_nor_leaks_a_move() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "rs/#", "watcher", false).await;
@@ -207,7 +219,7 @@ async fn a_restart_in_the_middle_of_the_delay_neither_loses_nor_leaks_a_move() {
     // About two seconds a ply: a few plies wait for the public when the
     // daemon is killed.
     let slow = SimOptions {
-        pace: boardcast::sim::pty::Pace::Compressed {
+        pace: boardcast_sim::pty::Pace::Compressed {
             think_ms: 2000,
             factor: 10,
         },

@@ -9,9 +9,9 @@
 use std::time::Duration;
 
 use boardcast::board::Config;
-use boardcast::sim::bus::{BusUnit, SimBus};
-use boardcast::sim::pty::Pace;
-use boardcast::sim::{self, Human};
+use boardcast_sim::bus::{BusUnit, SimBus};
+use boardcast_sim::pty::Pace;
+use boardcast_sim::{self as sim, Human};
 
 use crate::util::{Broker, Daemon, Subscriber, fold_moves, game, state_moves, write_config};
 
@@ -44,6 +44,9 @@ fn bus_config(dir: &std::path::Path, broker: u16, port: &str, units: &[(&str, u1
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn four_bus_boards_on_one_line_one_unplugged_and_replugged_mid_game_lose_no_move() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "bus/#", "watcher", false).await;

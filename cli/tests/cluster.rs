@@ -25,6 +25,9 @@ async fn whole_game(sub: &Subscriber, topic: &str, what: &str, plies: usize) -> 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bridge_whose_broker_dies_fails_over_to_the_next_and_loses_no_move() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let mut a = Broker::start();
     let b = Broker::start();
@@ -149,6 +152,9 @@ pub const NATS: &str = "/usr/sbin/nats-server";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bridge_on_a_nats_cluster_loses_no_move_when_its_node_dies() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto, crate::util::Tool::Nats]) {
+        return;
+    }
     use crate::util::free_port;
     assert!(
         std::path::Path::new(NATS).exists(),

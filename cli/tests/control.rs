@@ -84,6 +84,9 @@ fn set_result(result: &str) -> OperatorCommand {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn only_fresh_signed_commands_act_and_results_can_be_set_again() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "ctl/#", "watcher", false).await;
@@ -248,6 +251,9 @@ async fn only_fresh_signed_commands_act_and_results_can_be_set_again() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn without_a_secret_or_a_daemon_boardcast_command_fails_clearly() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "nosec/#", "watcher", false).await;
@@ -309,6 +315,9 @@ async fn without_a_secret_or_a_daemon_boardcast_command_fails_clearly() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_second_bridge_with_the_same_name_is_reported_and_the_first_keeps_publishing() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let second_dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
@@ -395,6 +404,9 @@ async fn a_second_bridge_with_the_same_name_is_reported_and_the_first_keeps_publ
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_venue_acl_lets_operators_command_and_keeps_screens_read_only() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let passwd = d.join("passwd");
@@ -418,7 +430,7 @@ async fn the_venue_acl_lets_operators_command_and_keeps_screens_read_only() {
             .expect("mosquitto_passwd runs");
         assert!(out.status.success(), "{out:?}");
     }
-    let acl = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/mosquitto-acl.conf");
+    let acl = Path::new(crate::ROOT).join("config/mosquitto-acl.conf");
     let venue_port = crate::util::free_port();
     let broker = Broker::start_with(&format!(
         "listener {venue_port} 127.0.0.1\nallow_anonymous false\npassword_file {}\nacl_file {}\n",

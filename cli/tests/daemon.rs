@@ -47,6 +47,9 @@ fn events(sub: &Subscriber, prefix: &str, board: &str) -> Vec<Value> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_game_arrives_over_mqtt_with_the_right_moves_and_retained_state() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "full/#", "watcher", false).await;
@@ -109,6 +112,9 @@ async fn a_full_game_arrives_over_mqtt_with_the_right_moves_and_retained_state()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_late_subscriber_gets_the_retained_state_and_pgn_at_once() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let g = game(62, None);
@@ -163,6 +169,9 @@ async fn a_late_subscriber_gets_the_retained_state_and_pgn_at_once() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_board_unplugged_and_replugged_at_a_new_path_mid_game_loses_no_move() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "plug/#", "watcher", false).await;
@@ -236,6 +245,9 @@ async fn a_board_unplugged_and_replugged_at_a_new_path_mid_game_loses_no_move() 
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_broker_killed_and_restarted_mid_game_loses_no_move() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let mut broker = Broker::start();
     // A persistent session: the broker keeps QoS 1 messages for this
@@ -302,6 +314,9 @@ async fn the_broker_killed_and_restarted_mid_game_loses_no_move() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn garbage_bytes_on_the_line_do_not_disturb_the_game() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "noise/#", "watcher", false).await;
@@ -339,6 +354,9 @@ async fn garbage_bytes_on_the_line_do_not_disturb_the_game() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn sigterm_publishes_offline_flushes_the_capture_and_the_capture_replays_the_session() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "stop/#", "watcher", false).await;
@@ -562,6 +580,9 @@ fn make_certificates(dir: &Path) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn tls_and_credentials_reach_a_broker_that_requires_them() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto, crate::util::Tool::Openssl]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     make_certificates(d);

@@ -163,6 +163,12 @@ type Seat = (&'static str, u32, usize, usize);
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_hub_gathers_every_board_of_every_bridge_and_reports_a_dead_bridge() {
+    if !crate::util::require(&[
+        crate::util::Tool::Mosquitto,
+        crate::util::Tool::Python("chess"),
+    ]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let url = format!("\"mqtt://127.0.0.1:{}\"", broker.port);
@@ -284,6 +290,12 @@ async fn the_hub_gathers_every_board_of_every_bridge_and_reports_a_dead_bridge()
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hub_with_a_delay_writes_its_folder_that_long_behind_and_then_exact() {
+    if !crate::util::require(&[
+        crate::util::Tool::Mosquitto,
+        crate::util::Tool::Python("chess"),
+    ]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let url = format!("\"mqtt://127.0.0.1:{}\"", broker.port);

@@ -10,22 +10,22 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use boardcast::sim::open::{
+use boardcast_games::draughts;
+use boardcast_sim::open::{
     OpenGame, OpenProfile, OpenSession, read_xiangqi_games, simulate_draughts, simulate_xiangqi,
 };
-use boardcast::sim::open_line::OpenLineBoard;
-use boardcast_games::draughts;
+use boardcast_sim::open_line::OpenLineBoard;
 
 use crate::util::{BoardConf, Broker, Daemon, Pace, Subscriber, write_config};
 
 fn data(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(crate::ROOT)
         .join("games/tests/data")
         .join(name)
 }
 
 fn oracle(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    PathBuf::from(crate::ROOT)
         .join("games/tests/oracle")
         .join(name)
 }
@@ -53,6 +53,13 @@ fn strings(v: &serde_json::Value) -> Vec<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
+    if !crate::util::require(&[
+        crate::util::Tool::Mosquitto,
+        crate::util::Tool::Python("draughts"),
+        crate::util::Tool::Python("cchess"),
+    ]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "lg/#", "watcher", false).await;

@@ -116,7 +116,7 @@ fn demo() -> Demo {
 
 /// Runs one client mode of the Python script; its frames, in order.
 fn client(mode: &str, port: u16, seconds: f64) -> Vec<Value> {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/livechess_clients.py");
+    let script = Path::new(crate::ROOT).join("tests/data/livechess_clients.py");
     let out = Command::new("python3")
         .arg(script)
         .args([mode, "127.0.0.1", &port.to_string(), &seconds.to_string()])
@@ -257,6 +257,9 @@ fn feeds<'a>(frames: &'a [Value], after: &str) -> Vec<&'a Value> {
 
 #[test]
 fn lichess_chesscom_and_dgtangel_sequences_get_livechess_replies_and_feeds() {
+    if !crate::util::require(&[crate::util::Tool::Python("websocket")]) {
+        return;
+    }
     let demo = demo();
 
     // lichess's DGT page: eboards id 1, subscribe id 2 / feed 1, setup id 3.
@@ -356,6 +359,9 @@ fn lichess_chesscom_and_dgtangel_sequences_get_livechess_replies_and_feeds() {
 
 #[test]
 fn sources_flip_errors_and_unsubscribe_answer_in_livechess_shapes() {
+    if !crate::util::require(&[crate::util::Tool::Python("websocket")]) {
+        return;
+    }
     let demo = demo();
     let frames = client("extras", demo.port, 3.0);
     let sources = check_reply(step(&frames, "sources"), 1);
@@ -392,6 +398,13 @@ fn sources_flip_errors_and_unsubscribe_answer_in_livechess_shapes() {
 
 #[test]
 fn rest_routes_and_the_pypi_livechess_package_list_boards_and_read_the_games() {
+    if !crate::util::require(&[
+        crate::util::Tool::Python("websocket"),
+        crate::util::Tool::Python("livechess.local"),
+        crate::util::Tool::Python("chess"),
+    ]) {
+        return;
+    }
     let demo = demo();
     let frames = client("rest", demo.port, 1.0);
     items(&step(&frames, "eboards")["shape"])
@@ -519,6 +532,9 @@ fn wait_boards(port: u16, what: &str, done: impl Fn(&Value) -> bool) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn boardcast_run_serves_livechess_with_a_stable_serial_for_a_board_without_one() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     use crate::util::{BoardConf, Broker, Daemon, SimBoard, SimOptions, game, write_config_with};
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();

@@ -172,7 +172,7 @@ fn plies(snap: &serde_json::Value, id: &str) -> Option<usize> {
 /// died (seen in CI).
 fn slow(serial: &str) -> SimOptions {
     SimOptions {
-        pace: boardcast::sim::pty::Pace::Compressed {
+        pace: boardcast_sim::pty::Pace::Compressed {
             think_ms: 800,
             factor: 10,
         },
@@ -181,19 +181,13 @@ fn slow(serial: &str) -> SimOptions {
 }
 
 fn can_run() -> bool {
-    // SAFETY: geteuid has no preconditions and cannot fail.
-    let root = unsafe { nix::libc::geteuid() } == 0;
-    let has_ip = Command::new("ip")
-        .arg("-V")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !root || !has_ip {
-        eprintln!(
-            "SKIPPED: the network-namespace test needs root and the `ip` tool (root: {root}, ip: {has_ip}); CI runs it as root"
-        );
-        return false;
-    }
-    true
+    use crate::util::{Tool, require};
+    require(&[
+        Tool::Root,
+        Tool::Nats,
+        Tool::Mosquitto,
+        Tool::Python("chess"),
+    ])
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

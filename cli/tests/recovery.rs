@@ -86,7 +86,7 @@ fn pgn_sans(pgn: &str) -> Vec<String> {
 /// A board that thinks two seconds over every move.
 fn slow(serial: &str) -> SimOptions {
     SimOptions {
-        pace: boardcast::sim::pty::Pace::Compressed {
+        pace: boardcast_sim::pty::Pace::Compressed {
             think_ms: 2000,
             factor: 10,
         },
@@ -149,6 +149,9 @@ fn captures(dir: &Path, board: &str) -> Vec<PathBuf> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_daemon_killed_mid_game_resumes_every_game_with_the_moves_made_while_it_was_down() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "crash/#", "watcher", false).await;
@@ -233,6 +236,9 @@ async fn a_daemon_killed_mid_game_resumes_every_game_with_the_moves_made_while_i
 /// EEPROM move log) and recovers them one by one, in order.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn moves_made_while_the_daemon_is_down_are_recovered_in_order_from_the_board_memory() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "mem/#", "watcher", false).await;
@@ -241,7 +247,7 @@ async fn moves_made_while_the_daemon_is_down_are_recovered_in_order_from_the_boa
         dir.path(),
         "a",
         g.clone(),
-        boardcast::sim::simulate(&g, &mut boardcast::sim::Human::default(), 51, false),
+        boardcast_sim::simulate(&g, &mut boardcast_sim::Human::default(), 51, false),
         slow("50001"),
     );
     let config = write_config(dir.path(), broker.port, "mem", &[board_conf("a", &a)]);
@@ -321,6 +327,9 @@ fn fast_settle() -> boardcast::board::Config {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_board_mid_game_with_no_recorder_data_raises_an_unrecognised_alert() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "lost/#", "watcher", false).await;
@@ -355,6 +364,9 @@ async fn a_board_mid_game_with_no_recorder_data_raises_an_unrecognised_alert() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn clients_that_never_finish_their_requests_starve_neither_the_boards_nor_the_page() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
@@ -470,6 +482,9 @@ impl Drop for Tmpfs {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_full_disk_under_the_recorder_loses_no_move_and_recording_resumes_when_space_returns() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let rec = dir.path().join("rec");
     let _tmpfs = Tmpfs::mount(&rec, "1m");
@@ -575,7 +590,7 @@ async fn a_full_disk_under_the_recorder_loses_no_move_and_recording_resumes_when
 /// it plays).
 fn slow_ish(serial: &str) -> SimOptions {
     SimOptions {
-        pace: boardcast::sim::pty::Pace::Compressed {
+        pace: boardcast_sim::pty::Pace::Compressed {
             think_ms: 300,
             factor: 10,
         },
@@ -585,6 +600,9 @@ fn slow_ish(serial: &str) -> SimOptions {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_recorder_folder_that_cannot_be_made_leaves_the_boards_running() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     // A file where the folder should be: it can never be created.
     std::fs::write(dir.path().join("rec"), "not a folder").unwrap();

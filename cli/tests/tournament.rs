@@ -41,6 +41,12 @@ fn wait_file(path: &Path, needle: &str) -> String {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_daemon_writes_the_round_folder_takes_corrections_and_reloads_pairings() {
+    if !crate::util::require(&[
+        crate::util::Tool::Mosquitto,
+        crate::util::Tool::Python("chess"),
+    ]) {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "tour/#", "watcher", false).await;

@@ -3,7 +3,7 @@
 //! boards on pseudo-terminals.
 //!
 //! [`SimBoard`] (the far end of a serial cable, on a pty) lives in the
-//! library, `boardcast::sim::pty`, and is re-exported here.
+//! library, `boardcast_sim::pty`, and is re-exported here.
 //!
 //! The benchmark (`benches/live.rs`) includes this file too.
 
@@ -17,7 +17,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use boardcast::sim::{self, SourceGame};
+use boardcast_sim::{self as sim, SourceGame};
 use nix::sys::signal::{Signal, kill};
 use nix::unistd::Pid;
 use rumqttc::{AsyncClient, Event, Incoming, MqttOptions, QoS};
@@ -33,7 +33,7 @@ pub fn free_port() -> u16 {
 
 /// The games bundled with the repository.
 pub fn games() -> Vec<SourceGame> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/master-games.pgn");
+    let path = Path::new(crate::ROOT).join("tests/data/master-games.pgn");
     sim::read_games(io::BufReader::new(fs::File::open(path).unwrap())).unwrap()
 }
 
@@ -56,6 +56,109 @@ pub struct Broker {
     dir: tempfile::TempDir,
     child: Option<Child>,
     extra: String,
+}
+
+/// A tool a system test needs beyond Rust. `scripts/test` installs them
+/// all on a fresh machine.
+#[derive(Clone, Copy, Debug)]
+pub enum Tool {
+    /// The Mosquitto broker (`apt-get install mosquitto`).
+    Mosquitto,
+    /// The NATS server with its MQTT gateway (`apt-get install nats-server`).
+    Nats,
+    /// Headless Chromium and chromedriver (`apt-get install chromium
+    /// chromium-driver`).
+    Chromium,
+    /// The openssl command (`apt-get install openssl`).
+    Openssl,
+    /// Root and the `ip` tool, for network namespaces.
+    Root,
+    /// A Python module, by its import name (`python3 -c "import NAME"`).
+    Python(&'static str),
+}
+
+impl Tool {
+    /// Whether the tool is here.
+    fn present(self) -> bool {
+        let runs = |cmd: &str, args: &[&str]| {
+            Command::new(cmd)
+                .args(args)
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        match self {
+            Tool::Mosquitto => {
+                Path::new("/usr/sbin/mosquitto").exists() || runs("mosquitto", &["-h"])
+            }
+            Tool::Nats => Path::new("/usr/sbin/nats-server").exists(),
+            Tool::Chromium => {
+                Path::new("/usr/bin/chromium").exists()
+                    && Path::new("/usr/bin/chromedriver").exists()
+            }
+            Tool::Openssl => runs("openssl", &["version"]),
+            Tool::Root => is_root() && runs("ip", &["-V"]),
+            Tool::Python(module) => runs(&python(), &["-c", &format!("import {module}")]),
+        }
+    }
+
+    /// What to install (or do) to get the tool.
+    fn install(self) -> String {
+        match self {
+            Tool::Mosquitto => "apt-get install mosquitto".into(),
+            Tool::Nats => "apt-get install nats-server".into(),
+            Tool::Chromium => "apt-get install chromium chromium-driver".into(),
+            Tool::Openssl => "apt-get install openssl".into(),
+            Tool::Root => "run as root with iproute2 (apt-get install iproute2)".into(),
+            Tool::Python(module) => {
+                let package = match module {
+                    "chess" => "chess",
+                    "draughts" => "pydraughts==0.6.7",
+                    "cchess" => "cchess==1.25.5",
+                    "pyffish" => "pyffish==0.0.90",
+                    "websocket" => "websocket-client",
+                    "livechess.local" => "--ignore-requires-python livechess==0.1.0",
+                    other => other,
+                };
+                format!("python3 and pip install {package}")
+            }
+        }
+    }
+}
+
+/// The Python interpreter the tests run (`PYTHON`, else `python3`).
+pub fn python() -> String {
+    std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned())
+}
+
+/// Whether every tool a test needs is here. A missing one fails the test
+/// under CI (`CI=true`); elsewhere the test is skipped: one line on stderr
+/// names the test and what to install, and this returns false.
+///
+/// ```ignore
+/// if !require(&[Tool::Mosquitto, Tool::Python("chess")]) {
+///     return;
+/// }
+/// ```
+pub fn require(tools: &[Tool]) -> bool {
+    let missing: Vec<String> = tools
+        .iter()
+        .filter(|t| !t.present())
+        .map(|t| t.install())
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    let thread = std::thread::current();
+    let test = thread.name().unwrap_or("this test");
+    let line = format!("{test} needs: {}", missing.join("; "));
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "{line} (CI=true: a missing tool fails)"
+    );
+    eprintln!("SKIPPED: {line}");
+    false
 }
 
 fn is_root() -> bool {
@@ -490,7 +593,7 @@ settle_takeback_ms = 300
 // The simulated DGT board on a pty lives in the library (`boardcast demo`
 // uses it too).
 #[allow(unused_imports)] // `Pace` is for the benchmark.
-pub use boardcast::sim::pty::{Pace, SimBoard, SimOptions};
+pub use boardcast_sim::pty::{Pace, SimBoard, SimOptions};
 
 // ------------------------------------------------------------ publisher
 

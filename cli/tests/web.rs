@@ -141,12 +141,15 @@ async fn open_browser(dir: &Path) -> (Proc, Client) {
 fn screenshot_path() -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target"));
+        .unwrap_or_else(|| Path::new(crate::ROOT).join("target"));
     target.join("demo-screenshot.png")
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_page_shows_boards_moving_and_an_alert_in_chromium() {
+    if !crate::util::require(&[crate::util::Tool::Chromium]) {
+        return;
+    }
     assert!(
         Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists(),
         "this test needs {CHROMIUM} and {CHROMEDRIVER}: apt-get install chromium chromium-driver"
@@ -333,6 +336,9 @@ async fn the_demo_page_shows_boards_moving_and_an_alert_in_chromium() {
 /// admits its holder and shows the game live.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_public_and_arbiter_views_of_the_page_in_chromium() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto, crate::util::Tool::Chromium]) {
+        return;
+    }
     use crate::util::{BoardConf, Broker, Daemon, SimBoard, SimOptions, game, write_config_with};
     assert!(
         Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists(),
@@ -477,6 +483,9 @@ async fn the_public_and_arbiter_views_of_the_page_in_chromium() {
 /// those of the state's `position`, and both move lists follow the plies.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_demo_page_draws_draughts_and_xiangqi_boards_in_chromium() {
+    if !crate::util::require(&[crate::util::Tool::Chromium]) {
+        return;
+    }
     assert!(
         Path::new(CHROMIUM).exists() && Path::new(CHROMEDRIVER).exists(),
         "this test needs {CHROMIUM} and {CHROMEDRIVER}: apt-get install chromium chromium-driver"

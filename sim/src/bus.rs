@@ -27,8 +27,8 @@ use tokio::time::Instant;
 use super::dgt::{code_of, field_of};
 use super::pty::{Pace, PtyError, open_line, read_host, write_all};
 use super::{Reading, Session, SourceGame};
-use crate::board::Cell;
-use crate::games::chess::Square;
+use boardcast::board::Cell;
+use boardcast::games::chess::Square;
 
 /// One board of a simulated bus.
 #[derive(Clone, Debug)]

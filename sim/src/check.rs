@@ -4,9 +4,9 @@
 use std::path::Path;
 
 use super::{Profile, Session, SourceGame, Truth, dgt, simulate};
-use crate::board::Config;
-use crate::event::{EventKind, Millis};
-use crate::replay::{Replay, replay_reader};
+use boardcast::board::Config;
+use boardcast::event::{EventKind, Millis};
+use boardcast::replay::{Replay, replay_reader};
 
 /// How one simulated game came through.
 #[derive(Clone, Debug, PartialEq, Eq)]

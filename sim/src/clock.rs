@@ -9,8 +9,8 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
 use super::{Session, Truth};
-use crate::clock::{Face, Reading, TimeControl};
-use crate::event::{Millis, Side};
+use boardcast::clock::{Face, Reading, TimeControl};
+use boardcast::event::{Millis, Side};
 
 /// What the board says about its clock at one moment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -131,7 +131,7 @@ pub fn add_clock(session: &mut Session, setup: &ClockSetup, first: Side, seed: u
         if Some(event_at) == next_press {
             moves[i] += 1;
             let mut added = 0;
-            if let crate::clock::Increment::Fischer(s) = setup.tc.increment {
+            if let boardcast::clock::Increment::Fischer(s) = setup.tc.increment {
                 added += s;
             }
             if setup.adds_periods {

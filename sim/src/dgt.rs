@@ -9,10 +9,10 @@ use boardcast_protocols::dgt::{
 
 use super::clock::Signal;
 use super::{Reading, Session};
-use crate::board::{Cell, Token};
-use crate::capture::{Direction, Header, Protocol, Writer};
-use crate::clock::Face;
-use crate::games::chess::{Color, Role, Square};
+use boardcast::board::{Cell, Token};
+use boardcast::capture::{Direction, Header, Protocol, Writer};
+use boardcast::clock::Face;
+use boardcast::games::chess::{Color, Role, Square};
 
 /// The board field a game square is read on.
 pub fn field_of(sq: Square, rotated: bool) -> Field {

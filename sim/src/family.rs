@@ -11,9 +11,9 @@ use boardcast_protocols::open::{Game, Hello, Line};
 use boardcast_protocols::reading::{Content, Geometry, Piece, Snapshot, Square as At};
 
 use super::{Reading, Session};
-use crate::board::Cell;
-use crate::capture::{Direction, Header, Protocol, Writer};
-use crate::games::chess::Square;
+use boardcast::board::Cell;
+use boardcast::capture::{Direction, Header, Protocol, Writer};
+use boardcast::games::chess::Square;
 
 /// Where the game's square `sq` is on the physical board (turned round
 /// when the session's board stands rotated).
@@ -209,8 +209,8 @@ impl Cards {
         };
         let card = if let Some(i) = self.in_hand.iter().rposition(|(c, _)| *c == now) {
             Some(self.in_hand.remove(i).1)
-        } else if p.role == crate::games::chess::Role::Queen {
-            self.spares[usize::from(p.color == crate::games::chess::Color::Black)].take()
+        } else if p.role == boardcast::games::chess::Role::Queen {
+            self.spares[usize::from(p.color == boardcast::games::chess::Color::Black)].take()
         } else {
             None
         };

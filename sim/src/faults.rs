@@ -24,10 +24,10 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
 use super::{Human, Profile, Session, SourceGame, Table, Truth, parts};
-use crate::board::Cell;
-use crate::event::{AlertKind, Millis};
-use crate::games::chess::irregular::find_pseudo_move;
-use crate::games::chess::{Board, Color, Move, Piece, Position, Rank, Role, Square};
+use boardcast::board::Cell;
+use boardcast::event::{AlertKind, Millis};
+use boardcast::games::chess::irregular::find_pseudo_move;
+use boardcast::games::chess::{Board, Color, Move, Piece, Position, Rank, Role, Square};
 
 /// A kind of fault.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -182,7 +182,7 @@ pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase
             } else {
                 Color::Black
             };
-            let squares: Vec<Square> = crate::games::chess::File::ALL
+            let squares: Vec<Square> = boardcast::games::chess::File::ALL
                 .into_iter()
                 .map(|f| Square::from_coords(f, back))
                 .collect();
@@ -202,7 +202,7 @@ pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase
                 } else {
                     Rank::Seventh
                 };
-                let file = crate::games::chess::File::new(rng.gen_range(0..8));
+                let file = boardcast::games::chess::File::new(rng.gen_range(0..8));
                 wrong.discard_piece_at(Square::from_coords(file, rank));
             } else {
                 let (k, b) = (wrong.piece_at(knight)?, wrong.piece_at(bishop)?);
@@ -212,11 +212,11 @@ pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase
             let mut table = Table::new(&wrong, seed);
             table.pause(8_000, 20_000);
             // The arbiter corrects it.
-            for sq in crate::games::chess::diff(&wrong, game.start.board()) {
+            for sq in boardcast::games::chess::diff(&wrong, game.start.board()) {
                 table.lift(sq);
                 table.pause(200, 700);
             }
-            for sq in crate::games::chess::diff(&wrong, game.start.board()) {
+            for sq in boardcast::games::chess::diff(&wrong, game.start.board()) {
                 if let Some(p) = game.start.board().piece_at(sq) {
                     table.put(sq, p);
                     table.pause(200, 700);
@@ -474,10 +474,10 @@ pub struct FaultCheck {
 }
 
 /// Checks a replay of a fault case.
-pub fn evaluate(case: &FaultCase, replay: &crate::replay::Replay) -> FaultCheck {
-    use crate::event::EventKind;
+pub fn evaluate(case: &FaultCase, replay: &boardcast::replay::Replay) -> FaultCheck {
+    use boardcast::event::EventKind;
     let want = case.kind.alert();
-    let alerts: Vec<&crate::event::Alert> = replay
+    let alerts: Vec<&boardcast::event::Alert> = replay
         .events
         .iter()
         .filter_map(|(_, e)| match &e.kind {
@@ -489,11 +489,11 @@ pub fn evaluate(case: &FaultCase, replay: &crate::replay::Replay) -> FaultCheck 
         .iter()
         .filter(|a| a.kind == want && !a.cleared)
         .collect();
-    let side = case.side.map(crate::event::Side::from);
+    let side = case.side.map(boardcast::event::Side::from);
     // An error alert of another kind that was later withdrawn (displaced
     // pieces that turned out to be the illegal move) is reported by
     // `reclassified`, not counted as a false alarm.
-    let withdrawn = |i: usize, a: &crate::event::Alert| {
+    let withdrawn = |i: usize, a: &boardcast::event::Alert| {
         a.kind != want
             && alerts[i + 1..]
                 .iter()

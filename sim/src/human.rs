@@ -10,8 +10,8 @@
 use rand::Rng;
 
 use super::{Profile, Table, castle_king_first, parts, reach};
-use crate::board::Cell;
-use crate::games::chess::{Piece, Position, Role, Square};
+use boardcast::board::Cell;
+use boardcast::games::chess::{Piece, Position, Role, Square};
 
 /// Probabilities and timings of the human profile.
 #[derive(Clone, Debug, PartialEq)]
@@ -105,7 +105,7 @@ impl Profile for Human {
         }
     }
 
-    fn play(&mut self, table: &mut Table, pos: &Position, m: crate::games::chess::Move) {
+    fn play(&mut self, table: &mut Table, pos: &Position, m: boardcast::games::chess::Move) {
         let p = parts(pos, m);
         if table.rng().gen_bool(self.touch) {
             // Touch a different piece that could move, put it back.
@@ -267,7 +267,7 @@ impl Human {
 /// Puts the board back from `after` to `before` (one ply undone), square by
 /// square: lifted pieces first, then the restored ones.
 fn restore(table: &mut Table, before: &Position, after: &Position) {
-    let changed = crate::games::chess::diff(before.board(), after.board());
+    let changed = boardcast::games::chess::diff(before.board(), after.board());
     for sq in changed {
         if after.board().piece_at(sq).is_some() {
             table.lift(sq);
@@ -312,7 +312,7 @@ fn square(file: i32, rank: i32) -> Option<Square> {
 /// its square when there is none; set back `lo..=hi` ms later.
 fn knock(table: &mut Table, pos: &Position, sq: Square, not_to: Option<Square>, lo: u64, hi: u64) {
     let cell = table.cell(sq);
-    let movable = crate::sim::color_of(cell) == Some(pos.turn());
+    let movable = crate::color_of(cell) == Some(pos.turn());
     let free: Vec<Square> = neighbours(sq)
         .filter(|&s| table.cell(s) == Cell::Empty && Some(s) != not_to)
         // (A king knocked onto a centre square next to the other king is

@@ -27,9 +27,9 @@ use rand::{Rng, SeedableRng};
 pub use human::Human;
 pub use source::{SourceGame, read_games};
 
-use crate::board::Cell;
-use crate::event::Millis;
-use crate::games::chess::{Board, Color, Move, Piece, Position, Role, Square};
+use boardcast::board::Cell;
+use boardcast::event::Millis;
+use boardcast::games::chess::{Board, Color, Move, Piece, Position, Role, Square};
 
 /// One change the sensors report, in game orientation.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -259,9 +259,9 @@ pub fn parts(pos: &Position, m: Move) -> Parts {
         .expect("a legal move has a piece");
     let rook = m.castling_rook().map(|r| {
         let file = if r > from {
-            crate::games::chess::File::F
+            boardcast::games::chess::File::F
         } else {
-            crate::games::chess::File::D
+            boardcast::games::chess::File::D
         };
         (r, Square::from_coords(file, from.rank()))
     });

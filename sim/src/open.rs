@@ -18,7 +18,7 @@ use boardcast_protocols::reading::{Geometry, Square};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
-use crate::event::Millis;
+use boardcast::event::Millis;
 
 /// The game a simulated board plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -230,7 +230,7 @@ pub(super) fn draughts_hands(profile: OpenProfile, seed: u64, start: &draughts::
             let sq = g.square(i).expect("in range");
             draughts::Square::from_file_rank(sq.file, sq.rank)
                 .and_then(|s| start.piece_at(s))
-                .map(crate::games::draughts::letter)
+                .map(boardcast::games::draughts::letter)
         })
         .collect();
     Hands::new(OpenGame::Draughts, profile, seed, cells)
@@ -241,7 +241,7 @@ pub(super) fn draughts_hands(profile: OpenProfile, seed: u64, start: &draughts::
 pub(super) fn play_draughts(h: &mut Hands, pos: &draughts::Position, mv: &draughts::Move) {
     let profile = h.profile;
     let piece = pos.piece_at(mv.from()).expect("a piece to move");
-    let man = crate::games::draughts::letter(piece);
+    let man = boardcast::games::draughts::letter(piece);
     let path: Vec<Square> = mv.path().iter().map(|&s| dsq(s)).collect();
     let captured: Vec<Square> = mv.captured().iter().map(|&s| dsq(s)).collect();
     // When the captured pieces leave: 0 before, 1 during, 2 after.
@@ -445,7 +445,7 @@ pub fn tabutronic_capture_text(session: &OpenSession, meta: &[(String, String)])
     use boardcast_protocols::open::{Decoder, Game, Line};
     use boardcast_protocols::reading::Content;
 
-    use crate::capture::{Direction, Header, Protocol, Writer};
+    use boardcast::capture::{Direction, Header, Protocol, Writer};
     let mut words = vec![
         ("occupancy".to_string(), "yes".to_string()),
         ("game".to_string(), "draughts".to_string()),

@@ -44,8 +44,8 @@ use super::open::{
     Hands, OpenGame, OpenProfile, OpenSession, draughts_hands, dsq, play_draughts, play_xiangqi,
     xiangqi_hands, xsq,
 };
-use crate::event::{AlertKind, EventKind, Side};
-use crate::replay::open::OpenReplay;
+use boardcast::event::{AlertKind, EventKind, Side};
+use boardcast::replay::open::OpenReplay;
 
 /// A kind of fault on an open-protocol board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -192,8 +192,8 @@ pub fn touch_alerts(replay: &OpenReplay) -> usize {
 }
 
 /// Error alerts among `events` never withdrawn among them.
-fn alerts_errors(events: &[crate::event::Event]) -> usize {
-    let alerts: Vec<&crate::event::Alert> = events
+fn alerts_errors(events: &[boardcast::event::Event]) -> usize {
+    let alerts: Vec<&boardcast::event::Alert> = events
         .iter()
         .filter_map(|e| match &e.kind {
             EventKind::Alert(a) => Some(a),
@@ -213,7 +213,7 @@ fn alerts_errors(events: &[crate::event::Event]) -> usize {
         .count()
 }
 
-fn alerts(replay: &OpenReplay) -> Vec<&crate::event::Alert> {
+fn alerts(replay: &OpenReplay) -> Vec<&boardcast::event::Alert> {
     replay
         .events
         .iter()
@@ -236,7 +236,7 @@ pub fn evaluate(case: &OpenFaultCase, replay: &OpenReplay) -> OpenFaultCheck {
             |e| matches!(&e.kind, EventKind::Move { ply, .. } if *ply as usize == case.at_ply),
         )
         .map_or(0, |i| i + 1);
-    let alerts: Vec<&crate::event::Alert> = replay.events[from..]
+    let alerts: Vec<&boardcast::event::Alert> = replay.events[from..]
         .iter()
         .filter_map(|e| match &e.kind {
             EventKind::Alert(a) => Some(a),
@@ -253,7 +253,7 @@ pub fn evaluate(case: &OpenFaultCase, replay: &OpenReplay) -> OpenFaultCheck {
     // An error alert withdrawn later (displaced pieces that turned out to
     // be the illegal move, or a misplacement put right) is no false alarm
     // when it is of another kind than the expected one.
-    let withdrawn = |i: usize, a: &crate::event::Alert| {
+    let withdrawn = |i: usize, a: &boardcast::event::Alert| {
         alerts[i + 1..]
             .iter()
             .any(|b| b.kind == a.kind && b.cleared)
@@ -296,7 +296,7 @@ pub fn inject_draughts(
     let mut h = draughts_hands(profile, seed, &start);
     let n = moves.len();
     let letter = |pos: &draughts::Position, s: draughts::Square| {
-        crate::games::draughts::letter(pos.piece_at(s).expect("a piece"))
+        boardcast::games::draughts::letter(pos.piece_at(s).expect("a piece"))
     };
     // Where the fault happens.
     let k = match kind {
@@ -376,8 +376,8 @@ pub fn inject_draughts(
     }
     h.quiet = true;
     h.think();
-    let mover = crate::games::GameColor::side(turn);
-    let other = crate::games::GameColor::side(turn.opponent());
+    let mover = boardcast::games::GameColor::side(turn);
+    let other = boardcast::games::GameColor::side(turn.opponent());
     // The opponent's men that no capture of the side to move takes: a
     // lift of one of them begins a reply (and never continues a capture).
     let safe_replier = |h: &mut Hands, avoid: &[draughts::Square]| {
@@ -419,7 +419,7 @@ pub fn inject_draughts(
                 return None;
             }
             let (from, to, p) = steps[h.rng.gen_range(0..steps.len())];
-            let man = crate::games::draughts::letter(p);
+            let man = boardcast::games::draughts::letter(p);
             h.up(dsq(from));
             h.wait(200, 600);
             h.down(dsq(to), man);
@@ -477,7 +477,7 @@ pub fn inject_draughts(
                 return None;
             }
             let (from, to, p) = steps[h.rng.gen_range(0..steps.len())];
-            let man = crate::games::draughts::letter(p);
+            let man = boardcast::games::draughts::letter(p);
             let replier = safe_replier(&mut h, &[])?;
             h.up(dsq(from));
             h.wait(200, 600);
@@ -717,8 +717,8 @@ pub fn inject_xiangqi(
     }
     h.quiet = true;
     h.think();
-    let mover = crate::games::GameColor::side(turn);
-    let other = crate::games::GameColor::side(turn.other());
+    let mover = boardcast::games::GameColor::side(turn);
+    let other = boardcast::games::GameColor::side(turn.other());
     let side = match kind {
         OpenFaultKind::Movement | OpenFaultKind::GeneralsFacing | OpenFaultKind::SelfCheck => {
             let list = illegal(k);

@@ -32,9 +32,9 @@ use tokio::time::Instant;
 use super::clock::Signal;
 use super::dgt::{clock_message, dump_message, reading_message};
 use super::{Clean, Reading, Session, SourceGame};
-use crate::board::Cell;
-use crate::capture::Protocol;
-use crate::event::Millis;
+use boardcast::board::Cell;
+use boardcast::capture::Protocol;
+use boardcast::event::Millis;
 
 /// Why a simulated board could not be plugged in.
 #[derive(Debug, thiserror::Error)]
@@ -617,7 +617,7 @@ fn schedule(session: &Session, pace: Pace) -> Vec<(u64, Step<'_>)> {
         .enumerate()
         .map(|(i, (_, r))| (walls[i] as u64, Step::Reading(i, r)))
         .collect();
-    let mut last_kept: Option<(f64, Option<crate::clock::Face>)> = None;
+    let mut last_kept: Option<(f64, Option<boardcast::clock::Face>)> = None;
     for (t, signal) in &session.clock {
         // The first reading at or after t.
         let i = session.readings.partition_point(|(rt, _)| rt < t);
@@ -687,7 +687,7 @@ async fn play(
                             s.memory.push(memory_record(*sq, *cell, rotated));
                         }
                         Reading::Dump(cells) => {
-                            for sq in crate::games::chess::Square::ALL {
+                            for sq in boardcast::games::chess::Square::ALL {
                                 if s.cells[sq as usize] != cells[sq as usize] {
                                     s.memory
                                         .push(memory_record(sq, cells[sq as usize], rotated));
@@ -699,7 +699,7 @@ async fn play(
                     // A Certabo board's cards travel with the pieces.
                     let now = s.cells;
                     if let Some(cards) = &mut s.cards {
-                        for sq in crate::games::chess::Square::ALL {
+                        for sq in boardcast::games::chess::Square::ALL {
                             if was[sq as usize] != now[sq as usize] {
                                 cards.set(sq, was[sq as usize], now[sq as usize]);
                             }
@@ -771,7 +771,7 @@ async fn play(
 
 /// The memory record of square `sq` now holding `cell`.
 pub(crate) fn memory_record(
-    sq: crate::games::chess::Square,
+    sq: boardcast::games::chess::Square,
     cell: Cell,
     rotated: bool,
 ) -> boardcast_protocols::dgt::EeRecord {
@@ -789,7 +789,7 @@ pub(crate) fn initial_memory(
     rotated: bool,
 ) -> Vec<boardcast_protocols::dgt::EeRecord> {
     use boardcast_protocols::dgt::EeRecord;
-    if *cells == crate::pipeline::start_cells(rotated) {
+    if *cells == boardcast::pipeline::start_cells(rotated) {
         return vec![if rotated {
             EeRecord::BeginPosRotated
         } else {
@@ -797,7 +797,7 @@ pub(crate) fn initial_memory(
         }];
     }
     let mut out = vec![EeRecord::EmptyBoard];
-    for sq in crate::games::chess::Square::ALL {
+    for sq in boardcast::games::chess::Square::ALL {
         if cells[sq as usize] != Cell::Empty {
             out.push(memory_record(sq, cells[sq as usize], rotated));
         }
@@ -839,6 +839,6 @@ fn prepend_setup(cells: &[Cell; 64], next: &mut Session) {
     }
 }
 
-fn square(i: usize) -> crate::games::chess::Square {
-    crate::games::chess::Square::new(i as u32)
+fn square(i: usize) -> boardcast::games::chess::Square {
+    boardcast::games::chess::Square::new(i as u32)
 }

@@ -5,7 +5,7 @@ use std::ops::ControlFlow;
 
 use pgn_reader::{RawTag, Reader, SanPlus, Visitor};
 
-use crate::games::chess::{Move, Position};
+use boardcast::games::chess::{Move, Position};
 
 /// A game from a PGN file: its start position and mainline.
 #[derive(Clone, Debug, PartialEq, Eq)]
