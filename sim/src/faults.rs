@@ -161,281 +161,330 @@ fn illegal_shift(pos: &Position, rng: &mut SmallRng) -> Option<(Piece, Square, S
 /// Builds a fault case of `kind` in `game`, or `None` when the game offers
 /// no place for it (no promotion to a queen, say).
 pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase> {
-    let mut rng = SmallRng::seed_from_u64(seed ^ 0x5eed_fa17);
-    let mut profile = quiet_human();
-    let n = game.moves.len();
     let mut positions = vec![game.start.clone()];
     for &m in &game.moves {
         let next = positions.last().expect("start").play(m);
         positions.push(next);
     }
-    match kind {
-        FaultKind::WrongSetup => {
-            let mut wrong = game.start.board().clone();
-            let back = if rng.gen_bool(0.5) {
-                Rank::First
-            } else {
-                Rank::Eighth
-            };
-            let side = if back == Rank::First {
-                Color::White
-            } else {
-                Color::Black
-            };
-            let squares: Vec<Square> = boardcast::games::chess::File::ALL
-                .into_iter()
-                .map(|f| Square::from_coords(f, back))
-                .collect();
-            let knight = squares
-                .iter()
-                .copied()
-                .find(|&s| wrong.role_at(s) == Some(Role::Knight))?;
-            let bishop = squares
-                .iter()
-                .copied()
-                .filter(|&s| wrong.role_at(s) == Some(Role::Bishop))
-                .min_by_key(|&s| s.distance(knight))?;
-            let missing_pawn = rng.gen_bool(0.3);
-            if missing_pawn {
-                let rank = if side == Color::White {
-                    Rank::Second
-                } else {
-                    Rank::Seventh
-                };
-                let file = boardcast::games::chess::File::new(rng.gen_range(0..8));
-                wrong.discard_piece_at(Square::from_coords(file, rank));
-            } else {
-                let (k, b) = (wrong.piece_at(knight)?, wrong.piece_at(bishop)?);
-                wrong.set_piece_at(knight, b);
-                wrong.set_piece_at(bishop, k);
-            }
-            let mut table = Table::new(&wrong, seed);
-            table.pause(8_000, 20_000);
-            // The arbiter corrects it.
-            for sq in boardcast::games::chess::diff(&wrong, game.start.board()) {
-                table.lift(sq);
-                table.pause(200, 700);
-            }
-            for sq in boardcast::games::chess::diff(&wrong, game.start.board()) {
-                if let Some(p) = game.start.board().piece_at(sq) {
-                    table.put(sq, p);
-                    table.pause(200, 700);
-                }
-            }
-            play_line(&mut table, &mut profile, game.start.clone(), &game.moves, 1);
-            Some(FaultCase {
-                kind,
-                session: finish(table),
-                side: None,
-                sans: game.sans.clone(),
-                at_ply: 0,
-            })
-        }
-        FaultKind::IllegalTakenBack
-        | FaultKind::IllegalStands
-        | FaultKind::Displaced
-        | FaultKind::Pushed => {
-            if n < 6 {
-                return None;
-            }
-            let k = rng.gen_range(2..n - 2);
-            let pos = positions[k].clone();
-            let mut table = first_plies(game, k, seed, &mut profile);
-            table.pause(1_000, 5_000);
-            match kind {
-                FaultKind::Pushed => {
-                    let side = !pos.turn();
-                    let just_moved = game.moves[k - 1].to();
-                    let pushes: Vec<(Square, Square)> = pos
-                        .board()
-                        .by_color(side)
-                        .into_iter()
-                        // (Not the king: a king pushed next to the other in
-                        // the centre is the players' result signal.)
-                        .filter(|&s| s != just_moved && pos.board().role_at(s) != Some(Role::King))
-                        .flat_map(|s| super::human::neighbours(s).map(move |t| (s, t)))
-                        .filter(|&(_, t)| pos.board().piece_at(t).is_none())
-                        // (A pawn pushed onto the first or last rank makes
-                        // an impossible position: `illegal_position`.)
-                        .filter(|&(f, t)| {
-                            pos.board().role_at(f) != Some(Role::Pawn)
-                                || !matches!(t.rank(), Rank::First | Rank::Eighth)
-                        })
-                        .collect();
-                    if pushes.is_empty() {
-                        return None;
-                    }
-                    let (from, to) = pushes[rng.gen_range(0..pushes.len())];
-                    let cell = table.lift(from);
-                    table.pause(40, 150);
-                    table.set(to, cell);
-                    table.pause(10_000, 20_000);
-                    table.lift(to);
-                    table.pause(100, 400);
-                    table.set(from, cell);
-                    table.pause(500, 2_000);
-                    play_line(&mut table, &mut profile, pos, &game.moves[k..], k + 1);
-                    Some(FaultCase {
-                        kind,
-                        session: finish(table),
-                        side: Some(side),
-                        sans: game.sans.clone(),
-                        at_ply: k,
-                    })
-                }
-                FaultKind::Displaced => {
-                    // One piece of each side, neither a king, off the board.
-                    let mut knocked = Vec::new();
-                    for color in [Color::White, Color::Black] {
-                        let candidates: Vec<Square> = pos
-                            .board()
-                            .iter()
-                            .filter(|(_, p)| p.color == color && p.role != Role::King)
-                            .map(|(s, _)| s)
-                            .collect();
-                        let sq = candidates[rng.gen_range(0..candidates.len())];
-                        knocked.push((sq, table.lift(sq)));
-                        table.pause(50, 400);
-                    }
-                    table.pause(15_000, 40_000);
-                    for (sq, cell) in knocked {
-                        table.set(sq, cell);
-                        table.pause(300, 1_500);
-                    }
-                    play_line(&mut table, &mut profile, pos, &game.moves[k..], k + 1);
-                    Some(FaultCase {
-                        kind,
-                        session: finish(table),
-                        side: None,
-                        sans: game.sans.clone(),
-                        at_ply: k,
-                    })
-                }
-                FaultKind::IllegalTakenBack => {
-                    let (piece, from, to, _) = illegal_shift(&pos, &mut rng)?;
-                    table.lift(from);
-                    table.pause(200, 600);
-                    table.put(to, piece);
-                    // The opponent begins to reply (which completes the
-                    // move, Law 6.2a), notices, and the position is
-                    // restored.
-                    table.pause(1_000, 4_500);
-                    let own: Vec<Square> = pos
-                        .board()
-                        .by_color(!pos.turn())
-                        .into_iter()
-                        .filter(|&s| s != to)
-                        .collect();
-                    let touched = own[rng.gen_range(0..own.len())];
-                    let cell = table.lift(touched);
-                    table.pause(300, 900);
-                    table.set(touched, cell);
-                    table.pause(2_000, 6_000);
-                    table.lift(to);
-                    table.pause(200, 600);
-                    table.put(from, piece);
-                    play_line(
-                        &mut table,
-                        &mut profile,
-                        pos.clone(),
-                        &game.moves[k..],
-                        k + 1,
-                    );
-                    Some(FaultCase {
-                        kind,
-                        session: finish(table),
-                        side: Some(pos.turn()),
-                        sans: game.sans.clone(),
-                        at_ply: k,
-                    })
-                }
-                _ => {
-                    let (piece, from, to, board) = (0..8)
-                        .filter_map(|_| illegal_shift(&pos, &mut rng))
-                        .find(|(_, _, _, b)| {
-                            pos.irregular(b.clone(), !pos.turn())
-                                .is_some_and(|p| p.legal_moves().next().is_some())
-                        })?;
-                    let after = pos.irregular(board.clone(), !pos.turn())?;
-                    let pm = find_pseudo_move(&pos, &board)?;
-                    table.lift(from);
-                    table.pause(200, 600);
-                    table.put(to, piece);
-                    table.mark(|at| Truth::Ply { ply: k + 1, at });
-                    // Nobody notices: random legal play goes on.
-                    let mut line = Vec::new();
-                    let mut sans = game.sans[..k].to_vec();
-                    sans.push(pm.notation());
-                    let mut p = after.clone();
-                    for _ in 0..rng.gen_range(4..12) {
-                        let legal: Vec<Move> = p.legal_moves().collect();
-                        if legal.is_empty() {
-                            break;
-                        }
-                        let m = legal[rng.gen_range(0..legal.len())];
-                        sans.push(p.san(m));
-                        line.push(m);
-                        p = p.play(m);
-                    }
-                    play_line(&mut table, &mut profile, after, &line, k + 2);
-                    Some(FaultCase {
-                        kind,
-                        session: finish(table),
-                        side: Some(pos.turn()),
-                        sans,
-                        at_ply: k,
-                    })
-                }
-            }
-        }
-        FaultKind::Unpromoted => {
-            // A promotion to a queen whose reply leaves the queen's square alone.
-            let k = (0..n.saturating_sub(1)).find(|&i| {
-                let m = game.moves[i];
-                let reply = game.moves[i + 1];
-                m.promotion() == Some(Role::Queen)
-                    && !reply.touched().contains(m.to())
-                    && !positions[i + 1].is_check()
-            })?;
-            let pos = positions[k].clone();
-            let m = game.moves[k];
-            let p = parts(&pos, m);
-            let mut table = first_plies(game, k, seed, &mut profile);
-            profile.think(&mut table, &pos);
-            if let Some(v) = p.victim {
-                table.lift(v);
-                table.pause(200, 500);
-            }
-            table.lift(p.from);
-            table.pause(200, 500);
-            table.put(p.to, p.piece);
-            table.pause(2_000, 5_000);
-            // The opponent replies while the pawn stands there.
-            let after = positions[k + 1].clone();
-            profile.play(&mut table, &after, game.moves[k + 1]);
-            table.pause(2_000, 5_000);
-            // The arbiter exchanges the pawn for a queen (Law 7.5a).
-            table.lift(p.to);
-            table.pause(300, 800);
-            table.put(p.to, p.placed);
-            table.mark(|at| Truth::Ply { ply: k + 1, at });
-            table.mark(|at| Truth::Ply { ply: k + 2, at });
-            play_line(
-                &mut table,
-                &mut profile,
-                positions[k + 2].clone(),
-                &game.moves[k + 2..],
-                k + 3,
-            );
-            Some(FaultCase {
-                kind,
-                session: finish(table),
-                side: Some(pos.turn()),
-                sans: game.sans.clone(),
-                at_ply: k,
-            })
+    let mut at = Inject {
+        game,
+        kind,
+        seed,
+        rng: SmallRng::seed_from_u64(seed ^ 0x5eed_fa17),
+        profile: quiet_human(),
+        positions,
+    };
+    let (_, injector) = INJECTORS.iter().find(|(k, _)| *k == kind)?;
+    injector(&mut at)
+}
+
+/// One fault's injector: plays the game with the fault in it.
+type Injector = fn(&mut Inject<'_>) -> Option<FaultCase>;
+
+/// The injector of every fault kind.
+const INJECTORS: [(FaultKind, Injector); 6] = [
+    (FaultKind::WrongSetup, wrong_setup),
+    (FaultKind::IllegalTakenBack, illegal_taken_back),
+    (FaultKind::IllegalStands, illegal_stands),
+    (FaultKind::Displaced, displaced),
+    (FaultKind::Pushed, pushed),
+    (FaultKind::Unpromoted, unpromoted),
+];
+
+/// What every injector starts from: the game, its positions, the fault's
+/// random source and the players' (quiet) handling.
+struct Inject<'a> {
+    game: &'a SourceGame,
+    kind: FaultKind,
+    seed: u64,
+    rng: SmallRng,
+    profile: Human,
+    /// The position before each ply, and the final one.
+    positions: Vec<Position>,
+}
+
+/// A fault in the middle of the game: after ply `k` (at `pos`), on the
+/// table the first `k` plies were played on.
+struct MidGame {
+    k: usize,
+    pos: Position,
+    table: Table,
+}
+
+impl Inject<'_> {
+    /// The case of the injected fault.
+    fn case(
+        &self,
+        table: Table,
+        side: Option<Color>,
+        sans: Vec<String>,
+        at_ply: usize,
+    ) -> FaultCase {
+        FaultCase {
+            kind: self.kind,
+            session: finish(table),
+            side,
+            sans,
+            at_ply,
         }
     }
+
+    /// A random ply in the middle of the game (`None` in a game of fewer
+    /// than six plies), played up to with a pause after it.
+    fn mid_game(&mut self) -> Option<MidGame> {
+        let n = self.game.moves.len();
+        if n < 6 {
+            return None;
+        }
+        let k = self.rng.gen_range(2..n - 2);
+        let pos = self.positions[k].clone();
+        let mut table = first_plies(self.game, k, self.seed, &mut self.profile);
+        table.pause(1_000, 5_000);
+        Some(MidGame { k, pos, table })
+    }
+
+    /// Plays the rest of the game from ply `k` (at `pos`).
+    fn play_on(&mut self, table: &mut Table, pos: Position, k: usize) {
+        play_line(table, &mut self.profile, pos, &self.game.moves[k..], k + 1);
+    }
+}
+
+/// The back rank set up wrongly (a knight and a bishop swapped, or a pawn
+/// missing), corrected by the arbiter before the game.
+fn wrong_setup(at: &mut Inject<'_>) -> Option<FaultCase> {
+    let game = at.game;
+    let rng = &mut at.rng;
+    let mut wrong = game.start.board().clone();
+    let back = if rng.gen_bool(0.5) {
+        Rank::First
+    } else {
+        Rank::Eighth
+    };
+    let side = if back == Rank::First {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let squares: Vec<Square> = boardcast::games::chess::File::ALL
+        .into_iter()
+        .map(|f| Square::from_coords(f, back))
+        .collect();
+    let knight = squares
+        .iter()
+        .copied()
+        .find(|&s| wrong.role_at(s) == Some(Role::Knight))?;
+    let bishop = squares
+        .iter()
+        .copied()
+        .filter(|&s| wrong.role_at(s) == Some(Role::Bishop))
+        .min_by_key(|&s| s.distance(knight))?;
+    let missing_pawn = rng.gen_bool(0.3);
+    if missing_pawn {
+        let rank = if side == Color::White {
+            Rank::Second
+        } else {
+            Rank::Seventh
+        };
+        let file = boardcast::games::chess::File::new(rng.gen_range(0..8));
+        wrong.discard_piece_at(Square::from_coords(file, rank));
+    } else {
+        let (k, b) = (wrong.piece_at(knight)?, wrong.piece_at(bishop)?);
+        wrong.set_piece_at(knight, b);
+        wrong.set_piece_at(bishop, k);
+    }
+    let mut table = Table::new(&wrong, at.seed);
+    table.pause(8_000, 20_000);
+    // The arbiter corrects it.
+    for sq in boardcast::games::chess::diff(&wrong, game.start.board()) {
+        table.lift(sq);
+        table.pause(200, 700);
+    }
+    for sq in boardcast::games::chess::diff(&wrong, game.start.board()) {
+        if let Some(p) = game.start.board().piece_at(sq) {
+            table.put(sq, p);
+            table.pause(200, 700);
+        }
+    }
+    play_line(
+        &mut table,
+        &mut at.profile,
+        game.start.clone(),
+        &game.moves,
+        1,
+    );
+    Some(at.case(table, None, game.sans.clone(), 0))
+}
+
+/// A piece of the side that just moved pushed to a neighbouring square,
+/// left there a while, and set back.
+fn pushed(at: &mut Inject<'_>) -> Option<FaultCase> {
+    let MidGame { k, pos, mut table } = at.mid_game()?;
+    let side = !pos.turn();
+    let just_moved = at.game.moves[k - 1].to();
+    let pushes: Vec<(Square, Square)> = pos
+        .board()
+        .by_color(side)
+        .into_iter()
+        // (Not the king: a king pushed next to the other in
+        // the centre is the players' result signal.)
+        .filter(|&s| s != just_moved && pos.board().role_at(s) != Some(Role::King))
+        .flat_map(|s| super::human::neighbours(s).map(move |t| (s, t)))
+        .filter(|&(_, t)| pos.board().piece_at(t).is_none())
+        // (A pawn pushed onto the first or last rank makes
+        // an impossible position: `illegal_position`.)
+        .filter(|&(f, t)| {
+            pos.board().role_at(f) != Some(Role::Pawn)
+                || !matches!(t.rank(), Rank::First | Rank::Eighth)
+        })
+        .collect();
+    if pushes.is_empty() {
+        return None;
+    }
+    let (from, to) = pushes[at.rng.gen_range(0..pushes.len())];
+    let cell = table.lift(from);
+    table.pause(40, 150);
+    table.set(to, cell);
+    table.pause(10_000, 20_000);
+    table.lift(to);
+    table.pause(100, 400);
+    table.set(from, cell);
+    table.pause(500, 2_000);
+    at.play_on(&mut table, pos, k);
+    Some(at.case(table, Some(side), at.game.sans.clone(), k))
+}
+
+/// One piece of each side, neither a king, knocked off the board and set
+/// back a while later.
+fn displaced(at: &mut Inject<'_>) -> Option<FaultCase> {
+    let MidGame { k, pos, mut table } = at.mid_game()?;
+    let mut knocked = Vec::new();
+    for color in [Color::White, Color::Black] {
+        let candidates: Vec<Square> = pos
+            .board()
+            .iter()
+            .filter(|(_, p)| p.color == color && p.role != Role::King)
+            .map(|(s, _)| s)
+            .collect();
+        let sq = candidates[at.rng.gen_range(0..candidates.len())];
+        knocked.push((sq, table.lift(sq)));
+        table.pause(50, 400);
+    }
+    table.pause(15_000, 40_000);
+    for (sq, cell) in knocked {
+        table.set(sq, cell);
+        table.pause(300, 1_500);
+    }
+    at.play_on(&mut table, pos, k);
+    Some(at.case(table, None, at.game.sans.clone(), k))
+}
+
+/// An illegal move, completed by the opponent's first touch (Law 6.2a),
+/// then noticed and taken back.
+fn illegal_taken_back(at: &mut Inject<'_>) -> Option<FaultCase> {
+    let MidGame { k, pos, mut table } = at.mid_game()?;
+    let rng = &mut at.rng;
+    let (piece, from, to, _) = illegal_shift(&pos, rng)?;
+    table.lift(from);
+    table.pause(200, 600);
+    table.put(to, piece);
+    // The opponent begins to reply (which completes the
+    // move, Law 6.2a), notices, and the position is
+    // restored.
+    table.pause(1_000, 4_500);
+    let own: Vec<Square> = pos
+        .board()
+        .by_color(!pos.turn())
+        .into_iter()
+        .filter(|&s| s != to)
+        .collect();
+    let touched = own[rng.gen_range(0..own.len())];
+    let cell = table.lift(touched);
+    table.pause(300, 900);
+    table.set(touched, cell);
+    table.pause(2_000, 6_000);
+    table.lift(to);
+    table.pause(200, 600);
+    table.put(from, piece);
+    at.play_on(&mut table, pos.clone(), k);
+    Some(at.case(table, Some(pos.turn()), at.game.sans.clone(), k))
+}
+
+/// An illegal move nobody notices: random legal play goes on after it.
+fn illegal_stands(at: &mut Inject<'_>) -> Option<FaultCase> {
+    let MidGame { k, pos, mut table } = at.mid_game()?;
+    let rng = &mut at.rng;
+    let (piece, from, to, board) =
+        (0..8)
+            .filter_map(|_| illegal_shift(&pos, rng))
+            .find(|(_, _, _, b)| {
+                pos.irregular(b.clone(), !pos.turn())
+                    .is_some_and(|p| p.legal_moves().next().is_some())
+            })?;
+    let after = pos.irregular(board.clone(), !pos.turn())?;
+    let pm = find_pseudo_move(&pos, &board)?;
+    table.lift(from);
+    table.pause(200, 600);
+    table.put(to, piece);
+    table.mark(|at| Truth::Ply { ply: k + 1, at });
+    // Nobody notices: random legal play goes on.
+    let mut line = Vec::new();
+    let mut sans = at.game.sans[..k].to_vec();
+    sans.push(pm.notation());
+    let mut p = after.clone();
+    for _ in 0..rng.gen_range(4..12) {
+        let legal: Vec<Move> = p.legal_moves().collect();
+        if legal.is_empty() {
+            break;
+        }
+        let m = legal[rng.gen_range(0..legal.len())];
+        sans.push(p.san(m));
+        line.push(m);
+        p = p.play(m);
+    }
+    play_line(&mut table, &mut at.profile, after, &line, k + 2);
+    Some(at.case(table, Some(pos.turn()), sans, k))
+}
+
+/// A promotion to a queen left as a pawn while the opponent replies, then
+/// exchanged by the arbiter (Law 7.5a).
+fn unpromoted(at: &mut Inject<'_>) -> Option<FaultCase> {
+    let (game, positions) = (at.game, &at.positions);
+    let n = game.moves.len();
+    // A promotion to a queen whose reply leaves the queen's square alone.
+    let k = (0..n.saturating_sub(1)).find(|&i| {
+        let m = game.moves[i];
+        let reply = game.moves[i + 1];
+        m.promotion() == Some(Role::Queen)
+            && !reply.touched().contains(m.to())
+            && !positions[i + 1].is_check()
+    })?;
+    let pos = positions[k].clone();
+    let m = game.moves[k];
+    let p = parts(&pos, m);
+    let profile = &mut at.profile;
+    let mut table = first_plies(game, k, at.seed, profile);
+    profile.think(&mut table, &pos);
+    if let Some(v) = p.victim {
+        table.lift(v);
+        table.pause(200, 500);
+    }
+    table.lift(p.from);
+    table.pause(200, 500);
+    table.put(p.to, p.piece);
+    table.pause(2_000, 5_000);
+    // The opponent replies while the pawn stands there.
+    let after = positions[k + 1].clone();
+    profile.play(&mut table, &after, game.moves[k + 1]);
+    table.pause(2_000, 5_000);
+    // The arbiter exchanges the pawn for a queen (Law 7.5a).
+    table.lift(p.to);
+    table.pause(300, 800);
+    table.put(p.to, p.placed);
+    table.mark(|at| Truth::Ply { ply: k + 1, at });
+    table.mark(|at| Truth::Ply { ply: k + 2, at });
+    let next = positions[k + 2].clone();
+    play_line(&mut table, profile, next, &game.moves[k + 2..], k + 3);
+    Some(at.case(table, Some(pos.turn()), game.sans.clone(), k))
 }
 
 fn finish(mut table: Table) -> Session {

@@ -278,6 +278,45 @@ pub fn evaluate(case: &OpenFaultCase, replay: &OpenReplay) -> OpenFaultCheck {
     }
 }
 
+/// What a fault's act on a draughts or xiangqi board comes to.
+enum Act {
+    /// Put right: the side the alert names (none for displaced pieces),
+    /// and the game goes on as written.
+    PutRight(Option<Side>),
+    /// The fault stood and play went on from it: the side the alert names
+    /// and the record the game made.
+    Stood(Option<Side>, Vec<String>),
+}
+
+/// A game at the ply of its fault: the hands (the first `k` plies played,
+/// thinking over the next), the position there, and the record so far.
+struct At<'a, M, P> {
+    moves: &'a [M],
+    kind: OpenFaultKind,
+    h: Hands,
+    pos: P,
+    k: usize,
+    ids: Vec<String>,
+}
+
+/// One draughts fault's act at its ply (`None`: no place for it here).
+type DraughtsAct = fn(&mut At<'_, draughts::Move, draughts::Position>) -> Option<Act>;
+
+/// The act of every draughts fault after the first move.
+const DRAUGHTS_ACTS: [(OpenFaultKind, DraughtsAct); 6] = [
+    (OpenFaultKind::MissedCaptureStands, dr_missed_capture_stands),
+    (OpenFaultKind::MissedCapture, dr_missed_capture),
+    (OpenFaultKind::UnfinishedJump, dr_unfinished_jump),
+    (OpenFaultKind::Displaced, dr_displaced),
+    (OpenFaultKind::Pushed, dr_pushed),
+    (OpenFaultKind::TouchMove, dr_touch_move),
+];
+
+/// The letter of the draughts piece on `s`.
+fn dr_letter(pos: &draughts::Position, s: draughts::Square) -> char {
+    boardcast::games::draughts::letter(pos.piece_at(s).expect("a piece"))
+}
+
 /// Builds a draughts fault case of `kind` over `moves` (legal from the
 /// start), or `None` when the game offers no place for it.
 pub fn inject_draughts(
@@ -294,81 +333,28 @@ pub fn inject_draughts(
     let ids: Vec<String> = moves.iter().map(draughts::Move::id).collect();
     let start = positions[0];
     let mut h = draughts_hands(profile, seed, &start);
+    if kind == OpenFaultKind::WrongSetup {
+        return Some(dr_wrong_setup(moves, h, profile, seed, ids));
+    }
     let n = moves.len();
-    let letter = |pos: &draughts::Position, s: draughts::Square| {
-        boardcast::games::draughts::letter(pos.piece_at(s).expect("a piece"))
-    };
-    // Where the fault happens.
-    let k = match kind {
-        OpenFaultKind::WrongSetup => {
-            let g = OpenGame::Draughts;
-            let occupied: Vec<draughts::Square> = start.pieces().map(|(s, _)| s).collect();
-            let wrong = occupied[h.rng.gen_range(0..occupied.len())];
-            let mut cells = h.cells_snapshot();
-            cells[g.index_of(dsq(wrong))] = None;
-            // Missing, or set on a free dark square nearby.
-            let moved_to = if h.rng.gen_bool(0.5) {
-                let free: Vec<draughts::Square> = draughts::Square::all()
-                    .filter(|s| start.piece_at(*s).is_none())
-                    .filter(|s| s.rank().abs_diff(wrong.rank()) <= 2)
-                    .collect();
-                (!free.is_empty()).then(|| free[h.rng.gen_range(0..free.len())])
-            } else {
-                None
-            };
-            let piece = letter(&start, wrong);
-            if let Some(t) = moved_to {
-                cells[g.index_of(dsq(t))] = Some(piece);
+    if n < 4 {
+        return None;
+    }
+    // The plies where this fault can happen.
+    let places: Vec<usize> = (1..n - 1)
+        .filter(|&k| match kind {
+            OpenFaultKind::MissedCapture | OpenFaultKind::MissedCaptureStands => {
+                moves[k].is_capture()
             }
-            let mut h = Hands::new(g, profile, seed, cells);
-            h.quiet = true;
-            h.hello();
-            h.wait(8_000, 20_000);
-            // The arbiter corrects it.
-            if let Some(t) = moved_to {
-                h.up(dsq(t));
-                h.wait(200, 700);
-            }
-            h.down(dsq(wrong), piece);
-            h.wait(500, 1_500);
-            h.quiet = false;
-            let mut pos = start;
-            for mv in moves {
-                h.think();
-                play_draughts(&mut h, &pos, mv);
-                pos.play(mv);
-            }
-            h.wait(2_000, 2_000);
-            return Some(OpenFaultCase {
-                kind,
-                session: h.session(),
-                side: None,
-                ids,
-                at_ply: 0,
-            });
-        }
-        _ => {
-            if n < 4 {
-                return None;
-            }
-            // The plies where this fault can happen.
-            let places: Vec<usize> = (1..n - 1)
-                .filter(|&k| match kind {
-                    OpenFaultKind::MissedCapture | OpenFaultKind::MissedCaptureStands => {
-                        moves[k].is_capture()
-                    }
-                    OpenFaultKind::UnfinishedJump => moves[k].captured().len() >= 2,
-                    _ => true,
-                })
-                .collect();
-            if places.is_empty() {
-                return None;
-            }
-            places[h.rng.gen_range(0..places.len())]
-        }
-    };
-    let pos = positions[k];
-    let turn = pos.turn();
+            OpenFaultKind::UnfinishedJump => moves[k].captured().len() >= 2,
+            _ => true,
+        })
+        .collect();
+    if places.is_empty() {
+        return None;
+    }
+    let k = places[h.rng.gen_range(0..places.len())];
+    let (_, act) = DRAUGHTS_ACTS.iter().find(|(f, _)| *f == kind)?;
     h.hello();
     for (i, mv) in moves[..k].iter().enumerate() {
         h.think();
@@ -376,224 +362,30 @@ pub fn inject_draughts(
     }
     h.quiet = true;
     h.think();
-    let mover = boardcast::games::GameColor::side(turn);
-    let other = boardcast::games::GameColor::side(turn.opponent());
-    // The opponent's men that no capture of the side to move takes: a
-    // lift of one of them begins a reply (and never continues a capture).
-    let safe_replier = |h: &mut Hands, avoid: &[draughts::Square]| {
-        let takes: Vec<draughts::Square> = pos
-            .captures()
-            .iter()
-            .flat_map(|c| c.captured().to_vec())
-            .collect();
-        let own: Vec<draughts::Square> = pos
-            .pieces()
-            .filter(|(s, p)| p.color != turn && !takes.contains(s) && !avoid.contains(s))
-            .map(|(s, _)| s)
-            .collect();
-        (!own.is_empty()).then(|| own[h.rng.gen_range(0..own.len())])
+    let pos = positions[k];
+    let mut at = At {
+        moves,
+        kind,
+        h,
+        pos,
+        k,
+        ids,
     };
-    let side = match kind {
-        OpenFaultKind::MissedCaptureStands => {
-            let mut steps = Vec::new();
-            for (from, p) in pos.pieces().filter(|(_, p)| p.color == turn) {
-                for (df, dr) in [(1, 1), (-1, 1), (1, -1), (-1, -1)] {
-                    let Some(to) = from.step(df, dr) else {
-                        continue;
-                    };
-                    let seen = PseudoMove {
-                        from,
-                        to,
-                        removed: Vec::new(),
-                        added: Vec::new(),
-                    };
-                    if pos.piece_at(to).is_none()
-                        && (p.is_king() || to.rank() != turn.king_rank())
-                        && matches!(classify(&pos, &seen), DrClass::MissedCapture { .. })
-                    {
-                        steps.push((from, to, p));
-                    }
-                }
-            }
-            if steps.is_empty() {
-                return None;
-            }
-            let (from, to, p) = steps[h.rng.gen_range(0..steps.len())];
-            let man = boardcast::games::draughts::letter(p);
-            h.up(dsq(from));
-            h.wait(200, 600);
-            h.down(dsq(to), man);
-            // Nobody notices: the opponent replies from the position it
-            // made, and random legal play goes on.
-            let mut after = pos;
-            after.set(from, None);
-            after.set(to, Some(p));
-            after.set_turn(turn.opponent());
-            let mut ids: Vec<String> = ids[..k].to_vec();
-            ids.push(format!("{}-{}", from.number(), to.number()));
+    let act = act(&mut at)?;
+    let At { mut h, ids, .. } = at;
+    let (side, ids) = match act {
+        Act::Stood(side, ids) => (side, ids),
+        Act::PutRight(side) => {
             h.quiet = false;
-            let plies = h.rng.gen_range(4..12);
-            for _ in 0..plies {
-                let legal = after.legal_moves();
-                if legal.is_empty() {
-                    break;
-                }
-                let m = legal[h.rng.gen_range(0..legal.len())].clone();
+            let mut p = pos;
+            for mv in &moves[k..] {
                 h.think();
-                play_draughts(&mut h, &after, &m);
-                ids.push(m.id());
-                after.play(&m);
+                play_draughts(&mut h, &p, mv);
+                p.play(mv);
             }
-            h.wait(2_000, 2_000);
-            return Some(OpenFaultCase {
-                kind,
-                session: h.session(),
-                side: Some(mover),
-                ids,
-                at_ply: k,
-            });
+            (side, ids)
         }
-        OpenFaultKind::MissedCapture => {
-            let mut steps = Vec::new();
-            for (from, p) in pos.pieces().filter(|(_, p)| p.color == turn) {
-                for (df, dr) in [(1, 1), (-1, 1), (1, -1), (-1, -1)] {
-                    let Some(to) = from.step(df, dr) else {
-                        continue;
-                    };
-                    let seen = PseudoMove {
-                        from,
-                        to,
-                        removed: Vec::new(),
-                        added: Vec::new(),
-                    };
-                    if pos.piece_at(to).is_none()
-                        && matches!(classify(&pos, &seen), DrClass::MissedCapture { .. })
-                    {
-                        steps.push((from, to, p));
-                    }
-                }
-            }
-            if steps.is_empty() {
-                return None;
-            }
-            let (from, to, p) = steps[h.rng.gen_range(0..steps.len())];
-            let man = boardcast::games::draughts::letter(p);
-            let replier = safe_replier(&mut h, &[])?;
-            h.up(dsq(from));
-            h.wait(200, 600);
-            h.down(dsq(to), man);
-            // The opponent begins to reply (which completes the move),
-            // notices, and the position is restored.
-            h.wait(1_000, 4_500);
-            h.up(dsq(replier));
-            h.wait(300, 900);
-            h.down(dsq(replier), letter(&pos, replier));
-            h.wait(2_000, 5_000);
-            h.up(dsq(to));
-            h.wait(200, 600);
-            h.down(dsq(from), man);
-            Some(mover)
-        }
-        OpenFaultKind::UnfinishedJump => {
-            let m = &moves[k];
-            let path = m.path();
-            let first = m.captured()[0];
-            let man = letter(&pos, path[0]);
-            let victim = letter(&pos, first);
-            let replier = safe_replier(&mut h, &[])?;
-            h.up(dsq(path[0]));
-            h.wait(150, 450);
-            h.down(dsq(path[1]), man);
-            h.wait(150, 400);
-            h.up(dsq(first));
-            h.wait(1_000, 4_500);
-            h.up(dsq(replier));
-            h.wait(300, 900);
-            h.down(dsq(replier), letter(&pos, replier));
-            h.wait(2_000, 5_000);
-            h.up(dsq(path[1]));
-            h.wait(200, 600);
-            h.down(dsq(path[0]), man);
-            h.wait(200, 600);
-            h.down(dsq(first), victim);
-            Some(mover)
-        }
-        OpenFaultKind::Displaced => {
-            let mut knocked = Vec::new();
-            for color in [draughts::Color::Black, draughts::Color::White] {
-                let c: Vec<draughts::Square> = pos
-                    .pieces()
-                    .filter(|(_, p)| p.color == color)
-                    .map(|(s, _)| s)
-                    .collect();
-                let s = c[h.rng.gen_range(0..c.len())];
-                h.up(dsq(s));
-                knocked.push((s, letter(&pos, s)));
-                h.wait(50, 400);
-            }
-            h.wait(15_000, 40_000);
-            for (s, l) in knocked {
-                h.down(dsq(s), l);
-                h.wait(300, 1_500);
-            }
-            None
-        }
-        OpenFaultKind::Pushed => {
-            let just = moves[k - 1].to();
-            let mut pushes = Vec::new();
-            for (from, _) in pos.pieces().filter(|(s, p)| p.color != turn && *s != just) {
-                for (df, dr) in [(1, 1), (-1, 1), (1, -1), (-1, -1)] {
-                    if let Some(to) = from.step(df, dr)
-                        && pos.piece_at(to).is_none()
-                    {
-                        pushes.push((from, to));
-                    }
-                }
-            }
-            if pushes.is_empty() {
-                return None;
-            }
-            let (from, to) = pushes[h.rng.gen_range(0..pushes.len())];
-            let l = letter(&pos, from);
-            h.up(dsq(from));
-            h.wait(40, 150);
-            h.down(dsq(to), l);
-            h.wait(10_000, 20_000);
-            h.up(dsq(to));
-            h.wait(100, 400);
-            h.down(dsq(from), l);
-            h.wait(500, 2_000);
-            Some(other)
-        }
-        OpenFaultKind::TouchMove => {
-            let real = moves[k].from();
-            let legal = pos.legal_moves();
-            let movable: Vec<draughts::Square> = pos
-                .pieces()
-                .filter(|(s, p)| {
-                    p.color == turn && *s != real && legal.iter().any(|m| m.from() == *s)
-                })
-                .map(|(s, _)| s)
-                .collect();
-            if movable.is_empty() {
-                return None;
-            }
-            let t = movable[h.rng.gen_range(0..movable.len())];
-            h.up(dsq(t));
-            h.wait(600, 2_000);
-            h.down(dsq(t), letter(&pos, t));
-            h.wait(500, 2_000);
-            Some(mover)
-        }
-        _ => return None,
     };
-    h.quiet = false;
-    let mut p = pos;
-    for mv in &moves[k..] {
-        h.think();
-        play_draughts(&mut h, &p, mv);
-        p.play(mv);
-    }
     h.wait(2_000, 2_000);
     Some(OpenFaultCase {
         kind,
@@ -602,6 +394,312 @@ pub fn inject_draughts(
         ids,
         at_ply: k,
     })
+}
+
+/// The draughts start position set up wrongly (a man missing, or on a
+/// free dark square nearby), corrected before the first move.
+fn dr_wrong_setup(
+    moves: &[draughts::Move],
+    mut h: Hands,
+    profile: OpenProfile,
+    seed: u64,
+    ids: Vec<String>,
+) -> OpenFaultCase {
+    let g = OpenGame::Draughts;
+    let start = draughts::Position::start();
+    let occupied: Vec<draughts::Square> = start.pieces().map(|(s, _)| s).collect();
+    let wrong = occupied[h.rng.gen_range(0..occupied.len())];
+    let mut cells = h.cells_snapshot();
+    cells[g.index_of(dsq(wrong))] = None;
+    // Missing, or set on a free dark square nearby.
+    let moved_to = if h.rng.gen_bool(0.5) {
+        let free: Vec<draughts::Square> = draughts::Square::all()
+            .filter(|s| start.piece_at(*s).is_none())
+            .filter(|s| s.rank().abs_diff(wrong.rank()) <= 2)
+            .collect();
+        (!free.is_empty()).then(|| free[h.rng.gen_range(0..free.len())])
+    } else {
+        None
+    };
+    let piece = dr_letter(&start, wrong);
+    if let Some(t) = moved_to {
+        cells[g.index_of(dsq(t))] = Some(piece);
+    }
+    let mut h = Hands::new(g, profile, seed, cells);
+    h.quiet = true;
+    h.hello();
+    h.wait(8_000, 20_000);
+    // The arbiter corrects it.
+    if let Some(t) = moved_to {
+        h.up(dsq(t));
+        h.wait(200, 700);
+    }
+    h.down(dsq(wrong), piece);
+    h.wait(500, 1_500);
+    h.quiet = false;
+    let mut pos = start;
+    for mv in moves {
+        h.think();
+        play_draughts(&mut h, &pos, mv);
+        pos.play(mv);
+    }
+    h.wait(2_000, 2_000);
+    OpenFaultCase {
+        kind: OpenFaultKind::WrongSetup,
+        session: h.session(),
+        side: None,
+        ids,
+        at_ply: 0,
+    }
+}
+
+/// One of the opponent's men that no capture of the side to move takes: a
+/// lift of it begins a reply (and never continues a capture).
+fn dr_safe_replier(h: &mut Hands, pos: &draughts::Position) -> Option<draughts::Square> {
+    let turn = pos.turn();
+    let takes: Vec<draughts::Square> = pos
+        .captures()
+        .iter()
+        .flat_map(|c| c.captured().to_vec())
+        .collect();
+    let own: Vec<draughts::Square> = pos
+        .pieces()
+        .filter(|(s, p)| p.color != turn && !takes.contains(s))
+        .map(|(s, _)| s)
+        .collect();
+    (!own.is_empty()).then(|| own[h.rng.gen_range(0..own.len())])
+}
+
+/// The plain steps of the side to move that a compulsory capture forbids
+/// (`promoting`: steps that crown a man count too).
+fn dr_missed_steps(
+    pos: &draughts::Position,
+    promoting: bool,
+) -> Vec<(draughts::Square, draughts::Square, draughts::Piece)> {
+    let turn = pos.turn();
+    let mut steps = Vec::new();
+    for (from, p) in pos.pieces().filter(|(_, p)| p.color == turn) {
+        for (df, dr) in [(1, 1), (-1, 1), (1, -1), (-1, -1)] {
+            let Some(to) = from.step(df, dr) else {
+                continue;
+            };
+            let seen = PseudoMove {
+                from,
+                to,
+                removed: Vec::new(),
+                added: Vec::new(),
+            };
+            if pos.piece_at(to).is_none()
+                && (promoting || p.is_king() || to.rank() != turn.king_rank())
+                && matches!(classify(pos, &seen), DrClass::MissedCapture { .. })
+            {
+                steps.push((from, to, p));
+            }
+        }
+    }
+    steps
+}
+
+/// A plain step where a capture was compulsory, answered and never
+/// noticed: it stands, and random legal play goes on from it.
+fn dr_missed_capture_stands(at: &mut At<'_, draughts::Move, draughts::Position>) -> Option<Act> {
+    let (pos, k) = (at.pos, at.k);
+    let turn = pos.turn();
+    let steps = dr_missed_steps(&pos, false);
+    let ids = &at.ids;
+    let h = &mut at.h;
+    if steps.is_empty() {
+        return None;
+    }
+    let (from, to, p) = steps[h.rng.gen_range(0..steps.len())];
+    let man = boardcast::games::draughts::letter(p);
+    h.up(dsq(from));
+    h.wait(200, 600);
+    h.down(dsq(to), man);
+    // Nobody notices: the opponent replies from the position it
+    // made, and random legal play goes on.
+    let mut after = pos;
+    after.set(from, None);
+    after.set(to, Some(p));
+    after.set_turn(turn.opponent());
+    let mut ids: Vec<String> = ids[..k].to_vec();
+    ids.push(format!("{}-{}", from.number(), to.number()));
+    h.quiet = false;
+    let plies = h.rng.gen_range(4..12);
+    for _ in 0..plies {
+        let legal = after.legal_moves();
+        if legal.is_empty() {
+            break;
+        }
+        let m = legal[h.rng.gen_range(0..legal.len())].clone();
+        h.think();
+        play_draughts(h, &after, &m);
+        ids.push(m.id());
+        after.play(&m);
+    }
+    Some(Act::Stood(
+        Some(boardcast::games::GameColor::side(turn)),
+        ids,
+    ))
+}
+
+/// A plain step where a capture was compulsory, completed by the
+/// opponent's first touch, then put right.
+fn dr_missed_capture(at: &mut At<'_, draughts::Move, draughts::Position>) -> Option<Act> {
+    let pos = at.pos;
+    let steps = dr_missed_steps(&pos, true);
+    let h = &mut at.h;
+    if steps.is_empty() {
+        return None;
+    }
+    let (from, to, p) = steps[h.rng.gen_range(0..steps.len())];
+    let man = boardcast::games::draughts::letter(p);
+    let replier = dr_safe_replier(h, &pos)?;
+    h.up(dsq(from));
+    h.wait(200, 600);
+    h.down(dsq(to), man);
+    // The opponent begins to reply (which completes the move),
+    // notices, and the position is restored.
+    h.wait(1_000, 4_500);
+    h.up(dsq(replier));
+    h.wait(300, 900);
+    h.down(dsq(replier), dr_letter(&pos, replier));
+    h.wait(2_000, 5_000);
+    h.up(dsq(to));
+    h.wait(200, 600);
+    h.down(dsq(from), man);
+    Some(Act::PutRight(Some(boardcast::games::GameColor::side(
+        pos.turn(),
+    ))))
+}
+
+/// A multi-jump stopped after its first jump, completed by the opponent's
+/// first touch, then put right.
+fn dr_unfinished_jump(at: &mut At<'_, draughts::Move, draughts::Position>) -> Option<Act> {
+    let pos = at.pos;
+    let m = &at.moves[at.k];
+    let path = m.path();
+    let first = m.captured()[0];
+    let man = dr_letter(&pos, path[0]);
+    let victim = dr_letter(&pos, first);
+    let h = &mut at.h;
+    let replier = dr_safe_replier(h, &pos)?;
+    h.up(dsq(path[0]));
+    h.wait(150, 450);
+    h.down(dsq(path[1]), man);
+    h.wait(150, 400);
+    h.up(dsq(first));
+    h.wait(1_000, 4_500);
+    h.up(dsq(replier));
+    h.wait(300, 900);
+    h.down(dsq(replier), dr_letter(&pos, replier));
+    h.wait(2_000, 5_000);
+    h.up(dsq(path[1]));
+    h.wait(200, 600);
+    h.down(dsq(path[0]), man);
+    h.wait(200, 600);
+    h.down(dsq(first), victim);
+    Some(Act::PutRight(Some(boardcast::games::GameColor::side(
+        pos.turn(),
+    ))))
+}
+
+/// One piece of each side knocked off the board, set back a while later.
+fn dr_displaced(at: &mut At<'_, draughts::Move, draughts::Position>) -> Option<Act> {
+    let (pos, h) = (at.pos, &mut at.h);
+    let mut knocked = Vec::new();
+    for color in [draughts::Color::Black, draughts::Color::White] {
+        let c: Vec<draughts::Square> = pos
+            .pieces()
+            .filter(|(_, p)| p.color == color)
+            .map(|(s, _)| s)
+            .collect();
+        let s = c[h.rng.gen_range(0..c.len())];
+        h.up(dsq(s));
+        knocked.push((s, dr_letter(&pos, s)));
+        h.wait(50, 400);
+    }
+    h.wait(15_000, 40_000);
+    for (s, l) in knocked {
+        h.down(dsq(s), l);
+        h.wait(300, 1_500);
+    }
+    Some(Act::PutRight(None))
+}
+
+/// A piece of the side not to move pushed to a free neighbouring square,
+/// left there, set back.
+fn dr_pushed(at: &mut At<'_, draughts::Move, draughts::Position>) -> Option<Act> {
+    let (pos, h) = (at.pos, &mut at.h);
+    let turn = pos.turn();
+    let just = at.moves[at.k - 1].to();
+    let mut pushes = Vec::new();
+    for (from, _) in pos.pieces().filter(|(s, p)| p.color != turn && *s != just) {
+        for (df, dr) in [(1, 1), (-1, 1), (1, -1), (-1, -1)] {
+            if let Some(to) = from.step(df, dr)
+                && pos.piece_at(to).is_none()
+            {
+                pushes.push((from, to));
+            }
+        }
+    }
+    if pushes.is_empty() {
+        return None;
+    }
+    let (from, to) = pushes[h.rng.gen_range(0..pushes.len())];
+    let l = dr_letter(&pos, from);
+    h.up(dsq(from));
+    h.wait(40, 150);
+    h.down(dsq(to), l);
+    h.wait(10_000, 20_000);
+    h.up(dsq(to));
+    h.wait(100, 400);
+    h.down(dsq(from), l);
+    h.wait(500, 2_000);
+    Some(Act::PutRight(Some(boardcast::games::GameColor::side(
+        turn.opponent(),
+    ))))
+}
+
+/// The player to move lifts a piece that could move, puts it back, and
+/// moves another.
+fn dr_touch_move(at: &mut At<'_, draughts::Move, draughts::Position>) -> Option<Act> {
+    let (pos, h) = (at.pos, &mut at.h);
+    let turn = pos.turn();
+    let real = at.moves[at.k].from();
+    let legal = pos.legal_moves();
+    let movable: Vec<draughts::Square> = pos
+        .pieces()
+        .filter(|(s, p)| p.color == turn && *s != real && legal.iter().any(|m| m.from() == *s))
+        .map(|(s, _)| s)
+        .collect();
+    if movable.is_empty() {
+        return None;
+    }
+    let t = movable[h.rng.gen_range(0..movable.len())];
+    h.up(dsq(t));
+    h.wait(600, 2_000);
+    h.down(dsq(t), dr_letter(&pos, t));
+    h.wait(500, 2_000);
+    Some(Act::PutRight(Some(boardcast::games::GameColor::side(turn))))
+}
+
+/// One xiangqi fault's act at its ply (`None`: no place for it here).
+type XiangqiAct = fn(&mut At<'_, xiangqi::Move, xiangqi::Position>) -> Option<Act>;
+
+/// The act of every xiangqi fault after the first move.
+const XIANGQI_ACTS: [(OpenFaultKind, XiangqiAct); 6] = [
+    (OpenFaultKind::Movement, xq_illegal_move),
+    (OpenFaultKind::GeneralsFacing, xq_illegal_move),
+    (OpenFaultKind::SelfCheck, xq_illegal_move),
+    (OpenFaultKind::Displaced, xq_displaced),
+    (OpenFaultKind::Pushed, xq_pushed),
+    (OpenFaultKind::TouchMove, xq_touch_move),
+];
+
+/// The letter of the xiangqi piece on `s`.
+fn xq_letter(pos: &xiangqi::Position, s: xiangqi::Square) -> char {
+    pos.piece_at(s).expect("a piece").fen_char()
 }
 
 /// Builds a xiangqi fault case of `kind` over `moves` (legal from the
@@ -618,88 +716,18 @@ pub fn inject_xiangqi(
         positions.push(next);
     }
     let ids: Vec<String> = moves.iter().map(ToString::to_string).collect();
-    let start = positions[0].clone();
-    let mut h = xiangqi_hands(profile, seed, &start);
-    let n = moves.len();
-    let letter =
-        |pos: &xiangqi::Position, s: xiangqi::Square| pos.piece_at(s).expect("a piece").fen_char();
-    let g = OpenGame::Xiangqi;
+    let mut h = xiangqi_hands(profile, seed, &positions[0]);
     if kind == OpenFaultKind::WrongSetup {
-        let occupied: Vec<xiangqi::Square> = (0..90)
-            .filter_map(xiangqi::Square::from_index)
-            .filter(|s| {
-                start
-                    .piece_at(*s)
-                    .is_some_and(|p| p.kind != XqKind::General)
-            })
-            .collect();
-        let wrong = occupied[h.rng.gen_range(0..occupied.len())];
-        let piece = letter(&start, wrong);
-        let mut cells = h.cells_snapshot();
-        cells[g.index_of(xsq(wrong))] = None;
-        let moved_to = if h.rng.gen_bool(0.5) {
-            let free: Vec<xiangqi::Square> = [(1, 0), (-1, 0), (0, 1), (0, -1)]
-                .into_iter()
-                .filter_map(|(df, dr)| xiangqi::Square::new(wrong.file() + df, wrong.rank() + dr))
-                .filter(|s| start.piece_at(*s).is_none())
-                .collect();
-            (!free.is_empty()).then(|| free[h.rng.gen_range(0..free.len())])
-        } else {
-            None
-        };
-        if let Some(t) = moved_to {
-            cells[g.index_of(xsq(t))] = Some(piece);
-        }
-        let mut h = Hands::new(g, profile, seed, cells);
-        h.quiet = true;
-        h.hello();
-        h.wait(8_000, 20_000);
-        if let Some(t) = moved_to {
-            h.up(xsq(t));
-            h.wait(200, 700);
-        }
-        h.down(xsq(wrong), piece);
-        h.wait(500, 1_500);
-        h.quiet = false;
-        let mut pos = start;
-        for &mv in moves {
-            h.think();
-            play_xiangqi(&mut h, &pos, mv);
-            pos.play(mv).ok()?;
-        }
-        h.wait(2_000, 2_000);
-        return Some(OpenFaultCase {
-            kind,
-            session: h.session(),
-            side: None,
-            ids,
-            at_ply: 0,
-        });
+        return xq_wrong_setup(moves, h, profile, seed, ids);
     }
+    let n = moves.len();
     if n < 4 {
         return None;
     }
-    // The illegal moves of this kind open at each ply (to an empty point:
-    // a capture on a board without piece identity shows only its origin
-    // emptied, which reads as no move at all).
-    let illegal = |k: usize| -> Vec<xiangqi::Move> {
-        let pos = &positions[k];
-        irregular_moves(pos)
-            .into_iter()
-            .filter(|i| pos.piece_at(i.mv.to).is_none())
-            .filter(|i| match (kind, &i.classification) {
-                (OpenFaultKind::Movement, XqClass::Movement(_)) => true,
-                (OpenFaultKind::GeneralsFacing, XqClass::Exposed(Exposure::GeneralsFacing)) => true,
-                (OpenFaultKind::SelfCheck, XqClass::Exposed(e)) => *e != Exposure::GeneralsFacing,
-                _ => false,
-            })
-            .map(|i| i.mv)
-            .collect()
-    };
     let places: Vec<usize> = (1..n - 1)
         .filter(|&k| match kind {
             OpenFaultKind::Movement | OpenFaultKind::GeneralsFacing | OpenFaultKind::SelfCheck => {
-                !illegal(k).is_empty()
+                !xq_illegal(&positions[k], kind).is_empty()
             }
             _ => true,
         })
@@ -708,8 +736,7 @@ pub fn inject_xiangqi(
         return None;
     }
     let k = places[h.rng.gen_range(0..places.len())];
-    let pos = positions[k].clone();
-    let turn = pos.turn();
+    let (_, act) = XIANGQI_ACTS.iter().find(|(f, _)| *f == kind)?;
     h.hello();
     for (i, &mv) in moves[..k].iter().enumerate() {
         h.think();
@@ -717,105 +744,21 @@ pub fn inject_xiangqi(
     }
     h.quiet = true;
     h.think();
-    let mover = boardcast::games::GameColor::side(turn);
-    let other = boardcast::games::GameColor::side(turn.other());
-    let side = match kind {
-        OpenFaultKind::Movement | OpenFaultKind::GeneralsFacing | OpenFaultKind::SelfCheck => {
-            let list = illegal(k);
-            let m = list[h.rng.gen_range(0..list.len())];
-            let piece = letter(&pos, m.from);
-            let repliers: Vec<xiangqi::Square> = pos
-                .pieces(turn.other())
-                .map(|(s, _)| s)
-                .filter(|s| *s != m.to)
-                .collect();
-            let replier = repliers[h.rng.gen_range(0..repliers.len())];
-            h.up(xsq(m.from));
-            h.wait(200, 600);
-            h.down(xsq(m.to), piece);
-            h.wait(1_000, 4_500);
-            h.up(xsq(replier));
-            h.wait(300, 900);
-            h.down(xsq(replier), letter(&pos, replier));
-            h.wait(2_000, 5_000);
-            h.up(xsq(m.to));
-            h.wait(200, 600);
-            h.down(xsq(m.from), piece);
-            Some(mover)
-        }
-        OpenFaultKind::Displaced => {
-            let mut knocked = Vec::new();
-            for side in [xiangqi::Side::Red, xiangqi::Side::Black] {
-                let c: Vec<xiangqi::Square> = pos
-                    .pieces(side)
-                    .filter(|(_, p)| p.kind != XqKind::General)
-                    .map(|(s, _)| s)
-                    .collect();
-                if c.is_empty() {
-                    return None;
-                }
-                let s = c[h.rng.gen_range(0..c.len())];
-                h.up(xsq(s));
-                knocked.push((s, letter(&pos, s)));
-                h.wait(50, 400);
-            }
-            h.wait(15_000, 40_000);
-            for (s, l) in knocked {
-                h.down(xsq(s), l);
-                h.wait(300, 1_500);
-            }
-            None
-        }
-        OpenFaultKind::Pushed => {
-            let just = moves[k - 1].to;
-            let mut pushes = Vec::new();
-            for (from, p) in pos.pieces(turn.other()) {
-                if from == just || p.kind == XqKind::General {
-                    continue;
-                }
-                for (df, dr) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
-                    if let Some(to) = xiangqi::Square::new(from.file() + df, from.rank() + dr)
-                        && pos.piece_at(to).is_none()
-                    {
-                        pushes.push((from, to));
-                    }
-                }
-            }
-            if pushes.is_empty() {
-                return None;
-            }
-            let (from, to) = pushes[h.rng.gen_range(0..pushes.len())];
-            let l = letter(&pos, from);
-            h.up(xsq(from));
-            h.wait(40, 150);
-            h.down(xsq(to), l);
-            h.wait(10_000, 20_000);
-            h.up(xsq(to));
-            h.wait(100, 400);
-            h.down(xsq(from), l);
-            h.wait(500, 2_000);
-            Some(other)
-        }
-        OpenFaultKind::TouchMove => {
-            let real = moves[k].from;
-            let legal = pos.legal_moves();
-            let movable: Vec<xiangqi::Square> = pos
-                .pieces(turn)
-                .map(|(s, _)| s)
-                .filter(|s| *s != real && legal.iter().any(|m| m.from == *s))
-                .collect();
-            if movable.is_empty() {
-                return None;
-            }
-            let t = movable[h.rng.gen_range(0..movable.len())];
-            h.up(xsq(t));
-            h.wait(600, 2_000);
-            h.down(xsq(t), letter(&pos, t));
-            h.wait(500, 2_000);
-            Some(mover)
-        }
-        _ => return None,
+    let pos = positions[k].clone();
+    let mut at = At {
+        moves,
+        kind,
+        h,
+        pos,
+        k,
+        ids,
     };
+    let Act::PutRight(side) = act(&mut at)? else {
+        unreachable!("every xiangqi fault is put right")
+    };
+    let At {
+        mut h, ids, pos, ..
+    } = at;
     h.quiet = false;
     let mut p = pos;
     for &mv in &moves[k..] {
@@ -831,4 +774,203 @@ pub fn inject_xiangqi(
         ids,
         at_ply: k,
     })
+}
+
+/// The xiangqi start position set up wrongly (a piece missing, or on a
+/// free neighbouring point), corrected before the first move.
+fn xq_wrong_setup(
+    moves: &[xiangqi::Move],
+    mut h: Hands,
+    profile: OpenProfile,
+    seed: u64,
+    ids: Vec<String>,
+) -> Option<OpenFaultCase> {
+    let g = OpenGame::Xiangqi;
+    let start = xiangqi::Position::start();
+    let occupied: Vec<xiangqi::Square> = (0..90)
+        .filter_map(xiangqi::Square::from_index)
+        .filter(|s| {
+            start
+                .piece_at(*s)
+                .is_some_and(|p| p.kind != XqKind::General)
+        })
+        .collect();
+    let wrong = occupied[h.rng.gen_range(0..occupied.len())];
+    let piece = xq_letter(&start, wrong);
+    let mut cells = h.cells_snapshot();
+    cells[g.index_of(xsq(wrong))] = None;
+    let moved_to = if h.rng.gen_bool(0.5) {
+        let free: Vec<xiangqi::Square> = [(1, 0), (-1, 0), (0, 1), (0, -1)]
+            .into_iter()
+            .filter_map(|(df, dr)| xiangqi::Square::new(wrong.file() + df, wrong.rank() + dr))
+            .filter(|s| start.piece_at(*s).is_none())
+            .collect();
+        (!free.is_empty()).then(|| free[h.rng.gen_range(0..free.len())])
+    } else {
+        None
+    };
+    if let Some(t) = moved_to {
+        cells[g.index_of(xsq(t))] = Some(piece);
+    }
+    let mut h = Hands::new(g, profile, seed, cells);
+    h.quiet = true;
+    h.hello();
+    h.wait(8_000, 20_000);
+    if let Some(t) = moved_to {
+        h.up(xsq(t));
+        h.wait(200, 700);
+    }
+    h.down(xsq(wrong), piece);
+    h.wait(500, 1_500);
+    h.quiet = false;
+    let mut pos = start;
+    for &mv in moves {
+        h.think();
+        play_xiangqi(&mut h, &pos, mv);
+        pos.play(mv).ok()?;
+    }
+    h.wait(2_000, 2_000);
+    Some(OpenFaultCase {
+        kind: OpenFaultKind::WrongSetup,
+        session: h.session(),
+        side: None,
+        ids,
+        at_ply: 0,
+    })
+}
+
+/// The illegal moves of fault `kind` open at `pos` (to an empty point: a
+/// capture on a board without piece identity shows only its origin
+/// emptied, which reads as no move at all).
+fn xq_illegal(pos: &xiangqi::Position, kind: OpenFaultKind) -> Vec<xiangqi::Move> {
+    irregular_moves(pos)
+        .into_iter()
+        .filter(|i| pos.piece_at(i.mv.to).is_none())
+        .filter(|i| match (kind, &i.classification) {
+            (OpenFaultKind::Movement, XqClass::Movement(_)) => true,
+            (OpenFaultKind::GeneralsFacing, XqClass::Exposed(Exposure::GeneralsFacing)) => true,
+            (OpenFaultKind::SelfCheck, XqClass::Exposed(e)) => *e != Exposure::GeneralsFacing,
+            _ => false,
+        })
+        .map(|i| i.mv)
+        .collect()
+}
+
+/// An illegal move of the at's kind, completed by the opponent's first
+/// touch, then put right.
+fn xq_illegal_move(at: &mut At<'_, xiangqi::Move, xiangqi::Position>) -> Option<Act> {
+    let At { kind, h, pos, .. } = at;
+    let turn = pos.turn();
+    let list = xq_illegal(pos, *kind);
+    let m = list[h.rng.gen_range(0..list.len())];
+    let piece = xq_letter(pos, m.from);
+    let repliers: Vec<xiangqi::Square> = pos
+        .pieces(turn.other())
+        .map(|(s, _)| s)
+        .filter(|s| *s != m.to)
+        .collect();
+    let replier = repliers[h.rng.gen_range(0..repliers.len())];
+    h.up(xsq(m.from));
+    h.wait(200, 600);
+    h.down(xsq(m.to), piece);
+    h.wait(1_000, 4_500);
+    h.up(xsq(replier));
+    h.wait(300, 900);
+    h.down(xsq(replier), xq_letter(pos, replier));
+    h.wait(2_000, 5_000);
+    h.up(xsq(m.to));
+    h.wait(200, 600);
+    h.down(xsq(m.from), piece);
+    Some(Act::PutRight(Some(boardcast::games::GameColor::side(turn))))
+}
+
+/// One piece of each side (not a general) knocked off the board, set back
+/// a while later.
+fn xq_displaced(at: &mut At<'_, xiangqi::Move, xiangqi::Position>) -> Option<Act> {
+    let At { h, pos, .. } = at;
+    let mut knocked = Vec::new();
+    for side in [xiangqi::Side::Red, xiangqi::Side::Black] {
+        let c: Vec<xiangqi::Square> = pos
+            .pieces(side)
+            .filter(|(_, p)| p.kind != XqKind::General)
+            .map(|(s, _)| s)
+            .collect();
+        if c.is_empty() {
+            return None;
+        }
+        let s = c[h.rng.gen_range(0..c.len())];
+        h.up(xsq(s));
+        knocked.push((s, xq_letter(pos, s)));
+        h.wait(50, 400);
+    }
+    h.wait(15_000, 40_000);
+    for (s, l) in knocked {
+        h.down(xsq(s), l);
+        h.wait(300, 1_500);
+    }
+    Some(Act::PutRight(None))
+}
+
+/// A piece of the side not to move (not the general) pushed to a free
+/// neighbouring point, left there, set back.
+fn xq_pushed(at: &mut At<'_, xiangqi::Move, xiangqi::Position>) -> Option<Act> {
+    let At {
+        h, pos, moves, k, ..
+    } = at;
+    let turn = pos.turn();
+    let just = moves[*k - 1].to;
+    let mut pushes = Vec::new();
+    for (from, p) in pos.pieces(turn.other()) {
+        if from == just || p.kind == XqKind::General {
+            continue;
+        }
+        for (df, dr) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+            if let Some(to) = xiangqi::Square::new(from.file() + df, from.rank() + dr)
+                && pos.piece_at(to).is_none()
+            {
+                pushes.push((from, to));
+            }
+        }
+    }
+    if pushes.is_empty() {
+        return None;
+    }
+    let (from, to) = pushes[h.rng.gen_range(0..pushes.len())];
+    let l = xq_letter(pos, from);
+    h.up(xsq(from));
+    h.wait(40, 150);
+    h.down(xsq(to), l);
+    h.wait(10_000, 20_000);
+    h.up(xsq(to));
+    h.wait(100, 400);
+    h.down(xsq(from), l);
+    h.wait(500, 2_000);
+    Some(Act::PutRight(Some(boardcast::games::GameColor::side(
+        turn.other(),
+    ))))
+}
+
+/// The player to move lifts a piece that could move, puts it back, and
+/// moves another.
+fn xq_touch_move(at: &mut At<'_, xiangqi::Move, xiangqi::Position>) -> Option<Act> {
+    let At {
+        h, pos, moves, k, ..
+    } = at;
+    let turn = pos.turn();
+    let real = moves[*k].from;
+    let legal = pos.legal_moves();
+    let movable: Vec<xiangqi::Square> = pos
+        .pieces(turn)
+        .map(|(s, _)| s)
+        .filter(|s| *s != real && legal.iter().any(|m| m.from == *s))
+        .collect();
+    if movable.is_empty() {
+        return None;
+    }
+    let t = movable[h.rng.gen_range(0..movable.len())];
+    h.up(xsq(t));
+    h.wait(600, 2_000);
+    h.down(xsq(t), xq_letter(pos, t));
+    h.wait(500, 2_000);
+    Some(Act::PutRight(Some(boardcast::games::GameColor::side(turn))))
 }
