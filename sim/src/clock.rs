@@ -63,23 +63,7 @@ pub struct ClockTruth {
 /// Plies after a flag are still played on the board but never pressed.
 pub fn add_clock(session: &mut Session, setup: &ClockSetup, first: Side, seed: u64) -> ClockTruth {
     let mut rng = SmallRng::seed_from_u64(seed ^ 0xc10c);
-    let plies: Vec<Millis> = session
-        .truth
-        .iter()
-        .map(|t| match t {
-            Truth::Ply { at, .. } => *at,
-            Truth::Takeback { .. } => {
-                panic!("the clock simulation needs a session without takebacks")
-            }
-        })
-        .collect();
-    let face = |side: Side| {
-        if side == Side::White {
-            setup.white_face
-        } else {
-            setup.white_face.other()
-        }
-    };
+    let plies = ply_times(session);
     let initial = setup.tc.initial_seconds() * 1000;
     // Milliseconds left per side (White, Black), the running side, moves made.
     let mut left = [initial as i64; 2];
@@ -90,19 +74,7 @@ pub fn add_clock(session: &mut Session, setup: &ClockSetup, first: Side, seed: u
     let mut truth = ClockTruth::default();
     let mut signals = Vec::new();
     let reading = |left: &[i64; 2], running: Option<Side>, flag: Option<Side>| {
-        let secs = |s: Side| (left[s as usize].max(0) as u64).div_ceil(1000) as u32;
-        let (l, r) = if setup.white_face == Face::Left {
-            (secs(Side::White), secs(Side::Black))
-        } else {
-            (secs(Side::Black), secs(Side::White))
-        };
-        Reading {
-            left: l,
-            right: r,
-            running: running.map(face),
-            flag: flag.map(face),
-            battery_low: false,
-        }
+        clock_reading(setup, left, running, flag)
     };
     signals.push((start, Signal::Times(reading(&left, Some(running), None))));
     let mut ply_iter = plies.iter().peekable();
@@ -130,17 +102,7 @@ pub fn add_clock(session: &mut Session, setup: &ClockSetup, first: Side, seed: u
         now = event_at;
         if Some(event_at) == next_press {
             moves[i] += 1;
-            let mut added = 0;
-            if let boardcast::clock::Increment::Fischer(s) = setup.tc.increment {
-                added += s;
-            }
-            if setup.adds_periods {
-                added += setup
-                    .tc
-                    .added_after(moves[i])
-                    .saturating_sub(setup.tc.increment_seconds());
-            }
-            left[i] += i64::from(added) * 1000;
+            left[i] += i64::from(seconds_added(setup, moves[i])) * 1000;
             truth
                 .presses
                 .push((now, (left[i].max(0) as u64).div_ceil(1000) as u32));
@@ -163,6 +125,66 @@ pub fn add_clock(session: &mut Session, setup: &ClockSetup, first: Side, seed: u
     signals.sort_by_key(|(t, _)| *t);
     session.clock = signals;
     truth
+}
+
+/// When each ply of a session without takebacks was completed.
+fn ply_times(session: &Session) -> Vec<Millis> {
+    session
+        .truth
+        .iter()
+        .map(|t| match t {
+            Truth::Ply { at, .. } => *at,
+            Truth::Takeback { .. } => {
+                panic!("the clock simulation needs a session without takebacks")
+            }
+        })
+        .collect()
+}
+
+/// The seconds a press adds to the presser's clock after its `moves`-th
+/// move: the Fischer increment, and a new period's time when the clock
+/// adds periods.
+fn seconds_added(setup: &ClockSetup, moves: u32) -> u32 {
+    let mut added = 0;
+    if let boardcast::clock::Increment::Fischer(s) = setup.tc.increment {
+        added += s;
+    }
+    if setup.adds_periods {
+        added += setup
+            .tc
+            .added_after(moves)
+            .saturating_sub(setup.tc.increment_seconds());
+    }
+    added
+}
+
+/// What the clock shows with `left` milliseconds per side (White, Black).
+fn clock_reading(
+    setup: &ClockSetup,
+    left: &[i64; 2],
+    running: Option<Side>,
+    flag: Option<Side>,
+) -> Reading {
+    let face = |side: Side| {
+        if side == Side::White {
+            setup.white_face
+        } else {
+            setup.white_face.other()
+        }
+    };
+    let secs = |s: Side| (left[s as usize].max(0) as u64).div_ceil(1000) as u32;
+    let (l, r) = if setup.white_face == Face::Left {
+        (secs(Side::White), secs(Side::Black))
+    } else {
+        (secs(Side::Black), secs(Side::White))
+    };
+    Reading {
+        left: l,
+        right: r,
+        running: running.map(face),
+        flag: flag.map(face),
+        battery_low: false,
+    }
 }
 
 /// A board with no clock connected: the board says so once a second.

@@ -60,106 +60,124 @@ fn capture(session: &Session, protocol: Protocol, pieces: bool) -> String {
         meta: Vec::new(),
     };
     let mut w = Writer::new(Vec::new(), &header).expect("writing to memory");
-    let mut cells = *session.initial;
-    let rotated = session.rotated;
     let mut write = |t: u64, bytes: &[u8]| {
         w.write_chunk(t, Direction::FromBoard, bytes)
             .expect("writing to memory");
     };
     match protocol {
-        Protocol::Millennium => {
-            let report = |cells: &[Cell; 64]| {
-                Reply::Status(StatusReport::from_snapshot(
-                    &snapshot(cells, rotated),
-                    Orientation::Documented,
-                ))
-                .to_bytes()
-            };
-            write(0, &Reply::Version { major: 1, minor: 3 }.to_bytes());
-            write(20, &report(&cells));
-            for (t, reading) in &session.readings {
-                match reading {
-                    Reading::Square(sq, cell) => cells[*sq as usize] = *cell,
-                    Reading::Dump(all) => cells = **all,
-                }
-                write((*t).max(20), &report(&cells));
-            }
-        }
-        Protocol::Open => {
-            let hello = Line::Hello(Hello {
-                game: Game::Chess,
-                geometry: Geometry::CHESS,
-                id: Some("sim-1".into()),
-                pieces: Some(pieces),
-                name: Some("simulated".into()),
-                extra: Vec::new(),
-            });
-            write(0, hello.encode(Game::Chess).as_bytes());
-            let board = |cells: &[Cell; 64]| {
-                let mut snap = snapshot(cells, rotated);
-                if !pieces {
-                    for sq in Square::ALL {
-                        let at = physical(sq, rotated);
-                        if matches!(snap.get(at), Some(Content::Piece(_))) {
-                            snap.set(at, Content::Occupied);
-                        }
-                    }
-                }
-                Line::Board(snap)
-            };
-            write(20, board(&cells).encode(Game::Chess).as_bytes());
-            for (t, reading) in &session.readings {
-                let line = match reading {
-                    Reading::Square(sq, cell) => {
-                        cells[*sq as usize] = *cell;
-                        let square = physical(*sq, rotated);
-                        match content(*cell) {
-                            Content::Piece(p) => Line::Down {
-                                square,
-                                piece: pieces.then_some(p),
-                            },
-                            _ => Line::Up(square),
-                        }
-                    }
-                    Reading::Dump(all) => {
-                        cells = **all;
-                        board(&cells)
-                    }
-                };
-                write((*t).max(20), line.encode(Game::Chess).as_bytes());
-            }
-        }
-        Protocol::Certabo => {
-            let mut cards = Cards::new(&cells);
-            // Calibration as Certabo's software asks for it: the start
-            // position with a spare queen of each colour on d3 and d6,
-            // then the spares taken off.
-            write(0, &cards.frame(rotated, true));
-            write(20, &cards.frame(rotated, false));
-            for (t, reading) in &session.readings {
-                match reading {
-                    Reading::Square(sq, cell) => {
-                        cards.set(*sq, cells[*sq as usize], *cell);
-                        cells[*sq as usize] = *cell;
-                    }
-                    Reading::Dump(all) => {
-                        for sq in Square::ALL {
-                            if cells[sq as usize] != all[sq as usize] {
-                                cards.set(sq, cells[sq as usize], all[sq as usize]);
-                            }
-                        }
-                        cells = **all;
-                    }
-                }
-                write((*t).max(20), &cards.frame(rotated, false));
-            }
-        }
+        Protocol::Millennium => millennium_chunks(session, &mut write),
+        Protocol::Open => open_chunks(session, pieces, &mut write),
+        Protocol::Certabo => certabo_chunks(session, &mut write),
         Protocol::Dgt | Protocol::DgtBus => {
             unreachable!("DGT captures come from sim::dgt (bus lines from sim::bus)")
         }
     }
     w.flush().expect("writing to memory");
     String::from_utf8(w.into_inner()).expect("captures are ASCII")
+}
+
+/// A capture's chunks from the board, by time.
+type Chunks<'a> = dyn FnMut(u64, &[u8]) + 'a;
+
+/// A session as a Millennium board sends it: a status report per change.
+fn millennium_chunks(session: &Session, write: &mut Chunks<'_>) {
+    let mut cells = *session.initial;
+    let rotated = session.rotated;
+    let report = |cells: &[Cell; 64]| {
+        Reply::Status(StatusReport::from_snapshot(
+            &snapshot(cells, rotated),
+            Orientation::Documented,
+        ))
+        .to_bytes()
+    };
+    write(0, &Reply::Version { major: 1, minor: 3 }.to_bytes());
+    write(20, &report(&cells));
+    for (t, reading) in &session.readings {
+        match reading {
+            Reading::Square(sq, cell) => cells[*sq as usize] = *cell,
+            Reading::Dump(all) => cells = **all,
+        }
+        write((*t).max(20), &report(&cells));
+    }
+}
+
+/// A session as an open-protocol chess board sends it (`pieces`: with
+/// piece identity).
+fn open_chunks(session: &Session, pieces: bool, write: &mut Chunks<'_>) {
+    let mut cells = *session.initial;
+    let rotated = session.rotated;
+    let hello = Line::Hello(Hello {
+        game: Game::Chess,
+        geometry: Geometry::CHESS,
+        id: Some("sim-1".into()),
+        pieces: Some(pieces),
+        name: Some("simulated".into()),
+        extra: Vec::new(),
+    });
+    write(0, hello.encode(Game::Chess).as_bytes());
+    let board = |cells: &[Cell; 64]| {
+        let mut snap = snapshot(cells, rotated);
+        if !pieces {
+            for sq in Square::ALL {
+                let at = physical(sq, rotated);
+                if matches!(snap.get(at), Some(Content::Piece(_))) {
+                    snap.set(at, Content::Occupied);
+                }
+            }
+        }
+        Line::Board(snap)
+    };
+    write(20, board(&cells).encode(Game::Chess).as_bytes());
+    for (t, reading) in &session.readings {
+        let line = match reading {
+            Reading::Square(sq, cell) => {
+                cells[*sq as usize] = *cell;
+                let square = physical(*sq, rotated);
+                match content(*cell) {
+                    Content::Piece(p) => Line::Down {
+                        square,
+                        piece: pieces.then_some(p),
+                    },
+                    _ => Line::Up(square),
+                }
+            }
+            Reading::Dump(all) => {
+                cells = **all;
+                board(&cells)
+            }
+        };
+        write((*t).max(20), line.encode(Game::Chess).as_bytes());
+    }
+}
+
+/// A session as a Certabo board sends it: calibration, then a frame of
+/// card numbers per change.
+fn certabo_chunks(session: &Session, write: &mut Chunks<'_>) {
+    let mut cells = *session.initial;
+    let rotated = session.rotated;
+    let mut cards = Cards::new(&cells);
+    // Calibration as Certabo's software asks for it: the start
+    // position with a spare queen of each colour on d3 and d6,
+    // then the spares taken off.
+    write(0, &cards.frame(rotated, true));
+    write(20, &cards.frame(rotated, false));
+    for (t, reading) in &session.readings {
+        match reading {
+            Reading::Square(sq, cell) => {
+                cards.set(*sq, cells[*sq as usize], *cell);
+                cells[*sq as usize] = *cell;
+            }
+            Reading::Dump(all) => {
+                for sq in Square::ALL {
+                    if cells[sq as usize] != all[sq as usize] {
+                        cards.set(sq, cells[sq as usize], all[sq as usize]);
+                    }
+                }
+                cells = **all;
+            }
+        }
+        write((*t).max(20), &cards.frame(rotated, false));
+    }
 }
 
 /// The RFID cards of a simulated Certabo board: one card per piece, that

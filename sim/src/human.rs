@@ -108,48 +108,10 @@ impl Profile for Human {
     fn play(&mut self, table: &mut Table, pos: &Position, m: boardcast::games::chess::Move) {
         let p = parts(pos, m);
         if table.rng().gen_bool(self.touch) {
-            // Touch a different piece that could move, put it back.
-            let movable: Vec<Square> = pos
-                .legal_moves()
-                .map(|m| m.from())
-                .filter(|&s| s != p.from)
-                .collect();
-            if !movable.is_empty() {
-                let sq = movable[table.rng().gen_range(0..movable.len())];
-                let cell = table.lift(sq);
-                table.pause(300, 2_000);
-                table.set(sq, cell);
-                table.pause(200, 1_500);
-            }
+            touch_another(table, pos, p.from);
         }
         if let Some((rook_from, rook_to)) = p.rook {
-            let rook = Piece {
-                color: p.piece.color,
-                role: Role::Rook,
-            };
-            let overlap = p.to == rook_from || rook_to == p.from || p.from == p.to;
-            let r: f64 = table.rng().r#gen();
-            if r < 0.6 || overlap && r < 0.85 {
-                castle_king_first(table, &p, rook_from, rook_to);
-            } else if r < 0.85 {
-                // Rook first (against Law 4.4b, but common).
-                table.lift(rook_from);
-                reach(table);
-                table.put(rook_to, rook);
-                table.pause(150, 600);
-                table.lift(p.from);
-                reach(table);
-                table.put(p.to, p.piece);
-            } else {
-                // Two hands at once.
-                table.lift(p.from);
-                table.pause(10, 120);
-                table.lift(rook_from);
-                table.pause(150, 400);
-                table.put(p.to, p.piece);
-                table.pause(10, 150);
-                table.put(rook_to, rook);
-            }
+            castle(table, &p, rook_from, rook_to);
             return;
         }
         let victim_first = table.rng().gen_bool(0.5);
@@ -240,6 +202,54 @@ impl Profile for Human {
         }
         table.pause(2_000, 6_000);
         Some(ply - back)
+    }
+}
+
+/// Touches a piece that could move, other than the one on `from`, and puts
+/// it back.
+fn touch_another(table: &mut Table, pos: &Position, from: Square) {
+    let movable: Vec<Square> = pos
+        .legal_moves()
+        .map(|m| m.from())
+        .filter(|&s| s != from)
+        .collect();
+    if !movable.is_empty() {
+        let sq = movable[table.rng().gen_range(0..movable.len())];
+        let cell = table.lift(sq);
+        table.pause(300, 2_000);
+        table.set(sq, cell);
+        table.pause(200, 1_500);
+    }
+}
+
+/// Castles: king first mostly, else rook first, else both hands at once.
+fn castle(table: &mut Table, p: &super::Parts, rook_from: Square, rook_to: Square) {
+    let rook = Piece {
+        color: p.piece.color,
+        role: Role::Rook,
+    };
+    let overlap = p.to == rook_from || rook_to == p.from || p.from == p.to;
+    let r: f64 = table.rng().r#gen();
+    if r < 0.6 || overlap && r < 0.85 {
+        castle_king_first(table, p, rook_from, rook_to);
+    } else if r < 0.85 {
+        // Rook first (against Law 4.4b, but common).
+        table.lift(rook_from);
+        reach(table);
+        table.put(rook_to, rook);
+        table.pause(150, 600);
+        table.lift(p.from);
+        reach(table);
+        table.put(p.to, p.piece);
+    } else {
+        // Two hands at once.
+        table.lift(p.from);
+        table.pause(10, 120);
+        table.lift(rook_from);
+        table.pause(150, 400);
+        table.put(p.to, p.piece);
+        table.pause(10, 150);
+        table.put(rook_to, rook);
     }
 }
 

@@ -677,75 +677,8 @@ async fn play(
         for (wall, step) in schedule(&session, opts.pace) {
             tokio::time::sleep_until(start + Duration::from_millis(wall)).await;
             let mut s = lock(&shared);
-            let rotated = s.rotated;
             match step {
-                Step::Reading(i, reading) => {
-                    let was = s.cells;
-                    match reading {
-                        Reading::Square(sq, cell) => {
-                            s.cells[*sq as usize] = *cell;
-                            s.memory.push(memory_record(*sq, *cell, rotated));
-                        }
-                        Reading::Dump(cells) => {
-                            for sq in boardcast::games::chess::Square::ALL {
-                                if s.cells[sq as usize] != cells[sq as usize] {
-                                    s.memory
-                                        .push(memory_record(sq, cells[sq as usize], rotated));
-                                }
-                            }
-                            s.cells = **cells;
-                        }
-                    }
-                    // A Certabo board's cards travel with the pieces.
-                    let now = s.cells;
-                    if let Some(cards) = &mut s.cards {
-                        for sq in boardcast::games::chess::Square::ALL {
-                            if was[sq as usize] != now[sq as usize] {
-                                cards.set(sq, was[sq as usize], now[sq as usize]);
-                            }
-                        }
-                    }
-                    if number == 0 {
-                        s.applied = i + 1;
-                    }
-                    let garbage = s.garbage_every.is_some_and(|n| (i + 1) % n == 0);
-                    let mut wrote = false;
-                    if let Some(p) = &s.plugged
-                        && p.updates
-                    {
-                        match (s.protocol, reading) {
-                            (_, Reading::Dump(_)) => {}
-                            (Protocol::Dgt, _) => {
-                                write_all(&p.master, &reading_message(reading, rotated).to_bytes())
-                            }
-                            (Protocol::Certabo, _) => {
-                                if let Some(cards) = &s.cards {
-                                    write_all(&p.master, &cards.frame(rotated, false));
-                                }
-                            }
-                            (protocol, Reading::Square(sq, _)) => write_all(
-                                &p.master,
-                                &super::family::update_bytes(protocol, *sq, &s.cells, rotated),
-                            ),
-                        }
-                        if garbage {
-                            // Noise without a top bit, a frame of an unknown
-                            // id, a field update cut short by a new header,
-                            // a bad length.
-                            write_all(
-                                &p.master,
-                                &[
-                                    0x00, 0x13, 0x7f, 0xfe, 0x01, 0x02, 0x8e, 0x00, 0x05, 0x8e,
-                                    0x7f, 0x7f,
-                                ],
-                            );
-                        }
-                        wrote = true;
-                    }
-                    if wrote && number == 0 {
-                        s.written[i] = Some(Instant::now());
-                    }
-                }
+                Step::Reading(i, reading) => apply_reading(&mut s, i, reading, number),
                 Step::Clock(signal) => {
                     if let Some(p) = &s.plugged
                         && p.updates
@@ -766,6 +699,76 @@ async fn play(
         lock(&shared).rotated = session.rotated;
         number += 1;
         start = Instant::now();
+    }
+}
+
+/// Applies reading `i` of session `number` to the board and sends what
+/// the board sends for it (with garbage now and then, if asked for).
+fn apply_reading(s: &mut Shared, i: usize, reading: &Reading, number: usize) {
+    let rotated = s.rotated;
+    let was = s.cells;
+    match reading {
+        Reading::Square(sq, cell) => {
+            s.cells[*sq as usize] = *cell;
+            s.memory.push(memory_record(*sq, *cell, rotated));
+        }
+        Reading::Dump(cells) => {
+            for sq in boardcast::games::chess::Square::ALL {
+                if s.cells[sq as usize] != cells[sq as usize] {
+                    s.memory
+                        .push(memory_record(sq, cells[sq as usize], rotated));
+                }
+            }
+            s.cells = **cells;
+        }
+    }
+    // A Certabo board's cards travel with the pieces.
+    let now = s.cells;
+    if let Some(cards) = &mut s.cards {
+        for sq in boardcast::games::chess::Square::ALL {
+            if was[sq as usize] != now[sq as usize] {
+                cards.set(sq, was[sq as usize], now[sq as usize]);
+            }
+        }
+    }
+    if number == 0 {
+        s.applied = i + 1;
+    }
+    let garbage = s.garbage_every.is_some_and(|n| (i + 1) % n == 0);
+    let mut wrote = false;
+    if let Some(p) = &s.plugged
+        && p.updates
+    {
+        match (s.protocol, reading) {
+            (_, Reading::Dump(_)) => {}
+            (Protocol::Dgt, _) => {
+                write_all(&p.master, &reading_message(reading, rotated).to_bytes())
+            }
+            (Protocol::Certabo, _) => {
+                if let Some(cards) = &s.cards {
+                    write_all(&p.master, &cards.frame(rotated, false));
+                }
+            }
+            (protocol, Reading::Square(sq, _)) => write_all(
+                &p.master,
+                &super::family::update_bytes(protocol, *sq, &s.cells, rotated),
+            ),
+        }
+        if garbage {
+            // Noise without a top bit, a frame of an unknown
+            // id, a field update cut short by a new header,
+            // a bad length.
+            write_all(
+                &p.master,
+                &[
+                    0x00, 0x13, 0x7f, 0xfe, 0x01, 0x02, 0x8e, 0x00, 0x05, 0x8e, 0x7f, 0x7f,
+                ],
+            );
+        }
+        wrote = true;
+    }
+    if wrote && number == 0 {
+        s.written[i] = Some(Instant::now());
     }
 }
 
