@@ -734,7 +734,7 @@ fn apply_reading(s: &mut Shared, i: usize, reading: &Reading, number: usize) {
     if number == 0 {
         s.applied = i + 1;
     }
-    let garbage = s.garbage_every.is_some_and(|n| (i + 1) % n == 0);
+    let garbage = s.garbage_every.is_some_and(|n| (i + 1).is_multiple_of(n));
     let mut wrote = false;
     if let Some(p) = &s.plugged
         && p.updates
