@@ -145,8 +145,7 @@ fn the_committed_sample_capture_replays_to_its_game() {
     if !crate::util::require(&[crate::util::Tool::Python("chess")]) {
         return;
     }
-    let capture =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/captures/sample.capture");
+    let capture = std::path::Path::new(crate::ROOT).join("tests/captures/sample.capture");
     let output = boardcast().arg("replay").arg(&capture).output().unwrap();
     assert!(output.status.success());
     let pgn = String::from_utf8(output.stdout).unwrap();
