@@ -17,7 +17,7 @@ use std::path::Path;
 
 use boardcast::board::Config;
 use boardcast::replay::replay_reader;
-use boardcast::sim::{self, faults};
+use boardcast_sim::{self as sim, faults};
 
 fn main() {
     let cases: usize = std::env::var("BENCH_CASES")

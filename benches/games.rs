@@ -10,7 +10,7 @@
 //!    alerts (must be 0: an alert is an accusation).
 //!    Draughts also on an 8x8 vendor board sensing occupancy only (a
 //!    Certabo board in occupancy mode, Tabutronic frames).
-//! 2. Each fault kind (`boardcast::sim::open_faults`) injected into games
+//! 2. Each fault kind (`boardcast_sim::open_faults`) injected into games
 //!    of the corpus under human handling, alternating boards with and
 //!    without piece identity: recall (the expected alert raised, its
 //!    message saying what was wrong), its side, the record exact after the
@@ -31,14 +31,14 @@ use std::path::{Path, PathBuf};
 use boardcast::board::Config;
 use boardcast::event::EventKind;
 use boardcast::replay::open::{OpenReplay, replay_open_text};
-use boardcast::sim::open::{
+use boardcast_games::draughts;
+use boardcast_sim::open::{
     OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts,
     simulate_xiangqi, tabutronic_capture_text,
 };
-use boardcast::sim::open_faults::{
+use boardcast_sim::open_faults::{
     self, OpenFaultCase, OpenFaultKind, record_ids, standing_errors, touch_alerts,
 };
-use boardcast_games::draughts;
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

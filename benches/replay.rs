@@ -29,8 +29,8 @@ use std::time::Instant;
 
 use boardcast::board::Config;
 use boardcast::replay::replay_reader;
-use boardcast::sim::check::compare;
-use boardcast::sim::{self, Clean, Human, Profile, SourceGame};
+use boardcast_sim::check::compare;
+use boardcast_sim::{self as sim, Clean, Human, Profile, SourceGame};
 use common::{env_or, percentile};
 
 fn load(name: &str) -> Vec<SourceGame> {
@@ -153,7 +153,7 @@ fn run(label: &str, games: &[SourceGame], make: &dyn Fn() -> Box<dyn Profile>, s
 fn with_clock(games: &[SourceGame]) {
     use boardcast::clock::TimeControl;
     use boardcast::event::{EventKind, Side};
-    use boardcast::sim::clock::{ClockSetup, add_clock};
+    use boardcast_sim::clock::{ClockSetup, add_clock};
     let setup = ClockSetup::new(TimeControl::parse("5400+30").unwrap());
     let (mut from_reading, mut from_press) = (Vec::new(), Vec::new());
     let (mut moves, mut exact) = (0usize, 0usize);
@@ -219,7 +219,7 @@ fn knocks(games: &[SourceGame], seeds: &[u64]) {
     let only: Option<Vec<usize>> = std::env::var("BENCH_GAMES")
         .ok()
         .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect());
-    use boardcast::sim::faults::kings_to_centre;
+    use boardcast_sim::faults::kings_to_centre;
     println!(
         "== knocks and kings-in-the-centre results: {} games per rate ({} seeds)",
         games.len(),

@@ -62,11 +62,13 @@
 //! - [`hub`]: `boardcast hub`: one event-wide view over many bridges (the
 //!   live page, the arbiter view, the PGN folder, the delay), fed only by
 //!   what the bridges publish on MQTT.
-//! - [`sim`]: the board simulator (clean and human handling profiles).
-//! - [`demo`]: `boardcast demo`: simulated boards on pseudo-terminals
-//!   through the real daemon, the embedded broker and the live page.
 //! - [`backoff`], [`wall`]: capped exponential backoff; wall-clock time
 //!   (Unix milliseconds, PGN dates, session stamps).
+//!
+//! The board simulator (handling models, fault tables, simulated boards on
+//! pseudo-terminals) is the `boardcast-sim` crate (`sim/`), and the
+//! `boardcast` binary with `boardcast demo` is the `boardcast-cli` package
+//! (`cli/`); neither is part of this library.
 //!
 //! The protocol decoders live in the `boardcast-protocols` crate
 //! (`protocols/`); they are sans-IO and never panic on any input. The
@@ -87,7 +89,6 @@ pub mod config;
 pub mod control;
 pub mod daemon;
 pub mod delay;
-pub mod demo;
 pub mod event;
 pub mod family;
 pub mod games;
@@ -102,7 +103,6 @@ pub mod port;
 pub mod replay;
 pub mod session;
 pub mod setup;
-pub mod sim;
 pub mod sink;
 pub mod text;
 pub mod tournament;

@@ -298,6 +298,7 @@ pub fn feed_chain(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::games::chess::sensors;
     use boardcast_protocols::dgt::bus::{BusBody, BusMessage};
 
     /// A bus line capture: two boards' whole boards (the start position on
@@ -305,10 +306,10 @@ mod tests {
     fn bus_capture(unit: Option<u16>) -> String {
         let dump = |address: u16, cells: &[crate::board::Cell; 64]| {
             let mut codes = [boardcast_protocols::dgt::PieceCode::Empty; 64];
-            for (i, cell) in cells.iter().enumerate() {
-                let sq = crate::games::chess::Square::new(i as u32);
-                codes[crate::sim::dgt::field_of(sq, false).index() as usize] =
-                    crate::sim::dgt::code_of(*cell);
+            for (f, code) in codes.iter_mut().enumerate() {
+                let field = boardcast_protocols::dgt::Field::new(f as u8).expect("0..64");
+                let cell = cells[usize::from(sensors::square_of(field))];
+                *code = sensors::code_of(cell);
             }
             BusMessage {
                 address,

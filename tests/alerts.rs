@@ -5,9 +5,9 @@ use boardcast::board::{Cell, Config, Reconstructor, Variant};
 use boardcast::event::{EventKind, Side};
 use boardcast::games::chess::{Color, Piece, Position, Role, Square};
 use boardcast::replay::replay_reader;
-use boardcast::sim::{self, faults};
+use boardcast_sim::{self as sim, faults};
 
-use crate::games::{all_games, python_chess_mainlines};
+use crate::games::all_games;
 
 /// A board on a table, read square by square by a reconstructor.
 struct Scene {
@@ -309,24 +309,6 @@ fn law_7_5a_an_illegal_move_that_stands_is_published_and_play_goes_on() {
             "move e5"
         ]
     );
-}
-
-#[test]
-fn an_irregular_game_is_written_as_pgn_parts_every_reader_accepts() {
-    let game = &all_games()[5];
-    let case = (0..40)
-        .find_map(|seed| faults::inject(game, faults::FaultKind::IllegalStands, seed))
-        .unwrap();
-    let text = sim::dgt::capture_text(&case.session, &[]);
-    let replay = replay_reader(text.as_bytes(), Config::default(), "f".as_ref()).unwrap();
-    let record = replay.log.current().unwrap();
-    assert!(record.is_irregular());
-    let pgn = boardcast::sink::pgn::render(record, &Default::default());
-    let parts = python_chess_mainlines(&pgn);
-    assert_eq!(parts.len(), 2);
-    let k = case.at_ply;
-    assert_eq!(parts[0], case.sans[..k]);
-    assert_eq!(parts[1], case.sans[k + 1..]);
 }
 
 #[test]

@@ -6,11 +6,11 @@ use boardcast::clock::{Face, TimeControl};
 use boardcast::event::{EventKind, Side};
 use boardcast::games::chess::Position;
 use boardcast::replay::{Replay, replay_reader};
-use boardcast::sim::clock::{ClockSetup, ClockTruth, add_clock, no_clock};
-use boardcast::sim::{self, Human, Session, SourceGame};
 use boardcast::sink::pgn::{Tags, render};
+use boardcast_sim::clock::{ClockSetup, ClockTruth, add_clock, no_clock};
+use boardcast_sim::{self as sim, Human, Session, SourceGame};
 
-use crate::games::{all_games, python_chess_mainlines};
+use crate::games::all_games;
 
 fn steady() -> Human {
     Human {
@@ -44,54 +44,6 @@ fn clocked(
     let mut session = sim::simulate(game, profile, seed, rotated);
     let truth = add_clock(&mut session, setup, Side::White, seed);
     (session, truth)
-}
-
-#[test]
-fn every_move_gets_the_movers_clock_after_the_press_whichever_way_round() {
-    let games = all_games();
-    for (i, (rotated, white_face)) in [
-        (false, Face::Left),
-        (true, Face::Left),
-        (false, Face::Right),
-        (true, Face::Right),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let game = &games[10 + i];
-        let setup = ClockSetup {
-            white_face,
-            ..ClockSetup::new(TimeControl::parse("40/5400:1800+30").unwrap())
-        };
-        let (session, truth) = clocked(game, &mut steady(), &setup, i as u64, rotated);
-        assert!(truth.flag.is_none());
-        let replay = replay(&session, Some("40/5400:1800+30"));
-        let record = replay.log.current().unwrap();
-        assert_eq!(record.sans, game.sans);
-        let expected: Vec<Option<u32>> = truth.presses.iter().map(|(_, s)| Some(*s)).collect();
-        assert_eq!(
-            record.clks, expected,
-            "rotated {rotated}, White on the {white_face:?}"
-        );
-        assert!(record.emts[1..].iter().all(Option::is_some));
-        let pgn = render(record, &Tags::default());
-        assert_eq!(pgn.matches("[%clk ").count(), game.sans.len());
-        assert!(pgn.contains("[WhiteClock \"") && pgn.contains("[BlackClock \""));
-        assert_eq!(python_chess_mainlines(&pgn), vec![game.sans.clone()]);
-        // Clock events name colours once the faces are known.
-        let named = replay.events.iter().any(|(_, e)| {
-            matches!(
-                e.kind,
-                EventKind::Clock {
-                    white: Some(_),
-                    black: Some(_),
-                    connected: true,
-                    ..
-                }
-            )
-        });
-        assert!(named);
-    }
 }
 
 #[test]
@@ -280,7 +232,7 @@ fn a_board_without_a_clock_gets_estimated_clocks_from_move_times() {
 fn law_6_2a_a_press_with_no_move_on_the_board_is_reported() {
     // White's clock runs; White presses without moving.
     use boardcast::clock::Reading;
-    use boardcast::sim::clock::Signal;
+    use boardcast_sim::clock::Signal;
     let game = &all_games()[0];
     let mut session = sim::simulate(game, &mut steady(), 1, false);
     session.readings.clear();

@@ -13,9 +13,9 @@ use std::path::Path;
 use boardcast::board::{Cell, Config, Reconstructor};
 use boardcast::event::{AlertKind, EventKind};
 use boardcast::replay::open::{OpenReplay, replay_open_text};
-use boardcast::sim::open::{OpenProfile, capture_text, read_xiangqi_games};
-use boardcast::sim::open_faults::{self, OpenFaultKind};
 use boardcast_games::{draughts, xiangqi};
+use boardcast_sim::open::{OpenProfile, capture_text, read_xiangqi_games};
+use boardcast_sim::open_faults::{self, OpenFaultKind};
 
 /// The draughts start as a `board` line (rank 8 first, file a first).
 const DRAUGHTS_START: &str = ".m.m.m.mm.m.m.m..m.m.m.m................M.M.M.M..M.M.M.MM.M.M.M.";

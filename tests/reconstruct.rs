@@ -5,7 +5,7 @@ use boardcast::board::{Cell, Config};
 use boardcast::event::EventKind;
 use boardcast::games::chess::{Position, Square};
 use boardcast::replay::{Replay, replay_reader};
-use boardcast::sim::{self, Human, Reading, Session, SourceGame, Table, check::compare};
+use boardcast_sim::{self as sim, Human, Reading, Session, SourceGame, Table, check::compare};
 use proptest::prelude::*;
 
 use crate::games::all_games;

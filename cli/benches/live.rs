@@ -1,0 +1,292 @@
+//! The live daemon under load: N simulated DGT boards on pseudo-terminals
+//! playing at a realistic pace into the real `boardcast` binary, which
+//! publishes to a Mosquitto broker started here; a subscriber measures.
+//!
+//! ```text
+//! cargo bench --bench live
+//! BENCH_BOARDS=1,50,200 BENCH_SECS=40 BENCH_THINK_MS=2000 cargo bench --bench live
+//! ```
+//!
+//! For each N it prints:
+//! - the delay from writing a move's completing reading to the pty to the
+//!   `move` event arriving at the subscriber: median, p99 and max, and the
+//!   same beyond the move's settle time (the wait the settle rule imposes
+//!   on purpose, 450 ms or 850 ms by default);
+//! - the daemon's CPU use over the measurement (percent of one core);
+//! - its resident memory, and per board (resident memory with N boards
+//!   minus that of the same daemon with no board, divided by N).
+//!
+//! Pace: hand movements take the simulator's times (150-500 ms between
+//! lifting and setting down); thinking takes `BENCH_THINK_MS` (2 s by
+//! default: a blitz hall, the busy case) instead of the simulator's
+//! 1.5-12 s. The reconstructor runs with its default settle times.
+
+#[path = "../../benches/common.rs"]
+mod common;
+#[path = "../tests/util.rs"]
+mod util;
+
+/// The repository's root, where the bundled data lives.
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+use std::collections::HashMap;
+use std::fs;
+use std::time::Duration;
+
+use boardcast::board::SettleRule;
+use boardcast_sim::Truth;
+use tokio::time::Instant;
+
+use common::{env_or, percentile};
+use util::{BoardConf, Broker, Daemon, Pace, SimBoard, SimOptions, Subscriber};
+
+/// Resident memory of a process in KiB (`VmRSS`).
+fn rss_kib(pid: u32) -> u64 {
+    util::proc_usage(pid).map_or(0, |(rss, _)| rss)
+}
+
+/// CPU time of a process so far, in ms.
+fn cpu_ms(pid: u32) -> u64 {
+    util::proc_usage(pid).map_or(0, |(_, ms)| ms)
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::var("BENCH_BOARDS")
+        .unwrap_or_else(|_| "1,50,200".into())
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    let secs: u64 = env_or("BENCH_SECS", 40);
+    let think: u64 = env_or("BENCH_THINK_MS", 2000);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(4)
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        let baseline = baseline_rss().await;
+        println!("daemon with no board: {baseline} KiB resident");
+        let mut resident = Vec::new();
+        for n in sizes {
+            resident.push((n, run(n, secs, think, baseline).await));
+        }
+        if let (Some(&(n0, r0)), Some(&(n1, r1))) = (resident.first(), resident.last())
+            && n1 > n0
+        {
+            println!(
+                "memory per additional board ({n0} -> {n1} boards): {:.1} KiB",
+                r1.saturating_sub(r0) as f64 / (n1 - n0) as f64
+            );
+        }
+    });
+}
+
+fn config(dir: &std::path::Path, port: u16, boards: &[BoardConf]) -> std::path::PathBuf {
+    let mut text = format!(
+        "[bridge]\nname = \"bench\"\n[mqtt]\nurl = \"mqtt://127.0.0.1:{port}\"\nprefix = \"bench\"\n[recorder]\ndir = \"{}\"\n[log]\nlevel = \"warn\"\n",
+        dir.join("rec").display()
+    );
+    for b in boards {
+        text.push_str(&format!(
+            "[[board]]\nid = \"{}\"\nport = \"{}\"\n",
+            b.id, b.port
+        ));
+    }
+    let path = dir.join("bench.toml");
+    fs::write(&path, text).unwrap();
+    path
+}
+
+async fn baseline_rss() -> u64 {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let cfg = config(dir.path(), broker.port, &[]);
+    let mut d = Daemon::start(&cfg);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let rss = rss_kib(d.pid());
+    d.stop();
+    rss
+}
+
+/// Runs N boards; returns the daemon's resident memory in KiB.
+async fn run(n: usize, secs: u64, think: u64, baseline: u64) -> u64 {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let sub = Subscriber::connect(broker.port, "bench/#", "bench-watcher", false).await;
+    let games: Vec<_> = util::games()
+        .into_iter()
+        .filter(|g| g.moves.len() >= 80)
+        .collect();
+    let mut boards = Vec::with_capacity(n);
+    for i in 0..n {
+        let g = games[i % games.len()].clone();
+        let opts = SimOptions {
+            serial: format!("{:05}", 10_000 + i),
+            pace: Pace::Compressed {
+                think_ms: think,
+                factor: 1,
+            },
+            garbage_every: None,
+            // Spread the boards' moves over the think time.
+            lead_in: Duration::from_millis(500 + (i as u64 * 7919) % think.max(1)),
+            between_games: Duration::from_secs(3),
+            protocol: boardcast::capture::Protocol::Dgt,
+        };
+        boards.push(SimBoard::new(
+            dir.path(),
+            &format!("b{i}"),
+            g,
+            i as u64 + 1,
+            opts,
+        ));
+    }
+    let confs: Vec<BoardConf> = boards
+        .iter()
+        .enumerate()
+        .map(|(i, b)| BoardConf {
+            id: format!("{i}"),
+            port: b.path().to_string_lossy().into_owned(),
+            serial: None,
+        })
+        .collect();
+    let cfg = config(dir.path(), broker.port, &confs);
+    let started = Instant::now();
+    let mut daemon = Daemon::start(&cfg);
+    let pid = daemon.pid();
+
+    // All boards connected.
+    sub.wait_for("every board connected", Duration::from_secs(60), |msgs| {
+        let mut connected = std::collections::HashSet::new();
+        for m in msgs {
+            if m.topic.ends_with("/state") && m.json()["status"] == "connected" {
+                connected.insert(m.topic.clone());
+            }
+        }
+        (connected.len() == n).then_some(())
+    })
+    .await;
+    let connect_time = started.elapsed();
+    let t0 = Instant::now();
+    let cpu0 = cpu_ms(pid);
+    let mut rss_max = 0;
+    while t0.elapsed() < Duration::from_secs(secs) {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        rss_max = rss_max.max(rss_kib(pid));
+    }
+    let wall = t0.elapsed().as_secs_f64();
+    let cpu = (cpu_ms(pid) - cpu0) as f64 / 1000.0 / wall * 100.0;
+    let rss = rss_kib(pid);
+    let status = daemon.stop();
+    assert!(status.success(), "daemon exit: {status:?}");
+
+    // Delays: the first arrival of each (board, ply) move event.
+    let rule = SettleRule::default();
+    let mut seen: HashMap<(usize, u64), ()> = HashMap::new();
+    let mut delays = Vec::new();
+    let mut beyond = Vec::new();
+    let mut wrong = 0usize;
+    // Where the time goes, from the daemon's own stamps: each move's state
+    // carries the daemon time it was made (`t_ms`) and the event the time
+    // its completing reading arrived. The daemon clock's offset from ours
+    // is estimated as the smallest (arrival - state time).
+    let mut made: HashMap<(usize, u64), (i64, Instant)> = HashMap::new();
+    for m in sub.messages() {
+        if m.topic.ends_with("/state") && m.at >= t0 {
+            let s = m.json();
+            let board: usize = s["board"].as_str().unwrap().parse().unwrap();
+            if let Some(ply) = s["ply"].as_u64() {
+                made.entry((board, ply))
+                    .or_insert((s["t_ms"].as_i64().unwrap(), m.at));
+            }
+        }
+    }
+    let offset = made
+        .values()
+        .map(|(t, at)| at.duration_since(t0).as_millis() as i64 - t)
+        .min()
+        .unwrap_or(0);
+    let mut on_line = Vec::new();
+    let mut in_daemon = Vec::new();
+    let mut to_subscriber = Vec::new();
+    for m in sub.messages() {
+        if !m.topic.ends_with("/event") || m.at < t0 {
+            continue;
+        }
+        let e = m.json();
+        if e["type"] != "move" {
+            continue;
+        }
+        let board: usize = e["board"].as_str().unwrap().parse().unwrap();
+        let ply = e["ply"].as_u64().unwrap();
+        if seen.insert((board, ply), ()).is_some() {
+            continue;
+        }
+        let b = &boards[board];
+        let idx = ply as usize - 1;
+        if b.game.sans.get(idx).map(String::as_str) != e["san"].as_str() {
+            wrong += 1;
+            continue;
+        }
+        let Some(at) = b.session.truth.iter().find_map(|t| match t {
+            Truth::Ply { ply: p, at } if *p == ply as usize => Some(*at),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let Some(reading) = b.session.readings.iter().rposition(|(t, _)| *t == at) else {
+            continue;
+        };
+        let Some(written) = b.written()[reading] else {
+            continue;
+        };
+        let delay = m.at.saturating_duration_since(written).as_millis() as i64;
+        let pos = b.game.moves[..idx]
+            .iter()
+            .fold(b.game.start.clone(), |p, mv| p.play(*mv));
+        let settle = rule.for_move(&pos, b.game.moves[idx]) as i64;
+        delays.push(delay);
+        beyond.push(delay - settle);
+        if let Some((state_t, state_at)) = made.get(&(board, ply)) {
+            let reading_t = e["t_ms"].as_i64().unwrap();
+            let wall = |t: i64| t + offset;
+            let written_ms = written.saturating_duration_since(t0).as_millis() as i64;
+            on_line.push(wall(reading_t) - written_ms);
+            in_daemon.push(state_t - reading_t - settle);
+            to_subscriber.push(state_at.duration_since(t0).as_millis() as i64 - wall(*state_t));
+        }
+    }
+    for v in [&mut on_line, &mut in_daemon, &mut to_subscriber] {
+        v.sort_unstable();
+    }
+    delays.sort_unstable();
+    beyond.sort_unstable();
+    let per_board = rss.saturating_sub(baseline) as f64 / n as f64;
+    println!(
+        "boards {n:>3}: {} moves in {wall:.0} s (connected in {:.1} s), {wrong} wrong",
+        delays.len(),
+        connect_time.as_secs_f64()
+    );
+    println!(
+        "  delay reading->subscriber  median {} ms  p99 {} ms  max {} ms",
+        percentile(&delays, 0.5),
+        percentile(&delays, 0.99),
+        delays.last().copied().unwrap_or(0)
+    );
+    println!(
+        "  beyond settle time         median {} ms  p99 {} ms  max {} ms",
+        percentile(&beyond, 0.5),
+        percentile(&beyond, 0.99),
+        beyond.last().copied().unwrap_or(0)
+    );
+    println!(
+        "  p99 by stage (estimated): pty->daemon {} ms, daemon beyond settle {} ms, daemon->subscriber {} ms",
+        percentile(&on_line, 0.99),
+        percentile(&in_daemon, 0.99),
+        percentile(&to_subscriber, 0.99)
+    );
+    println!(
+        "  daemon CPU {cpu:.1} % of one core; resident {rss} KiB (max {rss_max}), {per_board:.1} KiB per board"
+    );
+    drop(boards);
+    rss
+}

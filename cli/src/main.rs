@@ -1,0 +1,719 @@
+//! The `boardcast` command line.
+
+mod demo;
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result, bail};
+use clap::{Parser, Subcommand, ValueEnum};
+
+use boardcast::board::Config;
+use boardcast::config::{self, Config as DaemonConfig};
+use boardcast::daemon;
+use boardcast::replay::replay_file;
+use boardcast::sink::pgn::{Tags, render};
+use boardcast_sim::{self as sim, Clean, Human, Profile};
+
+/// Bridges electronic chess boards to live broadcasts and arbiters.
+#[derive(Debug, Parser)]
+#[command(name = "boardcast", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// See it work: simulated boards playing real games through the live
+    /// daemon, an embedded MQTT broker, and the live page in a browser.
+    Demo(DemoArgs),
+    /// Run the live daemon: read every configured board and publish over
+    /// MQTT until SIGINT or SIGTERM.
+    Run {
+        /// The configuration file (TOML; see config/default.toml).
+        #[arg(long)]
+        config: PathBuf,
+    },
+    /// Gather every board of every bridge on the broker (cluster): the live
+    /// page, the arbiter view, the PGN folder and the delayed public view
+    /// for the whole event, until SIGINT or SIGTERM.
+    Hub {
+        /// The hub's configuration file (TOML: `[hub]`, `[mqtt]`, `[web]`,
+        /// `[event]`, `[broadcast]`, `[control]`; see docs/deployment.md).
+        #[arg(long)]
+        config: PathBuf,
+    },
+    /// Send an operator correction to a board of a running daemon (over
+    /// its MQTT command topic, signed with the `[control]` secret) and wait
+    /// for the daemon's acknowledgement; it is published as a `correction`
+    /// event. Exits non-zero when refused or unanswered.
+    #[command(name = "command")]
+    Correct {
+        /// The daemon's configuration file (broker, prefix, bridge name and
+        /// operator secret).
+        #[arg(long)]
+        config: PathBuf,
+        /// The board id.
+        #[arg(long)]
+        board: String,
+        /// Seconds to wait for the daemon's acknowledgement.
+        #[arg(long, default_value_t = 5.0)]
+        timeout: f64,
+        /// The correction.
+        #[command(subcommand)]
+        correction: Correction,
+    },
+    /// List the serial ports of this machine.
+    Ports,
+    /// Validate a configuration file and print what it configures.
+    CheckConfig {
+        /// The configuration file.
+        file: PathBuf,
+    },
+    /// Replay a capture file through the live pipeline (decoder, move
+    /// reconstruction, rules) with the capture's timestamps.
+    Replay {
+        /// The capture file.
+        capture: PathBuf,
+        /// Write the games as PGN to this file.
+        #[arg(long)]
+        pgn: Option<PathBuf>,
+        /// Write every event as JSON lines to this file.
+        #[arg(long)]
+        events: Option<PathBuf>,
+    },
+    /// Play the games of a PGN file on a simulated DGT board (or, with
+    /// `--game draughts|xiangqi`, of a PDN or xiangqi PGN file on a simulated
+    /// open-protocol board) and write one capture per game.
+    Simulate {
+        /// Games to play (chess PGN; xiangqi PGN with `--game xiangqi`).
+        #[arg(long, required_unless_present = "pdn")]
+        pgn: Option<PathBuf>,
+        /// Draughts games to play (PDN, with `--game draughts`).
+        #[arg(long)]
+        pdn: Option<PathBuf>,
+        /// Another game than chess, on an open-protocol board.
+        #[arg(long, value_enum)]
+        game: Option<OpenGameName>,
+        /// Whether the open-protocol board identifies pieces.
+        #[arg(long, value_enum, default_value_t = YesNo::Yes)]
+        pieces: YesNo,
+        /// With `--game draughts`: the board family (`tabutronic`: an 8x8
+        /// vendor board reporting occupancy only).
+        #[arg(long, value_enum, default_value_t = GameBoard::Open)]
+        board: GameBoard,
+        /// Folder for the captures (created if missing).
+        #[arg(long)]
+        out: PathBuf,
+        /// How the pieces are handled.
+        #[arg(long, value_enum, default_value_t = ProfileName::Clean)]
+        profile: ProfileName,
+        /// Seed of the random habits and timings.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Stand the board turned round (Black on ranks 1-2).
+        #[arg(long)]
+        rotated: bool,
+        /// Play at most this many games.
+        #[arg(long)]
+        limit: Option<usize>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum Correction {
+    /// Set the current game's result.
+    SetResult {
+        /// `1-0`, `0-1`, `1/2-1/2` or `*`.
+        result: String,
+    },
+    /// End the current game; a new one begins when the start position is set up.
+    Restart,
+    /// Fix the players of the board.
+    SetPlayers {
+        /// White's name ("Last, First").
+        #[arg(long)]
+        white: String,
+        /// Black's name ("Last, First").
+        #[arg(long)]
+        black: String,
+    },
+}
+
+#[derive(Debug, clap::Args)]
+struct DemoArgs {
+    /// Simulated boards.
+    #[arg(long, default_value_t = 8)]
+    boards: usize,
+    /// How many times faster than real play (long thinks are cut short).
+    #[arg(long, default_value_t = 6.0)]
+    speed: f64,
+    /// Address of the live page.
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    web: std::net::SocketAddr,
+    /// The MQTT broker; an embedded one is started there if none listens.
+    #[arg(long, default_value = "127.0.0.1:18830")]
+    broker: std::net::SocketAddr,
+    /// Address of the LiveChess-compatible API (skipped with a warning
+    /// when the port is taken).
+    #[arg(long, default_value = "127.0.0.1:1982")]
+    livechess: std::net::SocketAddr,
+    /// Seed of the players' habits, the games' order and the faults.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Board families to mix, given to the boards in turn: dgt,
+    /// millennium, open (chess boards on the open protocol).
+    #[arg(long, value_delimiter = ',', default_value = "dgt", value_parser = parse_family)]
+    families: Vec<boardcast::capture::Protocol>,
+    /// Games to mix, given to the boards in turn: chess (on the families
+    /// above), draughts, xiangqi (open-protocol boards, one game each).
+    #[arg(long, value_delimiter = ',', default_value = "chess", value_parser = parse_demo_game)]
+    games: Vec<boardcast::event::GameId>,
+}
+
+/// A game the demo can simulate.
+fn parse_demo_game(name: &str) -> Result<boardcast::event::GameId, String> {
+    use boardcast::event::GameId;
+    match name {
+        "chess" => Ok(GameId::Chess),
+        "draughts" => Ok(GameId::Draughts),
+        "xiangqi" => Ok(GameId::Xiangqi),
+        other => Err(format!(
+            "unknown game `{other}` (the demo plays chess, draughts, xiangqi)"
+        )),
+    }
+}
+
+/// A family the demo can simulate.
+fn parse_family(name: &str) -> Result<boardcast::capture::Protocol, String> {
+    use boardcast::capture::Protocol;
+    match Protocol::from_name(name) {
+        Some(p @ (Protocol::Dgt | Protocol::Millennium | Protocol::Open)) => Ok(p),
+        Some(Protocol::Certabo) => Err("certabo boards are not simulated yet".into()),
+        Some(Protocol::DgtBus) => Err("the demo does not simulate dgt-bus lines yet".into()),
+        None => Err(format!(
+            "unknown family `{name}` (the demo simulates dgt, millennium, open)"
+        )),
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ProfileName {
+    /// Textbook handling: lift, set down.
+    Clean,
+    /// Real players' habits (design section 3).
+    Human,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum OpenGameName {
+    /// English draughts (PDN games).
+    Draughts,
+    /// Xiangqi (PGN games with WXF or ICCS movetext).
+    Xiangqi,
+}
+
+/// The board a draughts or xiangqi game is simulated on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum GameBoard {
+    /// The open protocol (`hello`, `board`, `up`/`down` lines).
+    Open,
+    /// A Certabo board in occupancy mode (Tabutronic frames; draughts only).
+    Tabutronic,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum YesNo {
+    /// Yes.
+    Yes,
+    /// No.
+    No,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // One line: the error and its causes.
+            let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
+            eprintln!("boardcast: {}", chain.join(": "));
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn send_correction(path: &Path, board: &str, correction: Correction, timeout: f64) -> Result<()> {
+    use boardcast::control::{self, OperatorCommand};
+    use boardcast::tournament::Player;
+    let config = boardcast::config::Config::load(path)?;
+    if !config.boards.iter().any(|b| b.id == board) {
+        bail!("{}: no board `{board}`", path.display());
+    }
+    let Some(secret) = &config.control.secret else {
+        bail!(
+            "{}: no operator secret ([control] secret or secret_file): the daemon refuses unsigned commands",
+            path.display()
+        );
+    };
+    if !(timeout > 0.0 && timeout <= 600.0) {
+        bail!("--timeout must be between 0 and 600 seconds");
+    }
+    let command = match correction {
+        Correction::SetResult { result } => OperatorCommand::SetResult { result },
+        Correction::Restart => OperatorCommand::Restart,
+        Correction::SetPlayers { white, black } => OperatorCommand::SetPlayers {
+            white: Player {
+                name: white,
+                ..Player::default()
+            },
+            black: Player {
+                name: black,
+                ..Player::default()
+            },
+        },
+    };
+    // Checked here so a typo never reaches the board.
+    OperatorCommand::parse(&serde_json::to_vec(&command)?).map_err(anyhow::Error::msg)?;
+    let topics = boardcast::mqtt::Topics::new(&config.mqtt.prefix, &config.bridge.name);
+    let nonce = control::new_nonce();
+    let payload = control::sign(
+        secret,
+        &topics.command(board),
+        &command,
+        boardcast::wall::unix_ms(),
+        &nonce,
+    );
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?;
+    let ack = runtime.block_on(boardcast::mqtt::send_command(
+        &config.mqtt,
+        &topics,
+        board,
+        payload,
+        &nonce,
+        std::time::Duration::from_secs_f64(timeout),
+    ))?;
+    if !ack.accepted {
+        bail!("board {board}: {} {}", command.name(), ack.message);
+    }
+    println!("board {board}: {}: {}", command.name(), ack.message);
+    Ok(())
+}
+
+fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Run { config } => run_daemon(&config),
+        Command::Hub { config } => run_hub(&config),
+        Command::Demo(args) => demo(args),
+        Command::Correct {
+            config,
+            board,
+            timeout,
+            correction,
+        } => send_correction(&config, &board, correction, timeout),
+        Command::Ports => ports(),
+        Command::CheckConfig { file } => check_config(&file),
+        Command::Replay {
+            capture,
+            pgn,
+            events,
+        } => replay(&capture, pgn.as_deref(), events.as_deref()),
+        Command::Simulate {
+            game: Some(game),
+            pgn,
+            pdn,
+            out,
+            profile,
+            seed,
+            rotated,
+            limit,
+            pieces,
+            board,
+        } => simulate_open(
+            game,
+            pgn.or(pdn).context("--pgn or --pdn names the games")?,
+            &out,
+            profile,
+            seed,
+            rotated,
+            limit,
+            pieces == YesNo::Yes,
+            board,
+        ),
+        Command::Simulate {
+            pgn,
+            out,
+            profile,
+            seed,
+            rotated,
+            limit,
+            ..
+        } => simulate(
+            &pgn.context("--pgn names the games")?,
+            &out,
+            profile,
+            seed,
+            rotated,
+            limit,
+        ),
+    }
+}
+
+fn run_daemon(path: &Path) -> Result<()> {
+    let config = DaemonConfig::load(path)?;
+    init_logging(&config.log)?;
+    raise_open_files();
+    until_stopped(|shutdown| async move { Ok(daemon::run(config, shutdown).await?) })
+}
+
+fn run_hub(path: &Path) -> Result<()> {
+    let config = boardcast::hub::config::HubConfig::load(path)?;
+    init_logging(&config.log)?;
+    raise_open_files();
+    until_stopped(|shutdown| async move { Ok(boardcast::hub::run(config, shutdown, None).await?) })
+}
+
+/// Raises the open-file soft limit to the hard limit: every board, capture,
+/// PGN file, web client and broker connection holds a descriptor, and the
+/// usual soft limit (1024) is far below what a hall needs.
+fn raise_open_files() {
+    use nix::sys::resource::{Resource, getrlimit, setrlimit};
+    match getrlimit(Resource::RLIMIT_NOFILE) {
+        Ok((soft, hard)) if soft < hard => match setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
+            Ok(()) => tracing::info!(from = soft, to = hard, "open-file limit raised"),
+            Err(e) => tracing::warn!(soft, hard, error = %e, "open-file limit not raised"),
+        },
+        Ok((soft, _)) => tracing::debug!(limit = soft, "open-file limit"),
+        Err(e) => tracing::warn!(error = %e, "open-file limit unknown"),
+    }
+}
+
+/// Runs `job` on a multi-threaded runtime with a future that resolves on
+/// SIGINT or SIGTERM.
+fn until_stopped<F, Fut>(job: F) -> Result<()>
+where
+    F: FnOnce(std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>>) -> Fut,
+    Fut: std::future::Future<Output = Result<()>>,
+{
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    runtime.block_on(async {
+        let shutdown = Box::pin(stop_signal()?);
+        job(shutdown).await
+    })
+}
+
+fn demo(args: DemoArgs) -> Result<()> {
+    use crate::demo::{self, DemoOptions};
+    if args.boards == 0 || args.speed < 1.0 {
+        bail!("--boards must be at least 1 and --speed at least 1");
+    }
+    let opts = DemoOptions {
+        boards: args.boards,
+        speed: args.speed,
+        web: args.web,
+        broker: args.broker,
+        livechess: Some(args.livechess),
+        seed: args.seed,
+        folder: None,
+        families: args.families,
+        games: args.games,
+    };
+    let folder = std::env::temp_dir().join(format!("boardcast-demo-{}", std::process::id()));
+    let config = demo::config(&opts, &folder)?;
+    init_logging(&config.log)?;
+    println!(
+        "boardcast demo: {} simulated boards at {}x speed\n  live page: http://{}/   (arbiter view: http://{}/?arbiter)\n  MQTT: mqtt://{} topics {}/#\n  Ctrl-C stops.",
+        opts.boards, opts.speed, opts.web, opts.web, opts.broker, config.mqtt.prefix
+    );
+    if let Some(addr) = config.livechess {
+        println!("  LiveChess API: ws://{addr}/api/v1.0 (DGT board pages, LiveChess clients)");
+    }
+    until_stopped(|shutdown| async move { Ok(demo::run(opts, config, &folder, shutdown).await?) })
+}
+
+/// Resolves on SIGINT or SIGTERM.
+fn stop_signal() -> Result<impl std::future::Future<Output = ()>> {
+    use tokio::signal::unix::{SignalKind, signal};
+    let mut term = signal(SignalKind::terminate()).context("listening for SIGTERM")?;
+    let mut int = signal(SignalKind::interrupt()).context("listening for SIGINT")?;
+    Ok(async move {
+        tokio::select! {
+            _ = term.recv() => {}
+            _ = int.recv() => {}
+        }
+    })
+}
+
+/// The tracing subscriber: text or JSON on stderr, filtered by RUST_LOG or
+/// the configured level. rumqttc logs through the `log` crate; the
+/// subscriber's `tracing-log` bridge (on by default) carries those records.
+fn init_logging(log: &config::Log) -> Result<()> {
+    use tracing_subscriber::EnvFilter;
+    let filter = match std::env::var("RUST_LOG") {
+        Ok(v) if !v.is_empty() => EnvFilter::try_new(v).context("RUST_LOG")?,
+        _ => EnvFilter::try_new(&log.level).context("log.level")?,
+    };
+    use std::io::IsTerminal;
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
+        .with_writer(std::io::stderr);
+    let result = match log.format {
+        config::LogFormat::Text => builder.try_init(),
+        config::LogFormat::Json => builder.json().try_init(),
+    };
+    result.map_err(|e| anyhow::anyhow!("setting up logging: {e}"))
+}
+
+fn ports() -> Result<()> {
+    let ports = tokio_serial::available_ports().context("listing serial ports")?;
+    if ports.is_empty() {
+        println!("no serial ports found");
+    }
+    for p in ports {
+        let kind = match p.port_type {
+            tokio_serial::SerialPortType::UsbPort(u) => format!(
+                "usb {:04x}:{:04x}{}{}{}",
+                u.vid,
+                u.pid,
+                u.manufacturer.map(|m| format!(" {m}")).unwrap_or_default(),
+                u.product.map(|m| format!(" {m}")).unwrap_or_default(),
+                u.serial_number
+                    .map(|s| format!(" serial {s}"))
+                    .unwrap_or_default(),
+            ),
+            tokio_serial::SerialPortType::BluetoothPort => "bluetooth".into(),
+            tokio_serial::SerialPortType::PciPort => "pci".into(),
+            tokio_serial::SerialPortType::Unknown => "unknown".into(),
+        };
+        println!("{}\t{kind}", p.port_name);
+    }
+    Ok(())
+}
+
+fn check_config(path: &Path) -> Result<()> {
+    let c = DaemonConfig::load(path)?;
+    println!(
+        "{}: ok: bridge `{}`, broker {}:{}{}, prefix `{}`, {} board(s)",
+        path.display(),
+        c.bridge.name,
+        c.mqtt.host,
+        c.mqtt.port,
+        if c.mqtt.tls.is_some() { " (tls)" } else { "" },
+        c.mqtt.prefix,
+        c.boards.len()
+    );
+    for b in &c.boards {
+        println!(
+            "  board {}: {} {} baud {}{}{}",
+            b.id,
+            b.port,
+            b.protocol.name(),
+            b.baud,
+            b.bus_address
+                .map(|a| format!(", bus address {a}"))
+                .unwrap_or_default(),
+            b.serial
+                .as_ref()
+                .map(|s| format!(", serial {s}"))
+                .unwrap_or_default()
+        );
+    }
+    if let Some(dir) = &c.recorder {
+        println!("  recording to {}", dir.display());
+    }
+    Ok(())
+}
+
+fn replay(capture: &Path, pgn: Option<&Path>, events: Option<&Path>) -> Result<()> {
+    // Draughts and xiangqi boards (the open protocol, or a vendor family
+    // with `game=draughts` on the header) go to their reconstructor; chess
+    // boards (of any family) to the chess pipeline.
+    if boardcast::replay::open::is_game_capture(capture) {
+        return replay_open(capture, pgn, events);
+    }
+    let replay = replay_file(capture, Config::default())?;
+    if !replay.resumed_from.is_empty() {
+        eprintln!(
+            "boardcast: {}: resumes an earlier session; replayed first: {}",
+            capture.display(),
+            replay
+                .resumed_from
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    if let Some(prev) = &replay.missing_prefix {
+        eprintln!(
+            "boardcast: warning: {}: resumes {}, which is missing; the earlier moves of its game are not in the output",
+            capture.display(),
+            prev.display()
+        );
+    }
+    if let Some(line) = replay.cut_last_line {
+        eprintln!(
+            "boardcast: warning: {}: line {line} was cut short (the recording stopped mid-line); replayed everything before it",
+            capture.display()
+        );
+    }
+    for d in &replay.diagnostics {
+        if !matches!(d, boardcast::pipeline::Diagnostic::Serial { .. }) {
+            eprintln!("boardcast: {}: {d:?}", capture.display());
+        }
+    }
+    if let Some(path) = events {
+        let mut text = String::new();
+        for (_, e) in &replay.events {
+            text.push_str(&e.to_json());
+            text.push('\n');
+        }
+        fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    let mut text = String::new();
+    for game in replay.log.games() {
+        text.push_str(&render(game, &Tags::default()));
+    }
+    match pgn {
+        Some(path) => {
+            fs::write(path, text).with_context(|| format!("writing {}", path.display()))?
+        }
+        None if events.is_none() => std::io::stdout().write_all(text.as_bytes())?,
+        None => {}
+    }
+    Ok(())
+}
+
+/// An open-protocol capture of a draughts or xiangqi board: events and
+/// the game's own record (PDN, xiangqi PGN).
+fn replay_open(capture: &Path, pgn: Option<&Path>, events: Option<&Path>) -> Result<()> {
+    let replay = boardcast::replay::open::replay_open_file(capture, Default::default())?;
+    if let Some(line) = replay.cut_last_line {
+        eprintln!(
+            "boardcast: warning: {}: line {line} was cut short (the recording stopped mid-line); replayed everything before it",
+            capture.display()
+        );
+    }
+    if let Some(path) = events {
+        let text: String = replay.events.iter().map(|e| e.to_json() + "\n").collect();
+        fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    match pgn {
+        Some(path) => fs::write(path, &replay.records)
+            .with_context(|| format!("writing {}", path.display()))?,
+        None if events.is_none() => std::io::stdout().write_all(replay.records.as_bytes())?,
+        None => {}
+    }
+    Ok(())
+}
+
+/// Draughts or xiangqi games on a simulated open-protocol board, one
+/// capture per game.
+#[allow(clippy::too_many_arguments)]
+fn simulate_open(
+    game: OpenGameName,
+    games: PathBuf,
+    out: &Path,
+    profile: ProfileName,
+    seed: u64,
+    rotated: bool,
+    limit: Option<usize>,
+    pieces: bool,
+    board: GameBoard,
+) -> Result<()> {
+    use boardcast_sim::open::{self, OpenProfile};
+    if board == GameBoard::Tabutronic && game != OpenGameName::Draughts {
+        bail!("--board tabutronic carries draughts only (an 8x8 board)");
+    }
+    let text =
+        fs::read_to_string(&games).with_context(|| format!("reading {}", games.display()))?;
+    let profile = OpenProfile {
+        human: profile == ProfileName::Human,
+        pieces,
+        rotated,
+    };
+    let sessions: Vec<(String, open::OpenSession)> = match game {
+        OpenGameName::Draughts => {
+            let games_read = boardcast_games::draughts::read_pdn(&text)
+                .with_context(|| format!("reading {}", games.display()))?;
+            games_read
+                .iter()
+                .take(limit.unwrap_or(usize::MAX))
+                .enumerate()
+                .map(|(i, g)| {
+                    (
+                        "draughts".to_string(),
+                        open::simulate_draughts(&g.moves, profile, seed.wrapping_add(i as u64)),
+                    )
+                })
+                .collect()
+        }
+        OpenGameName::Xiangqi => open::read_xiangqi_games(&text)
+            .with_context(|| format!("reading {}", games.display()))?
+            .iter()
+            .take(limit.unwrap_or(usize::MAX))
+            .enumerate()
+            .map(|(i, moves)| {
+                (
+                    "xiangqi".to_string(),
+                    open::simulate_xiangqi(moves, profile, seed.wrapping_add(i as u64)),
+                )
+            })
+            .collect(),
+    };
+    if sessions.is_empty() {
+        bail!("{}: no games", games.display());
+    }
+    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    for (i, (name, session)) in sessions.iter().enumerate() {
+        let meta = vec![
+            ("board".to_string(), "1".to_string()),
+            ("game".to_string(), name.clone()),
+        ];
+        let path = out.join(format!("game-{:04}.capture", i + 1));
+        let text = match board {
+            GameBoard::Open => open::capture_text(session, &meta, profile.human),
+            GameBoard::Tabutronic => open::tabutronic_capture_text(session, &meta[..1]),
+        };
+        fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn simulate(
+    pgn: &Path,
+    out: &Path,
+    profile: ProfileName,
+    seed: u64,
+    rotated: bool,
+    limit: Option<usize>,
+) -> Result<()> {
+    let file = fs::File::open(pgn).with_context(|| format!("opening {}", pgn.display()))?;
+    let games = sim::read_games(std::io::BufReader::new(file))
+        .with_context(|| format!("reading {}", pgn.display()))?;
+    if games.is_empty() {
+        bail!("{}: no games", pgn.display());
+    }
+    fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    for (i, game) in games.iter().take(limit.unwrap_or(usize::MAX)).enumerate() {
+        let mut profile: Box<dyn Profile> = match profile {
+            ProfileName::Clean => Box::new(Clean),
+            ProfileName::Human => Box::new(Human::default()),
+        };
+        let session = sim::simulate(game, profile.as_mut(), seed.wrapping_add(i as u64), rotated);
+        let meta = vec![("board".to_string(), "1".to_string())];
+        let path = out.join(format!("game-{:04}.capture", i + 1));
+        let text = sim::dgt::capture_text(&session, &meta);
+        fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}

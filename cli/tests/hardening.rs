@@ -1,0 +1,634 @@
+//! Issue 27, the newer surfaces tried as an attacker would: the LiveChess
+//! listener (connection cap, header timeout, `Origin`, message size,
+//! subscriptions per socket), the hub's input (a retained state with an
+//! absurd round, a forged move meant to end up in the PGN), the shipped
+//! broker ACL (a screen's account reads nothing live) and the arbiter login
+//! (its own password, by POST, random expiring sessions). Real Mosquitto,
+//! real daemon and hub processes, raw HTTP and WebSocket clients.
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use rumqttc::{AsyncClient, Event, Incoming, MqttOptions, QoS};
+use serde_json::{Value, json};
+
+use crate::hub::{HubProc, game_file, hub_config, snapshot, wait_until};
+use crate::util::{BoardConf, Broker, Daemon, free_port, publish, write_config_with};
+
+const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+/// A daemon with one board that is never found (its port does not exist)
+/// and `extra` tables; its broker.
+fn daemon(dir: &Path, extra: &str) -> (Broker, Daemon) {
+    let broker = Broker::start();
+    let config = write_config_with(
+        dir,
+        &broker.url(),
+        extra,
+        "hard",
+        &[BoardConf {
+            id: "1".into(),
+            port: dir.join("no-such-tty").to_string_lossy().into_owned(),
+            serial: Some("12345".into()),
+        }],
+    );
+    (broker, Daemon::start(&config))
+}
+
+/// Waits until `port` accepts connections.
+fn wait_port(port: u16, daemon: &Daemon) {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while TcpStream::connect(("127.0.0.1", port)).is_err() {
+        assert!(
+            Instant::now() < deadline,
+            "nothing on port {port}: {}",
+            daemon.log()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// One raw HTTP/1.1 request on a fresh connection: the status code and the
+/// whole reply.
+fn request(port: u16, text: &str) -> (u16, String) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.write_all(text.as_bytes()).unwrap();
+    let mut out = Vec::new();
+    let _ = s.read_to_end(&mut out);
+    let out = String::from_utf8_lossy(&out).into_owned();
+    let code = out.get(9..12).and_then(|c| c.parse().ok()).unwrap_or(0);
+    (code, out)
+}
+
+/// Whether the server closed `s` within `wait` (a read gives 0 bytes or an
+/// error other than a timeout).
+fn closed_within(s: &mut TcpStream, wait: Duration) -> bool {
+    s.set_read_timeout(Some(wait)).unwrap();
+    let mut b = [0u8; 64];
+    match s.read(&mut b) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(e) => !matches!(
+            e.kind(),
+            std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+        ),
+    }
+}
+
+// ------------------------------------------------------------ websocket
+
+/// A WebSocket opened by hand: the handshake's status code and, on 101,
+/// the stream.
+fn ws_open(port: u16, origin: Option<&str>) -> (u16, Option<TcpStream>) {
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let origin = origin
+        .map(|o| format!("Origin: {o}\r\n"))
+        .unwrap_or_default();
+    write!(
+        s,
+        "GET /api/v1.0 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n{origin}\r\n"
+    )
+    .unwrap();
+    // The head, byte by byte (frames follow it).
+    let mut head = Vec::new();
+    let mut b = [0u8; 1];
+    while !head.ends_with(b"\r\n\r\n") {
+        match s.read(&mut b) {
+            Ok(1) => head.push(b[0]),
+            _ => break,
+        }
+    }
+    let head = String::from_utf8_lossy(&head);
+    let code = head.get(9..12).and_then(|c| c.parse().ok()).unwrap_or(0);
+    (code, (code == 101).then_some(s))
+}
+
+/// Sends one masked text frame.
+fn ws_send(s: &mut TcpStream, text: &[u8]) -> std::io::Result<()> {
+    let mut f = vec![0x81u8];
+    let n = text.len();
+    if n < 126 {
+        f.push(0x80 | n as u8);
+    } else if n < 65_536 {
+        f.push(0x80 | 126);
+        f.extend_from_slice(&(n as u16).to_be_bytes());
+    } else {
+        f.push(0x80 | 127);
+        f.extend_from_slice(&(n as u64).to_be_bytes());
+    }
+    let mask = [1u8, 2, 3, 4];
+    f.extend_from_slice(&mask);
+    f.extend(text.iter().enumerate().map(|(i, b)| b ^ mask[i % 4]));
+    s.write_all(&f)
+}
+
+/// The next frame: opcode and payload; `None` at the end of the stream.
+fn ws_recv(s: &mut TcpStream) -> Option<(u8, Vec<u8>)> {
+    let mut h = [0u8; 2];
+    s.read_exact(&mut h).ok()?;
+    let mut n = u64::from(h[1] & 0x7f);
+    if n == 126 {
+        let mut e = [0u8; 2];
+        s.read_exact(&mut e).ok()?;
+        n = u64::from(u16::from_be_bytes(e));
+    } else if n == 127 {
+        let mut e = [0u8; 8];
+        s.read_exact(&mut e).ok()?;
+        n = u64::from_be_bytes(e);
+    }
+    let mut p = vec![0u8; n as usize];
+    s.read_exact(&mut p).ok()?;
+    Some((h[0] & 0x0f, p))
+}
+
+/// The next text frame, parsed.
+fn ws_json(s: &mut TcpStream) -> Value {
+    loop {
+        let (op, p) = ws_recv(s).expect("a frame");
+        if op == 1 {
+            return serde_json::from_slice(&p).unwrap();
+        }
+    }
+}
+
+/// Issue 27, "The LiveChess listener has none of the page's protections":
+/// half-open connections past the cap are closed at once and the others
+/// after the header timeout, so the API stays up; a web page of another
+/// site cannot open the WebSocket (lichess.org and a client without
+/// `Origin` can); a socket subscribes to at most `max_subscriptions` feeds;
+/// a message over 64 KiB closes the socket.
+#[test]
+fn hardening_the_livechess_listener_caps_connections_origins_feeds_and_messages() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let extra = format!(
+        "\n[livechess]\nlisten = \"127.0.0.1:{port}\"\nmax_connections = 8\nheader_timeout_s = 1\nmax_subscriptions = 4\n"
+    );
+    let (_broker, daemon) = daemon(dir.path(), &extra);
+    wait_port(port, &daemon);
+
+    // 20 connections that never send a request.
+    let idle: Vec<TcpStream> = (0..20)
+        .map(|_| TcpStream::connect(("127.0.0.1", port)).unwrap())
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    let mut open: Vec<TcpStream> = idle
+        .into_iter()
+        .filter_map(|mut s| (!closed_within(&mut s, Duration::from_millis(200))).then_some(s))
+        .collect();
+    assert!(
+        open.len() <= 8,
+        "{} of 20 half-open connections kept past a cap of 8",
+        open.len()
+    );
+    let kept = open
+        .iter_mut()
+        .map(|s| closed_within(s, Duration::from_secs(3)))
+        .filter(|closed| !closed)
+        .count();
+    assert_eq!(kept, 0, "the header timeout closes the rest");
+    drop(open);
+    let (code, body) = request(
+        port,
+        "GET /api/v1.0/eboards HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+    );
+    assert_eq!(code, 200, "{body}");
+    let serial = "12345";
+
+    // Origins: a stranger's page no, lichess and tools yes.
+    assert_eq!(ws_open(port, Some("https://evil.example")).0, 403);
+    assert_eq!(
+        ws_open(port, Some("https://lichess.org.evil.example")).0,
+        403
+    );
+    assert_eq!(ws_open(port, Some("https://lichess.org")).0, 101);
+    assert_eq!(ws_open(port, Some("https://www.chess.com")).0, 101);
+    let (code, ws) = ws_open(port, None);
+    assert_eq!(code, 101);
+    let mut ws = ws.unwrap();
+
+    // Subscriptions: four feeds, the fifth is refused.
+    for n in 1..=5 {
+        let call = json!({"id": n, "call": "subscribe",
+            "param": {"feed": "eboardevent", "id": 100 + n, "param": {"serialnr": serial}}});
+        ws_send(&mut ws, call.to_string().as_bytes()).unwrap();
+        let reply = loop {
+            let f = ws_json(&mut ws);
+            if f["response"] != "feed" {
+                break f;
+            }
+        };
+        let expected = if n <= 4 { "call" } else { "error" };
+        assert_eq!(reply["response"], expected, "subscription {n}: {reply}");
+    }
+
+    // A message over 64 KiB closes the socket.
+    let big = format!(
+        "{{\"id\":9,\"call\":\"eboards\",\"pad\":\"{}\"}}",
+        "x".repeat(100 * 1024)
+    );
+    let _ = ws_send(&mut ws, big.as_bytes());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let closed = loop {
+        match ws_recv(&mut ws) {
+            None | Some((8, _)) => break true,
+            Some(_) if Instant::now() > deadline => break false,
+            Some(_) => {}
+        }
+    };
+    assert!(closed, "a 100 KiB message did not close the socket");
+    drop(daemon);
+}
+
+/// Issue 27, "One MQTT message aborts the hub": a retained state with
+/// `"round": 4000000000` is dropped (the hub stays up and serves the other
+/// boards), and a forged move with a newline and a PGN tag never reaches
+/// the hub's PGN folder, whether it comes in a state or in an event.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hardening_the_hub_drops_an_absurd_round_and_forged_moves() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let state = |board: &str, round: u64, number: u32, sans: &[&str], uci: &[&str]| {
+        json!({"board": board, "bridge": "hall-a", "status": "connected", "game": 1,
+               "start_fen": START, "fen": START, "moves": sans, "uci": uci,
+               "round": round, "number": number,
+               "white": {"name": "White, W"}, "black": {"name": "Black, B"}})
+        .to_string()
+        .into_bytes()
+    };
+    let p = broker.port;
+    publish(p, "hx/bridge/hall-a/status", b"online".to_vec(), true).await;
+    publish(
+        p,
+        "hx/arbiter/board/huge/state",
+        state("huge", 4_000_000_000, 1, &[], &[]),
+        true,
+    )
+    .await;
+    publish(
+        p,
+        "hx/arbiter/board/forged/state",
+        state(
+            "forged",
+            3,
+            2,
+            &["e4", "e5\n\n[Event \"FAKE\"]"],
+            &["e2e4", "e7e5"],
+        ),
+        true,
+    )
+    .await;
+    let listen = format!("127.0.0.1:{}", free_port());
+    let hub_dir = dir.path().join("hub");
+    let url = format!("\"mqtt://127.0.0.1:{p}\"");
+    let hub = HubProc::start(&hub_config(&hub_dir, &url, "hx", &listen));
+    publish(
+        p,
+        "hx/arbiter/board/ok/state",
+        state("ok", 3, 3, &["e4", "e5"], &["e2e4", "e7e5"]),
+        true,
+    )
+    .await;
+    let pgn = hub_dir.join("pgn");
+    wait_until("board 3's game in the hub's folder", 30, || {
+        game_file(&pgn, 3).filter(|g| g.contains("e5"))
+    });
+    // A forged move as an event on the good board, then a real one.
+    let forged = json!({"type": "move", "board": "ok", "t_ms": 5, "seq": 1, "ply": 3,
+        "side": "white", "notation": "Nf3\n\n[Event \"FAKE\"]\n1. e4", "id": "g1f3",
+        "position": "x"});
+    publish(
+        p,
+        "hx/arbiter/board/ok/event",
+        forged.to_string().into_bytes(),
+        false,
+    )
+    .await;
+    publish(
+        p,
+        "hx/arbiter/board/ok/state",
+        state("ok", 3, 3, &["e4", "e5", "Nc3"], &["e2e4", "e7e5", "b1c3"]),
+        true,
+    )
+    .await;
+    wait_until("Nc3 in the hub's folder", 30, || {
+        game_file(&pgn, 3).filter(|g| g.contains("Nc3"))
+    });
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(
+        hub.usage().is_some(),
+        "the hub died on a retained message:\n{}",
+        hub.log()
+    );
+    let snap = snapshot(&listen).expect("the hub's page answers");
+    let boards: Vec<&str> = snap["boards"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(boards, ["ok"], "only the valid board is shown: {snap}");
+    for entry in walk(&pgn) {
+        let text = std::fs::read_to_string(&entry).unwrap_or_default();
+        assert!(
+            !text.contains("FAKE"),
+            "{} holds the forged tag:\n{text}",
+            entry.display()
+        );
+    }
+    assert!(
+        hub.log().contains("dropped a message"),
+        "the drops are logged:\n{}",
+        hub.log()
+    );
+}
+
+/// Every file under `dir`.
+fn walk(dir: &Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Issue 27, "The shipped ACL gives screens the live view": with
+/// config/mosquitto-acl.conf on a real Mosquitto, a screen's account gets
+/// the public topics and nothing under `boardcast/arbiter/`, nor the
+/// command topics; the arbiters' account gets the live view.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hardening_the_shipped_acl_keeps_screens_off_the_live_view() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let passwd = dir.path().join("passwd");
+    let accounts = [
+        ("hall-a", "bridge-pw"),
+        ("arbiter", "arbiter-pw"),
+        ("operator", "op-pw"),
+        ("screen", "screen-pw"),
+    ];
+    for (i, (user, password)) in accounts.iter().enumerate() {
+        let mut c = std::process::Command::new("mosquitto_passwd");
+        c.arg("-b");
+        if i == 0 {
+            c.arg("-c");
+        }
+        let out = c.arg(&passwd).args([user, password]).output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+    }
+    let acl = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/mosquitto-acl.conf");
+    let venue = free_port();
+    let _broker = Broker::start_with(&format!(
+        "listener {venue} 127.0.0.1\nallow_anonymous false\npassword_file {}\nacl_file {}\n",
+        passwd.display(),
+        acl.display()
+    ));
+    let screen = Watcher::start(
+        venue,
+        ("screen", "screen-pw"),
+        &[
+            "boardcast/#",
+            "boardcast/arbiter/#",
+            "boardcast/board/+/event",
+        ],
+    )
+    .await;
+    let arbiter = Watcher::start(venue, ("arbiter", "arbiter-pw"), &["boardcast/#"]).await;
+    let bridge = Some(("hall-a", "bridge-pw"));
+    for (topic, retain) in [
+        ("boardcast/arbiter/board/a/event", false),
+        ("boardcast/arbiter/board/a/state", true),
+        ("boardcast/board/a/command", false),
+        ("boardcast/bridge/hall-a/warning", false),
+        ("boardcast/board/a/event", false),
+        ("boardcast/board/a/state", true),
+    ] {
+        crate::util::publish_as(venue, bridge, topic, b"{\"x\":1}".to_vec(), retain).await;
+    }
+    // A late screen gets the retained live state neither.
+    let late = Watcher::start(venue, ("screen", "screen-pw"), &["boardcast/#"]).await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let seen = |w: &Watcher| w.topics();
+    for w in [&screen, &late] {
+        let topics = seen(w);
+        assert!(
+            topics.iter().any(|t| t == "boardcast/board/a/state"),
+            "a screen reads the public view: {topics:?}"
+        );
+        let leaked: Vec<&String> = topics
+            .iter()
+            .filter(|t| !t.starts_with("boardcast/board/") || t.ends_with("/command"))
+            .collect();
+        assert!(leaked.is_empty(), "a screen read {leaked:?}");
+    }
+    let arbiter_seen = seen(&arbiter);
+    assert!(
+        arbiter_seen.contains(&"boardcast/arbiter/board/a/event".to_string()),
+        "the arbiters read the live view: {arbiter_seen:?}"
+    );
+}
+
+/// An MQTT client with an account, subscribed to `filters`, keeping the
+/// topics it receives.
+struct Watcher {
+    topics: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Watcher {
+    async fn start(port: u16, (user, password): (&str, &str), filters: &[&str]) -> Watcher {
+        let mut o = MqttOptions::new(
+            format!("watch-{}", boardcast::control::new_nonce()),
+            "127.0.0.1",
+            port,
+        );
+        o.set_credentials(user, password);
+        let (client, mut el) = AsyncClient::new(o, 16);
+        for f in filters {
+            client.subscribe(*f, QoS::AtLeastOnce).await.unwrap();
+        }
+        let topics = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let (t, want) = (topics.clone(), filters.len());
+        let (ready_tx, ready) = tokio::sync::oneshot::channel();
+        let task = tokio::spawn(async move {
+            let (mut acks, mut ready_tx) = (0, Some(ready_tx));
+            let _client = client;
+            loop {
+                match el.poll().await {
+                    Ok(Event::Incoming(Incoming::SubAck(_))) => {
+                        acks += 1;
+                        if acks == want {
+                            ready_tx.take().map(|r| r.send(()));
+                        }
+                    }
+                    Ok(Event::Incoming(Incoming::Publish(p))) => t.lock().unwrap().push(p.topic),
+                    Ok(_) => {}
+                    Err(_) => tokio::time::sleep(Duration::from_millis(50)).await,
+                }
+            }
+        });
+        tokio::time::timeout(Duration::from_secs(10), ready)
+            .await
+            .expect("subscribed")
+            .unwrap();
+        Watcher { topics, task }
+    }
+
+    fn topics(&self) -> Vec<String> {
+        self.topics.lock().unwrap().clone()
+    }
+}
+
+impl Drop for Watcher {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// Issue 27, "The arbiter login sends the command secret by GET": with
+/// `[web] arbiter_password`, the operator secret opens nothing, a password
+/// in the address opens nothing, the form posts the view password; each
+/// login gets its own random token (HttpOnly, SameSite=Strict, Max-Age),
+/// which expires. Served off loopback, the daemon warns that there is no
+/// TLS.
+#[test]
+fn hardening_the_arbiter_login_posts_its_own_password_into_expiring_sessions() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let password = "view password 2026";
+    let extra = format!(
+        "\n[web]\nlisten = \"0.0.0.0:{port}\"\narbiter_password = \"{password}\"\nsession_s = 3\n"
+    );
+    let (_broker, daemon) = daemon(dir.path(), &extra);
+    wait_port(port, &daemon);
+    let post = |key: &str| {
+        let body = format!("key={}", key.replace(' ', "+"));
+        request(
+            port,
+            &format!(
+                "POST /arbiter HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            ),
+        )
+    };
+    let get = |path: &str, cookie: &str| {
+        request(
+            port,
+            &format!(
+                "GET {path} HTTP/1.1\r\nHost: x\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
+            ),
+        )
+    };
+    let (code, form) = get("/arbiter", "");
+    assert_eq!(code, 401);
+    assert!(form.contains("method=post"), "{form}");
+    // The operator secret is not the view password.
+    assert_eq!(post(crate::util::TEST_SECRET).0, 401);
+    // Nor does a password in the address open anything.
+    let (code, reply) = get(
+        &format!("/arbiter?key={}", password.replace(' ', "%20")),
+        "",
+    );
+    assert_eq!(code, 401);
+    assert!(
+        !reply.to_ascii_lowercase().contains("set-cookie"),
+        "{reply}"
+    );
+    let login = || {
+        let (code, reply) = post(password);
+        assert_eq!(code, 303, "{reply}");
+        let line = reply
+            .lines()
+            .find_map(|l| {
+                l.to_ascii_lowercase()
+                    .starts_with("set-cookie:")
+                    .then(|| l[11..].trim().to_string())
+            })
+            .expect("a cookie");
+        for attr in ["HttpOnly", "SameSite=Strict", "Max-Age=3"] {
+            assert!(line.contains(attr), "{attr} missing: {line}");
+        }
+        line.split(';').next().unwrap().to_string()
+    };
+    let (first, second) = (login(), login());
+    assert_ne!(first, second, "every login gets its own token");
+    let token = first.split_once('=').unwrap().1;
+    assert!(token.len() >= 32, "{token}");
+    assert!(!first.contains("view"), "the cookie is not the password");
+    assert_eq!(get("/arbiter/snapshot", &first).0, 200);
+    assert_eq!(get("/arbiter", &second).0, 200);
+    std::thread::sleep(Duration::from_millis(3_500));
+    assert_eq!(
+        get("/arbiter/snapshot", &first).0,
+        401,
+        "the session expired"
+    );
+    let log = daemon.log();
+    assert!(log.contains("without TLS"), "no warning about TLS:\n{log}");
+}
+
+/// Issue 27, the instance topic: a stranger publishing many instance ids
+/// gets a bounded number of announces back, an id holding a newline
+/// forges no log line, and a huge message is dropped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hardening_the_instance_topic_is_bounded_and_logged_escaped() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (broker, daemon) = daemon(dir.path(), "");
+    let topic = "hard/bridge/test/instance";
+    let sub = crate::util::Subscriber::connect(broker.port, topic, "inst-watch", false).await;
+    let status =
+        crate::util::Subscriber::connect(broker.port, "hard/bridge/test/status", "st", false).await;
+    status
+        .wait_for("the bridge online", Duration::from_secs(20), |msgs| {
+            msgs.iter().any(|m| m.text() == "online").then_some(())
+        })
+        .await;
+    let forged = "x\nERROR forged line";
+    let mut payloads = vec![json!({"instance": forged, "pid": 1}).to_string()];
+    payloads.push(json!({"instance": "big", "pad": "y".repeat(4096)}).to_string());
+    payloads.extend(
+        (0..40).map(|n| json!({"instance": format!("stranger-{n}"), "pid": n}).to_string()),
+    );
+    for p in payloads {
+        publish(broker.port, topic, p.into_bytes(), false).await;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let announces = sub
+        .json_on(topic)
+        .iter()
+        .filter_map(|v| v["instance"].as_str().map(str::to_string))
+        .filter(|i| !i.starts_with("stranger-") && i != forged && i != "big")
+        .count();
+    assert!(
+        announces <= 1 + 16,
+        "{announces} announces answered 42 forged instances"
+    );
+    let log = daemon.log();
+    assert!(
+        !log.contains("\nERROR forged line"),
+        "a forged log line:\n{log}"
+    );
+}

@@ -1,0 +1,292 @@
+//! Issues 15 and 16, item 5: a draughts board and a xiangqi board on the
+//! open protocol, each on its own pseudo-terminal, read by `boardcast run`
+//! and published over a real Mosquitto: the move events' ids are the
+//! simulated games', the retained state carries the game's position, the
+//! records on the `pgn` topic parse (pydraughts for the PDN, the xiangqi
+//! PGN reader and cchess for xiangqi), and each capture replays to the
+//! same moves.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use boardcast_games::draughts;
+use boardcast_sim::open::{
+    OpenGame, OpenProfile, OpenSession, read_xiangqi_games, simulate_draughts, simulate_xiangqi,
+};
+use boardcast_sim::open_line::OpenLineBoard;
+
+use crate::util::{BoardConf, Broker, Daemon, Pace, Subscriber, write_config};
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(crate::ROOT)
+        .join("games/tests/data")
+        .join(name)
+}
+
+fn oracle(name: &str) -> PathBuf {
+    PathBuf::from(crate::ROOT)
+        .join("games/tests/oracle")
+        .join(name)
+}
+
+fn python() -> String {
+    std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned())
+}
+
+/// The ids of the move events published on `topic`, in order.
+fn move_ids(sub: &Subscriber, topic: &str) -> Vec<String> {
+    sub.json_on(topic)
+        .iter()
+        .filter(|e| e["type"] == "move")
+        .map(|e| e["id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+fn strings(v: &serde_json::Value) -> Vec<String> {
+    v.as_array()
+        .unwrap_or_else(|| panic!("an array: {v}"))
+        .iter()
+        .map(|x| x.as_str().unwrap().to_string())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
+    if !crate::util::require(&[
+        crate::util::Tool::Mosquitto,
+        crate::util::Tool::Python("draughts"),
+        crate::util::Tool::Python("cchess"),
+    ]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let sub = Subscriber::connect(broker.port, "lg/#", "watcher", false).await;
+    let profile = OpenProfile {
+        human: false,
+        pieces: true,
+        rotated: false,
+    };
+    // A short game of each corpus keeps the test quick.
+    let pdn = std::fs::read_to_string(data("english-draughts.pdn")).unwrap();
+    let dgame = draughts::read_pdn(&pdn)
+        .unwrap()
+        .into_iter()
+        .find(|g| (16..=40).contains(&g.moves.len()))
+        .expect("a short draughts game");
+    let d_ids: Vec<String> = dgame.moves.iter().map(|m| m.id()).collect();
+    let xq = std::fs::read_to_string(data("xiangqi-random.pgn")).unwrap();
+    let xmoves = read_xiangqi_games(&xq)
+        .unwrap()
+        .into_iter()
+        .find(|m| (16..=40).contains(&m.len()))
+        .expect("a short xiangqi game");
+    let x_ids: Vec<String> = xmoves.iter().map(|m| m.to_string()).collect();
+    let boards: Vec<(&str, OpenGame, OpenSession, &Vec<String>)> = vec![
+        (
+            "d1",
+            OpenGame::Draughts,
+            simulate_draughts(&dgame.moves, profile, 5),
+            &d_ids,
+        ),
+        (
+            "x1",
+            OpenGame::Xiangqi,
+            simulate_xiangqi(&xmoves, profile, 6),
+            &x_ids,
+        ),
+    ];
+    let sims: Vec<OpenLineBoard> = boards
+        .iter()
+        .map(|(name, game, session, _)| {
+            OpenLineBoard::start(dir.path(), name, *game, session.clone(), Pace::fast()).unwrap()
+        })
+        .collect();
+    let confs: Vec<BoardConf> = boards
+        .iter()
+        .zip(&sims)
+        .map(|((name, ..), b)| BoardConf {
+            id: (*name).into(),
+            port: b.pattern(),
+            serial: None,
+        })
+        .collect();
+    let config = write_config(dir.path(), broker.port, "lg", &confs);
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    for (name, game, ..) in &boards {
+        text = text.replace(
+            &format!("id = \"{name}\"\n"),
+            &format!(
+                "id = \"{name}\"\nprotocol = \"open\"\ngame = \"{}\"\n",
+                game.name()
+            ),
+        );
+    }
+    std::fs::write(&config, text).unwrap();
+    let mut daemon = Daemon::start(&config);
+
+    for (name, game, _, want) in &boards {
+        let topic = format!("lg/board/{name}/state");
+        let state = sub
+            .wait_for(
+                &format!("every move of the {} board", game.name()),
+                Duration::from_secs(90),
+                |msgs| {
+                    let last = msgs.iter().rev().find(|m| m.topic == topic)?.json();
+                    (last["id"].as_array().map(Vec::len) == Some(want.len())).then_some(last)
+                },
+            )
+            .await;
+        let events = format!("lg/board/{name}/event");
+        assert_eq!(
+            &move_ids(&sub, &events),
+            *want,
+            "{name}: the moves published"
+        );
+        let all = sub.json_on(&events);
+        assert!(all.iter().all(|e| e["game"] == game.name()), "{all:#?}");
+        let last_move = all.iter().rev().find(|e| e["type"] == "move").unwrap();
+        // The state: the game's own fields, not the chess ones.
+        assert_eq!(state["game_type"], game.name(), "{state}");
+        assert_eq!(state["status"], "connected", "{state}");
+        assert_eq!(state["position"], last_move["position"], "{state}");
+        assert_eq!(&strings(&state["id"]), *want);
+        assert_eq!(
+            strings(&state["notation"]),
+            all.iter()
+                .filter(|e| e["type"] == "move")
+                .map(|e| e["notation"].as_str().unwrap().to_string())
+                .collect::<Vec<_>>()
+        );
+        assert_eq!(state["last_move"]["id"], last_move["id"], "{state}");
+        assert!(
+            state.get("fen").is_none() && state.get("moves").is_none(),
+            "{state}"
+        );
+        assert_eq!(state["serial"], format!("sim-{name}"), "{state}");
+        let errors: Vec<&serde_json::Value> = all
+            .iter()
+            .filter(|e| e["type"] == "alert" && e["severity"] == "error")
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:#?}");
+    }
+
+    // The records on the pgn topics parse in independent readers.
+    let pdn = sub.last_on("lg/board/d1/pgn").expect("a PDN record");
+    assert!(pdn.starts_with("[GameType \"21\"]"), "{pdn}");
+    let path = dir.path().join("live.pdn");
+    std::fs::write(&path, &pdn).unwrap();
+    let out = Command::new(python())
+        .arg(oracle("draughts_pydraughts.py"))
+        .arg(&path)
+        .output()
+        .expect("python3 with pydraughts");
+    assert!(
+        out.status.success(),
+        "pydraughts: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let theirs: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let plies = theirs[0]["plies"].as_array().unwrap();
+    let read: Vec<String> = plies
+        .iter()
+        .map(|p| {
+            p["played"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n.to_string())
+                .collect::<Vec<_>>()
+                .join("-")
+        })
+        .collect();
+    let ours: Vec<String> = d_ids.iter().map(|id| id.replace('x', "-")).collect();
+    assert_eq!(read, ours, "pydraughts reads the live PDN");
+
+    let xpgn = sub.last_on("lg/board/x1/pgn").expect("a xiangqi record");
+    assert!(xpgn.contains("[Variant \"xiangqi\"]"), "{xpgn}");
+    let read = read_xiangqi_games(&xpgn).unwrap();
+    assert_eq!(read.len(), 1, "{xpgn}");
+    assert_eq!(
+        read[0].iter().map(|m| m.to_string()).collect::<Vec<_>>(),
+        x_ids
+    );
+    let plies: Vec<(String, String)> = sub
+        .json_on("lg/board/x1/event")
+        .iter()
+        .filter(|e| e["type"] == "move")
+        .map(|e| {
+            (
+                e["id"].as_str().unwrap().to_string(),
+                e["position"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let mut child = Command::new(python())
+        .arg(oracle("xiangqi_cchess.py"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("python3 with cchess");
+    {
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(serde_json::to_string(&vec![plies]).unwrap().as_bytes())
+            .unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "cchess: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let checked: usize = String::from_utf8_lossy(&out.stdout).trim().parse().unwrap();
+    assert_eq!(checked, x_ids.len(), "cchess finds every live move legal");
+
+    let status = daemon.stop();
+    assert!(status.success(), "{}", daemon.log());
+
+    // Each capture names its game and replays to the same moves.
+    let rec = dir.path().join("rec");
+    for (name, game, _, want) in &boards {
+        let capture = std::fs::read_dir(&rec)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| {
+                let n = p.file_name().unwrap().to_string_lossy();
+                n.starts_with(&format!("{name}-")) && n.ends_with(".capture")
+            })
+            .expect("a capture");
+        let head = std::fs::read_to_string(&capture).unwrap();
+        let head = head.lines().next().unwrap();
+        assert!(
+            head.starts_with(&format!(
+                "# boardcast capture v1 protocol=open board={name}"
+            )) && head.contains(&format!("game={}", game.name())),
+            "{head}"
+        );
+        let replay =
+            boardcast::replay::open::replay_open_file(&capture, Default::default()).unwrap();
+        let ids: Vec<String> = replay
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                boardcast::event::EventKind::Move { id, .. } => Some(id.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(&ids, *want, "{name}: the capture replays to the same moves");
+        // The route a restarted daemon resumes a game by (the capture's
+        // header declares the board, its pipeline reads it) agrees.
+        let generic = boardcast::replay::replay_file(&capture, Default::default()).unwrap();
+        let record = generic.log.current().expect("a game");
+        assert_eq!(&record.ucis, *want, "{name}: replay_file");
+        assert_eq!(record.game.name(), game.name(), "{name}");
+    }
+    drop(sims);
+}

@@ -1,0 +1,31 @@
+//! The system test binary: the `boardcast` binary with the world around it
+//! (Mosquitto, NATS, headless Chromium, the Python readers used as
+//! independent oracles, root and network namespaces). A test whose tool is
+//! missing fails under CI (`CI=true`) and is otherwise skipped with one line
+//! naming what to install (see [`util::require`]). `cargo test -p
+//! boardcast-cli --test system`.
+
+/// The repository's root, where the bundled data lives.
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+
+mod alerts_readers;
+mod broadcast;
+mod bus;
+mod clocks_readers;
+mod cluster;
+mod control;
+mod daemon;
+mod families_live;
+mod games;
+mod games_open_binary;
+mod hardening;
+mod hub;
+mod live_games;
+mod livechess;
+mod netns;
+mod recovery;
+mod replay_binary;
+mod results_folder;
+mod tournament;
+mod util;
+mod web;

@@ -1,0 +1,172 @@
+//! Issue "Tournament outputs" with real parts: the daemon writes the PGN
+//! folder of the round from the pairings, an operator correction sent with
+//! `boardcast command` over a real Mosquitto takes effect and is published,
+//! and SIGHUP reloads the pairings.
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use crate::games::python_chess_mainlines;
+use crate::util::{
+    BoardConf, Broker, Daemon, SimBoard, SimOptions, Subscriber, binary, game, write_config_with,
+};
+
+/// Runs `boardcast command --config CONFIG ARGS...`.
+fn command(config: &Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(binary())
+        .args(["command", "--config"])
+        .arg(config)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// Waits until `path` exists and contains `needle`; returns its text.
+fn wait_file(path: &Path, needle: &str) -> String {
+    let deadline = Instant::now() + Duration::from_secs(40);
+    loop {
+        if let Ok(text) = std::fs::read_to_string(path)
+            && text.contains(needle)
+        {
+            return text;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} never contained {needle:?}",
+            path.display()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_daemon_writes_the_round_folder_takes_corrections_and_reloads_pairings() {
+    if !crate::util::require(&[
+        crate::util::Tool::Mosquitto,
+        crate::util::Tool::Python("chess"),
+    ]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let sub = Subscriber::connect(broker.port, "tour/#", "watcher", false).await;
+    let pairings = dir.path().join("round.csv");
+    std::fs::write(
+        &pairings,
+        "board,white,black,white_rating,white_fide_id\n1,\"Morphy, Paul\",\"Anderssen, Adolf\",2690,100\n2,\"Lasker, Emanuel\",\"Tarrasch, Siegbert\",,\n",
+    )
+    .unwrap();
+    let pgn_dir = dir.path().join("pgn");
+    let (g1, g2) = (game(12, Some(24)), game(13, Some(20)));
+    let b1 = SimBoard::new(dir.path(), "one", g1.clone(), 3, SimOptions::fast("20001"));
+    let b2 = SimBoard::new(dir.path(), "two", g2.clone(), 4, SimOptions::fast("20002"));
+    let event = format!(
+        "\n[event]\nname = \"Test Open\"\nsite = \"Hall\"\ndate = \"2026.11.22\"\nround = 3\npairings = \"{}\"\npgn_dir = \"{}\"\n",
+        pairings.display(),
+        pgn_dir.display()
+    );
+    let config = write_config_with(
+        dir.path(),
+        &format!("mqtt://127.0.0.1:{}", broker.port),
+        &event,
+        "tour",
+        &[
+            BoardConf {
+                id: "a".into(),
+                port: b1.path().to_string_lossy().into_owned(),
+                serial: None,
+            },
+            BoardConf {
+                id: "b".into(),
+                port: b2.path().to_string_lossy().into_owned(),
+                serial: None,
+            },
+        ],
+    );
+    let daemon = Daemon::start(&config);
+
+    // Both games reach the folder, tagged as relay tools expect.
+    let round = pgn_dir.join("round-3");
+    let last1 = g1.sans.last().unwrap().clone();
+    let game1 = wait_file(&round.join("game-1.pgn"), &format!(" {last1} "));
+    assert!(game1.contains("[Event \"Test Open\"]") && game1.contains("[Site \"Hall\"]"));
+    assert!(game1.contains("[Round \"3.1\"]") && game1.contains("[Date \"2026.11.22\"]"));
+    assert!(game1.contains("[White \"Morphy, Paul\"]") && game1.contains("[WhiteElo \"2690\"]"));
+    assert!(game1.contains("[WhiteFideId \"100\"]"));
+    assert_eq!(python_chess_mainlines(&game1), vec![g1.sans.clone()]);
+    let last2 = g2.sans.last().unwrap().clone();
+    wait_file(&round.join("game-2.pgn"), &format!(" {last2} "));
+    let all = wait_file(&round.join("games.pgn"), "[Round \"3.2\"]");
+    assert_eq!(python_chess_mainlines(&all).len(), 2);
+    assert!(pgn_dir.join("tournament.json").exists() && round.join("index.json").exists());
+
+    // The retained state carries the round and the players.
+    let state: serde_json::Value =
+        serde_json::from_str(&sub.last_on("tour/board/a/state").unwrap()).unwrap();
+    assert_eq!(state["round"], 3);
+    assert_eq!(state["number"], 1);
+    assert_eq!(state["white"]["name"], "Morphy, Paul");
+    assert_eq!(state["white"]["rating"], 2690);
+    assert_eq!(state["black"]["name"], "Anderssen, Adolf");
+
+    // The operator sets board a's result from the command line.
+    let out = command(&config, &["--board", "a", "set-result", "1-0"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    sub.wait_for(
+        "the correction and the result",
+        Duration::from_secs(20),
+        |msgs| {
+            let evs: Vec<serde_json::Value> = msgs
+                .iter()
+                .filter(|m| m.topic == "tour/board/a/event")
+                .map(|m| m.json())
+                .collect();
+            let end = evs.iter().any(|e| {
+                e["type"] == "game_end"
+                    && e["result"] == "1-0"
+                    && e["reason"] == "set by the operator"
+            });
+            let corr = evs
+                .iter()
+                .any(|e| e["type"] == "correction" && e["command"] == "set_result");
+            (end && corr).then_some(())
+        },
+    )
+    .await;
+    wait_file(&round.join("game-1.pgn"), "[Result \"1-0\"]");
+    // A malformed command is refused before it is sent.
+    let out = command(&config, &["--board", "a", "set-result", "2-0"]);
+    assert!(!out.status.success());
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+
+    // New pairings for board 2, reloaded on SIGHUP; the next change to that
+    // board's game carries them.
+    std::fs::write(&pairings, "board,white,black\n1,\"Morphy, Paul\",\"Anderssen, Adolf\"\n2,\"Steinitz, Wilhelm\",\"Chigorin, Mikhail\"\n").unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(daemon.pid() as i32),
+        nix::sys::signal::Signal::SIGHUP,
+    )
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !daemon.log().contains("pairings reloaded") {
+        assert!(
+            Instant::now() < deadline,
+            "no reload in the log: {}",
+            daemon.log()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let out = command(&config, &["--board", "b", "set-result", "1/2-1/2"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let game2 = wait_file(&round.join("game-2.pgn"), "[Result \"1/2-1/2\"]");
+    assert!(game2.contains("[White \"Steinitz, Wilhelm\"]"), "{game2}");
+    drop(daemon);
+}

@@ -1,0 +1,639 @@
+//! Faults for the arbiter: sessions in which something the Laws care about
+//! happens, with what boardcast should say about it.
+//!
+//! Each [`FaultKind`] is injected into a real game played with the human
+//! profile (takebacks off, so the expected record is known):
+//!
+//! - `IllegalTakenBack`: an illegal move, completed when the opponent
+//!   begins to reply (Law 6.2a), noticed and taken back (Law 7.5a), then
+//!   the real move.
+//! - `IllegalStands`: a completed illegal move nobody notices; play goes on
+//!   from the position it made.
+//! - `Displaced`: two pieces knocked off the board and left there for a
+//!   while, then set back.
+//! - `Pushed`: a piece of the side not to move (not the one that has just
+//!   moved) pushed onto a free neighbouring square and left there 10-20 s,
+//!   then set back: displaced pieces (Law 7.4), never an illegal move.
+//! - `WrongSetup`: the start position set up wrongly, corrected before the
+//!   first move.
+//! - `Unpromoted`: a pawn set on the last rank and left there while the
+//!   opponent replies; the arbiter then exchanges it for a queen.
+
+use rand::Rng;
+use rand::SeedableRng;
+use rand::rngs::SmallRng;
+
+use super::{Human, Profile, Session, SourceGame, Table, Truth, parts};
+use boardcast::board::Cell;
+use boardcast::event::{AlertKind, Millis};
+use boardcast::games::chess::irregular::find_pseudo_move;
+use boardcast::games::chess::{Board, Color, Move, Piece, Position, Rank, Role, Square};
+
+/// A kind of fault.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FaultKind {
+    /// An illegal move completed, then taken back.
+    IllegalTakenBack,
+    /// An illegal move completed; play goes on from it.
+    IllegalStands,
+    /// Pieces displaced for a while.
+    Displaced,
+    /// A piece of the side not to move pushed to a neighbouring square
+    /// and left there for a while.
+    Pushed,
+    /// A wrong initial set-up, corrected before the first move.
+    WrongSetup,
+    /// A pawn left unexchanged on the last rank.
+    Unpromoted,
+}
+
+impl FaultKind {
+    /// Every kind.
+    pub const ALL: [FaultKind; 6] = [
+        FaultKind::IllegalTakenBack,
+        FaultKind::IllegalStands,
+        FaultKind::Displaced,
+        FaultKind::Pushed,
+        FaultKind::WrongSetup,
+        FaultKind::Unpromoted,
+    ];
+
+    /// The alert boardcast must raise.
+    pub fn alert(self) -> AlertKind {
+        match self {
+            FaultKind::IllegalTakenBack | FaultKind::IllegalStands | FaultKind::Unpromoted => {
+                AlertKind::IllegalMove
+            }
+            FaultKind::Displaced | FaultKind::Pushed => AlertKind::Misplaced,
+            FaultKind::WrongSetup => AlertKind::Setup,
+        }
+    }
+}
+
+/// A session with a fault and what should come of it.
+#[derive(Clone, Debug)]
+pub struct FaultCase {
+    /// The kind injected.
+    pub kind: FaultKind,
+    /// The session.
+    pub session: Session,
+    /// The side the alert concerns, when it concerns one.
+    pub side: Option<Color>,
+    /// The record boardcast should publish (SAN, or long algebraic for an
+    /// illegal move that stood).
+    pub sans: Vec<String>,
+    /// The ply after which the fault happens.
+    pub at_ply: usize,
+}
+
+/// Plays plies `moves` from `pos` on the table with `profile`, marking each
+/// completion; returns the position reached.
+fn play_line(
+    table: &mut Table,
+    profile: &mut Human,
+    mut pos: Position,
+    moves: &[Move],
+    first_ply: usize,
+) -> Position {
+    for (i, &m) in moves.iter().enumerate() {
+        profile.think(table, &pos);
+        profile.play(table, &pos, m);
+        let ply = first_ply + i;
+        table.mark(|at| Truth::Ply { ply, at });
+        pos = pos.play(m);
+    }
+    pos
+}
+
+/// A table on which the first `k` plies of `game` have been played.
+fn first_plies(game: &SourceGame, k: usize, seed: u64, profile: &mut Human) -> Table {
+    let mut table = Table::new(game.start.board(), seed);
+    table.wait(1_000);
+    play_line(&mut table, profile, game.start.clone(), &game.moves[..k], 1);
+    table
+}
+
+fn quiet_human() -> Human {
+    Human {
+        takeback: 0.0,
+        knock: 0.0,
+        knock_moved: 0.0,
+        ..Human::default()
+    }
+}
+
+/// An illegal displacement of one piece of `pos`'s side to move: a piece
+/// (not the king) set on an empty square it cannot legally reach, that
+/// reads as exactly that one move. Returns the piece, its squares, and the
+/// board it makes.
+fn illegal_shift(pos: &Position, rng: &mut SmallRng) -> Option<(Piece, Square, Square, Board)> {
+    let mover = pos.turn();
+    let pieces: Vec<(Square, Piece)> = pos
+        .board()
+        .iter()
+        .filter(|(_, p)| p.color == mover && p.role != Role::King && p.role != Role::Pawn)
+        .collect();
+    for _ in 0..64 {
+        if pieces.is_empty() {
+            return None;
+        }
+        let (from, piece) = pieces[rng.gen_range(0..pieces.len())];
+        let to = Square::new(rng.gen_range(0..64));
+        if pos.board().piece_at(to).is_some()
+            || pos.legal_moves().any(|m| m.from() == from && m.to() == to)
+        {
+            continue;
+        }
+        let mut board = pos.board().clone();
+        board.discard_piece_at(from);
+        board.set_piece_at(to, piece);
+        // It must read as that one move and nothing legal.
+        if find_pseudo_move(pos, &board).is_none()
+            || pos.legal_moves().any(|m| pos.play(m).board() == &board)
+        {
+            continue;
+        }
+        return Some((piece, from, to, board));
+    }
+    None
+}
+
+/// Builds a fault case of `kind` in `game`, or `None` when the game offers
+/// no place for it (no promotion to a queen, say).
+pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase> {
+    let mut positions = vec![game.start.clone()];
+    for &m in &game.moves {
+        let next = positions.last().expect("start").play(m);
+        positions.push(next);
+    }
+    let mut at = Inject {
+        game,
+        kind,
+        seed,
+        rng: SmallRng::seed_from_u64(seed ^ 0x5eed_fa17),
+        profile: quiet_human(),
+        positions,
+    };
+    let (_, injector) = INJECTORS.iter().find(|(k, _)| *k == kind)?;
+    injector(&mut at)
+}
+
+/// One fault's injector: plays the game with the fault in it.
+type Injector = fn(&mut Inject<'_>) -> Option<FaultCase>;
+
+/// The injector of every fault kind.
+const INJECTORS: [(FaultKind, Injector); 6] = [
+    (FaultKind::WrongSetup, wrong_setup),
+    (FaultKind::IllegalTakenBack, illegal_taken_back),
+    (FaultKind::IllegalStands, illegal_stands),
+    (FaultKind::Displaced, displaced),
+    (FaultKind::Pushed, pushed),
+    (FaultKind::Unpromoted, unpromoted),
+];
+
+/// What every injector starts from: the game, its positions, the fault's
+/// random source and the players' (quiet) handling.
+struct Inject<'a> {
+    game: &'a SourceGame,
+    kind: FaultKind,
+    seed: u64,
+    rng: SmallRng,
+    profile: Human,
+    /// The position before each ply, and the final one.
+    positions: Vec<Position>,
+}
+
+/// A fault in the middle of the game: after ply `k` (at `pos`), on the
+/// table the first `k` plies were played on.
+struct MidGame {
+    k: usize,
+    pos: Position,
+    table: Table,
+}
+
+impl Inject<'_> {
+    /// The case of the injected fault.
+    fn case(
+        &self,
+        table: Table,
+        side: Option<Color>,
+        sans: Vec<String>,
+        at_ply: usize,
+    ) -> FaultCase {
+        FaultCase {
+            kind: self.kind,
+            session: finish(table),
+            side,
+            sans,
+            at_ply,
+        }
+    }
+
+    /// A random ply in the middle of the game (`None` in a game of fewer
+    /// than six plies), played up to with a pause after it.
+    fn mid_game(&mut self) -> Option<MidGame> {
+        let n = self.game.moves.len();
+        if n < 6 {
+            return None;
+        }
+        let k = self.rng.gen_range(2..n - 2);
+        let pos = self.positions[k].clone();
+        let mut table = first_plies(self.game, k, self.seed, &mut self.profile);
+        table.pause(1_000, 5_000);
+        Some(MidGame { k, pos, table })
+    }
+
+    /// Plays the rest of the game from ply `k` (at `pos`).
+    fn play_on(&mut self, table: &mut Table, pos: Position, k: usize) {
+        play_line(table, &mut self.profile, pos, &self.game.moves[k..], k + 1);
+    }
+}
+
+/// The back rank set up wrongly (a knight and a bishop swapped, or a pawn
+/// missing), corrected by the arbiter before the game.
+fn wrong_setup(at: &mut Inject<'_>) -> Option<FaultCase> {
+    let game = at.game;
+    let rng = &mut at.rng;
+    let mut wrong = game.start.board().clone();
+    let back = if rng.gen_bool(0.5) {
+        Rank::First
+    } else {
+        Rank::Eighth
+    };
+    let side = if back == Rank::First {
+        Color::White
+    } else {
+        Color::Black
+    };
+    let squares: Vec<Square> = boardcast::games::chess::File::ALL
+        .into_iter()
+        .map(|f| Square::from_coords(f, back))
+        .collect();
+    let knight = squares
+        .iter()
+        .copied()
+        .find(|&s| wrong.role_at(s) == Some(Role::Knight))?;
+    let bishop = squares
+        .iter()
+        .copied()
+        .filter(|&s| wrong.role_at(s) == Some(Role::Bishop))
+        .min_by_key(|&s| s.distance(knight))?;
+    let missing_pawn = rng.gen_bool(0.3);
+    if missing_pawn {
+        let rank = if side == Color::White {
+            Rank::Second
+        } else {
+            Rank::Seventh
+        };
+        let file = boardcast::games::chess::File::new(rng.gen_range(0..8));
+        wrong.discard_piece_at(Square::from_coords(file, rank));
+    } else {
+        let (k, b) = (wrong.piece_at(knight)?, wrong.piece_at(bishop)?);
+        wrong.set_piece_at(knight, b);
+        wrong.set_piece_at(bishop, k);
+    }
+    let mut table = Table::new(&wrong, at.seed);
+    table.pause(8_000, 20_000);
+    // The arbiter corrects it.
+    for sq in boardcast::games::chess::diff(&wrong, game.start.board()) {
+        table.lift(sq);
+        table.pause(200, 700);
+    }
+    for sq in boardcast::games::chess::diff(&wrong, game.start.board()) {
+        if let Some(p) = game.start.board().piece_at(sq) {
+            table.put(sq, p);
+            table.pause(200, 700);
+        }
+    }
+    play_line(
+        &mut table,
+        &mut at.profile,
+        game.start.clone(),
+        &game.moves,
+        1,
+    );
+    Some(at.case(table, None, game.sans.clone(), 0))
+}
+
+/// A piece of the side that just moved pushed to a neighbouring square,
+/// left there a while, and set back.
+fn pushed(at: &mut Inject<'_>) -> Option<FaultCase> {
+    let MidGame { k, pos, mut table } = at.mid_game()?;
+    let side = !pos.turn();
+    let just_moved = at.game.moves[k - 1].to();
+    let pushes: Vec<(Square, Square)> = pos
+        .board()
+        .by_color(side)
+        .into_iter()
+        // (Not the king: a king pushed next to the other in
+        // the centre is the players' result signal.)
+        .filter(|&s| s != just_moved && pos.board().role_at(s) != Some(Role::King))
+        .flat_map(|s| super::human::neighbours(s).map(move |t| (s, t)))
+        .filter(|&(_, t)| pos.board().piece_at(t).is_none())
+        // (A pawn pushed onto the first or last rank makes
+        // an impossible position: `illegal_position`.)
+        .filter(|&(f, t)| {
+            pos.board().role_at(f) != Some(Role::Pawn)
+                || !matches!(t.rank(), Rank::First | Rank::Eighth)
+        })
+        .collect();
+    if pushes.is_empty() {
+        return None;
+    }
+    let (from, to) = pushes[at.rng.gen_range(0..pushes.len())];
+    let cell = table.lift(from);
+    table.pause(40, 150);
+    table.set(to, cell);
+    table.pause(10_000, 20_000);
+    table.lift(to);
+    table.pause(100, 400);
+    table.set(from, cell);
+    table.pause(500, 2_000);
+    at.play_on(&mut table, pos, k);
+    Some(at.case(table, Some(side), at.game.sans.clone(), k))
+}
+
+/// One piece of each side, neither a king, knocked off the board and set
+/// back a while later.
+fn displaced(at: &mut Inject<'_>) -> Option<FaultCase> {
+    let MidGame { k, pos, mut table } = at.mid_game()?;
+    let mut knocked = Vec::new();
+    for color in [Color::White, Color::Black] {
+        let candidates: Vec<Square> = pos
+            .board()
+            .iter()
+            .filter(|(_, p)| p.color == color && p.role != Role::King)
+            .map(|(s, _)| s)
+            .collect();
+        let sq = candidates[at.rng.gen_range(0..candidates.len())];
+        knocked.push((sq, table.lift(sq)));
+        table.pause(50, 400);
+    }
+    table.pause(15_000, 40_000);
+    for (sq, cell) in knocked {
+        table.set(sq, cell);
+        table.pause(300, 1_500);
+    }
+    at.play_on(&mut table, pos, k);
+    Some(at.case(table, None, at.game.sans.clone(), k))
+}
+
+/// An illegal move, completed by the opponent's first touch (Law 6.2a),
+/// then noticed and taken back.
+fn illegal_taken_back(at: &mut Inject<'_>) -> Option<FaultCase> {
+    let MidGame { k, pos, mut table } = at.mid_game()?;
+    let rng = &mut at.rng;
+    let (piece, from, to, _) = illegal_shift(&pos, rng)?;
+    table.lift(from);
+    table.pause(200, 600);
+    table.put(to, piece);
+    // The opponent begins to reply (which completes the
+    // move, Law 6.2a), notices, and the position is
+    // restored.
+    table.pause(1_000, 4_500);
+    let own: Vec<Square> = pos
+        .board()
+        .by_color(!pos.turn())
+        .into_iter()
+        .filter(|&s| s != to)
+        .collect();
+    let touched = own[rng.gen_range(0..own.len())];
+    let cell = table.lift(touched);
+    table.pause(300, 900);
+    table.set(touched, cell);
+    table.pause(2_000, 6_000);
+    table.lift(to);
+    table.pause(200, 600);
+    table.put(from, piece);
+    at.play_on(&mut table, pos.clone(), k);
+    Some(at.case(table, Some(pos.turn()), at.game.sans.clone(), k))
+}
+
+/// An illegal move nobody notices: random legal play goes on after it.
+fn illegal_stands(at: &mut Inject<'_>) -> Option<FaultCase> {
+    let MidGame { k, pos, mut table } = at.mid_game()?;
+    let rng = &mut at.rng;
+    let (piece, from, to, board) =
+        (0..8)
+            .filter_map(|_| illegal_shift(&pos, rng))
+            .find(|(_, _, _, b)| {
+                pos.irregular(b.clone(), !pos.turn())
+                    .is_some_and(|p| p.legal_moves().next().is_some())
+            })?;
+    let after = pos.irregular(board.clone(), !pos.turn())?;
+    let pm = find_pseudo_move(&pos, &board)?;
+    table.lift(from);
+    table.pause(200, 600);
+    table.put(to, piece);
+    table.mark(|at| Truth::Ply { ply: k + 1, at });
+    // Nobody notices: random legal play goes on.
+    let mut line = Vec::new();
+    let mut sans = at.game.sans[..k].to_vec();
+    sans.push(pm.notation());
+    let mut p = after.clone();
+    for _ in 0..rng.gen_range(4..12) {
+        let legal: Vec<Move> = p.legal_moves().collect();
+        if legal.is_empty() {
+            break;
+        }
+        let m = legal[rng.gen_range(0..legal.len())];
+        sans.push(p.san(m));
+        line.push(m);
+        p = p.play(m);
+    }
+    play_line(&mut table, &mut at.profile, after, &line, k + 2);
+    Some(at.case(table, Some(pos.turn()), sans, k))
+}
+
+/// A promotion to a queen left as a pawn while the opponent replies, then
+/// exchanged by the arbiter (Law 7.5a).
+fn unpromoted(at: &mut Inject<'_>) -> Option<FaultCase> {
+    let (game, positions) = (at.game, &at.positions);
+    let n = game.moves.len();
+    // A promotion to a queen whose reply leaves the queen's square alone.
+    let k = (0..n.saturating_sub(1)).find(|&i| {
+        let m = game.moves[i];
+        let reply = game.moves[i + 1];
+        m.promotion() == Some(Role::Queen)
+            && !reply.touched().contains(m.to())
+            && !positions[i + 1].is_check()
+    })?;
+    let pos = positions[k].clone();
+    let m = game.moves[k];
+    let p = parts(&pos, m);
+    let profile = &mut at.profile;
+    let mut table = first_plies(game, k, at.seed, profile);
+    profile.think(&mut table, &pos);
+    if let Some(v) = p.victim {
+        table.lift(v);
+        table.pause(200, 500);
+    }
+    table.lift(p.from);
+    table.pause(200, 500);
+    table.put(p.to, p.piece);
+    table.pause(2_000, 5_000);
+    // The opponent replies while the pawn stands there.
+    let after = positions[k + 1].clone();
+    profile.play(&mut table, &after, game.moves[k + 1]);
+    table.pause(2_000, 5_000);
+    // The arbiter exchanges the pawn for a queen (Law 7.5a).
+    table.lift(p.to);
+    table.pause(300, 800);
+    table.put(p.to, p.placed);
+    table.mark(|at| Truth::Ply { ply: k + 1, at });
+    table.mark(|at| Truth::Ply { ply: k + 2, at });
+    let next = positions[k + 2].clone();
+    play_line(&mut table, profile, next, &game.moves[k + 2..], k + 3);
+    Some(at.case(table, Some(pos.turn()), game.sans.clone(), k))
+}
+
+fn finish(mut table: Table) -> Session {
+    table.wait(5_000);
+    table.into_session()
+}
+
+/// The board a session starts with, as cells (for tests that need it).
+pub fn cells_of(board: &Board) -> [Cell; 64] {
+    let mut cells = [Cell::Empty; 64];
+    for (sq, p) in board.iter() {
+        cells[sq as usize] = Cell::Piece(p);
+    }
+    cells
+}
+
+/// How boardcast handled one fault case.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FaultCheck {
+    /// The expected alert was raised.
+    pub raised: bool,
+    /// It named the right side (true when no side is expected).
+    pub side_right: bool,
+    /// The published record equals the expected one.
+    pub exact: bool,
+    /// Error alerts beyond the expected one that were never withdrawn
+    /// (false alarms).
+    pub extra_errors: usize,
+    /// An error alert of another kind came first and was withdrawn when
+    /// the evidence arrived (an illegal move first seen as displaced
+    /// pieces, because it stood past the misplacement delay before the
+    /// opponent began to reply).
+    pub reclassified: bool,
+    /// The expected alert was later cleared (for `misplaced` and `setup`).
+    pub cleared: bool,
+}
+
+/// Checks a replay of a fault case.
+pub fn evaluate(case: &FaultCase, replay: &boardcast::replay::Replay) -> FaultCheck {
+    use boardcast::event::EventKind;
+    let want = case.kind.alert();
+    let alerts: Vec<&boardcast::event::Alert> = replay
+        .events
+        .iter()
+        .filter_map(|(_, e)| match &e.kind {
+            EventKind::Alert(a) => Some(a),
+            _ => None,
+        })
+        .collect();
+    let raised: Vec<_> = alerts
+        .iter()
+        .filter(|a| a.kind == want && !a.cleared)
+        .collect();
+    let side = case.side.map(boardcast::event::Side::from);
+    // An error alert of another kind that was later withdrawn (displaced
+    // pieces that turned out to be the illegal move) is reported by
+    // `reclassified`, not counted as a false alarm.
+    let withdrawn = |i: usize, a: &boardcast::event::Alert| {
+        a.kind != want
+            && alerts[i + 1..]
+                .iter()
+                .any(|b| b.kind == a.kind && b.cleared)
+    };
+    let reclassified = alerts
+        .iter()
+        .enumerate()
+        .any(|(i, a)| a.kind.is_error() && !a.cleared && withdrawn(i, a));
+    let extra_errors = alerts
+        .iter()
+        .enumerate()
+        .filter(|(i, a)| a.kind.is_error() && !a.cleared && !withdrawn(*i, a))
+        .count()
+        .saturating_sub(usize::from(!raised.is_empty()));
+    let published = replay
+        .log
+        .current()
+        .map(|g| g.sans.clone())
+        .unwrap_or_default();
+    FaultCheck {
+        raised: !raised.is_empty(),
+        side_right: raised.first().is_some_and(|a| a.side == side),
+        exact: published == case.sans,
+        extra_errors,
+        reclassified,
+        cleared: alerts.iter().any(|a| a.kind == want && a.cleared),
+    }
+}
+
+/// Ends a session the way many players report a result: both kings set on
+/// centre squares (light squares: White won; dark: Black won; one of each:
+/// a draw), a few seconds after the last move. Returns the result signalled,
+/// or `None` when two free centre squares of the needed colours are missing.
+pub fn kings_to_centre(
+    session: &mut Session,
+    last: &Position,
+    result: &str,
+    seed: u64,
+) -> Option<()> {
+    let mut rng = SmallRng::seed_from_u64(seed ^ 0x4b1c);
+    let centre = [Square::D4, Square::D5, Square::E4, Square::E5];
+    if centre.iter().any(|&s| {
+        last.board()
+            .piece_at(s)
+            .is_some_and(|p| p.role == Role::King)
+    }) {
+        return None;
+    }
+    let free: Vec<Square> = centre
+        .into_iter()
+        .filter(|&s| last.board().piece_at(s).is_none())
+        .collect();
+    let light: Vec<Square> = free.iter().copied().filter(|s| s.is_light()).collect();
+    let dark: Vec<Square> = free.iter().copied().filter(|s| s.is_dark()).collect();
+    let (a, b) = match result {
+        "1-0" if light.len() == 2 => (light[0], light[1]),
+        "0-1" if dark.len() == 2 => (dark[0], dark[1]),
+        "1/2-1/2" if !light.is_empty() && !dark.is_empty() => (light[0], dark[0]),
+        _ => return None,
+    };
+    let (a, b) = if rng.gen_bool(0.5) { (a, b) } else { (b, a) };
+    let white_king = last.board().king_of(Color::White)?;
+    let black_king = last.board().king_of(Color::Black)?;
+    let mut cells = *session.initial;
+    for (_, r) in &session.readings {
+        match r {
+            super::Reading::Square(sq, c) => cells[*sq as usize] = *c,
+            super::Reading::Dump(d) => cells = **d,
+        }
+    }
+    let mut t = session.readings.last().map_or(0, |(t, _)| *t) + rng.gen_range(3_000..20_000);
+    let (wk, bk) = (cells[white_king as usize], cells[black_king as usize]);
+    let mut set = |sq: Square, cell: Cell, t: &mut Millis, pause: Millis| {
+        *t += pause;
+        cells[sq as usize] = cell;
+        session
+            .readings
+            .push((*t, super::Reading::Square(sq, cell)));
+    };
+    let first_white = rng.gen_bool(0.5);
+    let order = if first_white {
+        [(white_king, wk, a), (black_king, bk, b)]
+    } else {
+        [(black_king, bk, a), (white_king, wk, b)]
+    };
+    for (from, king, to) in order {
+        if from != to {
+            set(from, Cell::Empty, &mut t, rng.gen_range(100..600));
+            set(to, king, &mut t, rng.gen_range(150..700));
+        }
+    }
+    Some(())
+}

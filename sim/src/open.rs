@@ -1,0 +1,521 @@
+//! Simulated open-protocol boards for draughts and xiangqi: a game played
+//! by hands on a board that reports what its sensors see (`hello`, a
+//! `board` line, then `up`/`down` per square change), written as a capture.
+//!
+//! Design: written from how people handle pieces, not from what the
+//! tracker expects. The clean profile lifts and sets down each piece once
+//! (captured pieces removed after the move, a crown stacked). The human
+//! profile adds the habits of club play: captured pieces removed before,
+//! during or after the jumping piece travels, one at a time or swept
+//! together; a multi-jump set down on each landing square or carried over
+//! them; a xiangqi capture with the victim lifted first or the mover lifted
+//! first; sliders set down on squares on their way; crowning by turning the
+//! man over; pieces knocked and set back a moment later; lines split across
+//! capture chunks.
+
+use boardcast_games::{draughts, xiangqi};
+use boardcast_protocols::reading::{Geometry, Square};
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+
+use boardcast::event::Millis;
+
+/// The game a simulated board plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpenGame {
+    /// English draughts on 8x8.
+    Draughts,
+    /// Xiangqi on 9x10.
+    Xiangqi,
+}
+
+impl OpenGame {
+    /// The name in `hello` lines.
+    pub fn name(self) -> &'static str {
+        match self {
+            OpenGame::Draughts => "draughts",
+            OpenGame::Xiangqi => "xiangqi",
+        }
+    }
+
+    fn geometry(self) -> Geometry {
+        match self {
+            OpenGame::Draughts => Geometry::CHESS,
+            OpenGame::Xiangqi => Geometry::XIANGQI,
+        }
+    }
+
+    /// The snapshot index of a square (game coordinates).
+    pub(super) fn index_of(self, sq: Square) -> usize {
+        self.geometry().index(sq).expect("on the board")
+    }
+
+    fn first_rank(self) -> u8 {
+        match self {
+            OpenGame::Draughts => 1,
+            OpenGame::Xiangqi => 0,
+        }
+    }
+}
+
+/// How the simulated players handle the pieces.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OpenProfile {
+    /// Human habits (else clean handling).
+    pub human: bool,
+    /// Whether the board identifies pieces (`pieces=yes`).
+    pub pieces: bool,
+    /// The board stands turned round.
+    pub rotated: bool,
+}
+
+/// A simulated session: the board's lines with their times.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OpenSession {
+    /// `(t_ms, line without its line end)`.
+    pub lines: Vec<(Millis, String)>,
+}
+
+/// The players' hands at a simulated board: what stands where, the time,
+/// and the lines the board has sent.
+pub(super) struct Hands {
+    game: OpenGame,
+    pub(super) profile: OpenProfile,
+    pub(super) rng: SmallRng,
+    t: Millis,
+    lines: Vec<(Millis, String)>,
+    /// What stands on each square (game coordinates, snapshot order).
+    cells: Vec<Option<char>>,
+    /// No knocks (while a fault is being staged).
+    pub(super) quiet: bool,
+}
+
+impl Hands {
+    pub(super) fn new(
+        game: OpenGame,
+        profile: OpenProfile,
+        seed: u64,
+        cells: Vec<Option<char>>,
+    ) -> Hands {
+        Hands {
+            game,
+            profile,
+            rng: SmallRng::seed_from_u64(seed),
+            t: 0,
+            lines: Vec::new(),
+            cells,
+            quiet: false,
+        }
+    }
+
+    /// What stands on each square (game coordinates, snapshot order).
+    pub(super) fn cells_snapshot(&self) -> Vec<Option<char>> {
+        self.cells.clone()
+    }
+
+    pub(super) fn wait(&mut self, lo: Millis, hi: Millis) {
+        self.t += self.rng.gen_range(lo..=hi);
+    }
+
+    fn phys(&self, sq: Square) -> Square {
+        if self.profile.rotated {
+            self.game.geometry().rotated(sq)
+        } else {
+            sq
+        }
+    }
+
+    fn index(&self, sq: Square) -> usize {
+        self.game.geometry().index(sq).expect("on the board")
+    }
+
+    fn say(&mut self, line: String) {
+        self.lines.push((self.t, line));
+    }
+
+    pub(super) fn up(&mut self, sq: Square) {
+        let i = self.index(sq);
+        self.cells[i] = None;
+        let name = self.phys(sq).name(self.game.first_rank());
+        self.say(format!("up {name}"));
+    }
+
+    pub(super) fn down(&mut self, sq: Square, piece: char) {
+        let i = self.index(sq);
+        self.cells[i] = Some(piece);
+        let name = self.phys(sq).name(self.game.first_rank());
+        if self.profile.pieces {
+            self.say(format!("down {name} {piece}"));
+        } else {
+            self.say(format!("down {name}"));
+        }
+    }
+
+    pub(super) fn hello(&mut self) {
+        let g = self.game.geometry();
+        let pieces = if self.profile.pieces { "yes" } else { "no" };
+        self.say(format!(
+            "hello {} {}x{} id=SIM-1 pieces={pieces} name=boardcast-sim",
+            self.game.name(),
+            g.files(),
+            g.ranks()
+        ));
+        let mut cells = String::new();
+        for i in 0..g.len() {
+            let game_sq = if self.profile.rotated {
+                g.rotated(g.square(i).expect("in range"))
+            } else {
+                g.square(i).expect("in range")
+            };
+            cells.push(match self.cells[self.index(game_sq)] {
+                None => '.',
+                Some(_) if !self.profile.pieces => 'o',
+                Some(c) => c,
+            });
+        }
+        self.wait(5, 30);
+        self.say(format!("board {cells}"));
+    }
+
+    /// A piece other than those of the move knocked and set back.
+    pub(super) fn maybe_knock(&mut self, avoid: &[Square]) {
+        if !self.profile.human || self.quiet || !self.rng.gen_bool(0.08) {
+            return;
+        }
+        let g = self.game.geometry();
+        let occupied: Vec<Square> = (0..g.len())
+            .filter(|&i| self.cells[i].is_some())
+            .filter_map(|i| g.square(i))
+            .filter(|s| !avoid.contains(s))
+            .collect();
+        if occupied.is_empty() {
+            return;
+        }
+        let sq = occupied[self.rng.gen_range(0..occupied.len())];
+        let piece = self.cells[self.index(sq)].expect("occupied");
+        self.wait(100, 400);
+        self.up(sq);
+        self.wait(300, 2500);
+        self.down(sq, piece);
+    }
+
+    pub(super) fn think(&mut self) {
+        if self.profile.human {
+            self.wait(1500, 9000);
+        } else {
+            self.wait(1000, 3000);
+        }
+    }
+
+    /// The session so far.
+    pub(super) fn session(self) -> OpenSession {
+        OpenSession { lines: self.lines }
+    }
+}
+
+pub(super) fn dsq(s: draughts::Square) -> Square {
+    Square::new(s.file(), s.rank())
+}
+
+pub(super) fn xsq(s: xiangqi::Square) -> Square {
+    Square::new(s.file() as u8, s.rank() as u8)
+}
+
+/// The hands at a draughts board in the start position, the board
+/// introduced (`hello` and a `board` line).
+pub(super) fn draughts_hands(profile: OpenProfile, seed: u64, start: &draughts::Position) -> Hands {
+    let g = Geometry::CHESS;
+    let cells = (0..g.len())
+        .map(|i| {
+            let sq = g.square(i).expect("in range");
+            draughts::Square::from_file_rank(sq.file, sq.rank)
+                .and_then(|s| start.piece_at(s))
+                .map(boardcast::games::draughts::letter)
+        })
+        .collect();
+    Hands::new(OpenGame::Draughts, profile, seed, cells)
+}
+
+/// Plays one draughts move (legal in `pos`) with the hands, then perhaps a
+/// knock.
+pub(super) fn play_draughts(h: &mut Hands, pos: &draughts::Position, mv: &draughts::Move) {
+    let profile = h.profile;
+    let piece = pos.piece_at(mv.from()).expect("a piece to move");
+    let man = boardcast::games::draughts::letter(piece);
+    let path: Vec<Square> = mv.path().iter().map(|&s| dsq(s)).collect();
+    let captured: Vec<Square> = mv.captured().iter().map(|&s| dsq(s)).collect();
+    // When the captured pieces leave: 0 before, 1 during, 2 after.
+    let when = if profile.human && !captured.is_empty() {
+        h.rng.gen_range(0..3)
+    } else {
+        2
+    };
+    let swept = profile.human && h.rng.gen_bool(0.5);
+    let remove = |h: &mut Hands, list: &[Square], swept: bool| {
+        for &c in list {
+            if swept {
+                h.wait(20, 60);
+            } else {
+                h.wait(250, 700);
+            }
+            h.up(c);
+        }
+    };
+    if when == 0 {
+        remove(h, &captured, swept);
+        h.wait(200, 600);
+    }
+    h.up(path[0]);
+    let set_down_each = !profile.human || h.rng.gen_bool(0.5);
+    for (k, &land) in path.iter().enumerate().skip(1) {
+        let last = k == path.len() - 1;
+        if last || set_down_each {
+            h.wait(150, 450);
+            h.down(land, man);
+            if when == 1 {
+                h.wait(150, 400);
+                h.up(captured[k - 1]);
+            }
+            if !last {
+                h.wait(100, 300);
+                h.up(land);
+            }
+        } else if when == 1 {
+            h.wait(150, 400);
+            h.up(captured[k - 1]);
+        }
+    }
+    if when == 2 {
+        h.wait(200, 900);
+        remove(h, &captured, swept);
+    }
+    if mv.is_crowning() {
+        let king = if man.is_ascii_uppercase() { 'K' } else { 'k' };
+        let to = *path.last().expect("path");
+        h.wait(400, 1500);
+        if profile.human && h.rng.gen_bool(0.5) {
+            // Turned over: lifted and set down as a king.
+            h.up(to);
+            h.wait(200, 600);
+            h.down(to, king);
+        } else {
+            // A second piece stacked on the man.
+            h.down(to, king);
+        }
+    }
+    let mut avoid = path.clone();
+    avoid.extend(&captured);
+    h.maybe_knock(&avoid);
+}
+
+/// Plays a draughts game (moves legal from the start) on a simulated board.
+pub fn simulate_draughts(moves: &[draughts::Move], profile: OpenProfile, seed: u64) -> OpenSession {
+    let mut pos = draughts::Position::start();
+    let mut h = draughts_hands(profile, seed, &pos);
+    h.hello();
+    for mv in moves {
+        h.think();
+        play_draughts(&mut h, &pos, mv);
+        pos.play(mv);
+    }
+    h.wait(2000, 2000);
+    h.session()
+}
+
+/// The hands at a xiangqi board in the start position.
+pub(super) fn xiangqi_hands(profile: OpenProfile, seed: u64, start: &xiangqi::Position) -> Hands {
+    let g = Geometry::XIANGQI;
+    let cells = (0..g.len())
+        .map(|i| {
+            let sq = g.square(i).expect("in range");
+            xiangqi::Square::new(sq.file as i8, sq.rank as i8)
+                .and_then(|s| start.piece_at(s))
+                .map(|p| p.fen_char())
+        })
+        .collect();
+    Hands::new(OpenGame::Xiangqi, profile, seed, cells)
+}
+
+/// Plays one xiangqi move (legal in `pos`, or any piece's move from `from`
+/// to `to`) with the hands, then perhaps a knock.
+pub(super) fn play_xiangqi(h: &mut Hands, pos: &xiangqi::Position, mv: xiangqi::Move) {
+    let profile = h.profile;
+    let piece = pos.piece_at(mv.from).expect("a piece to move").fen_char();
+    let (from, to) = (xsq(mv.from), xsq(mv.to));
+    let capture = pos.piece_at(mv.to).is_some();
+    if capture {
+        if !profile.human || h.rng.gen_bool(0.5) {
+            h.up(to);
+            h.wait(150, 600);
+            h.up(from);
+        } else {
+            h.up(from);
+            h.wait(150, 600);
+            h.up(to);
+        }
+        h.wait(150, 500);
+        h.down(to, piece);
+    } else {
+        h.up(from);
+        let straight = from.file == to.file || from.rank == to.rank;
+        let slider = "RrCcKkPp".contains(piece);
+        if profile.human && straight && slider && h.rng.gen_bool(0.5) {
+            // Slid along the line, the sensors seeing it on the way.
+            let (df, dr) = (
+                (i16::from(to.file) - i16::from(from.file)).signum(),
+                (i16::from(to.rank) - i16::from(from.rank)).signum(),
+            );
+            let mut at = from;
+            loop {
+                let next = Square::new(
+                    (i16::from(at.file) + df) as u8,
+                    (i16::from(at.rank) + dr) as u8,
+                );
+                if next == to {
+                    break;
+                }
+                h.wait(60, 140);
+                h.down(next, piece);
+                h.wait(40, 100);
+                h.up(next);
+                at = next;
+            }
+        }
+        h.wait(150, 500);
+        h.down(to, piece);
+    }
+    h.maybe_knock(&[from, to]);
+}
+
+/// Plays a xiangqi game (moves legal from the start) on a simulated board.
+pub fn simulate_xiangqi(moves: &[xiangqi::Move], profile: OpenProfile, seed: u64) -> OpenSession {
+    let mut pos = xiangqi::Position::start();
+    let mut h = xiangqi_hands(profile, seed, &pos);
+    h.hello();
+    for &mv in moves {
+        h.think();
+        play_xiangqi(&mut h, &pos, mv);
+        pos.play(mv).expect("legal moves");
+    }
+    h.wait(2000, 2000);
+    h.session()
+}
+
+/// The session as an open-protocol capture (interface §2): the header
+/// with `protocol=open` and `meta`, then one `<` line per board line, the
+/// line's bytes in hex (`\n` included). With `split`, some lines are cut
+/// across two capture lines, as a serial port delivers them.
+pub fn capture_text(session: &OpenSession, meta: &[(String, String)], split: bool) -> String {
+    let mut out = String::from("# boardcast capture v1 protocol=open");
+    for (k, v) in meta {
+        out += &format!(" {k}={v}");
+    }
+    out.push('\n');
+    let hex = |b: &[u8]| {
+        b.iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    for (i, (t, line)) in session.lines.iter().enumerate() {
+        let bytes = format!("{line}\n").into_bytes();
+        if split && i % 7 == 3 && bytes.len() > 3 {
+            let cut = bytes.len() / 2;
+            out += &format!(
+                "{t} < {}\n{} < {}\n",
+                hex(&bytes[..cut]),
+                t + 2,
+                hex(&bytes[cut..])
+            );
+        } else {
+            out += &format!("{t} < {}\n", hex(&bytes));
+        }
+    }
+    out
+}
+
+/// A draughts session as a capture of an 8x8 vendor board that reports
+/// occupancy only: a Certabo board in occupancy mode (Tabutronic frames,
+/// one occupancy byte per rank), one frame after every change, with the
+/// header `protocol=certabo occupancy=yes game=draughts` and `meta`. The
+/// board's own squares are the open protocol's (the session's lines name
+/// them); pieces are not identified.
+pub fn tabutronic_capture_text(session: &OpenSession, meta: &[(String, String)]) -> String {
+    use boardcast_protocols::certabo::Frame;
+    use boardcast_protocols::open::{Decoder, Game, Line};
+    use boardcast_protocols::reading::Content;
+
+    use boardcast::capture::{Direction, Header, Protocol, Writer};
+    let mut words = vec![
+        ("occupancy".to_string(), "yes".to_string()),
+        ("game".to_string(), "draughts".to_string()),
+    ];
+    words.extend(meta.iter().cloned());
+    let header = Header {
+        protocol: Protocol::Certabo,
+        meta: words,
+    };
+    let mut w = Writer::new(Vec::new(), &header).expect("writing to memory");
+    let decoder = Decoder::with_game(Game::Draughts, Geometry::CHESS);
+    // Rank 8 first, bit 7 = file a.
+    let mut ranks = [0u8; 8];
+    let set = |ranks: &mut [u8; 8], sq: Square, on: bool| {
+        let (r, bit) = (7 - sq.rank as usize, 0x80u8 >> sq.file);
+        if on {
+            ranks[r] |= bit;
+        } else {
+            ranks[r] &= !bit;
+        }
+    };
+    for (t, text) in &session.lines {
+        match decoder.parse(text) {
+            Ok(Line::Board(snap)) => {
+                for i in 0..Geometry::CHESS.len() {
+                    let sq = Geometry::CHESS.square(i).expect("in range");
+                    let on = !matches!(snap.get(sq), Some(Content::Empty) | None);
+                    set(&mut ranks, sq, on);
+                }
+            }
+            Ok(Line::Up(sq)) => set(&mut ranks, sq, false),
+            Ok(Line::Down { square, .. }) => set(&mut ranks, square, true),
+            _ => continue,
+        }
+        w.write_chunk(
+            *t,
+            Direction::FromBoard,
+            &Frame::Occupancy(ranks).to_bytes(),
+        )
+        .expect("writing to memory");
+    }
+    w.flush().expect("writing to memory");
+    String::from_utf8(w.into_inner()).expect("captures are ASCII")
+}
+
+/// The games of a xiangqi PGN file (several records one after the other),
+/// as moves from the start position; records from another start are left
+/// out (the simulated board sets up the start position).
+pub fn read_xiangqi_games(text: &str) -> Result<Vec<Vec<xiangqi::Move>>, xiangqi::pgn::PgnError> {
+    let mut records: Vec<String> = Vec::new();
+    let mut in_moves = true;
+    for line in text.lines() {
+        let tag = line.trim_start().starts_with('[');
+        if tag && in_moves {
+            records.push(String::new());
+        }
+        if let Some(r) = records.last_mut() {
+            r.push_str(line);
+            r.push('\n');
+        }
+        if !line.trim().is_empty() {
+            in_moves = !tag;
+        }
+    }
+    let mut out = Vec::new();
+    for r in records {
+        let rec = xiangqi::pgn::read(&r)?;
+        if rec.start == xiangqi::Position::start() {
+            out.push(rec.moves);
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,17 @@
+//! The pure test binary: codecs, reconstruction, rules, clocks, replay of
+//! the bundled corpora. It needs nothing but Rust: no broker, browser,
+//! Python, root or built binary (those tests are the system binary's,
+//! cli/tests/system.rs). `cargo test --test pure`.
+
+/// The repository's root, where the bundled data lives.
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+mod alerts;
+mod clocks;
+mod families;
+mod games;
+mod games_alerts;
+mod games_open;
+mod reconstruct;
+mod replay;
+mod results;
