@@ -20,7 +20,7 @@
 //! at the start, nor a Chess960 array), and a pawn reaching its last rank
 //! is read as promoted to a queen.
 
-use crate::board::Cell;
+use crate::games::Cell;
 use crate::games::chess::{Bitboard, Board, Color, Piece, Role, Square, can_reach};
 
 /// Pieces lifted longer ago than this, other than the last one, are taken

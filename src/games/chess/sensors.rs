@@ -8,7 +8,7 @@ use boardcast_protocols::dgt::{Field, PieceCode};
 use boardcast_protocols::reading::{Content, MemoryRecord, ResultToken, Square as At};
 
 use super::{Board, Color, Piece, Role, Square};
-use crate::board::{Cell, Token};
+use crate::games::{Cell, Token};
 
 /// The chess square a neutral square names (`None`: off an 8 × 8 board).
 pub fn square(at: At) -> Option<Square> {
