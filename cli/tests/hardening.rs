@@ -393,7 +393,7 @@ async fn hardening_the_shipped_acl_keeps_screens_off_the_live_view() {
         let out = c.arg(&passwd).args([user, password]).output().unwrap();
         assert!(out.status.success(), "{out:?}");
     }
-    let acl = Path::new(env!("CARGO_MANIFEST_DIR")).join("config/mosquitto-acl.conf");
+    let acl = Path::new(crate::ROOT).join("config/mosquitto-acl.conf");
     let venue = free_port();
     let _broker = Broker::start_with(&format!(
         "listener {venue} 127.0.0.1\nallow_anonymous false\npassword_file {}\nacl_file {}\n",

@@ -264,9 +264,12 @@ async fn the_hub_gathers_every_board_of_every_bridge_and_reports_a_dead_bridge()
     // hall-b dies without a word: its last will fires, and the hub says so.
     let (_, _, mut dead) = bridges.remove(1);
     dead.crash();
-    let snap = wait_until("hall-b reported offline", 30, || {
+    // The bridge and then each of its boards are marked: wait for both.
+    let snap = wait_until("hall-b and its board reported offline", 30, || {
         let s = snapshot(&listen)?;
-        (s["bridges"]["hall-b"] == "offline").then_some(s)
+        let boards = s["boards"].as_array()?;
+        let b1 = boards.iter().position(|b| b == "b1")?;
+        (s["bridges"]["hall-b"] == "offline" && s["states"][b1]["status"] == "offline").then_some(s)
     });
     let boards = snap["boards"].as_array().unwrap();
     for (i, id) in boards.iter().enumerate() {

@@ -173,7 +173,16 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
     }
 
     // The records on the pgn topics parse in independent readers.
-    let pdn = sub.last_on("lg/board/d1/pgn").expect("a PDN record");
+    // The record is republished after every move: wait for the one that
+    // holds them all (it may arrive after the last state).
+    let plies = d_ids.len();
+    let pdn = sub
+        .wait_for("the whole PDN record", Duration::from_secs(20), |msgs| {
+            let last = msgs.iter().rev().find(|m| m.topic == "lg/board/d1/pgn")?;
+            let text = last.text();
+            (pdn_moves(&text) == plies).then_some(text)
+        })
+        .await;
     assert!(pdn.starts_with("[GameType \"21\"]"), "{pdn}");
     let path = dir.path().join("live.pdn");
     std::fs::write(&path, &pdn).unwrap();
@@ -204,7 +213,19 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
     let ours: Vec<String> = d_ids.iter().map(|id| id.replace('x', "-")).collect();
     assert_eq!(read, ours, "pydraughts reads the live PDN");
 
-    let xpgn = sub.last_on("lg/board/x1/pgn").expect("a xiangqi record");
+    let x_plies = x_ids.len();
+    let xpgn = sub
+        .wait_for(
+            "the whole xiangqi record",
+            Duration::from_secs(20),
+            |msgs| {
+                let last = msgs.iter().rev().find(|m| m.topic == "lg/board/x1/pgn")?;
+                let text = last.text();
+                let games = read_xiangqi_games(&text).ok()?;
+                (games.first().map(Vec::len) == Some(x_plies)).then_some(text)
+            },
+        )
+        .await;
     assert!(xpgn.contains("[Variant \"xiangqi\"]"), "{xpgn}");
     let read = read_xiangqi_games(&xpgn).unwrap();
     assert_eq!(read.len(), 1, "{xpgn}");
@@ -289,4 +310,23 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
         assert_eq!(record.game.name(), game.name(), "{name}");
     }
     drop(sims);
+}
+
+/// The moves a PDN record's movetext holds (`9-13`, `18x9`, `8x15x24`; not
+/// move numbers, tags or results: a result names no square twice and no
+/// square 0).
+fn pdn_moves(pdn: &str) -> usize {
+    pdn.lines()
+        .filter(|l| !l.starts_with('['))
+        .flat_map(str::split_whitespace)
+        .filter(|t| {
+            let squares: Vec<u32> = t
+                .split(['-', 'x'])
+                .map(|n| n.parse::<u32>().unwrap_or(0))
+                .collect();
+            squares.len() >= 2
+                && squares.iter().all(|&n| (1..=32).contains(&n))
+                && squares.windows(2).all(|w| w[0] != w[1])
+        })
+        .count()
 }
