@@ -349,8 +349,11 @@ async fn the_public_and_arbiter_views_of_the_page_in_chromium() {
     let web = free_port();
     let g = game(31, Some(14));
     let board = SimBoard::new(dir.path(), "one", g.clone(), 9, SimOptions::fast("40001"));
-    let secret = crate::util::TEST_SECRET;
-    let extra = format!("\n[broadcast]\ndelay = \"4s\"\n\n[web]\nlisten = \"127.0.0.1:{web}\"\n");
+    // The arbiter view opens with its own password, not the operator secret.
+    let secret = "views arbiter password";
+    let extra = format!(
+        "\n[broadcast]\ndelay = \"4s\"\n\n[web]\nlisten = \"127.0.0.1:{web}\"\narbiter_password = \"{secret}\"\n"
+    );
     let config = write_config_with(
         dir.path(),
         &format!("mqtt://127.0.0.1:{}", broker.port),

@@ -12,8 +12,8 @@
 //! Two audiences: `GET /` is the public view (with `[broadcast] delay`,
 //! the games as they were that long ago and no alerts); `GET /arbiter` is
 //! the arbiters' view, always live with alerts, open only to holders of
-//! the view password (`[web] arbiter_password`; without one, the operator
-//! secret `[control] secret`, with a warning). The login form posts it
+//! the view password (`[web] arbiter_password`; without one there is no
+//! arbiter view: the operator secret never opens it). The login form posts it
 //! (`POST /arbiter`, field `key`: never in an address); a right one gets
 //! a session: a random token in a cookie (`HttpOnly`, `SameSite=Strict`,
 //! expiring after `[web] session_s`), which the page and its stream
@@ -228,8 +228,9 @@ impl Default for Audience {
 
 impl Audience {
     /// The audience of a page `delay_ms` behind, whose arbiter view opens
-    /// with `view_password` (`[web] arbiter_password`), else, with a
-    /// warning, with the operator secret; logins last `session`.
+    /// with `view_password` (`[web] arbiter_password`) and with nothing
+    /// else (the operator secret never opens it: a warning says so when
+    /// only a secret is set); logins last `session`.
     pub fn new(
         delay_ms: u64,
         view_password: Option<&str>,
@@ -238,12 +239,12 @@ impl Audience {
     ) -> Audience {
         if view_password.is_none() && operator_secret.is_some() {
             tracing::warn!(
-                "the arbiter view opens with the operator secret: set its own [web] arbiter_password"
+                "no arbiter view: the operator secret does not open it; set [web] arbiter_password"
             );
         }
         Audience {
             delay_ms,
-            arbiter_secret: view_password.or(operator_secret).map(str::to_string),
+            arbiter_secret: view_password.map(str::to_string),
             session,
         }
     }
