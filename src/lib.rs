@@ -6,48 +6,61 @@
 //! each step:
 //!
 //! ```text
-//!  serial line / capture file        port (BoardTask, BusTask), capture, replay
+//!  serial line / capture file        port (PortTask over any driver), capture, replay
 //!          | bytes + time
 //!  family driver, protocol decoder   family, boardcast-protocols
-//!          | readings
+//!          | neutral readings (squares, snapshots, clock, identity, memory)
 //!  pipeline -> reconstructor         pipeline, board, games, clock
 //!          | events                  event
-//!  session: record, state, delay     session (Session, BoardSetup, BoardSink)
+//!  session: record, state, delay     session (Session, BoardSink), setup (BoardSetup)
 //!          | events, state, PGN
-//!  sinks                             mqtt, web, sink::round (PGN folder)
+//!  sinks                             mqtt, web, livechess, sink (records, PGN folder)
 //! ```
 //!
-//! Edges (tokio) at the top and bottom, a pure core in between.
+//! Edges (tokio) at the top and bottom, a pure core in between. Imports go
+//! down this list and never back up: no top-level module imports one that
+//! imports it (checked by a unit test, `layering`).
 //!
-//! - [`port`]: serial I/O only: one task per board or DGT bus line (find,
-//!   open, handshake, reconnect), and the recorder. It drives a
-//!   [`session::Session`] and knows no sink.
+//! - [`port`]: serial I/O only: one task per line ([`port::PortTask`]),
+//!   whatever its family (a DGT bus line is the same task with the bus
+//!   driver and one unit per board): find, open, hello, identify, keepalive,
+//!   read, record, reconnect. It drives [`session::Session`]s and knows no
+//!   sink.
 //! - [`capture`]: capture files, the byte-exact record of a board session.
-//! - [`replay`]: a capture through the same pipeline with capture time
-//!   (the board read as its header's [`setup::BoardSetup`] declares).
+//! - [`setup`]: what a board is, from the config or a capture header: the
+//!   one place that turns either into a pipeline.
+//! - [`replay`]: a capture through the same pipeline with capture time.
 //! - [`family`]: board families behind one seam: a sans-IO driver per wire
-//!   protocol (line settings, hello, keepalive, bytes to readings), used by
-//!   the port code and `replay`.
-//! - [`pipeline`]: one board's pure pipeline, bytes in, events out (a
-//!   draughts or xiangqi board's in [`pipeline::open`], shared with
-//!   `replay`).
+//!   protocol, DGT included (line settings, hello, identity, keepalive,
+//!   board memory, bytes to neutral readings), used by the port task and
+//!   by the pipeline (so `replay` reads bytes as the daemon does).
+//! - [`pipeline`]: one board's pure pipeline, bytes in (through its
+//!   family's driver), events out; the clock judge (a draughts or xiangqi
+//!   board's game in [`pipeline::open`], still a second route: see
+//!   docs/boards.md "Not yet").
 //! - [`board`]: the reconstructor, generic over the game: explains readings
 //!   as legal play, settles and publishes moves, corrects, raises the
-//!   arbiter's alerts.
+//!   arbiter's alerts; its reading rules are named steps.
 //! - [`games`]: the game seam: the [`games::Game`] trait the reconstructor
-//!   is generic over, the game record, and one module per game;
-//!   [`games::chess`] is the only user of shakmaty (legality, notation,
-//!   outcomes, the FIDE Laws articles and their alerts).
+//!   is generic over (with default event builders), cells and tokens,
+//!   touches, the arbiter's shared sentences, the game record, and one
+//!   module per game; [`games::chess`] is the only user of shakmaty
+//!   (legality, notation, outcomes, the FIDE Laws articles, the DGT and
+//!   occupancy-board sensors).
 //! - [`clock`]: time controls, the clock a board reports, presses and flags.
 //! - [`event`]: the event type every sink consumes.
 //! - [`session`]: one board above its line: the pipeline driven with
 //!   daemon time, the game record, the link status, the retained state,
 //!   the broadcast delay, operator corrections; it publishes through the
 //!   [`session::BoardSink`] trait the sinks implement.
-//! - [`sink`]: consumers of events: the MQTT sink (outbox, command intake,
-//!   connection task), game records, PGN, the PGN folder relay tools read.
+//! - [`sink`]: game records folded from events, PGN, the PGN folder relay
+//!   tools read (below the session, which writes through them).
+//! - [`mqtt`]: the MQTT sink: outbox, command intake, connection task.
 //! - [`web`]: the live page for screens and arbiters (HTTP, server-sent
 //!   events), fed by the same events as MQTT.
+//! - [`listener`]: the hardened accept loop every HTTP listener runs.
+//! - [`text`]: the checks every input from outside passes (config,
+//!   pairings, MQTT messages the hub and the LiveChess follower read).
 //! - [`delay`]: the broadcast delay: each board's public view, `delay`
 //!   behind the arbiters' live view.
 //! - [`livechess`]: an imitation of DGT LiveChess 2's local API (REST and
