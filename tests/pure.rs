@@ -12,6 +12,7 @@ mod families;
 mod games;
 mod games_alerts;
 mod games_open;
+mod open_games;
 mod reconstruct;
 mod replay;
 mod results;

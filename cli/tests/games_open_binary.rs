@@ -1,64 +1,19 @@
 //! Draughts and xiangqi through the command line, and records read by
-//! pydraughts and cchess (moved from tests/games_open.rs, with copies of
-//! its small helpers).
+//! pydraughts and cchess (moved from tests/games_open.rs; the helpers both
+//! share are in tests/open_games.rs).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use boardcast::board::Config;
 use boardcast::event::{EventKind, GameId};
-use boardcast::replay::open::{OpenReplay, replay_open_text};
+use boardcast::replay::open::replay_open_text;
 use boardcast_games::{draughts, xiangqi};
-use boardcast_sim::open::{
-    OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts, simulate_xiangqi,
-};
+use boardcast_sim::open::{OpenProfile, simulate_draughts, simulate_xiangqi};
 
 use crate::util::binary;
 
-fn data(name: &str) -> PathBuf {
-    PathBuf::from(crate::ROOT)
-        .join("games/tests/data")
-        .join(name)
-}
-
-fn draughts_games() -> Vec<draughts::PdnGame> {
-    let text = std::fs::read_to_string(data("english-draughts.pdn")).unwrap();
-    draughts::read_pdn(&text).unwrap()
-}
-
-fn xiangqi_games() -> Vec<Vec<xiangqi::Move>> {
-    let text = std::fs::read_to_string(data("xiangqi-random.pgn")).unwrap();
-    read_xiangqi_games(&text).unwrap()
-}
-
-fn replay(session: &OpenSession, game: Option<&str>, split: bool) -> OpenReplay {
-    let mut meta = vec![("board".to_string(), "7".to_string())];
-    if let Some(g) = game {
-        meta.push(("game".into(), g.into()));
-    }
-    let text = capture_text(session, &meta, split);
-    replay_open_text(&text, Config::default(), Path::new("sim.capture")).unwrap()
-}
-
-fn ids(r: &OpenReplay) -> Vec<String> {
-    r.events
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Move { id, .. } => Some(id.clone()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn errors(r: &OpenReplay) -> Vec<String> {
-    r.events
-        .iter()
-        .filter_map(|e| match &e.kind {
-            EventKind::Alert(a) if a.kind.is_error() && !a.cleared => Some(a.message.clone()),
-            _ => None,
-        })
-        .collect()
-}
+use crate::open_games::{data, draughts_games, errors, ids, replay, xiangqi_games};
 
 fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()

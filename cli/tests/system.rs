@@ -23,6 +23,8 @@ mod hub;
 mod live_games;
 mod livechess;
 mod netns;
+#[path = "../../tests/open_games.rs"]
+mod open_games;
 mod recovery;
 mod replay_binary;
 mod results_folder;
