@@ -5,45 +5,19 @@ use boardcast::board::Config;
 use boardcast::clock::{Face, TimeControl};
 use boardcast::event::{EventKind, Side};
 use boardcast::games::chess::Position;
-use boardcast::replay::{Replay, replay_reader};
+use boardcast::replay::Replay;
 use boardcast::sink::pgn::{Tags, render};
-use boardcast_sim::clock::{ClockSetup, ClockTruth, add_clock, no_clock};
-use boardcast_sim::{self as sim, Human, Session, SourceGame};
+use boardcast_sim::clock::{ClockSetup, add_clock, no_clock};
+use boardcast_sim::{self as sim, Human, SourceGame};
 
+use crate::clock_games::{clocked, replay, steady};
 use crate::games::all_games;
-
-fn steady() -> Human {
-    Human {
-        takeback: 0.0,
-        ..Human::default()
-    }
-}
 
 fn fast() -> Human {
     Human {
         blitz: 1.0,
         ..steady()
     }
-}
-
-fn replay(session: &Session, tc: Option<&str>) -> Replay {
-    let meta: Vec<(String, String)> = tc
-        .map(|t| vec![("time_control".to_string(), t.to_string())])
-        .unwrap_or_default();
-    let text = sim::dgt::capture_text(session, &meta);
-    replay_reader(text.as_bytes(), Config::default(), "clock".as_ref()).unwrap()
-}
-
-fn clocked(
-    game: &SourceGame,
-    profile: &mut Human,
-    setup: &ClockSetup,
-    seed: u64,
-    rotated: bool,
-) -> (Session, ClockTruth) {
-    let mut session = sim::simulate(game, profile, seed, rotated);
-    let truth = add_clock(&mut session, setup, Side::White, seed);
-    (session, truth)
 }
 
 #[test]

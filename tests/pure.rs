@@ -7,6 +7,7 @@
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 mod alerts;
+mod clock_games;
 mod clocks;
 mod families;
 mod games;

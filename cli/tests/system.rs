@@ -11,6 +11,8 @@ const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 mod alerts_readers;
 mod broadcast;
 mod bus;
+#[path = "../../tests/clock_games.rs"]
+mod clock_games;
 mod clocks_readers;
 mod cluster;
 mod control;
