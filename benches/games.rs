@@ -30,7 +30,7 @@ use std::path::{Path, PathBuf};
 
 use boardcast::board::Config;
 use boardcast::event::EventKind;
-use boardcast::replay::open::{OpenReplay, replay_open_text};
+use boardcast::replay::{GameReplay, replay_game_text};
 use boardcast_games::draughts;
 use boardcast_sim::open::{
     OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts,
@@ -46,13 +46,13 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn replay(session: &OpenSession, game: &str, split: bool) -> OpenReplay {
+fn replay(session: &OpenSession, game: &str, split: bool) -> GameReplay {
     let meta = vec![
         ("board".to_string(), "1".to_string()),
         ("game".to_string(), game.to_string()),
     ];
     let text = capture_text(session, &meta, split);
-    replay_open_text(&text, Config::default(), Path::new("bench.capture")).unwrap()
+    replay_game_text(&text, Config::default(), Path::new("bench.capture")).unwrap()
 }
 
 fn profiles() -> Vec<(&'static str, OpenProfile)> {
@@ -73,7 +73,7 @@ fn profiles() -> Vec<(&'static str, OpenProfile)> {
 
 /// Wrong moves in a replay: moves published then retracted, and plies of
 /// the final record that differ from the game.
-fn wrong_moves(r: &OpenReplay, want: &[String]) -> usize {
+fn wrong_moves(r: &GameReplay, want: &[String]) -> usize {
     let retracted = r
         .events
         .iter()
@@ -88,7 +88,7 @@ fn wrong_moves(r: &OpenReplay, want: &[String]) -> usize {
 fn clean_table(
     game: &str,
     games: usize,
-    run: impl Fn(usize, OpenProfile) -> (OpenReplay, Vec<String>),
+    run: impl Fn(usize, OpenProfile) -> (GameReplay, Vec<String>),
     s_lines: impl Fn(usize, OpenProfile) -> Vec<(u64, String)>,
 ) {
     println!(
@@ -198,7 +198,7 @@ fn fault_table(
 
 /// The events around the first touch-move alert of a fault-free replay
 /// (`BENCH_SHOW_TOUCH=1`).
-fn show_touch(r: &OpenReplay, lines: &[(u64, String)]) {
+fn show_touch(r: &GameReplay, lines: &[(u64, String)]) {
     let Some(i) = r
         .events
         .iter()
@@ -217,7 +217,7 @@ fn show_touch(r: &OpenReplay, lines: &[(u64, String)]) {
 
 /// The events of a replay and the board's lines around the fault
 /// (`BENCH_SHOW=1`).
-fn show(case: &OpenFaultCase, r: &OpenReplay) {
+fn show(case: &OpenFaultCase, r: &GameReplay) {
     for e in &r.events {
         if !matches!(e.kind, EventKind::Move { ply, .. } if (ply as usize) + 3 < case.at_ply) {
             println!("   event {} {:?}", e.t_ms, e.kind);
@@ -288,7 +288,7 @@ fn main() {
                 };
                 let s = simulate_draughts(g, profile, i as u64);
                 let text = tabutronic_capture_text(&s, &[]);
-                let r = replay_open_text(&text, Config::default(), Path::new("t.capture")).unwrap();
+                let r = replay_game_text(&text, Config::default(), Path::new("t.capture")).unwrap();
                 let want: Vec<String> = g.iter().map(draughts::Move::id).collect();
                 exact += usize::from(record_ids(&r) == want);
                 wrong += wrong_moves(&r, &want);

@@ -320,7 +320,7 @@ fn knocks(games: &[SourceGame], seeds: &[u64]) {
 /// round (it calibrates from the standard start), an occupancy-only board
 /// those without an underpromotion (their limits, docs/boards.md).
 fn families(games: &[SourceGame]) {
-    use boardcast::capture::Protocol;
+    use boardcast::family::Family;
     println!("== families: every bundled game, human handling, one seed");
     println!(
         "{:<22} {:>7} {:>16} {:>13} {:>18}",
@@ -333,19 +333,19 @@ fn families(games: &[SourceGame]) {
         ("dgt", |s| sim::dgt::capture_text(s, &[]), false, false),
         (
             "millennium",
-            |s| sim::family::capture_text(s, Protocol::Millennium),
+            |s| sim::family::capture_text(s, Family::Millennium),
             false,
             false,
         ),
         (
             "certabo",
-            |s| sim::family::capture_text(s, Protocol::Certabo),
+            |s| sim::family::capture_text(s, Family::Certabo),
             true,
             false,
         ),
         (
             "open (pieces)",
-            |s| sim::family::capture_text(s, Protocol::Open),
+            |s| sim::family::capture_text(s, Family::Open),
             false,
             false,
         ),

@@ -9,6 +9,7 @@
 use std::io::{self, BufRead, Write};
 
 use crate::event::Millis;
+use crate::family::Family;
 
 /// The header word naming the capture a session resumed (a file name in
 /// the same folder): `boardcast replay` plays it first.
@@ -32,112 +33,11 @@ impl Direction {
     }
 }
 
-/// A protocol a capture can name.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Protocol {
-    /// The DGT e-board serial protocol.
-    Dgt,
-    /// DGT boards in bus mode, several on one line (a capture holds the
-    /// whole line; its `unit=` names the board's bus address).
-    DgtBus,
-    /// Millennium ChessLink.
-    Millennium,
-    /// Certabo RFID boards.
-    Certabo,
-    /// The open board protocol (any board, any game).
-    Open,
-}
-
-impl Protocol {
-    /// The name used in capture headers and config files.
-    pub fn name(self) -> &'static str {
-        match self {
-            Protocol::Dgt => "dgt",
-            Protocol::DgtBus => "dgt-bus",
-            Protocol::Millennium => "millennium",
-            Protocol::Certabo => "certabo",
-            Protocol::Open => "open",
-        }
-    }
-
-    /// Parses a protocol name exactly (the config's `protocol`, where a
-    /// misspelling is a mistake to report).
-    pub fn from_name(name: &str) -> Option<Protocol> {
-        match name {
-            "dgt" => Some(Protocol::Dgt),
-            "dgt-bus" => Some(Protocol::DgtBus),
-            "millennium" => Some(Protocol::Millennium),
-            "certabo" => Some(Protocol::Certabo),
-            "open" => Some(Protocol::Open),
-            _ => None,
-        }
-    }
-
-    /// Parses the protocol named in a capture header: the names above, in
-    /// any case, or one of the aliases other writers may use
-    /// ([`Protocol::ALIASES`]).
-    pub fn from_header_name(name: &str) -> Option<Protocol> {
-        // Design: captures may come from other programs; names that can
-        // only mean one protocol are taken (`_` or a space for `-`, any
-        // case, quotes around), nothing that could mean two.
-        let name = name
-            .trim_matches(|c| c == '"' || c == '\'')
-            .to_ascii_lowercase()
-            .replace(['_', ' '], "-");
-        let name = name.as_str();
-        [
-            Protocol::Dgt,
-            Protocol::DgtBus,
-            Protocol::Millennium,
-            Protocol::Certabo,
-            Protocol::Open,
-        ]
-        .into_iter()
-        .find(|p| p.name() == name)
-        .or_else(|| {
-            Protocol::ALIASES
-                .iter()
-                .find(|(alias, _)| *alias == name)
-                .map(|&(_, p)| p)
-        })
-    }
-
-    /// Other names a capture header may give each protocol (compared in
-    /// lower case, with `_` and spaces read as `-`).
-    pub const ALIASES: &'static [(&'static str, Protocol)] = &[
-        ("dgt-single", Protocol::Dgt),
-        ("dgt-serial", Protocol::Dgt),
-        ("dgt-usb", Protocol::Dgt),
-        ("dgtbus", Protocol::DgtBus),
-        ("dgt-busmode", Protocol::DgtBus),
-        ("dgt-bus-mode", Protocol::DgtBus),
-        ("millenium", Protocol::Millennium),
-        ("chesslink", Protocol::Millennium),
-        ("chess-link", Protocol::Millennium),
-        ("millennium-chesslink", Protocol::Millennium),
-        ("certabo-rfid", Protocol::Certabo),
-        ("open-protocol", Protocol::Open),
-        ("openboard", Protocol::Open),
-        ("open-board", Protocol::Open),
-    ];
-
-    /// The board family that speaks it.
-    pub fn family(self) -> crate::family::Family {
-        match self {
-            Protocol::Dgt => crate::family::Family::Dgt,
-            Protocol::DgtBus => crate::family::Family::DgtBus,
-            Protocol::Millennium => crate::family::Family::Millennium,
-            Protocol::Certabo => crate::family::Family::Certabo,
-            Protocol::Open => crate::family::Family::Open,
-        }
-    }
-}
-
 /// The header line's content.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Header {
     /// The protocol of the traffic.
-    pub protocol: Protocol,
+    pub protocol: Family,
     /// Other `key=value` words on the header line, in order.
     pub meta: Vec<(String, String)>,
 }
@@ -328,7 +228,7 @@ fn parse_header(text: &str, line: usize) -> Result<Header, CaptureError> {
             });
         };
         if key.eq_ignore_ascii_case("protocol") {
-            protocol = Some(Protocol::from_header_name(value).ok_or_else(|| {
+            protocol = Some(Family::from_header_name(value).ok_or_else(|| {
                 CaptureError::UnknownProtocol {
                     line,
                     name: value.to_string(),
@@ -524,7 +424,7 @@ mod tests {
     fn the_interface_example_reads() {
         let text = "# boardcast capture v1 protocol=dgt\n0 > 40\n25 < 91 00 08 35 31 32 33 34\n\n# note\n5684 < 8e 00 05 34 00\n";
         let (h, chunks) = read_all(text).unwrap();
-        assert_eq!(h.protocol, Protocol::Dgt);
+        assert_eq!(h.protocol, Family::Dgt);
         assert_eq!(chunks.len(), 3);
         assert_eq!(chunks[0].dir, Direction::ToBoard);
         assert_eq!(chunks[2].bytes, vec![0x8e, 0, 5, 0x34, 0]);
@@ -534,7 +434,7 @@ mod tests {
     #[test]
     fn written_captures_read_back() {
         let header = Header {
-            protocol: Protocol::Dgt,
+            protocol: Family::Dgt,
             meta: vec![("board".into(), "7".into())],
         };
         let mut w = Writer::new(Vec::new(), &header).unwrap();
@@ -611,7 +511,7 @@ mod tests {
     #[test]
     fn header_words_with_spaces_or_newlines_stay_on_the_header_line() {
         let header = Header {
-            protocol: Protocol::Dgt,
+            protocol: Family::Dgt,
             meta: vec![("serial".into(), "AB 12\n3 < 8e%".into())],
         };
         let w = Writer::new(Vec::new(), &header).unwrap();
@@ -634,38 +534,38 @@ mod tests {
     #[test]
     fn headers_of_other_writers_name_their_protocol() {
         for (header, protocol) in [
-            ("# boardcast capture v1 protocol=DGT", Protocol::Dgt),
+            ("# boardcast capture v1 protocol=DGT", Family::Dgt),
             (
                 "\u{feff}# boardcast capture v1 protocol=dgt_bus unit=3",
-                Protocol::DgtBus,
+                Family::DgtBus,
             ),
             (
                 "#boardcast capture v1 protocol=Millennium",
-                Protocol::Millennium,
+                Family::Millennium,
             ),
             (
                 "# Boardcast Capture V1 Protocol=chesslink",
-                Protocol::Millennium,
+                Family::Millennium,
             ),
             (
                 "# boardcast capture v1 protocol=millenium",
-                Protocol::Millennium,
+                Family::Millennium,
             ),
             (
                 "# boardcast capture v1 protocol=\"certabo\"",
-                Protocol::Certabo,
+                Family::Certabo,
             ),
             (
                 "# boardcast capture v1 protocol=open-protocol",
-                Protocol::Open,
+                Family::Open,
             ),
         ] {
             let text = format!("{header}\n0 < 00\n");
             assert_eq!(read_all(&text).unwrap().0.protocol, protocol, "{header}");
         }
-        for (alias, protocol) in Protocol::ALIASES {
-            assert_eq!(Protocol::from_header_name(alias), Some(*protocol));
-            assert_eq!(Protocol::from_name(alias), None);
+        for (alias, protocol) in Family::ALIASES {
+            assert_eq!(Family::from_header_name(alias), Some(*protocol));
+            assert_eq!(alias.parse::<Family>().ok(), None);
         }
     }
 

@@ -27,7 +27,7 @@ use toml::Spanned;
 
 use crate::backoff::BackoffConfig;
 use crate::board::{self, Limits, SettleRule};
-use crate::capture::Protocol;
+use crate::family::Family;
 use crate::text::{MAX_BOARD_NUMBER, MAX_ROUND, check_text};
 
 /// The default configuration, every key commented: the bottom layer.
@@ -326,7 +326,7 @@ pub struct RawBoard {
     pub port: Spanned<RawPorts>,
     /// Expected serial number.
     pub serial: Option<Spanned<String>>,
-    /// Protocol name.
+    /// Family name.
     pub protocol: Option<Spanned<String>>,
     /// Baud rate.
     pub baud: Option<u32>,
@@ -340,9 +340,11 @@ pub struct RawBoard {
     pub time_control: Option<Spanned<String>>,
     /// Its address on a DGT bus (`protocol = "dgt-bus"`).
     pub bus_address: Option<Spanned<u32>>,
-    /// The game played on it: `chess` (the default), `draughts` or
-    /// `xiangqi` (the last two on `protocol = "open"` only).
+    /// The game played on it: `chess` (the default), `draughts` (on any
+    /// 8 × 8 family) or `xiangqi` (on `protocol = "open"` only).
     pub game: Option<Spanned<String>>,
+    /// A Certabo board that senses occupancy only (Tabutronic).
+    pub occupancy: Option<Spanned<bool>>,
 }
 
 /// `[event]`, validated.
@@ -356,9 +358,10 @@ pub struct Event {
     pub pgn_dir: Option<PathBuf>,
     /// The event's time control.
     pub time_control: Option<crate::clock::TimeControl>,
-    /// The move limit of its xiangqi games (Art. 6: the event fixes it;
-    /// `None`: the default 60 moves, 6 checks counted).
-    pub move_limit: Option<boardcast_games::xiangqi::repetition::MoveLimit>,
+    /// The rules it fixes for its games: the chess variant
+    /// (`[event] variant`), the xiangqi move limit (`[event] move_limit`;
+    /// Art. 6: the event fixes it).
+    pub options: crate::games::GameOptions,
 }
 
 /// The validated configuration.
@@ -581,11 +584,11 @@ fn bus_address(
     id: &str,
     id_span: Range<usize>,
     given: Option<Spanned<u32>>,
-    protocol: Protocol,
+    protocol: Family,
     serial: Option<&str>,
 ) -> Result<Option<u16>, (Range<usize>, String)> {
     use boardcast_protocols::dgt::bus::MAX_ADDRESS;
-    if protocol != Protocol::DgtBus {
+    if protocol != Family::DgtBus {
         return match given {
             Some(a) => Err((
                 a.span(),
@@ -643,7 +646,7 @@ pub struct Board {
     /// Its serial number, when configured.
     pub serial: Option<String>,
     /// Wire protocol.
-    pub protocol: Protocol,
+    pub protocol: Family,
     /// Line speed.
     pub baud: u32,
     /// PGN `White` when no pairings file names this board.
@@ -660,8 +663,12 @@ pub struct Board {
     /// The game played on it (chess unless `game` says otherwise; other
     /// games on open-protocol boards only).
     pub game: crate::event::GameId,
-    /// The event's xiangqi move limit (`[event] move_limit`).
-    pub move_limit: Option<boardcast_games::xiangqi::repetition::MoveLimit>,
+    /// The rules the event fixes for its games (chess variant, xiangqi
+    /// move limit).
+    pub options: crate::games::GameOptions,
+    /// A Certabo board that senses occupancy only (Tabutronic):
+    /// `occupancy = true`.
+    pub occupancy: bool,
 }
 
 impl Config {
@@ -701,11 +708,8 @@ impl Config {
         let serial = serial(raw.serial, defaults.serial, &src)?;
         let recorder = recorder(raw.recorder, defaults.recorder, &src);
         let log = log(raw.log, defaults.log, &src)?;
-        let mut reconstructor = reconstructor(raw.reconstructor, defaults.reconstructor);
-        let (event, variant) = event(raw.event, defaults.event, &bridge, &src)?;
-        if let Some(v) = variant {
-            reconstructor.variant = v;
-        }
+        let reconstructor = reconstructor(raw.reconstructor, defaults.reconstructor);
+        let event = event(raw.event, defaults.event, &bridge, &src)?;
         let boards = boards(raw.board.unwrap_or_default(), &event, &src)?;
         let web_login = web_login(raw.web.as_ref(), defaults.web.as_ref(), &src)?;
         let (web, web_limits) = web(raw.web, defaults.web, &src)?;
@@ -1078,7 +1082,7 @@ pub fn event(
     defaults: Option<RawEvent>,
     bridge: &Bridge,
     src: &Source,
-) -> Result<(Event, Option<board::Variant>), ConfigError> {
+) -> Result<Event, ConfigError> {
     let (e, de) = (raw.unwrap_or_default(), defaults.unwrap_or_default());
     let mut info = crate::tournament::EventInfo::default();
     let known = |v: &String| (v != "?").then(|| v.clone());
@@ -1119,18 +1123,16 @@ pub fn event(
         None => None,
     };
     let variant = match e.variant.or(de.variant) {
-        Some(v) => Some(match v.get_ref().as_str() {
-            "auto" => board::Variant::Auto,
-            "standard" => board::Variant::Standard,
-            "chess960" => board::Variant::Chess960,
-            other => {
-                return Err(src.invalid(
-                    Some(v.span()),
-                    format!("event.variant `{other}`: expected auto, standard or chess960"),
-                ));
-            }
-        }),
-        None => None,
+        Some(v) => v.get_ref().parse::<board::Variant>().map_err(|_| {
+            src.invalid(
+                Some(v.span()),
+                format!(
+                    "event.variant `{}`: expected auto, standard or chess960",
+                    v.get_ref()
+                ),
+            )
+        })?,
+        None => board::Variant::default(),
     };
     for (key, value) in [("event.name", &info.name), ("event.site", &info.site)] {
         check_text(key, Some(value)).map_err(|m| src.invalid(None, m))?;
@@ -1149,9 +1151,12 @@ pub fn event(
         pairings: e.pairings.or(de.pairings).map(|p| src.resolve(&p)),
         pgn_dir: e.pgn_dir.or(de.pgn_dir).map(|p| src.resolve(&p)),
         time_control,
-        move_limit,
+        options: crate::games::GameOptions {
+            variant,
+            move_limit,
+        },
     };
-    Ok((event, variant))
+    Ok(event)
 }
 
 /// The game a board plays: `game`, chess by default.
@@ -1159,12 +1164,13 @@ pub fn event(
 /// Design: the configuration decides, not the board's `hello`: the
 /// daemon must know how to read a board before it says anything (its
 /// records, its retained state), and a board whose `hello` names another
-/// game is then reported rather than followed (docs/boards.md). Only the
-/// open protocol carries draughts and xiangqi boards.
+/// game is then reported rather than followed (docs/boards.md). Draughts
+/// reads on any 8 × 8 family, xiangqi on the open protocol only
+/// ([`Family::carries`]).
 fn board_game(
     id: &str,
     given: Option<Spanned<String>>,
-    protocol: Protocol,
+    protocol: Family,
 ) -> Result<crate::event::GameId, (Option<Range<usize>>, String)> {
     use crate::event::GameId;
     let Some(name) = given else {
@@ -1181,17 +1187,30 @@ fn board_game(
             ));
         }
     };
-    if game != GameId::Chess && protocol != Protocol::Open {
-        return Err((
-            Some(name.span()),
+    protocol
+        .carries(game)
+        .map_err(|e| (Some(name.span()), format!("board `{id}`: {e}")))?;
+    Ok(game)
+}
+
+/// A board's `occupancy`: for a Certabo board that senses occupancy only
+/// (Tabutronic), `false` when absent.
+fn occupancy(
+    id: &str,
+    given: Option<Spanned<bool>>,
+    protocol: Family,
+) -> Result<bool, (Option<Range<usize>>, String)> {
+    match given {
+        Some(o) if *o.get_ref() && protocol != Family::Certabo => Err((
+            Some(o.span()),
             format!(
-                "board `{id}`: a {} board reads on `protocol = \"open\"` (the {} protocol carries chess only)",
-                game.name(),
+                "board `{id}`: `occupancy` is for a Certabo board that senses occupancy only (Tabutronic); this one is {}",
                 protocol.name()
             ),
-        ));
+        )),
+        Some(o) => Ok(o.into_inner()),
+        None => Ok(false),
     }
-    Ok(game)
 }
 
 /// Every `[[board]]`, in file order, checked against the ones before it
@@ -1223,8 +1242,8 @@ fn board(
         .map_err(|m| src.invalid(Some(port_span.clone()), m))?;
     let serial = rb.serial.map(|s| (s.span(), s.into_inner()));
     let protocol = match rb.protocol {
-        None => Protocol::Dgt,
-        Some(p) => Protocol::from_name(p.get_ref()).ok_or_else(|| {
+        None => Family::Dgt,
+        Some(p) => p.get_ref().parse::<Family>().ok().ok_or_else(|| {
             src.invalid(
                 Some(p.span()),
                 format!("board `{id}`: unknown protocol `{}`", p.get_ref()),
@@ -1232,6 +1251,8 @@ fn board(
         })?,
     };
     let game = board_game(&id, rb.game, protocol).map_err(|(span, m)| src.invalid(span, m))?;
+    let occupancy =
+        occupancy(&id, rb.occupancy, protocol).map_err(|(span, m)| src.invalid(span, m))?;
     check_ports(&id, &candidates, serial.is_some(), protocol, before)
         .map_err(|m| src.invalid(Some(port_span.clone()), m))?;
     if let Some((span, s)) = &serial
@@ -1261,7 +1282,7 @@ fn board(
     }
     // Each family's own line speed unless the file says otherwise.
     let baud = rb.baud.unwrap_or_else(|| {
-        crate::family::for_family(protocol.family(), &Default::default())
+        crate::family::for_family(protocol, &Default::default())
             .line()
             .baud
     });
@@ -1289,7 +1310,8 @@ fn board(
         time_control,
         bus_address,
         game,
-        move_limit: event.move_limit,
+        options: event.options,
+        occupancy,
     };
     check_board_text(&board).map_err(|m| src.invalid(None, m))?;
     Ok(board)
@@ -1334,7 +1356,7 @@ fn check_ports(
     id: &str,
     candidates: &[String],
     has_serial: bool,
-    protocol: Protocol,
+    protocol: Family,
     before: &[Board],
 ) -> Result<(), String> {
     let fixed = candidates.len() == 1 && !is_pattern(&candidates[0]);
@@ -1342,8 +1364,8 @@ fn check_ports(
         let Some(other) = before.iter().find(|b| b.port.candidates.contains(c)) else {
             continue;
         };
-        let same_bus = protocol == Protocol::DgtBus
-            && other.protocol == Protocol::DgtBus
+        let same_bus = protocol == Family::DgtBus
+            && other.protocol == Family::DgtBus
             && other.port.candidates == candidates;
         if same_bus {
             continue;
@@ -1803,14 +1825,14 @@ mod tests {
     #[test]
     fn protocol_names_become_an_enum_and_unknown_ones_are_rejected() {
         let c = parse("[[board]]\nid = \"a\"\nport = \"/dev/x\"\nprotocol = \"dgt\"\n").unwrap();
-        assert_eq!(c.boards[0].protocol, Protocol::Dgt);
+        assert_eq!(c.boards[0].protocol, Family::Dgt);
         assert_eq!(c.boards[0].baud, 9600);
         // Every family is read by the daemon, at its own line speed unless
         // the file gives one.
         for (name, protocol, baud) in [
-            ("millennium", Protocol::Millennium, 38400),
-            ("certabo", Protocol::Certabo, 38400),
-            ("open", Protocol::Open, 115_200),
+            ("millennium", Family::Millennium, 38400),
+            ("certabo", Family::Certabo, 38400),
+            ("open", Family::Open, 115_200),
         ] {
             let c = parse(&format!(
                 "[[board]]\nid = \"a\"\nport = \"/dev/x\"\nprotocol = \"{name}\"\n"
@@ -1856,6 +1878,28 @@ mod tests {
             .to_string();
         assert!(
             err.contains("line 4: board `a`: a xiangqi board reads on `protocol = \"open\"`"),
+            "{err}"
+        );
+        // Draughts reads on every 8x8 family, by occupancy; a Tabutronic
+        // Certabo says it senses occupancy only.
+        for family in ["dgt", "millennium", "certabo"] {
+            let c = parse(&board(&format!(
+                "protocol = \"{family}\"\ngame = \"draughts\"\n"
+            )))
+            .unwrap();
+            assert_eq!(c.boards[0].game, GameId::Draughts, "{family}");
+            assert!(!c.boards[0].occupancy);
+        }
+        let c = parse(&board(
+            "protocol = \"certabo\"\ngame = \"draughts\"\noccupancy = true\n",
+        ))
+        .unwrap();
+        assert!(c.boards[0].occupancy);
+        let err = parse(&board("protocol = \"millennium\"\noccupancy = true\n"))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("line 5: board `a`: `occupancy` is for a Certabo board"),
             "{err}"
         );
     }
@@ -2036,10 +2080,10 @@ mod tests {
         let board = "[[board]]\nid = \"x\"\nport = \"/dev/ttyUSB0\"\nprotocol = \"open\"\ngame = \"xiangqi\"\n";
         let c = parse(&format!("[event]\nmove_limit = \"50/10\"\n{board}")).unwrap();
         assert_eq!(
-            c.boards[0].move_limit.map(|l| l.to_string()),
+            c.boards[0].options.move_limit.map(|l| l.to_string()),
             Some("50/10".into())
         );
-        assert_eq!(parse(board).unwrap().boards[0].move_limit, None);
+        assert_eq!(parse(board).unwrap().boards[0].options.move_limit, None);
         let err = parse(&format!("[event]\nmove_limit = \"sixty\"\n{board}")).unwrap_err();
         let text = err.to_string();
         assert!(text.contains("event.move_limit"), "{text}");

@@ -43,6 +43,13 @@ impl GameId {
         }
     }
 
+    /// The game of a name [`GameId::name`] gives.
+    pub fn from_name(name: &str) -> Option<GameId> {
+        [GameId::Chess, GameId::Draughts, GameId::Xiangqi]
+            .into_iter()
+            .find(|g| g.name() == name)
+    }
+
     /// The side a result names as the winner, `None` for a draw or an
     /// unfinished game: chess and xiangqi `1-0`/`0-1` (White or Red
     /// first), draughts `2-0`/`0-2` (Black, the first player, first).

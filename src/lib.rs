@@ -34,10 +34,11 @@
 //!   protocol, DGT included (line settings, hello, identity, keepalive,
 //!   board memory, bytes to neutral readings), used by the port task and
 //!   by the pipeline (so `replay` reads bytes as the daemon does).
-//! - [`pipeline`]: one board's pure pipeline, bytes in (through its
-//!   family's driver), events out; the clock judge (a draughts or xiangqi
-//!   board's game in [`pipeline::open`], still a second route: see
-//!   docs/boards.md "Not yet").
+//! - [`pipeline`]: one board's pure pipeline for every family and every
+//!   game, bytes in (through its family's driver), events out: the game
+//!   chosen at run time ([`pipeline::AnyGame`]: chess, draughts, xiangqi,
+//!   each its reader in front of the generic reconstructor), the clock
+//!   judge, counters and diagnostics.
 //! - [`board`]: the reconstructor, generic over the game: explains readings
 //!   as legal play, settles and publishes moves, corrects, raises the
 //!   arbiter's alerts; its reading rules are named steps.

@@ -11,26 +11,28 @@
 //! at or before `t` ([`BoardPipeline::advance_to`]); after the last input,
 //! [`BoardPipeline::finish`] fires whatever is still pending.
 //!
-//! A draughts or xiangqi board (open protocol) is read by an
-//! [`open::OpenPipeline`] inside the same [`BoardPipeline`], so the
-//! session, the recorder and the sinks above it are the chess boards'.
+//! Every game walks it: the pipeline holds an [`AnyGame`] chosen at run
+//! time (chess, draughts, xiangqi), which hands the readings to that
+//! game's reconstructor ([`game`], [`chess`]); the clock, the counters and
+//! the diagnostics are the pipeline's, whatever the game.
 
-pub mod open;
+pub mod chess;
+pub mod game;
+
+pub use game::{AnyGame, GameStats};
 
 use std::collections::VecDeque;
 
-use boardcast_protocols::reading::{
-    Content, MemoryRecord, Reading as Sensed, Snapshot, Square as At, SquareChange,
-};
+use boardcast_protocols::reading::Reading as Sensed;
 
-use crate::board::{Cell, Config, Press, Reconstructor};
+use crate::board::{Config, Press};
 use crate::capture::Direction;
 use crate::clock::{ClockTracker, GameView, Reading, TimeControl, VirtualClock, flag_message};
-use crate::event::{Alert, AlertKind, Event, EventKind, Millis, Side};
+use crate::event::{Alert, AlertKind, Event, EventKind, GameId, Millis, Side};
 use crate::family::{Driver, DriverEvent, DriverOptions, Family};
+use crate::games::GameOptions;
 use crate::games::chess::laws::Law;
-use crate::games::chess::sensors;
-use crate::games::chess::{Color, Role};
+use game::Report;
 
 /// Something about the byte stream worth logging (not an event).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -89,10 +91,8 @@ pub struct BoardPipeline {
     driver: Box<dyn Driver>,
     /// What the driver made of the last bytes (kept to reuse its memory).
     driver_events: Vec<DriverEvent>,
-    recon: Reconstructor,
-    /// Follows the pieces of a board that senses occupancy only; made when
-    /// the first reading without piece identity comes.
-    occupancy: Option<crate::games::chess::occupancy::OccupancyTracker>,
+    /// The game played, its reader and reconstructor.
+    game: AnyGame,
     /// Events with the time they were published.
     events: VecDeque<(Millis, Event)>,
     diagnostics: VecDeque<Diagnostic>,
@@ -105,28 +105,38 @@ pub struct BoardPipeline {
     /// last reading came.
     elapsed: [Millis; 2],
     last_clock_at: Option<Millis>,
-    /// An `unrecognised` alert is open (see [`AlertKind::Unrecognised`]).
-    unrecognised: bool,
     /// On a DGT bus: the address of this pipeline's board; readings of the
     /// other boards on the line are not its business.
     unit: Option<u16>,
-    /// The squares as last read, in the board's own orientation (to find
-    /// where a board's memory log takes up).
-    sensed: [Cell; 64],
-    /// A board of another game than chess (open protocol): it reads the
-    /// bytes instead of the chess path above.
-    open: Option<Box<open::OpenPipeline>>,
 }
 
 impl BoardPipeline {
-    /// A pipeline for board `board`.
+    /// A pipeline for chess board `board` (a DGT board until
+    /// [`BoardPipeline::set_family`] says otherwise).
     pub fn new(board: impl Into<String>, config: Config) -> BoardPipeline {
-        BoardPipeline {
+        BoardPipeline::for_game(
+            board,
+            Family::Dgt,
+            GameId::Chess,
+            config,
+            GameOptions::default(),
+        )
+    }
+
+    /// A pipeline for board `board` of `family` playing `game` under the
+    /// event's `options`: the one constructor every board goes through.
+    pub fn for_game(
+        board: impl Into<String>,
+        family: Family,
+        game: GameId,
+        config: Config,
+        options: GameOptions,
+    ) -> BoardPipeline {
+        let mut p = BoardPipeline {
             board: board.into(),
-            driver: crate::family::for_family(Family::Dgt, &DriverOptions::default()),
+            driver: crate::family::for_family(family, &DriverOptions::default()),
             driver_events: Vec::new(),
-            recon: Reconstructor::new(config),
-            occupancy: None,
+            game: AnyGame::new(game, config, options),
             events: VecDeque::new(),
             diagnostics: VecDeque::new(),
             stats: PipelineStats::default(),
@@ -136,87 +146,36 @@ impl BoardPipeline {
             virtual_clock: None,
             elapsed: [0; 2],
             last_clock_at: None,
-            unrecognised: false,
             unit: None,
-            sensed: [Cell::Empty; 64],
-            open: None,
-        }
-    }
-
-    /// A pipeline for board `board` playing `game` on the open protocol:
-    /// a draughts or xiangqi board goes through the generic reconstructor
-    /// ([`open::OpenPipeline`]), a chess board through the chess path.
-    /// `move_limit` is the event's for xiangqi (`None`: the default).
-    pub fn with_open_game(
-        board: impl Into<String>,
-        config: Config,
-        game: crate::event::GameId,
-        move_limit: Option<boardcast_games::xiangqi::repetition::MoveLimit>,
-    ) -> BoardPipeline {
-        use crate::board::open::AnyOpenBoard;
-        use crate::event::GameId;
-        let board = board.into();
-        let open = match game {
-            GameId::Xiangqi => {
-                let rules = crate::games::xiangqi::Xiangqi {
-                    limit: move_limit.unwrap_or_default(),
-                };
-                Some(AnyOpenBoard::xiangqi(board.clone(), config, rules))
-            }
-            _ => AnyOpenBoard::new(board.clone(), config, game),
-        }
-        .map(|b| Box::new(open::OpenPipeline::for_board(b)));
-        let mut p = BoardPipeline::with_family(board, config, crate::family::Family::Open);
-        p.open = open;
+        };
+        p.set_family(family);
         p
     }
 
     /// The game the board plays.
-    pub fn game(&self) -> crate::event::GameId {
-        self.open
-            .as_ref()
-            .map_or(crate::event::GameId::Chess, |o| o.game())
+    pub fn game(&self) -> GameId {
+        self.game.id()
     }
 
-    /// The pipeline of a board of another game than chess, if this is one.
-    pub fn open_game(&self) -> Option<&open::OpenPipeline> {
-        self.open.as_deref()
+    /// The game's reader and reconstructor, for state queries.
+    pub fn any_game(&self) -> &AnyGame {
+        &self.game
     }
 
     /// Whether a game is on (a start position was recognised).
     pub fn in_game(&self) -> bool {
-        match &self.open {
-            Some(o) => o.board().in_game(),
-            None => self.recon.game().is_some(),
-        }
+        self.game.in_game()
     }
 
     /// Whether the board stands turned round.
     pub fn is_rotated(&self) -> bool {
-        match &self.open {
-            Some(o) => o.board().is_rotated(),
-            None => self.recon.is_rotated(),
-        }
+        self.game.is_rotated()
     }
 
     /// The pieces as the sensors see them, as the board part of the
     /// game's FEN.
     pub fn sensed_placement(&self) -> String {
-        match &self.open {
-            Some(o) => o.board().sensed_placement(),
-            None => self.recon.sensed_placement(),
-        }
-    }
-
-    /// Events and diagnostics of the open-protocol pipeline, moved out.
-    fn drain_open(&mut self) {
-        let Some(o) = &mut self.open else { return };
-        while let Some(e) = o.poll_event() {
-            self.events.push_back((self.now, e));
-        }
-        while let Some(d) = o.poll_diagnostic() {
-            self.diagnostics.push_back(d);
-        }
+        self.game.sensed_placement()
     }
 
     /// A pipeline for board `board` reading a board of `family` (a chess
@@ -235,8 +194,19 @@ impl BoardPipeline {
     /// Reads a board of `family` from now on (before any byte: a driver's
     /// state starts afresh). DGT is the default.
     pub fn set_family(&mut self, family: Family) {
+        self.set_driver(family, DriverOptions::default());
+    }
+
+    /// Reads a board of `family` with the driver's `options` from now on
+    /// (before any byte). The driver is told the game played (an
+    /// open-protocol board's lines are read as that game's).
+    pub fn set_driver(&mut self, family: Family, options: DriverOptions) {
         self.unit = None;
-        self.driver = crate::family::for_family(family, &DriverOptions::default());
+        let options = DriverOptions {
+            open_game: Some(crate::family::open_game(self.game.id())),
+            ..options
+        };
+        self.driver = crate::family::for_family(family, &options);
     }
 
     /// Reads the board at `address` of a DGT bus from now on (before any
@@ -267,27 +237,21 @@ impl BoardPipeline {
         position: crate::games::chess::Position,
         rotated: bool,
     ) {
-        self.recon.start_from(at, position, rotated);
+        if let AnyGame::Chess(c) = &mut self.game {
+            c.start_from(at, position, rotated);
+        }
         self.drain();
     }
 
     /// The operator sets the current game's result.
     pub fn set_result(&mut self, at: Millis, result: &str, reason: &str) {
-        if let Some(o) = &mut self.open {
-            o.set_result(at, result, reason);
-            return self.drain_open();
-        }
-        self.recon.set_result(at, result, reason);
+        self.game.set_result(at, result, reason);
         self.drain();
     }
 
     /// The operator restarts the board's game.
     pub fn restart(&mut self, at: Millis) {
-        if let Some(o) = &mut self.open {
-            o.restart(at);
-            return self.drain_open();
-        }
-        self.recon.restart(at);
+        self.game.restart(at);
         self.drain();
     }
 
@@ -312,9 +276,9 @@ impl BoardPipeline {
         &self.board
     }
 
-    /// The reconstructor, for state queries.
-    pub fn reconstructor(&self) -> &Reconstructor {
-        &self.recon
+    /// The chess reconstructor, on a chess board (for state queries).
+    pub fn reconstructor(&self) -> Option<&crate::board::Reconstructor> {
+        self.game.chess().map(|c| c.reconstructor())
     }
 
     /// Counters.
@@ -325,25 +289,17 @@ impl BoardPipeline {
     /// When a timer is next due, if one is pending: the daemon sleeps until
     /// then (or the next bytes) and calls [`BoardPipeline::advance_to`].
     pub fn poll_timeout(&self) -> Option<Millis> {
-        match &self.open {
-            Some(o) => o.poll_timeout(),
-            None => self.recon.poll_timeout(),
-        }
+        self.game.poll_timeout()
     }
 
     /// Fires every timer due at or before `t`.
     pub fn advance_to(&mut self, t: Millis) {
-        if let Some(o) = &mut self.open {
-            self.now = self.now.max(t);
-            o.advance_to(t);
-            return self.drain_open();
-        }
-        while let Some(due) = self.recon.poll_timeout() {
+        while let Some(due) = self.game.poll_timeout() {
             if due > t {
                 break;
             }
             self.now = self.now.max(due);
-            self.recon.handle_timeout(due);
+            self.game.handle_timeout(due);
             self.drain();
         }
         self.now = self.now.max(t);
@@ -351,16 +307,9 @@ impl BoardPipeline {
 
     /// Fires every pending timer, however far ahead (end of a replay).
     pub fn finish(&mut self) {
-        if let Some(o) = &mut self.open {
-            o.finish();
-            if let Some(due) = o.poll_timeout() {
-                self.now = self.now.max(due);
-            }
-            return self.drain_open();
-        }
-        while let Some(due) = self.recon.poll_timeout() {
+        while let Some(due) = self.game.poll_timeout() {
             self.now = self.now.max(due);
-            self.recon.handle_timeout(due);
+            self.game.handle_timeout(due);
             self.drain();
         }
     }
@@ -369,10 +318,6 @@ impl BoardPipeline {
     pub fn handle_bytes(&mut self, t: Millis, dir: Direction, bytes: &[u8]) {
         self.advance_to(t);
         self.now = t;
-        if let Some(o) = &mut self.open {
-            o.handle_bytes(t, dir, bytes);
-            return self.drain_open();
-        }
         if dir == Direction::ToBoard {
             return;
         }
@@ -393,7 +338,11 @@ impl BoardPipeline {
             DriverEvent::Reading { reading, .. } => self.handle_reading(t, reading),
             DriverEvent::Memory { unit, records } if self.unit.is_none_or(|u| u == unit) => {
                 self.stats.messages += 1;
-                self.recover_from_memory(t, &records);
+                let report = Report {
+                    stats: &mut self.stats,
+                    diagnostics: &mut self.diagnostics,
+                };
+                self.game.recover_from_memory(t, &records, report);
             }
             DriverEvent::Skipped { bytes } => {
                 self.stats.skipped_bytes += bytes as u64;
@@ -408,6 +357,13 @@ impl BoardPipeline {
                 self.diagnostics
                     .push_back(Diagnostic::BadFrame { t_ms: t, reason });
             }
+            DriverEvent::OtherGame { said } => {
+                self.diagnostics.push_back(Diagnostic::OtherGame {
+                    t_ms: t,
+                    said,
+                    read_as: self.game.id(),
+                });
+            }
             DriverEvent::Memory { .. }
             | DriverEvent::UnitMissing { .. }
             | DriverEvent::UnitFound { .. } => {}
@@ -418,8 +374,13 @@ impl BoardPipeline {
     fn handle_reading(&mut self, t: Millis, reading: Sensed) {
         self.stats.messages += 1;
         match reading {
-            Sensed::Square(change) => self.handle_square_reading(t, change),
-            Sensed::Snapshot(snapshot) => self.handle_snapshot(t, &snapshot),
+            Sensed::Square(_) | Sensed::Snapshot(_) => {
+                let report = Report {
+                    stats: &mut self.stats,
+                    diagnostics: &mut self.diagnostics,
+                };
+                self.game.handle_reading(t, &reading, report);
+            }
             Sensed::Clock(reading) => self.handle_clock(t, reading),
             Sensed::NoClock => self.clock_disconnected(t),
             Sensed::Identity(id) => {
@@ -431,182 +392,10 @@ impl BoardPipeline {
         }
     }
 
-    /// One square's new content: a piece named goes to the reconstructor;
-    /// on a board that senses occupancy only, the tracker names it.
-    fn handle_square_reading(&mut self, t: Millis, change: SquareChange) {
-        let Some(sq) = sensors::square(change.square) else {
-            return;
-        };
-        match change.content {
-            // A board that names a piece needs no tracking (a Certabo board
-            // once calibrated).
-            Content::Piece(_) => self.occupancy = None,
-            Content::Occupied if self.occupancy.is_none() => {
-                self.occupancy = Some(Default::default());
-            }
-            _ => {}
-        }
-        if let Some(tracker) = &mut self.occupancy
-            && matches!(change.content, Content::Empty | Content::Occupied)
-        {
-            // An occupancy board: the tracker names the piece (nothing
-            // before a start position was seen).
-            let occupied = change.content == Content::Occupied;
-            let turn = self.recon.game().map(|g| g.position().turn());
-            let cell = tracker.square(t, sq, occupied, turn);
-            for (other, c) in tracker.take_changes() {
-                self.recon.handle_square(t, other, c);
-            }
-            if let Some(cell) = cell {
-                self.stats.square_readings += 1;
-                self.recon.handle_square(t, sq, cell);
-            }
-            return;
-        }
-        match sensors::cell(change.content) {
-            Some(cell) => {
-                self.stats.square_readings += 1;
-                self.sensed[sq as usize] = cell;
-                self.recon.handle_square(t, sq, cell);
-            }
-            None => self.unidentified(t),
-        }
-    }
-
-    /// A whole board: pieces named go to the reconstructor; a board that
-    /// senses occupancy only goes through the tracker.
-    fn handle_snapshot(&mut self, t: Millis, snapshot: &Snapshot) {
-        let cell_at = |i: usize| snapshot.get(At::new((i % 8) as u8, (i / 8) as u8));
-        let (mut occupied_seen, mut pieces_seen) = (false, false);
-        for c in (0..64).map(cell_at) {
-            occupied_seen |= c == Some(Content::Occupied);
-            pieces_seen |= matches!(c, Some(Content::Piece(_)));
-        }
-        if pieces_seen {
-            // Pieces named: no tracking (unknown cards among them are
-            // unidentified, below).
-            self.occupancy = None;
-        } else if occupied_seen || self.occupancy.is_some() {
-            return self.occupancy_snapshot(t, snapshot);
-        }
-        let mut cells = [Cell::Empty; 64];
-        for (i, cell) in cells.iter_mut().enumerate() {
-            match sensors::cell(cell_at(i).unwrap_or(Content::Empty)) {
-                Some(c) => *cell = c,
-                None => return self.unidentified(t),
-            }
-        }
-        self.stats.square_readings += 64;
-        self.sensed = cells;
-        self.recon.handle_board(t, &cells);
-        self.drain();
-        self.check_unrecognised(t, &cells);
-    }
-
-    /// A whole board read by occupancy only: the tracker names the pieces.
-    fn occupancy_snapshot(&mut self, t: Millis, snapshot: &Snapshot) {
-        let mut occupied = crate::games::chess::Bitboard::EMPTY;
-        for i in 0..64u32 {
-            let at = At::new((i % 8) as u8, (i / 8) as u8);
-            if matches!(
-                snapshot.get(at),
-                Some(Content::Occupied | Content::Piece(_))
-            ) {
-                occupied.add(crate::games::chess::Square::new(i));
-            }
-        }
-        let tracker = self.occupancy.get_or_insert_with(Default::default);
-        if let Some(cells) = tracker.board(t, occupied) {
-            self.stats.square_readings += 64;
-            self.recon.handle_board(t, &cells);
-        }
-    }
-
-    /// A reading without piece identity: the chess reconstructor needs to
-    /// know the pieces (occupancy-only chess boards are not read yet).
-    fn unidentified(&mut self, t: Millis) {
-        self.stats.bad_frames += 1;
-        self.diagnostics.push_back(Diagnostic::BadFrame {
-            t_ms: t,
-            reason: "a reading without piece identity: chess boards must identify pieces".into(),
-        });
-    }
-
-    /// The board's memory (its EEPROM move log, oldest first): the piece
-    /// changes it logged after it last stood as this pipeline last read it
-    /// are fed in order, at `t`, so the reconstructor explains the moves
-    /// made while nobody listened one by one, in their order (a whole-board
-    /// read alone shows where the pieces went, not in which order, and
-    /// only a few plies deep). Nothing is done without a game on, or when
-    /// the log never shows the board as last read (overwritten, another
-    /// game): the board dump that follows is explained as usual.
-    fn recover_from_memory(&mut self, t: Millis, records: &[MemoryRecord]) {
-        if self.recon.game().is_none() {
-            return;
-        }
-        let Some(changes) = sensors::memory_since(records, &self.sensed) else {
-            return;
-        };
-        tracing::debug!(
-            changes = changes.len(),
-            "board memory: changes made while away"
-        );
-        for (sq, cell) in changes {
-            self.stats.square_readings += 1;
-            self.sensed[sq as usize] = cell;
-            self.recon.handle_square(t, sq, cell);
-        }
-    }
-
-    /// A whole board read with no game known and no set-up being judged:
-    /// a position in play (both kings and more) that nobody can explain
-    /// raises [`AlertKind::Unrecognised`] once, rather than staying silent.
-    fn check_unrecognised(&mut self, t: Millis, cells: &[Cell; 64]) {
-        if self.unrecognised || self.recon.game().is_some() || self.recon.poll_timeout().is_some() {
-            return;
-        }
-        let king = |color| {
-            cells
-                .iter()
-                .any(|c| matches!(c, Cell::Piece(p) if p.role == Role::King && p.color == color))
-        };
-        let pieces = cells.iter().filter(|c| matches!(c, Cell::Piece(_))).count();
-        if !(king(Color::White) && king(Color::Black)) || pieces < 3 {
-            return;
-        }
-        self.unrecognised = true;
-        self.push(
-            t,
-            EventKind::Alert(Alert {
-                kind: AlertKind::Unrecognised,
-                side: None,
-                law: None,
-                message: format!(
-                    "The board shows a position in play ({pieces} pieces) but no game is known on it: \
-                     its moves are not being published (a game begun before boardcast started, with no \
-                     capture to resume it from). Restore the game or set up the start position."
-                ),
-                cleared: false,
-            }),
-        );
-    }
-
     fn drain(&mut self) {
-        while let Some((t_ms, kind)) = self.recon.poll_event() {
+        while let Some((t_ms, kind)) = self.game.poll_event() {
             let virtual_move = match &kind {
                 EventKind::GameStart { .. } => {
-                    if std::mem::take(&mut self.unrecognised) {
-                        self.push(
-                            t_ms,
-                            EventKind::Alert(Alert {
-                                kind: AlertKind::Unrecognised,
-                                side: None,
-                                law: None,
-                                message: "A game has started on the board; the unrecognised-position report is withdrawn.".into(),
-                                cleared: true,
-                            }),
-                        );
-                    }
                     self.clock.new_game();
                     self.elapsed = [0; 2];
                     self.virtual_clock = self.time_control.clone().map(VirtualClock::new);
@@ -647,7 +436,7 @@ impl BoardPipeline {
         let event = Event {
             board: self.board.clone(),
             t_ms,
-            game: self.game(),
+            game: self.game.id(),
             kind,
         };
         self.events.push_back((self.now, event));
@@ -657,7 +446,7 @@ impl BoardPipeline {
     /// (Laws 6.4, 6.9), times are published.
     fn handle_clock(&mut self, t: Millis, reading: Reading) {
         self.run_clock_to(t);
-        let (plies, last_mover) = self.recon.last_mover();
+        let (plies, last_mover) = self.game.last_mover();
         let update = self
             .clock
             .handle(t, reading, GameView { plies, last_mover });
@@ -719,7 +508,7 @@ impl BoardPipeline {
     /// `side` pressed its clock: the move on the board is complete; a
     /// press with no move is an alert (Law 6.2a).
     fn clock_pressed(&mut self, t: Millis, side: Side) {
-        let press = self.recon.handle_clock_press(t, side);
+        let press = self.game.handle_clock_press(t, side);
         self.drain();
         if press == Press::NoMove {
             self.push(
@@ -727,7 +516,7 @@ impl BoardPipeline {
                 EventKind::Alert(Alert {
                     kind: AlertKind::ClockPress,
                     side: Some(side),
-                    law: Some(Law::ClockPress.article().into()),
+                    law: self.chess_law(Law::ClockPress),
                     message: format!(
                         "{} pressed the clock with no move on the board (Law 6.2a).",
                         side.name()
@@ -739,24 +528,12 @@ impl BoardPipeline {
     }
 
     fn flag_alert(&self, side: Side) -> Alert {
-        let (moves_made, cannot_mate) = match self.recon.game() {
-            Some(game) => {
-                let first = Side::from(game.start().turn());
-                let n = game.len() as u32;
-                let own = if first == side { n.div_ceil(2) } else { n / 2 };
-                let opponent = match side.other() {
-                    Side::White => crate::games::chess::Color::White,
-                    Side::Black | Side::Red => crate::games::chess::Color::Black,
-                };
-                (own, game.position().cannot_checkmate(opponent))
-            }
-            None => (0, false),
-        };
+        let (moves_made, cannot_mate) = self.game.flag_facts(side);
         let elapsed = (self.elapsed[side as usize] / 1000) as u32;
         Alert {
             kind: AlertKind::Flag,
             side: Some(side),
-            law: Some(Law::FlagFall.article().into()),
+            law: self.chess_law(Law::FlagFall),
             message: flag_message(
                 side,
                 self.time_control.as_ref(),
@@ -766,6 +543,12 @@ impl BoardPipeline {
             ),
             cleared: false,
         }
+    }
+
+    /// The article of a FIDE Law for an alert, on a chess board (the other
+    /// games' rule books say nothing of clocks).
+    fn chess_law(&self, law: Law) -> Option<String> {
+        (self.game.id() == GameId::Chess).then(|| law.article().into())
     }
 
     /// The next event.
@@ -793,6 +576,57 @@ impl BoardPipeline {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The draughts start position as a `board` line: ranks 8 down to 1,
+    /// men on the dark squares (a1 dark), the first player's (`M`) on
+    /// ranks 1-3.
+    fn draughts_start() -> String {
+        let mut cells = String::new();
+        for rank in (0..8).rev() {
+            for file in 0..8 {
+                let dark = (file + rank) % 2 == 0;
+                cells.push(match (dark, rank) {
+                    (true, 0..=2) => 'M',
+                    (true, 5..=7) => 'm',
+                    _ => '.',
+                });
+            }
+        }
+        format!("board {cells}\n")
+    }
+
+    #[test]
+    fn a_hello_naming_another_game_is_reported_and_the_board_read_as_configured() {
+        let mut p = BoardPipeline::for_game(
+            "d",
+            Family::Open,
+            GameId::Draughts,
+            Config::default(),
+            GameOptions::default(),
+        );
+        p.handle_bytes(0, Direction::ToBoard, b"?\nboard?\n");
+        p.handle_bytes(5, Direction::FromBoard, b"hello xiangqi 9x10 id=Q-1\n");
+        p.handle_bytes(9, Direction::FromBoard, draughts_start().as_bytes());
+        p.finish();
+        let diagnostics: Vec<Diagnostic> = std::iter::from_fn(|| p.poll_diagnostic()).collect();
+        assert!(
+            matches!(&diagnostics[0], Diagnostic::OtherGame { said, read_as: GameId::Draughts, .. } if said == "xiangqi"),
+            "{diagnostics:?}"
+        );
+        assert!(
+            matches!(&diagnostics[1], Diagnostic::Serial { serial, .. } if serial == "Q-1"),
+            "{diagnostics:?}"
+        );
+        assert_eq!(p.stats().bad_frames, 0, "the 64-cell board line is read");
+        let events: Vec<Event> = std::iter::from_fn(|| p.poll_event()).collect();
+        assert!(
+            events.iter().any(
+                |e| e.game == GameId::Draughts && matches!(e.kind, EventKind::GameStart { .. })
+            ),
+            "{events:?}"
+        );
+        assert!(p.in_game() && p.any_game().chess().is_none());
+    }
     #[test]
     fn a_certabo_board_read_as_occupancy_before_calibration_loses_nothing_after_it() {
         use boardcast_protocols::certabo::{CardId, Frame};

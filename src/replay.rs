@@ -1,8 +1,7 @@
 //! `boardcast replay`: a capture through the live pipeline, with time taken
-//! from the capture. Draughts and xiangqi boards on the open protocol go
-//! through [`open`].
-
-pub mod open;
+//! from the capture. One route for every family and every game: the
+//! capture's header declares the board ([`crate::setup::BoardSetup`]), as
+//! the configuration does live, and the same [`BoardPipeline`] reads it.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader};
@@ -10,9 +9,11 @@ use std::path::{Path, PathBuf};
 
 use crate::board::Config;
 use crate::capture::RESUMED_FROM;
-use crate::capture::{self, CaptureError};
-use crate::event::Event;
-use crate::pipeline::{BoardPipeline, Diagnostic, PipelineStats};
+use crate::capture::{self, CaptureError, Chunk, Direction};
+use crate::event::{Event, GameId};
+use crate::family::Family;
+use crate::pipeline::{BoardPipeline, Diagnostic, GameStats, PipelineStats};
+use crate::setup::GAME;
 use crate::sink::record::GameLog;
 
 /// How many captures a chain of resumed sessions may hold.
@@ -63,6 +64,69 @@ pub struct Replay {
     pub stats: PipelineStats,
     /// Reconstructor counters.
     pub recon: crate::board::Stats,
+    /// The game played on the board.
+    pub game: GameId,
+    /// Counters of a draughts or xiangqi board (`None` for chess).
+    pub game_stats: Option<GameStats>,
+}
+
+impl Replay {
+    /// The draughts or xiangqi games' records, one after the other, in the
+    /// game's own format (PDN, xiangqi PGN; empty for chess, whose PGN
+    /// [`crate::sink::pgn::render`] writes from [`Replay::log`]).
+    pub fn records(&self) -> String {
+        self.log
+            .games()
+            .iter()
+            .filter_map(crate::sink::pgn::record_text)
+            .collect()
+    }
+}
+
+/// A replay seen as the events and records of a draughts or xiangqi board
+/// (what the games' tests and benches compare).
+#[derive(Debug, Default)]
+pub struct GameReplay {
+    /// The game played.
+    pub game: GameId,
+    /// Every event, in publication order.
+    pub events: Vec<Event>,
+    /// The games' records, one after the other (PDN or xiangqi PGN).
+    pub records: String,
+    /// Lines or frames the driver dropped (unknown or malformed).
+    pub skipped_lines: u64,
+    /// The capture's last line was cut short and left out: its number.
+    pub cut_last_line: Option<usize>,
+    /// Counters.
+    pub stats: GameStats,
+}
+
+impl From<Replay> for GameReplay {
+    fn from(r: Replay) -> GameReplay {
+        GameReplay {
+            game: r.game,
+            records: r.records(),
+            skipped_lines: r.stats.bad_frames,
+            cut_last_line: r.cut_last_line,
+            stats: r.game_stats.unwrap_or_default(),
+            events: r.events.into_iter().map(|(_, e)| e).collect(),
+        }
+    }
+}
+
+/// Replays a capture held in `text` as a [`GameReplay`]; `path` names it
+/// in errors.
+pub fn replay_game_text(
+    text: &str,
+    config: Config,
+    path: &Path,
+) -> Result<GameReplay, ReplayError> {
+    replay_reader(text.as_bytes(), config, path).map(GameReplay::from)
+}
+
+/// Replays a capture file as a [`GameReplay`].
+pub fn replay_game_file(path: &Path, config: Config) -> Result<GameReplay, ReplayError> {
+    replay_file(path, config).map(GameReplay::from)
 }
 
 /// Replays a capture file.
@@ -88,12 +152,12 @@ pub fn replay_reader(
         source,
     };
     let (mut header, mut reader) = capture::Reader::new(input).map_err(wrap)?;
-    let mut ahead: Vec<crate::capture::Chunk> = Vec::new();
+    let mut ahead: Vec<Chunk> = Vec::new();
     // Design: interface.md's example header says `protocol=dgt`, so another
     // program may label a DGT bus line `dgt`; its first replies tell (bus
     // replies carry an address and a checksum that single-board frames
     // almost never match).
-    if header.protocol == crate::capture::Protocol::Dgt {
+    if header.protocol == crate::family::Family::Dgt {
         let mut from_board = 0;
         while from_board < SNIFF_CHUNKS {
             match reader.next() {
@@ -106,18 +170,30 @@ pub fn replay_reader(
             }
         }
         if header.word(BUS_UNIT).is_some() || is_bus_line(&ahead) {
-            header.protocol = crate::capture::Protocol::DgtBus;
+            header.protocol = crate::family::Family::DgtBus;
         }
     }
     // A DGT bus capture holds the whole line: `unit=` names the board.
     // Without it, a line on which one board answers is that board's; the
     // chunks are read ahead to find out.
-    if header.protocol == crate::capture::Protocol::DgtBus && header.word(BUS_UNIT).is_none() {
+    if header.protocol == crate::family::Family::DgtBus && header.word(BUS_UNIT).is_none() {
         for chunk in reader.by_ref() {
             ahead.push(chunk.map_err(wrap)?);
         }
         if let [one] = bus_units(&ahead)[..] {
             header.meta.push((BUS_UNIT.to_string(), one.to_string()));
+        }
+    }
+    // An open-protocol capture without `game=` plays the game its board's
+    // `hello` names, else the one its lines fit.
+    if header.protocol == Family::Open && header.word(GAME).is_none() {
+        for chunk in reader.by_ref() {
+            ahead.push(chunk.map_err(wrap)?);
+        }
+        if let Some(game) = sniff_open_game(&ahead) {
+            header
+                .meta
+                .push((GAME.to_string(), game.name().to_string()));
         }
     }
     let setup =
@@ -147,8 +223,74 @@ pub fn replay_reader(
     pipeline.finish();
     collect(&mut pipeline, &mut out);
     out.stats = pipeline.stats();
-    out.recon = pipeline.reconstructor().stats();
+    out.recon = pipeline.any_game().recon_stats();
+    out.game = pipeline.game();
+    out.game_stats = pipeline.any_game().game_stats();
     Ok(out)
+}
+
+/// The game an open-protocol board plays: the one its first `hello` names,
+/// else the one its lines fit (`None`: they tell nothing).
+fn sniff_open_game(chunks: &[Chunk]) -> Option<GameId> {
+    use boardcast_protocols::open::Game;
+    let bytes: Vec<u8> = chunks
+        .iter()
+        .filter(|c| c.dir == Direction::FromBoard)
+        .flat_map(|c| c.bytes.iter().copied())
+        .collect();
+    let text = String::from_utf8_lossy(&bytes);
+    let hello = text.lines().find_map(|l| {
+        let mut w = l.split_whitespace();
+        (w.next() == Some("hello"))
+            .then(|| w.next().and_then(Game::from_name))
+            .flatten()
+    });
+    let game = match hello {
+        Some(Game::Draughts) => GameId::Draughts,
+        Some(Game::Xiangqi) => GameId::Xiangqi,
+        Some(_) => GameId::Chess,
+        None => fits(&text)?,
+    };
+    Some(game)
+}
+
+/// The game an open-protocol board's lines fit, without a `hello` (a board
+/// whose first line was lost).
+///
+/// Design: a 90-cell `board` line or a point on file `i` or rank 0 is
+/// xiangqi; chess pieces other than a king (draughts has men and kings
+/// only) are chess; anything else draughts.
+fn fits(text: &str) -> Option<GameId> {
+    let xiangqi = text.lines().any(|l| {
+        let mut w = l.split_whitespace();
+        match (w.next(), w.next()) {
+            (Some("board"), Some(cells)) => cells.len() == 90,
+            (Some("up" | "down"), Some(sq)) => {
+                sq.starts_with('i') || (sq.len() == 2 && sq.ends_with('0'))
+            }
+            _ => false,
+        }
+    });
+    let any = text
+        .lines()
+        .any(|l| l.starts_with("up ") || l.starts_with("down ") || l.starts_with("board "));
+    let chess = text.lines().any(|l| {
+        let mut w = l.split_whitespace();
+        match (w.next(), w.next(), w.next()) {
+            (Some("down"), Some(_), Some(p)) => "QRBNPqrbnp".contains(p),
+            (Some("board"), Some(cells), None) => {
+                cells.len() == 64 && cells.chars().any(|c| "QRBNPqrbnp".contains(c))
+            }
+            _ => false,
+        }
+    });
+    any.then_some(if xiangqi {
+        GameId::Xiangqi
+    } else if chess {
+        GameId::Chess
+    } else {
+        GameId::Draughts
+    })
 }
 
 /// How many chunks from the board a `protocol=dgt` capture is read ahead

@@ -5,9 +5,13 @@
 //! reads back.
 
 use crate::board;
-use crate::capture::{Header, Protocol};
+use crate::capture::Header;
 use crate::clock::TimeControl;
 use crate::event::GameId;
+use crate::family::DriverOptions;
+use crate::family::Family;
+use crate::games::GameOptions;
+use crate::games::chess::Variant;
 use crate::pipeline::BoardPipeline;
 use boardcast_games::xiangqi::repetition::MoveLimit;
 
@@ -22,6 +26,12 @@ pub const GAME: &str = "game";
 /// The capture header key of the event's xiangqi move limit (`60/6`,
 /// `none`), written for xiangqi boards when the event sets one.
 pub const MOVE_LIMIT: &str = "move_limit";
+/// The capture header key of the event's chess variant (`standard`,
+/// `chess960`), written when the event restricts it.
+pub const VARIANT: &str = "variant";
+/// The capture header key of a Certabo board that senses occupancy only
+/// (Tabutronic): `occupancy=yes`.
+pub const OCCUPANCY: &str = "occupancy";
 /// The capture header key of a time control (`40/5400:1800+30`).
 pub const TIME_CONTROL: &str = "time_control";
 /// The capture header key of the increment's kind (`bronstein`, `delay`),
@@ -34,7 +44,7 @@ pub struct BoardSetup {
     /// The board id (topics, events, file names).
     pub id: String,
     /// Its wire protocol (and so its family's driver).
-    pub protocol: Protocol,
+    pub protocol: Family,
     /// Its address on a DGT bus: `Some` exactly for `dgt-bus` boards,
     /// whose bytes are the whole line's.
     pub bus_unit: Option<u16>,
@@ -42,8 +52,11 @@ pub struct BoardSetup {
     pub time_control: Option<TimeControl>,
     /// The game played on it.
     pub game: GameId,
-    /// The event's xiangqi move limit (`None`: the default).
-    pub move_limit: Option<MoveLimit>,
+    /// The rules the event fixes for its games (chess variant, xiangqi
+    /// move limit).
+    pub options: GameOptions,
+    /// A Certabo board that senses occupancy only (Tabutronic).
+    pub occupancy: bool,
 }
 
 impl BoardSetup {
@@ -55,7 +68,8 @@ impl BoardSetup {
             bus_unit: board.bus_address,
             time_control: board.time_control.clone(),
             game: board.game,
-            move_limit: board.move_limit,
+            options: board.options,
+            occupancy: board.occupancy,
         }
     }
 
@@ -67,7 +81,7 @@ impl BoardSetup {
         let meta = |key: &str| header.word(key).map(str::to_string);
         // A DGT bus capture holds the whole line: `unit=` names the board.
         let bus_unit = match header.protocol {
-            Protocol::DgtBus => Some(
+            Family::DgtBus => Some(
                 meta(BUS_UNIT)
                     .and_then(|u| u.parse::<u16>().ok())
                     .ok_or_else(|| {
@@ -87,15 +101,20 @@ impl BoardSetup {
             None => None,
         };
         let game = match meta(GAME).as_deref() {
-            None | Some("chess") => GameId::Chess,
-            Some("draughts") if header.protocol == Protocol::Open => GameId::Draughts,
-            Some("xiangqi") if header.protocol == Protocol::Open => GameId::Xiangqi,
-            Some(other) => {
-                return Err(format!(
-                    "`{GAME}={other}`: the {} protocol carries chess only",
-                    header.protocol.name()
-                ));
-            }
+            None => GameId::Chess,
+            Some(name) => GameId::from_name(name).ok_or_else(|| {
+                format!("`{GAME}={name}`: unknown game (chess, draughts or xiangqi)")
+            })?,
+        };
+        header
+            .protocol
+            .carries(game)
+            .map_err(|e| format!("`{GAME}=`: {e}"))?;
+        let variant = match meta(VARIANT) {
+            Some(v) => v
+                .parse::<Variant>()
+                .map_err(|e| format!("`{VARIANT}={v}`: {e}"))?,
+            None => Variant::default(),
         };
         let move_limit = match meta(MOVE_LIMIT) {
             Some(l) => Some(
@@ -107,7 +126,12 @@ impl BoardSetup {
         Ok(BoardSetup {
             id: meta(BOARD).unwrap_or_else(|| "1".into()),
             game,
-            move_limit,
+            options: GameOptions {
+                variant,
+                move_limit,
+            },
+            occupancy: header.protocol == Family::Certabo
+                && meta(OCCUPANCY).as_deref() == Some("yes"),
             protocol: header.protocol,
             bus_unit,
             time_control,
@@ -121,27 +145,48 @@ impl BoardSetup {
         let game =
             (self.game != GameId::Chess).then(|| (GAME.to_string(), self.game.name().into()));
         let limit = self
+            .options
             .move_limit
             .filter(|_| self.game == GameId::Xiangqi)
             .map(|l| (MOVE_LIMIT.to_string(), l.to_string()));
+        let variant = (self.game == GameId::Chess && self.options.variant != Variant::default())
+            .then(|| (VARIANT.to_string(), self.options.variant.name().into()));
+        let occupancy = self
+            .occupancy
+            .then(|| (OCCUPANCY.to_string(), "yes".to_string()));
         self.bus_unit
             .map(|a| (BUS_UNIT.to_string(), a.to_string()))
             .into_iter()
             .chain(game)
             .chain(limit)
+            .chain(variant)
+            .chain(occupancy)
             .collect()
+    }
+
+    /// The options of this board's driver.
+    pub fn driver_options(&self) -> DriverOptions {
+        DriverOptions {
+            certabo_occupancy: self.occupancy,
+            open_game: Some(crate::family::open_game(self.game)),
+            ..DriverOptions::default()
+        }
     }
 
     /// A pipeline reading this board, with the reconstructor's `config`.
     pub fn pipeline(&self, config: board::Config) -> BoardPipeline {
-        if self.game != GameId::Chess {
-            return BoardPipeline::with_open_game(&self.id, config, self.game, self.move_limit);
-        }
-        let mut pipeline = BoardPipeline::with_family(&self.id, config, self.protocol.family());
+        let mut pipeline =
+            BoardPipeline::for_game(&self.id, self.protocol, self.game, config, self.options);
+        pipeline.set_driver(self.protocol, self.driver_options());
         if let Some(unit) = self.bus_unit {
             pipeline.set_bus_unit(unit);
         }
-        pipeline.set_time_control(self.time_control.clone());
+        // Design: clocks are judged for chess only so far (flags and the
+        // virtual clock cite the FIDE Laws); a draughts or xiangqi board
+        // publishes no estimated times.
+        if self.game == GameId::Chess {
+            pipeline.set_time_control(self.time_control.clone());
+        }
         pipeline
     }
 }
@@ -150,7 +195,7 @@ impl BoardSetup {
 mod tests {
     use super::*;
 
-    fn header(protocol: Protocol, words: &[(&str, &str)]) -> Header {
+    fn header(protocol: Family, words: &[(&str, &str)]) -> Header {
         Header {
             protocol,
             meta: words
@@ -164,11 +209,12 @@ mod tests {
     fn the_words_a_recorder_writes_are_read_back_as_the_same_board() {
         let setup = BoardSetup {
             id: "b7".into(),
-            protocol: Protocol::DgtBus,
+            protocol: Family::DgtBus,
             bus_unit: Some(7),
             time_control: None,
             game: GameId::Chess,
-            move_limit: None,
+            options: GameOptions::default(),
+            occupancy: false,
         };
         let mut words = vec![(BOARD.to_string(), setup.id.clone())];
         words.extend(setup.header_words());
@@ -180,17 +226,18 @@ mod tests {
         assert_eq!(back, setup);
         let draughts = BoardSetup {
             id: "d1".into(),
-            protocol: Protocol::Open,
+            protocol: Family::Open,
             bus_unit: None,
             time_control: None,
             game: GameId::Draughts,
-            move_limit: None,
+            options: GameOptions::default(),
+            occupancy: false,
         };
         let mut words = vec![(BOARD.to_string(), draughts.id.clone())];
         words.extend(draughts.header_words());
         assert!(words.contains(&(GAME.to_string(), "draughts".to_string())));
         let back = BoardSetup::of_header(&Header {
-            protocol: Protocol::Open,
+            protocol: Family::Open,
             meta: words,
         })
         .unwrap();
@@ -199,29 +246,63 @@ mod tests {
             back.pipeline(board::Config::default()).game(),
             GameId::Draughts
         );
-        let err =
-            BoardSetup::of_header(&header(Protocol::Dgt, &[("game", "xiangqi")])).unwrap_err();
-        assert!(err.contains("chess only"), "{err}");
+        let err = BoardSetup::of_header(&header(Family::Dgt, &[("game", "xiangqi")])).unwrap_err();
+        assert!(err.contains("xiangqi needs 9x10"), "{err}");
+        // Draughts on an 8x8 vendor board, by occupancy (a Tabutronic
+        // Certabo says so on its header).
+        let tabutronic = BoardSetup::of_header(&header(
+            Family::Certabo,
+            &[("game", "draughts"), ("occupancy", "yes")],
+        ))
+        .unwrap();
+        assert_eq!(
+            (tabutronic.game, tabutronic.occupancy),
+            (GameId::Draughts, true)
+        );
+        assert!(
+            tabutronic
+                .header_words()
+                .contains(&(OCCUPANCY.to_string(), "yes".to_string()))
+        );
+        // A chess event restricted to one variant says so, for replay to
+        // read the board as the daemon did.
+        let standard = BoardSetup {
+            options: GameOptions {
+                variant: Variant::Standard,
+                ..GameOptions::default()
+            },
+            ..BoardSetup::of_header(&header(Family::Dgt, &[])).unwrap()
+        };
+        let back = BoardSetup::of_header(&Header {
+            protocol: Family::Dgt,
+            meta: standard.header_words(),
+        })
+        .unwrap();
+        assert_eq!(back.options.variant, Variant::Standard);
         // A xiangqi board carries the event's move limit (Art. 6).
         let xiangqi = BoardSetup {
             id: "x1".into(),
-            protocol: Protocol::Open,
+            protocol: Family::Open,
             bus_unit: None,
             time_control: None,
             game: GameId::Xiangqi,
-            move_limit: Some("50/10".parse().unwrap()),
+            options: GameOptions {
+                move_limit: Some("50/10".parse().unwrap()),
+                ..GameOptions::default()
+            },
+            occupancy: false,
         };
         let mut words = vec![(BOARD.to_string(), xiangqi.id.clone())];
         words.extend(xiangqi.header_words());
         assert!(words.contains(&(MOVE_LIMIT.to_string(), "50/10".to_string())));
         let back = BoardSetup::of_header(&Header {
-            protocol: Protocol::Open,
+            protocol: Family::Open,
             meta: words,
         })
         .unwrap();
         assert_eq!(back, xiangqi);
         let err = BoardSetup::of_header(&header(
-            Protocol::Open,
+            Family::Open,
             &[("game", "xiangqi"), ("move_limit", "lots")],
         ))
         .unwrap_err();
@@ -230,18 +311,16 @@ mod tests {
 
     #[test]
     fn a_header_without_board_is_board_one_and_a_bus_needs_its_unit() {
-        let plain = BoardSetup::of_header(&header(Protocol::Millennium, &[])).unwrap();
+        let plain = BoardSetup::of_header(&header(Family::Millennium, &[])).unwrap();
         assert_eq!((plain.id.as_str(), plain.bus_unit), ("1", None));
-        let err = BoardSetup::of_header(&header(Protocol::DgtBus, &[("board", "x")])).unwrap_err();
+        let err = BoardSetup::of_header(&header(Family::DgtBus, &[("board", "x")])).unwrap_err();
         assert!(err.contains("`unit=N`"), "{err}");
         let tc = BoardSetup::of_header(&header(
-            Protocol::Dgt,
+            Family::Dgt,
             &[("time_control", "5400+30"), ("increment_mode", "bronstein")],
         ))
         .unwrap();
         assert!(tc.time_control.is_some());
-        assert!(
-            BoardSetup::of_header(&header(Protocol::Dgt, &[("time_control", "soon")])).is_err()
-        );
+        assert!(BoardSetup::of_header(&header(Family::Dgt, &[("time_control", "soon")])).is_err());
     }
 }

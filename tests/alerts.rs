@@ -23,8 +23,17 @@ fn sq(name: &str) -> Square {
 
 impl Scene {
     fn with(config: Config, start: &[Cell; 64], from: Option<Position>) -> Scene {
+        Scene::of_variant(config, Variant::Auto, start, from)
+    }
+
+    fn of_variant(
+        config: Config,
+        variant: Variant,
+        start: &[Cell; 64],
+        from: Option<Position>,
+    ) -> Scene {
         let mut s = Scene {
-            r: Reconstructor::new(config),
+            r: Reconstructor::for_game(config, boardcast::games::chess::Chess::new(variant)),
             t: 0,
             cells: *start,
             events: Vec::new(),
@@ -178,11 +187,7 @@ fn law_7_2a_king_and_queen_swapped_is_a_set_up_error_in_standard_events() {
     let mut wrong = faults::cells_of(Position::standard().board());
     wrong.swap(sq("d1") as usize, sq("e1") as usize);
     wrong.swap(sq("d8") as usize, sq("e8") as usize);
-    let config = Config {
-        variant: Variant::Standard,
-        ..Config::default()
-    };
-    let mut s = Scene::with(config, &wrong, None);
+    let mut s = Scene::of_variant(Config::default(), Variant::Standard, &wrong, None);
     s.wait(6_000);
     assert_eq!(s.take(), ["alert setup - 7.2a"]);
     // Where Chess960 is allowed, the same arrangement is a Chess960 start.

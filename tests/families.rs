@@ -5,7 +5,7 @@
 //! same reconstructor exactly, with no error alert.
 
 use boardcast::board::Config;
-use boardcast::capture::Protocol;
+use boardcast::family::Family;
 use boardcast::replay::replay_reader;
 use boardcast_sim::{self as sim, Clean, Human, Profile};
 
@@ -13,13 +13,13 @@ use crate::games::{all_games, error_alerts};
 
 /// Plays every `step`-th bundled game on a `protocol` board and checks the
 /// replay; returns how many games were played.
-fn every_game_replays_exactly_on(protocol: Protocol, human: bool, step: usize) -> usize {
+fn every_game_replays_exactly_on(protocol: Family, human: bool, step: usize) -> usize {
     let games = all_games();
     let mut played = 0;
     for (i, game) in games.iter().enumerate().step_by(step) {
         // A Certabo board calibrates from the standard start position seen
         // the normal way round (docs/boards.md).
-        let certabo = protocol == Protocol::Certabo;
+        let certabo = protocol == Family::Certabo;
         if certabo && game.start != boardcast::games::chess::Position::standard() {
             continue;
         }
@@ -54,20 +54,20 @@ fn every_game_replays_exactly_on(protocol: Protocol, human: bool, step: usize) -
 
 #[test]
 fn bundled_games_replay_exactly_on_millennium_boards() {
-    assert!(every_game_replays_exactly_on(Protocol::Millennium, false, 5) >= 400);
-    assert!(every_game_replays_exactly_on(Protocol::Millennium, true, 11) >= 190);
+    assert!(every_game_replays_exactly_on(Family::Millennium, false, 5) >= 400);
+    assert!(every_game_replays_exactly_on(Family::Millennium, true, 11) >= 190);
 }
 
 #[test]
 fn bundled_games_replay_exactly_on_certabo_boards() {
-    assert!(every_game_replays_exactly_on(Protocol::Certabo, false, 5) >= 380);
-    assert!(every_game_replays_exactly_on(Protocol::Certabo, true, 11) >= 170);
+    assert!(every_game_replays_exactly_on(Family::Certabo, false, 5) >= 380);
+    assert!(every_game_replays_exactly_on(Family::Certabo, true, 11) >= 170);
 }
 
 #[test]
 fn bundled_games_replay_exactly_on_open_protocol_chess_boards() {
-    assert!(every_game_replays_exactly_on(Protocol::Open, false, 5) >= 400);
-    assert!(every_game_replays_exactly_on(Protocol::Open, true, 11) >= 190);
+    assert!(every_game_replays_exactly_on(Family::Open, false, 5) >= 400);
+    assert!(every_game_replays_exactly_on(Family::Open, true, 11) >= 190);
 }
 
 /// Plays every `step`-th bundled standard game on an open-protocol board

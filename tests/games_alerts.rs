@@ -12,7 +12,7 @@ use std::path::Path;
 
 use boardcast::board::{Cell, Config, Reconstructor};
 use boardcast::event::{AlertKind, EventKind};
-use boardcast::replay::open::{OpenReplay, replay_open_text};
+use boardcast::replay::{GameReplay, replay_game_text};
 use boardcast_games::{draughts, xiangqi};
 use boardcast_sim::open::{OpenProfile, capture_text, read_xiangqi_games};
 use boardcast_sim::open_faults::{self, OpenFaultKind};
@@ -35,7 +35,7 @@ const XIANGQI_START: &str = concat!(
 );
 
 /// An open-protocol capture from a `hello` line and `(time, line)` pairs.
-fn capture(hello: &str, lines: &[(u64, &str)]) -> OpenReplay {
+fn capture(hello: &str, lines: &[(u64, &str)]) -> GameReplay {
     let hex = |s: &str| {
         s.bytes()
             .map(|b| format!("{b:02x}"))
@@ -47,7 +47,7 @@ fn capture(hello: &str, lines: &[(u64, &str)]) -> OpenReplay {
     for (t, l) in lines {
         text += &format!("{t} < {}\n", hex(&format!("{l}\n")));
     }
-    replay_open_text(&text, Config::default(), Path::new("scene")).unwrap()
+    replay_game_text(&text, Config::default(), Path::new("scene")).unwrap()
 }
 
 /// Each event in short form: `move ID`, `alert KIND SIDE LAW [cleared]`,
@@ -70,11 +70,11 @@ fn short(events: &[EventKind]) -> Vec<String> {
         .collect()
 }
 
-fn kinds(r: &OpenReplay) -> Vec<EventKind> {
+fn kinds(r: &GameReplay) -> Vec<EventKind> {
     r.events.iter().map(|e| e.kind.clone()).collect()
 }
 
-fn message(r: &OpenReplay, kind: AlertKind) -> String {
+fn message(r: &GameReplay, kind: AlertKind) -> String {
     r.events
         .iter()
         .find_map(|e| match &e.kind {
@@ -84,11 +84,11 @@ fn message(r: &OpenReplay, kind: AlertKind) -> String {
         .unwrap_or_else(|| panic!("no {kind:?} alert in {:?}", short(&kinds(r))))
 }
 
-fn draughts_board(lines: &[(u64, &str)]) -> OpenReplay {
+fn draughts_board(lines: &[(u64, &str)]) -> GameReplay {
     capture("hello draughts 8x8 id=DR-1 pieces=yes", lines)
 }
 
-fn xiangqi_board(lines: &[(u64, &str)]) -> OpenReplay {
+fn xiangqi_board(lines: &[(u64, &str)]) -> GameReplay {
     capture("hello xiangqi 9x10 id=XQ-1 pieces=yes", lines)
 }
 
@@ -374,7 +374,7 @@ fn injected_faults_on_draughts_and_xiangqi_boards_raise_their_alerts() {
     let check = |case: open_faults::OpenFaultCase, game: &str| {
         let meta = vec![("game".to_string(), game.to_string())];
         let text = capture_text(&case.session, &meta, true);
-        let r = replay_open_text(&text, Config::default(), Path::new("fault")).unwrap();
+        let r = replay_game_text(&text, Config::default(), Path::new("fault")).unwrap();
         let c = open_faults::evaluate(&case, &r);
         assert!(
             c.raised && c.side_right && c.exact && c.extra_errors == 0,

@@ -8,7 +8,7 @@ use std::path::Path;
 use crate::open_games::{data, draughts_games, errors, ids, replay, xiangqi_games};
 use boardcast::board::Config;
 use boardcast::event::{EventKind, GameId};
-use boardcast::replay::open::{OpenReplay, replay_open_text};
+use boardcast::replay::{GameReplay, replay_game_text};
 use boardcast_games::{draughts, xiangqi};
 use boardcast_sim::open::{
     OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts, simulate_xiangqi,
@@ -125,14 +125,14 @@ fn hand_written_draughts_capture_gives_ids_and_fields() {
     for (t, l) in lines {
         text += &format!("{t} < {}\n", hex(l));
     }
-    let r = replay_open_text(&text, Config::default(), Path::new("x")).unwrap();
+    let r = replay_game_text(&text, Config::default(), Path::new("x")).unwrap();
     // Without the `hello` line the lines still tell the game.
     let headless: String = text
         .lines()
         .filter(|l| !l.starts_with("0 <"))
         .map(|l| format!("{l}\n"))
         .collect();
-    let again = replay_open_text(&headless, Config::default(), Path::new("y")).unwrap();
+    let again = replay_game_text(&headless, Config::default(), Path::new("y")).unwrap();
     assert_eq!(again.game, GameId::Draughts);
     assert_eq!(ids(&again), ["11-15", "22-18"]);
     let json: Vec<serde_json::Value> = r
@@ -257,7 +257,7 @@ fn odd_orders_and_a_long_knock_still_give_the_moves() {
     for (t, l) in lines {
         text += &format!("{t} < {}\n", hex(l));
     }
-    let r = replay_open_text(&text, Config::default(), Path::new("x")).unwrap();
+    let r = replay_game_text(&text, Config::default(), Path::new("x")).unwrap();
     assert_eq!(ids(&r), ["11-15", "22-18"]);
     assert!(errors(&r).is_empty());
 }
@@ -272,7 +272,7 @@ const OPENING: [(u64, &str); 4] = [
 ];
 
 /// An open-protocol draughts capture from `(time, line)` pairs.
-fn draughts_lines(lines: &[(u64, &str)]) -> OpenReplay {
+fn draughts_lines(lines: &[(u64, &str)]) -> GameReplay {
     let hex = |s: &str| {
         s.bytes()
             .map(|b| format!("{b:02x}"))
@@ -284,11 +284,11 @@ fn draughts_lines(lines: &[(u64, &str)]) -> OpenReplay {
     for (t, l) in lines {
         text += &format!("{t} < {}\n", hex(&format!("{l}\n")));
     }
-    replay_open_text(&text, Config::default(), Path::new("x")).unwrap()
+    replay_game_text(&text, Config::default(), Path::new("x")).unwrap()
 }
 
 /// Each event in short form: `move ID`, `alert KIND SIDE LAW [cleared]`.
-fn short(r: &OpenReplay) -> Vec<String> {
+fn short(r: &GameReplay) -> Vec<String> {
     r.events
         .iter()
         .filter_map(|e| match &e.kind {
@@ -453,7 +453,7 @@ fn xiangqi_self_play_games_replay_exactly_under_every_profile() {
     }
 }
 
-fn limit_alerts(r: &OpenReplay) -> Vec<(Option<String>, String)> {
+fn limit_alerts(r: &GameReplay) -> Vec<(Option<String>, String)> {
     r.events
         .iter()
         .filter_map(|e| match &e.kind {
@@ -490,7 +490,7 @@ fn xiangqi_move_limit_is_the_events_from_the_capture_header() {
         if let Some(l) = limit {
             meta.push(("move_limit".into(), l.into()));
         }
-        replay_open_text(
+        replay_game_text(
             &capture_text(&session, &meta, false),
             Config::default(),
             Path::new("limit.capture"),

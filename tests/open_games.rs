@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use boardcast::board::Config;
 use boardcast::event::EventKind;
-use boardcast::replay::open::{OpenReplay, replay_open_text};
+use boardcast::replay::{GameReplay, replay_game_text};
 use boardcast_games::{draughts, xiangqi};
 use boardcast_sim::open::{OpenSession, capture_text, read_xiangqi_games};
 
@@ -26,16 +26,16 @@ pub fn xiangqi_games() -> Vec<Vec<xiangqi::Move>> {
     read_xiangqi_games(&text).unwrap()
 }
 
-pub fn replay(session: &OpenSession, game: Option<&str>, split: bool) -> OpenReplay {
+pub fn replay(session: &OpenSession, game: Option<&str>, split: bool) -> GameReplay {
     let mut meta = vec![("board".to_string(), "7".to_string())];
     if let Some(g) = game {
         meta.push(("game".into(), g.into()));
     }
     let text = capture_text(session, &meta, split);
-    replay_open_text(&text, Config::default(), Path::new("sim.capture")).unwrap()
+    replay_game_text(&text, Config::default(), Path::new("sim.capture")).unwrap()
 }
 
-pub fn ids(r: &OpenReplay) -> Vec<String> {
+pub fn ids(r: &GameReplay) -> Vec<String> {
     r.events
         .iter()
         .filter_map(|e| match &e.kind {
@@ -45,7 +45,7 @@ pub fn ids(r: &OpenReplay) -> Vec<String> {
         .collect()
 }
 
-pub fn errors(r: &OpenReplay) -> Vec<String> {
+pub fn errors(r: &GameReplay) -> Vec<String> {
     r.events
         .iter()
         .filter_map(|e| match &e.kind {

@@ -130,7 +130,8 @@ async fn run(bridges: usize, per: usize, secs: u64, think: u64) {
                 garbage_every: None,
                 lead_in: Duration::from_millis(500 + (k as u64 * 7919) % think.max(1)),
                 between_games: Duration::from_secs(3),
-                protocol: boardcast::capture::Protocol::Dgt,
+                protocol: boardcast::family::Family::Dgt,
+                occupancy: false,
             };
             let sim = SimBoard::new(
                 dir.path(),

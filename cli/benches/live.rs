@@ -130,7 +130,8 @@ async fn run(n: usize, secs: u64, think: u64, baseline: u64) -> u64 {
             // Spread the boards' moves over the think time.
             lead_in: Duration::from_millis(500 + (i as u64 * 7919) % think.max(1)),
             between_games: Duration::from_secs(3),
-            protocol: boardcast::capture::Protocol::Dgt,
+            protocol: boardcast::family::Family::Dgt,
+            occupancy: false,
         };
         boards.push(SimBoard::new(
             dir.path(),

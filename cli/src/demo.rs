@@ -24,11 +24,11 @@ use std::time::Duration;
 
 use tracing::{info, warn};
 
-use boardcast::capture::Protocol;
 use boardcast::clock::TimeControl;
 use boardcast::config::{Config, ConfigError};
 use boardcast::daemon::{self, DaemonError};
 use boardcast::event::{GameId, Side};
+use boardcast::family::Family;
 use boardcast_sim::clock::{ClockSetup, add_clock};
 use boardcast_sim::faults::{self, FaultKind};
 use boardcast_sim::open::{OpenGame, OpenProfile};
@@ -85,7 +85,7 @@ pub struct DemoOptions {
     pub folder: Option<PathBuf>,
     /// The board families, given to the boards in turn (DGT,
     /// Millennium, chess boards on the open protocol).
-    pub families: Vec<Protocol>,
+    pub families: Vec<Family>,
     /// The games, given to the boards in turn: chess boards take the
     /// families above; draughts and xiangqi boards speak the open protocol
     /// and play one game of the bundled corpora each.
@@ -94,12 +94,12 @@ pub struct DemoOptions {
 
 impl DemoOptions {
     /// The family of board `i` (from 0).
-    fn family(&self, i: usize) -> Protocol {
+    fn family(&self, i: usize) -> Family {
         if self.game(i) != GameId::Chess {
-            return Protocol::Open;
+            return Family::Open;
         }
         if self.families.is_empty() {
-            Protocol::Dgt
+            Family::Dgt
         } else {
             self.families[i % self.families.len()]
         }
@@ -128,7 +128,7 @@ impl Default for DemoOptions {
             livechess: Some(SocketAddr::from(([127, 0, 0, 1], 1982))),
             seed: 1,
             folder: None,
-            families: vec![Protocol::Dgt],
+            families: vec![Family::Dgt],
             games: vec![GameId::Chess],
         }
     }
@@ -322,6 +322,7 @@ pub async fn run(
             lead_in: Duration::from_millis(300 + 250 * i as u64),
             between_games: Duration::from_secs(4),
             protocol: opts.family(i),
+            occupancy: false,
         };
         boards.push(SimBoard::start(
             folder,
@@ -481,19 +482,19 @@ mod tests {
         let opts = DemoOptions {
             boards: 4,
             livechess: None,
-            families: vec![Protocol::Millennium],
+            families: vec![Family::Millennium],
             games: vec![GameId::Chess, GameId::Draughts, GameId::Xiangqi],
             ..DemoOptions::default()
         };
         let c = config(&opts, Path::new("/tmp/x")).unwrap();
-        let got: Vec<(GameId, Protocol)> = c.boards.iter().map(|b| (b.game, b.protocol)).collect();
+        let got: Vec<(GameId, Family)> = c.boards.iter().map(|b| (b.game, b.protocol)).collect();
         assert_eq!(
             got,
             [
-                (GameId::Chess, Protocol::Millennium),
-                (GameId::Draughts, Protocol::Open),
-                (GameId::Xiangqi, Protocol::Open),
-                (GameId::Chess, Protocol::Millennium),
+                (GameId::Chess, Family::Millennium),
+                (GameId::Draughts, Family::Open),
+                (GameId::Xiangqi, Family::Open),
+                (GameId::Chess, Family::Millennium),
             ]
         );
         assert_eq!(c.boards[1].serial.as_deref(), Some("sim-board2"));

@@ -167,7 +167,7 @@ struct DemoArgs {
     /// Board families to mix, given to the boards in turn: dgt,
     /// millennium, open (chess boards on the open protocol).
     #[arg(long, value_delimiter = ',', default_value = "dgt", value_parser = parse_family)]
-    families: Vec<boardcast::capture::Protocol>,
+    families: Vec<boardcast::family::Family>,
     /// Games to mix, given to the boards in turn: chess (on the families
     /// above), draughts, xiangqi (open-protocol boards, one game each).
     #[arg(long, value_delimiter = ',', default_value = "chess", value_parser = parse_demo_game)]
@@ -188,12 +188,12 @@ fn parse_demo_game(name: &str) -> Result<boardcast::event::GameId, String> {
 }
 
 /// A family the demo can simulate.
-fn parse_family(name: &str) -> Result<boardcast::capture::Protocol, String> {
-    use boardcast::capture::Protocol;
-    match Protocol::from_name(name) {
-        Some(p @ (Protocol::Dgt | Protocol::Millennium | Protocol::Open)) => Ok(p),
-        Some(Protocol::Certabo) => Err("certabo boards are not simulated yet".into()),
-        Some(Protocol::DgtBus) => Err("the demo does not simulate dgt-bus lines yet".into()),
+fn parse_family(name: &str) -> Result<boardcast::family::Family, String> {
+    use boardcast::family::Family;
+    match name.parse::<Family>().ok() {
+        Some(p @ (Family::Dgt | Family::Millennium | Family::Open)) => Ok(p),
+        Some(Family::Certabo) => Err("certabo boards are not simulated yet".into()),
+        Some(Family::DgtBus) => Err("the demo does not simulate dgt-bus lines yet".into()),
         None => Err(format!(
             "unknown family `{name}` (the demo simulates dgt, millennium, open)"
         )),
@@ -534,12 +534,8 @@ fn check_config(path: &Path) -> Result<()> {
 }
 
 fn replay(capture: &Path, pgn: Option<&Path>, events: Option<&Path>) -> Result<()> {
-    // Draughts and xiangqi boards (the open protocol, or a vendor family
-    // with `game=draughts` on the header) go to their reconstructor; chess
-    // boards (of any family) to the chess pipeline.
-    if boardcast::replay::open::is_game_capture(capture) {
-        return replay_open(capture, pgn, events);
-    }
+    // One route for every board: the header names the family and the game
+    // (an open-protocol board's `hello` names its game).
     let replay = replay_file(capture, Config::default())?;
     if !replay.resumed_from.is_empty() {
         eprintln!(
@@ -579,38 +575,19 @@ fn replay(capture: &Path, pgn: Option<&Path>, events: Option<&Path>) -> Result<(
         }
         fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
     }
-    let mut text = String::new();
+    // Chess as PGN; draughts as PDN, xiangqi as its PGN, each in its own
+    // record format.
+    let mut text = replay.records();
     for game in replay.log.games() {
-        text.push_str(&render(game, &Tags::default()));
+        if game.game == boardcast::event::GameId::Chess {
+            text.push_str(&render(game, &Tags::default()));
+        }
     }
     match pgn {
         Some(path) => {
             fs::write(path, text).with_context(|| format!("writing {}", path.display()))?
         }
         None if events.is_none() => std::io::stdout().write_all(text.as_bytes())?,
-        None => {}
-    }
-    Ok(())
-}
-
-/// An open-protocol capture of a draughts or xiangqi board: events and
-/// the game's own record (PDN, xiangqi PGN).
-fn replay_open(capture: &Path, pgn: Option<&Path>, events: Option<&Path>) -> Result<()> {
-    let replay = boardcast::replay::open::replay_open_file(capture, Default::default())?;
-    if let Some(line) = replay.cut_last_line {
-        eprintln!(
-            "boardcast: warning: {}: line {line} was cut short (the recording stopped mid-line); replayed everything before it",
-            capture.display()
-        );
-    }
-    if let Some(path) = events {
-        let text: String = replay.events.iter().map(|e| e.to_json() + "\n").collect();
-        fs::write(path, text).with_context(|| format!("writing {}", path.display()))?;
-    }
-    match pgn {
-        Some(path) => fs::write(path, &replay.records)
-            .with_context(|| format!("writing {}", path.display()))?,
-        None if events.is_none() => std::io::stdout().write_all(replay.records.as_bytes())?,
         None => {}
     }
     Ok(())

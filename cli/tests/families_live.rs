@@ -2,7 +2,7 @@
 //! encoded in Python (moved from tests/families.rs).
 
 use boardcast::board::Config;
-use boardcast::capture::Protocol;
+use boardcast::family::Family;
 use boardcast_sim::{self as sim, Human};
 
 use crate::games::all_games;
@@ -14,7 +14,7 @@ fn the_binary_replays_millennium_and_open_protocol_chess_captures_to_pgn() {
     }
     let dir = tempfile::tempdir().unwrap();
     let games = all_games();
-    for (protocol, index) in [(Protocol::Millennium, 3), (Protocol::Open, 4)] {
+    for (protocol, index) in [(Family::Millennium, 3), (Family::Open, 4)] {
         let game = &games[index];
         let session = sim::simulate(game, &mut Human::default(), 11, false);
         let path = dir.path().join(format!("{}.capture", protocol.name()));
@@ -63,10 +63,10 @@ async fn millennium_certabo_and_open_protocol_boards_play_through_the_live_daemo
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "fam/#", "watcher", false).await;
-    let boards: Vec<(&str, Protocol, boardcast_sim::SourceGame, bool)> = vec![
-        ("m1", Protocol::Millennium, game(1468, None), false),
-        ("c1", Protocol::Certabo, game(23, None), false),
-        ("o1", Protocol::Open, game(7, None), true),
+    let boards: Vec<(&str, Family, boardcast_sim::SourceGame, bool)> = vec![
+        ("m1", Family::Millennium, game(1468, None), false),
+        ("c1", Family::Certabo, game(23, None), false),
+        ("o1", Family::Open, game(7, None), true),
     ];
     let sims: Vec<SimBoard> = boards
         .iter()

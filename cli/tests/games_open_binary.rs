@@ -7,7 +7,7 @@ use std::process::Command;
 
 use boardcast::board::Config;
 use boardcast::event::{EventKind, GameId};
-use boardcast::replay::open::replay_open_text;
+use boardcast::replay::replay_game_text;
 use boardcast_games::{draughts, xiangqi};
 use boardcast_sim::open::{OpenProfile, simulate_draughts, simulate_xiangqi};
 
@@ -240,7 +240,7 @@ fn draughts_corpus_replays_exactly_on_an_occupancy_vendor_board() {
             let session = simulate_draughts(&g.moves, profile, i as u64);
             let text = tabutronic_capture_text(&session, &[("board".into(), "5".into())]);
             assert!(text.starts_with("# boardcast capture v1 protocol=certabo"));
-            let r = replay_open_text(&text, Config::default(), Path::new("tabutronic")).unwrap();
+            let r = replay_game_text(&text, Config::default(), Path::new("tabutronic")).unwrap();
             let want: Vec<String> = g.moves.iter().map(|m| m.id()).collect();
             assert_eq!(ids(&r), want, "game {} under {profile:?}", i + 1);
             assert_eq!(errors(&r), Vec::<String>::new(), "game {}", i + 1);

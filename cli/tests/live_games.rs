@@ -291,8 +291,7 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
             )) && head.contains(&format!("game={}", game.name())),
             "{head}"
         );
-        let replay =
-            boardcast::replay::open::replay_open_file(&capture, Default::default()).unwrap();
+        let replay = boardcast::replay::replay_game_file(&capture, Default::default()).unwrap();
         let ids: Vec<String> = replay
             .events
             .iter()
@@ -310,6 +309,152 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
         assert_eq!(record.game.name(), game.name(), "{name}");
     }
     drop(sims);
+}
+
+/// Issue 26: draughts on an 8x8 board of each chess family (a Millennium
+/// board, a Tabutronic Certabo that senses occupancy only, a DGT board),
+/// each on its own pseudo-terminal at its family's line settings, read live
+/// by `boardcast run` through the same pipeline as every other board and
+/// published over a real Mosquitto: the moves are the game's, no error
+/// alert, and each capture names its family and game and replays to the
+/// same moves (live = replay).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn draughts_on_millennium_certabo_and_dgt_boards_plays_live_as_in_replay() {
+    use boardcast::family::Family;
+    use boardcast_sim::pty::{SimBoard, SimOptions};
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let sub = Subscriber::connect(broker.port, "vd/#", "watcher", false).await;
+    let pdn = std::fs::read_to_string(data("english-draughts.pdn")).unwrap();
+    let games: Vec<_> = draughts::read_pdn(&pdn)
+        .unwrap()
+        .into_iter()
+        .filter(|g| (16..=40).contains(&g.moves.len()))
+        .take(3)
+        .collect();
+    assert_eq!(games.len(), 3, "three short draughts games");
+    let families = [Family::Millennium, Family::Certabo, Family::Dgt];
+    let profile = OpenProfile {
+        human: false,
+        pieces: false,
+        rotated: false,
+    };
+    let mut boards = Vec::new();
+    for (i, (family, g)) in families.iter().zip(&games).enumerate() {
+        let name = format!("v{}", family.name());
+        let open = simulate_draughts(&g.moves, profile, 20 + i as u64);
+        let session = boardcast_sim::open::draughts_on_a_vendor_board(&open);
+        let sim = SimBoard::with_session(
+            dir.path(),
+            &name,
+            crate::util::game(23, None),
+            session,
+            SimOptions {
+                protocol: *family,
+                occupancy: *family == Family::Certabo,
+                ..SimOptions::fast(&format!("sim-{name}"))
+            },
+        );
+        let ids: Vec<String> = g.moves.iter().map(|m| m.id()).collect();
+        boards.push((name, *family, sim, ids));
+    }
+    let confs: Vec<BoardConf> = boards
+        .iter()
+        .map(|(name, _, sim, _)| BoardConf {
+            id: name.clone(),
+            port: sim.pattern(),
+            serial: None,
+        })
+        .collect();
+    let config = write_config(dir.path(), broker.port, "vd", &confs);
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    for (name, family, ..) in &boards {
+        let occupancy = if *family == Family::Certabo {
+            "occupancy = true\n"
+        } else {
+            ""
+        };
+        text = text.replace(
+            &format!("id = \"{name}\"\n"),
+            &format!(
+                "id = \"{name}\"\nprotocol = \"{}\"\ngame = \"draughts\"\n{occupancy}",
+                family.name()
+            ),
+        );
+    }
+    std::fs::write(&config, text).unwrap();
+    let mut daemon = Daemon::start(&config);
+    for (name, family, _, want) in &boards {
+        let topic = format!("vd/board/{name}/state");
+        sub.wait_for(
+            &format!("every move of the draughts game on the {family} board"),
+            Duration::from_secs(90),
+            |msgs| {
+                let last = msgs.iter().rev().find(|m| m.topic == topic)?.json();
+                (last["id"].as_array().map(Vec::len) == Some(want.len())).then_some(last)
+            },
+        )
+        .await;
+        let events = format!("vd/board/{name}/event");
+        assert_eq!(
+            &move_ids(&sub, &events),
+            want,
+            "{family}: the moves published"
+        );
+        let all = sub.json_on(&events);
+        assert!(all.iter().all(|e| e["game"] == "draughts"), "{all:#?}");
+        let errors: Vec<&serde_json::Value> = all
+            .iter()
+            .filter(|e| e["type"] == "alert" && e["severity"] == "error")
+            .collect();
+        assert!(errors.is_empty(), "{family}: {errors:#?}");
+    }
+    let status = daemon.stop();
+    assert!(status.success(), "{}", daemon.log());
+    let rec = dir.path().join("rec");
+    for (name, family, _, want) in &boards {
+        let capture = std::fs::read_dir(&rec)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .find(|p| {
+                let n = p.file_name().unwrap().to_string_lossy();
+                n.starts_with(&format!("{name}-")) && n.ends_with(".capture")
+            })
+            .expect("a capture");
+        let text = std::fs::read_to_string(&capture).unwrap();
+        let head = text.lines().next().unwrap();
+        assert!(
+            head.contains(&format!("protocol={}", family.name())) && head.contains("game=draughts"),
+            "{head}"
+        );
+        assert_eq!(
+            head.contains("occupancy=yes"),
+            *family == Family::Certabo,
+            "{head}"
+        );
+        let replay = boardcast::replay::replay_game_file(&capture, Default::default()).unwrap();
+        let ids: Vec<String> = replay
+            .events
+            .iter()
+            .filter_map(|e| match &e.kind {
+                boardcast::event::EventKind::Move { id, .. } => Some(id.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            &ids, want,
+            "{family}: the capture replays to the same moves"
+        );
+        assert!(
+            replay.records.starts_with("[GameType \"21\"]"),
+            "{}",
+            replay.records
+        );
+    }
+    drop(boards);
 }
 
 /// The moves a PDN record's movetext holds (`9-13`, `18x9`, `8x15x24`; not

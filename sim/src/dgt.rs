@@ -10,8 +10,9 @@ use boardcast_protocols::dgt::{
 use super::clock::Signal;
 use super::{Reading, Session};
 use boardcast::board::Cell;
-use boardcast::capture::{Direction, Header, Protocol, Writer};
+use boardcast::capture::{Direction, Header, Writer};
 use boardcast::clock::Face;
+use boardcast::family::Family;
 use boardcast::games::chess::Square;
 
 /// The board field a game square is read on.
@@ -131,7 +132,7 @@ pub fn write_capture<W: Write>(
     meta: &[(String, String)],
 ) -> io::Result<W> {
     let header = Header {
-        protocol: Protocol::Dgt,
+        protocol: Family::Dgt,
         meta: meta.to_vec(),
     };
     let mut w = Writer::new(out, &header)?;

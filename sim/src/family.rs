@@ -12,7 +12,8 @@ use boardcast_protocols::reading::{Content, Geometry, Piece, Snapshot, Square as
 
 use super::{Reading, Session};
 use boardcast::board::Cell;
-use boardcast::capture::{Direction, Header, Protocol, Writer};
+use boardcast::capture::{Direction, Header, Writer};
+use boardcast::family::Family;
 use boardcast::games::chess::Square;
 
 /// Where the game's square `sq` is on the physical board (turned round
@@ -44,17 +45,17 @@ fn snapshot(cells: &[Cell; 64], rotated: bool) -> Snapshot {
 /// A session as a capture of `protocol` (Millennium, Certabo, or the open
 /// protocol with piece identity). DGT captures are
 /// [`super::dgt::capture_text`].
-pub fn capture_text(session: &Session, protocol: Protocol) -> String {
+pub fn capture_text(session: &Session, protocol: Family) -> String {
     capture(session, protocol, true)
 }
 
 /// A session as a capture of an open-protocol chess board that senses
 /// occupancy only (`pieces: false`: `down` lines name no piece).
 pub fn occupancy_capture_text(session: &Session) -> String {
-    capture(session, Protocol::Open, false)
+    capture(session, Family::Open, false)
 }
 
-fn capture(session: &Session, protocol: Protocol, pieces: bool) -> String {
+fn capture(session: &Session, protocol: Family, pieces: bool) -> String {
     let header = Header {
         protocol,
         meta: Vec::new(),
@@ -65,10 +66,10 @@ fn capture(session: &Session, protocol: Protocol, pieces: bool) -> String {
             .expect("writing to memory");
     };
     match protocol {
-        Protocol::Millennium => millennium_chunks(session, &mut write),
-        Protocol::Open => open_chunks(session, pieces, &mut write),
-        Protocol::Certabo => certabo_chunks(session, &mut write),
-        Protocol::Dgt | Protocol::DgtBus => {
+        Family::Millennium => millennium_chunks(session, &mut write),
+        Family::Open => open_chunks(session, pieces, &mut write),
+        Family::Certabo => certabo_chunks(session, &mut write),
+        Family::Dgt | Family::DgtBus => {
             unreachable!("DGT captures come from sim::dgt (bus lines from sim::bus)")
         }
     }
@@ -259,6 +260,19 @@ impl Cards {
     }
 }
 
+/// A Tabutronic (Certabo occupancy) frame of `cells`: one byte per rank
+/// of the physical board, rank 8 first, bit 7 = file a.
+pub(crate) fn occupancy_frame(cells: &[Cell; 64], rotated: bool) -> Vec<u8> {
+    let mut ranks = [0u8; 8];
+    for sq in Square::ALL {
+        if cells[sq as usize] != Cell::Empty {
+            let at = physical(sq, rotated);
+            ranks[usize::from(7 - at.rank)] |= 0x80 >> at.file;
+        }
+    }
+    Frame::Occupancy(ranks).to_bytes()
+}
+
 /// A Millennium status report of the whole board.
 fn millennium_report(cells: &[Cell; 64], rotated: bool) -> Vec<u8> {
     Reply::Status(StatusReport::from_snapshot(
@@ -284,23 +298,23 @@ fn open_hello(id: &str) -> Vec<u8> {
 
 /// What a board of `protocol` says when asked who it is: Millennium its
 /// version, an open board its `hello` (with `serial` as its id).
-pub(crate) fn identity_bytes(protocol: Protocol, serial: &str) -> Vec<u8> {
+pub(crate) fn identity_bytes(protocol: Family, serial: &str) -> Vec<u8> {
     match protocol {
-        Protocol::Millennium => Reply::Version { major: 1, minor: 3 }.to_bytes(),
-        Protocol::Open => open_hello(serial),
-        Protocol::Dgt | Protocol::DgtBus | Protocol::Certabo => Vec::new(),
+        Family::Millennium => Reply::Version { major: 1, minor: 3 }.to_bytes(),
+        Family::Open => open_hello(serial),
+        Family::Dgt | Family::DgtBus | Family::Certabo => Vec::new(),
     }
 }
 
 /// The whole board as a board of `protocol` reports it (a Millennium
 /// status report, an open `board` line).
-pub(crate) fn board_bytes(protocol: Protocol, cells: &[Cell; 64], rotated: bool) -> Vec<u8> {
+pub(crate) fn board_bytes(protocol: Family, cells: &[Cell; 64], rotated: bool) -> Vec<u8> {
     match protocol {
-        Protocol::Millennium => millennium_report(cells, rotated),
-        Protocol::Open => Line::Board(snapshot(cells, rotated))
+        Family::Millennium => millennium_report(cells, rotated),
+        Family::Open => Line::Board(snapshot(cells, rotated))
             .encode(Game::Chess)
             .into_bytes(),
-        Protocol::Dgt | Protocol::DgtBus | Protocol::Certabo => Vec::new(),
+        Family::Dgt | Family::DgtBus | Family::Certabo => Vec::new(),
     }
 }
 
@@ -308,14 +322,14 @@ pub(crate) fn board_bytes(protocol: Protocol, cells: &[Cell; 64], rotated: bool)
 /// changed to `cells[sq]`: a Millennium board its whole status, an open
 /// board an `up` or `down` line.
 pub(crate) fn update_bytes(
-    protocol: Protocol,
+    protocol: Family,
     sq: Square,
     cells: &[Cell; 64],
     rotated: bool,
 ) -> Vec<u8> {
     match protocol {
-        Protocol::Millennium => millennium_report(cells, rotated),
-        Protocol::Open => {
+        Family::Millennium => millennium_report(cells, rotated),
+        Family::Open => {
             let square = physical(sq, rotated);
             let line = match content(cells[sq as usize]) {
                 Content::Piece(p) => Line::Down {
@@ -326,6 +340,6 @@ pub(crate) fn update_bytes(
             };
             line.encode(Game::Chess).into_bytes()
         }
-        Protocol::Dgt | Protocol::DgtBus | Protocol::Certabo => Vec::new(),
+        Family::Dgt | Family::DgtBus | Family::Certabo => Vec::new(),
     }
 }

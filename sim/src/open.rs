@@ -445,14 +445,15 @@ pub fn tabutronic_capture_text(session: &OpenSession, meta: &[(String, String)])
     use boardcast_protocols::open::{Decoder, Game, Line};
     use boardcast_protocols::reading::Content;
 
-    use boardcast::capture::{Direction, Header, Protocol, Writer};
+    use boardcast::capture::{Direction, Header, Writer};
+    use boardcast::family::Family;
     let mut words = vec![
         ("occupancy".to_string(), "yes".to_string()),
         ("game".to_string(), "draughts".to_string()),
     ];
     words.extend(meta.iter().cloned());
     let header = Header {
-        protocol: Protocol::Certabo,
+        protocol: Family::Certabo,
         meta: words,
     };
     let mut w = Writer::new(Vec::new(), &header).expect("writing to memory");
@@ -489,6 +490,72 @@ pub fn tabutronic_capture_text(session: &OpenSession, meta: &[(String, String)])
     }
     w.flush().expect("writing to memory");
     String::from_utf8(w.into_inner()).expect("captures are ASCII")
+}
+
+/// A draughts session as an 8 × 8 board of a chess family plays it (DGT,
+/// Millennium, a Tabutronic Certabo): the men stand on the dark squares as
+/// pieces the board can sense (white pawns for the first player's, black
+/// pawns for the other's; a board without piece identity shows occupancy),
+/// and every line of the session becomes the squares it changed. The
+/// session's first whole board is the board as it stands when play begins;
+/// the lines are in the board's own orientation, so the session does not
+/// stand turned round.
+pub fn draughts_on_a_vendor_board(session: &OpenSession) -> crate::Session {
+    use boardcast::board::Cell;
+    use boardcast::games::chess::{Color, Piece, Role};
+    use boardcast_protocols::open::{Decoder, Game, Line};
+    use boardcast_protocols::reading::Content;
+    let decoder = Decoder::with_game(Game::Draughts, Geometry::CHESS);
+    let index = |sq: Square| usize::from(sq.rank) * 8 + usize::from(sq.file);
+    let cell = |content: Option<Content>| match content {
+        None | Some(Content::Empty) => Cell::Empty,
+        Some(Content::Piece(p)) if p.letter().is_ascii_lowercase() => Cell::Piece(Piece {
+            color: Color::Black,
+            role: Role::Pawn,
+        }),
+        Some(_) => Cell::Piece(Piece {
+            color: Color::White,
+            role: Role::Pawn,
+        }),
+    };
+    let mut cells: Option<[Cell; 64]> = None;
+    let mut initial = [Cell::Empty; 64];
+    let mut readings = Vec::new();
+    for (t, text) in &session.lines {
+        let mut next = cells.unwrap_or(initial);
+        match decoder.parse(text) {
+            Ok(Line::Board(snap)) => {
+                for i in 0..Geometry::CHESS.len() {
+                    let sq = Geometry::CHESS.square(i).expect("in range");
+                    next[index(sq)] = cell(snap.get(sq));
+                }
+            }
+            Ok(Line::Up(sq)) => next[index(sq)] = Cell::Empty,
+            Ok(Line::Down { square, piece }) => {
+                next[index(square)] = cell(Some(piece.map_or(Content::Occupied, Content::Piece)));
+            }
+            _ => continue,
+        }
+        let Some(before) = cells else {
+            initial = next;
+            cells = Some(next);
+            continue;
+        };
+        for (i, (was, now)) in before.iter().zip(next.iter()).enumerate() {
+            if was != now {
+                let sq = boardcast::games::chess::Square::new(i as u32);
+                readings.push((*t, crate::Reading::Square(sq, *now)));
+            }
+        }
+        cells = Some(next);
+    }
+    crate::Session {
+        readings,
+        truth: Vec::new(),
+        rotated: false,
+        initial: Box::new(initial),
+        clock: Vec::new(),
+    }
 }
 
 /// The games of a xiangqi PGN file (several records one after the other),

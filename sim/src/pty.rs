@@ -33,8 +33,8 @@ use super::clock::Signal;
 use super::dgt::{clock_message, dump_message, reading_message};
 use super::{Clean, Reading, Session, SourceGame};
 use boardcast::board::Cell;
-use boardcast::capture::Protocol;
 use boardcast::event::Millis;
+use boardcast::family::Family;
 
 /// Why a simulated board could not be plugged in.
 #[derive(Debug, thiserror::Error)]
@@ -120,7 +120,10 @@ pub struct SimOptions {
     /// RFID card on every piece; the session must start from the standard
     /// position standing the normal way round, which calibrates it) or a
     /// chess board on the open protocol. Only DGT boards have a clock.
-    pub protocol: Protocol,
+    pub protocol: Family,
+    /// A Certabo board that senses occupancy only (Tabutronic): it sends
+    /// occupancy frames, and any session will do (no calibration).
+    pub occupancy: bool,
 }
 
 impl SimOptions {
@@ -132,7 +135,8 @@ impl SimOptions {
             garbage_every: None,
             lead_in: Duration::from_millis(300),
             between_games: Duration::from_secs(3),
-            protocol: Protocol::Dgt,
+            protocol: Family::Dgt,
+            occupancy: false,
         }
     }
 }
@@ -164,11 +168,24 @@ struct Shared {
     /// Sessions begun (1 while the first plays).
     sessions: usize,
     garbage_every: Option<usize>,
-    protocol: Protocol,
+    protocol: Family,
     /// The board's memory (EEPROM move log) since the first session began.
     memory: Vec<boardcast_protocols::dgt::EeRecord>,
     /// A Certabo board's RFID cards (which card stands where).
     cards: Option<super::family::Cards>,
+    /// A Certabo board sensing occupancy only (Tabutronic).
+    occupancy: bool,
+}
+
+impl Shared {
+    /// A Certabo board's frame of the board as it stands (`spares`: with
+    /// the calibration's spare queens, on an RFID board).
+    fn certabo_frame(&self, spares: bool) -> Option<Vec<u8>> {
+        if self.occupancy {
+            return Some(super::family::occupancy_frame(&self.cells, self.rotated));
+        }
+        self.cards.as_ref().map(|c| c.frame(self.rotated, spares))
+    }
 }
 
 /// A simulated board (DGT, Millennium or open protocol) on a pty.
@@ -254,8 +271,9 @@ impl SimBoard {
             garbage_every: opts.garbage_every,
             protocol: opts.protocol,
             memory: Vec::new(),
-            cards: (opts.protocol == Protocol::Certabo)
+            cards: (opts.protocol == Family::Certabo && !opts.occupancy)
                 .then(|| super::family::Cards::new(&session.initial)),
+            occupancy: opts.occupancy,
         }));
         let started = Arc::new(Notify::new());
         let player = tokio::spawn(play(
@@ -315,8 +333,8 @@ impl SimBoard {
         });
         let protocol = lock(&self.shared).protocol;
         self.server = Some(match protocol {
-            Protocol::Dgt => tokio::spawn(serve(self.shared.clone(), master, self.started.clone())),
-            Protocol::Certabo => tokio::spawn(serve_certabo(
+            Family::Dgt => tokio::spawn(serve(self.shared.clone(), master, self.started.clone())),
+            Family::Certabo => tokio::spawn(serve_certabo(
                 self.shared.clone(),
                 master,
                 self.started.clone(),
@@ -516,7 +534,7 @@ async fn serve_family(
         loop {
             // What the host asked: who are you, or the whole board.
             let asked = match protocol {
-                Protocol::Millennium => match millennium.decode(&mut buf) {
+                Family::Millennium => match millennium.decode(&mut buf) {
                     Ok(Some(millennium::Command::Version)) => Some(false),
                     Ok(Some(millennium::Command::Status)) => Some(true),
                     Ok(Some(_)) | Err(_) => continue,
@@ -570,18 +588,18 @@ async fn serve_certabo(
                 if let Some(p) = &mut s.plugged {
                     p.updates = true;
                 }
-                let rotated = s.rotated;
-                if let Some(cards) = &s.cards {
-                    write_all(&master, &cards.frame(rotated, true));
-                    write_all(&master, &cards.frame(rotated, false));
+                for spares in [true, false] {
+                    if let Some(frame) = s.certabo_frame(spares) {
+                        write_all(&master, &frame);
+                    }
                 }
             }
             started.notify_one();
             loop {
                 tokio::time::sleep(Duration::from_millis(CERTABO_FRAME_MS)).await;
                 let s = lock(&shared);
-                if let Some(cards) = &s.cards {
-                    write_all(&master, &cards.frame(s.rotated, false));
+                if let Some(frame) = s.certabo_frame(false) {
+                    write_all(&master, &frame);
                 }
             }
         }
@@ -682,7 +700,7 @@ async fn play(
                 Step::Clock(signal) => {
                     if let Some(p) = &s.plugged
                         && p.updates
-                        && s.protocol == Protocol::Dgt
+                        && s.protocol == Family::Dgt
                     {
                         write_all(&p.master, &clock_message(signal).to_bytes());
                     }
@@ -741,12 +759,10 @@ fn apply_reading(s: &mut Shared, i: usize, reading: &Reading, number: usize) {
     {
         match (s.protocol, reading) {
             (_, Reading::Dump(_)) => {}
-            (Protocol::Dgt, _) => {
-                write_all(&p.master, &reading_message(reading, rotated).to_bytes())
-            }
-            (Protocol::Certabo, _) => {
-                if let Some(cards) = &s.cards {
-                    write_all(&p.master, &cards.frame(rotated, false));
+            (Family::Dgt, _) => write_all(&p.master, &reading_message(reading, rotated).to_bytes()),
+            (Family::Certabo, _) => {
+                if let Some(frame) = s.certabo_frame(false) {
+                    write_all(&p.master, &frame);
                 }
             }
             (protocol, Reading::Square(sq, _)) => write_all(

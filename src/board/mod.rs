@@ -25,7 +25,6 @@
 //! reported for information.
 
 pub mod arbiter;
-pub mod open;
 pub mod search;
 pub mod settle;
 #[cfg(test)]
@@ -85,8 +84,6 @@ pub struct Config {
     pub limits: Limits,
     /// Delays of arbiter alerts.
     pub delays: AlertDelays,
-    /// Chess: which start positions begin a game.
-    pub variant: Variant,
 }
 
 /// Counters for benchmarks and health reporting.
@@ -291,9 +288,9 @@ pub struct Reconstructor<G: Game = Chess> {
 
 impl Reconstructor<Chess> {
     /// A chess reconstructor waiting for a start position on an empty
-    /// board (the start positions `config.variant` allows).
+    /// board (every start position: [`Variant::Auto`]).
     pub fn new(config: Config) -> Reconstructor<Chess> {
-        Reconstructor::for_game(config, Chess::new(config.variant))
+        Reconstructor::for_game(config, Chess::new(Variant::Auto))
     }
 }
 

@@ -43,6 +43,8 @@ pub use self::dgt_bus::{BusOptions, DgtBusDriver};
 pub use self::millennium::MillenniumDriver;
 pub use self::open::OpenDriver;
 
+use crate::event::GameId;
+
 /// The board families boardcast can read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Family {
@@ -79,11 +81,78 @@ impl Family {
             Family::Open => "open",
         }
     }
+
+    /// Parses the family named in a capture header: the names above, in
+    /// any case, or one of the aliases other writers may use
+    /// ([`Family::ALIASES`]). The config's `protocol` is parsed exactly
+    /// ([`str::parse`]): a misspelling there is a mistake to report.
+    pub fn from_header_name(name: &str) -> Option<Family> {
+        // Design: captures may come from other programs; names that can
+        // only mean one family are taken (`_` or a space for `-`, any
+        // case, quotes around), nothing that could mean two.
+        let name = name
+            .trim_matches(|c| c == '"' || c == '\'')
+            .to_ascii_lowercase()
+            .replace(['_', ' '], "-");
+        let name = name.as_str();
+        Family::ALL
+            .into_iter()
+            .find(|f| f.name() == name)
+            .or_else(|| {
+                Family::ALIASES
+                    .iter()
+                    .find(|(alias, _)| *alias == name)
+                    .map(|&(_, f)| f)
+            })
+    }
+
+    /// Whether a board of this family can carry `game`: chess on every
+    /// family, draughts on every 8 × 8 family (its 32 dark squares, read by
+    /// occupancy), xiangqi on the open protocol only (a 9 × 10 grid). The
+    /// error is one line, for the config and the capture header alike.
+    pub fn carries(self, game: GameId) -> Result<(), String> {
+        match (game, self) {
+            (GameId::Chess | GameId::Draughts, _) | (GameId::Xiangqi, Family::Open) => Ok(()),
+            (GameId::Xiangqi, _) => Err(format!(
+                "a xiangqi board reads on `protocol = \"open\"` (the {} protocol has an 8x8 grid; xiangqi needs 9x10)",
+                self.name()
+            )),
+        }
+    }
+
+    /// Other names a capture header may give each family (compared in
+    /// lower case, with `_` and spaces read as `-`).
+    pub const ALIASES: &'static [(&'static str, Family)] = &[
+        ("dgt-single", Family::Dgt),
+        ("dgt-serial", Family::Dgt),
+        ("dgt-usb", Family::Dgt),
+        ("dgtbus", Family::DgtBus),
+        ("dgt-busmode", Family::DgtBus),
+        ("dgt-bus-mode", Family::DgtBus),
+        ("millenium", Family::Millennium),
+        ("chesslink", Family::Millennium),
+        ("chess-link", Family::Millennium),
+        ("millennium-chesslink", Family::Millennium),
+        ("certabo-rfid", Family::Certabo),
+        ("open-protocol", Family::Open),
+        ("openboard", Family::Open),
+        ("open-board", Family::Open),
+    ];
 }
 
 impl fmt::Display for Family {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// The open protocol's name of a game.
+pub fn open_game(game: GameId) -> boardcast_protocols::open::Game {
+    use boardcast_protocols::open::Game;
+    match game {
+        GameId::Chess => Game::Chess,
+        GameId::Draughts => Game::Draughts,
+        GameId::Xiangqi => Game::Xiangqi,
     }
 }
 
@@ -192,6 +261,13 @@ pub enum DriverEvent {
         /// Its address.
         unit: u16,
     },
+    /// An open-protocol board's `hello` named another game than the one it
+    /// is read as ([`DriverOptions::open_game`]): its lines are still read
+    /// as that one's.
+    OtherGame {
+        /// The game its `hello` names.
+        said: String,
+    },
     /// The move log a DGT board kept in its memory (single board: the
     /// EEPROM dump; bus: the changes since the start mark), oldest first,
     /// as neutral records.
@@ -265,6 +341,9 @@ pub struct DriverOptions {
     pub millennium_rotated: Option<bool>,
     /// Certabo: the board reports occupancy only (Tabutronic).
     pub certabo_occupancy: bool,
+    /// Open protocol: the game the board is read as, whatever its `hello`
+    /// says (`None`: the `hello`'s game, chess until one comes).
+    pub open_game: Option<boardcast_protocols::open::Game>,
 }
 
 /// The driver for `family`.
@@ -274,7 +353,10 @@ pub fn for_family(family: Family, options: &DriverOptions) -> Box<dyn Driver> {
         Family::DgtBus => Box::new(DgtBusDriver::new(options.bus.clone())),
         Family::Millennium => Box::new(MillenniumDriver::new(options.millennium_rotated)),
         Family::Certabo => Box::new(CertaboDriver::new(options.certabo_occupancy)),
-        Family::Open => Box::new(OpenDriver::new()),
+        Family::Open => Box::new(match options.open_game {
+            Some(game) => OpenDriver::for_game(game),
+            None => OpenDriver::new(),
+        }),
     }
 }
 

@@ -1,6 +1,6 @@
 //! The open protocol: text lines, any board, 115200 8N1.
 
-use boardcast_protocols::open::{Decoder, HostLine, Line};
+use boardcast_protocols::open::{Decoder, Game, HostLine, Line};
 use boardcast_protocols::reading::{Reading, SnapshotDiff};
 use bytes::BytesMut;
 
@@ -19,6 +19,8 @@ const RESYNC_MS: u64 = 10_000;
 #[derive(Debug)]
 pub struct OpenDriver {
     decoder: Decoder,
+    /// The game the board is read as, whatever its `hello` says.
+    pinned: Option<Game>,
     buf: BytesMut,
     diff: SnapshotDiff,
     next_resync: u64,
@@ -35,9 +37,24 @@ impl OpenDriver {
     pub fn new() -> OpenDriver {
         OpenDriver {
             decoder: Decoder::new(),
+            pinned: None,
             buf: BytesMut::new(),
             diff: SnapshotDiff::new(),
             next_resync: 0,
+        }
+    }
+
+    /// A driver reading the board as `game` (its grid and piece letters):
+    /// a `hello` naming another game is reported
+    /// ([`DriverEvent::OtherGame`]) and the board still read as `game`.
+    ///
+    /// Design: the configuration decides (see `config::board_game`): the
+    /// daemon must know how to read a board before it says anything.
+    pub fn for_game(game: Game) -> OpenDriver {
+        OpenDriver {
+            decoder: Decoder::with_game(game, game.default_geometry()),
+            pinned: Some(game),
+            ..OpenDriver::new()
         }
     }
 
@@ -82,6 +99,20 @@ impl Driver for OpenDriver {
                 Ok(None) => break,
                 Ok(Some(Line::Board(snapshot))) => push_snapshot(&mut self.diff, 0, snapshot, out),
                 Ok(Some(line)) => {
+                    if let (Line::Hello(h), Some(pinned)) = (&line, self.pinned)
+                        && h.game != Game::Any
+                        && h.game != pinned
+                    {
+                        // The decoder took the hello's game and grid: set
+                        // back to the configured game's.
+                        self.decoder = Decoder::with_game(pinned, pinned.default_geometry());
+                        out.push(DriverEvent::OtherGame {
+                            said: h.game.to_string(),
+                        });
+                    }
+                    if let Line::Diagnostic(text) = &line {
+                        tracing::debug!(%text, "board diagnostic");
+                    }
                     if let Some(reading) = line.reading() {
                         if let Reading::Square(change) = reading {
                             self.diff.apply(change);
@@ -98,7 +129,6 @@ impl Driver for OpenDriver {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use boardcast_protocols::open::Game;
     use boardcast_protocols::reading::{Content, Geometry, Square, SquareChange};
 
     #[test]

@@ -27,6 +27,7 @@ mod cell;
 pub mod chess;
 pub mod draughts;
 pub mod grid;
+mod options;
 mod record;
 pub mod settle;
 mod touch;
@@ -37,6 +38,7 @@ use std::hash::Hash;
 use std::ops::{BitAnd, BitOr, Not};
 
 pub use cell::{Cell, Token};
+pub use options::GameOptions;
 pub use record::{PlyRecord, Record};
 pub use touch::{Touch, put_back_touch};
 

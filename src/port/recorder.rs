@@ -17,8 +17,9 @@ use std::time::{Duration, Instant};
 
 use tracing::{info, warn};
 
-use crate::capture::{Direction, Header, Protocol, RESUMED_FROM, Writer};
+use crate::capture::{Direction, Header, RESUMED_FROM, Writer};
 use crate::event::Millis;
+use crate::family::Family;
 
 /// How long a failed recorder waits before trying the disk again.
 const RETRY: Duration = Duration::from_secs(1);
@@ -78,7 +79,7 @@ impl Recorder {
         board: &str,
         session: &str,
         resumed_from: Option<&str>,
-        protocol: Protocol,
+        protocol: Family,
     ) -> io::Result<Recorder> {
         Recorder::create_with(dir, board, session, resumed_from, protocol, &[])
     }
@@ -90,7 +91,7 @@ impl Recorder {
         board: &str,
         session: &str,
         resumed_from: Option<&str>,
-        protocol: Protocol,
+        protocol: Family,
         extra: &[(String, String)],
     ) -> io::Result<Recorder> {
         fs::create_dir_all(dir)?;
@@ -415,7 +416,7 @@ mod tests {
     #[test]
     fn recorded_bytes_read_back_as_a_capture() {
         let dir = tempfile::tempdir().unwrap();
-        let mut r = Recorder::create(dir.path(), "7", "S", None, Protocol::Dgt).unwrap();
+        let mut r = Recorder::create(dir.path(), "7", "S", None, Family::Dgt).unwrap();
         r.record(0, Direction::ToBoard, &[0x40]);
         r.note("connected");
         r.record(25, Direction::FromBoard, &[0x8e, 0, 5, 0x34, 0]);
@@ -434,14 +435,14 @@ mod tests {
     fn a_restart_in_the_same_second_never_truncates_the_earlier_capture() {
         let dir = tempfile::tempdir().unwrap();
         let mut first =
-            Recorder::create(dir.path(), "1", "20261123T050000Z", None, Protocol::Dgt).unwrap();
+            Recorder::create(dir.path(), "1", "20261123T050000Z", None, Family::Dgt).unwrap();
         first.record(5, Direction::FromBoard, &[0x8e, 0x00, 0x05, 0x34, 0x00]);
         first.flush();
         let path = first.capture_path().to_path_buf();
         drop(first);
         let before = fs::read_to_string(&path).unwrap();
         let second =
-            Recorder::create(dir.path(), "1", "20261123T050000Z", None, Protocol::Dgt).unwrap();
+            Recorder::create(dir.path(), "1", "20261123T050000Z", None, Family::Dgt).unwrap();
         assert!(
             second
                 .capture_path()
@@ -478,7 +479,7 @@ mod tests {
     #[test]
     fn a_resumed_session_names_its_predecessor_in_the_header() {
         let dir = tempfile::tempdir().unwrap();
-        let r = Recorder::create(dir.path(), "1", "S", Some("1-T.capture"), Protocol::Dgt).unwrap();
+        let r = Recorder::create(dir.path(), "1", "S", Some("1-T.capture"), Family::Dgt).unwrap();
         let text = fs::read_to_string(r.capture_path()).unwrap();
         assert!(
             text.starts_with(

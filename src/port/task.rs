@@ -21,7 +21,7 @@ use super::find::{self, Claims, DeviceClaim};
 use super::line::{self, LineTask, Lost, hex, keep_open, write};
 use crate::capture::Direction;
 use crate::config;
-use crate::family::{Driver, DriverEvent, DriverOptions, Family, LineSettings, Reading};
+use crate::family::{Driver, DriverEvent, Family, LineSettings, Reading};
 
 /// After a board that may not name itself first answers, how long it has
 /// to name itself still.
@@ -146,7 +146,7 @@ impl PortTask {
                 .join(","),
             port: first.board.port.clone(),
             baud: first.board.baud,
-            family: first.board.protocol.family(),
+            family: first.board.protocol,
             serial: first.serial,
             claims: Arc::clone(&first.claims),
             units,
@@ -184,7 +184,10 @@ impl PortTask {
             let addresses: Vec<u16> = self.units.iter().map(|u| u.address).collect();
             bus::options(addresses, self.serial.bus_gap)
         } else {
-            DriverOptions::default()
+            // The board's own options (a Tabutronic Certabo, the game an
+            // open-protocol board is read as): the pipeline's driver and
+            // this one read the line alike.
+            crate::setup::BoardSetup::of_config(&self.units[0].task.board).driver_options()
         };
         let mut driver = crate::family::for_family(self.family, &options);
         let poll_ms = self.serial.poll.as_millis() as u64;
@@ -629,6 +632,7 @@ impl PortTask {
                     }
                 }
                 DriverEvent::Reading { .. }
+                | DriverEvent::OtherGame { .. }
                 | DriverEvent::Memory { .. }
                 | DriverEvent::Skipped { .. } => {}
             }

@@ -215,13 +215,10 @@ fn wrap(out: &mut String, words: &[String]) {
     out.push_str(&line);
 }
 
-/// Renders a draughts or xiangqi game in the game's own record format
-/// (PDN with `[GameType "21"]`; PGN with `[Variant "xiangqi"]`, a `FEN`
-/// tag and WXF movetext), as `boardcast replay --pgn` writes it, with the
-/// known roster values filled in: `Event`, `Site`, `Date`, `Round`, and the
-/// players (`White`/`Black` in PDN; `Red` is the pairing's first player,
-/// `white`, and `Black` the second, in xiangqi).
-pub fn render_other(game: &GameRecord, tags: &Tags) -> String {
+/// A draughts or xiangqi game in the game's own record format, with no
+/// roster tags (PDN, xiangqi PGN: [`crate::games::Game::record_text`]);
+/// `None` for chess, which [`render`] writes.
+pub fn record_text(game: &GameRecord) -> Option<String> {
     use crate::event::GameId;
     use crate::games::Game;
     let plies: Vec<(String, String)> = game
@@ -230,24 +227,33 @@ pub fn render_other(game: &GameRecord, tags: &Tags) -> String {
         .cloned()
         .zip(game.fens.iter().cloned())
         .collect();
-    let (text, first) = match game.game {
-        GameId::Draughts => (
-            crate::games::draughts::Draughts.record_text(
-                &game.start_fen,
-                &plies,
-                game.result.as_deref(),
-            ),
-            "White",
-        ),
-        GameId::Xiangqi => (
-            crate::games::xiangqi::Xiangqi::default().record_text(
-                &game.start_fen,
-                &plies,
-                game.result.as_deref(),
-            ),
-            "Red",
-        ),
-        GameId::Chess => return String::new(),
+    let result = game.result.as_deref();
+    Some(match game.game {
+        GameId::Draughts => {
+            crate::games::draughts::Draughts.record_text(&game.start_fen, &plies, result)
+        }
+        GameId::Xiangqi => {
+            crate::games::xiangqi::Xiangqi::default().record_text(&game.start_fen, &plies, result)
+        }
+        GameId::Chess => return None,
+    })
+}
+
+/// Renders a draughts or xiangqi game in the game's own record format
+/// (PDN with `[GameType "21"]`; PGN with `[Variant "xiangqi"]`, a `FEN`
+/// tag and WXF movetext), as `boardcast replay --pgn` writes it, with the
+/// known roster values filled in: `Event`, `Site`, `Date`, `Round`, and the
+/// players (`White`/`Black` in PDN; `Red` is the pairing's first player,
+/// `white`, and `Black` the second, in xiangqi).
+pub fn render_other(game: &GameRecord, tags: &Tags) -> String {
+    use crate::event::GameId;
+    let Some(text) = record_text(game) else {
+        return String::new();
+    };
+    let first = if game.game == GameId::Xiangqi {
+        "Red"
+    } else {
+        "White"
     };
     let roster = [
         ("Event", tags.event.as_str()),

@@ -172,6 +172,9 @@ impl GameLog {
                 self.truncate(*to_ply as usize);
                 if let Some(g) = self.games.last_mut() {
                     g.fen = fen.clone();
+                    // A game taken back past its end goes on.
+                    g.result = None;
+                    g.reason = None;
                 }
             }
             EventKind::Correction { .. } => {}

@@ -49,6 +49,28 @@ pub enum Variant {
     Chess960,
 }
 
+impl Variant {
+    /// The name the config and capture headers use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Auto => "auto",
+            Variant::Standard => "standard",
+            Variant::Chess960 => "chess960",
+        }
+    }
+}
+
+impl std::str::FromStr for Variant {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Variant, String> {
+        [Variant::Auto, Variant::Standard, Variant::Chess960]
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| format!("expected auto, standard or chess960, not `{s}`"))
+    }
+}
+
 impl From<Color> for crate::event::Side {
     fn from(c: Color) -> crate::event::Side {
         match c {

@@ -1,0 +1,345 @@
+//! The game a board plays, chosen at run time: [`AnyGame`], one enum over
+//! the games' readers, as shakmaty's `VariantPosition` chooses a variant.
+//!
+//! Every board walks the same corridor (driver → neutral readings →
+//! [`super::BoardPipeline`] → the game's reader → the generic
+//! [`Reconstructor`] → events); only the last steps depend on the game:
+//!
+//! - [`ChessReader`](super::chess::ChessReader): pieces named by the
+//!   sensors, occupancy-only boards followed by a tracker, a DGT board's
+//!   memory, the unrecognised-position report.
+//! - [`GameReader`]: draughts and xiangqi, whose boards sense occupancy (or
+//!   name the piece on the open protocol): a whole board first, then the
+//!   squares that changed; a board that sends no whole board is taken to
+//!   stand in the start position.
+//!
+//! The games' records are built from the events, for every game alike
+//! ([`crate::sink::record::GameLog`]).
+
+use std::collections::VecDeque;
+
+use boardcast_protocols::reading::{
+    Content, MemoryRecord, Reading, Snapshot, SnapshotDiff, SquareChange,
+};
+
+use super::chess::ChessReader;
+use super::{Diagnostic, PipelineStats};
+use crate::board::{Cell, Config, Press, Reconstructor};
+use crate::event::{EventKind, GameId, Millis, Side};
+use crate::games::draughts::Draughts;
+use crate::games::xiangqi::Xiangqi;
+use crate::games::{Game, GameColor, GameOptions, GamePosition};
+
+/// Where a reader reports what is not an event: the pipeline's counters
+/// and diagnostics.
+#[derive(Debug)]
+pub struct Report<'a> {
+    /// The pipeline's counters.
+    pub stats: &'a mut PipelineStats,
+    /// The pipeline's diagnostics.
+    pub diagnostics: &'a mut VecDeque<Diagnostic>,
+}
+
+/// Counters of a draughts or xiangqi board.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct GameStats {
+    /// Square readings handed to the reconstructor (a whole board counts
+    /// once).
+    pub readings: u64,
+    /// Moves published.
+    pub moves: u64,
+}
+
+/// The readings of a board playing a game of `G` (draughts, xiangqi) to its
+/// reconstructor, and the games' records.
+#[derive(Debug)]
+pub struct GameReader<G: Game> {
+    recon: Reconstructor<G>,
+    diff: SnapshotDiff,
+    /// Whether any reading came (else the first square reading assumes the
+    /// start position).
+    seen: bool,
+    stats: GameStats,
+}
+
+impl<G: Game> GameReader<G> {
+    /// A reader of a game of `rules`.
+    pub fn new(config: Config, rules: G) -> GameReader<G> {
+        GameReader {
+            recon: Reconstructor::for_game(config, rules),
+            diff: SnapshotDiff::new(),
+            seen: false,
+            stats: GameStats::default(),
+        }
+    }
+
+    /// The reconstructor, for state queries.
+    pub fn reconstructor(&self) -> &Reconstructor<G> {
+        &self.recon
+    }
+
+    /// A reading at `t`: a whole board, or one square's new content (other
+    /// readings are the pipeline's).
+    fn handle_reading(&mut self, t: Millis, reading: &Reading) {
+        match reading {
+            Reading::Snapshot(snapshot) => self.handle_snapshot(t, snapshot),
+            Reading::Square(change) => self.handle_change(t, *change),
+            Reading::Clock(_) | Reading::NoClock | Reading::Identity(_) => {}
+        }
+    }
+
+    fn handle_snapshot(&mut self, t: Millis, snapshot: &Snapshot) {
+        let mut changes = Vec::new();
+        let first = self.diff.last().is_none();
+        self.diff.update(snapshot, &mut changes);
+        if first {
+            self.seen = true;
+            self.whole_board(t, snapshot);
+            return;
+        }
+        for change in changes {
+            self.square(t, change);
+        }
+    }
+
+    fn handle_change(&mut self, t: Millis, change: SquareChange) {
+        if !self.seen {
+            // Design: a board that sends no whole board is taken to stand
+            // in the start position (set up before it was read); its
+            // pieces are not known, so the orientation stays open.
+            self.seen = true;
+            let start = self.start_snapshot();
+            let mut none = Vec::new();
+            self.diff.update(&start, &mut none);
+            self.whole_board(t, &start);
+        }
+        self.diff.apply(change);
+        self.square(t, change);
+    }
+
+    /// The start position as a board without piece identity shows it.
+    fn start_snapshot(&self) -> Snapshot {
+        let rules = self.recon.rules();
+        let geometry = geometry_of(rules.game_id());
+        let start = rules.start();
+        let mut snap = Snapshot::empty(geometry);
+        for i in 0..geometry.len() {
+            let sq = geometry.square(i).expect("in range");
+            if let Some(s) = rules.sensor_square(sq)
+                && crate::games::Placement::piece_at(start.board(), s).is_some()
+            {
+                snap.set(sq, Content::Occupied);
+            }
+        }
+        snap
+    }
+
+    fn whole_board(&mut self, t: Millis, snapshot: &Snapshot) {
+        let rules = self.recon.rules();
+        let mut cells = vec![Cell::Empty; rules.square_count()];
+        let geometry = snapshot.geometry();
+        for i in 0..geometry.len() {
+            let at = geometry.square(i).expect("in range");
+            let (Some(sq), Some(cell)) = (
+                rules.sensor_square(at),
+                snapshot.get(at).and_then(|c| rules.sensor_cell(c)),
+            ) else {
+                continue;
+            };
+            cells[rules.index(sq)] = cell;
+        }
+        self.stats.readings += 1;
+        self.recon.handle_board(t, &cells);
+    }
+
+    fn square(&mut self, t: Millis, change: SquareChange) {
+        let rules = self.recon.rules();
+        let (Some(sq), Some(cell)) = (
+            rules.sensor_square(change.square),
+            rules.sensor_cell(change.content),
+        ) else {
+            return;
+        };
+        self.stats.readings += 1;
+        self.recon.handle_square(t, sq, cell);
+    }
+
+    /// The next event.
+    fn poll_event(&mut self) -> Option<(Millis, EventKind)> {
+        let (t, kind) = self.recon.poll_event()?;
+        if matches!(kind, EventKind::Move { .. }) {
+            self.stats.moves += 1;
+        }
+        Some((t, kind))
+    }
+}
+
+/// The sensor grid of a game, as the open protocol sizes it.
+pub fn geometry_of(game: GameId) -> boardcast_protocols::reading::Geometry {
+    use boardcast_protocols::reading::Geometry;
+    match game {
+        GameId::Xiangqi => Geometry::XIANGQI,
+        GameId::Chess | GameId::Draughts => Geometry::CHESS,
+    }
+}
+
+/// The game a board plays, chosen at run time.
+#[derive(Debug)]
+pub enum AnyGame {
+    /// Chess (standard and Chess960, as the options allow).
+    Chess(Box<ChessReader>),
+    /// English draughts.
+    Draughts(Box<GameReader<Draughts>>),
+    /// Xiangqi.
+    Xiangqi(Box<GameReader<Xiangqi>>),
+}
+
+/// `$e` with `$r` bound to the reader of whichever game, and `$recon` to
+/// its reconstructor.
+macro_rules! each {
+    ($self:expr, $r:ident => $e:expr) => {
+        match $self {
+            AnyGame::Chess($r) => $e,
+            AnyGame::Draughts($r) => $e,
+            AnyGame::Xiangqi($r) => $e,
+        }
+    };
+}
+
+impl AnyGame {
+    /// A reader of `game` under the event's `options`.
+    pub fn new(game: GameId, config: Config, options: GameOptions) -> AnyGame {
+        match game {
+            GameId::Chess => AnyGame::Chess(Box::new(ChessReader::new(config, options.variant))),
+            GameId::Draughts => AnyGame::Draughts(Box::new(GameReader::new(config, Draughts))),
+            GameId::Xiangqi => AnyGame::Xiangqi(Box::new(GameReader::new(
+                config,
+                Xiangqi {
+                    limit: options.move_limit.unwrap_or_default(),
+                },
+            ))),
+        }
+    }
+
+    /// The game played.
+    pub fn id(&self) -> GameId {
+        match self {
+            AnyGame::Chess(_) => GameId::Chess,
+            AnyGame::Draughts(_) => GameId::Draughts,
+            AnyGame::Xiangqi(_) => GameId::Xiangqi,
+        }
+    }
+
+    /// The chess reader, on a chess board.
+    pub fn chess(&self) -> Option<&ChessReader> {
+        match self {
+            AnyGame::Chess(c) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// A board's whole grid or one square's new content, at `t`.
+    pub(super) fn handle_reading(&mut self, t: Millis, reading: &Reading, report: Report<'_>) {
+        match self {
+            AnyGame::Chess(c) => c.handle_reading(t, reading, report),
+            AnyGame::Draughts(g) => g.handle_reading(t, reading),
+            AnyGame::Xiangqi(g) => g.handle_reading(t, reading),
+        }
+    }
+
+    /// A DGT board's memory (chess only: the other games start afresh from
+    /// the board dump that follows).
+    pub(super) fn recover_from_memory(
+        &mut self,
+        t: Millis,
+        records: &[MemoryRecord],
+        report: Report<'_>,
+    ) {
+        if let AnyGame::Chess(c) = self {
+            c.recover_from_memory(t, records, report);
+        }
+    }
+
+    /// The next event, in publication order.
+    pub(super) fn poll_event(&mut self) -> Option<(Millis, EventKind)> {
+        each!(self, r => r.poll_event())
+    }
+
+    /// When a timer is next due.
+    pub fn poll_timeout(&self) -> Option<Millis> {
+        each!(self, r => r.reconstructor().poll_timeout())
+    }
+
+    /// Fires the timer due at `due`.
+    pub(super) fn handle_timeout(&mut self, due: Millis) {
+        each!(self, r => r.recon.handle_timeout(due))
+    }
+
+    /// The operator sets the game's result.
+    pub(super) fn set_result(&mut self, t: Millis, result: &str, reason: &str) {
+        each!(self, r => r.recon.set_result(t, result, reason))
+    }
+
+    /// The operator restarts the board's game.
+    pub(super) fn restart(&mut self, t: Millis) {
+        each!(self, r => r.recon.restart(t))
+    }
+
+    /// A clock press by `side` at `t` (Law 6.2a: their move is complete).
+    pub(super) fn handle_clock_press(&mut self, t: Millis, side: Side) -> Press {
+        each!(self, r => r.recon.handle_clock_press(t, side))
+    }
+
+    /// The game's ply count and who made the last ply.
+    pub fn last_mover(&self) -> (usize, Option<Side>) {
+        each!(self, r => r.reconstructor().last_mover())
+    }
+
+    /// For a flag alert: the moves `side` has made in the game, and whether
+    /// its opponent cannot checkmate by any series of legal moves (chess,
+    /// Law 6.9; always `false` in the other games).
+    pub fn flag_facts(&self, side: Side) -> (u32, bool) {
+        if let AnyGame::Chess(c) = self {
+            return c.flag_facts(side);
+        }
+        let (plies, _) = self.last_mover();
+        let first = each!(self, r => r.reconstructor().game().map(|g| g.start().turn().side()));
+        let plies = plies as u32;
+        let own = match first {
+            Some(first) if first == side => plies.div_ceil(2),
+            Some(_) => plies / 2,
+            None => 0,
+        };
+        (own, false)
+    }
+
+    /// Whether a game is on (a start position was recognised).
+    pub fn in_game(&self) -> bool {
+        each!(self, r => r.reconstructor().game().is_some())
+    }
+
+    /// Whether the board stands turned round.
+    pub fn is_rotated(&self) -> bool {
+        each!(self, r => r.reconstructor().is_rotated())
+    }
+
+    /// The pieces as the sensors see them (the board part of the game's
+    /// FEN, in the game's orientation).
+    pub fn sensed_placement(&self) -> String {
+        each!(self, r => r.reconstructor().sensed_placement())
+    }
+
+    /// Reconstructor counters.
+    pub fn recon_stats(&self) -> crate::board::Stats {
+        each!(self, r => r.reconstructor().stats())
+    }
+
+    /// Counters of a draughts or xiangqi board (`None` for chess).
+    pub fn game_stats(&self) -> Option<GameStats> {
+        match self {
+            AnyGame::Chess(_) => None,
+            AnyGame::Draughts(g) => Some(g.stats),
+            AnyGame::Xiangqi(g) => Some(g.stats),
+        }
+    }
+}
