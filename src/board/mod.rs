@@ -211,10 +211,8 @@ struct Playing<G: Game> {
     candidate: Option<Candidate<G>>,
     /// A whole-board read has not been explained yet: search deep.
     resync: bool,
-    ended: bool,
-    /// The result is known (checkmate, stalemate, a result piece, the kings
-    /// in the centre, the operator): the record is frozen until a new game.
-    frozen: bool,
+    /// Whether the game goes on, has ended, or is frozen.
+    course: Course,
     /// The kings stand in the centre (see [`KingsSignal`]).
     kings: Option<KingsSignal<G>>,
     illegal_counts: [u32; 2],
@@ -241,6 +239,32 @@ struct Playing<G: Game> {
     /// Readings numbered up to this one belong to the plies that made the
     /// current position: the evidence for what follows is in later ones.
     evidence_base: u64,
+}
+
+/// Where a game stands in its course.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Course {
+    /// Play goes on.
+    InPlay,
+    /// The rules ended it (a position with no move, say), but a takeback
+    /// can still reopen it.
+    Ended,
+    /// The result is known (checkmate, stalemate, a result piece, the
+    /// kings in the centre, the operator): the record is frozen until a
+    /// new game.
+    Frozen,
+}
+
+impl Course {
+    /// Whether the game has ended (frozen or not).
+    fn ended(self) -> bool {
+        self != Course::InPlay
+    }
+
+    /// Whether the record is frozen until a new game.
+    fn frozen(self) -> bool {
+        self == Course::Frozen
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -340,11 +364,10 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &mut self.phase else {
             return;
         };
-        if p.frozen {
+        if p.course.frozen() {
             return;
         }
-        p.frozen = true;
-        p.ended = true;
+        p.course = Course::Frozen;
         p.candidate = None;
         p.pseudo = None;
         p.displaced = None;
@@ -378,7 +401,7 @@ impl<G: Game> Reconstructor<G> {
     /// unfinished and boardcast waits for a start position.
     pub fn restart(&mut self, at: Millis) {
         if let Phase::Playing(p) = &self.phase
-            && !p.ended
+            && !p.course.ended()
         {
             self.emit(
                 at,
@@ -603,7 +626,7 @@ impl<G: Game> Reconstructor<G> {
                 let check = self.config.delays.misplaced_ms;
                 let unexplained = p
                     .unexplained
-                    .filter(|u| u.raised.is_none() && !p.ended)
+                    .filter(|u| u.raised.is_none() && !p.course.ended())
                     .map(|u| {
                         if u.reexamined {
                             u.due
@@ -811,7 +834,7 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &self.phase else {
             return;
         };
-        if p.frozen {
+        if p.course.frozen() {
             // A finished game: only a new start position matters.
             if let Some(start) = start {
                 self.start_at(at, start);
@@ -958,7 +981,7 @@ impl<G: Game> Reconstructor<G> {
                 explanation,
                 Some(Explanation::Same | Explanation::Forward(_))
             );
-            if !by_play && (!p.game.is_empty() || p.ended) {
+            if !by_play && (!p.game.is_empty() || p.course.ended()) {
                 self.start_at(at, start);
                 return ControlFlow::Break(());
             }
@@ -1585,7 +1608,7 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &mut self.phase else {
             return;
         };
-        if p.ended || p.pseudo.as_ref().is_some_and(|x| x.reported.is_some()) {
+        if p.course.ended() || p.pseudo.as_ref().is_some_and(|x| x.reported.is_some()) {
             // Said already (an illegal move), or the game is over and the
             // pieces are being put away: nothing to add, nothing to clear.
             if let Some(u) = &mut p.unexplained {
@@ -1688,7 +1711,7 @@ impl<G: Game> Reconstructor<G> {
 
     fn start_game(&mut self, at: Millis, start: Position<G>, rotated: Option<bool>) {
         if let Phase::Playing(p) = &self.phase
-            && !p.ended
+            && !p.course.ended()
             && !p.game.is_empty()
         {
             self.emit(
@@ -1709,8 +1732,7 @@ impl<G: Game> Reconstructor<G> {
             orientation: Orientation::of_start(rotated),
             candidate: None,
             resync: false,
-            ended: false,
-            frozen: false,
+            course: Course::InPlay,
             kings: None,
             illegal_counts: [0; 2],
             pseudo: None,
@@ -1770,11 +1792,11 @@ impl<G: Game> Reconstructor<G> {
                 p.successors = search::successors(p.game.position());
                 rebuild_referee(rules, p);
                 out.push(rules.takeback_event(to as u32, p.game.position()));
-                p.ended = false;
+                p.course = Course::InPlay;
             }
             Explanation::Back { plies, then } => {
                 out.extend(withdraw(rules, p, plies));
-                p.ended = false;
+                p.course = Course::InPlay;
                 for m in then {
                     out.push(push_move(rules, p, m));
                     out.extend(after_move(rules, p));
@@ -1977,7 +1999,12 @@ fn lifted_by_side_to_move<G: Game>(after: &Position<G>, target: &Board<G>) -> bo
 
 /// Game-end and draw reports after a ply: the rule book's verdicts.
 fn after_move<G: Game>(rules: &G, p: &mut Playing<G>) -> Vec<EventKind> {
-    let verdicts = rules.judge(&mut p.referee, &p.game, !p.successors.is_empty(), p.ended);
+    let verdicts = rules.judge(
+        &mut p.referee,
+        &p.game,
+        !p.successors.is_empty(),
+        p.course.ended(),
+    );
     let mut out = Vec::with_capacity(verdicts.len());
     for v in verdicts {
         match v {
@@ -1987,10 +2014,11 @@ fn after_move<G: Game>(rules: &G, p: &mut Playing<G>) -> Vec<EventKind> {
                 reason,
                 frozen,
             } => {
-                p.ended = true;
-                if frozen {
-                    p.frozen = true;
-                }
+                p.course = if frozen || p.course.frozen() {
+                    Course::Frozen
+                } else {
+                    Course::Ended
+                };
                 let winner = rules.game_id().winner(&result);
                 out.push(EventKind::GameEnd {
                     result,

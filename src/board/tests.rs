@@ -85,7 +85,7 @@ fn a_result_freezes_the_game_and_drops_the_candidate() {
     );
     r.set_result(300, "1/2-1/2", "operator");
     let p = state(&r);
-    assert!(p.frozen && p.ended);
+    assert!(p.course.frozen() && p.course.ended());
     assert!(p.candidate.is_none());
     assert!(matches!(
         r.poll_event(),
