@@ -230,7 +230,7 @@ impl BoardPipeline {
     }
 
     /// Starts a game from a known position (see
-    /// [`Reconstructor::start_from`]).
+    /// [`crate::board::Reconstructor::start_from`]).
     pub fn start_from(
         &mut self,
         at: Millis,

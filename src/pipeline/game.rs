@@ -5,7 +5,7 @@
 //! [`super::BoardPipeline`] → the game's reader → the generic
 //! [`Reconstructor`] → events); only the last steps depend on the game:
 //!
-//! - [`ChessReader`](super::chess::ChessReader): pieces named by the
+//! - [`ChessReader`]: pieces named by the
 //!   sensors, occupancy-only boards followed by a tracker, a DGT board's
 //!   memory, the unrecognised-position report.
 //! - [`GameReader`]: draughts and xiangqi, whose boards sense occupancy (or
