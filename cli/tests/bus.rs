@@ -171,14 +171,7 @@ async fn four_bus_boards_on_one_line_one_unplugged_and_replugged_mid_game_lose_n
     // its game.
     let rec = dir.path().join("rec");
     for (i, id) in ids.iter().enumerate() {
-        let capture = std::fs::read_dir(&rec)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| {
-                let n = p.file_name().unwrap().to_string_lossy();
-                n.starts_with(&format!("{id}-")) && n.ends_with(".capture")
-            })
-            .expect("a capture");
+        let capture = crate::util::capture_of(&rec, id);
         let text = std::fs::read_to_string(&capture).unwrap();
         let header = text.lines().next().unwrap();
         assert!(

@@ -149,14 +149,7 @@ async fn millennium_certabo_and_open_protocol_boards_play_through_the_live_daemo
     // Each capture names its family and replays to the same game.
     let rec = dir.path().join("rec");
     for (name, protocol, g, _) in &boards {
-        let capture = std::fs::read_dir(&rec)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| {
-                let n = p.file_name().unwrap().to_string_lossy();
-                n.starts_with(&format!("{name}-")) && n.ends_with(".capture")
-            })
-            .expect("a capture");
+        let capture = crate::util::capture_of(&rec, name);
         let text = std::fs::read_to_string(&capture).unwrap();
         assert!(
             text.starts_with(&format!(

@@ -275,14 +275,7 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
     // Each capture names its game and replays to the same moves.
     let rec = dir.path().join("rec");
     for (name, game, _, want) in &boards {
-        let capture = std::fs::read_dir(&rec)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| {
-                let n = p.file_name().unwrap().to_string_lossy();
-                n.starts_with(&format!("{name}-")) && n.ends_with(".capture")
-            })
-            .expect("a capture");
+        let capture = crate::util::capture_of(&rec, name);
         let head = std::fs::read_to_string(&capture).unwrap();
         let head = head.lines().next().unwrap();
         assert!(
@@ -292,14 +285,7 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
             "{head}"
         );
         let replay = boardcast::replay::replay_game_file(&capture, Default::default()).unwrap();
-        let ids: Vec<String> = replay
-            .events
-            .iter()
-            .filter_map(|e| match &e.kind {
-                boardcast::event::EventKind::Move { id, .. } => Some(id.clone()),
-                _ => None,
-            })
-            .collect();
+        let ids = crate::open_games::ids(&replay);
         assert_eq!(&ids, *want, "{name}: the capture replays to the same moves");
         // The route a restarted daemon resumes a game by (the capture's
         // header declares the board, its pipeline reads it) agrees.
@@ -416,14 +402,7 @@ async fn draughts_on_millennium_certabo_and_dgt_boards_plays_live_as_in_replay()
     assert!(status.success(), "{}", daemon.log());
     let rec = dir.path().join("rec");
     for (name, family, _, want) in &boards {
-        let capture = std::fs::read_dir(&rec)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .find(|p| {
-                let n = p.file_name().unwrap().to_string_lossy();
-                n.starts_with(&format!("{name}-")) && n.ends_with(".capture")
-            })
-            .expect("a capture");
+        let capture = crate::util::capture_of(&rec, name);
         let text = std::fs::read_to_string(&capture).unwrap();
         let head = text.lines().next().unwrap();
         assert!(
@@ -436,14 +415,7 @@ async fn draughts_on_millennium_certabo_and_dgt_boards_plays_live_as_in_replay()
             "{head}"
         );
         let replay = boardcast::replay::replay_game_file(&capture, Default::default()).unwrap();
-        let ids: Vec<String> = replay
-            .events
-            .iter()
-            .filter_map(|e| match &e.kind {
-                boardcast::event::EventKind::Move { id, .. } => Some(id.clone()),
-                _ => None,
-            })
-            .collect();
+        let ids = crate::open_games::ids(&replay);
         assert_eq!(
             &ids, want,
             "{family}: the capture replays to the same moves"

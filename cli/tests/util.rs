@@ -677,3 +677,16 @@ pub fn proc_usage(pid: u32) -> Option<(u64, u64)> {
     let hz = unsafe { nix::libc::sysconf(nix::libc::_SC_CLK_TCK) }.max(1) as u64;
     Some((rss, ticks * 1000 / hz))
 }
+
+/// The capture board `id` recorded in the recorder folder `rec` (its file
+/// name starts with the board id).
+pub fn capture_of(rec: &Path, id: &str) -> PathBuf {
+    std::fs::read_dir(rec)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| {
+            let n = p.file_name().unwrap().to_string_lossy();
+            n.starts_with(&format!("{id}-")) && n.ends_with(".capture")
+        })
+        .unwrap_or_else(|| panic!("a capture of board {id} in {}", rec.display()))
+}
