@@ -385,6 +385,7 @@ impl BoardPipeline {
             Sensed::NoClock => self.clock_disconnected(t),
             Sensed::Identity(id) => {
                 if let Some(serial) = id.serial {
+                    let serial = crate::text::board_text(&serial);
                     self.diagnostics
                         .push_back(Diagnostic::Serial { t_ms: t, serial });
                 }

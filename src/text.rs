@@ -75,6 +75,19 @@ pub fn check_id(key: &str, id: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Text a board supplies about itself (a serial number, a version, a
+/// name), made safe to log, record and publish: control characters
+/// (a newline, an escape) become `?`, surrounding whitespace goes, and
+/// it is cut to [`MAX_ID`] characters. A board is not trusted to name
+/// itself sensibly (a firmware fault, a forged device).
+pub fn board_text(text: &str) -> String {
+    text.trim()
+        .chars()
+        .take(MAX_ID)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect()
+}
+
 /// Checks a move's text, SAN or UCI in any game's notation (`e4`,
 /// `exd8=Q+`, `O-O-O`, `e2e4`, `32x23`, `C2.5`): 1 to [`MAX_MOVE`]
 /// printable ASCII characters, none of the PGN's own (`[ ] { } ; " \ %`,
@@ -245,6 +258,16 @@ impl Drops {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn board_supplied_text_cannot_break_a_line_or_grow_without_bound() {
+        assert_eq!(board_text(" 04215\r\n"), "04215");
+        assert_eq!(
+            board_text("12\n[Event \"X\"]\u{1b}[2J"),
+            "12?[Event \"X\"]?[2J"
+        );
+        assert_eq!(board_text(&"9".repeat(1000)).len(), MAX_ID);
+    }
 
     #[test]
     fn network_input_is_checked_with_one_line_errors() {

@@ -9,6 +9,7 @@
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 mod alerts_readers;
+mod board_text;
 mod broadcast;
 mod bus;
 #[path = "../../tests/clock_games.rs"]

@@ -356,7 +356,7 @@ impl PortTask {
             DriverEvent::Reading {
                 reading: Reading::Identity(id),
                 ..
-            } if !self.bus => id.serial.as_deref().map(|s| s.trim().to_string()),
+            } if !self.bus => id.serial.as_deref().map(crate::text::board_text),
             _ => None,
         };
         (answered, serial)
@@ -625,8 +625,10 @@ impl PortTask {
                     reading: Reading::Identity(id),
                     ..
                 } if !self.bus => {
-                    if let (Some(serial), Some(expected)) = (id.serial, &link.serial)
-                        && serial.trim() != expected
+                    if let (Some(serial), Some(expected)) = (
+                        id.serial.as_deref().map(crate::text::board_text),
+                        &link.serial,
+                    ) && serial != *expected
                     {
                         warn!(%serial, %expected, "the board reports another serial number");
                     }

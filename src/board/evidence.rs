@@ -1,0 +1,433 @@
+//! What the readings say of a game in play: the free functions the
+//! reconstructor's reading rules ask (is a move confirmed, contradicted,
+//! travelling on; how long a candidate settles; where a displaced piece
+//! belongs; how a published move is pushed, withdrawn and judged). They
+//! read the tracker's state ([`super::Playing`]) and change only what they
+//! are handed.
+
+use super::*;
+
+/// The piece a cell holds.
+pub(super) fn cell_piece<P>(cell: Cell<P>) -> Option<P> {
+    match cell {
+        Cell::Piece(p) => Some(p),
+        _ => None,
+    }
+}
+
+/// Whether the opponent lifting one of their own pieces proves the
+/// candidate move finished. (Not a takeback: lifting a piece after
+/// restoring a position proves nothing; nor the other king lifted after a
+/// king went to the centre: that is the result signal.)
+pub(super) fn confirmed_by_lift<G: Game>(rules: &G, p: &Playing<G>, target: &Board<G>) -> bool {
+    p.candidate.as_ref().is_some_and(|c| {
+        let after = candidate_position(&p.game, &c.explanation);
+        matches!(c.explanation, Explanation::Forward(_))
+            && lifted_by_side_to_move::<G>(&after, target)
+            && !(signal_into(rules, &c.explanation)
+                && (rules.signal_pieces(after.board()) & !target.occupied()).any())
+    })
+}
+
+/// Whether an explanation contradicts what the readings showed: see
+/// [`takeback_continues`], [`against_displacement_order`] and
+/// [`moves_reported_piece`].
+pub(super) fn contradicted<G: Game>(
+    p: &Playing<G>,
+    e: &Explanation<Move<G>>,
+    target: &Board<G>,
+) -> bool {
+    takeback_continues(p, e, target)
+        || against_displacement_order(p, e)
+        || moves_reported_piece(p, e)
+}
+
+/// A takeback under way (one ply restored, the board now lacking only
+/// pieces of the position before it): the players are taking back another
+/// ply, not making two new ones.
+pub(super) fn takeback_continues<G: Game>(
+    p: &Playing<G>,
+    e: &Explanation<Move<G>>,
+    target: &Board<G>,
+) -> bool {
+    if let (
+        Some(Candidate {
+            explanation: Explanation::Back { plies, then },
+            ..
+        }),
+        Explanation::Forward(moves),
+    ) = (&p.candidate, e)
+    {
+        then.is_empty()
+            && moves.len() >= 2
+            && p.game.len() > *plies
+            && search::only_removals(p.game.position_at(p.game.len() - plies - 1).board(), target)
+    } else {
+        false
+    }
+}
+
+/// A displacement was seen before the rest changed: a history that plays
+/// it as a later ply (the reply to a move made after it) contradicts the
+/// order of the readings. (As the first ply too, once plies were
+/// published around it: it was seen before them.)
+pub(super) fn against_displacement_order<G: Game>(
+    p: &Playing<G>,
+    e: &Explanation<Move<G>>,
+) -> bool {
+    let (Some(d), Explanation::Forward(moves)) = (&p.displaced, e) else {
+        return false;
+    };
+    moves.iter().enumerate().any(|(k, m)| {
+        (k >= 1 || p.game.len() > d.plies) && m.from() == d.m.from() && m.to() == d.m.to()
+    })
+}
+
+/// After a reported illegal move, its piece was seen on the square it went
+/// to: a history of two or more plies that moves it from its old square to
+/// another one contradicts the readings (a capture of it under way, a
+/// piece sliding through). (To the same square is the arbiter's
+/// correction: a pawn left unpromoted is exchanged for a queen.)
+pub(super) fn moves_reported_piece<G: Game>(p: &Playing<G>, e: &Explanation<Move<G>>) -> bool {
+    let (Some(x), Explanation::Forward(moves)) = (&p.pseudo, e) else {
+        return false;
+    };
+    x.reported.is_some()
+        && moves.len() >= 2
+        && moves[0].from() == x.m.from()
+        && moves[0].to() != x.m.to()
+}
+
+/// How long a new candidate settles: the game's settle time, longer for
+/// an explanation the readings do not back up, and as long as a
+/// displacement for a correction a knock can fake (see
+/// [`held_correction`]) or a takeback of several plies one piece's change
+/// makes.
+pub(super) fn candidate_settle<G: Game>(
+    rules: &G,
+    config: &Config,
+    p: &Playing<G>,
+    explanation: &Explanation<Move<G>>,
+    unbacked: bool,
+) -> Millis {
+    let hold = config.delays.misplaced_ms;
+    let mut settle = settle_time(rules, &config.settle, &p.game, explanation);
+    if unbacked {
+        settle = settle.max(config.settle.unbacked_ms);
+    }
+    // A takeback of several plies that one piece's change makes (a
+    // repeated position, a knocked piece landing where it stood earlier)
+    // is held as long as a displacement: players restoring several plies
+    // move more than one piece. The change counts from the game and from a
+    // move not yet published (the knock can come before its settle time
+    // ran out); not from a takeback not yet published (players restore one
+    // ply after the other).
+    if let Explanation::Back { plies, then } = explanation
+        && *plies > 1
+        && then.is_empty()
+    {
+        let earlier = p.game.position_at(p.game.len() - plies);
+        let one_piece = |board: &Board<G>| board.diff(earlier.board()).count() <= 2;
+        let pending = p
+            .candidate
+            .as_ref()
+            .filter(|c| matches!(c.explanation, Explanation::Forward(_)))
+            .map(|c| candidate_position(&p.game, &c.explanation));
+        if one_piece(p.game.position().board()) || pending.is_some_and(|c| one_piece(c.board())) {
+            settle = settle.max(hold);
+        }
+    }
+    if held_correction::<G>(&p.game, explanation) {
+        settle = settle.max(hold);
+    }
+    settle
+}
+
+/// The displacement a held correction stands for while it settles (see
+/// [`held_correction`]): the change from the game's position to the
+/// corrected one, as a move of that piece, first seen at `since`.
+pub(super) fn shadow_displacement<G: Game>(
+    rules: &G,
+    p: &Playing<G>,
+    correction: &Explanation<Move<G>>,
+    since: Millis,
+) -> Option<Displacement<G>> {
+    let after = candidate_position(&p.game, correction);
+    rules
+        .find_pseudo(p.game.position(), after.board())
+        .map(|m| Displacement {
+            m,
+            since,
+            plies: p.game.len(),
+            shadow: true,
+        })
+}
+
+/// Builds the referee afresh for the game as it now stands (after plies
+/// were withdrawn, or an illegal move entered the record).
+pub(super) fn rebuild_referee<G: Game>(rules: &G, p: &mut Playing<G>) {
+    p.referee = rules.referee(&p.game);
+}
+
+/// Withdraws the last `plies` published plies: `retract` events, newest
+/// first, and the game truncated.
+pub(super) fn withdraw<G: Game>(rules: &G, p: &mut Playing<G>, plies: usize) -> Vec<EventKind> {
+    let n = p.game.len();
+    let out = (n - plies + 1..=n)
+        .rev()
+        .map(|ply| rules.retract_event(ply as u32, &p.game.plies()[ply - 1]))
+        .collect();
+    p.game.truncate(n - plies);
+    p.successors = search::successors(p.game.position());
+    rebuild_referee(rules, p);
+    out
+}
+
+/// Whether a candidate ends with a move that may be the first half of a
+/// result signal (chess: a king stepping onto a centre square).
+pub(super) fn signal_into<G: Game>(rules: &G, e: &Explanation<Move<G>>) -> bool {
+    let moves = match e {
+        Explanation::Forward(m) | Explanation::Back { then: m, .. } => m,
+        Explanation::Same => return false,
+    };
+    moves.last().is_some_and(|m| rules.signal_move(m))
+}
+
+/// Whether `target` is `after`'s board with one or more pieces of the side
+/// to move lifted.
+pub(super) fn lifted_by_side_to_move<G: Game>(after: &Position<G>, target: &Board<G>) -> bool {
+    let removed = after.board().occupied() & !target.occupied();
+    search::only_removals(after.board(), target)
+        && (removed & after.board().by_color(after.turn())).any()
+}
+
+/// Game-end and draw reports after a ply: the rule book's verdicts.
+pub(super) fn after_move<G: Game>(rules: &G, p: &mut Playing<G>) -> Vec<EventKind> {
+    let verdicts = rules.judge(
+        &mut p.referee,
+        &p.game,
+        !p.successors.is_empty(),
+        p.course.ended(),
+    );
+    let mut out = Vec::with_capacity(verdicts.len());
+    for v in verdicts {
+        match v {
+            Verdict::Alert(a) => out.push(EventKind::Alert(a)),
+            Verdict::End {
+                result,
+                reason,
+                frozen,
+            } => {
+                p.course = if frozen || p.course.frozen() {
+                    Course::Frozen
+                } else {
+                    Course::Ended
+                };
+                let winner = rules.game_id().winner(&result);
+                out.push(EventKind::GameEnd {
+                    result,
+                    reason,
+                    winner,
+                });
+            }
+        }
+    }
+    out
+}
+
+/// Plays `m` in the game (whose successors `p.successors` are current) and
+/// returns its event; the successors of the new position replace them.
+pub(super) fn push_move<G: Game>(rules: &G, p: &mut Playing<G>, m: Move<G>) -> EventKind {
+    let ply = p.game.len() as u32 + 1;
+    let side = p.game.position().turn();
+    let (rec, next) = p.game.push_known(m, &p.successors);
+    let event = rules.move_event(ply, side, rec, false);
+    p.successors = next;
+    // A move was made: a board whose orientation was open stands as read.
+    if p.orientation == Orientation::Open {
+        p.orientation = Orientation::Normal;
+    }
+    event
+}
+
+/// The position a candidate leads to.
+pub(super) fn candidate_position<G: Game>(
+    game: &Record<G>,
+    e: &Explanation<Move<G>>,
+) -> Position<G> {
+    let (base, moves) = match e {
+        Explanation::Same => return game.position().clone(),
+        Explanation::Forward(m) => (game.position(), m.as_slice()),
+        Explanation::Back { plies, then } => {
+            (game.position_at(game.len() - plies), then.as_slice())
+        }
+    };
+    moves.iter().fold(base.clone(), |p, m| p.play(m))
+}
+
+/// The side that made the last ply of a candidate (none for a takeback).
+pub(super) fn last_mover<G: Game>(game: &Record<G>, e: &Explanation<Move<G>>) -> Option<Side> {
+    match e {
+        Explanation::Same => None,
+        Explanation::Back { then, .. } if then.is_empty() => None,
+        _ => Some(candidate_position(game, e).turn().other().side()),
+    }
+}
+
+pub(super) fn settle_time<G: Game>(
+    rules: &G,
+    rule: &SettleRule,
+    game: &Record<G>,
+    e: &Explanation<Move<G>>,
+) -> Millis {
+    let (base, moves) = match e {
+        Explanation::Same => return 0,
+        Explanation::Forward(m) => (game.position(), m.as_slice()),
+        Explanation::Back { plies, then } => {
+            (game.position_at(game.len() - plies), then.as_slice())
+        }
+    };
+    match moves.split_last() {
+        None => rule.takeback_ms,
+        Some((last, before)) => {
+            let pos = before.iter().fold(base.clone(), |p, m| p.play(m));
+            rules.settle_ms(rule, &pos, last)
+        }
+    }
+}
+
+/// How long a displacement stands before `misplaced`: a piece displaced in
+/// a way that may be the first half of a result signal (chess: a king
+/// onto a centre square) waits twice as long, as players reporting a
+/// result set the kings there one after the other.
+pub(super) fn displacement_delay<G: Game>(
+    rules: &G,
+    delays: &AlertDelays,
+    d: Option<&Displacement<G>>,
+) -> Millis {
+    if d.is_some_and(|d| rules.signal_pseudo(&d.m)) {
+        delays.misplaced_ms * 2
+    } else {
+        delays.misplaced_ms
+    }
+}
+
+/// `target` with the displaced piece put back where the game has it, if it
+/// still stands where it was displaced to.
+pub(super) fn put_back<G: Game>(d: &Displacement<G>, target: &Board<G>) -> Option<Board<G>> {
+    if d.m.compound()
+        || !Board::<G>::agrees(Some(d.m.placed()), target.piece_at(d.m.to()))
+        || target.piece_at(d.m.from()).is_some()
+    {
+        return None;
+    }
+    let mut b = target.clone();
+    b.discard_piece_at(d.m.to());
+    for (sq, piece) in d.m.taken() {
+        b.set_piece_at(sq, piece);
+    }
+    b.set_piece_at(d.m.from(), d.m.piece());
+    Some(b)
+}
+
+/// Whether `target` is `pos`'s board, or that board with at most two pieces
+/// of the side to move lifted (a move under way), none of them the one on
+/// `kept` (a displaced piece lifted may be on its way back).
+pub(super) fn in_hand_of_mover<G: Game>(
+    pos: &Position<G>,
+    target: &Board<G>,
+    kept: Square<G>,
+) -> bool {
+    let board = pos.board();
+    if board.matches(target) {
+        return true;
+    }
+    let removed = board.occupied() & !target.occupied();
+    search::only_removals(board, target)
+        && removed.count() <= 2
+        && !removed.contains(kept)
+        && (removed & !board.by_color(pos.turn())).is_empty()
+}
+
+/// Whether the piece that made `last` (`placed`, where it stands now) was
+/// set down on `to` after it left its square and before it was last set on
+/// the square `last` went to: it stood on `to`, went on to where the ply
+/// was published, and is on `to` again.
+///
+/// Design: this is the order of readings a knock leaves (a piece pushed
+/// off the square it was played to and set back there), not the order a
+/// piece travelling on leaves (it goes on from the published square to a
+/// new one). The evidence is in the order of the readings, not in any
+/// game's rules.
+pub(super) fn came_back<G: Game>(
+    recent: &VecDeque<(Square<G>, Option<Piece<G>>)>,
+    last: &Move<G>,
+    placed: Piece<G>,
+    to: Square<G>,
+) -> bool {
+    let placed = Some(placed);
+    let seen_placed = |seen: Option<Piece<G>>| seen.is_some() && Board::<G>::agrees(placed, seen);
+    let mut older = recent.iter().rev();
+    if !older.any(|&(sq, seen)| sq == last.to() && seen_placed(seen)) {
+        return false;
+    }
+    for &(sq, seen) in older {
+        if sq == last.from() && seen.is_none() {
+            return false;
+        }
+        if sq == to && seen_placed(seen) {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether an explanation re-reads the last ply in a way a knock can fake,
+/// so that it is held as long as a displacement before it is published:
+/// the piece that just moved travelled on (see [`travels_on`]), or another
+/// piece of the same side changed square and the board now reads as that
+/// piece's move instead (a knocked knight landing where the other knight
+/// came from).
+///
+/// Design: a player who changes their published move lifts the piece they
+/// played first, so the board passes through the position before it (a
+/// takeback); a single piece changing square without that passage is what
+/// a knock does. Publishing such a re-reading after 450 ms made a knock of
+/// the side not to move look like a different move and shifted the record.
+pub(super) fn held_correction<G: Game>(game: &Record<G>, e: &Explanation<Move<G>>) -> bool {
+    if travels_on::<G>(game, e) {
+        return true;
+    }
+    let Explanation::Back { plies: 1, then } = e else {
+        return false;
+    };
+    let [next] = then.as_slice() else {
+        return false;
+    };
+    let before = game.position_at(game.len() - 1);
+    let after = before.play(next);
+    let changed = game.position().board().diff(after.board());
+    changed.count() <= 2 && (changed & game.position().board().by_color(before.turn())).any()
+}
+
+/// Whether an explanation says the piece of the last ply travelled on: the
+/// last ply withdrawn and the same piece, from the same square, played to
+/// another square.
+///
+/// Design: this is the shape a knock of the piece that has just moved
+/// takes too; the reconstructor holds such a correction as long as a
+/// displacement (see `follow`) instead of trusting the first reading.
+/// (Both plies start from the same position: the same square holds the
+/// same piece.)
+pub(super) fn travels_on<G: Game>(game: &Record<G>, e: &Explanation<Move<G>>) -> bool {
+    let Explanation::Back { plies: 1, then } = e else {
+        return false;
+    };
+    let [next] = then.as_slice() else {
+        return false;
+    };
+    game.plies()
+        .last()
+        .and_then(|p| p.m.as_ref())
+        .is_some_and(|last| last.from() == next.from())
+}
