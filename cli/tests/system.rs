@@ -18,6 +18,7 @@ mod clocks_readers;
 mod cluster;
 mod control;
 mod daemon;
+mod delay_drills;
 mod families_live;
 mod games;
 mod games_open_binary;

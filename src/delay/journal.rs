@@ -4,11 +4,20 @@
 //! One file of JSON lines. `{"push":{...}}` records an item as it enters
 //! the line; `{"released":N}` records that every item up to sequence
 //! number `N` has been published (items leave in order, so one number
-//! says it all). Opening the file reads it back, keeps the items not yet
-//! released, and rewrites the file with only those (written aside and
-//! renamed, so a crash during the rewrite leaves the old file). A last
-//! line cut short by a crash is ignored; any other unreadable line is an
-//! error that names the file and line.
+//! says it all). A rewrite ([`Journal::compact`], written aside and
+//! renamed, so a crash during it leaves the old file) starts the file with
+//! `{"view":{"seq":N,"data":...}}`, the owner's snapshot of what the public
+//! has seen up to item `N` (opaque JSON here), and `{"shown":{...}}`, the
+//! last item published, so a reader knows where the public stands even
+//! when nothing waits. Opening the file reads it back ([`Recovered`]): the
+//! snapshot, the items released after it, the items still waiting.
+//!
+//! Design: a journal is read back after the worst moments (a power cut, a
+//! full disk), so reading never fails on content: a line that is not a
+//! record (cut short by a crash, torn by a full disk) is skipped and
+//! counted, and the owner treats a journal with skipped lines as a doubt
+//! (see [`crate::delay::PublicView::restore`]: whatever is newer than
+//! now − delay is then held). Only I/O errors are errors.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufRead, BufReader, BufWriter, Write};
@@ -24,7 +33,7 @@ use super::Delayed;
 /// is worth doing.
 const COMPACT_AFTER: usize = 20_000;
 
-/// A journal that cannot be read back.
+/// A journal that cannot be opened.
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
     /// The file could not be opened, read or rewritten.
@@ -35,16 +44,6 @@ pub enum JournalError {
         /// What failed.
         source: io::Error,
     },
-    /// A line in the middle of the file is not a journal record.
-    #[error("{path}:{line}: not a delay journal record: {message}")]
-    Malformed {
-        /// The journal file.
-        path: PathBuf,
-        /// The line number (from 1).
-        line: usize,
-        /// What is wrong with it.
-        message: String,
-    },
 }
 
 /// A journal line, as read back.
@@ -53,6 +52,17 @@ pub enum JournalError {
 enum Record<T> {
     Push(Delayed<T>),
     Released(u64),
+    Shown(Delayed<T>),
+    View(View),
+}
+
+/// The owner's snapshot of the public view, as of item `seq`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct View {
+    /// The last item the snapshot includes.
+    pub seq: u64,
+    /// The snapshot.
+    pub data: serde_json::Value,
 }
 
 /// A journal line, as written (the same shape, borrowed).
@@ -61,6 +71,42 @@ enum Record<T> {
 enum RecordRef<'a, T> {
     Push(&'a Delayed<T>),
     Released(u64),
+    Shown(&'a Delayed<T>),
+    View(&'a View),
+}
+
+/// What a journal held when it was opened.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Recovered<T> {
+    /// The owner's last snapshot of the public view, if any.
+    pub view: Option<View>,
+    /// Items released after the snapshot, oldest first: the public view is
+    /// the snapshot with these applied.
+    pub released: Vec<Delayed<T>>,
+    /// The items not released yet, oldest first.
+    pub pending: Vec<Delayed<T>>,
+    /// The last item released (where the public stands), when the file
+    /// says.
+    pub shown: Option<Delayed<T>>,
+    /// Lines that were not records, skipped (a last line cut short by a
+    /// crash not counted: what it held was never flushed).
+    pub skipped: usize,
+    /// Whether there was a file at all.
+    pub existed: bool,
+}
+
+impl<T> Recovered<T> {
+    /// Nothing recovered: no file.
+    fn none() -> Recovered<T> {
+        Recovered {
+            view: None,
+            released: Vec::new(),
+            pending: Vec::new(),
+            shown: None,
+            skipped: 0,
+            existed: false,
+        }
+    }
 }
 
 /// An open journal, appending.
@@ -72,10 +118,10 @@ pub struct Journal<T> {
     _items: PhantomData<fn(T) -> T>,
 }
 
-impl<T: Serialize + DeserializeOwned> Journal<T> {
-    /// Opens (or creates) the journal at `path` and returns it with the
-    /// items that were not released yet, oldest first.
-    pub fn open(path: &Path) -> Result<(Journal<T>, Vec<Delayed<T>>), JournalError> {
+impl<T: Serialize + DeserializeOwned + Clone> Journal<T> {
+    /// Opens (or creates) the journal at `path` and returns it with what
+    /// it held. The owner then rewrites it with [`Journal::compact`].
+    pub fn open(path: &Path) -> Result<(Journal<T>, Recovered<T>), JournalError> {
         let io_err = |source| JournalError::Io {
             path: path.to_path_buf(),
             source,
@@ -83,20 +129,27 @@ impl<T: Serialize + DeserializeOwned> Journal<T> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             fs::create_dir_all(dir).map_err(io_err)?;
         }
-        let pending = match File::open(path) {
-            Ok(f) => read(path, BufReader::new(f))?,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => Vec::new(),
+        let (recovered, whole) = match File::open(path) {
+            Ok(f) => read(BufReader::new(f)).map_err(io_err)?,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => (Recovered::none(), 0),
             Err(e) => return Err(io_err(e)),
         };
-        rewrite(path, &pending).map_err(io_err)?;
-        let file = OpenOptions::new().append(true).open(path).map_err(io_err)?;
+        let file = OpenOptions::new()
+            .append(true)
+            .create(true)
+            .open(path)
+            .map_err(io_err)?;
+        // A last line cut short goes: the next record must not join it.
+        if file.metadata().map_err(io_err)?.len() > whole {
+            file.set_len(whole).map_err(io_err)?;
+        }
         let journal = Journal {
             path: path.to_path_buf(),
             file: BufWriter::new(file),
             appended: 0,
             _items: PhantomData,
         };
-        Ok((journal, pending))
+        Ok((journal, recovered))
     }
 
     /// The journal file.
@@ -120,14 +173,25 @@ impl<T: Serialize + DeserializeOwned> Journal<T> {
         self.appended >= COMPACT_AFTER
     }
 
-    /// Rewrites the file with only `pending`, the items still waiting.
-    pub fn compact<'a>(&mut self, pending: impl Iterator<Item = &'a Delayed<T>>) -> io::Result<()>
+    /// Rewrites the file with only `view`, the owner's snapshot of what
+    /// the public has seen up to `shown`, the last item published, and
+    /// `pending`, the items still waiting.
+    pub fn compact<'a>(
+        &mut self,
+        view: Option<serde_json::Value>,
+        shown: Option<&Delayed<T>>,
+        pending: impl Iterator<Item = &'a Delayed<T>>,
+    ) -> io::Result<()>
     where
         T: Clone + 'a,
     {
         let pending: Vec<Delayed<T>> = pending.cloned().collect();
+        let view = view.map(|data| View {
+            seq: shown.map_or(0, |d| d.seq),
+            data,
+        });
         self.file.flush()?;
-        rewrite(&self.path, &pending)?;
+        rewrite(&self.path, view.as_ref(), shown, &pending)?;
         self.file = BufWriter::new(OpenOptions::new().append(true).open(&self.path)?);
         self.appended = 0;
         Ok(())
@@ -143,46 +207,79 @@ impl<T: Serialize + DeserializeOwned> Journal<T> {
     }
 }
 
-/// Reads the records of a journal; returns the items not released.
-fn read<T: DeserializeOwned>(
-    path: &Path,
-    reader: impl BufRead,
-) -> Result<Vec<Delayed<T>>, JournalError> {
+/// Reads the records of a journal, skipping lines that are not records;
+/// returns them with the length of the file up to its last whole line.
+fn read<T: DeserializeOwned + Clone>(reader: impl BufRead) -> io::Result<(Recovered<T>, u64)> {
     let mut items: Vec<Delayed<T>> = Vec::new();
+    let mut shown: Option<Delayed<T>> = None;
+    let mut view: Option<View> = None;
     let mut released = 0;
-    let mut lines = reader.split(b'\n').enumerate().peekable();
-    while let Some((i, line)) = lines.next() {
-        let line = line.map_err(|source| JournalError::Io {
-            path: path.to_path_buf(),
-            source,
-        })?;
+    let mut skipped = 0;
+    let mut whole = 0u64;
+    let mut reader = reader;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        if reader.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        // A line without its newline is the last one, cut short.
+        let last = line.last() != Some(&b'\n');
+        if !last {
+            whole += line.len() as u64;
+            line.pop();
+        }
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
         match serde_json::from_slice::<Record<T>>(&line) {
             Ok(Record::Push(d)) => items.push(d),
             Ok(Record::Released(seq)) => released = released.max(seq),
-            // A crash can cut the last line short: what it held was not
-            // written out, so it was never acknowledged to anyone.
-            Err(_) if lines.peek().is_none() => break,
-            Err(e) => {
-                return Err(JournalError::Malformed {
-                    path: path.to_path_buf(),
-                    line: i + 1,
-                    message: e.to_string(),
-                });
+            Ok(Record::Shown(d)) => {
+                released = released.max(d.seq);
+                shown = Some(d);
             }
+            Ok(Record::View(v)) => view = Some(v),
+            // A crash can cut the last line short: what it held was not
+            // flushed. A line torn anywhere else is damage.
+            Err(_) if last => {}
+            Err(_) => skipped += 1,
         }
     }
-    items.retain(|d| d.seq > released);
     items.sort_by_key(|d| d.seq);
-    Ok(items)
+    // The last item released whose record is still there.
+    if let Some(last) = items.iter().rev().find(|d| d.seq <= released)
+        && shown.as_ref().is_none_or(|s| s.seq < last.seq)
+    {
+        shown = Some(last.clone());
+    }
+    let since = view.as_ref().map_or(0, |v| v.seq);
+    let (done, pending): (Vec<_>, Vec<_>) = items.into_iter().partition(|d| d.seq <= released);
+    let recovered = Recovered {
+        view,
+        released: done.into_iter().filter(|d| d.seq > since).collect(),
+        pending,
+        shown,
+        skipped,
+        existed: true,
+    };
+    Ok((recovered, whole))
 }
 
-fn rewrite<T: Serialize>(path: &Path, pending: &[Delayed<T>]) -> io::Result<()> {
+fn rewrite<T: Serialize>(
+    path: &Path,
+    view: Option<&View>,
+    shown: Option<&Delayed<T>>,
+    pending: &[Delayed<T>],
+) -> io::Result<()> {
     let mut out = Vec::new();
-    for d in pending {
-        serde_json::to_writer(&mut out, &RecordRef::Push(d)).map_err(io::Error::other)?;
+    let records = view
+        .map(RecordRef::View)
+        .into_iter()
+        .chain(shown.map(RecordRef::Shown))
+        .chain(pending.iter().map(RecordRef::Push));
+    for r in records {
+        serde_json::to_writer(&mut out, &r).map_err(io::Error::other)?;
         out.push(b'\n');
     }
     crate::sink::folder::write_atomic(path, &out)
@@ -203,8 +300,8 @@ mod tests {
     fn items_not_yet_released_survive_a_restart() {
         let (_dir, path) = journal_path();
         {
-            let (mut j, pending) = Journal::<String>::open(&path).expect("open");
-            assert!(pending.is_empty());
+            let (mut j, rec) = Journal::<String>::open(&path).expect("open");
+            assert!(rec.pending.is_empty() && !rec.existed);
             let mut line = DelayLine::new(1_000);
             for (t, m) in [(0, "e4"), (10, "e5"), (20, "Nf3")] {
                 let d = line.push(t, m.to_string()).clone();
@@ -213,14 +310,34 @@ mod tests {
             let first = line.pop_due(1_000).expect("due");
             j.released(first.seq).expect("release");
         }
-        let (_, pending) = Journal::<String>::open(&path).expect("reopen");
-        let items: Vec<_> = pending.iter().map(|d| d.item.as_str()).collect();
+        let (_, rec) = Journal::<String>::open(&path).expect("reopen");
+        let items: Vec<_> = rec.pending.iter().map(|d| d.item.as_str()).collect();
         assert_eq!(items, ["e5", "Nf3"]);
-        assert_eq!(pending[0].made_ms, 10);
-        // The file was rewritten with the pending items only.
+        assert_eq!(rec.pending[0].made_ms, 10);
+        assert_eq!(rec.shown.as_ref().map(|d| d.item.as_str()), Some("e4"));
+        assert_eq!(rec.skipped, 0);
+        // Rewritten with the pending items, the last one shown and a view.
+        let (mut j, _) = Journal::<String>::open(&path).expect("reopen");
+        j.compact(
+            Some("e4 seen".into()),
+            rec.shown.as_ref(),
+            rec.pending.iter(),
+        )
+        .unwrap();
         let text = fs::read_to_string(&path).expect("read");
-        assert_eq!(text.lines().count(), 2);
-        assert!(!text.contains("e4"));
+        assert_eq!(text.lines().count(), 4, "{text}");
+        assert!(text.lines().next().unwrap().starts_with("{\"view\""));
+        // Read again, it says the same, with the view.
+        j.released(2).unwrap();
+        drop(j);
+        let (_, again) = Journal::<String>::open(&path).expect("reopen");
+        assert_eq!(
+            again.view.map(|v| (v.seq, v.data)),
+            Some((1, "e4 seen".into()))
+        );
+        let released: Vec<_> = again.released.iter().map(|d| d.item.as_str()).collect();
+        assert_eq!(released, ["e5"]);
+        assert_eq!(again.pending, rec.pending[1..]);
     }
 
     #[test]
@@ -232,13 +349,20 @@ mod tests {
             "{\"push\":{\"seq\":1,\"made_ms\":5,\"item\":\"e4\"}}\n{\"push\":{\"seq\":2,\"ma",
         )
         .unwrap();
-        let (_, pending) = Journal::<String>::open(&path).expect("open");
-        assert_eq!(pending.len(), 1);
-        assert_eq!(pending[0].item, "e4");
+        let (mut j, rec) = Journal::<String>::open(&path).expect("open");
+        assert_eq!(rec.pending.len(), 1);
+        assert_eq!(rec.pending[0].item, "e4");
+        assert_eq!(rec.skipped, 0, "a torn last line is no damage");
+        // What comes next is not glued to the torn line.
+        j.released(1).unwrap();
+        drop(j);
+        let (_, rec) = Journal::<String>::open(&path).expect("reopen");
+        assert!(rec.pending.is_empty());
+        assert_eq!(rec.shown.map(|d| d.item), Some("e4".to_string()));
     }
 
     #[test]
-    fn a_bad_line_in_the_middle_names_file_and_line() {
+    fn a_bad_line_in_the_middle_is_skipped_and_counted() {
         let (_dir, path) = journal_path();
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(
@@ -246,9 +370,10 @@ mod tests {
             "{\"push\":{\"seq\":1,\"made_ms\":5,\"item\":\"e4\"}}\ngarbage\n{\"released\":1}\n",
         )
         .unwrap();
-        let err = Journal::<String>::open(&path).expect_err("malformed");
-        let text = err.to_string();
-        assert!(text.contains("public.jsonl:2:"), "{text}");
+        let (_, rec) = Journal::<String>::open(&path).expect("a torn line is no error");
+        assert_eq!(rec.skipped, 1);
+        assert!(rec.pending.is_empty());
+        assert_eq!(rec.shown.map(|d| d.item), Some("e4".to_string()));
     }
 
     #[test]
@@ -264,12 +389,12 @@ mod tests {
             let d = line.pop_due(100).unwrap();
             j.released(d.seq).unwrap();
         }
-        j.compact(line.pending()).unwrap();
+        j.compact(None, None, line.pending()).unwrap();
         let d = line.push(50, 99).clone();
         j.pushed(&d).unwrap();
         drop(j);
-        let (_, pending) = Journal::<u32>::open(&path).expect("reopen");
-        let items: Vec<_> = pending.iter().map(|d| d.item).collect();
+        let (_, rec) = Journal::<u32>::open(&path).expect("reopen");
+        let items: Vec<_> = rec.pending.iter().map(|d| d.item).collect();
         assert_eq!(items, [7, 8, 9, 99]);
     }
 }

@@ -25,6 +25,9 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
+use crate::event::{Event, EventKind, Millis};
+use crate::sink::record::GameLog;
+
 /// Longest delay a venue may set (one hour, as lichess allows).
 pub const MAX_DELAY_MS: u64 = 60 * 60 * 1000;
 
@@ -135,11 +138,32 @@ impl<T> DelayLine<T> {
 /// enter the line: with a delay they are for the arbiters' live view only.
 #[derive(Debug)]
 pub struct PublicView {
-    line: DelayLine<crate::event::Event>,
-    log: crate::sink::record::GameLog,
+    line: DelayLine<Event>,
+    log: GameLog,
+    /// The games as the public will have seen them once every waiting
+    /// event is out.
+    ahead: GameLog,
     /// Wall milliseconds (since the Unix epoch) at daemon time 0.
     epoch_ms: u64,
-    journal: Option<journal::Journal<crate::event::Event>>,
+    journal: Option<journal::Journal<Event>>,
+    /// The last event the public was given (or, after a restart, the last
+    /// one it had been given).
+    shown: Option<Delayed<Event>>,
+    /// What the journal held at start-up, for [`PublicView::restore`];
+    /// `None` without a journal.
+    recovered: Option<journal::Recovered<Event>>,
+}
+
+/// What [`PublicView::restore`] made of a restart.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Restored {
+    /// Events of the earlier game(s) the public is taken to have seen.
+    pub shown: usize,
+    /// Events waiting for the public.
+    pub waiting: usize,
+    /// The journal could not say where the public stood (none, or lines
+    /// skipped): everything made less than the delay before now is held.
+    pub doubt: bool,
 }
 
 impl PublicView {
@@ -147,27 +171,67 @@ impl PublicView {
     pub fn new(delay_ms: u64, epoch_ms: u64) -> PublicView {
         PublicView {
             line: DelayLine::new(delay_ms),
-            log: crate::sink::record::GameLog::new(),
+            log: GameLog::new(),
+            ahead: GameLog::new(),
             epoch_ms,
             journal: None,
+            shown: None,
+            recovered: None,
         }
     }
 
     /// A view whose waiting events are kept in the journal at `path`:
-    /// those an earlier session left are taken up (see
-    /// [`PublicView::restore`]).
+    /// those an earlier session left wait again (see
+    /// [`PublicView::restore`] for the game they belong to). Lines of the
+    /// journal that cannot be read are skipped (and make the restore
+    /// cautious); only I/O errors are errors.
     pub fn with_journal(
         delay_ms: u64,
         epoch_ms: u64,
         path: &std::path::Path,
     ) -> Result<PublicView, journal::JournalError> {
-        let (journal, pending) = journal::Journal::open(path)?;
-        Ok(PublicView {
-            line: DelayLine::restore(delay_ms, pending),
-            log: crate::sink::record::GameLog::new(),
+        let (journal, recovered) = journal::Journal::open(path)?;
+        // The public's games: the last snapshot, then what was released
+        // after it.
+        let mut log: GameLog = recovered
+            .view
+            .as_ref()
+            .and_then(|v| serde_json::from_value(v.data.clone()).ok())
+            .unwrap_or_default();
+        for d in &recovered.released {
+            log.handle(&d.item);
+        }
+        let mut ahead = log.clone();
+        for d in &recovered.pending {
+            ahead.handle(&d.item);
+        }
+        let mut view = PublicView {
+            line: DelayLine::restore(delay_ms, recovered.pending.clone()),
+            log,
+            ahead,
             epoch_ms,
             journal: Some(journal),
-        })
+            shown: recovered.shown.clone(),
+            recovered: Some(recovered),
+        };
+        view.compact();
+        Ok(view)
+    }
+
+    /// Rewrites the journal with the public's games and what waits. A lost
+    /// rewrite only leaves the old file, read the same way.
+    fn compact(&mut self) {
+        if let Some(j) = &mut self.journal {
+            let view = serde_json::to_value(&self.log).ok();
+            let _ = j.compact(view, self.shown.as_ref(), self.line.pending());
+        }
+    }
+
+    /// The games as the public will have seen them once every waiting
+    /// event is out (what the live view showed when the last one was
+    /// made).
+    pub fn ahead(&self) -> &GameLog {
+        &self.ahead
     }
 
     /// Sets the wall time (ms since the Unix epoch) of daemon time 0.
@@ -176,37 +240,62 @@ impl PublicView {
     }
 
     /// After a restart: `history` is the game as the earlier session made
-    /// it (its events, replayed from its capture). The public has seen all
-    /// of it but the events still waiting in the line, which are its last
-    /// ones: the public game is the history without them.
-    pub fn restore(&mut self, history: &[crate::event::Event]) {
-        let public: Vec<&crate::event::Event> = history
+    /// it (its events with the daemon time each was published at,
+    /// replayed from its capture), `now_wall_ms` the wall time now.
+    ///
+    /// The public is taken to have seen the history up to the last event
+    /// the journal says was released; every later event waits, at the wall
+    /// time the journal gave it, or, for an event the journal never got (a
+    /// move still settling when the daemon was killed, a write lost), at
+    /// an estimate that is never earlier than the truth: the history's
+    /// last event is taken as made now, the others as long before it as
+    /// they were. When the journal cannot say where the public stood (no
+    /// journal, no record of what was shown, lines skipped), the public is
+    /// taken to have seen only what is older than now − delay: the rest
+    /// waits (when in doubt, hold).
+    pub fn restore(&mut self, history: &[(Millis, Event)], now_wall_ms: u64) -> Restored {
+        let public: Vec<(Millis, &Event)> = history
             .iter()
-            .filter(|e| !matches!(e.kind, crate::event::EventKind::Alert(_)))
+            .filter(|(_, e)| !matches!(e.kind, EventKind::Alert(_)))
+            .map(|(t, e)| (*t, e))
             .collect();
-        // Where the waiting events begin in the history (they may be
-        // missing from it when the capture lost its last bytes).
-        let first = self.line.pending().next().map(|d| &d.item);
-        let cut = first
-            .and_then(|f| public.iter().rposition(|e| *e == f))
-            .unwrap_or(public.len());
-        self.log = crate::sink::record::GameLog::new();
-        for e in &public[..cut] {
+        let plan = plan_restore(
+            &public,
+            self.recovered.take().as_ref(),
+            self.line.delay_ms(),
+            now_wall_ms,
+        );
+        self.log = GameLog::new();
+        for (_, e) in &public[..plan.cut] {
             self.log.handle(e);
+        }
+        self.shown = plan.cut.checked_sub(1).map(|i| Delayed {
+            seq: 0,
+            made_ms: 0,
+            item: public[i].1.clone(),
+        });
+        self.line = DelayLine::new(self.line.delay_ms());
+        self.ahead = self.log.clone();
+        for (made, e) in plan.waiting {
+            self.ahead.handle(&e);
+            self.line.push(made, e);
+        }
+        self.compact();
+        Restored {
+            shown: plan.cut,
+            waiting: self.line.len(),
+            doubt: plan.doubt,
         }
     }
 
     /// A live event made at `t`: queued for the public unless it is an
     /// alert. A journal that cannot be written is reported (the event is
     /// still shown at its time unless the daemon stops meanwhile).
-    pub fn push(
-        &mut self,
-        t: crate::event::Millis,
-        event: &crate::event::Event,
-    ) -> std::io::Result<()> {
-        if matches!(event.kind, crate::event::EventKind::Alert(_)) {
+    pub fn push(&mut self, t: Millis, event: &Event) -> std::io::Result<()> {
+        if matches!(event.kind, EventKind::Alert(_)) {
             return Ok(());
         }
+        self.ahead.handle(event);
         let d = self.line.push(self.epoch_ms + t, event.clone());
         match &mut self.journal {
             Some(j) => j.pushed(d),
@@ -216,45 +305,122 @@ impl PublicView {
 
     /// The events whose time has come by `t`, oldest first; the public
     /// game follows them.
-    pub fn release(&mut self, t: crate::event::Millis) -> Vec<crate::event::Event> {
+    pub fn release(&mut self, t: Millis) -> Vec<Event> {
         let mut out = Vec::new();
         let mut last = None;
         while let Some(d) = self.line.pop_due(self.epoch_ms + t) {
             self.log.handle(&d.item);
-            last = Some(d.seq);
-            out.push(d.item);
+            out.push(d.item.clone());
+            last = Some(d);
         }
-        if let (Some(j), Some(seq)) = (&mut self.journal, last) {
-            // A lost mark only means the event may be shown again after
-            // a restart; screens drop repeats by content.
-            let _ = j.released(seq);
-            if j.wants_compaction() {
-                let _ = j.compact(self.line.pending());
+        if let Some(d) = last {
+            let seq = d.seq;
+            self.shown = Some(d);
+            if let Some(j) = &mut self.journal {
+                // A lost mark only means the event may be shown again after
+                // a restart; screens drop repeats by content.
+                let _ = j.released(seq);
+                if j.wants_compaction() {
+                    self.compact();
+                }
             }
         }
         out
     }
 
     /// When the next event is due (daemon milliseconds), if any waits.
-    pub fn poll_timeout(&self) -> Option<crate::event::Millis> {
+    pub fn poll_timeout(&self) -> Option<Millis> {
         self.line
             .next_due()
             .map(|wall| wall.saturating_sub(self.epoch_ms))
     }
 
     /// The games as the public has seen them so far.
-    pub fn log(&self) -> &crate::sink::record::GameLog {
+    pub fn log(&self) -> &GameLog {
         &self.log
     }
 
     /// The public's games, to amend (the day a game started).
-    pub fn log_mut(&mut self) -> &mut crate::sink::record::GameLog {
+    pub fn log_mut(&mut self) -> &mut GameLog {
         &mut self.log
+    }
+
+    /// The `t_ms` of the last event the public was given (0: none yet):
+    /// the time of the public's retained state, which must not tell when
+    /// the live game last changed.
+    pub fn shown_t(&self) -> Millis {
+        self.shown.as_ref().map_or(0, |d| d.item.t_ms)
     }
 
     /// Events not yet shown to the public.
     pub fn pending(&self) -> usize {
         self.line.len()
+    }
+}
+
+/// How a restart takes up the public view (see [`PublicView::restore`]).
+#[derive(Debug)]
+struct RestorePlan {
+    /// The public has seen the history's events before this index.
+    cut: usize,
+    /// The events still waiting, with the wall time each was made.
+    waiting: Vec<(u64, Event)>,
+    doubt: bool,
+}
+
+fn plan_restore(
+    history: &[(Millis, &Event)],
+    recovered: Option<&journal::Recovered<Event>>,
+    delay_ms: u64,
+    now_ms: u64,
+) -> RestorePlan {
+    let last_t = history.iter().map(|(t, _)| *t).max().unwrap_or(0);
+    // Never earlier than the truth: the earlier session published its last
+    // event before now, and its clock ran no faster than the wall clock.
+    let estimate = |t: Millis| now_ms.saturating_sub(last_t.saturating_sub(t));
+    let young = history
+        .iter()
+        .position(|(t, _)| estimate(*t).saturating_add(delay_ms) > now_ms)
+        .unwrap_or(history.len());
+    let find = |e: &Event| history.iter().rposition(|(_, h)| *h == e);
+    let anchor = recovered.and_then(|r| match (&r.shown, r.pending.first()) {
+        (Some(s), _) => find(&s.item).map(|i| i + 1),
+        (None, Some(first)) => find(&first.item),
+        (None, None) => None,
+    });
+    let damaged = recovered.is_none_or(|r| r.skipped > 0);
+    let (cut, doubt) = match anchor {
+        Some(i) if !damaged => (i, false),
+        Some(i) => (i.min(young), true),
+        None if history.is_empty() => (0, false),
+        None => (young, true),
+    };
+    let mut pending: Vec<Option<&Delayed<Event>>> = recovered
+        .map(|r| r.pending.iter().map(Some).collect())
+        .unwrap_or_default();
+    let mut waiting = Vec::new();
+    for (t, e) in &history[cut..] {
+        // The journal's own time for an event it holds.
+        let held = pending
+            .iter_mut()
+            .find(|d| d.is_some_and(|d| d.item == **e))
+            .and_then(Option::take);
+        let made = held.map_or_else(|| estimate(*t), |d| d.made_ms);
+        waiting.push((made, (*e).clone()));
+    }
+    // Events the journal holds and the history lacks (the capture lost its
+    // last bytes): they were made, so they are shown, after the rest.
+    waiting.extend(
+        pending
+            .into_iter()
+            .flatten()
+            .filter(|d| find(&d.item).is_none())
+            .map(|d| (d.made_ms, d.item.clone())),
+    );
+    RestorePlan {
+        cut,
+        waiting,
+        doubt,
     }
 }
 
@@ -311,8 +477,18 @@ mod tests {
         // Second session: started 1 s of wall time later, its daemon time
         // going on from 8 s (the resumed game's clock).
         let mut view = PublicView::with_journal(5_000, 1_000_000, &path).unwrap();
-        view.restore(&history);
+        let timed: Vec<_> = history.iter().map(|e| (e.t_ms, e.clone())).collect();
+        let restored = view.restore(&timed, 1_008_000);
+        assert_eq!(
+            restored,
+            Restored {
+                shown: 3,
+                waiting: 2,
+                doubt: false
+            }
+        );
         assert_eq!(view.pending(), 2);
+        assert_eq!(view.shown_t(), 2_000);
         assert_eq!(view.log().current().unwrap().sans, ["m1", "m2"]);
         // Ply 3 was made at 3 s: due at 8 s, not before.
         assert_eq!(view.poll_timeout(), Some(8_000));
@@ -324,6 +500,115 @@ mod tests {
         drop(view);
         let view = PublicView::with_journal(5_000, 1_000_000, &path).unwrap();
         assert_eq!(view.pending(), 0);
+    }
+
+    /// A game start and `plies` moves, one a second from 1 s.
+    fn game(plies: u32) -> Vec<(Millis, Event)> {
+        let start = Event {
+            board: "1".into(),
+            t_ms: 500,
+            game: crate::event::GameId::Chess,
+            kind: EventKind::GameStart {
+                position: "start".into(),
+                chess960: Some(false),
+                rotated: false,
+            },
+        };
+        std::iter::once(start)
+            .chain((1..=plies).map(|p| chess_move(p, 1_000 * p as u64)))
+            .map(|e| (e.t_ms, e))
+            .collect()
+    }
+
+    fn sans(view: &PublicView) -> Vec<String> {
+        view.log()
+            .current()
+            .map(|g| g.sans.clone())
+            .unwrap_or_default()
+    }
+
+    #[test]
+    fn a_move_settling_at_a_kill_waits_after_the_journalled_ones_at_its_own_ply() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("1.public.jsonl");
+        let history = game(5);
+        // Daemon time 0 is wall 1_000_000; delay 5 s. Plies 1-4 were
+        // published live; ply 5 was still settling when the daemon died
+        // at 4.5 s: its capture has it, the journal does not.
+        let mut view = PublicView::with_journal(5_000, 1_000_000, &path).unwrap();
+        for (t, e) in &history[..5] {
+            view.push(*t, e).unwrap();
+        }
+        assert_eq!(view.release(7_000).len(), 3);
+        drop(view);
+        let mut view = PublicView::with_journal(5_000, 1_000_000, &path).unwrap();
+        // Restarted at wall 1_009_000; the replay committed ply 5 at 5 s.
+        let restored = view.restore(&history, 1_009_000);
+        assert_eq!((restored.shown, restored.waiting), (3, 3));
+        assert_eq!(sans(&view), ["m1", "m2"]);
+        view.set_epoch(1_000_000);
+        assert_eq!(view.release(8_000), [history[3].1.clone()]);
+        assert_eq!(view.release(9_000), [history[4].1.clone()]);
+        // Ply 5 is taken as made at the restart: a full delay from then.
+        assert!(view.release(13_999).is_empty());
+        assert_eq!(view.release(14_000), [history[5].1.clone()]);
+        assert_eq!(sans(&view), ["m1", "m2", "m3", "m4", "m5"]);
+    }
+
+    #[test]
+    fn a_move_the_journal_never_got_after_everything_was_released_is_not_shown_at_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("1.public.jsonl");
+        let history = game(3);
+        let mut view = PublicView::with_journal(1_000, 1_000_000, &path).unwrap();
+        for (t, e) in &history[..3] {
+            view.push(*t, e).unwrap();
+        }
+        assert_eq!(view.release(60_000).len(), 3);
+        drop(view);
+        let mut view = PublicView::with_journal(1_000, 1_000_000, &path).unwrap();
+        let restored = view.restore(&history, 1_061_000);
+        assert_eq!((restored.shown, restored.waiting), (3, 1));
+        assert!(!restored.doubt);
+        assert_eq!(sans(&view), ["m1", "m2"]);
+        view.set_epoch(1_000_000);
+        assert!(view.release(61_999).is_empty());
+        assert_eq!(view.release(62_000), [history[3].1.clone()]);
+    }
+
+    #[test]
+    fn a_torn_journal_holds_everything_newer_than_now_less_the_delay() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("1.public.jsonl");
+        let history = game(8);
+        // A journal with a torn line in the middle (a full disk), nothing
+        // it says about where the public stood.
+        std::fs::write(
+            &path,
+            "{\"push\":{\"seq\":1,\"made_ms\":5,\"it\n\n{\"released\":0}\n",
+        )
+        .unwrap();
+        let mut view = PublicView::with_journal(5_000, 0, &path).unwrap();
+        // Restarted at wall 100_000: the last event (8 s) is taken as made
+        // then, so the events of the last 5 s (plies 4-8) wait.
+        let restored = view.restore(&history, 100_000);
+        assert!(restored.doubt);
+        assert_eq!((restored.shown, restored.waiting), (4, 5));
+        assert_eq!(sans(&view), ["m1", "m2", "m3"]);
+        view.set_epoch(100_000 - 8_000);
+        assert!(view.release(8_999).is_empty());
+        assert_eq!(view.release(9_000), [history[4].1.clone()]);
+    }
+
+    #[test]
+    fn without_a_journal_a_resumed_game_is_held_the_same_way() {
+        let history = game(4);
+        let mut view = PublicView::new(10_000, 0);
+        let restored = view.restore(&history, 50_000);
+        assert!(restored.doubt);
+        assert_eq!(restored.shown, 0, "all of it is younger than the delay");
+        assert_eq!(view.pending(), 5);
+        assert!(view.log().current().is_none());
     }
 
     #[test]

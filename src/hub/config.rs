@@ -6,6 +6,7 @@
 //! ```toml
 //! [hub]
 //! name = "hall"                       # MQTT client id: boardcast-hub-hall
+//! state_dir = "/var/lib/boardcast-hub" # the delayed view's journals
 //!
 //! [mqtt]
 //! url = ["mqtt://node-a:1883", "mqtt://node-b:1883"]
@@ -60,6 +61,9 @@ pub struct RawHubConfig {
 pub struct RawHub {
     /// The hub's name, in its MQTT client id (`boardcast-hub-{name}`).
     pub name: Option<Spanned<String>>,
+    /// Where the delayed public view keeps its journals (default: the
+    /// folder `{name}.state` beside the configuration file).
+    pub state_dir: Option<String>,
 }
 
 /// The hub's validated configuration.
@@ -78,6 +82,10 @@ pub struct HubConfig {
     pub web_login: crate::config::WebLogin,
     /// The public delay (0: live).
     pub delay_ms: u64,
+    /// Where the delayed public view journals what waits (with a delay):
+    /// `[hub] state_dir`, else `{name}.state` beside the configuration
+    /// file. Never inside the PGN folder: it holds moves not public yet.
+    pub state_dir: PathBuf,
     /// The operator secret: opens the arbiter view.
     pub control: crate::config::Control,
     /// PGN tags of the folder (`name`, `site`, `date`, `round`).
@@ -122,6 +130,7 @@ impl HubConfig {
                 ));
             }
         }
+        let state_dir = raw.hub.as_ref().and_then(|h| h.state_dir.clone());
         let name = raw
             .hub
             .and_then(|h| h.name)
@@ -164,7 +173,13 @@ impl HubConfig {
         let web_login = config::web_login(raw.web.as_ref(), defaults.web.as_ref(), &src)?;
         let (web, web_limits) = config::web(raw.web, defaults.web, &src)?;
         let broadcast = config::broadcast(raw.broadcast, defaults.broadcast, &src)?;
+        let base = path.parent().unwrap_or(Path::new("."));
+        let state_dir = match state_dir {
+            Some(d) => base.join(d),
+            None => base.join(format!("{}.state", name.1)),
+        };
         Ok(HubConfig {
+            state_dir,
             name: name.1,
             mqtt,
             web,

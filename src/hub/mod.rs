@@ -176,7 +176,8 @@ pub async fn run(
         index: HashMap::new(),
         round,
     };
-    let mut model = HubModel::new(&cfg.mqtt.prefix, cfg.delay_ms);
+    let journals = (cfg.delay_ms > 0).then(|| cfg.state_dir.clone());
+    let mut model = HubModel::new(&cfg.mqtt.prefix, cfg.delay_ms).with_journals(journals);
     let result = follow(&cfg, &mut model, &mut sinks, shutdown).await;
     let _ = stop_writer.send(());
     let _ = writer.await;

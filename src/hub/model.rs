@@ -98,6 +98,8 @@ struct BoardView {
 pub struct HubModel {
     prefix: String,
     delay_ms: u64,
+    /// Where each board's delayed view keeps its journal, if anywhere.
+    journals: Option<std::path::PathBuf>,
     bridges: BTreeMap<String, BridgeView>,
     boards: BTreeMap<String, BoardView>,
     /// The rate limit of the log of dropped messages.
@@ -110,10 +112,32 @@ impl HubModel {
         HubModel {
             prefix: prefix.trim_end_matches('/').to_string(),
             delay_ms,
+            journals: None,
             bridges: BTreeMap::new(),
             boards: BTreeMap::new(),
             drops: crate::text::Drops::default(),
         }
+    }
+
+    /// Keeps each board's delayed public view in a journal in `dir`
+    /// (`{board}.public.jsonl`, [`crate::delay::journal`]), so that a hub
+    /// restarted mid-game shows the public the games as they were shown,
+    /// and nothing early. The journal is the only file the model touches.
+    pub fn with_journals(mut self, dir: Option<std::path::PathBuf>) -> HubModel {
+        self.journals = dir;
+        self
+    }
+
+    /// The delayed view of board `id`, taken up from its journal.
+    fn public_view(&self, id: &str) -> PublicView {
+        let Some(dir) = &self.journals else {
+            return PublicView::new(self.delay_ms, 0);
+        };
+        let path = dir.join(format!("{id}.public.jsonl"));
+        PublicView::with_journal(self.delay_ms, 0, &path).unwrap_or_else(|e| {
+            tracing::warn!(board = id, error = %e, "hub: the delayed view's journal cannot be used; a restart will lose what waits");
+            PublicView::new(self.delay_ms, 0)
+        })
     }
 
     /// The topic filters to subscribe to.
@@ -269,13 +293,20 @@ impl HubModel {
     fn board(&mut self, id: &str, out: &mut Vec<Output>) -> &mut BoardView {
         if !self.boards.contains_key(id) {
             out.push(Output::NewBoard(id.to_string()));
-            let public = (self.delay_ms > 0).then(|| PublicView::new(self.delay_ms, 0));
+            let public = (self.delay_ms > 0).then(|| self.public_view(id));
+            // After a restart the live game is, until a state says more,
+            // what the public will have seen once everything waiting is
+            // out: a state that shows more brings the rest into the line.
+            let log = public
+                .as_ref()
+                .map(|p| p.ahead().clone())
+                .unwrap_or_default();
             self.boards.insert(
                 id.to_string(),
                 BoardView {
                     bridge: None,
                     state: None,
-                    log: GameLog::new(),
+                    log,
                     last_seq: 0,
                     state_t: 0,
                     public,
@@ -347,18 +378,36 @@ impl HubModel {
         }
         let mut out = Vec::new();
         let board = self.board(id, &mut out);
+        let first = board.state.is_none();
         board.bridge = state["bridge"].as_str().map(str::to_string);
         if let Some(t) = state["t_ms"].as_u64() {
             board.state_t = t;
         }
         reconcile(&mut board.log, &state, now_ms);
+        if let Some(public) = &mut board.public {
+            // Moves the events did not bring (missed, or made while the hub
+            // was away) reach the public a whole delay from now.
+            let events = catch_up(id, public.ahead().current(), board.log.current());
+            for e in events {
+                let _ = public.push(now_ms, &e);
+            }
+        }
         board.state = Some(state);
         if let Some(bridge) = board.bridge.clone() {
             self.bridges.entry(bridge).or_default();
         }
-        out.extend(self.states(id));
-        if self.delay_ms == 0 {
+        let states = self.states(id);
+        if self.delay_ms == 0 || first {
+            out.extend(states);
             out.extend(self.folder(id));
+        } else {
+            // Design: a live change never republishes the public state:
+            // its arrival would tell the hall that something just happened.
+            out.extend(
+                states
+                    .into_iter()
+                    .filter(|o| matches!(o, Output::ArbiterState(..))),
+            );
         }
         Ok(out)
     }
@@ -513,6 +562,80 @@ impl HubModel {
             record,
         })
     }
+}
+
+/// The events that take the public's game from `old` (what the delayed
+/// view will show once everything waiting is out) to `new` (the live game
+/// as the events and the states made it): a new game, moves the events did
+/// not bring, a takeback, a result. Nothing when they agree, nor for a new
+/// game without a move yet (its `game_start` event usually follows the
+/// state; a later state brings it if it never comes).
+fn catch_up(board: &str, old: Option<&GameRecord>, new: Option<&GameRecord>) -> Vec<Event> {
+    let Some(new) = new else {
+        return Vec::new();
+    };
+    // Another game: another start, or a finished game whose moves differ.
+    let old =
+        old.filter(|o| o.start_fen == new.start_fen && (o.result.is_none() || o.ucis == new.ucis));
+    if old.is_none() && new.ucis.is_empty() && new.result.is_none() {
+        return Vec::new();
+    }
+    let event = |kind| Event {
+        board: board.to_string(),
+        t_ms: 0,
+        game: new.game,
+        kind,
+    };
+    let mut out = Vec::new();
+    let common = match old {
+        Some(o) => o
+            .ucis
+            .iter()
+            .zip(&new.ucis)
+            .take_while(|(a, b)| a == b)
+            .count(),
+        None => {
+            out.push(event(EventKind::GameStart {
+                position: new.start_fen.clone(),
+                chess960: Some(new.chess960),
+                rotated: new.rotated,
+            }));
+            0
+        }
+    };
+    if let Some(o) = old
+        && o.ucis.len() > common
+        && new.ucis.len() == common
+    {
+        out.push(event(EventKind::Takeback {
+            to_ply: common as u32,
+            position: new.fen.clone(),
+        }));
+    }
+    for i in common..new.ucis.len() {
+        out.push(event(EventKind::Move {
+            ply: i as u32 + 1,
+            side: new.side_of_ply(i),
+            notation: new.sans[i].clone(),
+            id: new.ucis[i].clone(),
+            position: new
+                .fens
+                .get(i)
+                .filter(|f| !f.is_empty())
+                .unwrap_or(&new.fen)
+                .clone(),
+            irregular: new.irregular.get(i).copied().unwrap_or(false),
+        }));
+    }
+    let old_result = old.and_then(|o| o.result.as_ref());
+    if let Some(result) = new.result.as_ref().filter(|r| Some(*r) != old_result) {
+        out.push(event(EventKind::GameEnd {
+            result: result.clone(),
+            reason: new.reason.clone().unwrap_or_default(),
+            winner: new.game.winner(result),
+        }));
+    }
+    out
 }
 
 /// Makes the folded game agree with a board's retained live state: when
@@ -814,5 +937,44 @@ mod tests {
         assert_eq!(m.record("1").unwrap().sans, ["e4"]);
         assert!(m.record("1").unwrap().date.is_some(), "dated as it started");
         assert!(out.iter().any(|o| matches!(o, Output::Folder { .. })));
+    }
+
+    #[test]
+    fn a_restarted_hub_takes_its_delayed_view_up_from_the_journal() {
+        let dir = tempfile::tempdir().unwrap();
+        let journals = Some(dir.path().to_path_buf());
+        let mut m = HubModel::new("p", 1_000).with_journals(journals.clone());
+        m.on_message("p/arbiter/board/1/event", &event("1", 1, start()), 0);
+        let e4 = mv(1, "e4", "e2e4");
+        m.on_message("p/arbiter/board/1/event", &event("1", 2, e4), 10);
+        let e5 = mv(2, "e5", "e7e5");
+        m.on_message("p/arbiter/board/1/event", &event("1", 3, e5), 500);
+        m.tick(1_100);
+        assert_eq!(m.record("1").unwrap().sans, ["e4"]);
+        drop(m);
+        // Restarted; the bridge's retained state has a move made meanwhile.
+        let mut m = HubModel::new("p", 1_000).with_journals(journals);
+        let now = 2_000;
+        let state = state("a", "1", 1, &["e2e4", "e7e5", "g1f3"], &["e4", "e5", "Nf3"]);
+        let out = m.on_message("p/arbiter/board/1/state", &state, now);
+        let public: Vec<Value> = out
+            .iter()
+            .filter_map(|o| match o {
+                Output::PublicState(_, s) => serde_json::from_str(s).ok(),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(public.len(), 1, "{out:?}");
+        assert_eq!(public[0]["moves"], json!(["e4"]), "as far as it was shown");
+        assert_eq!(m.record("1").unwrap().sans, ["e4"]);
+        // What waited comes out at its time; the move made while the hub
+        // was away a whole delay after the restart.
+        assert_eq!(m.next_due(), Some(1_500));
+        m.tick(1_500);
+        assert_eq!(m.record("1").unwrap().sans, ["e4", "e5"]);
+        assert!(m.tick(now + 999).is_empty());
+        let out = m.tick(now + 1_000);
+        assert!(out.iter().any(|o| matches!(o, Output::Folder { .. })));
+        assert_eq!(m.record("1").unwrap().sans, ["e4", "e5", "Nf3"]);
     }
 }

@@ -107,15 +107,22 @@ impl Session {
         self
     }
 
-    /// Publishes the board's first state (and PGN) at `t`.
+    /// Publishes the board's first state (and PGN) at `t`: the live one
+    /// to the arbiters; the public's own (with a delay, the game as the
+    /// public has seen it, also in the PGN folder).
     pub fn announce(&mut self, t: Millis) {
         if self.log.current().is_some() {
             self.pgn_dirty = true;
-            if let Some(g) = self.log.current() {
-                self.round.update(self.game_round, self.number, g);
-            }
+        }
+        let public = match &self.public {
+            None => self.log.current(),
+            Some(p) => p.log().current(),
+        };
+        if let Some(g) = public {
+            self.round.update(self.game_round, self.number, g);
         }
         self.publish_state(t);
+        self.publish_public_state();
     }
 
     /// Sets the wall time (ms since the Unix epoch) at which this board's
@@ -136,10 +143,10 @@ impl Session {
         capture: &std::path::Path,
     ) -> Result<Vec<std::path::PathBuf>, crate::replay::ReplayError> {
         let mut events = Vec::new();
-        let chain = crate::replay::feed_chain(&mut self.pipeline, capture, &mut |_, e| {
-            events.push(e);
+        let chain = crate::replay::feed_chain(&mut self.pipeline, capture, &mut |t, e| {
+            events.push((t, e));
         })?;
-        for e in &events {
+        for (_, e) in &events {
             self.log.handle(e);
             if matches!(e.kind, EventKind::GameStart { .. })
                 && let Some(g) = self.log.current_mut()
@@ -163,7 +170,23 @@ impl Session {
         }
         // The delayed public view takes up what the public had seen.
         if let Some(p) = &mut self.public {
-            p.restore(&events);
+            let restored = p.restore(&events, crate::wall::unix_ms());
+            if let Some(g) = p.log_mut().current_mut() {
+                g.date = Some(crate::wall::pgn_date());
+            }
+            if restored.doubt {
+                warn!(
+                    shown = restored.shown,
+                    waiting = restored.waiting,
+                    "the broadcast delay's journal cannot say what the public has seen: everything newer than the delay waits again"
+                );
+            } else {
+                info!(
+                    shown = restored.shown,
+                    waiting = restored.waiting,
+                    "the broadcast delay taken up from its journal"
+                );
+            }
         }
         Ok(chain)
     }
@@ -219,6 +242,7 @@ impl Session {
         self.port = Some(port);
         self.serial = Some(serial);
         self.publish_state(t);
+        self.publish_public_state();
     }
 
     /// The line is down.
@@ -226,6 +250,7 @@ impl Session {
         if self.status != LinkStatus::Offline {
             self.status = LinkStatus::Offline;
             self.publish_state(t);
+            self.publish_public_state();
         }
     }
 
@@ -366,7 +391,12 @@ impl Session {
             } else {
                 game.is_some()
             },
-            rotated: self.pipeline.is_rotated(),
+            // The delayed view: as the board stood for the public's game.
+            rotated: if live {
+                self.pipeline.is_rotated()
+            } else {
+                game.is_some_and(|g| g.rotated)
+            },
             irregular: game.is_some_and(|g| !g.irregularities.is_empty()),
             game: log.games().len(),
             chess: chess.then(|| state::ChessState {
@@ -414,7 +444,9 @@ impl Session {
     }
 
     /// Publishes the live state to the arbiters and, without a delay, to
-    /// the public; with a delay, the public's own (see `release`).
+    /// the public; with a delay the public's own goes out only when the
+    /// delay releases something (see `release`), or the board's link
+    /// changes ([`Session::publish_public_state`]).
     fn publish_state(&self, t: Millis) {
         self.publish_state_to(t, true);
     }
@@ -422,19 +454,27 @@ impl Session {
     /// [`Session::publish_state`]; `redraw`: `false` when only the
     /// sensed placement changed, which a page need not redraw on every
     /// lifted piece.
+    ///
+    /// Design: with a delay, a live change never republishes the public
+    /// state, not even unchanged: its arrival would tell the hall, within
+    /// milliseconds, that something just happened on the board.
     fn publish_state_to(&self, t: Millis, redraw: bool) {
         let (state, pgn) = self.rendered(&self.log, true, t);
         for sink in &self.outputs.arbiter {
             sink.state(&state, &pgn, redraw);
         }
-        match &self.public {
-            None => self.publish_public_to(&state, &pgn, redraw),
-            // The delayed public state has no placement: unchanged.
-            Some(_) if !redraw => {}
-            Some(p) => {
-                let (state, pgn) = self.rendered(p.log(), false, t);
-                self.publish_public_to(&state, &pgn, true);
-            }
+        if self.public.is_none() {
+            self.publish_public_to(&state, &pgn, redraw);
+        }
+    }
+
+    /// With a delay: the public's state and PGN, made from the game as the
+    /// public has seen it and stamped with the time of the last event it
+    /// was given (never the live time).
+    fn publish_public_state(&self) {
+        if let Some(p) = &self.public {
+            let (state, pgn) = self.rendered(p.log(), false, p.shown_t());
+            self.publish_public_to(&state, &pgn, true);
         }
     }
 
@@ -468,9 +508,7 @@ impl Session {
         if let Some(g) = self.public.as_ref().and_then(|p| p.log().current()) {
             self.round.update(self.game_round, self.number, g);
         }
-        let p = self.public.as_ref().expect("checked");
-        let (state, pgn) = self.rendered(p.log(), false, t);
-        self.publish_public_to(&state, &pgn, true);
+        self.publish_public_state();
     }
 
     /// Hands one event to the public outputs (the page and the topics).

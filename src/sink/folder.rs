@@ -124,12 +124,28 @@ impl Folder {
         rounds: u32,
         games: &[BoardGame<'_>],
     ) -> io::Result<()> {
+        self.write_round_changed(event, round, rounds, games, &|_| true)
+    }
+
+    /// [`Folder::write_round`], rewriting (and syncing) only the files of
+    /// the games on the boards for which `changed` says so; the round's
+    /// `games.pgn`, `index.json` and `tournament.json` are written whole.
+    pub fn write_round_changed(
+        &self,
+        event: &EventInfo,
+        round: u32,
+        rounds: u32,
+        games: &[BoardGame<'_>],
+        changed: &dyn Fn(u32) -> bool,
+    ) -> io::Result<()> {
         let mut games: Vec<&BoardGame<'_>> = games.iter().collect();
         games.sort_by_key(|g| g.board);
         let mut all = String::new();
         let mut pairings = Vec::new();
         for g in &games {
-            self.write_game(event, round, g)?;
+            if changed(g.board) {
+                self.write_game(event, round, g)?;
+            }
             let tags = tags_for(event, round, g.board, g.pairing);
             all.push_str(&render(g.record, &tags));
             let player = |p: Option<&Player>| {

@@ -7,7 +7,7 @@
 use crate::event::{Alert, Event, EventKind, Millis};
 
 /// One game as published.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GameRecord {
     /// The game played (chess unless its `game_start` said otherwise).
     pub game: crate::event::GameId,
@@ -100,7 +100,7 @@ impl GameRecord {
 }
 
 /// All games seen on one board, oldest first.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct GameLog {
     games: Vec<GameRecord>,
 }

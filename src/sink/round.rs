@@ -7,6 +7,12 @@
 //! and `tournament.json` at most twice a second (atomically). A game belongs
 //! to the round that was current when it started, so a new round never
 //! touches an earlier round's files.
+//!
+//! Design: the board tasks hand in records under a short lock; the writer
+//! takes a snapshot under it (shared records, no copies) and writes, with
+//! its fsyncs, after letting it go, so a slow disk never stalls a board.
+//! Only the files of games that changed since the last write are
+//! rewritten (and synced); the round's summaries are rewritten whole.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -36,8 +42,9 @@ pub struct Round {
     pairings_path: Option<PathBuf>,
     folder: Option<Folder>,
     /// The latest record of each (round, board).
-    games: Mutex<BTreeMap<(u32, u32), GameRecord>>,
-    dirty: Mutex<BTreeSet<u32>>,
+    games: Mutex<BTreeMap<(u32, u32), Arc<GameRecord>>>,
+    /// Rounds to write, with the boards whose game file changed.
+    dirty: Mutex<BTreeMap<u32, BTreeSet<u32>>>,
     notify: Notify,
     /// The last folder write failed (said once).
     failing: std::sync::atomic::AtomicBool,
@@ -61,7 +68,7 @@ impl Round {
             pairings_path,
             folder: pgn_dir.map(Folder::new),
             games: Mutex::new(BTreeMap::new()),
-            dirty: Mutex::new(BTreeSet::new()),
+            dirty: Mutex::new(BTreeMap::new()),
             notify: Notify::new(),
             failing: std::sync::atomic::AtomicBool::new(false),
         });
@@ -134,7 +141,7 @@ impl Round {
             },
         );
         drop(state);
-        self.mark(round);
+        self.mark(round, Some(board));
     }
 
     /// A board's game changed: remember it for the folder.
@@ -145,12 +152,18 @@ impl Round {
         self.games
             .lock()
             .expect("round games lock")
-            .insert((round, board), record.clone());
-        self.mark(round);
+            .insert((round, board), Arc::new(record.clone()));
+        self.mark(round, Some(board));
     }
 
-    fn mark(&self, round: u32) {
-        self.dirty.lock().expect("round dirty lock").insert(round);
+    /// Marks `round` for writing, with `board`'s game file.
+    fn mark(&self, round: u32, board: Option<u32>) {
+        self.dirty
+            .lock()
+            .expect("round dirty lock")
+            .entry(round)
+            .or_default()
+            .extend(board);
         self.notify.notify_one();
     }
 
@@ -163,35 +176,42 @@ impl Round {
             return true;
         };
         let mut ok = true;
-        let rounds: Vec<u32> = std::mem::take(&mut *self.dirty.lock().expect("round dirty lock"))
-            .into_iter()
-            .collect();
+        let rounds = std::mem::take(&mut *self.dirty.lock().expect("round dirty lock"));
         let last = self.current();
-        for round in rounds {
-            let games = self.games.lock().expect("round games lock");
-            let pairings: BTreeMap<u32, Option<Pairing>> = games
-                .keys()
-                .filter(|(r, _)| *r == round)
-                .map(|(_, b)| (*b, self.pairing(*b)))
-                .collect();
-            let list: Vec<BoardGame<'_>> = games
+        for (round, changed) in rounds {
+            // A snapshot under the lock; the files are written without it.
+            let games: Vec<(u32, Arc<GameRecord>)> = self
+                .games
+                .lock()
+                .expect("round games lock")
                 .iter()
                 .filter(|((r, _), _)| *r == round)
-                .map(|((_, b), record)| BoardGame {
+                .map(|((_, b), record)| (*b, Arc::clone(record)))
+                .collect();
+            let pairings: BTreeMap<u32, Option<Pairing>> =
+                games.iter().map(|(b, _)| (*b, self.pairing(*b))).collect();
+            let list: Vec<BoardGame<'_>> = games
+                .iter()
+                .map(|(b, record)| BoardGame {
                     board: *b,
                     pairing: pairings.get(b).and_then(Option::as_ref),
                     record,
                 })
                 .collect();
             let event = self.state.read().expect("round state lock").event.clone();
-            if let Err(e) = folder.write_round(&event, round, last.max(round), &list) {
+            let written = folder.write_round_changed(&event, round, last.max(round), &list, &|b| {
+                changed.contains(&b)
+            });
+            if let Err(e) = written {
                 if !self
                     .failing
                     .swap(true, std::sync::atomic::Ordering::Relaxed)
                 {
                     warn!(round, error = %e, "could not write the PGN folder; retrying every second");
                 }
-                self.dirty.lock().expect("round dirty lock").insert(round);
+                // Everything of this round is written again.
+                let mut dirty = self.dirty.lock().expect("round dirty lock");
+                dirty.entry(round).or_default().extend(changed);
                 ok = false;
             }
         }
@@ -229,5 +249,88 @@ impl Round {
             }
         }
         self.flush();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::os::unix::fs::MetadataExt;
+    use std::time::{Duration, Instant};
+
+    use super::*;
+
+    fn record(plies: usize) -> GameRecord {
+        GameRecord {
+            start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
+            sans: vec!["Nf3".into(); plies],
+            ucis: vec!["g1f3".into(); plies],
+            ..GameRecord::default()
+        }
+    }
+
+    fn round_in(dir: &std::path::Path) -> Arc<Round> {
+        let event = EventInfo {
+            round: 1,
+            ..EventInfo::default()
+        };
+        Round::new(event, Pairings::default(), None, Some(dir.to_path_buf())).unwrap()
+    }
+
+    #[test]
+    fn only_the_games_that_changed_are_rewritten() {
+        let dir = tempfile::tempdir().unwrap();
+        let round = round_in(dir.path());
+        for b in 1..=5 {
+            round.update(1, b, &record(b as usize));
+        }
+        assert!(round.flush());
+        let file = |b: u32| dir.path().join(format!("round-1/game-{b}.pgn"));
+        // A rewrite renames a new file over the old one: a new inode.
+        let inodes = || -> Vec<u64> {
+            (1..=5)
+                .map(|b| std::fs::metadata(file(b)).unwrap().ino())
+                .collect()
+        };
+        let before = inodes();
+        round.update(1, 3, &record(9));
+        assert!(round.flush());
+        let after = inodes();
+        let rewritten: Vec<u32> = (1..=5)
+            .filter(|&b| before[b as usize - 1] != after[b as usize - 1])
+            .collect();
+        assert_eq!(rewritten, [3]);
+        let all = std::fs::read_to_string(dir.path().join("round-1/games.pgn")).unwrap();
+        assert_eq!(all.matches("[Event ").count(), 5);
+        assert!(std::fs::read_to_string(file(3)).unwrap().contains("5. Nf3"));
+    }
+
+    #[test]
+    fn boards_hand_in_their_games_while_the_folder_is_written() {
+        let dir = tempfile::tempdir().unwrap();
+        let round = round_in(dir.path());
+        for b in 1..=150 {
+            round.update(1, b, &record(80));
+        }
+        let writer = {
+            let round = Arc::clone(&round);
+            std::thread::spawn(move || {
+                let at = Instant::now();
+                assert!(round.flush());
+                at.elapsed()
+            })
+        };
+        // A board task hands in its game over and over while the writer
+        // writes (and syncs) 150 files.
+        let mut slowest = Duration::ZERO;
+        while !writer.is_finished() {
+            let at = Instant::now();
+            round.update(1, 1, &record(81));
+            slowest = slowest.max(at.elapsed());
+        }
+        let took = writer.join().unwrap();
+        assert!(
+            slowest * 5 < took.max(Duration::from_millis(25)),
+            "a board waited {slowest:?} for a folder write of {took:?}"
+        );
     }
 }
