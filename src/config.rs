@@ -220,6 +220,8 @@ pub struct RawMqtt {
     pub client_id: Option<String>,
     /// Keep-alive in seconds.
     pub keep_alive_s: Option<u64>,
+    /// Seconds between heartbeats (0: none).
+    pub heartbeat_s: Option<u64>,
     /// Username.
     pub username: Option<String>,
     /// Password.
@@ -510,6 +512,9 @@ pub struct Mqtt {
     pub client_id: String,
     /// Keep-alive.
     pub keep_alive: Duration,
+    /// Time between two heartbeats on `{prefix}/bridge/{name}/heartbeat`
+    /// (zero: none).
+    pub heartbeat: Duration,
     /// Username and password.
     pub credentials: Option<(String, String)>,
     /// Unacknowledged events kept per board.
@@ -896,6 +901,7 @@ pub fn mqtt(
                 .ok_or_else(|| src.missing("mqtt.keep_alive_s"))?
                 .max(1),
         ),
+        heartbeat: Duration::from_secs(m.heartbeat_s.or(dm.heartbeat_s).unwrap_or(5)),
         credentials: username.map(|u| (u, password)),
         queue: queue.into_inner(),
         reconnect: backoff(

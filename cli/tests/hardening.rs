@@ -632,3 +632,143 @@ async fn hardening_the_instance_topic_is_bounded_and_logged_escaped() {
         "a forged log line:\n{log}"
     );
 }
+
+/// Publishes one retained message of `bytes` bytes on `topic` with a raw
+/// MQTT 3.1.1 client (rumqttc's own ceiling would refuse to send it).
+fn publish_big_retained(port: u16, topic: &str, bytes: usize) {
+    fn remaining(mut n: usize, out: &mut Vec<u8>) {
+        loop {
+            let mut b = (n % 128) as u8;
+            n /= 128;
+            if n > 0 {
+                b |= 0x80;
+            }
+            out.push(b);
+            if n == 0 {
+                break;
+            }
+        }
+    }
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let id = b"big-publisher";
+    let mut body = vec![
+        0,
+        4,
+        b'M',
+        b'Q',
+        b'T',
+        b'T',
+        4,
+        0x02,
+        0,
+        30,
+        0,
+        id.len() as u8,
+    ];
+    body.extend_from_slice(id);
+    let mut connect = vec![0x10];
+    remaining(body.len(), &mut connect);
+    connect.extend(body);
+    s.write_all(&connect).unwrap();
+    let mut ack = [0u8; 4];
+    s.read_exact(&mut ack).unwrap();
+    assert_eq!(ack, [0x20, 2, 0, 0], "CONNACK");
+    // PUBLISH, QoS 1, retained.
+    let mut head = vec![0x33];
+    remaining(2 + topic.len() + 2 + bytes, &mut head);
+    head.extend_from_slice(&(topic.len() as u16).to_be_bytes());
+    head.extend_from_slice(topic.as_bytes());
+    head.extend_from_slice(&[0, 1]);
+    s.write_all(&head).unwrap();
+    s.write_all(&vec![b'z'; bytes]).unwrap();
+    let mut puback = [0u8; 4];
+    s.read_exact(&mut puback).unwrap();
+    assert_eq!(puback, [0x40, 2, 0, 1], "PUBACK");
+    s.write_all(&[0xe0, 0]).unwrap();
+}
+
+/// How many times the daemon's log says it connected to the broker.
+fn connections(log: &str) -> usize {
+    log.matches("connected to the broker").count()
+}
+
+/// Issue 27, "one oversized retained message on the bridge's instance
+/// topic makes it reconnect forever": a 2 MiB retained message there (over
+/// the 1 MiB the bridge publishes, under the ceiling it reads) is read and
+/// dropped on the same connection; a 24 MiB one (over every ceiling)
+/// costs one reconnection, after which the bridge clears it and stays
+/// connected. Both are logged; the bridge keeps publishing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hardening_an_oversized_retained_instance_message_never_makes_the_bridge_loop() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let topic = "hard/bridge/test/instance";
+    publish_big_retained(broker.port, topic, 2 << 20);
+    let config = write_config_with(
+        dir.path(),
+        &broker.url(),
+        "",
+        "hard",
+        &[BoardConf {
+            id: "1".into(),
+            port: dir
+                .path()
+                .join("no-such-tty")
+                .to_string_lossy()
+                .into_owned(),
+            serial: Some("12345".into()),
+        }],
+    );
+    let daemon = Daemon::start(&config);
+    let status =
+        crate::util::Subscriber::connect(broker.port, "hard/bridge/test/status", "st", false).await;
+    status
+        .wait_for("the bridge online", Duration::from_secs(20), |msgs| {
+            msgs.iter().any(|m| m.text() == "online").then_some(())
+        })
+        .await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let log = daemon.log();
+    assert_eq!(
+        connections(&log),
+        1,
+        "a 2 MiB retained message cost reconnections:\n{log}"
+    );
+    assert!(log.contains("dropped"), "the drop is not logged:\n{log}");
+
+    // Over every ceiling: one reconnection, then the message is cleared.
+    publish_big_retained(broker.port, topic, 24 << 20);
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let log = daemon.log();
+    assert!(
+        connections(&log) <= 3,
+        "{} connections after a 24 MiB retained message:\n{log}",
+        connections(&log)
+    );
+    let settled = connections(&log);
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let log = daemon.log();
+    assert_eq!(
+        connections(&log),
+        settled,
+        "the bridge keeps reconnecting:\n{log}"
+    );
+    let retained = std::process::Command::new("mosquitto_sub")
+        .args(["-h", "127.0.0.1", "-p", &broker.port.to_string()])
+        .args(["-t", topic, "-C", "1", "-W", "2", "--retained-only"])
+        .output()
+        .unwrap();
+    assert!(
+        retained.stdout.len() < 4096,
+        "the oversized retained message is still on the broker ({} bytes)",
+        retained.stdout.len()
+    );
+    assert_eq!(
+        status.last_on("hard/bridge/test/status").as_deref(),
+        Some("online")
+    );
+}
