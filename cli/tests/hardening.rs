@@ -772,3 +772,155 @@ async fn hardening_an_oversized_retained_instance_message_never_makes_the_bridge
         Some("online")
     );
 }
+
+/// Issue 27, "the LiveChess follower and the hub knock copies of
+/// themselves off the broker many times a second, silently": two hubs of
+/// one configuration and two bridges with one `[mqtt] client_id` (each
+/// with its LiveChess follower) share a broker for a while; the broker
+/// never closes anybody's session for another client with the same id,
+/// and each hub connects once.
+#[test]
+fn hardening_copies_of_a_hub_and_of_a_follower_never_knock_each_other_off() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let url = format!("\"mqtt://127.0.0.1:{}\"", broker.port);
+    let hubs: Vec<HubProc> = ["h1", "h2"]
+        .iter()
+        .map(|d| {
+            let listen = format!("127.0.0.1:{}", free_port());
+            HubProc::start(&hub_config(&dir.path().join(d), &url, "kn", &listen))
+        })
+        .collect();
+    let daemons: Vec<Daemon> = ["b1", "b2"]
+        .iter()
+        .map(|name| {
+            let bdir = dir.path().join(name);
+            std::fs::create_dir_all(&bdir).unwrap();
+            let extra = format!(
+                "client_id = \"venue\"\n\n[livechess]\nlisten = \"127.0.0.1:{}\"\n",
+                free_port()
+            );
+            let config = write_config_with(
+                &bdir,
+                &broker.url(),
+                &extra,
+                "kn",
+                &[BoardConf {
+                    id: format!("{name}-1"),
+                    port: bdir.join("no-such-tty").to_string_lossy().into_owned(),
+                    serial: None,
+                }],
+            );
+            let text = std::fs::read_to_string(&config).unwrap().replacen(
+                "name = \"test\"",
+                &format!("name = \"{name}\""),
+                1,
+            );
+            std::fs::write(&config, text).unwrap();
+            Daemon::start(&config)
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(6));
+    let log = broker.log();
+    let kicked: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("already connected"))
+        .collect();
+    assert!(kicked.is_empty(), "sessions taken over: {kicked:#?}");
+    let followers = log
+        .lines()
+        .filter(|l| l.contains("New client connected") && l.contains("venue-livechess"))
+        .count();
+    assert_eq!(followers, 2, "one connection per follower:\n{log}");
+    for hub in &hubs {
+        assert_eq!(
+            hub.log().matches("hub: connected").count(),
+            1,
+            "{}",
+            hub.log()
+        );
+    }
+    drop(daemons);
+}
+
+/// Issue 27, "a bridge cut off from the whole cluster (its node died with
+/// it) stays online at the hub forever": the bridge is frozen (SIGSTOP)
+/// with a keep-alive long enough that no will fires during the test, as
+/// when the only node that could publish its will is gone. The hub, with
+/// `silence_s = 2`, shows it and its board offline within a few seconds of
+/// its last heartbeat, and online again when it is heard again.
+#[test]
+fn hardening_the_hub_shows_a_bridge_it_no_longer_hears_offline() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let url = format!("\"mqtt://127.0.0.1:{}\"", broker.port);
+    let listen = format!("127.0.0.1:{}", free_port());
+    let hub_file = hub_config(&dir.path().join("hub"), &url, "lv", &listen);
+    let text = std::fs::read_to_string(&hub_file).unwrap().replacen(
+        "[hub]\n",
+        "[hub]\nsilence_s = 2\n",
+        1,
+    );
+    std::fs::write(&hub_file, text).unwrap();
+    let hub = HubProc::start(&hub_file);
+    let bdir = dir.path().join("hall");
+    std::fs::create_dir_all(&bdir).unwrap();
+    let config = write_config_with(
+        &bdir,
+        &broker.url(),
+        "heartbeat_s = 1",
+        "lv",
+        &[BoardConf {
+            id: "c1".into(),
+            port: bdir.join("no-such-tty").to_string_lossy().into_owned(),
+            serial: None,
+        }],
+    );
+    let text = std::fs::read_to_string(&config).unwrap().replacen(
+        "keep_alive_s = 5",
+        "keep_alive_s = 60",
+        1,
+    );
+    std::fs::write(&config, text).unwrap();
+    let daemon = Daemon::start(&config);
+    let bridge = |s: &Value| s["bridges"]["test"].as_str().map(str::to_string);
+    let board_status = |s: &Value| {
+        let i = s["boards"].as_array()?.iter().position(|b| b == "c1")?;
+        s["states"][i]["bridge_status"].as_str().map(str::to_string)
+    };
+    wait_until("the bridge online at the hub", 30, || {
+        let s = snapshot(&listen)?;
+        (bridge(&s).as_deref() == Some("online") && board_status(&s).as_deref() == Some("online"))
+            .then_some(())
+    });
+    // Heard for a while: stays online.
+    std::thread::sleep(Duration::from_secs(4));
+    let s = snapshot(&listen).unwrap();
+    assert_eq!(bridge(&s).as_deref(), Some("online"), "{s}");
+
+    let pid = Pid::from_raw(daemon.pid() as i32);
+    kill(pid, Signal::SIGSTOP).unwrap();
+    let frozen = Instant::now();
+    wait_until("the silent bridge offline at the hub", 15, || {
+        let s = snapshot(&listen)?;
+        (bridge(&s).as_deref() == Some("offline") && board_status(&s).as_deref() == Some("offline"))
+            .then_some(())
+    });
+    let after = frozen.elapsed();
+    assert!(after < Duration::from_secs(8), "{after:?}");
+    assert!(hub.log().contains("not heard from"), "{}", hub.log());
+    kill(pid, Signal::SIGCONT).unwrap();
+    wait_until("the bridge online again", 15, || {
+        let s = snapshot(&listen)?;
+        (bridge(&s).as_deref() == Some("online")).then_some(())
+    });
+    drop(daemon);
+}

@@ -30,7 +30,7 @@ pub mod api;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::Router;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -243,7 +243,12 @@ impl LiveChessServer {
         let hub = Hub::for_config(config);
         let topics = Topics::new(&config.mqtt.prefix, &config.bridge.name);
         let mut options = mqtt::options(&config.mqtt, &topics)?;
-        options.set_client_id(format!("{}-livechess", config.mqtt.client_id));
+        // Design: a random part, so that two processes of one
+        // configuration never knock each other's follower off the broker
+        // (the clean session needs no stable id).
+        let client_id =
+            mqtt::link::unique_client_id(&format!("{}-livechess", config.mqtt.client_id));
+        options.set_client_id(client_id);
         // Not the bridge's will: this client going away says nothing
         // about the boards.
         options.set_last_will(LastWill::new(
@@ -259,7 +264,8 @@ impl LiveChessServer {
             .local_addr()
             .map_err(|source| LiveChessError::Bind { addr, source })?;
         let ids: Vec<String> = config.boards.iter().map(|b| b.id.clone()).collect();
-        let follower = tokio::spawn(follow(options, topics, ids, Arc::clone(&hub)));
+        let backoff = crate::backoff::Backoff::new(config.mqtt.reconnect);
+        let follower = tokio::spawn(follow(options, backoff, topics, ids, Arc::clone(&hub)));
         let (limits, socket) = config.livechess_limits.clone();
         let api = Api {
             hub: Arc::clone(&hub),
@@ -278,9 +284,19 @@ impl LiveChessServer {
 }
 
 /// Follows the boards' state and event topics into `hub`, reconnecting
-/// forever.
-async fn follow(options: rumqttc::MqttOptions, topics: Topics, ids: Vec<String>, hub: Arc<Hub>) {
+/// forever with capped exponential backoff (reset only after a connection
+/// that lasted, see [`mqtt::link::Health`]); an outage, and a broker that
+/// keeps closing the session, are warned about (rate limited).
+async fn follow(
+    options: rumqttc::MqttOptions,
+    mut backoff: crate::backoff::Backoff,
+    topics: Topics,
+    ids: Vec<String>,
+    hub: Arc<Hub>,
+) {
+    let client_id = options.client_id();
     let (client, mut events) = AsyncClient::new(options, 64);
+    let mut health = mqtt::link::Health::default();
     let routes: Vec<(String, String, String)> = ids
         .iter()
         .map(|id| (id.clone(), topics.state(id), topics.event(id)))
@@ -288,6 +304,11 @@ async fn follow(options: rumqttc::MqttOptions, topics: Topics, ids: Vec<String>,
     loop {
         match events.poll().await {
             Ok(rumqttc::Event::Incoming(rumqttc::Packet::ConnAck(_))) => {
+                let failures = health.connected(tokio::time::Instant::now());
+                debug!(
+                    failed_attempts = failures,
+                    "livechess: connected to the broker"
+                );
                 for (_, state, event) in &routes {
                     for t in [state, event] {
                         if let Err(e) = client.try_subscribe(t.clone(), QoS::AtMostOnce) {
@@ -307,8 +328,13 @@ async fn follow(options: rumqttc::MqttOptions, topics: Topics, ids: Vec<String>,
             }
             Ok(_) => {}
             Err(e) => {
-                debug!(error = %e, "livechess: broker connection lost; retrying");
-                tokio::time::sleep(Duration::from_millis(500)).await;
+                let refused = matches!(e, rumqttc::ConnectionError::ConnectionRefused(_));
+                let (reset, report) = health.failed(tokio::time::Instant::now(), refused);
+                if reset {
+                    backoff.reset();
+                }
+                report.log("livechess", &client_id, &e, health.failures());
+                tokio::time::sleep(backoff.next_delay()).await;
             }
         }
     }
