@@ -157,6 +157,9 @@ pub struct RawLiveChess {
     pub header_timeout_s: Option<u64>,
     /// Feeds one WebSocket may subscribe to.
     pub max_subscriptions: Option<usize>,
+    /// Seconds a WebSocket may stay silent (no frame, no answer to the
+    /// server's pings) before it is closed.
+    pub idle_timeout_s: Option<u64>,
     /// Browser origins the WebSocket lets in.
     pub origins: Option<Vec<String>>,
 }
@@ -1489,6 +1492,10 @@ pub fn livechess_limits(
     };
     let socket = crate::listener::SocketLimits {
         max_subscriptions: num(|l| l.max_subscriptions).unwrap_or(ds.max_subscriptions),
+        idle_timeout: raw
+            .and_then(|l| l.idle_timeout_s)
+            .or(defaults.and_then(|l| l.idle_timeout_s))
+            .map_or(ds.idle_timeout, Duration::from_secs),
         origins: raw
             .and_then(|l| l.origins.clone())
             .or(defaults.and_then(|l| l.origins.clone()))
@@ -1498,10 +1505,11 @@ pub fn livechess_limits(
     if limits.max_connections == 0
         || limits.header_timeout.is_zero()
         || socket.max_subscriptions == 0
+        || socket.idle_timeout.is_zero()
     {
         return Err(src.invalid(
             None,
-            "livechess: max_connections, header_timeout_s and max_subscriptions must be at least 1"
+            "livechess: max_connections, header_timeout_s, max_subscriptions and idle_timeout_s must be at least 1"
                 .into(),
         ));
     }

@@ -150,21 +150,16 @@ impl Drop for NatsNode {
 /// Where Debian's nats-server package puts the server.
 pub const NATS: &str = "/usr/sbin/nats-server";
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_bridge_on_a_nats_cluster_loses_no_move_when_its_node_dies() {
-    if !crate::util::require(&[crate::util::Tool::Mosquitto, crate::util::Tool::Nats]) {
-        return;
-    }
+/// Three NATS nodes on loopback, clustered, with their MQTT gateways; once
+/// a retained message published on the first can be read on the third
+/// (JetStream has elected its leaders).
+pub fn start_cluster() -> Vec<NatsNode> {
     use crate::util::free_port;
-    assert!(
-        std::path::Path::new(NATS).exists(),
-        "this test needs {NATS}: apt-get install nats-server"
-    );
     let ports: Vec<[u16; 3]> = (0..3)
         .map(|_| [free_port(), free_port(), free_port()])
         .collect();
     let routes: Vec<u16> = ports.iter().map(|p| p[1]).collect();
-    let mut nodes: Vec<NatsNode> = ports
+    let nodes: Vec<NatsNode> = ports
         .iter()
         .enumerate()
         .map(|(i, p)| NatsNode::start(i + 1, p[0], p[1], p[2], &routes))
@@ -192,6 +187,15 @@ async fn a_bridge_on_a_nats_cluster_loses_no_move_when_its_node_dies() {
         );
         std::thread::sleep(Duration::from_millis(500));
     }
+    nodes
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bridge_on_a_nats_cluster_loses_no_move_when_its_node_dies() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto, crate::util::Tool::Nats]) {
+        return;
+    }
+    let mut nodes = start_cluster();
 
     let dir = tempfile::tempdir().unwrap();
     // A persistent session: the cluster keeps its QoS 1 messages in
@@ -257,5 +261,181 @@ async fn a_bridge_on_a_nats_cluster_loses_no_move_when_its_node_dies() {
         lost.is_empty(),
         "move events never seen on the third node: {lost:?}"
     );
+    drop(daemon);
+}
+
+/// How late each move reached a subscriber, relative to how it arrived
+/// before the failure: the figures of one subscriber.
+#[derive(Debug)]
+struct Lateness {
+    /// Moves whose normal arrival fell in the window after the kill.
+    moves: usize,
+    p50_ms: u64,
+    p99_ms: u64,
+    max_ms: u64,
+}
+
+/// The lateness of the moves `sub` received, for the moves that would
+/// normally have arrived within `window` after `killed`. Normal arrival:
+/// the event's `t_ms` (the daemon's clock) plus the smallest gap between
+/// arrival and `t_ms` seen before the kill (the settle time and the
+/// path through the cluster), so no clocks need agree.
+fn lateness(sub: &Subscriber, killed: tokio::time::Instant, window: Duration) -> Lateness {
+    use std::collections::BTreeMap;
+    let mut first: BTreeMap<(String, u64), (u64, tokio::time::Instant)> = BTreeMap::new();
+    for m in sub.messages() {
+        if !m.topic.ends_with("/event") || m.topic.contains("/arbiter/") {
+            continue;
+        }
+        let v = m.json();
+        if v["type"] != "move" {
+            continue;
+        }
+        let key = (m.topic.clone(), v["ply"].as_u64().unwrap());
+        first
+            .entry(key)
+            .or_insert((v["t_ms"].as_u64().unwrap(), m.at));
+    }
+    // The daemon's clock at the subscriber: arrival - t_ms, at its
+    // smallest before the kill.
+    let base = first
+        .values()
+        .filter(|(_, at)| *at < killed)
+        .map(|(t, at)| *at - Duration::from_millis(*t))
+        .min()
+        .expect("moves before the kill");
+    let mut late: Vec<u64> = first
+        .values()
+        .filter_map(|(t, at)| {
+            let normal = base + Duration::from_millis(*t);
+            (normal >= killed && normal < killed + window)
+                .then(|| at.saturating_duration_since(normal).as_millis() as u64)
+        })
+        .collect();
+    late.sort_unstable();
+    assert!(!late.is_empty(), "no move in the window");
+    let pct = |p: f64| late[((late.len() as f64 * p).ceil() as usize).clamp(1, late.len()) - 1];
+    Lateness {
+        moves: late.len(),
+        p50_ms: pct(0.50),
+        p99_ms: pct(0.99),
+        max_ms: *late.last().unwrap(),
+    }
+}
+
+/// Issue 27, "moves published during a cluster node's death arrive 3-12 s
+/// late": four boards play on one bridge whose NATS node is killed
+/// mid-game; every move reaches subscribers of a surviving node (a
+/// persistent QoS 1 session and a clean one) less than 3 s later than it
+/// would have without the failure, at the 99th percentile of the moves
+/// made in the 10 s after the kill. Prints the figures:
+/// `cargo test -p boardcast-cli --test system fails_over_to_a_surviving -- --include-ignored --nocapture`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a measurement that NATS 2.9 fails: it re-elects its MQTT streams' leaders for 5-8 s (docs/deployment.md)"]
+async fn a_bridge_fails_over_to_a_surviving_nats_node_in_under_3_s_at_p99() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto, crate::util::Tool::Nats]) {
+        return;
+    }
+    let mut nodes = start_cluster();
+    let dir = tempfile::tempdir().unwrap();
+    let persistent = Subscriber::connect(nodes[2].mqtt, "fv/board/+/event", "fv-q1", true).await;
+    let clean = Subscriber::connect(nodes[2].mqtt, "fv/board/+/event", "fv-clean", false).await;
+    let long: Vec<_> = crate::util::games()
+        .into_iter()
+        .filter(|g| g.sans.len() >= 70)
+        .take(4)
+        .map(|mut g| {
+            g.moves.truncate(70);
+            g.sans.truncate(70);
+            g
+        })
+        .collect();
+    assert_eq!(long.len(), 4);
+    let sims: Vec<SimBoard> = long
+        .iter()
+        .enumerate()
+        .map(|(i, g)| {
+            let serial = format!("5100{i}");
+            SimBoard::new(
+                dir.path(),
+                &format!("b{i}"),
+                g.clone(),
+                30 + i as u64,
+                SimOptions::fast(&serial),
+            )
+        })
+        .collect();
+    let boards: Vec<BoardConf> = sims
+        .iter()
+        .enumerate()
+        .map(|(i, sim)| BoardConf {
+            id: format!("{i}"),
+            port: sim.path().to_string_lossy().into_owned(),
+            serial: None,
+        })
+        .collect();
+    let config = write_config(dir.path(), nodes[0].mqtt, "fv", &boards);
+    let urls: Vec<String> = nodes
+        .iter()
+        .map(|n| format!("\"mqtt://127.0.0.1:{}\"", n.mqtt))
+        .collect();
+    let text = std::fs::read_to_string(&config).unwrap().replace(
+        &format!("url = \"mqtt://127.0.0.1:{}\"", nodes[0].mqtt),
+        &format!("url = [{}]", urls.join(", ")),
+    );
+    std::fs::write(&config, text).unwrap();
+    let daemon = Daemon::start(&config);
+    persistent
+        .wait_for(
+            "a few moves of every board",
+            Duration::from_secs(60),
+            |msgs| {
+                (0..4)
+                    .all(|i| {
+                        let topic = format!("fv/board/{i}/event");
+                        msgs.iter()
+                            .filter(|m| m.topic == topic && m.json()["type"] == "move")
+                            .count()
+                            >= 6
+                    })
+                    .then_some(())
+            },
+        )
+        .await;
+    nodes[0].kill();
+    let killed = tokio::time::Instant::now();
+    for (i, g) in long.iter().enumerate() {
+        let topic = format!("fv/board/{i}/event");
+        persistent
+            .wait_for(
+                &format!("board {i}'s last move"),
+                Duration::from_secs(90),
+                |msgs| {
+                    msgs.iter()
+                        .any(|m| {
+                            m.topic == topic
+                                && m.json()["type"] == "move"
+                                && m.json()["ply"] == g.sans.len()
+                        })
+                        .then_some(())
+                },
+            )
+            .await;
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let window = Duration::from_secs(10);
+    let (q1, q0) = (
+        lateness(&persistent, killed, window),
+        lateness(&clean, killed, window),
+    );
+    for (what, l) in [("QoS 1 persistent", &q1), ("clean session", &q0)] {
+        eprintln!(
+            "failover: {what} subscriber of a surviving node, {} moves made in the 10 s after the node's death: late by p50 {} ms, p99 {} ms, max {} ms",
+            l.moves, l.p50_ms, l.p99_ms, l.max_ms
+        );
+    }
+    for (what, l) in [("persistent", &q1), ("clean", &q0)] {
+        assert!(l.p99_ms < 3_000, "{what}: {l:?}\n{}", daemon.log());
+    }
     drop(daemon);
 }

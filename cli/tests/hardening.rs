@@ -924,3 +924,101 @@ fn hardening_the_hub_shows_a_bridge_it_no_longer_hears_offline() {
     });
     drop(daemon);
 }
+
+/// Issue 27, one hardened accept loop: a LiveChess WebSocket whose client
+/// goes silent (never answers the server's pings, sends nothing) is closed
+/// after `idle_timeout_s`; one that answers the pings stays open.
+#[test]
+fn hardening_an_idle_livechess_websocket_is_closed() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let extra = format!("\n[livechess]\nlisten = \"127.0.0.1:{port}\"\nidle_timeout_s = 2\n");
+    let (_broker, daemon) = daemon(dir.path(), &extra);
+    wait_port(port, &daemon);
+    let (_, silent) = ws_open(port, None);
+    let mut silent = silent.unwrap();
+    let (_, alive) = ws_open(port, None);
+    let mut alive = alive.unwrap();
+    alive
+        .set_read_timeout(Some(Duration::from_secs(1)))
+        .unwrap();
+    let start = Instant::now();
+    let mut pings = 0;
+    // The live one answers every ping with a pong for 4 s.
+    while start.elapsed() < Duration::from_secs(4) {
+        if let Some((9, p)) = ws_recv(&mut alive) {
+            pings += 1;
+            let mut f = vec![0x8a, 0x80 | p.len() as u8, 0, 0, 0, 0];
+            f.extend_from_slice(&p);
+            alive.write_all(&f).unwrap();
+        }
+    }
+    assert!(pings >= 2, "the server pings: {pings}");
+    // The silent one was closed by then (a close frame, or the end).
+    // (A read that times out takes 3 s; the end of a closed stream, at once.)
+    silent
+        .set_read_timeout(Some(Duration::from_secs(3)))
+        .unwrap();
+    let closed = loop {
+        let asked = Instant::now();
+        match ws_recv(&mut silent) {
+            Some((8, _)) => break true,
+            None => break asked.elapsed() < Duration::from_secs(2),
+            Some(_) => {}
+        }
+    };
+    assert!(closed, "the silent WebSocket is still open");
+    let call = json!({"id": 1, "call": "eboards"});
+    ws_send(&mut alive, call.to_string().as_bytes()).unwrap();
+    alive
+        .set_read_timeout(Some(Duration::from_secs(3)))
+        .unwrap();
+    let reply = loop {
+        let (op, p) = ws_recv(&mut alive).expect("the live socket is open");
+        if op == 1 {
+            break serde_json::from_slice::<Value>(&p).unwrap();
+        }
+    };
+    assert_eq!(reply["response"], "call", "{reply}");
+}
+
+/// Issue 27, a login lockout: after five wrong arbiter passwords from one
+/// address, even the right one is refused (429, `Retry-After`) for a while.
+#[test]
+fn hardening_wrong_arbiter_passwords_lock_the_address_out() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let password = "view password 2026";
+    let extra =
+        format!("\n[web]\nlisten = \"127.0.0.1:{port}\"\narbiter_password = \"{password}\"\n");
+    let (_broker, daemon) = daemon(dir.path(), &extra);
+    wait_port(port, &daemon);
+    let post = |key: &str| {
+        let body = format!("key={}", key.replace(' ', "+"));
+        request(
+            port,
+            &format!(
+                "POST /arbiter HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            ),
+        )
+    };
+    // Right once (failures are forgotten), then five guesses.
+    assert_eq!(post(password).0, 303);
+    for n in 0..5 {
+        assert_eq!(post(&format!("guess {n}")).0, 401, "guess {n}");
+    }
+    let (code, reply) = post(password);
+    assert_eq!(code, 429, "{reply}");
+    assert!(
+        reply.to_ascii_lowercase().contains("retry-after"),
+        "{reply}"
+    );
+    assert!(daemon.log().contains("locked out"), "{}", daemon.log());
+}

@@ -452,7 +452,8 @@ async fn socket(ws: WebSocketUpgrade, State(api): State<Api>, headers: HeaderMap
     ws.max_message_size(max)
         .max_frame_size(max)
         .on_upgrade(move |socket| async move {
-            client(socket, api.hub, api.socket.max_subscriptions).await;
+            let idle = api.socket.idle_timeout;
+            client(socket, api.hub, api.socket.max_subscriptions, idle).await;
             drop(slot);
         })
 }
@@ -476,16 +477,36 @@ fn frame(feed: &mut Feed, views: &[BoardView]) -> Option<String> {
     Some(api::feed_frame(&feed.id, param, now_ms()))
 }
 
-async fn client(mut socket: WebSocket, hub: Arc<Hub>, max_feeds: usize) {
+/// One WebSocket: answers calls, pushes its feeds' frames, pings the
+/// client every third of `idle` and closes the socket when the client has
+/// sent nothing (a message or a pong) for `idle`.
+async fn client(mut socket: WebSocket, hub: Arc<Hub>, max_feeds: usize, idle: std::time::Duration) {
     let mut changes = hub.tx.subscribe();
     let mut feeds: Vec<Feed> = Vec::new();
+    let mut heard = tokio::time::Instant::now();
+    let mut ping = tokio::time::interval(idle / 3);
+    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let out: Vec<String> = tokio::select! {
-            m = socket.recv() => match m {
-                Some(Ok(Message::Text(text))) => answer(&hub, &mut feeds, text.as_str(), max_feeds),
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
-                Some(Ok(_)) => continue,
+            m = socket.recv() => {
+                heard = tokio::time::Instant::now();
+                match m {
+                    Some(Ok(Message::Text(text))) => answer(&hub, &mut feeds, text.as_str(), max_feeds),
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                    Some(Ok(_)) => continue,
+                }
             },
+            _ = tokio::time::sleep_until(heard + idle) => {
+                debug!("livechess: an idle WebSocket closed");
+                let _ = socket.send(Message::Close(None)).await;
+                return;
+            }
+            _ = ping.tick() => {
+                if socket.send(Message::Ping(Default::default())).await.is_err() {
+                    return;
+                }
+                continue;
+            }
             c = changes.recv() => {
                 let board = match c {
                     Ok(i) => Some(i),

@@ -21,6 +21,8 @@ use super::{INFLIGHT, MAX_INCOMING, MqttError, Outbox, WINDOW, options};
 use crate::backoff::Backoff;
 use crate::config;
 
+/// Seconds a broker has to answer a connection (TCP, TLS and `CONNACK`).
+const CONNECT_TIMEOUT_S: u64 = 3;
 /// How long a graceful shutdown waits for the broker to take what is left.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
 /// After a second message too large to read within this time (clearing
@@ -135,6 +137,12 @@ impl Connection {
         // broker's delayed ACK before sending the next one adds up to 40 ms.
         let mut network = NetworkOptions::new();
         network.set_tcp_nodelay(true);
+        // Design: give up on a node that does not answer CONNECT within
+        // CONNECT_TIMEOUT and try the next one. After a cluster node dies
+        // a surviving NATS node may hold a CONNECT for 4 s (its JetStream
+        // request timeout) and then refuse it, while another node of the
+        // list already takes connections (measured: see docs/deployment.md).
+        network.set_connection_timeout(CONNECT_TIMEOUT_S);
         eventloop.set_network_options(network);
         outbox.lock().client = Some(client.clone());
         let client_id = format!("{}-{}", cfg.client_id, outbox.instance());
