@@ -157,6 +157,9 @@ pub struct RawLiveChess {
     pub header_timeout_s: Option<u64>,
     /// Feeds one WebSocket may subscribe to.
     pub max_subscriptions: Option<usize>,
+    /// Seconds a WebSocket may stay silent (no frame, no answer to the
+    /// server's pings) before it is closed.
+    pub idle_timeout_s: Option<u64>,
     /// Browser origins the WebSocket lets in.
     pub origins: Option<Vec<String>>,
 }
@@ -220,6 +223,8 @@ pub struct RawMqtt {
     pub client_id: Option<String>,
     /// Keep-alive in seconds.
     pub keep_alive_s: Option<u64>,
+    /// Seconds between heartbeats (0: none).
+    pub heartbeat_s: Option<u64>,
     /// Username.
     pub username: Option<String>,
     /// Password.
@@ -513,6 +518,9 @@ pub struct Mqtt {
     pub client_id: String,
     /// Keep-alive.
     pub keep_alive: Duration,
+    /// Time between two heartbeats on `{prefix}/bridge/{name}/heartbeat`
+    /// (zero: none).
+    pub heartbeat: Duration,
     /// Username and password.
     pub credentials: Option<(String, String)>,
     /// Unacknowledged events kept per board.
@@ -900,6 +908,7 @@ pub fn mqtt(
                 .ok_or_else(|| src.missing("mqtt.keep_alive_s"))?
                 .max(1),
         ),
+        heartbeat: Duration::from_secs(m.heartbeat_s.or(dm.heartbeat_s).unwrap_or(5)),
         credentials: username.map(|u| (u, password)),
         queue: queue.into_inner(),
         reconnect: backoff(
@@ -1505,6 +1514,10 @@ pub fn livechess_limits(
     };
     let socket = crate::listener::SocketLimits {
         max_subscriptions: num(|l| l.max_subscriptions).unwrap_or(ds.max_subscriptions),
+        idle_timeout: raw
+            .and_then(|l| l.idle_timeout_s)
+            .or(defaults.and_then(|l| l.idle_timeout_s))
+            .map_or(ds.idle_timeout, Duration::from_secs),
         origins: raw
             .and_then(|l| l.origins.clone())
             .or(defaults.and_then(|l| l.origins.clone()))
@@ -1514,10 +1527,11 @@ pub fn livechess_limits(
     if limits.max_connections == 0
         || limits.header_timeout.is_zero()
         || socket.max_subscriptions == 0
+        || socket.idle_timeout.is_zero()
     {
         return Err(src.invalid(
             None,
-            "livechess: max_connections, header_timeout_s and max_subscriptions must be at least 1"
+            "livechess: max_connections, header_timeout_s, max_subscriptions and idle_timeout_s must be at least 1"
                 .into(),
         ));
     }

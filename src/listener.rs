@@ -54,6 +54,11 @@ pub struct SocketLimits {
     pub max_message: usize,
     /// Feeds one socket may subscribe to (default 256).
     pub max_subscriptions: usize,
+    /// A socket that sends nothing for this long (no message, no answer to
+    /// the pings the server sends every third of it) is closed: a peer gone
+    /// without a word (a laptop closed, a half-open connection) gives its
+    /// descriptor and its task back (default 60 s).
+    pub idle_timeout: std::time::Duration,
     /// Browser origins let in: `https://lichess.org`, `https://*.chess.com`
     /// (any subdomain), `chrome-extension://*` (any extension).
     pub origins: Vec<String>,
@@ -75,6 +80,7 @@ impl Default for SocketLimits {
         SocketLimits {
             max_message: 64 * 1024,
             max_subscriptions: 256,
+            idle_timeout: std::time::Duration::from_secs(60),
             origins: DEFAULT_ORIGINS.iter().map(|o| o.to_string()).collect(),
         }
     }
@@ -152,7 +158,12 @@ pub async fn serve_limited(listener: TcpListener, app: Router, limits: Limits, n
             continue;
         };
         warned = false;
-        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        // Each request knows its peer (`ConnectInfo`): the arbiter login
+        // counts failures per address.
+        let app = app
+            .clone()
+            .layer(axum::Extension(axum::extract::ConnectInfo(peer)));
+        let service = hyper_util::service::TowerToHyperService::new(app);
         tokio::spawn(async move {
             let mut builder = hyper::server::conn::http1::Builder::new();
             builder

@@ -150,21 +150,16 @@ impl Drop for NatsNode {
 /// Where Debian's nats-server package puts the server.
 pub const NATS: &str = "/usr/sbin/nats-server";
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_bridge_on_a_nats_cluster_loses_no_move_when_its_node_dies() {
-    if !crate::util::require(&[crate::util::Tool::Mosquitto, crate::util::Tool::Nats]) {
-        return;
-    }
+/// Three NATS nodes on loopback, clustered, with their MQTT gateways; once
+/// a retained message published on the first can be read on the third
+/// (JetStream has elected its leaders).
+pub fn start_cluster() -> Vec<NatsNode> {
     use crate::util::free_port;
-    assert!(
-        std::path::Path::new(NATS).exists(),
-        "this test needs {NATS}: apt-get install nats-server"
-    );
     let ports: Vec<[u16; 3]> = (0..3)
         .map(|_| [free_port(), free_port(), free_port()])
         .collect();
     let routes: Vec<u16> = ports.iter().map(|p| p[1]).collect();
-    let mut nodes: Vec<NatsNode> = ports
+    let nodes: Vec<NatsNode> = ports
         .iter()
         .enumerate()
         .map(|(i, p)| NatsNode::start(i + 1, p[0], p[1], p[2], &routes))
@@ -192,6 +187,15 @@ async fn a_bridge_on_a_nats_cluster_loses_no_move_when_its_node_dies() {
         );
         std::thread::sleep(Duration::from_millis(500));
     }
+    nodes
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bridge_on_a_nats_cluster_loses_no_move_when_its_node_dies() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto, crate::util::Tool::Nats]) {
+        return;
+    }
+    let mut nodes = start_cluster();
 
     let dir = tempfile::tempdir().unwrap();
     // A persistent session: the cluster keeps its QoS 1 messages in

@@ -632,3 +632,393 @@ async fn hardening_the_instance_topic_is_bounded_and_logged_escaped() {
         "a forged log line:\n{log}"
     );
 }
+
+/// Publishes one retained message of `bytes` bytes on `topic` with a raw
+/// MQTT 3.1.1 client (rumqttc's own ceiling would refuse to send it).
+fn publish_big_retained(port: u16, topic: &str, bytes: usize) {
+    fn remaining(mut n: usize, out: &mut Vec<u8>) {
+        loop {
+            let mut b = (n % 128) as u8;
+            n /= 128;
+            if n > 0 {
+                b |= 0x80;
+            }
+            out.push(b);
+            if n == 0 {
+                break;
+            }
+        }
+    }
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let id = b"big-publisher";
+    let mut body = vec![
+        0,
+        4,
+        b'M',
+        b'Q',
+        b'T',
+        b'T',
+        4,
+        0x02,
+        0,
+        30,
+        0,
+        id.len() as u8,
+    ];
+    body.extend_from_slice(id);
+    let mut connect = vec![0x10];
+    remaining(body.len(), &mut connect);
+    connect.extend(body);
+    s.write_all(&connect).unwrap();
+    let mut ack = [0u8; 4];
+    s.read_exact(&mut ack).unwrap();
+    assert_eq!(ack, [0x20, 2, 0, 0], "CONNACK");
+    // PUBLISH, QoS 1, retained.
+    let mut head = vec![0x33];
+    remaining(2 + topic.len() + 2 + bytes, &mut head);
+    head.extend_from_slice(&(topic.len() as u16).to_be_bytes());
+    head.extend_from_slice(topic.as_bytes());
+    head.extend_from_slice(&[0, 1]);
+    s.write_all(&head).unwrap();
+    s.write_all(&vec![b'z'; bytes]).unwrap();
+    let mut puback = [0u8; 4];
+    s.read_exact(&mut puback).unwrap();
+    assert_eq!(puback, [0x40, 2, 0, 1], "PUBACK");
+    s.write_all(&[0xe0, 0]).unwrap();
+}
+
+/// How many times the daemon's log says it connected to the broker.
+fn connections(log: &str) -> usize {
+    log.matches("connected to the broker").count()
+}
+
+/// Issue 27, "one oversized retained message on the bridge's instance
+/// topic makes it reconnect forever": a 2 MiB retained message there (over
+/// the 1 MiB the bridge publishes, under the ceiling it reads) is read and
+/// dropped on the same connection; a 24 MiB one (over every ceiling)
+/// costs one reconnection, after which the bridge clears it and stays
+/// connected. Both are logged; the bridge keeps publishing.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn hardening_an_oversized_retained_instance_message_never_makes_the_bridge_loop() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let topic = "hard/bridge/test/instance";
+    publish_big_retained(broker.port, topic, 2 << 20);
+    let config = write_config_with(
+        dir.path(),
+        &broker.url(),
+        "",
+        "hard",
+        &[BoardConf {
+            id: "1".into(),
+            port: dir
+                .path()
+                .join("no-such-tty")
+                .to_string_lossy()
+                .into_owned(),
+            serial: Some("12345".into()),
+        }],
+    );
+    let daemon = Daemon::start(&config);
+    let status =
+        crate::util::Subscriber::connect(broker.port, "hard/bridge/test/status", "st", false).await;
+    status
+        .wait_for("the bridge online", Duration::from_secs(20), |msgs| {
+            msgs.iter().any(|m| m.text() == "online").then_some(())
+        })
+        .await;
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let log = daemon.log();
+    assert_eq!(
+        connections(&log),
+        1,
+        "a 2 MiB retained message cost reconnections:\n{log}"
+    );
+    assert!(log.contains("dropped"), "the drop is not logged:\n{log}");
+
+    // Over every ceiling: one reconnection, then the message is cleared.
+    publish_big_retained(broker.port, topic, 24 << 20);
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let log = daemon.log();
+    assert!(
+        connections(&log) <= 3,
+        "{} connections after a 24 MiB retained message:\n{log}",
+        connections(&log)
+    );
+    let settled = connections(&log);
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    let log = daemon.log();
+    assert_eq!(
+        connections(&log),
+        settled,
+        "the bridge keeps reconnecting:\n{log}"
+    );
+    let retained = std::process::Command::new("mosquitto_sub")
+        .args(["-h", "127.0.0.1", "-p", &broker.port.to_string()])
+        .args(["-t", topic, "-C", "1", "-W", "2", "--retained-only"])
+        .output()
+        .unwrap();
+    assert!(
+        retained.stdout.len() < 4096,
+        "the oversized retained message is still on the broker ({} bytes)",
+        retained.stdout.len()
+    );
+    assert_eq!(
+        status.last_on("hard/bridge/test/status").as_deref(),
+        Some("online")
+    );
+}
+
+/// Issue 27, "the LiveChess follower and the hub knock copies of
+/// themselves off the broker many times a second, silently": two hubs of
+/// one configuration and two bridges with one `[mqtt] client_id` (each
+/// with its LiveChess follower) share a broker for a while; the broker
+/// never closes anybody's session for another client with the same id,
+/// and each hub connects once.
+#[test]
+fn hardening_copies_of_a_hub_and_of_a_follower_never_knock_each_other_off() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let url = format!("\"mqtt://127.0.0.1:{}\"", broker.port);
+    let hubs: Vec<HubProc> = ["h1", "h2"]
+        .iter()
+        .map(|d| {
+            let listen = format!("127.0.0.1:{}", free_port());
+            HubProc::start(&hub_config(&dir.path().join(d), &url, "kn", &listen))
+        })
+        .collect();
+    let daemons: Vec<Daemon> = ["b1", "b2"]
+        .iter()
+        .map(|name| {
+            let bdir = dir.path().join(name);
+            std::fs::create_dir_all(&bdir).unwrap();
+            let extra = format!(
+                "client_id = \"venue\"\n\n[livechess]\nlisten = \"127.0.0.1:{}\"\n",
+                free_port()
+            );
+            let config = write_config_with(
+                &bdir,
+                &broker.url(),
+                &extra,
+                "kn",
+                &[BoardConf {
+                    id: format!("{name}-1"),
+                    port: bdir.join("no-such-tty").to_string_lossy().into_owned(),
+                    serial: None,
+                }],
+            );
+            let text = std::fs::read_to_string(&config).unwrap().replacen(
+                "name = \"test\"",
+                &format!("name = \"{name}\""),
+                1,
+            );
+            std::fs::write(&config, text).unwrap();
+            Daemon::start(&config)
+        })
+        .collect();
+    std::thread::sleep(Duration::from_secs(6));
+    let log = broker.log();
+    let kicked: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("already connected"))
+        .collect();
+    assert!(kicked.is_empty(), "sessions taken over: {kicked:#?}");
+    let followers = log
+        .lines()
+        .filter(|l| l.contains("New client connected") && l.contains("venue-livechess"))
+        .count();
+    assert_eq!(followers, 2, "one connection per follower:\n{log}");
+    for hub in &hubs {
+        assert_eq!(
+            hub.log().matches("hub: connected").count(),
+            1,
+            "{}",
+            hub.log()
+        );
+    }
+    drop(daemons);
+}
+
+/// Issue 27, "a bridge cut off from the whole cluster (its node died with
+/// it) stays online at the hub forever": the bridge is frozen (SIGSTOP)
+/// with a keep-alive long enough that no will fires during the test, as
+/// when the only node that could publish its will is gone. The hub, with
+/// `silence_s = 2`, shows it and its board offline within a few seconds of
+/// its last heartbeat, and online again when it is heard again.
+#[test]
+fn hardening_the_hub_shows_a_bridge_it_no_longer_hears_offline() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let url = format!("\"mqtt://127.0.0.1:{}\"", broker.port);
+    let listen = format!("127.0.0.1:{}", free_port());
+    let hub_file = hub_config(&dir.path().join("hub"), &url, "lv", &listen);
+    let text = std::fs::read_to_string(&hub_file).unwrap().replacen(
+        "[hub]\n",
+        "[hub]\nsilence_s = 2\n",
+        1,
+    );
+    std::fs::write(&hub_file, text).unwrap();
+    let hub = HubProc::start(&hub_file);
+    let bdir = dir.path().join("hall");
+    std::fs::create_dir_all(&bdir).unwrap();
+    let config = write_config_with(
+        &bdir,
+        &broker.url(),
+        "heartbeat_s = 1",
+        "lv",
+        &[BoardConf {
+            id: "c1".into(),
+            port: bdir.join("no-such-tty").to_string_lossy().into_owned(),
+            serial: None,
+        }],
+    );
+    let text = std::fs::read_to_string(&config).unwrap().replacen(
+        "keep_alive_s = 5",
+        "keep_alive_s = 60",
+        1,
+    );
+    std::fs::write(&config, text).unwrap();
+    let daemon = Daemon::start(&config);
+    let bridge = |s: &Value| s["bridges"]["test"].as_str().map(str::to_string);
+    let board_status = |s: &Value| {
+        let i = s["boards"].as_array()?.iter().position(|b| b == "c1")?;
+        s["states"][i]["bridge_status"].as_str().map(str::to_string)
+    };
+    wait_until("the bridge online at the hub", 30, || {
+        let s = snapshot(&listen)?;
+        (bridge(&s).as_deref() == Some("online") && board_status(&s).as_deref() == Some("online"))
+            .then_some(())
+    });
+    // Heard for a while: stays online.
+    std::thread::sleep(Duration::from_secs(4));
+    let s = snapshot(&listen).unwrap();
+    assert_eq!(bridge(&s).as_deref(), Some("online"), "{s}");
+
+    let pid = Pid::from_raw(daemon.pid() as i32);
+    kill(pid, Signal::SIGSTOP).unwrap();
+    let frozen = Instant::now();
+    wait_until("the silent bridge offline at the hub", 15, || {
+        let s = snapshot(&listen)?;
+        (bridge(&s).as_deref() == Some("offline") && board_status(&s).as_deref() == Some("offline"))
+            .then_some(())
+    });
+    let after = frozen.elapsed();
+    assert!(after < Duration::from_secs(8), "{after:?}");
+    assert!(hub.log().contains("not heard from"), "{}", hub.log());
+    kill(pid, Signal::SIGCONT).unwrap();
+    wait_until("the bridge online again", 15, || {
+        let s = snapshot(&listen)?;
+        (bridge(&s).as_deref() == Some("online")).then_some(())
+    });
+    drop(daemon);
+}
+
+/// Issue 27, one hardened accept loop: a LiveChess WebSocket whose client
+/// goes silent (never answers the server's pings, sends nothing) is closed
+/// after `idle_timeout_s`; one that answers the pings stays open.
+#[test]
+fn hardening_an_idle_livechess_websocket_is_closed() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let extra = format!("\n[livechess]\nlisten = \"127.0.0.1:{port}\"\nidle_timeout_s = 2\n");
+    let (_broker, daemon) = daemon(dir.path(), &extra);
+    wait_port(port, &daemon);
+    let (_, silent) = ws_open(port, None);
+    let mut silent = silent.unwrap();
+    let (_, alive) = ws_open(port, None);
+    let mut alive = alive.unwrap();
+    alive
+        .set_read_timeout(Some(Duration::from_secs(1)))
+        .unwrap();
+    let start = Instant::now();
+    let mut pings = 0;
+    // The live one answers every ping with a pong for 4 s.
+    while start.elapsed() < Duration::from_secs(4) {
+        if let Some((9, p)) = ws_recv(&mut alive) {
+            pings += 1;
+            let mut f = vec![0x8a, 0x80 | p.len() as u8, 0, 0, 0, 0];
+            f.extend_from_slice(&p);
+            alive.write_all(&f).unwrap();
+        }
+    }
+    assert!(pings >= 2, "the server pings: {pings}");
+    // The silent one was closed by then (a close frame, or the end).
+    // (A read that times out takes 3 s; the end of a closed stream, at once.)
+    silent
+        .set_read_timeout(Some(Duration::from_secs(3)))
+        .unwrap();
+    let closed = loop {
+        let asked = Instant::now();
+        match ws_recv(&mut silent) {
+            Some((8, _)) => break true,
+            None => break asked.elapsed() < Duration::from_secs(2),
+            Some(_) => {}
+        }
+    };
+    assert!(closed, "the silent WebSocket is still open");
+    let call = json!({"id": 1, "call": "eboards"});
+    ws_send(&mut alive, call.to_string().as_bytes()).unwrap();
+    alive
+        .set_read_timeout(Some(Duration::from_secs(3)))
+        .unwrap();
+    let reply = loop {
+        let (op, p) = ws_recv(&mut alive).expect("the live socket is open");
+        if op == 1 {
+            break serde_json::from_slice::<Value>(&p).unwrap();
+        }
+    };
+    assert_eq!(reply["response"], "call", "{reply}");
+}
+
+/// Issue 27, a login lockout: after five wrong arbiter passwords from one
+/// address, even the right one is refused (429, `Retry-After`) for a while.
+#[test]
+fn hardening_wrong_arbiter_passwords_lock_the_address_out() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let password = "view password 2026";
+    let extra =
+        format!("\n[web]\nlisten = \"127.0.0.1:{port}\"\narbiter_password = \"{password}\"\n");
+    let (_broker, daemon) = daemon(dir.path(), &extra);
+    wait_port(port, &daemon);
+    let post = |key: &str| {
+        let body = format!("key={}", key.replace(' ', "+"));
+        request(
+            port,
+            &format!(
+                "POST /arbiter HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+                body.len()
+            ),
+        )
+    };
+    // Right once (failures are forgotten), then five guesses.
+    assert_eq!(post(password).0, 303);
+    for n in 0..5 {
+        assert_eq!(post(&format!("guess {n}")).0, 401, "guess {n}");
+    }
+    let (code, reply) = post(password);
+    assert_eq!(code, 429, "{reply}");
+    assert!(
+        reply.to_ascii_lowercase().contains("retry-after"),
+        "{reply}"
+    );
+    assert!(daemon.log().contains("locked out"), "{}", daemon.log());
+}

@@ -242,6 +242,11 @@ impl Broker {
         }
     }
 
+    /// What the broker logged so far (every connection, every client id).
+    pub fn log(&self) -> String {
+        fs::read_to_string(self.dir.path().join("mosquitto.log")).unwrap_or_default()
+    }
+
     /// The broker's URL.
     pub fn url(&self) -> String {
         format!("mqtt://127.0.0.1:{}", self.port)

@@ -1,12 +1,14 @@
 //! The hub's configuration: a small TOML file, read with the daemon's own
 //! tables (`[mqtt]`, `[web]`, `[broadcast]`, `[control]`, `[event]`,
 //! `[log]`) and checked by the same code, so keys mean the same in both
-//! files and errors name the line. Only `[hub] name` is the hub's own.
+//! files and errors name the line. Only `[hub]` (`name`, `state_dir`, `silence_s`) is
+//! the hub's own.
 //!
 //! ```toml
 //! [hub]
-//! name = "hall"                       # MQTT client id: boardcast-hub-hall
+//! name = "hall"                       # MQTT client id: boardcast-hub-hall-…
 //! state_dir = "/var/lib/boardcast-hub" # the delayed view's journals
+//! silence_s = 30                      # a bridge silent this long: offline
 //!
 //! [mqtt]
 //! url = ["mqtt://node-a:1883", "mqtt://node-b:1883"]
@@ -59,12 +61,20 @@ pub struct RawHubConfig {
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawHub {
-    /// The hub's name, in its MQTT client id (`boardcast-hub-{name}`).
+    /// The hub's name, in its MQTT client id (`boardcast-hub-{name}-…`).
     pub name: Option<Spanned<String>>,
     /// Where the delayed public view keeps its journals (default: the
     /// folder `{name}.state` beside the configuration file).
     pub state_dir: Option<String>,
+    /// Seconds without a heartbeat after which a bridge is shown offline
+    /// (0: never).
+    pub silence_s: Option<Spanned<u64>>,
 }
+
+/// A bridge's silence the hub waits for by default (s).
+pub const DEFAULT_SILENCE_S: u64 = 30;
+/// The longest silence allowed (s): a day.
+const MAX_SILENCE_S: u64 = 86_400;
 
 /// The hub's validated configuration.
 #[derive(Clone, Debug)]
@@ -72,8 +82,12 @@ pub struct HubConfig {
     /// The hub's name.
     pub name: String,
     /// Brokers (the first, then the other nodes), prefix, credentials, TLS.
-    /// The client id is `boardcast-hub-{name}`.
+    /// The client id is `boardcast-hub-{name}`, followed by a random part
+    /// per process.
     pub mqtt: crate::config::Mqtt,
+    /// How long a heartbeating bridge may stay silent before the hub shows
+    /// it offline (zero: never; see [`super::liveness`]).
+    pub silence: std::time::Duration,
     /// Where the live page listens, if anywhere.
     pub web: Option<std::net::SocketAddr>,
     /// The live page's limits.
@@ -131,6 +145,17 @@ impl HubConfig {
             }
         }
         let state_dir = raw.hub.as_ref().and_then(|h| h.state_dir.clone());
+        let silence = raw.hub.as_ref().and_then(|h| h.silence_s.clone());
+        let silence_s = match silence {
+            Some(s) if *s.get_ref() > MAX_SILENCE_S => {
+                return Err(invalid(
+                    s.span(),
+                    format!("hub.silence_s: at most {MAX_SILENCE_S} (0: never)"),
+                ));
+            }
+            Some(s) => s.into_inner(),
+            None => DEFAULT_SILENCE_S,
+        };
         let name = raw
             .hub
             .and_then(|h| h.name)
@@ -182,6 +207,7 @@ impl HubConfig {
             state_dir,
             name: name.1,
             mqtt,
+            silence: std::time::Duration::from_secs(silence_s),
             web,
             web_limits,
             web_login,
@@ -229,6 +255,16 @@ delay = "15m"
         assert_eq!(c.pgn_dir, Some(PathBuf::from("/etc/pgn")));
         assert_eq!(c.delay_ms, 15 * 60 * 1000);
         assert_eq!(c.event.name, "Olympiad");
+        assert_eq!(c.silence.as_secs(), DEFAULT_SILENCE_S);
+    }
+
+    #[test]
+    fn the_silence_is_set_switched_off_or_refused_with_its_line() {
+        let c = parse("[hub]\nsilence_s = 12\n").unwrap();
+        assert_eq!(c.silence.as_secs(), 12);
+        assert!(parse("[hub]\nsilence_s = 0\n").unwrap().silence.is_zero());
+        let e = parse("[hub]\nname = \"a\"\nsilence_s = 100000000\n").unwrap_err();
+        assert!(e.contains("line 3") && e.contains("hub.silence_s"), "{e}");
     }
 
     #[test]

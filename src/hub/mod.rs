@@ -16,6 +16,7 @@
 //! task.
 
 pub mod config;
+pub mod liveness;
 pub mod model;
 
 use std::collections::HashMap;
@@ -23,12 +24,14 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rumqttc::{AsyncClient, Event as MqttEvent, Incoming, MqttOptions, QoS};
+use rumqttc::{AsyncClient, ConnectionError, Event as MqttEvent, Incoming, MqttOptions, QoS};
 use tracing::{info, warn};
 
 use self::config::HubConfig;
+use self::liveness::{Change, Liveness};
 use self::model::{HubModel, Output};
 use crate::backoff::Backoff;
+use crate::mqtt::link::{self, Health};
 use crate::sink::round::Round;
 use crate::tournament::{Pairings, Player};
 use crate::web::{Audience, WebServer};
@@ -185,19 +188,152 @@ pub async fn run(
     result
 }
 
-/// The MQTT connection: subscribes at every connection, feeds the model,
-/// and releases delayed events on time, until `shutdown`.
+/// The MQTT connection: subscribes at every connection, feeds the model
+/// (through the bridges' liveness), and releases delayed events and
+/// judges silent bridges on time, until `shutdown`.
 async fn follow(
     cfg: &HubConfig,
     model: &mut HubModel,
     sinks: &mut Sinks,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), HubError> {
-    let brokers: Vec<(String, u16)> = std::iter::once((cfg.mqtt.host.clone(), cfg.mqtt.port))
-        .chain(cfg.mqtt.failover.iter().cloned())
-        .collect();
-    let options_for = |i: usize| -> Result<MqttOptions, HubError> {
-        let (host, port) = &brokers[i];
+    let mut link = HubLink::open(cfg)?;
+    let mut liveness = Liveness::new(&cfg.mqtt.prefix, cfg.silence.as_millis() as u64);
+    let mut filters = model.filters();
+    filters.push(liveness.filter());
+    tokio::pin!(shutdown);
+    loop {
+        let now = crate::wall::unix_ms();
+        // Silence is judged only while the hub itself hears the broker.
+        let judged = link
+            .health
+            .is_connected()
+            .then(|| liveness.next_due())
+            .flatten();
+        let due = [model.next_due(), judged]
+            .into_iter()
+            .flatten()
+            .min()
+            .map(|wall| {
+                tokio::time::Instant::now() + Duration::from_millis(wall.saturating_sub(now))
+            });
+        let polled = tokio::select! {
+            biased;
+            _ = &mut shutdown => break,
+            _ = sleep_until_opt(due) => {
+                let now = crate::wall::unix_ms();
+                sinks.apply(model.tick(now));
+                if link.health.is_connected() {
+                    let changes = liveness.tick(now);
+                    apply_liveness(cfg, model, sinks, changes, now);
+                }
+                continue;
+            }
+            r = link.eventloop.poll() => r,
+        };
+        match polled {
+            Ok(MqttEvent::Incoming(Incoming::ConnAck(_))) => {
+                link.on_connack();
+                liveness.resume(crate::wall::unix_ms());
+                for f in &filters {
+                    if link
+                        .client
+                        .try_subscribe(f.clone(), QoS::AtMostOnce)
+                        .is_err()
+                    {
+                        warn!(filter = %f, "hub: could not subscribe");
+                    }
+                }
+            }
+            Ok(MqttEvent::Incoming(Incoming::Publish(p))) => {
+                let now = crate::wall::unix_ms();
+                let (pass, change) = liveness.on_message(&p.topic, &p.payload, p.retain, now);
+                if pass {
+                    sinks.apply(model.on_message(&p.topic, &p.payload, now));
+                }
+                apply_liveness(cfg, model, sinks, change.into_iter().collect(), now);
+            }
+            Ok(_) => {}
+            Err(e) => {
+                let wait = link.on_error(cfg, &e)?;
+                tokio::select! {
+                    _ = &mut shutdown => break,
+                    _ = tokio::time::sleep(wait) => {}
+                }
+            }
+        }
+    }
+    let _ = link.client.try_disconnect();
+    Ok(())
+}
+
+/// Shows the bridges' liveness changes: a silent bridge as offline (as its
+/// last will would have), a bridge heard again as online.
+fn apply_liveness(
+    cfg: &HubConfig,
+    model: &mut HubModel,
+    sinks: &mut Sinks,
+    changes: Vec<Change>,
+    now: u64,
+) {
+    for change in changes {
+        let (name, status) = match &change {
+            Change::Silent { name, silent_ms } => {
+                warn!(bridge = ?name, silent_s = silent_ms / 1000, "hub: no heartbeat from the bridge: showing it offline (not heard from)");
+                (name, "offline")
+            }
+            Change::Heard { name } => {
+                info!(bridge = ?name, "hub: the bridge is heard again");
+                (name, "online")
+            }
+        };
+        let topic = format!("{}/bridge/{name}/status", cfg.mqtt.prefix);
+        sinks.apply(model.on_message(&topic, status.as_bytes(), now));
+    }
+}
+
+/// The hub's broker connection: the client, the nodes to fail over
+/// between, and the link's history.
+struct HubLink {
+    brokers: Vec<(String, u16)>,
+    current: usize,
+    client: AsyncClient,
+    eventloop: rumqttc::EventLoop,
+    backoff: Backoff,
+    health: Health,
+    /// This process's client id.
+    client_id: String,
+}
+
+impl HubLink {
+    fn open(cfg: &HubConfig) -> Result<HubLink, HubError> {
+        let brokers: Vec<(String, u16)> = std::iter::once((cfg.mqtt.host.clone(), cfg.mqtt.port))
+            .chain(cfg.mqtt.failover.iter().cloned())
+            .collect();
+        // Design: a random part, so that two hubs of one configuration (a
+        // standby, a restart while the old process lingers) do not knock
+        // each other off the broker; the clean session needs no stable id.
+        let client_id = link::unique_client_id(&cfg.mqtt.client_id);
+        let (client, eventloop) =
+            AsyncClient::new(Self::options(cfg, &brokers[0], &client_id)?, 64);
+        info!(host = %brokers[0].0, port = brokers[0].1, %client_id, "hub: connecting to the broker");
+        Ok(HubLink {
+            brokers,
+            current: 0,
+            client,
+            eventloop,
+            backoff: Backoff::new(cfg.mqtt.reconnect),
+            health: Health::default(),
+            client_id,
+        })
+    }
+
+    /// The options for one node.
+    fn options(
+        cfg: &HubConfig,
+        (host, port): &(String, u16),
+        client_id: &str,
+    ) -> Result<MqttOptions, HubError> {
         let node = crate::config::Mqtt {
             host: host.clone(),
             port: *port,
@@ -211,60 +347,33 @@ async fn follow(
         // retained states carry every game whole and are read again at
         // every connection; only the clock comments of moves made while
         // the hub itself was away are missing from its PGN.
-        crate::mqtt::connection_options(&node, cfg.mqtt.client_id.clone()).map_err(Into::into)
-    };
-    let mut current = 0;
-    let (client, mut eventloop) = AsyncClient::new(options_for(current)?, 64);
-    let mut backoff = Backoff::new(cfg.mqtt.reconnect);
-    let filters = model.filters();
-    info!(host = %brokers[0].0, port = brokers[0].1, client_id = %cfg.mqtt.client_id, "hub: connecting to the broker");
-    tokio::pin!(shutdown);
-    loop {
-        let due = model.next_due().map(|wall| {
-            let now = crate::wall::unix_ms();
-            tokio::time::Instant::now() + Duration::from_millis(wall.saturating_sub(now))
-        });
-        let polled = tokio::select! {
-            biased;
-            _ = &mut shutdown => break,
-            _ = sleep_until_opt(due) => {
-                sinks.apply(model.tick(crate::wall::unix_ms()));
-                continue;
-            }
-            r = eventloop.poll() => r,
-        };
-        match polled {
-            Ok(MqttEvent::Incoming(Incoming::ConnAck(ack))) => {
-                info!(host = %brokers[current].0, port = brokers[current].1, session_present = ack.session_present, "hub: connected");
-                backoff.reset();
-                for f in &filters {
-                    if client.try_subscribe(f.clone(), QoS::AtMostOnce).is_err() {
-                        warn!(filter = %f, "hub: could not subscribe");
-                    }
-                }
-            }
-            Ok(MqttEvent::Incoming(Incoming::Publish(p))) => {
-                let out = model.on_message(&p.topic, &p.payload, crate::wall::unix_ms());
-                sinks.apply(out);
-            }
-            Ok(_) => {}
-            Err(e) => {
-                let wait = backoff.next_delay();
-                warn!(host = %brokers[current].0, port = brokers[current].1, error = %e, retry_ms = wait.as_millis() as u64, "hub: broker connection failed");
-                if brokers.len() > 1 {
-                    current = (current + 1) % brokers.len();
-                    eventloop.mqtt_options = options_for(current)?;
-                    info!(host = %brokers[current].0, port = brokers[current].1, "hub: trying the next broker");
-                }
-                tokio::select! {
-                    _ = &mut shutdown => break,
-                    _ = tokio::time::sleep(wait) => {}
-                }
-            }
-        }
+        crate::mqtt::connection_options(&node, client_id.to_string()).map_err(Into::into)
     }
-    let _ = client.try_disconnect();
-    Ok(())
+
+    fn on_connack(&mut self) {
+        let failures = self.health.connected(tokio::time::Instant::now());
+        let (host, port) = &self.brokers[self.current];
+        info!(%host, port, failed_attempts = failures, "hub: connected");
+    }
+
+    /// A failed connection: logged as the link's history warrants, the
+    /// next node chosen; returns how long to wait before trying it.
+    fn on_error(&mut self, cfg: &HubConfig, e: &ConnectionError) -> Result<Duration, HubError> {
+        let refused = matches!(e, ConnectionError::ConnectionRefused(_));
+        let (reset, report) = self.health.failed(tokio::time::Instant::now(), refused);
+        if reset {
+            self.backoff.reset();
+        }
+        report.log("hub", &self.client_id, e, self.health.failures());
+        if self.brokers.len() > 1 {
+            self.current = (self.current + 1) % self.brokers.len();
+            self.eventloop.mqtt_options =
+                Self::options(cfg, &self.brokers[self.current], &self.client_id)?;
+            let (host, port) = &self.brokers[self.current];
+            info!(%host, port, "hub: trying the next broker");
+        }
+        Ok(self.backoff.next_delay())
+    }
 }
 
 async fn sleep_until_opt(at: Option<tokio::time::Instant>) {

@@ -30,7 +30,7 @@ pub mod api;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::Router;
 use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
@@ -243,7 +243,12 @@ impl LiveChessServer {
         let hub = Hub::for_config(config);
         let topics = Topics::new(&config.mqtt.prefix, &config.bridge.name);
         let mut options = mqtt::options(&config.mqtt, &topics)?;
-        options.set_client_id(format!("{}-livechess", config.mqtt.client_id));
+        // Design: a random part, so that two processes of one
+        // configuration never knock each other's follower off the broker
+        // (the clean session needs no stable id).
+        let client_id =
+            mqtt::link::unique_client_id(&format!("{}-livechess", config.mqtt.client_id));
+        options.set_client_id(client_id);
         // Not the bridge's will: this client going away says nothing
         // about the boards.
         options.set_last_will(LastWill::new(
@@ -259,7 +264,8 @@ impl LiveChessServer {
             .local_addr()
             .map_err(|source| LiveChessError::Bind { addr, source })?;
         let ids: Vec<String> = config.boards.iter().map(|b| b.id.clone()).collect();
-        let follower = tokio::spawn(follow(options, topics, ids, Arc::clone(&hub)));
+        let backoff = crate::backoff::Backoff::new(config.mqtt.reconnect);
+        let follower = tokio::spawn(follow(options, backoff, topics, ids, Arc::clone(&hub)));
         let (limits, socket) = config.livechess_limits.clone();
         let api = Api {
             hub: Arc::clone(&hub),
@@ -278,9 +284,19 @@ impl LiveChessServer {
 }
 
 /// Follows the boards' state and event topics into `hub`, reconnecting
-/// forever.
-async fn follow(options: rumqttc::MqttOptions, topics: Topics, ids: Vec<String>, hub: Arc<Hub>) {
+/// forever with capped exponential backoff (reset only after a connection
+/// that lasted, see [`mqtt::link::Health`]); an outage, and a broker that
+/// keeps closing the session, are warned about (rate limited).
+async fn follow(
+    options: rumqttc::MqttOptions,
+    mut backoff: crate::backoff::Backoff,
+    topics: Topics,
+    ids: Vec<String>,
+    hub: Arc<Hub>,
+) {
+    let client_id = options.client_id();
     let (client, mut events) = AsyncClient::new(options, 64);
+    let mut health = mqtt::link::Health::default();
     let routes: Vec<(String, String, String)> = ids
         .iter()
         .map(|id| (id.clone(), topics.state(id), topics.event(id)))
@@ -288,6 +304,11 @@ async fn follow(options: rumqttc::MqttOptions, topics: Topics, ids: Vec<String>,
     loop {
         match events.poll().await {
             Ok(rumqttc::Event::Incoming(rumqttc::Packet::ConnAck(_))) => {
+                let failures = health.connected(tokio::time::Instant::now());
+                debug!(
+                    failed_attempts = failures,
+                    "livechess: connected to the broker"
+                );
                 for (_, state, event) in &routes {
                     for t in [state, event] {
                         if let Err(e) = client.try_subscribe(t.clone(), QoS::AtMostOnce) {
@@ -307,8 +328,13 @@ async fn follow(options: rumqttc::MqttOptions, topics: Topics, ids: Vec<String>,
             }
             Ok(_) => {}
             Err(e) => {
-                debug!(error = %e, "livechess: broker connection lost; retrying");
-                tokio::time::sleep(Duration::from_millis(500)).await;
+                let refused = matches!(e, rumqttc::ConnectionError::ConnectionRefused(_));
+                let (reset, report) = health.failed(tokio::time::Instant::now(), refused);
+                if reset {
+                    backoff.reset();
+                }
+                report.log("livechess", &client_id, &e, health.failures());
+                tokio::time::sleep(backoff.next_delay()).await;
             }
         }
     }
@@ -426,7 +452,8 @@ async fn socket(ws: WebSocketUpgrade, State(api): State<Api>, headers: HeaderMap
     ws.max_message_size(max)
         .max_frame_size(max)
         .on_upgrade(move |socket| async move {
-            client(socket, api.hub, api.socket.max_subscriptions).await;
+            let idle = api.socket.idle_timeout;
+            client(socket, api.hub, api.socket.max_subscriptions, idle).await;
             drop(slot);
         })
 }
@@ -450,16 +477,36 @@ fn frame(feed: &mut Feed, views: &[BoardView]) -> Option<String> {
     Some(api::feed_frame(&feed.id, param, now_ms()))
 }
 
-async fn client(mut socket: WebSocket, hub: Arc<Hub>, max_feeds: usize) {
+/// One WebSocket: answers calls, pushes its feeds' frames, pings the
+/// client every third of `idle` and closes the socket when the client has
+/// sent nothing (a message or a pong) for `idle`.
+async fn client(mut socket: WebSocket, hub: Arc<Hub>, max_feeds: usize, idle: std::time::Duration) {
     let mut changes = hub.tx.subscribe();
     let mut feeds: Vec<Feed> = Vec::new();
+    let mut heard = tokio::time::Instant::now();
+    let mut ping = tokio::time::interval(idle / 3);
+    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let out: Vec<String> = tokio::select! {
-            m = socket.recv() => match m {
-                Some(Ok(Message::Text(text))) => answer(&hub, &mut feeds, text.as_str(), max_feeds),
-                Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
-                Some(Ok(_)) => continue,
+            m = socket.recv() => {
+                heard = tokio::time::Instant::now();
+                match m {
+                    Some(Ok(Message::Text(text))) => answer(&hub, &mut feeds, text.as_str(), max_feeds),
+                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
+                    Some(Ok(_)) => continue,
+                }
             },
+            _ = tokio::time::sleep_until(heard + idle) => {
+                debug!("livechess: an idle WebSocket closed");
+                let _ = socket.send(Message::Close(None)).await;
+                return;
+            }
+            _ = ping.tick() => {
+                if socket.send(Message::Ping(Default::default())).await.is_err() {
+                    return;
+                }
+                continue;
+            }
             c = changes.recv() => {
                 let board = match c {
                     Ok(i) => Some(i),

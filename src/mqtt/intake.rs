@@ -29,9 +29,10 @@ pub(super) struct Control {
     pub(super) refusals: RateLimit,
     /// Other instances of this bridge name seen on the broker.
     pub(super) others: std::collections::HashSet<String>,
-    /// Clear the retained command of every board at the next connection
-    /// (after the broker sent one too large to read).
-    pub(super) clear_commands: bool,
+    /// Clear the retained messages of the topics the bridge reads (every
+    /// board's command, the instance topic) at the next connection, after
+    /// the broker sent one too large to read.
+    pub(super) clear_retained: bool,
 }
 
 impl Outbox {
@@ -104,16 +105,27 @@ impl Outbox {
     /// A message on the instance topic: another process with this
     /// bridge's name is reported once per instance, and hears about us.
     ///
-    /// Bounded: a message over [`MAX_INSTANCE_MESSAGE`] bytes or with an id
-    /// that is not one ([`crate::text::check_id`]) is dropped (logged
-    /// escaped, at debug level); at most [`MAX_OTHERS`] other instances
-    /// are remembered, so at most that many announces answer them.
-    pub(super) fn handle_instance(&self, payload: &[u8]) {
+    /// Bounded: a message over [`MAX_INSTANCE_MESSAGE`] bytes is dropped
+    /// (warned about, rate limited, and cleared from the broker when
+    /// retained); one with an id that is not one
+    /// ([`crate::text::check_id`]) is dropped (logged escaped, at debug
+    /// level); at most [`MAX_OTHERS`] other instances are remembered, so at
+    /// most that many announces answer them.
+    pub(super) fn handle_instance(&self, payload: &[u8], retained: bool) {
         if payload.len() > MAX_INSTANCE_MESSAGE {
-            debug!(
-                bytes = payload.len(),
-                "an oversized message on the instance topic"
+            // Logged and published rate limited; a retained one comes back
+            // at every connection, so it is cleared.
+            self.bridge_warning(
+                "oversized",
+                None,
+                &format!(
+                    "a message of {} bytes on the instance topic was dropped",
+                    payload.len()
+                ),
             );
+            if retained {
+                self.notice(self.topics.instance(), true, String::new());
+            }
             return;
         }
         let Some(other) = serde_json::from_slice::<serde_json::Value>(payload)
@@ -155,7 +167,7 @@ impl Outbox {
     /// A message arrived on a subscribed topic.
     pub(super) fn handle_incoming(&self, topic: &str, payload: &[u8], retained: bool) {
         if topic == self.topics.instance() {
-            self.handle_instance(payload);
+            self.handle_instance(payload, retained);
         } else if topic == self.topics.bridge_status() {
             self.handle_own_status(payload);
         } else {

@@ -40,6 +40,7 @@
 //! connection has room.
 
 mod intake;
+pub mod link;
 mod outbox;
 mod task;
 #[cfg(test)]
@@ -66,6 +67,12 @@ const INFLIGHT: u16 = 128;
 /// Largest packet in either direction: a 300-move PGN is about 3 KiB and
 /// its state JSON about 6 KiB; leave ample room for long games and tags.
 pub const MAX_PACKET: usize = 1024 * 1024;
+/// Largest packet read. Above [`MAX_PACKET`], so that a message too large
+/// for any topic the bridge reads (1 MiB on the instance topic, say) is
+/// read whole and dropped by its size on the same connection, where
+/// refusing it would cost the connection: MQTT 3.1.1 has no other way to
+/// refuse a packet, and a retained one comes back at every connection.
+pub const MAX_INCOMING: usize = 16 * 1024 * 1024;
 /// Acknowledgements, warnings and announcements waiting for a connection,
 /// at most (the oldest go first).
 const MAX_NOTICES: usize = 64;
@@ -151,6 +158,15 @@ impl Topics {
     /// processes with the same bridge name notice each other.
     pub fn instance(&self) -> String {
         format!("{}/bridge/{}/instance", self.prefix, self.bridge)
+    }
+
+    /// `{prefix}/bridge/{name}/heartbeat`: while connected, every
+    /// `[mqtt] heartbeat_s`, QoS 0, retained:
+    /// `{"instance": ID, "interval_ms": N, "t": UNIX_MS}`. A hub marks a
+    /// bridge whose heartbeats stop "not heard from", even when its last
+    /// will never comes.
+    pub fn heartbeat(&self) -> String {
+        format!("{}/bridge/{}/heartbeat", self.prefix, self.bridge)
     }
 
     /// `{prefix}/board/{id}/command`: operator corrections (signed JSON, see
@@ -310,7 +326,7 @@ pub fn connection_options(cfg: &config::Mqtt, client_id: String) -> Result<MqttO
     o.set_keep_alive(cfg.keep_alive.max(Duration::from_secs(1)));
     o.set_clean_session(true);
     o.set_inflight(INFLIGHT);
-    o.set_max_packet_size(MAX_PACKET, MAX_PACKET);
+    o.set_max_packet_size(MAX_INCOMING, MAX_PACKET);
     if let Some((user, password)) = &cfg.credentials {
         o.set_credentials(user.clone(), password.clone());
     }

@@ -325,7 +325,7 @@ impl Outbox {
                 warnings: RateLimit::new(WARNINGS_PER_PERIOD, WARNING_PERIOD_MS),
                 refusals: RateLimit::new(REFUSALS_PER_SECOND, 1000),
                 others: Default::default(),
-                clear_commands: false,
+                clear_retained: false,
             }),
             instance: control::new_nonce()[..12].to_string(),
         })

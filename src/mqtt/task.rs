@@ -1,6 +1,7 @@
 //! The MQTT task: one broker connection kept up (reconnection with capped
 //! exponential backoff, failover between the brokers of a cluster), fed
-//! from the outbox, and closed cleanly at shutdown.
+//! from the outbox, a heartbeat while connected, and closed cleanly at
+//! shutdown.
 
 use std::future::Future;
 use std::sync::Arc;
@@ -9,22 +10,25 @@ use std::time::Duration;
 use bytes::Bytes;
 use rumqttc::{
     AsyncClient, ConnAck, ConnectReturnCode, ConnectionError, Event as MqttEvent, EventLoop,
-    Incoming, MqttOptions, MqttState, NetworkOptions, Outgoing,
+    Incoming, MqttOptions, MqttState, NetworkOptions, Outgoing, QoS,
 };
+use tokio::time::Instant;
 use tracing::{debug, error, info, warn};
 
+use super::link::Health;
 use super::outbox::{Publisher, Tag};
-use super::{INFLIGHT, MAX_PACKET, MqttError, Outbox, WINDOW, options};
+use super::{INFLIGHT, MAX_INCOMING, MqttError, Outbox, WINDOW, options};
 use crate::backoff::Backoff;
 use crate::config;
 
+/// Seconds a broker has to answer a connection (TCP, TLS and `CONNACK`).
+const CONNECT_TIMEOUT_S: u64 = 3;
 /// How long a graceful shutdown waits for the broker to take what is left.
 const SHUTDOWN_GRACE: Duration = Duration::from_secs(5);
-/// A connection must stay up this long before the reconnection backoff
-/// starts again from its shortest delay.
-const STABLE: Duration = Duration::from_secs(10);
-/// While the broker stays away, one warning line per this period.
-const OUTAGE_LOG_EVERY: Duration = Duration::from_secs(30);
+/// After a second message too large to read within this time (clearing
+/// the retained topics did not help), the bridge stays connected without
+/// its subscriptions for this long.
+const QUARANTINE: Duration = Duration::from_secs(300);
 
 /// The MQTT task: connects, keeps reconnecting with capped exponential
 /// backoff, and feeds the outbox's publishes to the broker until
@@ -43,11 +47,12 @@ pub async fn run(
             biased;
             _ = &mut shutdown, if conn.closing.is_none() => Wake::Shutdown,
             _ = sleep_until_opt(conn.closing) => Wake::Grace,
+            _ = sleep_until_opt(conn.next_timer()) => Wake::Timer,
             r = conn.eventloop.poll() => Wake::Polled(r),
         };
         match wake {
             Wake::Shutdown => {
-                conn.closing = Some(tokio::time::Instant::now() + SHUTDOWN_GRACE);
+                conn.closing = Some(Instant::now() + SHUTDOWN_GRACE);
                 if !conn.outbox.lock().link.connected {
                     break;
                 }
@@ -56,6 +61,7 @@ pub async fn run(
                 warn!("the broker did not take everything before shutdown");
                 break;
             }
+            Wake::Timer => conn.on_timer(Instant::now()),
             Wake::Polled(Ok(event)) => {
                 if conn.on_event(event) {
                     break;
@@ -86,6 +92,8 @@ enum Wake {
     Shutdown,
     /// The shutdown grace ran out.
     Grace,
+    /// A heartbeat is due, or the quarantine of the subscriptions ended.
+    Timer,
     /// rumqttc's event loop said something.
     Polled(Result<MqttEvent, ConnectionError>),
 }
@@ -106,8 +114,14 @@ struct Connection {
     /// When the current connection came up; while the broker is away, the
     /// failed attempts since the outage began and when it was last logged.
     health: Health,
+    /// This process's client id (the configured one and the instance id).
+    client_id: String,
+    /// When the next heartbeat goes out (while connected, if any).
+    heartbeat_at: Option<Instant>,
+    /// Messages too large to read, and the subscriptions held back.
+    oversize: Oversize,
     /// Shutting down: until when the broker may take what is left.
-    closing: Option<tokio::time::Instant>,
+    closing: Option<Instant>,
     disconnect_sent: bool,
 }
 
@@ -123,11 +137,21 @@ impl Connection {
         // broker's delayed ACK before sending the next one adds up to 40 ms.
         let mut network = NetworkOptions::new();
         network.set_tcp_nodelay(true);
+        // Design: give up on a node that does not answer CONNECT within
+        // CONNECT_TIMEOUT and try the next one. After a cluster node dies
+        // a surviving NATS node may hold a CONNECT for 4 s (its JetStream
+        // request timeout) and then refuse it, while another node of the
+        // list already takes connections (measured: see docs/deployment.md).
+        network.set_connection_timeout(CONNECT_TIMEOUT_S);
         eventloop.set_network_options(network);
         outbox.lock().client = Some(client.clone());
-        info!(host = %cfg.host, port = cfg.port, client_id = %format!("{}-{}", cfg.client_id, outbox.instance()), "connecting to the broker");
+        let client_id = format!("{}-{}", cfg.client_id, outbox.instance());
+        info!(host = %cfg.host, port = cfg.port, %client_id, "connecting to the broker");
         Ok(Connection {
             backoff: Backoff::new(cfg.reconnect),
+            client_id,
+            heartbeat_at: None,
+            oversize: Oversize::default(),
             cfg,
             outbox,
             brokers,
@@ -167,29 +191,84 @@ impl Connection {
 
     /// The broker took the connection: the outbox sends again what was not
     /// acknowledged, then the command intake subscribes and announces this
-    /// instance.
+    /// instance (unless a message too large to read keeps coming: then
+    /// the subscriptions wait, see [`Oversize`]); the heartbeat starts.
     fn on_connack(&mut self, ack: &ConnAck) {
         if ack.code != ConnectReturnCode::Success {
             warn!(code = ?ack.code, "the broker refused the connection");
             return;
         }
-        let failures = self.health.connected(tokio::time::Instant::now());
+        let now = Instant::now();
+        let failures = self.health.connected(now);
         info!(failed_attempts = failures, "connected to the broker");
-        let clear = std::mem::take(&mut self.outbox.control_lock().clear_commands);
+        let clear = std::mem::take(&mut self.outbox.control_lock().clear_retained);
         let mut inner = self.outbox.lock();
         inner.on_connected();
         if clear {
             // Before subscribing: the broker sent a message too large to
-            // read, maybe a retained command.
-            warn!("clearing the retained command topics of this bridge's boards");
+            // read, maybe a retained one on a topic the bridge reads.
+            warn!(
+                "clearing the retained messages of the topics this bridge reads (its boards' commands, its instance topic)"
+            );
+            let topics = self.outbox.topics();
             for slot in 0..inner.slots.len() {
-                let topic = self.outbox.topics().command(&inner.slots[slot].id);
+                let topic = topics.command(&inner.slots[slot].id);
                 inner.push_notice(topic, true, Bytes::new());
             }
+            inner.push_notice(topics.instance(), true, Bytes::new());
         }
         self.outbox.pump_locked(&mut inner);
         drop(inner);
-        self.outbox.subscribe(&self.client);
+        if self.oversize.subscribing(now) {
+            self.outbox.subscribe(&self.client);
+        } else {
+            warn!(
+                seconds = QUARANTINE.as_secs(),
+                "messages too large to read keep coming: not reading commands for a while, publishing only"
+            );
+            self.outbox.announce();
+        }
+        self.heartbeat_at = (!self.cfg.heartbeat.is_zero()).then_some(now);
+    }
+
+    /// The earliest of the timers: the next heartbeat, the end of the
+    /// subscriptions' quarantine (both only while connected).
+    fn next_timer(&self) -> Option<Instant> {
+        if !self.health.is_connected() || self.closing.is_some() {
+            return None;
+        }
+        let resubscribe = self
+            .oversize
+            .held
+            .then_some(self.oversize.quiet_until)
+            .flatten();
+        [self.heartbeat_at, resubscribe].into_iter().flatten().min()
+    }
+
+    /// A timer fired at `now`: the heartbeat goes out (QoS 0, retained,
+    /// never queued: a missed one says what it should), or the
+    /// subscriptions held back are made.
+    fn on_timer(&mut self, now: Instant) {
+        if self.oversize.held && self.oversize.subscribing(now) {
+            self.oversize.held = false;
+            info!("subscribing again after the quarantine");
+            self.outbox.subscribe(&self.client);
+        }
+        if self.heartbeat_at.is_some_and(|at| at <= now) {
+            let payload = serde_json::json!({
+                "instance": self.outbox.instance(),
+                "interval_ms": self.cfg.heartbeat.as_millis() as u64,
+                "t": crate::wall::unix_ms(),
+            });
+            let topic = self.outbox.topics().heartbeat();
+            if let Err(e) =
+                self.client
+                    .try_publish(topic, QoS::AtMostOnce, true, payload.to_string())
+            {
+                debug!(error = %e, "heartbeat not sent");
+            }
+            self.heartbeat_at = Some(now + self.cfg.heartbeat);
+        }
     }
 
     /// The connection (or an attempt) failed: the next broker of the list
@@ -214,22 +293,22 @@ impl Connection {
         {
             error!(
                 bytes,
-                max = MAX_PACKET,
-                "the broker sent a message too large to read (a command?); reconnecting"
+                max = MAX_INCOMING,
+                "the broker sent a message too large to read; reconnecting and clearing it"
             );
-            self.outbox.control_lock().clear_commands = true;
+            self.outbox.control_lock().clear_retained = true;
+            self.oversize.seen(Instant::now());
             oversized = Some(*bytes);
         }
+        self.heartbeat_at = None;
         {
             let mut inner = self.outbox.lock();
             let refused = matches!(e, ConnectionError::ConnectionRefused(_));
-            let (reset, report) =
-                self.health
-                    .failed(tokio::time::Instant::now(), inner.link.connected, refused);
+            let (reset, report) = self.health.failed(Instant::now(), refused);
             if reset {
                 self.backoff.reset();
             }
-            report.log(&e, self.health.failures);
+            report.log("bridge", &self.client_id, &e, self.health.failures());
             inner.on_disconnected();
             // Drop rumqttc's copies: the outbox sends again what was not
             // acknowledged, after the next CONNACK.
@@ -288,90 +367,46 @@ fn options_for(
     Ok(opts)
 }
 
-/// The broker link's history: when the backoff may start again from the
-/// bottom, and which failures to log at warn level.
+/// Messages too large to read (over [`MAX_INCOMING`]): rumqttc closes the
+/// connection on each, and a retained one comes back at every
+/// subscription. The first is cleared from the broker at the next
+/// connection; when another follows within [`QUARANTINE`] (it could not be
+/// cleared, or keeps being sent), the bridge connects without its
+/// subscriptions for that long: it keeps publishing the boards, and reads
+/// no commands meanwhile.
 #[derive(Debug, Default)]
-pub(super) struct Health {
-    /// When the current connection came up.
-    connected_at: Option<tokio::time::Instant>,
-    /// Failed attempts since the last connection.
-    pub(super) failures: u64,
-    /// When an outage was last logged at warn level.
-    last_log: Option<tokio::time::Instant>,
+struct Oversize {
+    /// The last one.
+    last: Option<Instant>,
+    /// No subscriptions before this.
+    quiet_until: Option<Instant>,
+    /// The subscriptions of the current connection wait for the end of
+    /// the quarantine.
+    held: bool,
 }
 
-/// How to log a connection failure.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Report {
-    /// A working connection was lost.
-    Lost,
-    /// The broker refused us (credentials): every time.
-    Refused,
-    /// Still away: one line per [`OUTAGE_LOG_EVERY`], with the count.
-    Unreachable,
-    /// Still away, logged recently: debug only.
-    Quiet,
-}
-
-impl Report {
-    /// Logs a failure `e` after `failures` failed attempts.
-    fn log(self, e: &ConnectionError, failures: u64) {
-        match self {
-            Report::Lost => warn!(error = %e, "lost the broker"),
-            Report::Refused => {
-                warn!(error = %e, failed_attempts = failures, "the broker refused the connection")
-            }
-            Report::Unreachable => {
-                warn!(error = %e, failed_attempts = failures, "cannot reach the broker; retrying")
-            }
-            Report::Quiet => {
-                debug!(error = %e, failed_attempts = failures, "broker still unreachable")
-            }
-        }
-    }
-}
-
-impl Health {
-    /// A connection came up at `now`; returns the failed attempts before.
-    pub(super) fn connected(&mut self, now: tokio::time::Instant) -> u64 {
-        self.connected_at = Some(now);
-        self.last_log = None;
-        std::mem::take(&mut self.failures)
-    }
-
-    /// A connection (or attempt) failed at `now`: whether to reset the
-    /// backoff (only after a connection that stayed up [`STABLE`], so a
-    /// broker that accepts and drops at once is not hammered), and how to
-    /// log it (an outage stays visible at warn level, rate limited).
-    pub(super) fn failed(
-        &mut self,
-        now: tokio::time::Instant,
-        was_connected: bool,
-        refused: bool,
-    ) -> (bool, Report) {
-        let reset = self
-            .connected_at
-            .take()
-            .is_some_and(|at| now.saturating_duration_since(at) >= STABLE);
-        self.failures += 1;
-        let report = if was_connected {
-            Report::Lost
-        } else if refused {
-            Report::Refused
-        } else if self
-            .last_log
-            .is_none_or(|at| now.saturating_duration_since(at) >= OUTAGE_LOG_EVERY)
+impl Oversize {
+    /// One arrived at `now`.
+    fn seen(&mut self, now: Instant) {
+        if self
+            .last
+            .is_some_and(|at| now.saturating_duration_since(at) < QUARANTINE)
         {
-            Report::Unreachable
-        } else {
-            return (reset, Report::Quiet);
-        };
-        self.last_log = Some(now);
-        (reset, report)
+            self.quiet_until = Some(now + QUARANTINE);
+        }
+        self.last = Some(now);
+    }
+
+    /// Whether to subscribe at `now`; if not, the subscriptions are held
+    /// until the quarantine ends.
+    fn subscribing(&mut self, now: Instant) -> bool {
+        let open = self.quiet_until.is_none_or(|until| now >= until);
+        self.held = !open;
+        open
     }
 }
 
-async fn sleep_until_opt(at: Option<tokio::time::Instant>) {
+async fn sleep_until_opt(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,

@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
+use super::link::{Health, Report};
 use super::outbox::{Inner, Publisher, with_seq};
-use super::task::{Health, Report};
 use super::*;
 use crate::event::{Event, EventKind};
 
@@ -294,11 +294,11 @@ fn the_backoff_resets_only_after_a_stable_connection_and_outages_stay_visible() 
     let mut h = Health::default();
     // Up for 2 s then dropped: no reset.
     h.connected(t0);
-    assert_eq!(h.failed(t0 + s(2), true, false), (false, Report::Lost));
+    assert_eq!(h.failed(t0 + s(2), false), (false, Report::Lost));
     // Attempts fail for a while: a warn line per 30 s, debug between.
     let mut reports = Vec::new();
     for i in 1..=70 {
-        reports.push(h.failed(t0 + s(2 + i), false, false).1);
+        reports.push(h.failed(t0 + s(2 + i), false).1);
     }
     let warned = reports
         .iter()
@@ -306,10 +306,10 @@ fn the_backoff_resets_only_after_a_stable_connection_and_outages_stay_visible() 
         .count();
     assert_eq!(warned, 2, "{reports:?}");
     assert!(reports.contains(&Report::Quiet));
-    assert_eq!(h.failed(t0 + s(73), false, true).1, Report::Refused);
+    assert_eq!(h.failed(t0 + s(73), true).1, Report::Refused);
     assert_eq!(h.connected(t0 + s(80)), 72);
     // Up for 10 s: the next failure resets the backoff.
-    assert_eq!(h.failed(t0 + s(90), true, false), (true, Report::Lost));
+    assert_eq!(h.failed(t0 + s(90), false), (true, Report::Lost));
 }
 
 #[test]

@@ -25,6 +25,8 @@
 //! more than the channel holds loses its stream, and its `EventSource`
 //! reconnects by itself and starts again from a fresh snapshot.
 
+pub mod lockout;
+
 use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -313,8 +315,17 @@ struct Views {
     /// The hash of the view password, compared in constant time.
     token: Option<String>,
     sessions: Sessions,
+    /// Failed logins per client address.
+    lockout: Mutex<lockout::Lockout>,
     /// Live streams served at once (both views together).
     streams: Arc<tokio::sync::Semaphore>,
+}
+
+impl Views {
+    /// The failed logins per address.
+    fn lockout(&self) -> MutexGuard<'_, lockout::Lockout> {
+        self.lockout.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// The running web server; dropping it stops the server.
@@ -349,6 +360,7 @@ impl WebServer {
             arbiter: Arc::clone(&arbiter),
             token: audience.arbiter_secret.as_deref().map(arbiter_token),
             sessions: Sessions::default(),
+            lockout: Mutex::default(),
             audience,
             streams: Arc::new(tokio::sync::Semaphore::new(limits.max_streams)),
         });
@@ -392,6 +404,7 @@ pub async fn serve(
         audience: Audience::default(),
         token: None,
         sessions: Sessions::default(),
+        lockout: Mutex::default(),
         streams: Arc::new(tokio::sync::Semaphore::new(Limits::default().max_streams)),
     });
     serve_views(addr, views, Limits::default()).await
@@ -507,20 +520,48 @@ const ARBITER_LOGIN: &str = "<!doctype html><title>boardcast: arbiter view</titl
 /// The longest login form read.
 const MAX_LOGIN_BODY: usize = 4096;
 
-/// `POST /arbiter` (field `key`): a right password opens a session.
-async fn arbiter_login(State(views): State<Arc<Views>>, body: axum::body::Bytes) -> Response {
+/// `POST /arbiter` (field `key`): a right password opens a session. An
+/// address with too many wrong passwords is refused for a while
+/// ([`lockout`]), right password or not.
+async fn arbiter_login(
+    State(views): State<Arc<Views>>,
+    extensions: axum::http::Extensions,
+    body: axum::body::Bytes,
+) -> Response {
     let Some(token) = &views.token else {
         return (StatusCode::NOT_FOUND, Html(NO_ARBITER_VIEW)).into_response();
     };
+    // The accept loop ([`crate::listener`]) tells each request its peer.
+    let addr = extensions
+        .get::<axum::extract::ConnectInfo<SocketAddr>>()
+        .map(|p| p.0.ip());
+    if let Some(ip) = addr
+        && let Err(left) = views.lockout().check(ip, std::time::Instant::now())
+    {
+        return (
+            StatusCode::TOO_MANY_REQUESTS,
+            [(header::RETRY_AFTER, left.as_secs().max(1).to_string())],
+            "too many wrong passwords from this address; try again later\n",
+        )
+            .into_response();
+    }
     let key = (body.len() <= MAX_LOGIN_BODY)
         .then(|| std::str::from_utf8(&body).ok())
         .flatten()
         .and_then(|b| form_field(b, "key"));
     if !key.is_some_and(|k| same(&arbiter_token(k.trim()), token)) {
-        // Guessing costs time.
+        // Guessing costs time, and soon the address.
+        if let Some(ip) = addr
+            && views.lockout().failed(ip, std::time::Instant::now())
+        {
+            tracing::warn!(%ip, "arbiter view: too many wrong passwords; this address is locked out for a while");
+        }
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
         tracing::info!("arbiter view: a wrong password");
         return (StatusCode::UNAUTHORIZED, Html(ARBITER_LOGIN)).into_response();
+    }
+    if let Some(ip) = addr {
+        views.lockout().succeeded(ip);
     }
     let ttl = views.audience.session;
     let session = views.sessions.open(ttl);
