@@ -294,7 +294,7 @@ impl Subscriber {
         let mut o = MqttOptions::new(id, "127.0.0.1", port);
         o.set_clean_session(!persistent);
         o.set_keep_alive(Duration::from_secs(5));
-        o.set_max_packet_size(1 << 20, 1 << 20);
+        o.set_max_packet_size(8 << 20, 8 << 20);
         let (client, mut el) = AsyncClient::new(o, 64);
         let mut network = rumqttc::NetworkOptions::new();
         network.set_tcp_nodelay(true);
