@@ -79,6 +79,7 @@ fn bundled_games_replay_exactly_on_open_protocol_chess_boards() {
 fn every_game_replays_exactly_on_occupancy_boards(
     human: bool,
     step: usize,
+    capture_beside: f64,
 ) -> (usize, Vec<String>) {
     let games = all_games();
     let mut played = 0;
@@ -92,7 +93,10 @@ fn every_game_replays_exactly_on_occupancy_boards(
             continue;
         }
         let mut clean = Clean;
-        let mut person = Human::default();
+        let mut person = Human {
+            capture_beside,
+            ..Human::default()
+        };
         let profile: &mut dyn Profile = if human { &mut person } else { &mut clean };
         let session = sim::simulate(game, profile, i as u64, false);
         let text = sim::family::occupancy_capture_text(&session);
@@ -120,19 +124,38 @@ fn every_game_replays_exactly_on_occupancy_boards(
 
 #[test]
 fn bundled_games_replay_exactly_on_occupancy_only_chess_boards() {
-    let (played, failures) = every_game_replays_exactly_on_occupancy_boards(false, 5);
+    let (played, failures) = every_game_replays_exactly_on_occupancy_boards(false, 5, 0.0);
     assert!(played >= 380, "{played}");
     assert!(failures.is_empty(), "clean handling: {failures:?}");
     // Human handling (pieces slid through other squares, captures either
     // way round, takebacks, knocks): every game exact with no error alert
     // but for the truly ambiguous shapes docs/boards.md lists (a promotion
-    // taken back right after another takeback): at most one game in this
-    // run.
-    let (played, failures) = every_game_replays_exactly_on_occupancy_boards(true, 3);
+    // taken back right after another takeback), and, since the evidence
+    // rules of issue 28 (a victim's lift is part of the capture), four
+    // games whose readings an occupancy board cannot tell apart from
+    // another history (docs/boards.md): at most four in this run.
+    let (played, failures) = every_game_replays_exactly_on_occupancy_boards(true, 3, 0.0);
     assert!(played >= 600, "{played}");
     assert!(
-        failures.len() <= 1,
+        failures.len() <= 4,
         "human handling: {} of {played} went wrong: {failures:?}",
+        failures.len()
+    );
+}
+
+/// Issue 28: the same games with captures made in three touches (the
+/// capturing piece set down beside its victim or on its way, the victim
+/// lifted, the piece moved on) on one capture in ten. Occupancy-only
+/// boards are not yet at chess's standard here: the bound is the figure
+/// measured when the habit was added (see docs/boards.md), so that it can
+/// only get better.
+#[test]
+fn captures_in_three_touches_on_occupancy_only_chess_boards() {
+    let (played, failures) = every_game_replays_exactly_on_occupancy_boards(true, 3, 0.1);
+    assert!(played >= 600, "{played}");
+    assert!(
+        failures.len() <= 6,
+        "three-touch captures: {} of {played} went wrong: {failures:?}",
         failures.len()
     );
 }

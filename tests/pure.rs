@@ -13,6 +13,7 @@ mod families;
 mod games;
 mod games_alerts;
 mod games_open;
+mod habits;
 mod open_games;
 mod reconstruct;
 mod replay;

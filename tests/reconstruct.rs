@@ -146,6 +146,7 @@ proptest! {
             knock: 0.05,
             knock_moved: 0.05,
             misread: 0.1,
+            capture_beside: 0.2,
             takeback: 0.03,
             blitz: 0.5,
         };

@@ -575,8 +575,11 @@ pub fn evaluate(case: &FaultCase, replay: &boardcast::replay::Replay) -> FaultCh
 
 /// Ends a session the way many players report a result: both kings set on
 /// centre squares (light squares: White won; dark: Black won; one of each:
-/// a draw), a few seconds after the last move. Returns the result signalled,
-/// or `None` when two free centre squares of the needed colours are missing.
+/// a draw), a few seconds after the last move. As at real boards, a piece
+/// standing on a centre square is often cleared off the board first (from
+/// the square a king needs, or from another centre square on the way), and
+/// now and then another piece is pushed aside by the hands. Returns `None`
+/// when the centre lacks two squares of the needed colours free of kings.
 pub fn kings_to_centre(
     session: &mut Session,
     last: &Position,
@@ -585,28 +588,27 @@ pub fn kings_to_centre(
 ) -> Option<()> {
     let mut rng = SmallRng::seed_from_u64(seed ^ 0x4b1c);
     let centre = [Square::D4, Square::D5, Square::E4, Square::E5];
-    if centre.iter().any(|&s| {
-        last.board()
-            .piece_at(s)
-            .is_some_and(|p| p.role == Role::King)
-    }) {
+    let board = last.board();
+    if centre
+        .iter()
+        .any(|&s| board.piece_at(s).is_some_and(|p| p.role == Role::King))
+    {
         return None;
     }
-    let free: Vec<Square> = centre
-        .into_iter()
-        .filter(|&s| last.board().piece_at(s).is_none())
-        .collect();
-    let light: Vec<Square> = free.iter().copied().filter(|s| s.is_light()).collect();
-    let dark: Vec<Square> = free.iter().copied().filter(|s| s.is_dark()).collect();
+    // Free squares first: players clear a square only when they must.
+    let mut light: Vec<Square> = centre.iter().copied().filter(|s| s.is_light()).collect();
+    let mut dark: Vec<Square> = centre.iter().copied().filter(|s| s.is_dark()).collect();
+    light.sort_by_key(|&s| board.piece_at(s).is_some());
+    dark.sort_by_key(|&s| board.piece_at(s).is_some());
     let (a, b) = match result {
-        "1-0" if light.len() == 2 => (light[0], light[1]),
-        "0-1" if dark.len() == 2 => (dark[0], dark[1]),
-        "1/2-1/2" if !light.is_empty() && !dark.is_empty() => (light[0], dark[0]),
+        "1-0" => (light[0], light[1]),
+        "0-1" => (dark[0], dark[1]),
+        "1/2-1/2" => (light[0], dark[0]),
         _ => return None,
     };
     let (a, b) = if rng.gen_bool(0.5) { (a, b) } else { (b, a) };
-    let white_king = last.board().king_of(Color::White)?;
-    let black_king = last.board().king_of(Color::Black)?;
+    let white_king = board.king_of(Color::White)?;
+    let black_king = board.king_of(Color::Black)?;
     let mut cells = *session.initial;
     for (_, r) in &session.readings {
         match r {
@@ -623,16 +625,61 @@ pub fn kings_to_centre(
             .readings
             .push((*t, super::Reading::Square(sq, cell)));
     };
+    // Pieces in the kings' way leave the board before the kings come;
+    // another centre piece is cleared along with them a third of the time.
+    let mut clear: Vec<Square> = [a, b]
+        .into_iter()
+        .filter(|&s| board.piece_at(s).is_some())
+        .collect();
+    for s in centre {
+        if !clear.contains(&s) && board.piece_at(s).is_some() && rng.gen_bool(0.33) {
+            clear.push(s);
+        }
+    }
+    // A piece next to the centre pushed aside onto a free square (at most
+    // one piece cleared or pushed besides the kings' squares, as at the
+    // real board this habit was seen on).
+    let push = (clear.len() < 2 && rng.gen_bool(0.15))
+        .then(|| {
+            let near: Vec<(Square, Square)> = Square::ALL
+                .into_iter()
+                .filter(|&s| {
+                    !centre.contains(&s) && board.piece_at(s).is_some_and(|p| p.role != Role::King)
+                })
+                .flat_map(|s| {
+                    crate::human::neighbours(s)
+                        .filter(|&n| board.piece_at(n).is_none() && !centre.contains(&n))
+                        .map(move |n| (s, n))
+                })
+                .filter(|&(s, _)| {
+                    centre
+                        .iter()
+                        .any(|&c| crate::human::neighbours(c).any(|x| x == s))
+                })
+                .collect();
+            (!near.is_empty()).then(|| near[rng.gen_range(0..near.len())])
+        })
+        .flatten();
+    for &s in &clear {
+        set(s, Cell::Empty, &mut t, rng.gen_range(200..900));
+    }
     let first_white = rng.gen_bool(0.5);
     let order = if first_white {
         [(white_king, wk, a), (black_king, bk, b)]
     } else {
         [(black_king, bk, a), (white_king, wk, b)]
     };
-    for (from, king, to) in order {
+    for (k, (from, king, to)) in order.into_iter().enumerate() {
         if from != to {
             set(from, Cell::Empty, &mut t, rng.gen_range(100..600));
             set(to, king, &mut t, rng.gen_range(150..700));
+        }
+        if k == 0
+            && let Some((s, n)) = push
+        {
+            let piece = Cell::Piece(board.piece_at(s).expect("a piece to push"));
+            set(s, Cell::Empty, &mut t, rng.gen_range(50..300));
+            set(n, piece, &mut t, rng.gen_range(40..200));
         }
     }
     Some(())

@@ -37,6 +37,10 @@ pub struct Human {
     pub knock_moved: f64,
     /// A piece set down off-centre is read as another piece for a moment.
     pub misread: f64,
+    /// A capture in three touches: the capturing piece is set down beside
+    /// its victim (or on a square on its way), the victim is lifted, then
+    /// the piece goes onto the victim's square (seen on real DGT boards).
+    pub capture_beside: f64,
     /// The last plies are taken back and played again.
     pub takeback: f64,
     /// Share of moves made in time trouble (reply within 1.5 s).
@@ -54,6 +58,7 @@ impl Default for Human {
             knock: 0.01,
             knock_moved: 0.005,
             misread: 0.03,
+            capture_beside: 0.1,
             takeback: 0.006,
             blitz: 0.25,
         }
@@ -114,8 +119,17 @@ impl Profile for Human {
             castle(table, &p, rook_from, rook_to);
             return;
         }
-        let victim_first = table.rng().gen_bool(0.5);
         let ep = p.victim.is_some_and(|v| v != p.to);
+        if p.victim.is_some()
+            && !ep
+            && p.placed == p.piece
+            && self.capture_beside > 0.0
+            && table.rng().gen_bool(self.capture_beside)
+            && self.capture_in_three_touches(table, &p)
+        {
+            return;
+        }
+        let victim_first = table.rng().gen_bool(0.5);
         if let Some(v) = p.victim
             && victim_first
         {
@@ -254,6 +268,33 @@ fn castle(table: &mut Table, p: &super::Parts, rook_from: Square, rook_to: Squar
 }
 
 impl Human {
+    /// A capture in three touches: the piece lifted and set down on a free
+    /// square beside its victim or on its way, the victim lifted, the piece
+    /// moved onto the victim's square. Returns `false` (nothing done) when
+    /// there is no such square.
+    fn capture_in_three_touches(&self, table: &mut Table, p: &super::Parts) -> bool {
+        let mut near: Vec<Square> = neighbours(p.to)
+            .chain(between(p.from, p.to))
+            .filter(|&s| s != p.from && table.cell(s) == Cell::Empty)
+            .collect();
+        near.sort();
+        near.dedup();
+        if near.is_empty() {
+            return false;
+        }
+        let short = near[table.rng().gen_range(0..near.len())];
+        table.lift(p.from);
+        reach(table);
+        table.put(short, p.piece);
+        table.pause(250, 1_200);
+        table.lift(p.to);
+        table.pause(150, 800);
+        table.lift(short);
+        table.pause(40, 200);
+        self.set_down(table, p.to, p.placed);
+        true
+    }
+
     /// Sets a piece down, sometimes read as another piece for a moment.
     fn set_down(&self, table: &mut Table, sq: Square, piece: Piece) {
         if table.rng().gen_bool(self.misread) {

@@ -864,11 +864,23 @@ fn xq_illegal_move(at: &mut At<'_, xiangqi::Move, xiangqi::Position>) -> Option<
     let list = xq_illegal(pos, *kind);
     let m = list[h.rng.gen_range(0..list.len())];
     let piece = xq_letter(pos, m.from);
+    // Not a piece the moving piece could legally take from where it
+    // stood: lifting that one may be the capture under way (set down short
+    // of its victim), not a reply.
+    let victims: Vec<xiangqi::Square> = pos
+        .legal_moves()
+        .into_iter()
+        .filter(|c| c.from == m.from)
+        .map(|c| c.to)
+        .collect();
     let repliers: Vec<xiangqi::Square> = pos
         .pieces(turn.other())
         .map(|(s, _)| s)
-        .filter(|s| *s != m.to)
+        .filter(|s| *s != m.to && !victims.contains(s))
         .collect();
+    if repliers.is_empty() {
+        return None;
+    }
     let replier = repliers[h.rng.gen_range(0..repliers.len())];
     h.up(xsq(m.from));
     h.wait(200, 600);

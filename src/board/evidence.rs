@@ -16,16 +16,35 @@ pub(super) fn cell_piece<P>(cell: Cell<P>) -> Option<P> {
 }
 
 /// Whether the opponent lifting one of their own pieces proves the
-/// candidate move finished. (Not a takeback: lifting a piece after
-/// restoring a position proves nothing; nor the other king lifted after a
-/// king went to the centre: that is the result signal.)
+/// candidate move (or correction) finished. (Not a takeback: lifting a
+/// piece after restoring a position proves nothing; nor a correction a
+/// knock can fake; nor any lift after a king went to the centre: the
+/// result signal may be under way, with pieces cleared for it.)
 pub(super) fn confirmed_by_lift<G: Game>(rules: &G, p: &Playing<G>, target: &Board<G>) -> bool {
     p.candidate.as_ref().is_some_and(|c| {
         let after = candidate_position(&p.game, &c.explanation);
-        matches!(c.explanation, Explanation::Forward(_))
-            && lifted_by_side_to_move::<G>(&after, target)
-            && !(signal_into(rules, &c.explanation)
-                && (rules.signal_pieces(after.board()) & !target.occupied()).any())
+        // A correction of the last ply counts as a move (its piece went on
+        // to capture, say), unless a knock can fake it.
+        let (before, moves) = match &c.explanation {
+            Explanation::Forward(moves) => (p.game.position(), moves),
+            Explanation::Back { plies, then }
+                if !then.is_empty() && !held_correction(p, &c.explanation) =>
+            {
+                (p.game.position_at(p.game.len() - plies), then)
+            }
+            _ => return false,
+        };
+        // (Nor the victim of a capture the candidate's piece is about to
+        // make: it was set down short of it first.)
+        let about_to_capture = moves.len() == 1 && {
+            let removed = after.board().occupied() & !target.occupied();
+            let theirs = removed & after.board().by_color(after.turn());
+            victims_of_capture_from(rules, before, moves[0].from(), moves[0].to(), theirs)
+                && lifted_under_the_piece(p, moves[0].to(), theirs)
+        };
+        lifted_by_side_to_move::<G>(&after, target)
+            && !about_to_capture
+            && !signal_into(rules, &c.explanation)
     })
 }
 
@@ -40,6 +59,37 @@ pub(super) fn contradicted<G: Game>(
     takeback_continues(p, e, target)
         || against_displacement_order(p, e)
         || moves_reported_piece(p, e)
+        || moves_waiting_piece(p, e)
+}
+
+/// A move waits to be published, its piece seen on the square it went to:
+/// a history of two or more plies that plays that piece to another square
+/// it was never seen on contradicts the readings. (A reply capturing the
+/// piece, its victim lifted first, with the capturing piece passing
+/// another square on its way, reads as such a history for a moment.)
+pub(super) fn moves_waiting_piece<G: Game>(p: &Playing<G>, e: &Explanation<Move<G>>) -> bool {
+    let (
+        Some(Candidate {
+            explanation: Explanation::Forward(waiting),
+            ..
+        }),
+        Explanation::Forward(moves),
+    ) = (&p.candidate, e)
+    else {
+        return false;
+    };
+    let ([w], [first, _, ..]) = (waiting.as_slice(), moves.as_slice()) else {
+        return false;
+    };
+    if first.from() != w.from() || first.to() == w.to() {
+        return false;
+    }
+    let placed = Some(p.game.position().board_after(first).piece_at(first.to())).flatten();
+    let seen_there =
+        p.recent.iter().rev().any(|&(sq, seen)| {
+            sq == first.to() && seen.is_some() && Board::<G>::agrees(placed, seen)
+        });
+    !seen_there
 }
 
 /// A takeback under way (one ply restored, the board now lacking only
@@ -137,7 +187,7 @@ pub(super) fn candidate_settle<G: Game>(
             settle = settle.max(hold);
         }
     }
-    if held_correction::<G>(&p.game, explanation) {
+    if held_correction(p, explanation) {
         settle = settle.max(hold);
     }
     settle
@@ -191,6 +241,52 @@ pub(super) fn signal_into<G: Game>(rules: &G, e: &Explanation<Move<G>>) -> bool 
         Explanation::Same => return false,
     };
     moves.last().is_some_and(|m| rules.signal_move(m))
+}
+
+/// Whether every square in `lifted` holds a piece that a legal capture by
+/// the piece on `from` takes in `pos`, that piece having been set down on
+/// `set_down`, short of the capture (see [`Game::short_of_capture`]):
+/// their lift is part of that capture (the capturing piece set down beside
+/// its victim or on its way, then the victim cleared; draughts players
+/// lift the men a multi-jump takes between hops), never the opponent
+/// beginning to reply. A piece set down elsewhere proves nothing of the
+/// kind: a man lifted after a plain step is the reply.
+pub(super) fn victims_of_capture_from<G: Game>(
+    rules: &G,
+    pos: &Position<G>,
+    from: Square<G>,
+    set_down: Square<G>,
+    lifted: Set<G>,
+) -> bool {
+    let theirs = pos.board().by_color(pos.turn().other());
+    let capturable = pos
+        .legal_moves()
+        .filter(|m| m.from() == from && rules.short_of_capture(m, set_down))
+        .fold(Set::<G>::default(), |acc, m| acc | (m.touched() & theirs));
+    lifted.any() && (lifted & !capturable).is_empty()
+}
+
+/// Whether the pieces on `victims` were lifted while the piece set down on
+/// `on` still stood there (it may have been lifted since): the order of a
+/// capture in three touches. A reply capturing that piece lifts it first,
+/// then the capturer.
+pub(super) fn lifted_under_the_piece<G: Game>(
+    p: &Playing<G>,
+    on: Square<G>,
+    victims: Set<G>,
+) -> bool {
+    // From the newest lift of a victim back in time: the piece's arrival
+    // on `on` before any lift of it.
+    let mut older = p.recent.iter().rev();
+    if !older.any(|&(sq, seen)| seen.is_none() && victims.contains(sq)) {
+        return false;
+    }
+    for &(sq, seen) in older {
+        if sq == on {
+            return seen.is_some();
+        }
+    }
+    false
 }
 
 /// Whether `target` is `after`'s board with one or more pieces of the side
@@ -291,9 +387,28 @@ pub(super) fn settle_time<G: Game>(
         None => rule.takeback_ms,
         Some((last, before)) => {
             let pos = before.iter().fold(base.clone(), |p, m| p.play(m));
-            rules.settle_ms(rule, &pos, last)
+            let settle = rules.settle_ms(rule, &pos, last);
+            if short_of_a_capture(rules, &pos, last) {
+                settle.max(rule.short_of_capture_ms)
+            } else {
+                settle
+            }
         }
     }
+}
+
+/// Whether `m`, played in `pos`, leaves its piece where a player capturing
+/// with it stops short of the victim (beside it, or on the way): the
+/// capture in three touches may be under way, so the move waits until the
+/// victim's lift (part of that capture) can come.
+fn short_of_a_capture<G: Game>(rules: &G, pos: &Position<G>, m: &Move<G>) -> bool {
+    let theirs = pos.board().by_color(pos.turn().other());
+    (m.touched() & theirs).is_empty()
+        && pos.legal_moves().any(|c| {
+            c.from() == m.from()
+                && (c.touched() & theirs).any()
+                && rules.short_of_capture(&c, m.to())
+        })
 }
 
 /// How long a displacement stands before `misplaced`: a piece displaced in
@@ -394,9 +509,14 @@ pub(super) fn came_back<G: Game>(
 /// takeback); a single piece changing square without that passage is what
 /// a knock does. Publishing such a re-reading after 450 ms made a knock of
 /// the side not to move look like a different move and shifted the record.
-pub(super) fn held_correction<G: Game>(game: &Record<G>, e: &Explanation<Move<G>>) -> bool {
+///
+/// Not when the piece went on to capture and its victim was lifted while
+/// it stood on the published square: that is a capture in three touches
+/// (see [`victim_cleared_first`]), which no knock makes.
+pub(super) fn held_correction<G: Game>(p: &Playing<G>, e: &Explanation<Move<G>>) -> bool {
+    let game = &p.game;
     if travels_on::<G>(game, e) {
-        return true;
+        return !victim_cleared_first(p, e);
     }
     let Explanation::Back { plies: 1, then } = e else {
         return false;
@@ -408,6 +528,34 @@ pub(super) fn held_correction<G: Game>(game: &Record<G>, e: &Explanation<Move<G>
     let after = before.play(next);
     let changed = game.position().board().diff(after.board());
     changed.count() <= 2 && (changed & game.position().board().by_color(before.turn())).any()
+}
+
+/// Whether the piece of the last ply went on to capture with its victim
+/// lifted after it was set down on the square its ply was published to:
+/// the capture in three touches (set down short of the victim, the victim
+/// cleared, the piece moved on). A knock never lifts a piece of the other
+/// side first.
+pub(super) fn victim_cleared_first<G: Game>(p: &Playing<G>, e: &Explanation<Move<G>>) -> bool {
+    let Explanation::Back { plies: 1, then } = e else {
+        return false;
+    };
+    let [next] = then.as_slice() else {
+        return false;
+    };
+    let Some(last) = p.game.plies().last().and_then(|x| x.m.as_ref()) else {
+        return false;
+    };
+    let before = p.game.position_at(p.game.len() - 1);
+    let victims = next.touched() & before.board().by_color(before.turn().other());
+    let mut lifted = false;
+    for &(sq, seen) in p.recent.iter().rev() {
+        match seen {
+            Some(_) if sq == last.to() => return lifted,
+            None if victims.contains(sq) => lifted = true,
+            _ => {}
+        }
+    }
+    false
 }
 
 /// Whether an explanation says the piece of the last ply travelled on: the

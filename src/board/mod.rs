@@ -955,9 +955,7 @@ impl<G: Game> Reconstructor<G> {
         // A completed move (its player pressed the clock) does not travel
         // on: a change of that piece is a displacement.
         if let Phase::Playing(p) = &self.phase
-            && explanation
-                .as_ref()
-                .is_some_and(|e| held_correction::<G>(&p.game, e))
+            && explanation.as_ref().is_some_and(|e| held_correction(p, e))
             && p.game.len() <= p.completed
         {
             explanation = None;
@@ -1070,7 +1068,7 @@ impl<G: Game> Reconstructor<G> {
             .is_some_and(|c| c.explanation == explanation);
         if !same {
             let settle = candidate_settle(rules, &self.config, p, &explanation, unbacked);
-            if held_correction::<G>(&p.game, &explanation) {
+            if held_correction(p, &explanation) {
                 // The piece that just moved is on another square: it
                 // travelled on after a pause, or it was knocked and will be
                 // set back. Only time (or the mover's clock press) tells:
@@ -1087,14 +1085,13 @@ impl<G: Game> Reconstructor<G> {
             });
         } else if let Some(c) = &mut p.candidate {
             c.showing = true;
-            if p.displaced.is_none() && held_correction::<G>(&p.game, &c.explanation) {
+            let c = p.candidate.as_ref().expect("checked");
+            if p.displaced.is_none() && held_correction(p, &c.explanation) {
                 // Back on the same correction (the piece travelled on, or
                 // was knocked, and a square flickered meanwhile): it still
                 // stands for a displacement, seen first when the
                 // correction was.
-                let since = c.since;
-                let c = p.candidate.as_ref().expect("checked");
-                p.displaced = shadow_displacement(rules, p, &c.explanation, since);
+                p.displaced = shadow_displacement(rules, p, &c.explanation, c.since);
             }
         }
         // Back on a candidate that has already stood long enough.
@@ -1254,15 +1251,26 @@ impl<G: Game> Reconstructor<G> {
                 // keep it pending.
                 let pending = p.pseudo.as_ref().filter(|x| x.reported.is_none());
                 let lifted = pending.is_some_and(|x| search::only_removals(&x.board, target));
-                // (Not the other king after a king went to the centre: that
-                // is the result signal on its way.)
+                // (Not after a king went to the centre: the other king, or
+                // a piece cleared out of its way, is the result signal on
+                // its way; the reply itself, once on the board, completes
+                // the move.)
+                // (Nor the pieces a legal capture by the same piece takes:
+                // it was set down short of its victim, which is being
+                // cleared.)
                 let confirmed = lifted
                     && pending.is_some_and(|x| {
                         let removed = x.board.occupied() & !target.occupied();
                         let opponents = removed & x.made.by_color(x.m.mover().other());
                         opponents.any()
-                            && !(rules.signal_pseudo(&x.m)
-                                && (opponents & rules.signal_pieces(&x.made)).any())
+                            && !(victims_of_capture_from(
+                                rules,
+                                &pos,
+                                x.m.from(),
+                                x.m.to(),
+                                opponents,
+                            ) && lifted_under_the_piece(p, x.m.to(), opponents))
+                            && !rules.signal_pseudo(&x.m)
                     });
                 if confirmed {
                     self.report_illegal(at, Completed::Reply);
@@ -1323,7 +1331,7 @@ impl<G: Game> Reconstructor<G> {
                 if !p
                     .candidate
                     .as_ref()
-                    .is_some_and(|c| held_correction::<G>(&p.game, &c.explanation))
+                    .is_some_and(|c| held_correction(p, &c.explanation))
                 {
                     p.candidate = None;
                 }
@@ -1379,7 +1387,7 @@ impl<G: Game> Reconstructor<G> {
         let Some(c) = &p.candidate else {
             return false;
         };
-        if !held_correction::<G>(&p.game, &c.explanation) || p.game.len() <= p.completed {
+        if !held_correction(p, &c.explanation) || p.game.len() <= p.completed {
             return false;
         }
         let Explanation::Back { then, .. } = &c.explanation else {
@@ -1763,7 +1771,7 @@ impl<G: Game> Reconstructor<G> {
             return;
         };
         let rules = &self.rules;
-        if held_correction::<G>(&p.game, &c.explanation) {
+        if held_correction(p, &c.explanation) {
             p.displaced = None;
         }
         p.evidence_base = p.evidence_base.max(c.reading);

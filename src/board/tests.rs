@@ -208,12 +208,12 @@ fn the_piece_that_travelled_on_is_a_held_correction_and_its_shadow() {
         then: vec![uci(&ChessPosition::standard(), "e2e4")],
     };
     assert!(travels_on::<Chess>(&p.game, &correction));
-    assert!(held_correction::<Chess>(&p.game, &correction));
+    assert!(held_correction::<Chess>(p, &correction));
     let other = Explanation::Back {
         plies: 1,
         then: vec![uci(&ChessPosition::standard(), "d2d4")],
     };
-    assert!(!held_correction::<Chess>(&p.game, &other));
+    assert!(!held_correction::<Chess>(p, &other));
     let d = shadow_displacement(&r.rules, state(&r), &correction, 700).expect("a change");
     assert_eq!((d.m.from(), d.m.to()), (Sq::E3, Sq::E4));
     assert_eq!((d.since, d.plies, d.shadow), (700, 1, true));

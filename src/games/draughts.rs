@@ -388,6 +388,15 @@ impl Game for Draughts {
         true
     }
 
+    /// A landing square of the jump, or a square diagonally next to a
+    /// man it takes.
+    fn short_of_capture(&self, m: &dr::Move, sq: Square) -> bool {
+        let near = |a: Square, b: Square| {
+            a.file().abs_diff(b.file()) == 1 && a.rank().abs_diff(b.rank()) == 1
+        };
+        self.route(m).contains(sq) || m.captured().iter().any(|&c| near(point(c), sq))
+    }
+
     fn route(&self, m: &dr::Move) -> Points<Cells> {
         let path = m.path();
         let mut set = Points::default();

@@ -467,6 +467,12 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     fn route(&self, _m: &Self::Move) -> Self::Set {
         Self::Set::default()
     }
+    /// Whether a player making the capture `m` may set its piece down on
+    /// `sq` before the victims are cleared: next to a victim, or on the
+    /// way to it (a landing of a multi-jump, a square a sliding piece
+    /// crosses). A victim lifted then is part of the capture, never the
+    /// opponent beginning to reply.
+    fn short_of_capture(&self, m: &Self::Move, sq: Self::Square) -> bool;
 
     // The rule book's verdicts.
 

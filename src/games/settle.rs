@@ -26,6 +26,11 @@ pub struct SettleRule {
     /// changes, on a board without piece identity (a knocked piece can
     /// look like a capture there): nothing of it is published before.
     pub unbacked_ms: Millis,
+    /// For a move that leaves its piece beside a piece it could have
+    /// captured from where it came (or on the way to it): players who
+    /// capture in three touches set the piece down there, then lift the
+    /// victim, then finish the capture.
+    pub short_of_capture_ms: Millis,
 }
 
 impl Default for SettleRule {
@@ -37,6 +42,7 @@ impl Default for SettleRule {
             king_centre_ms: 2_500,
             kings_signal_ms: 1_500,
             unbacked_ms: 3_000,
+            short_of_capture_ms: 1_300,
         }
     }
 }

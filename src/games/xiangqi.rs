@@ -352,6 +352,21 @@ impl Game for Xiangqi {
         }
     }
 
+    /// Next to the victim's point, or on the line between the piece and
+    /// its victim (a chariot or cannon slid along the file or rank).
+    fn short_of_capture(&self, m: &xq::Move, sq: Square) -> bool {
+        let (from, to) = (point(m.from), point(m.to));
+        let near = to.file().abs_diff(sq.file()) <= 1 && to.rank().abs_diff(sq.rank()) <= 1;
+        let between = |a: u8, b: u8, x: u8| a.min(b) < x && x < a.max(b);
+        let on_line = (from.file() == to.file()
+            && sq.file() == from.file()
+            && between(from.rank(), to.rank(), sq.rank()))
+            || (from.rank() == to.rank()
+                && sq.rank() == from.rank()
+                && between(from.file(), to.file(), sq.file()));
+        near || on_line
+    }
+
     fn ranks_by_evidence(&self) -> bool {
         true
     }

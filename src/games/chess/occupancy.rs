@@ -488,6 +488,17 @@ fn choose(lifted: &[Lifted], to: Square, turn: Option<Color>, now: u64) -> Optio
         .iter()
         .all(|&i| lifted[i].piece.color == lifted[first].piece.color)
     {
+        // Castling with both hands, the two set down in one frame of a
+        // board that reports whole frames (read square by square, in
+        // order): the rook's square after castling takes the rook.
+        if let Some(rook) = pool.iter().copied().find(|&i| {
+            lifted[i].piece.role == Role::Rook && castled_rook_square(lifted[i].from) == Some(to)
+        }) && pool
+            .iter()
+            .any(|&i| lifted[i].piece.role == Role::King && lifted[i].from.rank() == to.rank())
+        {
+            return Some(rook);
+        }
         // One colour: a king before anything else (castling, or castling
         // taken back), else the piece lifted first.
         pool.iter()
@@ -496,6 +507,18 @@ fn choose(lifted: &[Lifted], to: Square, turn: Option<Color>, now: u64) -> Optio
             .or(Some(first))
     } else {
         pool.last().copied()
+    }
+}
+
+/// Where a rook standing in its corner goes when its king castles with
+/// it (standard chess: occupancy boards start from the standard array).
+fn castled_rook_square(corner: Square) -> Option<Square> {
+    match corner {
+        Square::H1 => Some(Square::F1),
+        Square::A1 => Some(Square::D1),
+        Square::H8 => Some(Square::F8),
+        Square::A8 => Some(Square::D8),
+        _ => None,
     }
 }
 
@@ -616,6 +639,59 @@ mod tests {
             Some(piece('Q'))
         );
         assert!(t.lifted.is_empty());
+    }
+
+    #[test]
+    fn castling_with_two_hands_sets_the_king_down_first() {
+        // The king and the rook lifted together, the king set on g8 first.
+        let mut t = started();
+        let at = plies(
+            &mut t,
+            &[
+                ("d2", "d4"),
+                ("g8", "f6"),
+                ("c2", "c4"),
+                ("g7", "g6"),
+                ("g2", "g3"),
+                ("f8", "g7"),
+            ],
+        );
+        let black = Color::Black;
+        t.square(at, sq("b1"), false, Some(Color::White));
+        t.square(at + 400, sq("c3"), true, Some(Color::White));
+        let at = at + 5_000;
+        t.square(at, sq("e8"), false, Some(black));
+        t.square(at + 50, sq("h8"), false, Some(black));
+        assert_eq!(
+            t.square(at + 240, sq("g8"), true, Some(black)),
+            Some(piece('k'))
+        );
+        assert_eq!(
+            t.square(at + 350, sq("f8"), true, Some(black)),
+            Some(piece('r'))
+        );
+    }
+
+    #[test]
+    fn castling_with_two_hands_read_in_one_frame_puts_the_rook_on_its_square() {
+        // A board that sends whole frames: both pieces set down in one,
+        // read in square order (f8 before g8).
+        let mut t = started();
+        let at = plies(
+            &mut t,
+            &[("g2", "g3"), ("g8", "f6"), ("f1", "g2"), ("g7", "g6")],
+        );
+        let white = Color::White;
+        t.square(at, sq("e1"), false, Some(white));
+        t.square(at + 50, sq("h1"), false, Some(white));
+        assert_eq!(
+            t.square(at + 300, sq("f1"), true, Some(white)),
+            Some(piece('R'))
+        );
+        assert_eq!(
+            t.square(at + 300, sq("g1"), true, Some(white)),
+            Some(piece('K'))
+        );
     }
 
     #[test]

@@ -504,14 +504,29 @@ impl games::Game for Chess {
             b
         };
         let rest = without_kings(target);
-        let plies = (0..=game.len().min(2)).find(|&back| {
-            let pos = game.position_at(game.len() - back);
-            without_kings(pos.board()) == rest
-                && (back == 0
+        // Two kings on the centre squares never stand so in play (the
+        // squares touch), so the rest of the board need not match the
+        // game exactly: players clear the centre for the kings, or knock
+        // a piece, while they set the kings down. Any piece may leave the
+        // centre, at most two others change, none comes from nowhere; the
+        // closest position wins.
+        let changes = |b: &Board| {
+            let was = without_kings(b);
+            let changed = diff(&was, &rest);
+            let gone = changed & was.occupied();
+            let came = changed & rest.occupied();
+            ((gone & !centre).count() <= 2 && came.count() <= gone.count())
+                .then_some(changed.count())
+        };
+        let (plies, _) = (0..=game.len().min(2))
+            .filter(|&back| {
+                back == 0
                     || game.plies()[game.len() - back..]
                         .iter()
-                        .all(|p| p.m.is_some_and(|m| m.role() == Role::King)))
-        })?;
+                        .all(|p| p.m.is_some_and(|m| m.role() == Role::King))
+            })
+            .filter_map(|back| Some((back, changes(game.position_at(game.len() - back).board())?)))
+            .min_by_key(|&(_, n)| n)?;
         let light = kings.into_iter().filter(|s| s.is_light()).count();
         let result = match light {
             2 => "1-0",
@@ -519,6 +534,19 @@ impl games::Game for Chess {
             _ => "1/2-1/2",
         };
         Some((plies, result))
+    }
+
+    /// Next to the victim (its square, or the pawn's taken en passant),
+    /// or on the line the piece travels.
+    fn short_of_capture(&self, m: &Move, sq: Square) -> bool {
+        let victim = if m.is_en_passant() {
+            Square::from_coords(m.to().file(), m.from().rank())
+        } else {
+            m.to()
+        };
+        m.is_capture()
+            && (sq.distance(victim) <= 1
+                || shakmaty::attacks::between(m.from(), m.to()).contains(sq))
     }
 
     /// A king stepping onto a centre square.

@@ -1,0 +1,158 @@
+//! Issue 28: handling habits seen at real boards, one scene each. Every
+//! scene is a reading sequence the reconstructor misread before its rule
+//! existed: the assertions name what it used to publish.
+
+use boardcast::board::{Cell, Config, Reconstructor};
+use boardcast::event::{AlertKind, EventKind};
+use boardcast::games::chess::{Color, Piece, Position, Role, Square};
+
+/// Runs `readings` (time, square, cell) from `fen` and every timer after
+/// them; returns the events.
+fn scene(fen: &str, readings: &[(u64, Square, Cell<Piece>)]) -> Vec<EventKind> {
+    let pos = Position::from_fen(fen, false).expect("FEN");
+    let mut r = Reconstructor::new(Config::default());
+    r.start_from(0, pos.clone(), false);
+    r.handle_board(0, &boardcast_sim::faults::cells_of(pos.board()));
+    while r.poll_event().is_some() {}
+    for &(t, sq, cell) in readings {
+        while let Some(d) = r.poll_timeout().filter(|&d| d <= t) {
+            r.handle_timeout(d);
+        }
+        r.handle_square(t, sq, cell);
+    }
+    while let Some(d) = r.poll_timeout() {
+        r.handle_timeout(d);
+    }
+    let mut out = Vec::new();
+    while let Some((_, e)) = r.poll_event() {
+        out.push(e);
+    }
+    out
+}
+
+fn moves(events: &[EventKind]) -> Vec<String> {
+    let mut sans: Vec<String> = Vec::new();
+    for e in events {
+        match e {
+            EventKind::Move { ply, notation, .. } => {
+                sans.truncate(*ply as usize - 1);
+                sans.push(notation.clone());
+            }
+            EventKind::Retract { ply, .. } => sans.truncate(*ply as usize - 1),
+            _ => {}
+        }
+    }
+    sans
+}
+
+fn error_alerts(events: &[EventKind]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::Alert(a) if a.kind.is_error() && !a.cleared => Some(a.message.clone()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn piece(color: Color, role: Role) -> Cell<Piece> {
+    Cell::Piece(Piece { color, role })
+}
+
+/// The pawn is set down beside its victim, the victim lifted, then the
+/// pawn put on the victim's square. Before: "Black played e5-f5, an
+/// illegal move ... White began to reply to it" (the victim's lift taken
+/// for White's reply).
+#[test]
+fn a_capture_in_three_touches_is_the_capture() {
+    let pawn = piece(Color::Black, Role::Pawn);
+    let e = scene(
+        "4k3/8/8/4p3/5P2/8/8/4K3 b - - 0 1",
+        &[
+            (1_000, Square::E5, Cell::Empty),
+            (1_300, Square::F5, pawn),
+            (2_100, Square::F4, Cell::Empty),
+            (2_700, Square::F5, Cell::Empty),
+            (2_850, Square::F4, pawn),
+        ],
+    );
+    assert_eq!(moves(&e), ["exf4"], "{e:?}");
+    assert!(error_alerts(&e).is_empty(), "{e:?}");
+    assert!(
+        !e.iter()
+            .any(|e| matches!(e, EventKind::Alert(a) if a.kind == AlertKind::IllegalMove)),
+        "{e:?}"
+    );
+}
+
+/// The knight is set down on a square it could legally go to, next to
+/// its victim, and the victim is lifted: the lift is part of the capture
+/// that follows, not Black beginning to reply to Nc3.
+#[test]
+fn a_capture_begun_on_a_legal_square_beside_the_victim_is_the_capture() {
+    let knight = piece(Color::White, Role::Knight);
+    let e = scene(
+        "4k3/8/8/8/3p4/8/4N3/4K3 w - - 0 1",
+        &[
+            (1_000, Square::E2, Cell::Empty),
+            (1_250, Square::C3, knight),
+            (1_600, Square::D4, Cell::Empty),
+            (2_300, Square::C3, Cell::Empty),
+            (2_450, Square::D4, knight),
+        ],
+    );
+    assert_eq!(moves(&e), ["Nxd4"], "{e:?}");
+    assert!(
+        !e.iter().any(|e| matches!(e, EventKind::Retract { .. })),
+        "Nc3 was never shown: {e:?}"
+    );
+    assert!(error_alerts(&e).is_empty(), "{e:?}");
+}
+
+/// At the end of a real game the players cleared a pawn from d4 while
+/// they put the kings on e4 and d5 (1-0). Before: `misplaced` and no
+/// result.
+#[test]
+fn a_result_signalled_while_a_centre_pawn_is_cleared_is_recognised() {
+    let e = scene(
+        "8/8/4k3/8/3P4/8/4K3/8 w - - 0 1",
+        &[
+            (1_000, Square::D4, Cell::Empty),
+            (1_600, Square::E2, Cell::Empty),
+            (1_900, Square::E4, piece(Color::White, Role::King)),
+            (2_400, Square::E6, Cell::Empty),
+            (2_800, Square::D5, piece(Color::Black, Role::King)),
+        ],
+    );
+    assert!(
+        e.iter()
+            .any(|e| matches!(e, EventKind::GameEnd { result, reason, .. }
+            if result == "1-0" && reason == "kings in the centre")),
+        "{e:?}"
+    );
+    assert!(moves(&e).is_empty(), "{e:?}");
+    assert!(error_alerts(&e).is_empty(), "{e:?}");
+}
+
+/// A piece beside the centre pushed aside while the kings are set down.
+#[test]
+fn a_result_signalled_while_a_piece_is_pushed_aside_is_recognised() {
+    let e = scene(
+        "8/8/2n1k3/8/8/8/4K3/8 b - - 0 1",
+        &[
+            (1_000, Square::E6, Cell::Empty),
+            (1_400, Square::D4, piece(Color::Black, Role::King)),
+            (1_700, Square::C6, Cell::Empty),
+            (1_800, Square::B6, piece(Color::Black, Role::Knight)),
+            (2_300, Square::E2, Cell::Empty),
+            (2_700, Square::E5, piece(Color::White, Role::King)),
+        ],
+    );
+    assert!(
+        e.iter()
+            .any(|e| matches!(e, EventKind::GameEnd { result, reason, .. }
+            if result == "0-1" && reason == "kings in the centre")),
+        "{e:?}"
+    );
+    assert!(error_alerts(&e).is_empty(), "{e:?}");
+}
