@@ -14,6 +14,7 @@ mod games;
 mod games_alerts;
 mod games_open;
 mod open_games;
+mod real_games;
 mod reconstruct;
 mod replay;
 mod results;
