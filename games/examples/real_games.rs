@@ -196,9 +196,12 @@ fn draughts_games(text: &str, stats: &mut String) -> Vec<Candidate<PdnGame>> {
     out
 }
 
-/// The records of a WXF source file: (tags, move tokens).
-fn wxf_records(text: &str) -> Vec<(Vec<(String, String)>, Vec<String>)> {
-    let mut out: Vec<(Vec<(String, String)>, Vec<String>)> = Vec::new();
+/// A source record: its tags and its move tokens.
+type SourceRecord = (Vec<(String, String)>, Vec<String>);
+
+/// The records of a WXF source file.
+fn wxf_records(text: &str) -> Vec<SourceRecord> {
+    let mut out: Vec<SourceRecord> = Vec::new();
     let mut in_moves = true;
     for line in text.lines() {
         let l = line.trim();
