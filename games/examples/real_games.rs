@@ -328,9 +328,14 @@ fn describe<G>(what: &str, all: &[Candidate<G>], picked: &[usize], stats: &mut S
     let longest = picked.iter().map(|&i| all[i].plies).max().unwrap_or(0);
     let kings = picked.iter().filter(|&&i| all[i].kings > 0).count();
     let threefold = picked.iter().filter(|&&i| all[i].repeats >= 3).count();
+    let kings = if what == "draughts" {
+        format!(", {kings} with king moves")
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         stats,
-        "{what}: {} games bundled, {plies} plies, longest {longest}, {kings} with king moves, {threefold} with a position three times or more",
+        "{what}: {} games bundled, {plies} plies, longest {longest}{kings}, {threefold} with a position three times or more",
         picked.len()
     );
 }
