@@ -17,10 +17,18 @@
 //!    fault was put right, error alerts beyond the expected one never
 //!    withdrawn, and how often displaced pieces were reported first.
 //!
-//! Corpora: `games/tests/data/english-draughts.pdn` (200 games),
-//! `xiangqi-selfplay.pgn` (200) and `xiangqi-random.pgn` (40).
-//! `BENCH_GAMES=N` limits the games per profile (default all);
-//! `BENCH_CASES=N` sets the cases per fault kind (default 200).
+//! Corpora: the made ones, `games/tests/data/english-draughts.pdn` (200
+//! games), `xiangqi-selfplay.pgn` (200) and `xiangqi-random.pgn` (40);
+//! then the real ones, each with both tables of its own (labelled
+//! `draughts ACF`, `xiangqi WXF`): `english-draughts-acf.pdn` (300
+//! American Checker Federation games) and `xiangqi-wxf-hu.pgn` with
+//! `xiangqi-wxf-liu.pgn` (300 World Xiangqi Federation master games; see
+//! `games/tests/data/README.md`).
+//! `BENCH_GAMES=N` limits the games per profile and the games the faults
+//! are injected into, per corpus (default all);
+//! `BENCH_CASES=N` sets the cases per fault kind (default 200);
+//! `BENCH_GAME=draughts|xiangqi` and `BENCH_CORPUS=made|real` run one
+//! game or one kind of corpus.
 
 #[path = "common.rs"]
 #[allow(dead_code)]
@@ -31,7 +39,7 @@ use std::path::{Path, PathBuf};
 use boardcast::board::Config;
 use boardcast::event::EventKind;
 use boardcast::replay::{GameReplay, replay_game_text};
-use boardcast_games::draughts;
+use boardcast_games::{draughts, xiangqi};
 use boardcast_sim::open::{
     OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts,
     simulate_xiangqi, tabutronic_capture_text,
@@ -124,6 +132,7 @@ fn clean_table(
 
 fn fault_table(
     game: &str,
+    word: &str,
     kinds: &[OpenFaultKind],
     games: usize,
     cases: usize,
@@ -156,7 +165,7 @@ fn fault_table(
                 continue;
             };
             distinct.insert(i);
-            let r = replay(&case.session, game, true);
+            let r = replay(&case.session, word, true);
             let c = open_faults::evaluate(&case, &r);
             n += 1;
             raised += usize::from(c.raised);
@@ -241,95 +250,141 @@ fn show(case: &OpenFaultCase, r: &GameReplay) {
     }
 }
 
+/// Both tables for a draughts corpus (`label` names it in every line).
+fn draughts_tables(
+    label: &str,
+    games: &[Vec<draughts::Move>],
+    limit: usize,
+    cases: usize,
+    clean: bool,
+) {
+    let n = games.len().min(limit);
+    clean_table(
+        label,
+        if clean { n } else { 0 },
+        |i, profile| {
+            let s = simulate_draughts(&games[i], profile, i as u64);
+            (
+                replay(&s, "draughts", profile.human),
+                games[i].iter().map(draughts::Move::id).collect(),
+            )
+        },
+        |i, profile| simulate_draughts(&games[i], profile, i as u64).lines,
+    );
+    // The same games on an 8x8 vendor board that senses occupancy
+    // only (a Certabo board in occupancy mode: Tabutronic frames).
+    let tabutronic = format!("{label}, tabutronic:");
+    println!(
+        "{tabutronic} {:<25} {:>6} {:>7} {:>12} {:>13}",
+        "profile", "games", "exact", "wrong moves", "error alerts"
+    );
+    for (name, human, rotated) in [
+        ("clean", false, false),
+        ("human", true, false),
+        ("human, turned", true, true),
+    ] {
+        let (mut exact, mut wrong, mut errors) = (0, 0, 0);
+        let m = if clean { n } else { 0 };
+        for (i, g) in games.iter().enumerate().take(m) {
+            let profile = OpenProfile {
+                human,
+                pieces: false,
+                rotated,
+            };
+            let s = simulate_draughts(g, profile, i as u64);
+            let text = tabutronic_capture_text(&s, &[]);
+            let r = replay_game_text(&text, Config::default(), Path::new("t.capture")).unwrap();
+            let want: Vec<String> = g.iter().map(draughts::Move::id).collect();
+            exact += usize::from(record_ids(&r) == want);
+            wrong += wrong_moves(&r, &want);
+            errors += standing_errors(&r);
+        }
+        println!("{tabutronic} {name:<25} {m:>6} {exact:>7} {wrong:>12} {errors:>13}");
+    }
+    fault_table(
+        label,
+        "draughts",
+        &OpenFaultKind::DRAUGHTS,
+        n,
+        cases,
+        |i, k, p, seed| open_faults::inject_draughts(&games[i], k, p, seed),
+    );
+}
+
+/// Both tables for a xiangqi corpus (`label` names it in every line).
+fn xiangqi_tables(
+    label: &str,
+    games: &[Vec<xiangqi::Move>],
+    limit: usize,
+    cases: usize,
+    clean: bool,
+) {
+    let n = games.len().min(limit);
+    clean_table(
+        label,
+        if clean { n } else { 0 },
+        |i, profile| {
+            let s = simulate_xiangqi(&games[i], profile, i as u64);
+            (
+                replay(&s, "xiangqi", profile.human),
+                games[i].iter().map(ToString::to_string).collect(),
+            )
+        },
+        |i, profile| simulate_xiangqi(&games[i], profile, i as u64).lines,
+    );
+    fault_table(
+        label,
+        "xiangqi",
+        &OpenFaultKind::XIANGQI,
+        n,
+        cases,
+        |i, k, p, seed| open_faults::inject_xiangqi(&games[i], k, p, seed),
+    );
+}
+
+fn read_draughts(file: &str) -> Vec<Vec<draughts::Move>> {
+    let text = std::fs::read_to_string(data(file)).unwrap();
+    draughts::read_pdn(&text)
+        .unwrap()
+        .into_iter()
+        .map(|g| g.moves)
+        .collect()
+}
+
+fn read_xiangqi(files: &[&str]) -> Vec<Vec<xiangqi::Move>> {
+    let mut games = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(data(file)).unwrap();
+        games.extend(read_xiangqi_games(&text).unwrap());
+    }
+    games
+}
+
 fn main() {
     let limit: usize = common::env_or("BENCH_GAMES", usize::MAX);
     let cases: usize = common::env_or("BENCH_CASES", 200);
     let only: String = common::env_or("BENCH_GAME", String::new());
-
+    let corpus: String = common::env_or("BENCH_CORPUS", String::new());
     let clean = std::env::var_os("BENCH_KIND").is_none();
-    if only.is_empty() || only == "draughts" {
-        let text = std::fs::read_to_string(data("english-draughts.pdn")).unwrap();
-        let games: Vec<Vec<draughts::Move>> = draughts::read_pdn(&text)
-            .unwrap()
-            .into_iter()
-            .map(|g| g.moves)
-            .collect();
-        let n = games.len().min(limit);
-        clean_table(
-            "draughts",
-            if clean { n } else { 0 },
-            |i, profile| {
-                let s = simulate_draughts(&games[i], profile, i as u64);
-                (
-                    replay(&s, "draughts", profile.human),
-                    games[i].iter().map(draughts::Move::id).collect(),
-                )
-            },
-            |i, profile| simulate_draughts(&games[i], profile, i as u64).lines,
-        );
-        // The same games on an 8x8 vendor board that senses occupancy
-        // only (a Certabo board in occupancy mode: Tabutronic frames).
-        println!(
-            "draughts, tabutronic: {:<25} {:>6} {:>7} {:>12} {:>13}",
-            "profile", "games", "exact", "wrong moves", "error alerts"
-        );
-        for (name, human, rotated) in [
-            ("clean", false, false),
-            ("human", true, false),
-            ("human, turned", true, true),
-        ] {
-            let (mut exact, mut wrong, mut errors) = (0, 0, 0);
-            let m = if clean { n } else { 0 };
-            for (i, g) in games.iter().enumerate().take(m) {
-                let profile = OpenProfile {
-                    human,
-                    pieces: false,
-                    rotated,
-                };
-                let s = simulate_draughts(g, profile, i as u64);
-                let text = tabutronic_capture_text(&s, &[]);
-                let r = replay_game_text(&text, Config::default(), Path::new("t.capture")).unwrap();
-                let want: Vec<String> = g.iter().map(draughts::Move::id).collect();
-                exact += usize::from(record_ids(&r) == want);
-                wrong += wrong_moves(&r, &want);
-                errors += standing_errors(&r);
-            }
-            println!("draughts, tabutronic: {name:<25} {m:>6} {exact:>7} {wrong:>12} {errors:>13}");
-        }
-        fault_table(
-            "draughts",
-            &OpenFaultKind::DRAUGHTS,
-            n,
-            cases,
-            |i, k, p, seed| open_faults::inject_draughts(&games[i], k, p, seed),
-        );
-    }
+    let made = corpus.is_empty() || corpus == "made";
+    let real = corpus.is_empty() || corpus == "real";
+    let draughts = only.is_empty() || only == "draughts";
+    let xiangqi = only.is_empty() || only == "xiangqi";
 
-    if only.is_empty() || only == "xiangqi" {
-        let mut games = Vec::new();
-        for file in ["xiangqi-selfplay.pgn", "xiangqi-random.pgn"] {
-            let text = std::fs::read_to_string(data(file)).unwrap();
-            games.extend(read_xiangqi_games(&text).unwrap());
-        }
-        let n = games.len().min(limit);
-        clean_table(
-            "xiangqi",
-            if clean { n } else { 0 },
-            |i, profile| {
-                let s = simulate_xiangqi(&games[i], profile, i as u64);
-                (
-                    replay(&s, "xiangqi", profile.human),
-                    games[i].iter().map(ToString::to_string).collect(),
-                )
-            },
-            |i, profile| simulate_xiangqi(&games[i], profile, i as u64).lines,
-        );
-        fault_table(
-            "xiangqi",
-            &OpenFaultKind::XIANGQI,
-            n,
-            cases,
-            |i, k, p, seed| open_faults::inject_xiangqi(&games[i], k, p, seed),
-        );
+    if made && draughts {
+        let games = read_draughts("english-draughts.pdn");
+        draughts_tables("draughts", &games, limit, cases, clean);
+    }
+    if made && xiangqi {
+        let games = read_xiangqi(&["xiangqi-selfplay.pgn", "xiangqi-random.pgn"]);
+        xiangqi_tables("xiangqi", &games, limit, cases, clean);
+    }
+    if real && draughts {
+        let games = read_draughts("english-draughts-acf.pdn");
+        draughts_tables("draughts ACF", &games, limit, cases, clean);
+    }
+    if real && xiangqi {
+        let games = read_xiangqi(&["xiangqi-wxf-hu.pgn", "xiangqi-wxf-liu.pgn"]);
+        xiangqi_tables("xiangqi WXF", &games, limit, cases, clean);
     }
 }

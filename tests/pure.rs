@@ -15,6 +15,7 @@ mod games_alerts;
 mod games_open;
 mod habits;
 mod open_games;
+mod real_games;
 mod reconstruct;
 mod replay;
 mod results;

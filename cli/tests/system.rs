@@ -29,6 +29,7 @@ mod livechess;
 mod netns;
 #[path = "../../tests/open_games.rs"]
 mod open_games;
+mod real_games_oracle;
 mod recovery;
 mod replay_binary;
 mod results_folder;
