@@ -639,27 +639,11 @@ pub fn kings_to_centre(
     // A piece next to the centre pushed aside onto a free square (at most
     // one piece cleared or pushed besides the kings' squares, as at the
     // real board this habit was seen on).
-    let push = (clear.len() < 2 && rng.gen_bool(0.15))
-        .then(|| {
-            let near: Vec<(Square, Square)> = Square::ALL
-                .into_iter()
-                .filter(|&s| {
-                    !centre.contains(&s) && board.piece_at(s).is_some_and(|p| p.role != Role::King)
-                })
-                .flat_map(|s| {
-                    crate::human::neighbours(s)
-                        .filter(|&n| board.piece_at(n).is_none() && !centre.contains(&n))
-                        .map(move |n| (s, n))
-                })
-                .filter(|&(s, _)| {
-                    centre
-                        .iter()
-                        .any(|&c| crate::human::neighbours(c).any(|x| x == s))
-                })
-                .collect();
-            (!near.is_empty()).then(|| near[rng.gen_range(0..near.len())])
-        })
-        .flatten();
+    let push = if clear.len() < 2 && rng.gen_bool(0.15) {
+        push_aside(board, &centre, &mut rng)
+    } else {
+        None
+    };
     for &s in &clear {
         set(s, Cell::Empty, &mut t, rng.gen_range(200..900));
     }
@@ -683,4 +667,28 @@ pub fn kings_to_centre(
         }
     }
     Some(())
+}
+
+/// A piece next to the centre (not a king) and a free square beside it,
+/// away from the centre: a piece the hands push aside.
+fn push_aside(board: &Board, centre: &[Square], rng: &mut SmallRng) -> Option<(Square, Square)> {
+    let next_to_centre = |s: Square| {
+        centre
+            .iter()
+            .any(|&c| crate::human::neighbours(c).any(|x| x == s))
+    };
+    let near: Vec<(Square, Square)> = Square::ALL
+        .into_iter()
+        .filter(|&s| {
+            !centre.contains(&s)
+                && next_to_centre(s)
+                && board.piece_at(s).is_some_and(|p| p.role != Role::King)
+        })
+        .flat_map(|s| {
+            crate::human::neighbours(s)
+                .filter(|&n| board.piece_at(n).is_none() && !centre.contains(&n))
+                .map(move |n| (s, n))
+        })
+        .collect();
+    (!near.is_empty()).then(|| near[rng.gen_range(0..near.len())])
 }

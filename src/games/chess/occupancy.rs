@@ -675,11 +675,18 @@ mod tests {
     #[test]
     fn castling_with_two_hands_read_in_one_frame_puts_the_rook_on_its_square() {
         // A board that sends whole frames: both pieces set down in one,
-        // read in square order (f8 before g8).
+        // read in square order (f1 before g1).
         let mut t = started();
         let at = plies(
             &mut t,
-            &[("g2", "g3"), ("g8", "f6"), ("f1", "g2"), ("g7", "g6")],
+            &[
+                ("g2", "g3"),
+                ("g8", "f6"),
+                ("g1", "f3"),
+                ("g7", "g6"),
+                ("f1", "g2"),
+                ("f8", "g7"),
+            ],
         );
         let white = Color::White;
         t.square(at, sq("e1"), false, Some(white));

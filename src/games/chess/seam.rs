@@ -549,6 +549,10 @@ impl games::Game for Chess {
                 || shakmaty::attacks::between(m.from(), m.to()).contains(sq))
     }
 
+    fn waits_short_of_capture(&self) -> bool {
+        true
+    }
+
     /// A king stepping onto a centre square.
     fn signal_move(&self, m: &Move) -> bool {
         m.role() == Role::King && !m.is_castle() && CENTRE.contains(&m.to())
