@@ -156,3 +156,127 @@ fn a_result_signalled_while_a_piece_is_pushed_aside_is_recognised() {
     );
     assert!(error_alerts(&e).is_empty(), "{e:?}");
 }
+
+/// Runs draughts readings (time, PDN square, piece letter or empty) from
+/// the start position, seen as a whole board first; returns the events.
+fn draughts_scene(readings: &[(u64, u8, Option<u8>)]) -> Vec<EventKind> {
+    use boardcast::games::draughts::{Draughts, Position, point};
+    use boardcast::games::grid::{Point, Stone};
+    use boardcast::games::{GamePosition, Placement};
+    use boardcast_games::draughts;
+    let position = Position::new(draughts::Position::start());
+    let cells: Vec<Cell<_>> = (0..64)
+        .map(|i| {
+            position
+                .board()
+                .piece_at(Point::from_index(i).unwrap())
+                .map_or(Cell::Empty, Cell::Piece)
+        })
+        .collect();
+    let mut r = Reconstructor::for_game(Config::default(), Draughts);
+    r.handle_board(0, &cells);
+    let sq = |n: u8| point(draughts::Square::new(n).unwrap());
+    for &(t, n, piece) in readings {
+        while let Some(d) = r.poll_timeout().filter(|&d| d <= t) {
+            r.handle_timeout(d);
+        }
+        r.handle_square(
+            t,
+            sq(n),
+            piece.map_or(Cell::Empty, |l| Cell::Piece(Stone::new(l))),
+        );
+    }
+    while let Some(d) = r.poll_timeout() {
+        r.handle_timeout(d);
+    }
+    let mut out = Vec::new();
+    while let Some((_, e)) = r.poll_event() {
+        out.push(e);
+    }
+    out
+}
+
+/// A man moved 10-15 and put back, then 11-16 played. Before: `move
+/// 10-15`, then `game_end "*"` (new game set up) and a second game, the
+/// real one lost from the record. It is a takeback, as in chess.
+#[test]
+fn a_draughts_first_move_touched_and_put_back_is_a_takeback_not_a_new_game() {
+    let e = draughts_scene(&[
+        (1_000, 10, None),
+        (1_300, 15, Some(b'M')),
+        (4_000, 15, None),
+        (4_300, 10, Some(b'M')),
+        (7_000, 11, None),
+        (7_300, 16, Some(b'M')),
+    ]);
+    assert_eq!(moves(&e), ["11-16"], "{e:?}");
+    assert_eq!(
+        e.iter()
+            .filter(|e| matches!(e, EventKind::GameStart { .. }))
+            .count(),
+        1,
+        "one game: {e:?}"
+    );
+    assert!(
+        !e.iter().any(|e| matches!(e, EventKind::GameEnd { .. })),
+        "{e:?}"
+    );
+    assert!(error_alerts(&e).is_empty(), "{e:?}");
+}
+
+/// An open-protocol capture from a `hello` line and `(time, line)` pairs.
+fn open_capture(hello: &str, lines: &[(u64, &str)]) -> Vec<EventKind> {
+    let hex = |s: &str| {
+        s.bytes()
+            .map(|b| format!("{b:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut text = String::from("# boardcast capture v1 protocol=open\n");
+    text += &format!("0 < {}\n", hex(&format!("{hello}\n")));
+    for (t, l) in lines {
+        text += &format!("{t} < {}\n", hex(&format!("{l}\n")));
+    }
+    let r = boardcast::replay::replay_game_text(&text, Config::default(), "scene".as_ref())
+        .expect("replay");
+    r.events.into_iter().map(|e| e.kind).collect()
+}
+
+/// The draughts start on an occupancy-only board (rank 8 first).
+const DRAUGHTS_OCCUPANCY: &str = ".o.o.o.oo.o.o.o..o.o.o.o................o.o.o.o..o.o.o.oo.o.o.o.";
+
+/// On an occupancy-only board a man of the second player pushed forward
+/// and set back before the first move looks like the first move seen
+/// from the other side. Before: it was published, then "new game set up",
+/// and the record held a phantom game. Now the phantom move is taken
+/// back, the board's orientation is open again, and the real first move
+/// and reply are the game.
+#[test]
+fn a_knock_before_the_first_move_on_an_occupancy_board_leaves_no_phantom_game() {
+    let board = format!("board {DRAUGHTS_OCCUPANCY}");
+    let real = [
+        (8_000, "up c3"),
+        (8_300, "down d4"),
+        (12_000, "up f6"),
+        (12_300, "down e5"),
+    ];
+    let mut knocked = vec![
+        (10, board.as_str()),
+        (2_000, "up b6"),
+        (2_100, "down a5"),
+        (4_000, "up a5"),
+        (4_100, "down b6"),
+    ];
+    knocked.extend(real);
+    let e = open_capture("hello draughts 8x8 id=DR-1 pieces=no", &knocked);
+    let mut clean = vec![(10, board.as_str())];
+    clean.extend(real);
+    let want = open_capture("hello draughts 8x8 id=DR-1 pieces=no", &clean);
+    assert_eq!(moves(&want).len(), 2, "{want:?}");
+    assert_eq!(moves(&e), moves(&want), "{e:?}");
+    assert!(
+        !e.iter().any(|e| matches!(e, EventKind::GameEnd { .. })),
+        "{e:?}"
+    );
+    assert!(error_alerts(&e).is_empty(), "{e:?}");
+}

@@ -35,13 +35,15 @@ pub(super) fn confirmed_by_lift<G: Game>(rules: &G, p: &Playing<G>, target: &Boa
             _ => return false,
         };
         // (Nor the victim of a capture the candidate's piece is about to
-        // make: it was set down short of it first.)
-        let about_to_capture = moves.len() == 1 && {
-            let removed = after.board().occupied() & !target.occupied();
-            let theirs = removed & after.board().by_color(after.turn());
-            victims_of_capture_from(rules, before, moves[0].from(), moves[0].to(), theirs)
-                && lifted_under_the_piece(p, moves[0].to(), theirs)
-        };
+        // make: it was set down short of it first, taking nothing.)
+        let about_to_capture = moves.len() == 1
+            && (moves[0].touched() & before.board().by_color(before.turn().other())).is_empty()
+            && {
+                let removed = after.board().occupied() & !target.occupied();
+                let theirs = removed & after.board().by_color(after.turn());
+                victims_of_capture_from(rules, before, moves[0].from(), moves[0].to(), theirs)
+                    && lifted_under_the_piece(p, moves[0].to(), theirs)
+            };
         lifted_by_side_to_move::<G>(&after, target)
             && !about_to_capture
             && !signal_into(rules, &c.explanation)
@@ -578,4 +580,24 @@ pub(super) fn travels_on<G: Game>(game: &Record<G>, e: &Explanation<Move<G>>) ->
         .last()
         .and_then(|p| p.m.as_ref())
         .is_some_and(|last| last.from() == next.from())
+}
+
+/// Turns the squares the evidence names (touches, recent readings, the
+/// readings' numbers per square) round, when the board's orientation
+/// changes.
+pub(super) fn turn_squares_round<G: Game>(rules: &G, p: &mut Playing<G>) {
+    for t in &mut p.touches {
+        t.sq = rules.turn_round(t.sq);
+    }
+    for r in &mut p.recent {
+        r.0 = rules.turn_round(r.0);
+    }
+    if !p.touched_at.is_empty() {
+        let old = std::mem::take(&mut p.touched_at);
+        p.touched_at = vec![0; old.len()];
+        for (i, &t) in old.iter().enumerate() {
+            let sq = rules.turn_round(rules.square(i));
+            p.touched_at[rules.index(sq)] = t;
+        }
+    }
 }

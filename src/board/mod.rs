@@ -210,6 +210,9 @@ struct Playing<G: Game> {
     referee: G::Referee,
     /// How the board stands.
     orientation: Orientation,
+    /// The orientation was fixed by the first move (read turned round),
+    /// not by the start position.
+    oriented_by_play: bool,
     successors: Vec<(Board<G>, Move<G>)>,
     candidate: Option<Candidate<G>>,
     /// A whole-board read has not been explained yet: search deep.
@@ -982,7 +985,13 @@ impl<G: Game> Reconstructor<G> {
                 explanation,
                 Some(Explanation::Same | Explanation::Forward(_))
             );
-            if !by_play && (!p.game.is_empty() || p.course.ended()) {
+            // The first move or two put back (a piece touched and put
+            // back, a knock before the first move read as one): a
+            // takeback, not a new game.
+            let put_back = !p.course.ended()
+                && matches!(&explanation, Some(Explanation::Back { plies, then })
+                    if then.is_empty() && *plies == p.game.len() && *plies <= 2);
+            if !by_play && !put_back && (!p.game.is_empty() || p.course.ended()) {
                 self.start_at(at, start);
                 return ControlFlow::Break(());
             }
@@ -1263,13 +1272,15 @@ impl<G: Game> Reconstructor<G> {
                         let removed = x.board.occupied() & !target.occupied();
                         let opponents = removed & x.made.by_color(x.m.mover().other());
                         opponents.any()
-                            && !(victims_of_capture_from(
-                                rules,
-                                &pos,
-                                x.m.from(),
-                                x.m.to(),
-                                opponents,
-                            ) && lifted_under_the_piece(p, x.m.to(), opponents))
+                            && !(x.m.taken().is_empty()
+                                && victims_of_capture_from(
+                                    rules,
+                                    &pos,
+                                    x.m.from(),
+                                    x.m.to(),
+                                    opponents,
+                                )
+                                && lifted_under_the_piece(p, x.m.to(), opponents))
                             && !rules.signal_pseudo(&x.m)
                     });
                 if confirmed {
@@ -1690,6 +1701,7 @@ impl<G: Game> Reconstructor<G> {
             return None;
         };
         p.orientation = Orientation::Rotated;
+        p.oriented_by_play = true;
         for t in &mut p.touches {
             t.sq = self.rules.turn_round(t.sq);
         }
@@ -1741,6 +1753,7 @@ impl<G: Game> Reconstructor<G> {
             referee: self.rules.referee(&game),
             game,
             orientation: Orientation::of_start(rotated),
+            oriented_by_play: false,
             candidate: None,
             resync: false,
             course: Course::InPlay,
@@ -1804,6 +1817,14 @@ impl<G: Game> Reconstructor<G> {
                 rebuild_referee(rules, p);
                 out.push(rules.takeback_event(to as u32, p.game.position()));
                 p.course = Course::InPlay;
+                if to == 0 && p.oriented_by_play {
+                    // The move that turned the board round is taken back
+                    // (a knock read as the first move): its orientation
+                    // goes with it.
+                    p.oriented_by_play = false;
+                    p.orientation = Orientation::Open;
+                    turn_squares_round(rules, p);
+                }
             }
             Explanation::Back { plies, then } => {
                 out.extend(withdraw(rules, p, plies));
