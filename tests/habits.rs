@@ -280,3 +280,95 @@ fn a_knock_before_the_first_move_on_an_occupancy_board_leaves_no_phantom_game() 
     );
     assert!(error_alerts(&e).is_empty(), "{e:?}");
 }
+
+/// Runs draughts readings from `fen` (the position known, the board read
+/// whole first); squares are PDN numbers. Returns the events.
+fn draughts_from(fen: &str, readings: &[(u64, u8, Option<u8>)]) -> Vec<EventKind> {
+    use boardcast::games::draughts::{Draughts, Position, point};
+    use boardcast::games::grid::{Point, Stone};
+    use boardcast::games::{GamePosition, Placement};
+    use boardcast_games::draughts;
+    let position = Position::new(draughts::Position::from_fen(fen).unwrap());
+    let cells: Vec<Cell<_>> = (0..64)
+        .map(|i| {
+            position
+                .board()
+                .piece_at(Point::from_index(i).unwrap())
+                .map_or(Cell::Empty, Cell::Piece)
+        })
+        .collect();
+    let mut r = Reconstructor::for_game(Config::default(), Draughts);
+    r.start_from(0, position, false);
+    r.handle_board(0, &cells);
+    let sq = |n: u8| point(draughts::Square::new(n).unwrap());
+    for &(t, n, piece) in readings {
+        while let Some(d) = r.poll_timeout().filter(|&d| d <= t) {
+            r.handle_timeout(d);
+        }
+        r.handle_square(
+            t,
+            sq(n),
+            piece.map_or(Cell::Empty, |l| Cell::Piece(Stone::new(l))),
+        );
+    }
+    while let Some(d) = r.poll_timeout() {
+        r.handle_timeout(d);
+    }
+    let mut out = Vec::new();
+    while let Some((_, e)) = r.poll_event() {
+        out.push(e);
+    }
+    out
+}
+
+/// A double jump with the captured men lifted between the hops, the
+/// jumping man in the hand or set down on its landing square. Before:
+/// `illegal_move` ("the multi-jump was not completed ... art. 1.25.1"),
+/// then the whole jump 60 ms later.
+#[test]
+fn a_multi_jump_with_its_men_lifted_between_the_hops_is_no_unfinished_jump() {
+    use boardcast_games::draughts;
+    let fen = "B:W14,23,30:B9";
+    let pos = draughts::Position::from_fen(fen).unwrap();
+    let jump = pos
+        .legal_moves()
+        .into_iter()
+        .find(|m| m.captured().len() == 2)
+        .expect("a double jump");
+    let n = |s: draughts::Square| s.number();
+    let (from, land, to) = (n(jump.path()[0]), n(jump.path()[1]), n(jump.path()[2]));
+    let (first, second) = (n(jump.captured()[0]), n(jump.captured()[1]));
+    // In the hand between the hops.
+    let in_hand = draughts_from(
+        fen,
+        &[
+            (1_000, from, None),
+            (1_300, land, Some(b'M')),
+            (1_500, land, None),
+            (1_700, first, None),
+            (1_950, to, Some(b'M')),
+            (2_300, second, None),
+        ],
+    );
+    // Set down on the landing square while the first man is cleared.
+    let set_down = draughts_from(
+        fen,
+        &[
+            (1_000, from, None),
+            (1_300, land, Some(b'M')),
+            (1_700, first, None),
+            (2_100, land, None),
+            (2_300, to, Some(b'M')),
+            (2_700, second, None),
+        ],
+    );
+    for e in [in_hand, set_down] {
+        assert_eq!(moves(&e).len(), 1, "{e:?}");
+        assert!(error_alerts(&e).is_empty(), "{e:?}");
+        assert!(
+            !e.iter()
+                .any(|e| matches!(e, EventKind::Alert(a) if a.kind == AlertKind::IllegalMove)),
+            "{e:?}"
+        );
+    }
+}

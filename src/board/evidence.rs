@@ -41,8 +41,14 @@ pub(super) fn confirmed_by_lift<G: Game>(rules: &G, p: &Playing<G>, target: &Boa
             && {
                 let removed = after.board().occupied() & !target.occupied();
                 let theirs = removed & after.board().by_color(after.turn());
-                victims_of_capture_from(rules, before, moves[0].from(), moves[0].to(), theirs)
-                    && lifted_under_the_piece(p, moves[0].to(), theirs)
+                let on = moves[0].to();
+                // (A victim that can take the piece may be replying by
+                // taking it, lifted after it: then the order tells.)
+                let threat = after
+                    .legal_moves()
+                    .any(|r| theirs.contains(r.from()) && r.touched().contains(on));
+                victims_of_capture_from(rules, before, moves[0].from(), on, theirs)
+                    && (!threat || lifted_under_the_piece(p, on, theirs))
             };
         lifted_by_side_to_move::<G>(&after, target)
             && !about_to_capture

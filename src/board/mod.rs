@@ -1272,15 +1272,13 @@ impl<G: Game> Reconstructor<G> {
                         let removed = x.board.occupied() & !target.occupied();
                         let opponents = removed & x.made.by_color(x.m.mover().other());
                         opponents.any()
-                            && !(x.m.taken().is_empty()
-                                && victims_of_capture_from(
-                                    rules,
-                                    &pos,
-                                    x.m.from(),
-                                    x.m.to(),
-                                    opponents,
-                                )
-                                && lifted_under_the_piece(p, x.m.to(), opponents))
+                            && !victims_of_capture_from(
+                                rules,
+                                &pos,
+                                x.m.from(),
+                                x.m.to(),
+                                opponents,
+                            )
                             && !rules.signal_pseudo(&x.m)
                     });
                 if confirmed {
