@@ -391,12 +391,23 @@ fn illegal_taken_back(at: &mut Inject<'_>) -> Option<FaultCase> {
     // move, Law 6.2a), notices, and the position is
     // restored.
     table.pause(1_000, 4_500);
+    // Not a piece the moving piece could legally take from where it stood:
+    // lifting that one may be the capture under way (the piece set down
+    // short of its victim), not a reply.
+    let victims: Vec<Square> = pos
+        .legal_moves()
+        .filter(|m| m.from() == from && m.is_capture())
+        .map(|m| m.to())
+        .collect();
     let own: Vec<Square> = pos
         .board()
         .by_color(!pos.turn())
         .into_iter()
-        .filter(|&s| s != to)
+        .filter(|&s| s != to && !victims.contains(&s))
         .collect();
+    if own.is_empty() {
+        return None;
+    }
     let touched = own[rng.gen_range(0..own.len())];
     let cell = table.lift(touched);
     table.pause(300, 900);
