@@ -651,7 +651,7 @@ pub fn kings_to_centre(
     // one piece cleared or pushed besides the kings' squares, as at the
     // real board this habit was seen on).
     let push = if clear.len() < 2 && rng.gen_bool(0.15) {
-        push_aside(board, &centre, &mut rng)
+        push_aside(last, &centre, &mut rng)
     } else {
         None
     };
@@ -681,8 +681,12 @@ pub fn kings_to_centre(
 }
 
 /// A piece next to the centre (not a king) and a free square beside it,
-/// away from the centre: a piece the hands push aside.
-fn push_aside(board: &Board, centre: &[Square], rng: &mut SmallRng) -> Option<(Square, Square)> {
+/// away from the centre: a piece the hands push aside. As with knocks, a
+/// piece of the side to move never lands where it could legally move:
+/// that would be a move.
+fn push_aside(last: &Position, centre: &[Square], rng: &mut SmallRng) -> Option<(Square, Square)> {
+    let board = last.board();
+    let legal = |s: Square, n: Square| last.legal_moves().any(|m| m.from() == s && m.to() == n);
     let next_to_centre = |s: Square| {
         centre
             .iter()
@@ -697,7 +701,9 @@ fn push_aside(board: &Board, centre: &[Square], rng: &mut SmallRng) -> Option<(S
         })
         .flat_map(|s| {
             crate::human::neighbours(s)
-                .filter(|&n| board.piece_at(n).is_none() && !centre.contains(&n))
+                .filter(move |&n| {
+                    board.piece_at(n).is_none() && !centre.contains(&n) && !legal(s, n)
+                })
                 .map(move |n| (s, n))
         })
         .collect();
