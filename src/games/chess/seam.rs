@@ -558,9 +558,11 @@ impl games::Game for Chess {
         m.role() == Role::King && !m.is_castle() && CENTRE.contains(&m.to())
     }
 
-    /// A king set on a centre square (d4, d5, e4, e5).
+    /// A king set on a centre square (d4, d5, e4, e5), with another piece
+    /// moved or not (castling never ends there: a piece pushed aside while
+    /// the kings are set down is no castling rook).
     fn signal_pseudo(&self, m: &PseudoMove) -> bool {
-        m.piece.role == Role::King && m.rook.is_none() && CENTRE.contains(&m.to)
+        m.piece.role == Role::King && CENTRE.contains(&m.to)
     }
 
     fn signal_pieces(&self, board: &Board) -> Bitboard {
