@@ -157,58 +157,22 @@ fn a_result_signalled_while_a_piece_is_pushed_aside_is_recognised() {
     assert!(error_alerts(&e).is_empty(), "{e:?}");
 }
 
-/// Runs draughts readings (time, PDN square, piece letter or empty) from
-/// the start position, seen as a whole board first; returns the events.
-fn draughts_scene(readings: &[(u64, u8, Option<u8>)]) -> Vec<EventKind> {
-    use boardcast::games::draughts::{Draughts, Position, point};
-    use boardcast::games::grid::{Point, Stone};
-    use boardcast::games::{GamePosition, Placement};
-    use boardcast_games::draughts;
-    let position = Position::new(draughts::Position::start());
-    let cells: Vec<Cell<_>> = (0..64)
-        .map(|i| {
-            position
-                .board()
-                .piece_at(Point::from_index(i).unwrap())
-                .map_or(Cell::Empty, Cell::Piece)
-        })
-        .collect();
-    let mut r = Reconstructor::for_game(Config::default(), Draughts);
-    r.handle_board(0, &cells);
-    let sq = |n: u8| point(draughts::Square::new(n).unwrap());
-    for &(t, n, piece) in readings {
-        while let Some(d) = r.poll_timeout().filter(|&d| d <= t) {
-            r.handle_timeout(d);
-        }
-        r.handle_square(
-            t,
-            sq(n),
-            piece.map_or(Cell::Empty, |l| Cell::Piece(Stone::new(l))),
-        );
-    }
-    while let Some(d) = r.poll_timeout() {
-        r.handle_timeout(d);
-    }
-    let mut out = Vec::new();
-    while let Some((_, e)) = r.poll_event() {
-        out.push(e);
-    }
-    out
-}
-
 /// A man moved 10-15 and put back, then 11-16 played. Before: `move
 /// 10-15`, then `game_end "*"` (new game set up) and a second game, the
 /// real one lost from the record. It is a takeback, as in chess.
 #[test]
 fn a_draughts_first_move_touched_and_put_back_is_a_takeback_not_a_new_game() {
-    let e = draughts_scene(&[
-        (1_000, 10, None),
-        (1_300, 15, Some(b'M')),
-        (4_000, 15, None),
-        (4_300, 10, Some(b'M')),
-        (7_000, 11, None),
-        (7_300, 16, Some(b'M')),
-    ]);
+    let e = draughts_from(
+        None,
+        &[
+            (1_000, 10, None),
+            (1_300, 15, Some(b'M')),
+            (4_000, 15, None),
+            (4_300, 10, Some(b'M')),
+            (7_000, 11, None),
+            (7_300, 16, Some(b'M')),
+        ],
+    );
     assert_eq!(moves(&e), ["11-16"], "{e:?}");
     assert_eq!(
         e.iter()
@@ -281,14 +245,17 @@ fn a_knock_before_the_first_move_on_an_occupancy_board_leaves_no_phantom_game() 
     assert!(error_alerts(&e).is_empty(), "{e:?}");
 }
 
-/// Runs draughts readings from `fen` (the position known, the board read
-/// whole first); squares are PDN numbers. Returns the events.
-fn draughts_from(fen: &str, readings: &[(u64, u8, Option<u8>)]) -> Vec<EventKind> {
+/// Runs draughts readings (time, PDN square, piece letter or empty) from
+/// `fen` (the position known), or from the start position found on the
+/// board (`None`), the board read whole first. Returns the events.
+fn draughts_from(fen: Option<&str>, readings: &[(u64, u8, Option<u8>)]) -> Vec<EventKind> {
     use boardcast::games::draughts::{Draughts, Position, point};
     use boardcast::games::grid::{Point, Stone};
     use boardcast::games::{GamePosition, Placement};
     use boardcast_games::draughts;
-    let position = Position::new(draughts::Position::from_fen(fen).unwrap());
+    let position = Position::new(fen.map_or_else(draughts::Position::start, |f| {
+        draughts::Position::from_fen(f).unwrap()
+    }));
     let cells: Vec<Cell<_>> = (0..64)
         .map(|i| {
             position
@@ -298,7 +265,9 @@ fn draughts_from(fen: &str, readings: &[(u64, u8, Option<u8>)]) -> Vec<EventKind
         })
         .collect();
     let mut r = Reconstructor::for_game(Config::default(), Draughts);
-    r.start_from(0, position, false);
+    if fen.is_some() {
+        r.start_from(0, position, false);
+    }
     r.handle_board(0, &cells);
     let sq = |n: u8| point(draughts::Square::new(n).unwrap());
     for &(t, n, piece) in readings {
@@ -340,7 +309,7 @@ fn a_multi_jump_with_its_men_lifted_between_the_hops_is_no_unfinished_jump() {
     let (first, second) = (n(jump.captured()[0]), n(jump.captured()[1]));
     // In the hand between the hops.
     let in_hand = draughts_from(
-        fen,
+        Some(fen),
         &[
             (1_000, from, None),
             (1_300, land, Some(b'M')),
@@ -352,7 +321,7 @@ fn a_multi_jump_with_its_men_lifted_between_the_hops_is_no_unfinished_jump() {
     );
     // Set down on the landing square while the first man is cleared.
     let set_down = draughts_from(
-        fen,
+        Some(fen),
         &[
             (1_000, from, None),
             (1_300, land, Some(b'M')),

@@ -396,7 +396,7 @@ pub(super) fn settle_time<G: Game>(
         Some((last, before)) => {
             let pos = before.iter().fold(base.clone(), |p, m| p.play(m));
             let settle = rules.settle_ms(rule, &pos, last);
-            if rules.waits_short_of_capture() && short_of_a_capture(rules, &pos, last) {
+            if rules.waits_short_of_capture(&pos, last) && short_of_a_capture(rules, &pos, last) {
                 settle.max(rule.short_of_capture_ms)
             } else {
                 settle

@@ -473,13 +473,13 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// crosses). A victim lifted then is part of the capture, never the
     /// opponent beginning to reply.
     fn short_of_capture(&self, m: &Self::Move, sq: Self::Square) -> bool;
-    /// Whether a move that leaves its piece short of a capture waits
-    /// [`SettleRule::short_of_capture_ms`] before it is published (chess,
-    /// where the capture in three touches was seen on real boards). Not in
-    /// games whose pieces stand so close that most moves end next to a
-    /// piece they could take: there the wait would hold most moves, and a
-    /// quick reply would be read while they wait.
-    fn waits_short_of_capture(&self) -> bool {
+    /// Whether `m`, played in `pos` and leaving its piece short of a
+    /// capture, waits [`SettleRule::short_of_capture_ms`] before it is
+    /// published (chess, where the capture in three touches was seen on
+    /// real boards). Not in games whose pieces stand so close that most
+    /// moves end next to a piece they could take: there the wait would hold
+    /// most moves, and a quick reply would be read while they wait.
+    fn waits_short_of_capture(&self, _pos: &Self::Position, _m: &Self::Move) -> bool {
         false
     }
 

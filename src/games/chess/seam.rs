@@ -549,8 +549,10 @@ impl games::Game for Chess {
                 || shakmaty::attacks::between(m.from(), m.to()).contains(sq))
     }
 
-    fn waits_short_of_capture(&self) -> bool {
-        true
+    /// Not a promotion: the new piece is what the reply often takes, and a
+    /// reply read while the promotion waits can lose which piece it was.
+    fn waits_short_of_capture(&self, _pos: &Position, m: &Move) -> bool {
+        m.promotion().is_none()
     }
 
     /// A king stepping onto a centre square.
