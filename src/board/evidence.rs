@@ -588,22 +588,35 @@ pub(super) fn travels_on<G: Game>(game: &Record<G>, e: &Explanation<Move<G>>) ->
         .is_some_and(|last| last.from() == next.from())
 }
 
-/// Turns the squares the evidence names (touches, recent readings, the
-/// readings' numbers per square) round, when the board's orientation
-/// changes.
+/// Turns the squares the reading evidence names round, when the board's
+/// orientation changes: the touches and recent readings
+/// ([`turn_readings_round`]) and the readings' numbers per square
+/// ([`turn_touched_at`]).
 pub(super) fn turn_squares_round<G: Game>(rules: &G, p: &mut Playing<G>) {
+    turn_readings_round(rules, p);
+    turn_touched_at(rules, p);
+}
+
+/// Turns the squares of the touches and of the recent readings round.
+pub(super) fn turn_readings_round<G: Game>(rules: &G, p: &mut Playing<G>) {
     for t in &mut p.touches {
         t.sq = rules.turn_round(t.sq);
     }
     for r in &mut p.recent {
         r.0 = rules.turn_round(r.0);
     }
-    if !p.touched_at.is_empty() {
-        let old = std::mem::take(&mut p.touched_at);
-        p.touched_at = vec![0; old.len()];
-        for (i, &t) in old.iter().enumerate() {
-            let sq = rules.turn_round(rules.square(i));
-            p.touched_at[rules.index(sq)] = t;
-        }
+}
+
+/// Turns the readings' numbers per square ([`Playing::touched_at`])
+/// round.
+pub(super) fn turn_touched_at<G: Game>(rules: &G, p: &mut Playing<G>) {
+    if p.touched_at.is_empty() {
+        return;
+    }
+    let old = std::mem::take(&mut p.touched_at);
+    p.touched_at = vec![0; old.len()];
+    for (i, &t) in old.iter().enumerate() {
+        let sq = rules.turn_round(rules.square(i));
+        p.touched_at[rules.index(sq)] = t;
     }
 }

@@ -1700,29 +1700,16 @@ impl<G: Game> Reconstructor<G> {
         };
         p.orientation = Orientation::Rotated;
         p.oriented_by_play = true;
-        for t in &mut p.touches {
-            t.sq = self.rules.turn_round(t.sq);
-        }
-        for r in &mut p.recent {
-            r.0 = self.rules.turn_round(r.0);
-        }
+        // (The readings' numbers per square were turned for the search.)
+        turn_readings_round(&self.rules, p);
         Some((turned, e))
     }
 
     /// Turns the squares of the evidence (see [`Playing::touched_at`])
     /// round.
     fn turn_evidence(&mut self) {
-        let Phase::Playing(p) = &mut self.phase else {
-            return;
-        };
-        if p.touched_at.is_empty() {
-            return;
-        }
-        let old = std::mem::take(&mut p.touched_at);
-        p.touched_at = vec![0; old.len()];
-        for (i, &t) in old.iter().enumerate() {
-            let sq = self.rules.turn_round(self.rules.square(i));
-            p.touched_at[self.rules.index(sq)] = t;
+        if let Phase::Playing(p) = &mut self.phase {
+            turn_touched_at(&self.rules, p);
         }
     }
 
