@@ -35,7 +35,7 @@ const XIANGQI_START: &str = concat!(
 );
 
 /// An open-protocol capture from a `hello` line and `(time, line)` pairs.
-fn capture(hello: &str, lines: &[(u64, &str)]) -> GameReplay {
+pub(crate) fn capture(hello: &str, lines: &[(u64, &str)]) -> GameReplay {
     let hex = |s: &str| {
         s.bytes()
             .map(|b| format!("{b:02x}"))

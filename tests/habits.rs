@@ -188,22 +188,14 @@ fn a_draughts_first_move_touched_and_put_back_is_a_takeback_not_a_new_game() {
     assert!(error_alerts(&e).is_empty(), "{e:?}");
 }
 
-/// An open-protocol capture from a `hello` line and `(time, line)` pairs.
+/// An open-protocol capture from a `hello` line and `(time, line)` pairs,
+/// replayed: its events.
 fn open_capture(hello: &str, lines: &[(u64, &str)]) -> Vec<EventKind> {
-    let hex = |s: &str| {
-        s.bytes()
-            .map(|b| format!("{b:02x}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let mut text = String::from("# boardcast capture v1 protocol=open\n");
-    text += &format!("0 < {}\n", hex(&format!("{hello}\n")));
-    for (t, l) in lines {
-        text += &format!("{t} < {}\n", hex(&format!("{l}\n")));
-    }
-    let r = boardcast::replay::replay_game_text(&text, Config::default(), "scene".as_ref())
-        .expect("replay");
-    r.events.into_iter().map(|e| e.kind).collect()
+    crate::games_alerts::capture(hello, lines)
+        .events
+        .into_iter()
+        .map(|e| e.kind)
+        .collect()
 }
 
 /// The draughts start on an occupancy-only board (rank 8 first).

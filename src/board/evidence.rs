@@ -266,12 +266,23 @@ pub(super) fn victims_of_capture_from<G: Game>(
     set_down: Square<G>,
     lifted: Set<G>,
 ) -> bool {
-    let theirs = pos.board().by_color(pos.turn().other());
-    let capturable = pos
-        .legal_moves()
-        .filter(|m| m.from() == from && rules.short_of_capture(m, set_down))
-        .fold(Set::<G>::default(), |acc, m| acc | (m.touched() & theirs));
+    let capturable = capturable_short_of(rules, pos, from, set_down);
     lifted.any() && (lifted & !capturable).is_empty()
+}
+
+/// The opponent's pieces that a legal capture by the piece on `from` in
+/// `pos` takes, among the captures that piece may stop short of on
+/// `set_down` (see [`Game::short_of_capture`]).
+fn capturable_short_of<G: Game>(
+    rules: &G,
+    pos: &Position<G>,
+    from: Square<G>,
+    set_down: Square<G>,
+) -> Set<G> {
+    let theirs = pos.board().by_color(pos.turn().other());
+    pos.legal_moves()
+        .filter(|m| m.from() == from && rules.short_of_capture(m, set_down))
+        .fold(Set::<G>::default(), |acc, m| acc | (m.touched() & theirs))
 }
 
 /// Whether the pieces on `victims` were lifted while the piece set down on
@@ -411,12 +422,7 @@ pub(super) fn settle_time<G: Game>(
 /// victim's lift (part of that capture) can come.
 fn short_of_a_capture<G: Game>(rules: &G, pos: &Position<G>, m: &Move<G>) -> bool {
     let theirs = pos.board().by_color(pos.turn().other());
-    (m.touched() & theirs).is_empty()
-        && pos.legal_moves().any(|c| {
-            c.from() == m.from()
-                && (c.touched() & theirs).any()
-                && rules.short_of_capture(&c, m.to())
-        })
+    (m.touched() & theirs).is_empty() && capturable_short_of(rules, pos, m.from(), m.to()).any()
 }
 
 /// How long a displacement stands before `misplaced`: a piece displaced in
