@@ -467,28 +467,61 @@ mod tests {
     }
 }
 
-/// The arbiter's view of a fallen flag (Laws 6.4 and 6.9).
+/// What a game's rule book cites when a flag falls, for
+/// [`flag_message`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FlagBook {
+    /// The citation of the loss on time (`Law 6.9`, `art. 1.30`, `Art. 16`).
+    pub loss: String,
+    /// The citation of a period's required moves (`Law 6.4`), if the book
+    /// has one.
+    pub period: Option<String>,
+    /// The opponent of the flagged side (the game's name for it).
+    pub opponent: Side,
+}
+
+impl FlagBook {
+    /// The FIDE Laws (6.4, 6.9).
+    pub fn fide(side: Side) -> FlagBook {
+        FlagBook {
+            loss: "Law 6.9".into(),
+            period: Some("Law 6.4".into()),
+            opponent: side.other(),
+        }
+    }
+}
+
+/// The arbiter's view of a fallen flag, as the game's rule book (`book`)
+/// words it (chess: Laws 6.4 and 6.9).
 ///
 /// `moves_made` is the number of moves the flagged side has completed on
 /// the board; `elapsed` the seconds its clock has run; `opponent_cannot_mate`
-/// whether the opponent has no way to checkmate by any legal sequence.
+/// whether the opponent has no way to checkmate by any legal sequence (a
+/// chess rule: always `false` in the other games).
 pub fn flag_message(
     side: Side,
     tc: Option<&TimeControl>,
     moves_made: u32,
     elapsed: u32,
     opponent_cannot_mate: bool,
+    book: FlagBook,
 ) -> String {
     let who = side.name();
-    let other = side.other().name();
+    let other = book.opponent.name();
+    let loss = &book.loss;
+    let period_cite = book
+        .period
+        .as_ref()
+        .map(|c| format!(" ({c})"))
+        .unwrap_or_default();
     let verdict = if opponent_cannot_mate {
-        format!("the game is drawn, as {other} cannot checkmate by any legal sequence (Law 6.9)")
+        format!("the game is drawn, as {other} cannot checkmate by any legal sequence ({loss})")
     } else {
-        format!("{who} loses on time (Law 6.9)")
+        format!("{who} loses on time ({loss})")
     };
     let Some(tc) = tc else {
         return format!(
-            "{who}'s flag fell after {moves_made} moves. The time control is not configured, so the arbiter must check whether the required moves were made (Law 6.4); if not, {verdict}."
+            "{who}'s flag fell after {moves_made} moves. The time control is not configured, so the arbiter must check whether the required moves were made{period_cite}; if not, {verdict}."
         );
     };
     // The period the flag fell in, by the time the clock has run: each
@@ -514,7 +547,7 @@ pub fn flag_message(
     let required = tc.periods[period].moves.map(|_| end_moves);
     match required {
         Some(req) if moves_made >= req => format!(
-            "{who}'s flag fell in period {} after {who} had completed the {req} moves it requires ({moves_made} played): no loss; the clock did not add the next period's time and must be corrected (Law 6.4).",
+            "{who}'s flag fell in period {} after {who} had completed the {req} moves it requires ({moves_made} played): no loss; the clock did not add the next period's time and must be corrected{period_cite}.",
             period + 1
         ),
         Some(req) => format!(
@@ -530,16 +563,53 @@ pub fn flag_message(
 #[cfg(test)]
 mod flag_tests {
     use super::*;
+    use FlagBook as Book;
+
+    fn fide(side: Side) -> Book {
+        Book::fide(side)
+    }
+
+    #[test]
+    fn another_rule_book_cites_its_own_article_and_names_its_own_sides() {
+        let tc = TimeControl::parse("300+5").unwrap();
+        let book = Book {
+            loss: "Art. 16".into(),
+            period: None,
+            opponent: Side::Black,
+        };
+        assert_eq!(
+            flag_message(Side::Red, Some(&tc), 31, 455, false, book.clone()),
+            "Red's flag fell in the last period, after 31 moves: Red loses on time (Art. 16)."
+        );
+        assert_eq!(
+            flag_message(Side::Red, None, 31, 455, false, book),
+            "Red's flag fell after 31 moves. The time control is not configured, so the arbiter must check whether the required moves were made; if not, Red loses on time (Art. 16)."
+        );
+    }
 
     #[test]
     fn a_flag_before_the_required_moves_loses_unless_the_opponent_cannot_mate() {
         let tc = TimeControl::parse("40/5400:1800+30").unwrap();
-        let m = flag_message(Side::White, Some(&tc), 38, 5400 + 38 * 30, false);
+        let m = flag_message(
+            Side::White,
+            Some(&tc),
+            38,
+            5400 + 38 * 30,
+            false,
+            fide(Side::White),
+        );
         assert_eq!(
             m,
             "White's flag fell in period 1 with 38 of the 40 moves required: White loses on time (Law 6.9)."
         );
-        let m = flag_message(Side::White, Some(&tc), 38, 5400 + 38 * 30, true);
+        let m = flag_message(
+            Side::White,
+            Some(&tc),
+            38,
+            5400 + 38 * 30,
+            true,
+            fide(Side::White),
+        );
         assert!(m.ends_with(
             "the game is drawn, as Black cannot checkmate by any legal sequence (Law 6.9)."
         ));
@@ -548,11 +618,25 @@ mod flag_tests {
     #[test]
     fn a_flag_after_the_required_moves_is_no_loss() {
         let tc = TimeControl::parse("40/5400:1800+30").unwrap();
-        let m = flag_message(Side::Black, Some(&tc), 40, 5400 + 40 * 30, false);
+        let m = flag_message(
+            Side::Black,
+            Some(&tc),
+            40,
+            5400 + 40 * 30,
+            false,
+            fide(Side::Black),
+        );
         assert!(
             m.starts_with("Black's flag fell in period 1 after Black had completed the 40 moves")
         );
-        let m = flag_message(Side::Black, Some(&tc), 52, 7200 + 52 * 30, false);
+        let m = flag_message(
+            Side::Black,
+            Some(&tc),
+            52,
+            7200 + 52 * 30,
+            false,
+            fide(Side::Black),
+        );
         assert_eq!(
             m,
             "Black's flag fell in the last period, after 52 moves: Black loses on time (Law 6.9)."

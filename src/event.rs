@@ -50,6 +50,26 @@ impl GameId {
             .find(|g| g.name() == name)
     }
 
+    /// The two sides in the order they move: chess White then Black,
+    /// draughts Black then White, xiangqi Red then Black.
+    pub fn sides(self) -> [Side; 2] {
+        match self {
+            GameId::Chess => [Side::White, Side::Black],
+            GameId::Draughts => [Side::Black, Side::White],
+            GameId::Xiangqi => [Side::Red, Side::Black],
+        }
+    }
+
+    /// Whether `side` is the first player's (who makes ply 1).
+    pub fn moves_first(self, side: Side) -> bool {
+        self.sides()[0] == side
+    }
+
+    /// The side of the first (`true`) or second player.
+    pub fn side(self, first: bool) -> Side {
+        self.sides()[usize::from(!first)]
+    }
+
     /// The side a result names as the winner, `None` for a draw or an
     /// unfinished game: chess and xiangqi `1-0`/`0-1` (White or Red
     /// first), draughts `2-0`/`0-2` (Black, the first player, first).
@@ -271,12 +291,16 @@ pub enum EventKind {
     Alert(Alert),
     /// The clock: both players' times, which side runs, presses.
     Clock {
-        /// White's seconds, once the clock's faces are matched to colours.
+        /// White's seconds, once the clock's faces are matched to colours
+        /// (chess and draughts).
         #[serde(skip_serializing_if = "Option::is_none", default)]
         white: Option<u32>,
-        /// Black's seconds, likewise.
+        /// Black's seconds, likewise (every game).
         #[serde(skip_serializing_if = "Option::is_none", default)]
         black: Option<u32>,
+        /// Red's seconds, likewise (xiangqi).
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        red: Option<u32>,
         /// The left face's seconds (a physical side, not a colour).
         #[serde(skip_serializing_if = "Option::is_none", default)]
         left: Option<u32>,

@@ -27,11 +27,12 @@ use boardcast_protocols::reading::Reading as Sensed;
 
 use crate::board::{Config, Press};
 use crate::capture::Direction;
-use crate::clock::{ClockTracker, GameView, Reading, TimeControl, VirtualClock, flag_message};
+use crate::clock::{
+    ClockTracker, FlagBook, GameView, Reading, TimeControl, VirtualClock, flag_message,
+};
 use crate::event::{Alert, AlertKind, Event, EventKind, GameId, Millis, Side};
 use crate::family::{Driver, DriverEvent, DriverOptions, Family};
-use crate::games::GameOptions;
-use crate::games::chess::laws::Law;
+use crate::games::{Article, GameOptions};
 use game::Report;
 
 /// Something about the byte stream worth logging (not an event).
@@ -68,6 +69,14 @@ pub enum Diagnostic {
         /// The serial number.
         serial: String,
     },
+}
+
+/// What a `clock` event says besides the times.
+#[derive(Clone, Copy, Debug)]
+struct ClockFlags {
+    connected: bool,
+    battery_low: bool,
+    estimated: bool,
 }
 
 /// Counters of a pipeline.
@@ -405,31 +414,78 @@ impl BoardPipeline {
                     }
                     None
                 }
-                EventKind::Move { side, .. } => Some(*side),
+                EventKind::Move { side, .. } => Some(self.seat(*side)),
                 _ => None,
             };
             self.push(t_ms, kind);
             // No clock reports: run a virtual one from move times.
-            if let (Some(side), Some(v)) = (virtual_move, &mut self.virtual_clock)
+            if let (Some(seat), Some(v)) = (virtual_move, &mut self.virtual_clock)
                 && self.clock.connected() != Some(true)
             {
-                v.handle_move(t_ms, side);
-                let (white, black) = (v.seconds(Side::White), v.seconds(Side::Black));
-                self.push(
-                    t_ms,
-                    EventKind::Clock {
-                        white: Some(white),
-                        black: Some(black),
-                        left: None,
-                        right: None,
-                        running: Some(side.other()),
-                        pressed: Some(side),
+                v.handle_move(t_ms, seat);
+                let times = [v.seconds(Side::White), v.seconds(Side::Black)].map(Some);
+                let kind = self.clock_event(
+                    times,
+                    None,
+                    Some(seat.other()),
+                    Some(seat),
+                    ClockFlags {
                         connected: false,
                         battery_low: false,
                         estimated: true,
                     },
                 );
+                self.push(t_ms, kind);
             }
+        }
+    }
+
+    /// The clock's seat of a side: the clock judge ([`ClockTracker`],
+    /// [`VirtualClock`]) names the first player's seat `White` and the
+    /// second's `Black`, whatever the game calls them.
+    fn seat(&self, side: Side) -> Side {
+        if self.game.id().moves_first(side) {
+            Side::White
+        } else {
+            Side::Black
+        }
+    }
+
+    /// The game's side in a clock seat ([`Self::seat`]).
+    fn side_of_seat(&self, seat: Side) -> Side {
+        self.game.id().side(seat == Side::White)
+    }
+
+    /// A `clock` event: `times` are the first and second player's
+    /// seconds, `running` and `pressed` seats; each goes to the field of
+    /// its side's name in the game played.
+    fn clock_event(
+        &self,
+        times: [Option<u32>; 2],
+        faces: Option<Reading>,
+        running: Option<Side>,
+        pressed: Option<Side>,
+        flags: ClockFlags,
+    ) -> EventKind {
+        let (mut white, mut black, mut red) = (None, None, None);
+        for (first, secs) in [(true, times[0]), (false, times[1])] {
+            match self.game.id().side(first) {
+                Side::White => white = secs,
+                Side::Black => black = secs,
+                Side::Red => red = secs,
+            }
+        }
+        EventKind::Clock {
+            white,
+            black,
+            red,
+            left: faces.map(|r| r.left),
+            right: faces.map(|r| r.right),
+            running: running.map(|s| self.side_of_seat(s)),
+            pressed: pressed.map(|s| self.side_of_seat(s)),
+            connected: flags.connected,
+            battery_low: flags.battery_low,
+            estimated: flags.estimated,
         }
     }
 
@@ -448,48 +504,47 @@ impl BoardPipeline {
     fn handle_clock(&mut self, t: Millis, reading: Reading) {
         self.run_clock_to(t);
         let (plies, last_mover) = self.game.last_mover();
+        let last_mover = last_mover.map(|s| self.seat(s));
         let update = self
             .clock
             .handle(t, reading, GameView { plies, last_mover });
-        if let Some((_, Some(side))) = update.press {
-            self.clock_pressed(t, side);
+        if let Some((_, Some(seat))) = update.press {
+            self.clock_pressed(t, seat);
         }
         if update.publish {
-            let kind = EventKind::Clock {
-                white: self.clock.seconds(Side::White),
-                black: self.clock.seconds(Side::Black),
-                left: Some(reading.left),
-                right: Some(reading.right),
-                running: reading.running.and_then(|f| self.clock.side_of(f)),
-                pressed: update.press.and_then(|(_, s)| s),
-                connected: true,
-                battery_low: reading.battery_low,
-                estimated: false,
-            };
+            let kind = self.clock_event(
+                [Side::White, Side::Black].map(|seat| self.clock.seconds(seat)),
+                Some(reading),
+                reading.running.and_then(|f| self.clock.side_of(f)),
+                update.press.and_then(|(_, s)| s),
+                ClockFlags {
+                    connected: true,
+                    battery_low: reading.battery_low,
+                    estimated: false,
+                },
+            );
             self.push(t, kind);
         }
-        if let Some(side) = update.flag {
-            self.push(t, EventKind::Alert(self.flag_alert(side)));
+        if let Some(seat) = update.flag {
+            self.push(t, EventKind::Alert(self.flag_alert(seat)));
         }
     }
 
     /// The board says no clock is connected: published once.
     fn clock_disconnected(&mut self, t: Millis) {
         if self.clock.handle_disconnected() {
-            self.push(
-                t,
-                EventKind::Clock {
-                    white: None,
-                    black: None,
-                    left: None,
-                    right: None,
-                    running: None,
-                    pressed: None,
+            let kind = self.clock_event(
+                [None, None],
+                None,
+                None,
+                None,
+                ClockFlags {
                     connected: false,
                     battery_low: false,
                     estimated: false,
                 },
             );
+            self.push(t, kind);
         }
     }
 
@@ -506,20 +561,27 @@ impl BoardPipeline {
         self.last_clock_at = Some(t);
     }
 
-    /// `side` pressed its clock: the move on the board is complete; a
-    /// press with no move is an alert (Law 6.2a).
-    fn clock_pressed(&mut self, t: Millis, side: Side) {
+    /// The player in `seat` pressed the clock: the move on the board is
+    /// complete; a press with no move is an alert (Law 6.2a, xiangqi Art.
+    /// 21).
+    fn clock_pressed(&mut self, t: Millis, seat: Side) {
+        let side = self.side_of_seat(seat);
         let press = self.game.handle_clock_press(t, side);
         self.drain();
         if press == Press::NoMove {
+            let article = self.game.article(Article::ClockPress);
+            let cited = article
+                .as_ref()
+                .map(|(_, cite)| format!(" ({cite})"))
+                .unwrap_or_default();
             self.push(
                 t,
                 EventKind::Alert(Alert {
                     kind: AlertKind::ClockPress,
                     side: Some(side),
-                    law: self.chess_law(Law::ClockPress),
+                    law: article.map(|(n, _)| n.to_owned()),
                     message: format!(
-                        "{} pressed the clock with no move on the board (Law 6.2a).",
+                        "{} pressed the clock with no move on the board{cited}.",
                         side.name()
                     ),
                     cleared: false,
@@ -528,28 +590,38 @@ impl BoardPipeline {
         }
     }
 
-    fn flag_alert(&self, side: Side) -> Alert {
+    /// The alert for the flag of the player in `seat`, in the words of the
+    /// game's rule book.
+    fn flag_alert(&self, seat: Side) -> Alert {
+        let side = self.side_of_seat(seat);
         let (moves_made, cannot_mate) = self.game.flag_facts(side);
-        let elapsed = (self.elapsed[side as usize] / 1000) as u32;
+        let elapsed = (self.elapsed[seat as usize] / 1000) as u32;
+        let article = self.game.article(Article::LostOnTime);
+        let book = match self.game.id() {
+            GameId::Chess => FlagBook::fide(side),
+            game => FlagBook {
+                loss: article
+                    .as_ref()
+                    .map(|(_, cite)| cite.clone())
+                    .unwrap_or_default(),
+                period: None,
+                opponent: game.side(!game.moves_first(side)),
+            },
+        };
         Alert {
             kind: AlertKind::Flag,
             side: Some(side),
-            law: self.chess_law(Law::FlagFall),
+            law: article.map(|(n, _)| n.to_owned()),
             message: flag_message(
                 side,
                 self.time_control.as_ref(),
                 moves_made,
                 elapsed,
                 cannot_mate,
+                book,
             ),
             cleared: false,
         }
-    }
-
-    /// The article of a FIDE Law for an alert, on a chess board (the other
-    /// games' rule books say nothing of clocks).
-    fn chess_law(&self, law: Law) -> Option<String> {
-        (self.game.id() == GameId::Chess).then(|| law.article().into())
     }
 
     /// The next event.

@@ -188,11 +188,18 @@ fn as_snapshots(session: &OpenSession, game: boardcast_protocols::open::Game) ->
                     .set(square, piece.map_or(Content::Occupied, Content::Piece));
             }
             Line::Diagnostic(_) => continue,
+            Line::Clock(_) | Line::NoClock => {
+                lines.push((*t, text.clone()));
+                continue;
+            }
         }
         let cells = board.as_ref().unwrap().to_cells_string();
         lines.push((*t, format!("board {cells}")));
     }
-    OpenSession { lines }
+    OpenSession {
+        lines,
+        plies: session.plies.clone(),
+    }
 }
 
 #[test]

@@ -10,6 +10,7 @@ mod alerts;
 mod clock_games;
 mod clocks;
 mod families;
+mod game_clocks;
 mod games;
 mod games_alerts;
 mod games_open;

@@ -23,7 +23,7 @@ use std::fmt;
 
 use bytes::BytesMut;
 
-use crate::reading::{Content, Geometry, Piece, Snapshot, Square};
+use crate::reading::{ClockReading, Content, Face, Geometry, Piece, Snapshot, Square};
 use crate::stream::{Counters, MAX_REPORTED, StreamError};
 
 /// The longest line, in characters, not counting the `\r\n` or `\n`.
@@ -137,6 +137,12 @@ pub enum Line {
     },
     /// `# text`: a diagnostic for the log.
     Diagnostic(String),
+    /// `clock <left> <right> [run=left|right|none] [flag=left|right]
+    /// [battery=low]`: a clock connected to the board, its two faces as
+    /// seen from the front.
+    Clock(ClockReading),
+    /// `clock none`: no clock is connected to the board.
+    NoClock,
 }
 
 impl Line {
@@ -172,6 +178,22 @@ impl Line {
                 None => format!("down {}\n", square.name(first)),
             },
             Line::Diagnostic(text) => format!("# {text}\n"),
+            Line::Clock(c) => {
+                let mut s = format!("clock {} {}", clock_time(c.left), clock_time(c.right));
+                s += match c.running {
+                    Some(Face::Left) => " run=left",
+                    Some(Face::Right) => " run=right",
+                    None => " run=none",
+                };
+                if let Some(face) = c.flag {
+                    s += &format!(" flag={}", face.name());
+                }
+                if c.battery_low {
+                    s += " battery=low";
+                }
+                s + "\n"
+            }
+            Line::NoClock => "clock none\n".to_owned(),
         }
     }
 
@@ -194,6 +216,8 @@ impl Line {
                 square: *square,
                 content: piece.map_or(Content::Occupied, Content::Piece),
             }),
+            Line::Clock(c) => Reading::Clock(*c),
+            Line::NoClock => Reading::NoClock,
             Line::Diagnostic(_) => return None,
         })
     }
@@ -428,6 +452,7 @@ impl Decoder {
                 };
                 Line::Down { square: sq, piece }
             }
+            "clock" => parse_clock(words.by_ref())?,
             _ => return Err("unknown line"),
         };
         if words.next().is_some() {
@@ -435,6 +460,82 @@ impl Decoder {
         }
         Ok(line)
     }
+}
+
+/// The time on a clock face as a `clock` line writes it: `h:mm:ss`.
+fn clock_time(seconds: u32) -> String {
+    format!(
+        "{}:{:02}:{:02}",
+        seconds / 3600,
+        seconds / 60 % 60,
+        seconds % 60
+    )
+}
+
+/// The longest time a clock face may show: 99:59:59.
+const MAX_CLOCK_SECONDS: u32 = 99 * 3600 + 59 * 60 + 59;
+
+/// A face's time: `h:mm:ss`, `m:ss` or whole seconds.
+fn parse_clock_time(word: &str) -> Result<u32, &'static str> {
+    const BAD: &str = "clock time is not h:mm:ss, m:ss or seconds";
+    let mut total: u32 = 0;
+    let parts: Vec<&str> = word.split(':').collect();
+    if parts.len() > 3 {
+        return Err(BAD);
+    }
+    for (i, part) in parts.iter().enumerate() {
+        if part.is_empty() || part.len() > 5 || !part.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(BAD);
+        }
+        let n: u32 = part.parse().map_err(|_| BAD)?;
+        if i > 0 && (n > 59 || part.len() != 2) {
+            return Err(BAD);
+        }
+        total = total
+            .checked_mul(60)
+            .and_then(|t| t.checked_add(n))
+            .ok_or(BAD)?;
+    }
+    if total > MAX_CLOCK_SECONDS {
+        return Err("clock time over 99:59:59");
+    }
+    Ok(total)
+}
+
+/// The words of a `clock` line after the keyword.
+fn parse_clock<'a>(words: &mut impl Iterator<Item = &'a str>) -> Result<Line, &'static str> {
+    let first = words.next().ok_or("clock times missing")?;
+    if first.eq_ignore_ascii_case("none") {
+        return Ok(Line::NoClock);
+    }
+    let left = parse_clock_time(first)?;
+    let right = parse_clock_time(words.next().ok_or("right clock time missing")?)?;
+    let mut reading = ClockReading {
+        left,
+        right,
+        running: None,
+        flag: None,
+        battery_low: false,
+    };
+    let face = |v: &str| match v.to_ascii_lowercase().as_str() {
+        "left" => Ok(Some(Face::Left)),
+        "right" => Ok(Some(Face::Right)),
+        "none" => Ok(None),
+        _ => Err("clock face is not left, right or none"),
+    };
+    for word in words {
+        let (key, value) = word
+            .split_once('=')
+            .ok_or("clock option is not key=value")?;
+        match key.to_ascii_lowercase().as_str() {
+            "run" => reading.running = face(value)?,
+            "flag" => reading.flag = face(value)?,
+            "battery" => reading.battery_low = value.eq_ignore_ascii_case("low"),
+            // Later versions may add keys: skipped, as hello keys are.
+            _ => {}
+        }
+    }
+    Ok(Line::Clock(reading))
 }
 
 /// The cells of a `board` line; a FEN placement (ranks separated by `/`,
@@ -807,5 +908,48 @@ mod tests {
         assert!(decoder.decode(&mut buf).is_err());
         assert_eq!(decoder.decode(&mut buf), Ok(Some(HostLine::Board)));
         assert_eq!(decoder.decode(&mut buf), Ok(None));
+    }
+
+    #[test]
+    fn clock_lines_read_in_every_time_form_and_write_back() {
+        let mut d = Decoder::with_game(Game::Draughts, Game::Draughts.default_geometry());
+        let (lines, errors) = decode_all(
+            &mut d,
+            b"clock 1:30:00 5:07 run=left\nclock 300 0 run=none flag=right battery=low\nclock none\n\
+              clock 1:60:00 3\nclock 5\nclock 5 5 run=up\nclock 5 5 later=1\nclock 100:00:00 1\n",
+        );
+        let reading = |left, right, running, flag, battery_low| {
+            Line::Clock(ClockReading {
+                left,
+                right,
+                running,
+                flag,
+                battery_low,
+            })
+        };
+        assert_eq!(
+            lines,
+            [
+                reading(5400, 307, Some(Face::Left), None, false),
+                reading(300, 0, None, Some(Face::Right), true),
+                Line::NoClock,
+                reading(5, 5, None, None, false),
+            ]
+        );
+        // 1:60:00, one time only, an unknown face and over 99:59:59.
+        assert_eq!(errors.len(), 4, "{errors:?}");
+        for line in &lines {
+            let text = line.encode(Game::Draughts);
+            let (again, errors) = decode_all(&mut d, text.as_bytes());
+            assert_eq!(
+                (again.as_slice(), errors.len()),
+                (std::slice::from_ref(line), 0),
+                "{text}"
+            );
+        }
+        assert_eq!(
+            lines[0].encode(Game::Xiangqi),
+            "clock 1:30:00 0:05:07 run=left\n"
+        );
     }
 }

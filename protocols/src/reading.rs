@@ -359,7 +359,7 @@ impl Face {
 
 /// One reading of a clock, as the board reports it (the family's codec
 /// leaves out readings a clock sends in error: all zeros, out of range).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ClockReading {
     /// Seconds on the left face.
     pub left: u32,

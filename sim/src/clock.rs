@@ -8,9 +8,11 @@ use rand::Rng;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
+use super::open::OpenSession;
 use super::{Session, Truth};
 use boardcast::clock::{Face, Reading, TimeControl};
 use boardcast::event::{Millis, Side};
+use boardcast_protocols::open;
 
 /// What the board says about its clock at one moment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,8 +64,47 @@ pub struct ClockTruth {
 /// Adds a clock to a session without takebacks; returns what it did.
 /// Plies after a flag are still played on the board but never pressed.
 pub fn add_clock(session: &mut Session, setup: &ClockSetup, first: Side, seed: u64) -> ClockTruth {
+    let (signals, truth) = run_clock(&ply_times(session), setup, first, seed);
+    session.clock = signals;
+    truth
+}
+
+/// Adds a clock to a draughts or xiangqi session on the open protocol: its
+/// `clock` lines go out among the board's lines, once a second and at
+/// every press. The clock's seats are the first player's (`Side::White`
+/// here, and `setup.white_face` is its face) and the second's (`Side::Black`):
+/// the first player's clock starts (xiangqi Art. 11: Black presses to begin).
+/// Returns what the clock did, in seats.
+pub fn add_open_clock(
+    session: &mut OpenSession,
+    game: open::Game,
+    setup: &ClockSetup,
+    seed: u64,
+) -> ClockTruth {
+    let (signals, truth) = run_clock(&session.plies, setup, Side::White, seed);
+    let line = |signal: Signal| {
+        let line = match signal {
+            Signal::Times(r) => open::Line::Clock(r),
+            Signal::NoClock => open::Line::NoClock,
+        };
+        line.encode(game).trim_end().to_owned()
+    };
+    // After the board's own lines of the same millisecond (stable sort).
+    session
+        .lines
+        .extend(signals.into_iter().map(|(t, s)| (t, line(s))));
+    session.lines.sort_by_key(|(t, _)| *t);
+    truth
+}
+
+/// The clock's signals and what it did, for plies completed at `plies`.
+fn run_clock(
+    plies: &[Millis],
+    setup: &ClockSetup,
+    first: Side,
+    seed: u64,
+) -> (Vec<(Millis, Signal)>, ClockTruth) {
     let mut rng = SmallRng::seed_from_u64(seed ^ 0xc10c);
-    let plies = ply_times(session);
     let initial = setup.tc.initial_seconds() * 1000;
     // Milliseconds left per side (White, Black), the running side, moves made.
     let mut left = [initial as i64; 2];
@@ -123,8 +164,7 @@ pub fn add_clock(session: &mut Session, setup: &ClockSetup, first: Side, seed: u
         }
     }
     signals.sort_by_key(|(t, _)| *t);
-    session.clock = signals;
-    truth
+    (signals, truth)
 }
 
 /// When each ply of a session without takebacks was completed.

@@ -74,6 +74,10 @@ pub struct OpenProfile {
 pub struct OpenSession {
     /// `(t_ms, line without its line end)`.
     pub lines: Vec<(Millis, String)>,
+    /// When each ply was completed (its last `down`), for a clock beside
+    /// the board ([`crate::clock::add_open_clock`]); empty for sessions
+    /// with takebacks or faults.
+    pub plies: Vec<Millis>,
 }
 
 /// The players' hands at a simulated board: what stands where, the time,
@@ -84,6 +88,8 @@ pub(super) struct Hands {
     pub(super) rng: SmallRng,
     t: Millis,
     lines: Vec<(Millis, String)>,
+    /// When each ply was completed.
+    plies: Vec<Millis>,
     /// What stands on each square (game coordinates, snapshot order).
     cells: Vec<Option<char>>,
     /// No knocks (while a fault is being staged).
@@ -103,6 +109,7 @@ impl Hands {
             rng: SmallRng::seed_from_u64(seed),
             t: 0,
             lines: Vec::new(),
+            plies: Vec::new(),
             cells,
             quiet: false,
         }
@@ -207,9 +214,18 @@ impl Hands {
         }
     }
 
+    /// The last ply was completed by the last line sent.
+    pub(super) fn ply_done(&mut self) {
+        let at = self.lines.last().map_or(self.t, |(t, _)| *t);
+        self.plies.push(at);
+    }
+
     /// The session so far.
     pub(super) fn session(self) -> OpenSession {
-        OpenSession { lines: self.lines }
+        OpenSession {
+            lines: self.lines,
+            plies: self.plies,
+        }
     }
 }
 
@@ -316,6 +332,7 @@ pub fn simulate_draughts(moves: &[draughts::Move], profile: OpenProfile, seed: u
     for mv in moves {
         h.think();
         play_draughts(&mut h, &pos, mv);
+        h.ply_done();
         pos.play(mv);
     }
     h.wait(2000, 2000);
@@ -395,6 +412,7 @@ pub fn simulate_xiangqi(moves: &[xiangqi::Move], profile: OpenProfile, seed: u64
     for &mv in moves {
         h.think();
         play_xiangqi(&mut h, &pos, mv);
+        h.ply_done();
         pos.play(mv).expect("legal moves");
     }
     h.wait(2000, 2000);
@@ -421,10 +439,12 @@ pub fn capture_text(session: &OpenSession, meta: &[(String, String)], split: boo
         let bytes = format!("{line}\n").into_bytes();
         if split && i % 7 == 3 && bytes.len() > 3 {
             let cut = bytes.len() / 2;
+            // The rest 2 ms later, never after the next line.
+            let next = session.lines.get(i + 1).map_or(Millis::MAX, |(t, _)| *t);
             out += &format!(
                 "{t} < {}\n{} < {}\n",
                 hex(&bytes[..cut]),
-                t + 2,
+                (t + 2).min(next).max(*t),
                 hex(&bytes[cut..])
             );
         } else {

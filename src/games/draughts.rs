@@ -666,7 +666,13 @@ impl Game for Draughts {
 
     /// PDN (`[GameType "21"]`); an illegal move that stood is written as
     /// played.
-    fn record_text(&self, start: &str, plies: &[(String, String)], result: Option<&str>) -> String {
+    fn record_text(
+        &self,
+        start: &str,
+        plies: &[(String, String)],
+        comments: &[Option<String>],
+        result: Option<&str>,
+    ) -> String {
         let Ok(mut pos) = dr::Position::from_fen(start) else {
             return String::new();
         };
@@ -692,7 +698,7 @@ impl Game for Draughts {
             Some("1-1") => Outcome::Draw,
             _ => Outcome::Unknown,
         };
-        g.to_pdn()
+        g.to_pdn_with_comments(comments)
     }
 
     fn article(&self, a: Article) -> Option<&'static str> {
@@ -701,7 +707,15 @@ impl Game for Draughts {
             Article::Setup => Some(Law::SetUp.article()),
             Article::Displaced => Some(Law::Displaced.article()),
             Article::IllegalMove => Some(Law::IllegalMove.article()),
+            // Art. 1.30: a player also wins when the opponent's time runs
+            // out in a timed game. The book says nothing of presses.
+            Article::LostOnTime => Some(Law::OtherWin.article()),
+            Article::ClockPress => None,
         }
+    }
+
+    fn cite(&self, article: &str) -> String {
+        format!("art. {article}")
     }
 }
 

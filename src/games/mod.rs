@@ -306,6 +306,10 @@ pub enum Article {
     Displaced,
     /// A completed illegal move.
     IllegalMove,
+    /// A player's time ran out (a flag fell): the loss on time.
+    LostOnTime,
+    /// A player pressed the clock without moving.
+    ClockPress,
 }
 
 /// A game's rules, as the reconstructor needs them. See the module
@@ -436,10 +440,13 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// xiangqi PGN) from the start position's FEN, each ply's id with the
     /// FEN after it, and the result; empty for chess, whose PGN the sinks
     /// write from events (`crate::sink::pgn`).
+    /// `comments[i]` (the clock after ply `i`, `[%clk 0:04:58]`) is
+    /// written after that ply's move when given.
     fn record_text(
         &self,
         _start: &str,
         _plies: &[(String, String)],
+        _comments: &[Option<String>],
         _result: Option<&str>,
     ) -> String {
         String::new()
@@ -549,6 +556,10 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     ) -> Vec<Alert>;
     /// The rule book's article for a situation.
     fn article(&self, a: Article) -> Option<&'static str>;
+
+    /// How the rule book's articles are cited in messages: `Law 6.9`,
+    /// `art. 1.30`, `Art. 16`.
+    fn cite(&self, article: &str) -> String;
 
     // Result signals.
 

@@ -242,6 +242,11 @@ fn differences(expected: &Board, seen: &Board) -> Vec<String> {
 const SELF_CHECK: &str = "16";
 const FOUL: &str = "20";
 const TOUCH: &str = "13";
+/// Art. 16: a player whose time is used up loses.
+const TIME_UP: &str = "16";
+/// Art. 21: violations (pressing the clock without moving among them);
+/// four in a game lose it (Art. 16).
+const VIOLATION: &str = "21";
 
 impl Game for Xiangqi {
     type Square = Square;
@@ -626,7 +631,13 @@ impl Game for Xiangqi {
     /// PGN with `[Variant "xiangqi"]`, WXF movetext. After an illegal
     /// move that stood, the record starts from the position it left (FEN
     /// tag).
-    fn record_text(&self, start: &str, plies: &[(String, String)], result: Option<&str>) -> String {
+    fn record_text(
+        &self,
+        start: &str,
+        plies: &[(String, String)],
+        comments: &[Option<String>],
+        result: Option<&str>,
+    ) -> String {
         let Ok(mut pos) = xq::Position::from_fen(start) else {
             return String::new();
         };
@@ -638,27 +649,42 @@ impl Game for Xiangqi {
                 .and_then(GameResult::from_token)
                 .unwrap_or(GameResult::Unfinished),
         };
-        for (id, after) in plies {
+        // The comments of the moves written (a record restarted after an
+        // illegal move drops the earlier ones with their moves).
+        let mut kept = Vec::new();
+        for (i, (id, after)) in plies.iter().enumerate() {
             let legal = parse_iccs(id).ok().filter(|m| pos.is_legal(*m));
             let Ok(next) = xq::Position::from_fen(after) else {
                 break;
             };
             match legal {
-                Some(m) => rec.moves.push(m),
+                Some(m) => {
+                    rec.moves.push(m);
+                    kept.push(comments.get(i).cloned().flatten());
+                }
                 None => {
                     rec.start = next.clone();
                     rec.moves.clear();
+                    kept.clear();
                 }
             }
             pos = next;
         }
-        pgn::write(&rec).unwrap_or_default()
+        pgn::write_with_comments(&rec, &kept).unwrap_or_default()
     }
 
     fn article(&self, a: Article) -> Option<&'static str> {
         match a {
             Article::IllegalMove => Some(FOUL),
+            // Art. 16: a player whose time is used up loses; art. 21: a
+            // press of the clock without a move is a violation.
+            Article::LostOnTime => Some(TIME_UP),
+            Article::ClockPress => Some(VIOLATION),
             Article::IllegalPosition | Article::Setup | Article::Displaced => None,
         }
+    }
+
+    fn cite(&self, article: &str) -> String {
+        format!("Art. {article}")
     }
 }

@@ -295,6 +295,15 @@ impl AnyGame {
         each!(self, r => r.reconstructor().last_mover())
     }
 
+    /// The game's rule book: its article for a situation, and how it is
+    /// cited in a message (`Law 6.9`, `art. 1.30`, `Art. 16`).
+    pub fn article(&self, a: crate::games::Article) -> Option<(&'static str, String)> {
+        each!(self, r => {
+            let rules = r.reconstructor().rules();
+            rules.article(a).map(|n| (n, rules.cite(n)))
+        })
+    }
+
     /// For a flag alert: the moves `side` has made in the game, and whether
     /// its opponent cannot checkmate by any series of legal moves (chess,
     /// Law 6.9; always `false` in the other games).

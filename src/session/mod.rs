@@ -26,7 +26,7 @@ use crate::board;
 use crate::capture::Direction;
 use crate::control::{Ack, OperatorCommand, Outcome, Request};
 use crate::delay::PublicView;
-use crate::event::{AlertKind, Event, EventKind, Millis};
+use crate::event::{AlertKind, Event, EventKind, Millis, Side};
 use crate::pipeline::{BoardPipeline, Diagnostic};
 use crate::setup::BoardSetup;
 use crate::sink::pgn::render;
@@ -418,10 +418,19 @@ impl Session {
             result: game.and_then(|g| g.result.clone()),
             reason: game.and_then(|g| g.reason.clone()),
             clock: game.and_then(|g| {
-                let (white, black) = g.clock?;
+                let (first, second) = g.clock?;
+                let (mut white, mut black, mut red) = (None, 0, None);
+                for (side, secs) in g.game.sides().into_iter().zip([first, second]) {
+                    match side {
+                        Side::White => white = Some(secs),
+                        Side::Black => black = secs,
+                        Side::Red => red = Some(secs),
+                    }
+                }
                 Some(ClockState {
                     white,
                     black,
+                    red,
                     estimated: g.clock_estimated,
                 })
             }),

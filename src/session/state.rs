@@ -72,10 +72,14 @@ pub struct GameState {
 /// The clocks in a board's state.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct ClockState {
-    /// White's seconds.
-    pub white: u32,
-    /// Black's seconds.
+    /// White's seconds (chess and draughts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub white: Option<u32>,
+    /// Black's seconds (every game).
     pub black: u32,
+    /// Red's seconds (xiangqi).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub red: Option<u32>,
     /// Estimated from move times (no clock reports).
     pub estimated: bool,
 }

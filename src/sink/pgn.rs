@@ -81,6 +81,7 @@ pub fn render(game: &GameRecord, tags: &Tags) -> String {
     if game.game != crate::event::GameId::Chess {
         return render_other(game, tags);
     }
+    let comments = clock_comments(game);
     let mut out = String::new();
     let mut begin = 0;
     let mut fen = game.start_fen.clone();
@@ -130,12 +131,8 @@ pub fn render(game: &GameRecord, tags: &Tags) -> String {
                 words.push(san.clone());
             }
             let i = begin + k;
-            if let Some(clk) = game.clks.get(i).copied().flatten() {
-                let emt = game.emts.get(i).copied().flatten();
-                words.push(match emt {
-                    Some(emt) => format!("{{[%clk {}] [%emt {}]}}", hms(clk), hms(emt)),
-                    None => format!("{{[%clk {}]}}", hms(clk)),
-                });
+            if let Some(Some(comment)) = comments.get(i) {
+                words.push(format!("{{{comment}}}"));
             }
             if !white {
                 number += 1;
@@ -215,6 +212,20 @@ fn wrap(out: &mut String, words: &[String]) {
     out.push_str(&line);
 }
 
+/// The clock comment of each ply, when a press told it: `[%clk 0:04:58]
+/// [%emt 0:00:07]`, as the PGN of chess writes them.
+fn clock_comments(game: &GameRecord) -> Vec<Option<String>> {
+    (0..game.sans.len())
+        .map(|i| {
+            let clk = game.clks.get(i).copied().flatten()?;
+            Some(match game.emts.get(i).copied().flatten() {
+                Some(emt) => format!("[%clk {}] [%emt {}]", hms(clk), hms(emt)),
+                None => format!("[%clk {}]", hms(clk)),
+            })
+        })
+        .collect()
+}
+
 /// A draughts or xiangqi game in the game's own record format, with no
 /// roster tags (PDN, xiangqi PGN: [`crate::games::Game::record_text`]);
 /// `None` for chess, which [`render`] writes.
@@ -228,13 +239,17 @@ pub fn record_text(game: &GameRecord) -> Option<String> {
         .zip(game.fens.iter().cloned())
         .collect();
     let result = game.result.as_deref();
+    let comments = clock_comments(game);
     Some(match game.game {
         GameId::Draughts => {
-            crate::games::draughts::Draughts.record_text(&game.start_fen, &plies, result)
+            crate::games::draughts::Draughts.record_text(&game.start_fen, &plies, &comments, result)
         }
-        GameId::Xiangqi => {
-            crate::games::xiangqi::Xiangqi::default().record_text(&game.start_fen, &plies, result)
-        }
+        GameId::Xiangqi => crate::games::xiangqi::Xiangqi::default().record_text(
+            &game.start_fen,
+            &plies,
+            &comments,
+            result,
+        ),
         GameId::Chess => return None,
     })
 }

@@ -4,7 +4,7 @@
 //! page) folds the event stream into a [`GameLog`], so they all agree with
 //! what was published, retractions and takebacks included.
 
-use crate::event::{Alert, Event, EventKind, Millis};
+use crate::event::{Alert, Event, EventKind, Millis, Side};
 
 /// One game as published.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -33,7 +33,9 @@ pub struct GameRecord {
     /// Seconds each move took (from the opponent's press to the mover's),
     /// when known.
     pub emts: Vec<Option<u32>>,
-    /// White's and Black's clocks as last reported (seconds).
+    /// The first and the second player's clocks as last reported
+    /// (seconds): White's and Black's in chess, Black's and White's in
+    /// draughts, Red's and Black's in xiangqi.
     pub clock: Option<(u32, u32)>,
     /// The clock times are estimated from move times.
     pub clock_estimated: bool,
@@ -55,19 +57,22 @@ pub struct GameRecord {
 }
 
 impl GameRecord {
-    /// The side that made ply index `i` (0-based).
+    /// The side that made ply index `i` (0-based), as the game names it.
     pub fn side_of_ply(&self, i: usize) -> crate::event::Side {
-        let black_starts = self.start_fen.split(' ').nth(1) == Some("b");
-        if (i % 2 == 1) != black_starts {
-            crate::event::Side::Black
-        } else {
-            crate::event::Side::White
-        }
+        use crate::event::GameId;
+        // Who was to move in the start position: the FEN's second field
+        // (chess, xiangqi), the first letter of a PDN FEN (draughts).
+        let second_starts = match self.game {
+            GameId::Draughts => self.start_fen.starts_with('W'),
+            GameId::Chess | GameId::Xiangqi => self.start_fen.split(' ').nth(1) == Some("b"),
+        };
+        self.game.side((i % 2 == 1) == second_starts)
     }
 
     /// A press by `side` at `at`: its last move gets the clock reading and
     /// the time it took (Law 6.2a: the press completes the move).
     fn attach_press(&mut self, side: crate::event::Side, at: Millis) {
+        // The first and the second player's.
         let Some((white, black)) = self.clock else {
             return;
         };
@@ -77,9 +82,10 @@ impl GameRecord {
         if let Some(i) = last
             && self.clks[i].is_none()
         {
-            self.clks[i] = Some(match side {
-                crate::event::Side::White => white,
-                crate::event::Side::Black | crate::event::Side::Red => black,
+            self.clks[i] = Some(if self.game.moves_first(side) {
+                white
+            } else {
+                black
             });
             self.emts[i] = self
                 .last_press_ms
@@ -150,13 +156,20 @@ impl GameLog {
             EventKind::Clock {
                 white,
                 black,
+                red,
                 pressed,
                 estimated,
                 ..
             } => {
                 if let Some(g) = self.games.last_mut() {
-                    if let (Some(w), Some(b)) = (white, black) {
-                        g.clock = Some((*w, *b));
+                    let time = |side| match side {
+                        Side::White => *white,
+                        Side::Black => *black,
+                        Side::Red => *red,
+                    };
+                    let [first, second] = g.game.sides();
+                    if let (Some(a), Some(b)) = (time(first), time(second)) {
+                        g.clock = Some((a, b));
                         g.clock_estimated = *estimated;
                     }
                     if let Some(side) = pressed {

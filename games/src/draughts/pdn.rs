@@ -131,6 +131,14 @@ impl PdnGame {
     /// then the result, lines wrapped before 80 columns.
     #[must_use]
     pub fn to_pdn(&self) -> String {
+        self.to_pdn_with_comments(&[])
+    }
+
+    /// The game as PDN, as [`PdnGame::to_pdn`] writes it, with a comment
+    /// after each move that has one (`comments[i]` follows move `i`; its
+    /// text goes inside `{}`, e.g. `[%clk 0:04:58]`).
+    #[must_use]
+    pub fn to_pdn_with_comments(&self, comments: &[Option<String>]) -> String {
         let mut out = String::new();
         out.push_str("[GameType \"21\"]\n");
         for (n, v) in &self.tags {
@@ -153,6 +161,9 @@ impl PdnGame {
                 tokens.push(format!("{number}... {text}"));
             } else {
                 tokens.push(text);
+            }
+            if let Some(Some(c)) = comments.get(i) {
+                tokens.push(format!("{{{}}}", c.replace(['{', '}'], "")));
             }
             if pos.turn() == Color::White {
                 number += 1;

@@ -96,7 +96,22 @@ pub fn write_iccs(rec: &Record) -> Result<String, PgnError> {
     write_with(rec, true)
 }
 
+/// Writes the record as [`write`] does, with a comment after each move
+/// that has one (`comments[i]` follows move `i`; its text goes inside
+/// `{}`, e.g. `[%clk 0:04:58]`).
+pub fn write_with_comments(rec: &Record, comments: &[Option<String>]) -> Result<String, PgnError> {
+    write_commented(rec, false, comments)
+}
+
 fn write_with(rec: &Record, iccs: bool) -> Result<String, PgnError> {
+    write_commented(rec, iccs, &[])
+}
+
+fn write_commented(
+    rec: &Record,
+    iccs: bool,
+    comments: &[Option<String>],
+) -> Result<String, PgnError> {
     let mut out = String::new();
     let get = |k: &str| {
         rec.tags
@@ -139,6 +154,9 @@ fn write_with(rec: &Record, iccs: bool) -> Result<String, PgnError> {
         } else {
             wxf(&pos, *m)
         });
+        if let Some(Some(c)) = comments.get(i) {
+            tokens.push(format!("{{{}}}", c.replace(['{', '}'], "")));
+        }
         pos.play(*m)?;
     }
     tokens.push(rec.result.token().to_string());
@@ -213,7 +231,18 @@ pub fn read(text: &str) -> Result<Record, PgnError> {
     let mut pos = start.clone();
     let mut moves = Vec::new();
     let mut result = GameResult::Unfinished;
-    for tok in movetext.split_whitespace() {
+    // Comments (`{...}`, such as clock times) are skipped.
+    let mut bare = String::with_capacity(movetext.len());
+    let mut depth = 0usize;
+    for c in movetext.chars() {
+        match c {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            c if depth == 0 => bare.push(c),
+            _ => {}
+        }
+    }
+    for tok in bare.split_whitespace() {
         if let Some(r) = GameResult::from_token(tok) {
             result = r;
             break;

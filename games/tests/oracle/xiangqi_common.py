@@ -19,7 +19,9 @@ def games_of(text):
         if m:
             tags[m.group(1)] = m.group(2)
         elif s:
-            moves.extend(s.split())
+            # Comments (`{[%clk 0:04:58]}`) are not moves; ours never span
+            # lines.
+            moves.extend(re.sub(r"\{[^}]*\}", " ", s).split())
     if moves:
         games.append((tags, moves, "\n".join(lines)))
     return games

@@ -477,9 +477,15 @@ impl games::Game for Chess {
                 Article::Setup => Law::Setup,
                 Article::Displaced => Law::Displaced,
                 Article::IllegalMove => Law::IllegalMove,
+                Article::LostOnTime => Law::FlagFall,
+                Article::ClockPress => Law::ClockPress,
             }
             .article(),
         )
+    }
+
+    fn cite(&self, article: &str) -> String {
+        format!("Law {article}")
     }
 
     /// The kings-in-the-centre result signal: both kings on d4, d5, e4 or
