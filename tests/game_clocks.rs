@@ -10,9 +10,10 @@ use boardcast::event::{AlertKind, Event, EventKind, GameId, Side};
 use boardcast::replay::GameReplay;
 use boardcast_games::xiangqi::pgn;
 use boardcast_games::{draughts, xiangqi};
-use boardcast_protocols::open::Game as OpenGame;
 use boardcast_sim::clock::{ClockSetup, ClockTruth, add_open_clock};
-use boardcast_sim::open::{OpenProfile, OpenSession, simulate_draughts, simulate_xiangqi};
+use boardcast_sim::open::{
+    OpenGame, OpenProfile, OpenSession, simulate_draughts, simulate_xiangqi,
+};
 
 const HUMAN: OpenProfile = OpenProfile {
     human: true,
@@ -214,6 +215,7 @@ fn a_press_without_a_move_is_a_violation_in_xiangqi_and_only_noted_in_draughts()
             .find(|(_, l)| l.starts_with("clock "))
             .map(|(_, l)| l.clone())
             .unwrap();
+        let open = open.protocol();
         let decoder = boardcast_protocols::open::Decoder::with_game(open, open.default_geometry());
         let Ok(boardcast_protocols::open::Line::Clock(mut reading)) = decoder.parse(&last_clock)
         else {

@@ -10,13 +10,23 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
+use boardcast::clock::TimeControl;
 use boardcast_games::draughts;
+use boardcast_sim::clock::ClockSetup;
 use boardcast_sim::open::{
     OpenGame, OpenProfile, OpenSession, read_xiangqi_games, simulate_draughts, simulate_xiangqi,
 };
 use boardcast_sim::open_line::OpenLineBoard;
 
 use crate::util::{BoardConf, Broker, Daemon, Pace, Subscriber, write_config};
+
+/// The session with a clock on the board's line (30 minutes a side, the
+/// open protocol's `clock` lines).
+fn clocked(mut session: OpenSession, game: OpenGame) -> OpenSession {
+    let setup = ClockSetup::new(TimeControl::parse("1800+10").unwrap());
+    boardcast_sim::clock::add_open_clock(&mut session, game, &setup, 3);
+    session
+}
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(crate::ROOT)
@@ -87,13 +97,16 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
         (
             "d1",
             OpenGame::Draughts,
-            simulate_draughts(&dgame.moves, profile, 5),
+            clocked(
+                simulate_draughts(&dgame.moves, profile, 5),
+                OpenGame::Draughts,
+            ),
             &d_ids,
         ),
         (
             "x1",
             OpenGame::Xiangqi,
-            simulate_xiangqi(&xmoves, profile, 6),
+            clocked(simulate_xiangqi(&xmoves, profile, 6), OpenGame::Xiangqi),
             &x_ids,
         ),
     ];
@@ -165,6 +178,16 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
             "{state}"
         );
         assert_eq!(state["serial"], format!("sim-{name}"), "{state}");
+        // The clock in the game's side names (Black moves first in
+        // draughts; Red in xiangqi).
+        let clock = &state["clock"];
+        assert!(clock["black"].is_u64(), "{state}");
+        let (has, lacks) = if *game == OpenGame::Draughts {
+            ("white", "red")
+        } else {
+            ("red", "white")
+        };
+        assert!(clock[has].is_u64() && clock.get(lacks).is_none(), "{state}");
         let errors: Vec<&serde_json::Value> = all
             .iter()
             .filter(|e| e["type"] == "alert" && e["severity"] == "error")
@@ -180,7 +203,8 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
         .wait_for("the whole PDN record", Duration::from_secs(20), |msgs| {
             let last = msgs.iter().rev().find(|m| m.topic == "lg/board/d1/pgn")?;
             let text = last.text();
-            (pdn_moves(&text) == plies).then_some(text)
+            // Every move with its clock time, once the last press came.
+            (pdn_moves(&text) == plies && text.matches("[%clk ").count() == plies).then_some(text)
         })
         .await;
     assert!(pdn.starts_with("[GameType \"21\"]"), "{pdn}");
@@ -222,7 +246,9 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
                 let last = msgs.iter().rev().find(|m| m.topic == "lg/board/x1/pgn")?;
                 let text = last.text();
                 let games = read_xiangqi_games(&text).ok()?;
-                (games.first().map(Vec::len) == Some(x_plies)).then_some(text)
+                (games.first().map(Vec::len) == Some(x_plies)
+                    && text.matches("[%clk ").count() == x_plies)
+                    .then_some(text)
             },
         )
         .await;

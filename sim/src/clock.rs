@@ -8,7 +8,7 @@ use rand::Rng;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use super::open::OpenSession;
+use super::open::{OpenGame, OpenSession};
 use super::{Session, Truth};
 use boardcast::clock::{Face, Reading, TimeControl};
 use boardcast::event::{Millis, Side};
@@ -77,7 +77,7 @@ pub fn add_clock(session: &mut Session, setup: &ClockSetup, first: Side, seed: u
 /// Returns what the clock did, in seats.
 pub fn add_open_clock(
     session: &mut OpenSession,
-    game: open::Game,
+    game: OpenGame,
     setup: &ClockSetup,
     seed: u64,
 ) -> ClockTruth {
@@ -87,7 +87,7 @@ pub fn add_open_clock(
             Signal::Times(r) => open::Line::Clock(r),
             Signal::NoClock => open::Line::NoClock,
         };
-        line.encode(game).trim_end().to_owned()
+        line.encode(game.protocol()).trim_end().to_owned()
     };
     // After the board's own lines of the same millisecond (stable sort).
     session

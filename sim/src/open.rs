@@ -38,6 +38,14 @@ impl OpenGame {
         }
     }
 
+    /// The open protocol's name for the game (square names, letters).
+    pub fn protocol(self) -> boardcast_protocols::open::Game {
+        match self {
+            OpenGame::Draughts => boardcast_protocols::open::Game::Draughts,
+            OpenGame::Xiangqi => boardcast_protocols::open::Game::Xiangqi,
+        }
+    }
+
     fn geometry(self) -> Geometry {
         match self {
             OpenGame::Draughts => Geometry::CHESS,
