@@ -68,13 +68,53 @@ pub(super) fn contradicted<G: Game>(
         || against_displacement_order(p, e)
         || moves_reported_piece(p, e)
         || moves_waiting_piece(p, e)
+        || captured_unseen(p, e)
+}
+
+/// Streamed readings of a board that names pieces: a history of two or
+/// more plies in which a ply sets a piece down and the next captures it
+/// there needs that piece seen on that square. Players clearing the centre
+/// for a result signal (the pawns on d5 and e4 lifted, a king set on d5)
+/// read for a moment as a capture there and the king taking the capturer
+/// (`exd5 Kxd5`), though no white pawn ever stood on d5.
+pub(super) fn captured_unseen<G: Game>(p: &Playing<G>, e: &Explanation<Move<G>>) -> bool {
+    let Explanation::Forward(moves) = e else {
+        return false;
+    };
+    if p.resync || moves.len() < 2 {
+        return false;
+    }
+    let mut pos = p.game.position().clone();
+    for pair in moves.windows(2) {
+        let (m, next) = (&pair[0], &pair[1]);
+        let after = pos.play(m);
+        let placed = after.board().piece_at(m.to());
+        // The next ply takes it there (not the piece moving on itself).
+        let taken = placed.is_some()
+            && next.from() != m.to()
+            && next.touched().contains(m.to())
+            && after.board_after(next).piece_at(m.to()) != placed;
+        if taken {
+            let seen = p.recent.iter().any(|&(sq, seen)| {
+                sq == m.to() && seen.is_some() && Board::<G>::agrees(placed, seen)
+            });
+            if !seen {
+                return true;
+            }
+        }
+        pos = after;
+    }
+    false
 }
 
 /// A move waits to be published, its piece seen on the square it went to:
 /// a history of two or more plies that plays that piece to another square
-/// it was never seen on contradicts the readings. (A reply capturing the
-/// piece, its victim lifted first, with the capturing piece passing
-/// another square on its way, reads as such a history for a moment.)
+/// contradicts the readings when the piece was never seen there, or was
+/// seen there only before it was seen on its waiting square (it slid past
+/// on its way). (A reply capturing the piece, its victim lifted first, with
+/// the capturing piece passing another square on its way, or set down
+/// beyond its victim on the square the piece slid past, reads as such a
+/// history for a moment.)
 pub(super) fn moves_waiting_piece<G: Game>(p: &Playing<G>, e: &Explanation<Move<G>>) -> bool {
     let (
         Some(Candidate {
@@ -93,11 +133,12 @@ pub(super) fn moves_waiting_piece<G: Game>(p: &Playing<G>, e: &Explanation<Move<
         return false;
     }
     let placed = Some(p.game.position().board_after(first).piece_at(first.to())).flatten();
-    let seen_there =
-        p.recent.iter().rev().any(|&(sq, seen)| {
-            sq == first.to() && seen.is_some() && Board::<G>::agrees(placed, seen)
-        });
-    !seen_there
+    // Where the piece was set down last: on the history's square, or on
+    // the waiting move's.
+    let last_seen = p.recent.iter().rev().find(|&&(sq, seen)| {
+        (sq == first.to() || sq == w.to()) && seen.is_some() && Board::<G>::agrees(placed, seen)
+    });
+    last_seen.is_none_or(|&(sq, _)| sq != first.to())
 }
 
 /// A takeback under way (one ply restored, the board now lacking only
