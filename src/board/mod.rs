@@ -871,7 +871,6 @@ impl<G: Game> Reconstructor<G> {
             (Phase::Playing(p), Some(e)) => contradicted(p, e, &target),
             _ => false,
         };
-
         if contra {
             explanation = None;
         }
