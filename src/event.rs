@@ -153,6 +153,10 @@ pub enum AlertKind {
     /// A player may claim a draw (draughts: repetition, 40 moves; xiangqi:
     /// the event's move limit).
     DrawClaimable,
+    /// A draughts or xiangqi board first read in the middle of a game: the
+    /// game is followed from the position it showed (the side to move
+    /// found from the first move made); the moves before are not known.
+    StartNotSeen,
     /// Xiangqi: a side checks perpetually (the arbiter rules).
     PerpetualCheck,
     /// Xiangqi: a side chases perpetually (the arbiter rules).

@@ -15,6 +15,7 @@ mod games;
 mod games_alerts;
 mod games_open;
 mod habits;
+mod mid_game;
 mod open_games;
 mod real_games;
 mod reconstruct;

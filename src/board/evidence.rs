@@ -71,6 +71,71 @@ pub(super) fn contradicted<G: Game>(
         || captured_unseen(p, e)
 }
 
+/// Streamed readings of a board that names pieces: a ply whose piece the
+/// next ply captures where it landed (so the board never shows it again)
+/// is the choice the readings last showed there, when another legal choice
+/// of the same ply (a promotion to another piece) keeps the rest of the
+/// history legal. A pawn promoted to a bishop, the bishop read for a moment
+/// as a queen as it was set down, and taken at once, is `f1=B+ Rxf1`, not
+/// the first choice the search finds.
+pub(super) fn as_seen<G: Game>(p: &Playing<G>, e: Explanation<Move<G>>) -> Explanation<Move<G>> {
+    let Explanation::Forward(mut moves) = e else {
+        return e;
+    };
+    if p.resync || moves.len() < 2 {
+        return Explanation::Forward(moves);
+    }
+    let mut pos = p.game.position().clone();
+    for k in 0..moves.len() - 1 {
+        let m = &moves[k];
+        let after = pos.play(m);
+        let placed = after.board().piece_at(m.to());
+        let gone = after.board_after(&moves[k + 1]).piece_at(m.to()) != placed;
+        // The mover's piece last seen there (the capturer stands there
+        // now).
+        let mover = placed.and_then(GamePiece::color);
+        let last = p
+            .recent
+            .iter()
+            .rev()
+            .find(|&&(sq, seen)| {
+                sq == m.to() && seen.is_some_and(|s| mover.is_some() && s.color() == mover)
+            })
+            .and_then(|&(_, seen)| seen);
+        if gone && last.is_some() && !Board::<G>::agrees(placed, last) {
+            let choice = pos.legal_moves().find(|c| {
+                c.from() == m.from()
+                    && c.to() == m.to()
+                    && Board::<G>::agrees(pos.board_after(c).piece_at(c.to()), last)
+            });
+            if let Some(c) = choice
+                && let Some(rest) = replayed::<G>(&pos.play(&c), &moves[k + 1..])
+            {
+                moves.truncate(k);
+                moves.push(c);
+                moves.extend(rest);
+            }
+        }
+        pos = pos.play(&moves[k]);
+    }
+    Explanation::Forward(moves)
+}
+
+/// The same plies (squares and choices) played from `pos`, if they are
+/// legal there (a capture then takes another piece).
+fn replayed<G: Game>(pos: &Position<G>, moves: &[Move<G>]) -> Option<Vec<Move<G>>> {
+    let mut pos = pos.clone();
+    let mut out = Vec::with_capacity(moves.len());
+    for m in moves {
+        let l = pos
+            .legal_moves()
+            .find(|l| l.from() == m.from() && l.to() == m.to() && l.same_choice(m))?;
+        pos = pos.play(&l);
+        out.push(l);
+    }
+    Some(out)
+}
+
 /// Streamed readings of a board that names pieces: a history of two or
 /// more plies in which a ply sets a piece down and the next captures it
 /// there needs that piece seen on that square. Players clearing the centre

@@ -340,6 +340,11 @@ impl<G: Game> Reconstructor<G> {
         }
     }
 
+    /// The board as the sensors show it now (the board's own orientation).
+    pub fn sensed(&self) -> &Board<G> {
+        &self.raw
+    }
+
     /// The game's rules.
     pub fn rules(&self) -> &G {
         &self.rules
@@ -867,6 +872,9 @@ impl<G: Game> Reconstructor<G> {
         else {
             return;
         };
+        if let (Phase::Playing(p), Some(e)) = (&self.phase, explanation.take()) {
+            explanation = Some(as_seen(p, e));
+        }
         let contra = match (&self.phase, &explanation) {
             (Phase::Playing(p), Some(e)) => contradicted(p, e, &target),
             _ => false,

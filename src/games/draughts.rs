@@ -717,6 +717,32 @@ impl Game for Draughts {
     fn cite(&self, article: &str) -> String {
         format!("art. {article}")
     }
+
+    fn position_with(&self, board: &Board, first_to_move: bool) -> Option<Position> {
+        // A PDN FEN of the board: Black (the first player) `M`/`K`.
+        let mut lists = [Vec::new(), Vec::new()];
+        for (p, stone) in board.pieces() {
+            let sq = square(p)?;
+            let (side, king) = match stone.letter() {
+                'M' => (0, false),
+                'K' => (0, true),
+                'm' => (1, false),
+                'k' => (1, true),
+                _ => return None,
+            };
+            lists[side].push(format!("{}{}", if king { "K" } else { "" }, sq.number()));
+        }
+        if lists.iter().any(Vec::is_empty) {
+            return None;
+        }
+        let fen = format!(
+            "{}:W{}:B{}",
+            if first_to_move { 'B' } else { 'W' },
+            lists[1].join(","),
+            lists[0].join(",")
+        );
+        dr::Position::from_fen(&fen).ok().map(Position::new)
+    }
 }
 
 /// An illegal move as played, from its id (`9-13`, `15x22`).

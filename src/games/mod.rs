@@ -557,6 +557,15 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// The rule book's article for a situation.
     fn article(&self, a: Article) -> Option<&'static str>;
 
+    /// The position `board` shows (game orientation) with the first player
+    /// (`first_to_move`) or the second to move, for a board first read in
+    /// the middle of a game; `None` when no game can stand so, or when the
+    /// game is not followed from such a board (chess reports it instead:
+    /// `unrecognised`).
+    fn position_with(&self, _board: &Self::Board, _first_to_move: bool) -> Option<Self::Position> {
+        None
+    }
+
     /// How the rule book's articles are cited in messages: `Law 6.9`,
     /// `art. 1.30`, `Art. 16`.
     fn cite(&self, article: &str) -> String;

@@ -687,4 +687,36 @@ impl Game for Xiangqi {
     fn cite(&self, article: &str) -> String {
         format!("Art. {article}")
     }
+
+    fn position_with(&self, board: &Board, first_to_move: bool) -> Option<Position> {
+        // A FEN of the board, rank 9 down, Red upper case.
+        let mut ranks = Vec::with_capacity(10);
+        for rank in (0..10u8).rev() {
+            let mut text = String::new();
+            let mut run = 0;
+            for file in 0..9u8 {
+                match Square::new(file, rank).and_then(|p| board.piece_at(p)) {
+                    Some(stone) if stone.is_known() => {
+                        if run > 0 {
+                            text += &run.to_string();
+                            run = 0;
+                        }
+                        text.push(stone.letter());
+                    }
+                    Some(_) => return None,
+                    None => run += 1,
+                }
+            }
+            if run > 0 {
+                text += &run.to_string();
+            }
+            ranks.push(text);
+        }
+        let turn = if first_to_move { 'w' } else { 'b' };
+        let pos = xq::Position::from_fen(&format!("{} {turn} - - 0 1", ranks.join("/"))).ok()?;
+        // Both generals, and the side not to move not in check.
+        let generals = [XSide::Red, XSide::Black]
+            .map(|side| pos.pieces(side).any(|(_, p)| p.kind == xq::Kind::General));
+        (generals == [true, true]).then(|| Position::new(pos))
+    }
 }

@@ -60,6 +60,38 @@ pub struct GameReader<G: Game> {
     /// start position).
     seen: bool,
     stats: GameStats,
+    /// A board first read in the middle of a game, watched until its first
+    /// move shows whose turn it is.
+    mid: MidGame<G>,
+    /// This reader's own events, after the reconstructor's.
+    own: VecDeque<(Millis, EventKind)>,
+}
+
+/// How long a board must stand still before a move from it may start a
+/// game followed from the middle (players set pieces up faster).
+const MID_GAME_STAND_MS: Millis = 2_000;
+
+/// What a reader knows of a board first read in the middle of a game: the
+/// board now (sensor orientation) and since when, the last one that stood
+/// still for [`MID_GAME_STAND_MS`], and whether watching is over (a game
+/// started).
+#[derive(Debug)]
+struct MidGame<G: Game> {
+    now: Option<G::Board>,
+    since: Millis,
+    stood: Option<G::Board>,
+    done: bool,
+}
+
+impl<G: Game> Default for MidGame<G> {
+    fn default() -> Self {
+        MidGame {
+            now: None,
+            since: 0,
+            stood: None,
+            done: false,
+        }
+    }
 }
 
 impl<G: Game> GameReader<G> {
@@ -70,6 +102,8 @@ impl<G: Game> GameReader<G> {
             diff: SnapshotDiff::new(),
             seen: false,
             stats: GameStats::default(),
+            mid: MidGame::default(),
+            own: VecDeque::new(),
         }
     }
 
@@ -150,6 +184,7 @@ impl<G: Game> GameReader<G> {
         }
         self.stats.readings += 1;
         self.recon.handle_board(t, &cells);
+        self.watch_mid_game(t);
     }
 
     fn square(&mut self, t: Millis, change: SquareChange) {
@@ -162,16 +197,130 @@ impl<G: Game> GameReader<G> {
         };
         self.stats.readings += 1;
         self.recon.handle_square(t, sq, cell);
+        self.watch_mid_game(t);
+    }
+
+    /// A board that names its pieces, first read with a game in progress
+    /// on it (boardcast started late, with no capture to resume from): once
+    /// a position has stood still and a legal move of one side (the board
+    /// either way round) turns it into the board now, the game is followed
+    /// from that position, with a `start_not_seen` notice. Boards without
+    /// piece identity wait for the start position, as before.
+    ///
+    /// Design: the side to move cannot be read from a position, and the
+    /// orientation only sometimes; the first move tells both, and a
+    /// position being set up never turns into another by one legal move.
+    fn watch_mid_game(&mut self, t: Millis) {
+        if self.mid.done {
+            return;
+        }
+        if self.recon.game().is_some() {
+            self.mid.done = true;
+            return;
+        }
+        let board = self.recon.sensed().clone();
+        if self.mid.now.as_ref() == Some(&board) {
+            return;
+        }
+        if let Some(before) = self.mid.now.take()
+            && t.saturating_sub(self.mid.since) >= MID_GAME_STAND_MS
+        {
+            self.mid.stood = Some(before);
+        }
+        self.mid.now = Some(board.clone());
+        self.mid.since = t;
+        let Some(stood) = &self.mid.stood else {
+            return;
+        };
+        if self.recon.rules().nearest_start(stood).is_some() {
+            // A set-up under way (the set-up check judges it).
+            return;
+        }
+        let Some((start, rotated, first)) = first_move_between(self.recon.rules(), stood, &board)
+        else {
+            return;
+        };
+        let (stood, rules) = (stood.clone(), self.recon.rules());
+        let (before, now) = (cells_of(rules, &stood), cells_of(rules, &board));
+        let side = rules.game_id().side(first);
+        self.mid.done = true;
+        // The board as it stood, the game from it, then the board now:
+        // the reconstructor reads the move as any other.
+        self.recon.handle_board(t, &before);
+        self.recon.start_from(t, start, rotated);
+        let pieces = crate::games::SquareSet::count(crate::games::Placement::occupied(&stood));
+        self.own.push_back((
+            t,
+            EventKind::Alert(crate::event::Alert {
+                kind: crate::event::AlertKind::StartNotSeen,
+                side: None,
+                law: None,
+                message: format!(
+                    "The board was first read in the middle of a game: it is followed from the position it showed ({pieces} pieces), {} to move as their first move showed{}; the moves before it are not known.",
+                    side.name(),
+                    if rotated {
+                        ", the board turned round"
+                    } else {
+                        ""
+                    }
+                ),
+                cleared: false,
+            }),
+        ));
+        self.recon.handle_board(t, &now);
     }
 
     /// The next event.
     fn poll_event(&mut self) -> Option<(Millis, EventKind)> {
-        let (t, kind) = self.recon.poll_event()?;
+        let Some((t, kind)) = self.recon.poll_event() else {
+            return self.own.pop_front();
+        };
         if matches!(kind, EventKind::Move { .. }) {
             self.stats.moves += 1;
         }
         Some((t, kind))
     }
+}
+
+/// The board as whole-board cells, in the reconstructor's square order.
+fn cells_of<G: Game>(rules: &G, board: &G::Board) -> Vec<Cell<G::Piece>> {
+    (0..rules.square_count())
+        .map(|i| {
+            crate::games::Placement::piece_at(board, rules.square(i))
+                .map_or(Cell::Empty, Cell::Piece)
+        })
+        .collect()
+}
+
+/// The position `stood` showed, if one legal move of one side turns it into
+/// `now` (each board read either way round): the position with that side
+/// to move, whether the board stands turned round, and whether the first
+/// player moved.
+fn first_move_between<G: Game>(
+    rules: &G,
+    stood: &G::Board,
+    now: &G::Board,
+) -> Option<(G::Position, bool, bool)> {
+    use crate::games::Placement;
+    for rotated in [false, true] {
+        let (before, after) = if rotated {
+            (stood.rotated(), now.rotated())
+        } else {
+            (stood.clone(), now.clone())
+        };
+        for first in [true, false] {
+            let Some(pos) = rules.position_with(&before, first) else {
+                continue;
+            };
+            if pos
+                .legal_moves()
+                .any(|m| pos.board_after(&m).matches(&after))
+            {
+                return Some((pos, rotated, first));
+            }
+        }
+    }
+    None
 }
 
 /// The sensor grid of a game, as the open protocol sizes it.
