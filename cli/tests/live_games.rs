@@ -473,3 +473,153 @@ fn pdn_moves(pdn: &str) -> usize {
         })
         .count()
 }
+
+/// Issue 28, parity: a draughts board and a xiangqi board, each on its own
+/// pseudo-terminal, and `boardcast run` killed (SIGKILL) mid-game and
+/// started again: each game is resumed from the recorder's capture (one
+/// game, not two), the moves made while it was down are read from the
+/// board's next whole-board line, every move is published once, and the new
+/// capture names the one it resumed and replays to the whole game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn draughts_and_xiangqi_games_resume_after_the_daemon_is_killed() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let sub = Subscriber::connect(broker.port, "rs/#", "watcher", false).await;
+    let profile = OpenProfile {
+        human: false,
+        pieces: true,
+        rotated: false,
+    };
+    let pdn = std::fs::read_to_string(data("english-draughts.pdn")).unwrap();
+    // The first 24 plies of a game each: games in progress.
+    let mut dgame = draughts::read_pdn(&pdn)
+        .unwrap()
+        .into_iter()
+        .find(|g| g.moves.len() > 24)
+        .expect("a draughts game");
+    dgame.moves.truncate(24);
+    let xq = std::fs::read_to_string(data("xiangqi-random.pgn")).unwrap();
+    let mut xmoves = read_xiangqi_games(&xq)
+        .unwrap()
+        .into_iter()
+        .find(|m| m.len() > 24)
+        .expect("a xiangqi game");
+    xmoves.truncate(24);
+    let boards: Vec<(&str, OpenGame, OpenSession, Vec<String>)> = vec![
+        (
+            "d1",
+            OpenGame::Draughts,
+            simulate_draughts(&dgame.moves, profile, 7),
+            dgame.moves.iter().map(|m| m.id()).collect(),
+        ),
+        (
+            "x1",
+            OpenGame::Xiangqi,
+            simulate_xiangqi(&xmoves, profile, 8),
+            xmoves.iter().map(|m| m.to_string()).collect(),
+        ),
+    ];
+    // A move every second and a half: the daemon is down for one or two.
+    let pace = Pace::Compressed {
+        think_ms: 1_500,
+        factor: 10,
+    };
+    let sims: Vec<OpenLineBoard> = boards
+        .iter()
+        .map(|(name, game, session, _)| {
+            OpenLineBoard::start(dir.path(), name, *game, session.clone(), pace).unwrap()
+        })
+        .collect();
+    let confs: Vec<BoardConf> = boards
+        .iter()
+        .zip(&sims)
+        .map(|((name, ..), b)| BoardConf {
+            id: (*name).into(),
+            port: b.pattern(),
+            serial: None,
+        })
+        .collect();
+    let config = write_config(dir.path(), broker.port, "rs", &confs);
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    for (name, game, ..) in &boards {
+        text = text.replace(
+            &format!("id = \"{name}\"\n"),
+            &format!(
+                "id = \"{name}\"\nprotocol = \"open\"\ngame = \"{}\"\n",
+                game.name()
+            ),
+        );
+    }
+    std::fs::write(&config, text).unwrap();
+    let mut daemon = Daemon::start(&config);
+    for (name, ..) in &boards {
+        let topic = format!("rs/board/{name}/state");
+        sub.wait_for(
+            &format!("six moves on {name}"),
+            Duration::from_secs(60),
+            |msgs| {
+                let last = msgs.iter().rev().find(|m| m.topic == topic)?.json();
+                (last["ply"].as_u64() >= Some(6)).then_some(())
+            },
+        )
+        .await;
+    }
+    daemon.crash();
+    tokio::time::sleep(Duration::from_millis(1_500)).await;
+    let mut daemon = Daemon::start(&config);
+    for (name, game, _, want) in &boards {
+        let topic = format!("rs/board/{name}/state");
+        let state = sub
+            .wait_for(
+                &format!("every move of {name} after the restart"),
+                Duration::from_secs(90),
+                |msgs| {
+                    let last = msgs.iter().rev().find(|m| m.topic == topic)?.json();
+                    (last["id"].as_array().map(Vec::len) == Some(want.len())).then_some(last)
+                },
+            )
+            .await;
+        assert_eq!(&strings(&state["id"]), want, "{name}: {state}");
+        assert_eq!(state["game"], 1, "{name}: one game, resumed: {state}");
+        assert_eq!(state["game_type"], game.name(), "{state}");
+        let all = sub.json_on(&format!("rs/board/{name}/event"));
+        let errors: Vec<&serde_json::Value> = all
+            .iter()
+            .filter(|e| e["type"] == "alert" && e["severity"] == "error" && e["cleared"] != true)
+            .collect();
+        assert!(errors.is_empty(), "{name}: {errors:#?}");
+    }
+    // Stopped (SIGTERM): the recorder writes out what it holds.
+    assert!(daemon.stop().success());
+    for (name, _, _, want) in &boards {
+        // The new session's capture names the one it resumed, and replays
+        // (resuming it) to the whole game.
+        let rec = dir.path().join("rec");
+        let mut caps: Vec<PathBuf> = std::fs::read_dir(&rec)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| {
+                let n = p.file_name().unwrap().to_string_lossy();
+                n.starts_with(&format!("{name}-")) && n.ends_with(".capture")
+            })
+            .collect();
+        caps.sort();
+        assert_eq!(caps.len(), 2, "{caps:?}");
+        let head = std::fs::read_to_string(&caps[1]).unwrap();
+        let first = caps[0].file_name().unwrap().to_string_lossy().into_owned();
+        assert!(
+            head.lines()
+                .next()
+                .unwrap()
+                .contains(&format!("resumed_from={first}")),
+            "{head}"
+        );
+        let replay = boardcast::replay::replay_file(&caps[1], Default::default()).unwrap();
+        assert_eq!(replay.log.games().len(), 1, "{name}");
+        assert_eq!(&replay.log.games()[0].ucis, want, "{name}: replay");
+    }
+    drop(sims);
+}
