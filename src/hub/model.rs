@@ -29,7 +29,7 @@ use std::collections::BTreeMap;
 use serde_json::{Value, json};
 
 use crate::delay::PublicView;
-use crate::event::{Event, EventKind};
+use crate::event::{Event, EventKind, GameId};
 use crate::sink::record::{GameLog, GameRecord};
 use crate::tournament::Player;
 
@@ -518,6 +518,7 @@ impl HubModel {
         let live = b.state.clone().unwrap_or_else(|| json!({}));
         let games = b.public.as_ref().map_or(0, |p| p.log().games().len());
         let g = b.public.as_ref().and_then(|p| p.log().current());
+        let game = game_of(&live);
         let mut s = json!({
             "board": id,
             "status": live["status"],
@@ -527,19 +528,27 @@ impl HubModel {
             "rotated": g.is_some_and(|g| g.rotated),
             "irregular": g.is_some_and(|g| g.is_irregular()),
             "game": games,
-            "start_fen": g.map(|g| g.start_fen.clone()),
-            "chess960": g.is_some_and(|g| g.chess960),
-            "fen": g.map(|g| g.fen.clone()),
-            "moves": g.map(|g| g.sans.clone()).unwrap_or_default(),
-            "uci": g.map(|g| g.ucis.clone()).unwrap_or_default(),
+            "game_type": game,
             "ply": g.map_or(0, |g| g.sans.len()),
-            "last_move": g.and_then(|g| {
-                let n = g.sans.len();
-                (n > 0).then(|| json!({"ply": n, "san": g.sans[n - 1], "uci": g.ucis[n - 1]}))
-            }),
             "result": g.and_then(|g| g.result.clone()),
             "reason": g.and_then(|g| g.reason.clone()),
         });
+        // The game's own field names, as the bridge's state has them.
+        let (start, now, notation, ids) = state_keys(game);
+        s[start] = json!(g.map(|g| g.start_fen.clone()));
+        s[now] = json!(g.map(|g| g.fen.clone()));
+        s[notation] = json!(g.map(|g| g.sans.clone()).unwrap_or_default());
+        s[ids] = json!(g.map(|g| g.ucis.clone()).unwrap_or_default());
+        s["last_move"] = json!(g.and_then(|g| {
+            let n = g.sans.len();
+            (n > 0).then(|| match game {
+                GameId::Chess => json!({"ply": n, "san": g.sans[n - 1], "uci": g.ucis[n - 1]}),
+                _ => json!({"ply": n, "notation": g.sans[n - 1], "id": g.ucis[n - 1]}),
+            })
+        }));
+        if game == GameId::Chess {
+            s["chess960"] = json!(g.is_some_and(|g| g.chess960));
+        }
         for k in ["round", "number", "white", "black", "bridge"] {
             if !live[k].is_null() {
                 s[k] = live[k].clone();
@@ -597,7 +606,7 @@ fn catch_up(board: &str, old: Option<&GameRecord>, new: Option<&GameRecord>) -> 
         None => {
             out.push(event(EventKind::GameStart {
                 position: new.start_fen.clone(),
-                chess960: Some(new.chess960),
+                chess960: (new.game == GameId::Chess).then_some(new.chess960),
                 rotated: new.rotated,
             }));
             0
@@ -638,11 +647,32 @@ fn catch_up(board: &str, old: Option<&GameRecord>, new: Option<&GameRecord>) -> 
     out
 }
 
+/// The game a board's retained state names (`game_type`; chess when absent,
+/// as bridges before other games wrote none).
+fn game_of(state: &Value) -> GameId {
+    state["game_type"]
+        .as_str()
+        .and_then(GameId::from_name)
+        .unwrap_or_default()
+}
+
+/// The keys of a state's game fields: the start position, the position
+/// now, the notation and the move ids (chess `start_fen`, `fen`, `moves`,
+/// `uci`; the other games `start_position`, `position`, `notation`, `id`).
+fn state_keys(game: GameId) -> (&'static str, &'static str, &'static str, &'static str) {
+    match game {
+        GameId::Chess => ("start_fen", "fen", "moves", "uci"),
+        GameId::Draughts | GameId::Xiangqi => ("start_position", "position", "notation", "id"),
+    }
+}
+
 /// Makes the folded game agree with a board's retained live state: when
 /// the moves, the start or the result differ (events missed), the game is
 /// rebuilt from the state (without the clock times only events carry).
 fn reconcile(log: &mut GameLog, state: &Value, now_ms: u64) {
-    let Some(start) = state["start_fen"].as_str() else {
+    let game = game_of(state);
+    let (start_key, now_key, notation_key, ids_key) = state_keys(game);
+    let Some(start) = state[start_key].as_str() else {
         return;
     };
     let strings = |k: &str| -> Vec<String> {
@@ -655,7 +685,7 @@ fn reconcile(log: &mut GameLog, state: &Value, now_ms: u64) {
             })
             .unwrap_or_default()
     };
-    let (sans, ucis) = (strings("moves"), strings("uci"));
+    let (sans, ucis) = (strings(notation_key), strings(ids_key));
     let result = state["result"].as_str().map(str::to_string);
     let same = log
         .current()
@@ -676,15 +706,16 @@ fn reconcile(log: &mut GameLog, state: &Value, now_ms: u64) {
             log.handle(&Event {
                 board: String::new(),
                 t_ms: 0,
-                game: crate::event::GameId::Chess,
+                game,
                 kind: EventKind::GameStart {
                     position: start.to_string(),
-                    chess960: Some(state["chess960"].as_bool().unwrap_or(false)),
+                    chess960: (game == GameId::Chess)
+                        .then(|| state["chess960"].as_bool().unwrap_or(false)),
                     rotated: state["rotated"].as_bool().unwrap_or(false),
                 },
             });
         }
-        let fen = state["fen"].as_str().unwrap_or(start).to_string();
+        let fen = state[now_key].as_str().unwrap_or(start).to_string();
         if let Some(g) = log.current_mut() {
             let n = sans.len();
             g.sans = sans;
@@ -976,5 +1007,76 @@ mod tests {
         let out = m.tick(now + 1_000);
         assert!(out.iter().any(|o| matches!(o, Output::Folder { .. })));
         assert_eq!(m.record("1").unwrap().sans, ["e4", "e5", "Nf3"]);
+    }
+
+    #[test]
+    fn draughts_and_xiangqi_boards_fold_into_their_own_records_and_public_states() {
+        use crate::event::{GameId, Side};
+        let dstart = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12";
+        let dstate = json!({"board": "4", "bridge": "hall-a", "status": "connected", "game": 1,
+            "game_type": "draughts", "start_position": dstart, "position": "x",
+            "notation": ["11-15"], "id": ["11-15"], "round": 1, "number": 4});
+        let mut m = HubModel::new("p", 0);
+        let out = m.on_message("p/arbiter/board/4/state", dstate.to_string().as_bytes(), 0);
+        let record = m.record("4").expect("the draughts game from the state");
+        assert_eq!(
+            (record.game, record.sans.clone()),
+            (GameId::Draughts, vec!["11-15".to_string()])
+        );
+        let folder = out.iter().find_map(|o| match o {
+            Output::Folder { record, .. } => {
+                Some(crate::sink::pgn::render(record, &Default::default()))
+            }
+            _ => None,
+        });
+        let pdn = folder.expect("a folder record");
+        assert!(
+            pdn.starts_with("[GameType \"21\"]") && pdn.contains("1. 11-15"),
+            "{pdn}"
+        );
+        // The reply comes as an event and is folded on.
+        let reply = Event {
+            board: "4".into(),
+            t_ms: 900,
+            game: GameId::Draughts,
+            kind: EventKind::Move {
+                ply: 2,
+                side: Side::White,
+                notation: "23-19".into(),
+                id: "23-19".into(),
+                position: "B:W19,21,22,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,12,15"
+                    .into(),
+                irregular: false,
+            },
+        };
+        let mut v: Value = serde_json::from_str(&reply.to_json()).unwrap();
+        v["seq"] = json!(5);
+        m.on_message("p/arbiter/board/4/event", v.to_string().as_bytes(), 1);
+        assert_eq!(m.record("4").unwrap().sans, ["11-15", "23-19"]);
+
+        // A delayed hub's public state of a xiangqi board names the
+        // game's fields, never the chess ones.
+        let xstart = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
+        let xstate = json!({"board": "5", "bridge": "hall-a", "status": "connected", "game": 1,
+            "game_type": "xiangqi", "start_position": xstart, "position": "x",
+            "notation": ["C2.5"], "id": ["h2e2"], "round": 1, "number": 5});
+        let mut m = HubModel::new("p", 60_000);
+        let out = m.on_message("p/arbiter/board/5/state", xstate.to_string().as_bytes(), 0);
+        let public = out
+            .iter()
+            .find_map(|o| match o {
+                Output::PublicState(_, s) => Some(serde_json::from_str::<Value>(s).unwrap()),
+                _ => None,
+            })
+            .expect("a public state");
+        assert_eq!(public["game_type"], "xiangqi", "{public}");
+        assert!(
+            public.get("start_position").is_some() && public.get("notation").is_some(),
+            "{public}"
+        );
+        assert!(
+            public.get("fen").is_none() && public.get("moves").is_none(),
+            "{public}"
+        );
     }
 }
