@@ -517,3 +517,40 @@ fn xiangqi_move_limit_is_the_events_from_the_capture_header() {
     let err = run(Some("sixty")).unwrap_err().to_string();
     assert!(err.contains("move_limit"), "{err}");
 }
+
+/// Issue 28, habits: the captured men and the crowning left for the
+/// opponent (who clears the men and crowns the man at the start of their
+/// turn, as the rule book's note on crowning has it): every game exact, no
+/// error alert, with and without piece identity, on self-made and real
+/// games.
+#[test]
+fn captures_and_crownings_left_for_the_opponent_are_read_exactly() {
+    use boardcast_sim::open::{DraughtsHabits, simulate_draughts_with};
+    let habits = DraughtsHabits {
+        left_for_opponent: 0.5,
+    };
+    let acf = std::fs::read_to_string(data("english-draughts-acf.pdn")).unwrap();
+    let real = draughts::read_pdn(&acf).unwrap();
+    let made = draughts_games();
+    let mut left = 0;
+    for pieces in [true, false] {
+        let profile = OpenProfile {
+            human: true,
+            pieces,
+            rotated: !pieces,
+        };
+        for (name, games) in [("made", &made[..40]), ("ACF", &real[..40])] {
+            for (i, g) in games.iter().enumerate() {
+                let session = simulate_draughts_with(&g.moves, profile, habits, 70 + i as u64);
+                // The men a capture took stand until the opponent's turn.
+                left += session.lines.len();
+                let r = replay(&session, Some("draughts"), true);
+                let want: Vec<String> = g.moves.iter().map(|m| m.id()).collect();
+                let what = format!("{name} game {} under {profile:?}", i + 1);
+                assert_eq!(ids(&r), want, "{what}");
+                assert_eq!(errors(&r), Vec::<String>::new(), "{what}");
+            }
+        }
+    }
+    assert!(left > 0);
+}

@@ -102,6 +102,30 @@ pub(super) struct Hands {
     cells: Vec<Option<char>>,
     /// No knocks (while a fault is being staged).
     pub(super) quiet: bool,
+    /// Draughts habits beyond the profile's.
+    habits: DraughtsHabits,
+    /// What the mover left for the opponent, done at the opponent's turn.
+    deferred: Vec<Deferred>,
+}
+
+/// Draughts habits a profile does not draw (so that sessions simulated
+/// without them stay as they were).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DraughtsHabits {
+    /// How often a capture's men, and a crowning, are left for the
+    /// opponent: the captured men cleared and the man crowned by the
+    /// opponent at the start of their turn, as the rule book's note on
+    /// crowning (the opponent crowns) and many clubs do.
+    pub left_for_opponent: f64,
+}
+
+/// Something left for the opponent to do.
+#[derive(Clone, Copy, Debug)]
+enum Deferred {
+    /// Lift a captured man.
+    Clear(Square),
+    /// Crown the man standing here with this letter.
+    Crown(Square, char),
 }
 
 impl Hands {
@@ -120,6 +144,8 @@ impl Hands {
             plies: Vec::new(),
             cells,
             quiet: false,
+            habits: DraughtsHabits::default(),
+            deferred: Vec::new(),
         }
     }
 
@@ -263,6 +289,7 @@ pub(super) fn draughts_hands(profile: OpenProfile, seed: u64, start: &draughts::
 /// Plays one draughts move (legal in `pos`) with the hands, then perhaps a
 /// knock.
 pub(super) fn play_draughts(h: &mut Hands, pos: &draughts::Position, mv: &draughts::Move) {
+    do_deferred(h);
     let profile = h.profile;
     let piece = pos.piece_at(mv.from()).expect("a piece to move");
     let man = boardcast::games::draughts::letter(piece);
@@ -309,13 +336,37 @@ pub(super) fn play_draughts(h: &mut Hands, pos: &draughts::Position, mv: &draugh
             h.up(captured[k - 1]);
         }
     }
+    // (Drawn only when the habit is on: sessions without it stay as
+    // they were.)
+    let left = h.habits.left_for_opponent;
+    let leave = |h: &mut Hands| left > 0.0 && h.rng.gen_bool(left);
     if when == 2 {
-        h.wait(200, 900);
-        remove(h, &captured, swept);
+        if !captured.is_empty() && leave(h) {
+            h.deferred
+                .extend(captured.iter().map(|&c| Deferred::Clear(c)));
+        } else {
+            h.wait(200, 900);
+            remove(h, &captured, swept);
+        }
     }
     if mv.is_crowning() {
         let king = if man.is_ascii_uppercase() { 'K' } else { 'k' };
         let to = *path.last().expect("path");
+        if leave(h) {
+            h.deferred.push(Deferred::Crown(to, king));
+        } else {
+            crown(h, to, king);
+        }
+    }
+    let mut avoid = path.clone();
+    avoid.extend(&captured);
+    h.maybe_knock(&avoid);
+}
+
+/// The mover crowns their man: turned over, or a second piece stacked.
+fn crown(h: &mut Hands, to: Square, king: char) {
+    let profile = h.profile;
+    {
         h.wait(400, 1500);
         if profile.human && h.rng.gen_bool(0.5) {
             // Turned over: lifted and set down as a king.
@@ -327,21 +378,51 @@ pub(super) fn play_draughts(h: &mut Hands, pos: &draughts::Position, mv: &draugh
             h.down(to, king);
         }
     }
-    let mut avoid = path.clone();
-    avoid.extend(&captured);
-    h.maybe_knock(&avoid);
+}
+
+/// The opponent, at the start of their turn, clears the captured men and
+/// crowns the man the mover left.
+fn do_deferred(h: &mut Hands) {
+    let items = std::mem::take(&mut h.deferred);
+    for &d in &items {
+        h.wait(250, 800);
+        match d {
+            Deferred::Clear(sq) => h.up(sq),
+            // A second piece stacked on the man.
+            Deferred::Crown(sq, king) => h.down(sq, king),
+        }
+    }
+    if !items.is_empty() {
+        h.wait(200, 600);
+    }
 }
 
 /// Plays a draughts game (moves legal from the start) on a simulated board.
 pub fn simulate_draughts(moves: &[draughts::Move], profile: OpenProfile, seed: u64) -> OpenSession {
+    simulate_draughts_with(moves, profile, DraughtsHabits::default(), seed)
+}
+
+/// [`simulate_draughts`] with more habits.
+pub fn simulate_draughts_with(
+    moves: &[draughts::Move],
+    profile: OpenProfile,
+    habits: DraughtsHabits,
+    seed: u64,
+) -> OpenSession {
     let mut pos = draughts::Position::start();
     let mut h = draughts_hands(profile, seed, &pos);
+    h.habits = habits;
     h.hello();
     for mv in moves {
         h.think();
         play_draughts(&mut h, &pos, mv);
         h.ply_done();
         pos.play(mv);
+    }
+    if !h.deferred.is_empty() {
+        // The opponent clears the last capture.
+        h.think();
+        do_deferred(&mut h);
     }
     h.wait(2000, 2000);
     h.session()

@@ -71,6 +71,25 @@ pub(super) fn contradicted<G: Game>(
         || captured_unseen(p, e)
 }
 
+/// Whether `target` is `after` (the board `m` made from `before`) with
+/// some of the pieces `m` captured still standing where they stood.
+pub(super) fn standing_only<G: Game>(
+    before: &Position<G>,
+    m: &Move<G>,
+    after: &Board<G>,
+    target: &Board<G>,
+) -> bool {
+    let captured = m.touched() & !Set::<G>::from(m.from()) & !Set::<G>::from(m.to());
+    let d = after.diff(target);
+    captured.any()
+        && d.any()
+        && (d & !captured).is_empty()
+        && d.into_iter().all(|sq| {
+            target.piece_at(sq).is_some()
+                && Board::<G>::agrees(before.board().piece_at(sq), target.piece_at(sq))
+        })
+}
+
 /// Streamed readings of a board that names pieces: a ply whose piece the
 /// next ply captures where it landed (so the board never shows it again)
 /// is the choice the readings last showed there, when another legal choice

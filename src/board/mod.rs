@@ -953,6 +953,9 @@ impl<G: Game> Reconstructor<G> {
     /// orientation and its explanation.
     fn explain_reading(&mut self, target: &Board<G>) -> (Board<G>, Option<Explanation<Move<G>>>) {
         let mut explanation = self.search(target);
+        if explanation.is_none() {
+            explanation = self.men_left_standing(target);
+        }
         // The board's orientation is still open (a symmetric start on a
         // board without piece identity): the first move that explains the
         // board turned round fixes it.
@@ -972,6 +975,32 @@ impl<G: Game> Reconstructor<G> {
             explanation = None;
         }
         (target, explanation)
+    }
+
+    /// Step, in games whose captured pieces are often left for the
+    /// opponent to clear (draughts): a board that differs from the position
+    /// after a legal capture only by its captured men still standing is that
+    /// capture; one that differs from the game's position only by the men
+    /// its last ply captured is that position. The men are cleared later,
+    /// often by the opponent at the start of their turn.
+    fn men_left_standing(&self, target: &Board<G>) -> Option<Explanation<Move<G>>> {
+        if !self.rules.captures_left_standing() {
+            return None;
+        }
+        let Phase::Playing(p) = &self.phase else {
+            return None;
+        };
+        let pos = p.game.position();
+        if let Some(last) = p.game.plies().last().and_then(|x| x.m.as_ref()) {
+            let before = p.game.position_at(p.game.len() - 1);
+            if standing_only::<G>(before, last, pos.board(), target) {
+                return Some(Explanation::Same);
+            }
+        }
+        p.successors
+            .iter()
+            .find(|(after, m)| standing_only::<G>(pos, m, after, target))
+            .map(|(_, m)| Explanation::Forward(vec![m.clone()]))
     }
 
     /// Step: the start position set up again is a new game (and the

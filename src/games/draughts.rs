@@ -718,6 +718,10 @@ impl Game for Draughts {
         format!("art. {article}")
     }
 
+    fn captures_left_standing(&self) -> bool {
+        true
+    }
+
     fn position_with(&self, board: &Board, first_to_move: bool) -> Option<Position> {
         // A PDN FEN of the board: Black (the first player) `M`/`K`.
         let mut lists = [Vec::new(), Vec::new()];

@@ -557,6 +557,14 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     /// The rule book's article for a situation.
     fn article(&self, a: Article) -> Option<&'static str>;
 
+    /// Whether players often leave a capture's pieces standing for the
+    /// opponent to clear (draughts, where the book's note even has the
+    /// opponent crown the man): a board that differs from a capture's only
+    /// by its captured pieces still standing is that capture.
+    fn captures_left_standing(&self) -> bool {
+        false
+    }
+
     /// The position `board` shows (game orientation) with the first player
     /// (`first_to_move`) or the second to move, for a board first read in
     /// the middle of a game; `None` when no game can stand so, or when the
