@@ -357,7 +357,7 @@ pub struct RawBoard {
 pub struct Event {
     /// Name, site, date and round.
     pub info: crate::tournament::EventInfo,
-    /// The pairings file, reloaded on SIGHUP.
+    /// The pairings file, reloaded when saved (and on SIGHUP, on Unix).
     pub pairings: Option<PathBuf>,
     /// The PGN folder relay tools read.
     pub pgn_dir: Option<PathBuf>,
