@@ -357,7 +357,7 @@ pub struct RawBoard {
 pub struct Event {
     /// Name, site, date and round.
     pub info: crate::tournament::EventInfo,
-    /// The pairings file, reloaded on SIGHUP.
+    /// The pairings file, reloaded when saved (and on SIGHUP, on Unix).
     pub pairings: Option<PathBuf>,
     /// The PGN folder relay tools read.
     pub pgn_dir: Option<PathBuf>,
@@ -1339,9 +1339,31 @@ fn port_candidates(id: &str, ports: RawPorts, src: &Source) -> Result<Vec<String
     }
     Ok(candidates
         .iter()
-        .map(|c| src.resolve(c).to_string_lossy().into_owned())
+        .map(|c| {
+            if is_device_name(c) {
+                c.clone()
+            } else {
+                src.resolve(c).to_string_lossy().into_owned()
+            }
+        })
         .collect())
 }
+
+/// Whether a port is a device name rather than a path, kept as written
+/// (never taken from the config file's folder): a Windows serial port
+/// (`COM5`, `com12`, `\\.\COM12`) or an in-process line (`mem:...`,
+/// [`crate::port::memory`]).
+pub fn is_device_name(port: &str) -> bool {
+    let com = port.get(..3).is_some_and(|p| p.eq_ignore_ascii_case("com"))
+        && port.len() > 3
+        && port[3..].bytes().all(|b| b.is_ascii_digit());
+    com || port.starts_with(r"\\.\") || port.starts_with(MEMORY_PREFIX)
+}
+
+/// The prefix of an in-process line's name (`mem:demo/board1-1`): a board
+/// simulated in the same process, opened by the same line task as a
+/// device ([`crate::port::memory`]).
+pub const MEMORY_PREFIX: &str = "mem:";
 
 /// Names and numbers that reach PGN tags, file names and MQTT.
 fn check_board_text(board: &Board) -> Result<(), String> {
@@ -1964,6 +1986,20 @@ mod tests {
             err("[[board]]\nid = \"a\"\nport = \"/dev/x\"\nbus_address = 7\n")
                 .contains("`bus_address` is only for `protocol = \"dgt-bus\"` boards")
         );
+    }
+
+    #[test]
+    fn windows_ports_and_in_process_lines_are_kept_as_written() {
+        let c = parse(
+            "[[board]]\nid = \"a\"\nport = \"COM5\"\n[[board]]\nid = \"b\"\nport = ['\\\\.\\COM12', \"mem:demo/b-*\"]\n",
+        )
+        .unwrap();
+        assert_eq!(c.boards[0].port.candidates, vec!["COM5"]);
+        assert_eq!(
+            c.boards[1].port.candidates,
+            vec![r"\\.\COM12", "mem:demo/b-*"]
+        );
+        assert!(!is_device_name("COMPORT") && !is_device_name("com") && !is_device_name("tty*"));
     }
 
     #[test]

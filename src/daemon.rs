@@ -132,7 +132,14 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         round = round.current(),
         "running"
     );
-    let mqtt_done = supervise(&mut boards, &round, &mut mqtt_task, shutdown).await?;
+    let mqtt_done = supervise(
+        &mut boards,
+        &round,
+        config.event.pairings.as_deref(),
+        &mut mqtt_task,
+        shutdown,
+    )
+    .await?;
 
     // Shutdown in order: the boards publish their last moves, then the
     // folder is written, then the MQTT task hands the broker what is left.
@@ -425,24 +432,27 @@ fn recorder(
 }
 
 /// Runs until `shutdown` resolves or the MQTT task ends (returned then);
-/// reloads the pairings on SIGHUP, and reports a board task that ends
-/// early (a bug in that board's task).
+/// reloads the pairings when their file changes (and on SIGHUP, on Unix),
+/// and reports a board task that ends early (a bug in that board's task).
 async fn supervise(
     boards: &mut Boards,
     round: &Round,
+    pairings: Option<&std::path::Path>,
     mqtt_task: &mut tokio::task::JoinHandle<Result<(), MqttError>>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<Option<MqttOutcome>, DaemonError> {
-    // SIGHUP reloads the pairings file.
-    let mut hangup = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
-        .map_err(DaemonError::Signal)?;
+    let mut hangup = Hangup::new()?;
+    // Design: the file is polled (its length and modification time) rather
+    // than watched through an OS notification API: it works the same on
+    // every OS and on network shares, and a round changes a few times a day.
+    let mut watched = PairingsWatch::new(pairings);
+    let mut poll = tokio::time::interval(PAIRINGS_POLL);
+    poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tokio::pin!(shutdown);
     loop {
-        tokio::select! {
-            _ = hangup.recv() => match round.reload() {
-                Ok(()) => info!(round = round.current(), "pairings reloaded"),
-                Err(e) => warn!(error = %e, "pairings not reloaded; keeping the old ones"),
-            },
+        let reload = tokio::select! {
+            _ = hangup.recv() => true,
+            _ = poll.tick() => watched.changed(),
             _ = &mut shutdown => {
                 info!("shutting down");
                 return Ok(None);
@@ -450,10 +460,110 @@ async fn supervise(
             r = &mut *mqtt_task => return Ok(Some(r)),
             // Board tasks end only when told to: anything earlier is a
             // bug in that board's task, reported at once.
-            Some(r) = boards.tasks.join_next(), if !boards.tasks.is_empty() => boards.report(r),
+            Some(r) = boards.tasks.join_next(), if !boards.tasks.is_empty() => {
+                boards.report(r);
+                false
+            }
+        };
+        if reload {
+            match round.reload() {
+                Ok(()) => info!(round = round.current(), "pairings reloaded"),
+                Err(e) => warn!(error = %e, "pairings not reloaded; keeping the old ones"),
+            }
         }
+    }
+}
+
+/// How often the pairings file is looked at.
+const PAIRINGS_POLL: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// The pairings file as last seen: a save changes its length or its
+/// modification time.
+#[derive(Debug)]
+struct PairingsWatch {
+    path: Option<std::path::PathBuf>,
+    seen: Option<(u64, std::time::SystemTime)>,
+}
+
+impl PairingsWatch {
+    fn new(path: Option<&std::path::Path>) -> PairingsWatch {
+        let mut w = PairingsWatch {
+            path: path.map(ToOwned::to_owned),
+            seen: None,
+        };
+        w.seen = w.stamp();
+        w
+    }
+
+    fn stamp(&self) -> Option<(u64, std::time::SystemTime)> {
+        let m = std::fs::metadata(self.path.as_ref()?).ok()?;
+        Some((m.len(), m.modified().ok()?))
+    }
+
+    /// Whether the file changed since last asked (a file that went away
+    /// is no change: the pairings in force stay).
+    fn changed(&mut self) -> bool {
+        match self.stamp() {
+            Some(now) if Some(now) != self.seen => {
+                self.seen = Some(now);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// SIGHUP, which reloads the pairings on Unix.
+#[cfg(unix)]
+struct Hangup(tokio::signal::unix::Signal);
+
+#[cfg(unix)]
+impl Hangup {
+    fn new() -> Result<Hangup, DaemonError> {
+        tokio::signal::unix::signal(tokio::signal::unix::SignalKind::hangup())
+            .map(Hangup)
+            .map_err(DaemonError::Signal)
+    }
+
+    async fn recv(&mut self) -> Option<()> {
+        self.0.recv().await
+    }
+}
+
+/// No SIGHUP off Unix: the file is watched.
+#[cfg(not(unix))]
+struct Hangup;
+
+#[cfg(not(unix))]
+impl Hangup {
+    fn new() -> Result<Hangup, DaemonError> {
+        Ok(Hangup)
+    }
+
+    async fn recv(&mut self) -> Option<()> {
+        std::future::pending().await
     }
 }
 
 /// How the MQTT task ended.
 type MqttOutcome = Result<Result<(), MqttError>, tokio::task::JoinError>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_saved_pairings_file_is_a_change_and_a_missing_one_is_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pairings.csv");
+        std::fs::write(&path, "board,white,black\n").unwrap();
+        let mut w = PairingsWatch::new(Some(&path));
+        assert!(!w.changed(), "nothing changed yet");
+        std::fs::write(&path, "board,white,black\n1,\"A, B\",\"C, D\"\n").unwrap();
+        assert!(w.changed());
+        assert!(!w.changed(), "one change is one reload");
+        std::fs::remove_file(&path).unwrap();
+        assert!(!w.changed());
+        assert!(!PairingsWatch::new(None).changed());
+    }
+}

@@ -25,7 +25,9 @@
 //!   whatever its family (a DGT bus line is the same task with the bus
 //!   driver and one unit per board): find, open, hello, identify, keepalive,
 //!   read, record, reconnect. It drives [`session::Session`]s and knows no
-//!   sink.
+//!   sink. A line is a serial port (`/dev/ttyUSB0`, `COM5`) or, for a
+//!   board simulated in the same process, an in-process line
+//!   ([`port::memory`]); [`port::usb`] knows boards by their USB ids.
 //! - [`capture`]: capture files, the byte-exact record of a board session.
 //! - [`setup`]: what a board is, from the config or a capture header: the
 //!   one place that turns either into a pipeline.

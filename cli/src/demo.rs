@@ -1,9 +1,11 @@
 //! `boardcast demo`: the whole product on one machine, with no boards and
 //! no broker at hand.
 //!
-//! [`run`] plugs in N simulated DGT boards ([`boardcast_sim::pty`]), each on a
-//! pseudo-terminal of its own, and runs the real daemon ([`daemon::run`])
-//! on them: the same serial handshake, reconstruction, arbiter checks, MQTT
+//! [`run`] plugs in N simulated DGT boards ([`boardcast_sim::pty`]), each on
+//! a line of its own (an in-process line, [`boardcast::port::memory`], on
+//! every OS; or a pseudo-terminal with `--pty` on Unix), and runs the real
+//! daemon ([`daemon::run`]) on them, which opens each line with the same
+//! port task and driver as a USB board: the same serial handshake, reconstruction, arbiter checks, MQTT
 //! publication and live page as `boardcast run`. The boards play real games
 //! ([`GAMES`], built into the binary) with the human profile and a DGT
 //! clock, one game after another; every other game or so carries a fault
@@ -284,10 +286,14 @@ pub async fn run(
     folder: &Path,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), DemoError> {
-    std::fs::create_dir_all(folder).map_err(|source| DemoError::Folder {
-        path: folder.to_owned(),
-        source,
-    })?;
+    // An in-process folder is only a name.
+    let on_disk = !boardcast::port::memory::is_memory(&folder.to_string_lossy());
+    if on_disk {
+        std::fs::create_dir_all(folder).map_err(|source| DemoError::Folder {
+            path: folder.to_owned(),
+            source,
+        })?;
+    }
     let games = Arc::new(games()?);
     let pace = Pace::Scaled {
         divisor: opts.speed.max(1.0),
@@ -340,7 +346,9 @@ pub async fn run(
     let r = daemon::run(config, shutdown).await;
     drop(boards);
     drop(open_boards);
-    let _ = std::fs::remove_dir_all(folder);
+    if on_disk {
+        let _ = std::fs::remove_dir_all(folder);
+    }
     Ok(r?)
 }
 
@@ -458,6 +466,64 @@ mod tests {
             results >= 10,
             "only {results} results signalled with the kings"
         );
+    }
+
+    /// A free loopback port.
+    fn free_port() -> SocketAddr {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn the_demos_boards_play_through_the_daemon_on_in_process_lines() {
+        // As on Windows: no pseudo-terminal, the boards on in-process
+        // lines that the daemon's port task opens by name.
+        let rec = tempfile::tempdir().unwrap();
+        let opts = DemoOptions {
+            boards: 2,
+            speed: 30.0,
+            web: free_port(),
+            broker: free_port(),
+            livechess: None,
+            families: vec![Family::Dgt, Family::Millennium],
+            ..DemoOptions::default()
+        };
+        let folder = PathBuf::from("mem:demo-test");
+        let mut config = config(&opts, &folder).unwrap();
+        config.recorder = Some(rec.path().to_owned());
+        let reconstructor = config.reconstructor;
+        run(
+            opts,
+            config,
+            &folder,
+            tokio::time::sleep(Duration::from_secs(8)),
+        )
+        .await
+        .unwrap();
+        assert!(
+            boardcast::port::memory::matching("mem:demo-test/*").is_empty(),
+            "the lines are unplugged when the demo stops"
+        );
+        for (board, family) in [("1", "dgt"), ("2", "millennium")] {
+            let capture = std::fs::read_dir(rec.path())
+                .unwrap()
+                .flatten()
+                .map(|e| e.path())
+                .find(|p| {
+                    let name = p.file_name().unwrap().to_string_lossy().into_owned();
+                    name.starts_with(&format!("{board}-")) && name.ends_with(".capture")
+                })
+                .unwrap_or_else(|| panic!("no capture of board {board}"));
+            let text = std::fs::read_to_string(&capture).unwrap();
+            assert!(text.contains(&format!("protocol={family}")), "{text:.200}");
+            let replay = boardcast::replay::replay_file(&capture, reconstructor).unwrap();
+            let moves = replay
+                .events
+                .iter()
+                .filter(|(_, e)| matches!(e.kind, boardcast::event::EventKind::Move { .. }))
+                .count();
+            assert!(moves >= 4, "board {board}: {moves} moves in 8 s");
+        }
     }
 
     #[test]

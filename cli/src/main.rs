@@ -1,6 +1,7 @@
 //! The `boardcast` command line.
 
 mod demo;
+mod platform;
 
 use std::fs;
 use std::io::Write;
@@ -19,7 +20,7 @@ use boardcast_sim::{self as sim, Clean, Human, Profile};
 
 /// Bridges electronic chess boards to live broadcasts and arbiters.
 #[derive(Debug, Parser)]
-#[command(name = "boardcast", version, about)]
+#[command(name = "boardcast", version = platform::VERSION, about)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -31,11 +32,13 @@ enum Command {
     /// daemon, an embedded MQTT broker, and the live page in a browser.
     Demo(DemoArgs),
     /// Run the live daemon: read every configured board and publish over
-    /// MQTT until SIGINT or SIGTERM.
+    /// MQTT until SIGINT or SIGTERM (Ctrl-C).
     Run {
-        /// The configuration file (TOML; see config/default.toml).
+        /// The configuration file (TOML; see config/default.toml). Default:
+        /// /etc/boardcast/boardcast.toml (Linux),
+        /// %ProgramData%\boardcast\boardcast.toml (Windows).
         #[arg(long)]
-        config: PathBuf,
+        config: Option<PathBuf>,
     },
     /// Gather every board of every bridge on the broker (cluster): the live
     /// page, the arbiter view, the PGN folder and the delayed public view
@@ -66,12 +69,14 @@ enum Command {
         #[command(subcommand)]
         correction: Correction,
     },
-    /// List the serial ports of this machine.
+    /// List the serial ports of this machine (`/dev/ttyACM0`, `COM5`):
+    /// USB ids, maker, product and serial number, and the boards known by
+    /// their USB id (DGT, Certabo) with the `[[board]]` keys that read them.
     Ports,
     /// Validate a configuration file and print what it configures.
     CheckConfig {
-        /// The configuration file.
-        file: PathBuf,
+        /// The configuration file (default: as for `run`).
+        file: Option<PathBuf>,
     },
     /// Replay a capture file through the live pipeline (decoder, move
     /// reconstruction, rules) with the capture's timestamps.
@@ -172,6 +177,12 @@ struct DemoArgs {
     /// above), draughts, xiangqi (open-protocol boards, one game each).
     #[arg(long, value_delimiter = ',', default_value = "chess", value_parser = parse_demo_game)]
     games: Vec<boardcast::event::GameId>,
+    /// Put the boards on pseudo-terminals in a temporary folder (Unix)
+    /// instead of in-process lines, so other programs can open them as
+    /// serial ports too.
+    #[cfg(unix)]
+    #[arg(long)]
+    pty: bool,
 }
 
 /// A game the demo can simulate.
@@ -307,7 +318,7 @@ fn send_correction(path: &Path, board: &str, correction: Correction, timeout: f6
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Run { config } => run_daemon(&config),
+        Command::Run { config } => run_daemon(&config.unwrap_or_else(platform::default_config)),
         Command::Hub { config } => run_hub(&config),
         Command::Demo(args) => demo(args),
         Command::Correct {
@@ -317,7 +328,9 @@ fn run(cli: Cli) -> Result<()> {
             correction,
         } => send_correction(&config, &board, correction, timeout),
         Command::Ports => ports(),
-        Command::CheckConfig { file } => check_config(&file),
+        Command::CheckConfig { file } => {
+            check_config(&file.unwrap_or_else(platform::default_config))
+        }
         Command::Replay {
             capture,
             pgn,
@@ -367,30 +380,15 @@ fn run(cli: Cli) -> Result<()> {
 fn run_daemon(path: &Path) -> Result<()> {
     let config = DaemonConfig::load(path)?;
     init_logging(&config.log)?;
-    raise_open_files();
+    platform::raise_open_files();
     until_stopped(|shutdown| async move { Ok(daemon::run(config, shutdown).await?) })
 }
 
 fn run_hub(path: &Path) -> Result<()> {
     let config = boardcast::hub::config::HubConfig::load(path)?;
     init_logging(&config.log)?;
-    raise_open_files();
+    platform::raise_open_files();
     until_stopped(|shutdown| async move { Ok(boardcast::hub::run(config, shutdown, None).await?) })
-}
-
-/// Raises the open-file soft limit to the hard limit: every board, capture,
-/// PGN file, web client and broker connection holds a descriptor, and the
-/// usual soft limit (1024) is far below what a hall needs.
-fn raise_open_files() {
-    use nix::sys::resource::{Resource, getrlimit, setrlimit};
-    match getrlimit(Resource::RLIMIT_NOFILE) {
-        Ok((soft, hard)) if soft < hard => match setrlimit(Resource::RLIMIT_NOFILE, hard, hard) {
-            Ok(()) => tracing::info!(from = soft, to = hard, "open-file limit raised"),
-            Err(e) => tracing::warn!(soft, hard, error = %e, "open-file limit not raised"),
-        },
-        Ok((soft, _)) => tracing::debug!(limit = soft, "open-file limit"),
-        Err(e) => tracing::warn!(error = %e, "open-file limit unknown"),
-    }
 }
 
 /// Runs `job` on a multi-threaded runtime with a future that resolves on
@@ -405,7 +403,7 @@ where
         .build()
         .context("starting the async runtime")?;
     runtime.block_on(async {
-        let shutdown = Box::pin(stop_signal()?);
+        let shutdown = Box::pin(platform::stop_signal()?);
         job(shutdown).await
     })
 }
@@ -426,7 +424,17 @@ fn demo(args: DemoArgs) -> Result<()> {
         families: args.families,
         games: args.games,
     };
-    let folder = std::env::temp_dir().join(format!("boardcast-demo-{}", std::process::id()));
+    // In-process lines on every OS (the same port task and drivers read
+    // them as serial ports); pseudo-terminals on request.
+    #[cfg(unix)]
+    let pty = args.pty;
+    #[cfg(not(unix))]
+    let pty = false;
+    let folder = if pty {
+        std::env::temp_dir().join(format!("boardcast-demo-{}", std::process::id()))
+    } else {
+        PathBuf::from(format!("{}demo", boardcast::port::memory::PREFIX))
+    };
     let config = demo::config(&opts, &folder)?;
     init_logging(&config.log)?;
     println!(
@@ -437,19 +445,6 @@ fn demo(args: DemoArgs) -> Result<()> {
         println!("  LiveChess API: ws://{addr}/api/v1.0 (DGT board pages, LiveChess clients)");
     }
     until_stopped(|shutdown| async move { Ok(demo::run(opts, config, &folder, shutdown).await?) })
-}
-
-/// Resolves on SIGINT or SIGTERM.
-fn stop_signal() -> Result<impl std::future::Future<Output = ()>> {
-    use tokio::signal::unix::{SignalKind, signal};
-    let mut term = signal(SignalKind::terminate()).context("listening for SIGTERM")?;
-    let mut int = signal(SignalKind::interrupt()).context("listening for SIGINT")?;
-    Ok(async move {
-        tokio::select! {
-            _ = term.recv() => {}
-            _ = int.recv() => {}
-        }
-    })
 }
 
 /// The tracing subscriber: text or JSON on stderr, filtered by RUST_LOG or
@@ -479,22 +474,7 @@ fn ports() -> Result<()> {
         println!("no serial ports found");
     }
     for p in ports {
-        let kind = match p.port_type {
-            tokio_serial::SerialPortType::UsbPort(u) => format!(
-                "usb {:04x}:{:04x}{}{}{}",
-                u.vid,
-                u.pid,
-                u.manufacturer.map(|m| format!(" {m}")).unwrap_or_default(),
-                u.product.map(|m| format!(" {m}")).unwrap_or_default(),
-                u.serial_number
-                    .map(|s| format!(" serial {s}"))
-                    .unwrap_or_default(),
-            ),
-            tokio_serial::SerialPortType::BluetoothPort => "bluetooth".into(),
-            tokio_serial::SerialPortType::PciPort => "pci".into(),
-            tokio_serial::SerialPortType::Unknown => "unknown".into(),
-        };
-        println!("{}\t{kind}", p.port_name);
+        println!("{}", platform::describe_port(&p.port_name, &p.port_type));
     }
     Ok(())
 }

@@ -4,6 +4,10 @@
 //! missing fails under CI (`CI=true`) and is otherwise skipped with one line
 //! naming what to install (see [`util::require`]). `cargo test -p
 //! boardcast-cli --test system`.
+//!
+//! Unix only: the tests signal the daemon, enter namespaces and read
+//! `/proc`; on Windows the binary is checked by `scripts/test-platforms`.
+#![cfg(unix)]
 
 /// The repository's root, where the bundled data lives.
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");

@@ -18,7 +18,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use boardcast_sim::{self as sim, SourceGame};
+#[cfg(unix)]
 use nix::sys::signal::{Signal, kill};
+#[cfg(unix)]
 use nix::unistd::Pid;
 use rumqttc::{AsyncClient, Event, Incoming, MqttOptions, QoS};
 use tokio::sync::Notify;
@@ -161,9 +163,15 @@ pub fn require(tools: &[Tool]) -> bool {
     false
 }
 
+#[cfg(unix)]
 fn is_root() -> bool {
     // SAFETY: geteuid has no preconditions and cannot fail.
     unsafe { nix::libc::geteuid() == 0 }
+}
+
+#[cfg(not(unix))]
+fn is_root() -> bool {
+    false
 }
 
 fn mosquitto() -> &'static str {
@@ -473,7 +481,10 @@ impl Daemon {
     /// Sends SIGTERM and waits for the exit.
     pub fn stop(&mut self) -> ExitStatus {
         let mut child = self.child.take().expect("running");
+        #[cfg(unix)]
         kill(Pid::from_raw(child.id() as i32), Signal::SIGTERM).unwrap();
+        #[cfg(not(unix))]
+        let _ = child.kill();
         let deadline = std::time::Instant::now() + Duration::from_secs(15);
         loop {
             if let Some(status) = child.try_wait().unwrap() {
@@ -678,8 +689,12 @@ pub fn proc_usage(pid: u32) -> Option<(u64, u64)> {
     // index 0, utime 11, stime 12.
     let fields: Vec<&str> = stat.rsplit_once(") ")?.1.split(' ').collect();
     let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    #[cfg(unix)]
     // SAFETY: sysconf has no preconditions.
     let hz = unsafe { nix::libc::sysconf(nix::libc::_SC_CLK_TCK) }.max(1) as u64;
+    // /proc is Linux's: never read elsewhere.
+    #[cfg(not(unix))]
+    let hz = 100;
     Some((rss, ticks * 1000 / hz))
 }
 

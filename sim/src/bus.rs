@@ -11,7 +11,6 @@
 //! be unplugged from the chain ([`SimBus::unplug_unit`]: it stops
 //! answering, play goes on) and plugged back.
 
-use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -19,13 +18,12 @@ use std::time::Duration;
 use boardcast_protocols::dgt::bus::{BusBody, BusCommand, BusMessage, BusRequestDecoder};
 use boardcast_protocols::dgt::{EeRecord, PieceCode};
 use bytes::BytesMut;
-use tokio::io::unix::AsyncFd;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 use tokio::time::Instant;
 
 use super::dgt::{code_of, field_of};
-use super::pty::{Pace, PtyError, open_line, read_host, write_all};
+use super::pty::{Line, Pace, PtyError, open_line, read_host, write_all};
 use super::{Reading, Session, SourceGame};
 use boardcast::board::Cell;
 use boardcast::games::chess::Square;
@@ -61,8 +59,7 @@ struct UnitState {
 
 struct Shared {
     units: Vec<UnitState>,
-    master: Option<Arc<AsyncFd<OwnedFd>>>,
-    _slave: Option<OwnedFd>,
+    master: Option<Arc<Line>>,
 }
 
 fn lock(shared: &Mutex<Shared>) -> MutexGuard<'_, Shared> {
@@ -100,7 +97,7 @@ impl SimBus {
         lead_in: Duration,
     ) -> Result<SimBus, PtyError> {
         let path = folder.join(name);
-        let (master, slave) = open_line(&path)?;
+        let master = open_line(&path)?;
         let states = units
             .iter()
             .map(|u| UnitState {
@@ -119,7 +116,6 @@ impl SimBus {
         let shared = Arc::new(Mutex::new(Shared {
             units: states,
             master: Some(master.clone()),
-            _slave: Some(slave),
         }));
         let players = units
             .iter()
@@ -216,13 +212,14 @@ impl Drop for SimBus {
         }
         let _ = std::fs::remove_file(&self.path);
         let mut s = lock(&self.shared);
-        s.master = None;
-        s._slave = None;
+        if let Some(m) = s.master.take() {
+            m.close();
+        }
     }
 }
 
 /// Answers the host's bus requests.
-async fn serve(shared: Arc<Mutex<Shared>>, master: Arc<AsyncFd<OwnedFd>>) {
+async fn serve(shared: Arc<Mutex<Shared>>, master: Arc<Line>) {
     let mut decoder = BusRequestDecoder::new();
     let mut buf = BytesMut::new();
     read_host(&master, |chunk| {

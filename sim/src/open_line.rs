@@ -64,7 +64,7 @@ pub struct OpenLineBoard {
     lines: usize,
     server: JoinHandle<()>,
     player: JoinHandle<()>,
-    _slave: std::os::fd::OwnedFd,
+    line: Arc<super::pty::Line>,
 }
 
 impl std::fmt::Debug for OpenLineBoard {
@@ -90,7 +90,8 @@ impl OpenLineBoard {
         pace: Pace,
     ) -> Result<OpenLineBoard, PtyError> {
         let path = folder.join(format!("{name}-1"));
-        let (master, slave) = open_line(&path)?;
+        let master = open_line(&path)?;
+        let line = master.clone();
         let wire = match game {
             OpenGame::Draughts => Game::Draughts,
             OpenGame::Xiangqi => Game::Xiangqi,
@@ -175,7 +176,7 @@ impl OpenLineBoard {
             lines,
             server,
             player,
-            _slave: slave,
+            line,
         })
     }
 
@@ -198,6 +199,7 @@ impl Drop for OpenLineBoard {
     fn drop(&mut self) {
         self.server.abort();
         self.player.abort();
+        self.line.close();
         let _ = std::fs::remove_file(&self.path);
     }
 }

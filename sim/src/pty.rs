@@ -1,8 +1,11 @@
-//! Simulated DGT boards on pseudo-terminals: the far end of a serial cable.
+//! Simulated boards on pseudo-terminals or in-process lines: the far end
+//! of a serial cable.
 //!
-//! A [`SimBoard`] holds the master side of a pty, and the daemon opens the
-//! slave side through its real serial code, exactly as it opens a USB
-//! board. The board answers the host's commands (decoded with the protocol
+//! A [`SimBoard`] holds the board's end of a [`Line`]: the master side of
+//! a pty (Unix), whose slave side the daemon opens through its real serial
+//! code exactly as it opens a USB board; or, when its folder is an
+//! in-process one (`mem:...`, [`boardcast::port::memory`], every OS), a
+//! line the daemon's same port task opens by name in the same process. The board answers the host's commands (decoded with the protocol
 //! crate's `CommandDecoder`) and plays simulator sessions on its own clock,
 //! whether or not it is plugged in, so moves made while it is unplugged
 //! show in the board dump after a replug. Each plug creates a new pty and a
@@ -17,13 +20,16 @@
 
 use std::fs;
 use std::io;
+#[cfg(unix)]
 use std::os::fd::OwnedFd;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
+use boardcast::port::memory;
 use boardcast_protocols::dgt::{Command as DgtCommand, CommandDecoder, Message};
 use bytes::BytesMut;
+#[cfg(unix)]
 use tokio::io::unix::AsyncFd;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
@@ -40,8 +46,13 @@ use boardcast::family::Family;
 #[derive(Debug, thiserror::Error)]
 pub enum PtyError {
     /// The system refused a pseudo-terminal or its settings.
+    #[cfg(unix)]
     #[error("pseudo-terminal: {0}")]
     Pty(#[from] nix::Error),
+    /// Pseudo-terminals are Unix's: elsewhere a simulated board needs an
+    /// in-process folder (`mem:...`).
+    #[error("{0}: no pseudo-terminals on this OS; use an in-process folder (mem:...)")]
+    NoPty(PathBuf),
     /// The symlink (or the runtime's registration) failed.
     #[error("{path}: {source}")]
     Io {
@@ -147,10 +158,7 @@ impl SimOptions {
 pub type NextSession = Box<dyn FnMut(&[Cell; 64]) -> Session + Send>;
 
 struct Plugged {
-    master: Arc<AsyncFd<OwnedFd>>,
-    /// A slave descriptor kept open so the master never sees a hang-up
-    /// between the daemon's connections.
-    _slave: OwnedFd,
+    master: Arc<Line>,
     updates: bool,
     symlink: PathBuf,
 }
@@ -324,10 +332,9 @@ impl SimBoard {
         assert!(self.server.is_none(), "already plugged");
         self.plugs += 1;
         let symlink = self.path();
-        let (master, slave) = open_line(&symlink)?;
+        let master = open_line(&symlink)?;
         lock(&self.shared).plugged = Some(Plugged {
             master: master.clone(),
-            _slave: slave,
             updates: false,
             symlink,
         });
@@ -356,6 +363,7 @@ impl SimBoard {
         }
         let p = lock(&self.shared).plugged.take();
         if let Some(p) = p {
+            p.master.close();
             let _ = fs::remove_file(&p.symlink);
         }
     }
@@ -396,11 +404,66 @@ impl Drop for SimBoard {
     }
 }
 
+/// The board's end of one simulated line.
+pub struct Line {
+    inner: Inner,
+}
+
+enum Inner {
+    /// A pseudo-terminal's master, and a slave descriptor kept open so the
+    /// master never sees a hang-up between the daemon's connections.
+    #[cfg(unix)]
+    Pty {
+        master: AsyncFd<OwnedFd>,
+        _slave: OwnedFd,
+    },
+    /// An in-process line.
+    Memory(memory::BoardEnd),
+}
+
+impl std::fmt::Debug for Line {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self.inner {
+            #[cfg(unix)]
+            Inner::Pty { .. } => "Line(pty)",
+            Inner::Memory(_) => "Line(in-process)",
+        })
+    }
+}
+
+impl Line {
+    /// Unplugs an in-process line at once (its name goes, the host's reads
+    /// end); a pty closes when its last holder drops it.
+    pub fn close(&self) {
+        match &self.inner {
+            #[cfg(unix)]
+            Inner::Pty { .. } => {}
+            Inner::Memory(end) => end.close(),
+        }
+    }
+}
+
+/// Plugs in a line at `path`: an in-process line when the path names one
+/// (`mem:...`), else (Unix) a pseudo-terminal in raw mode with `path`
+/// linked to its slave side.
+pub(crate) fn open_line(path: &Path) -> Result<Arc<Line>, PtyError> {
+    if memory::is_memory(&path.to_string_lossy()) {
+        return Ok(Arc::new(Line {
+            inner: Inner::Memory(memory::plug(&path.to_string_lossy())),
+        }));
+    }
+    open_pty(path)
+}
+
+#[cfg(not(unix))]
+fn open_pty(path: &Path) -> Result<Arc<Line>, PtyError> {
+    Err(PtyError::NoPty(path.to_owned()))
+}
+
 /// Opens a pseudo-terminal in raw mode and links `symlink` to its slave
-/// side: returns the master (registered with the runtime) and the slave
-/// descriptor, which the caller keeps open so the master never sees a
-/// hang-up between the daemon's connections.
-pub(crate) fn open_line(symlink: &Path) -> Result<(Arc<AsyncFd<OwnedFd>>, OwnedFd), PtyError> {
+/// side; the master is registered with the runtime.
+#[cfg(unix)]
+fn open_pty(symlink: &Path) -> Result<Arc<Line>, PtyError> {
     let pty = nix::pty::openpty(None, None)?;
     // Not inherited by child processes (a daemon spawned later): a copy
     // of the master there would keep the line up after an unplug.
@@ -429,10 +492,26 @@ pub(crate) fn open_line(symlink: &Path) -> Result<(Arc<AsyncFd<OwnedFd>>, OwnedF
         path: tty.clone(),
         source: io::Error::other(e.to_string()),
     })?;
-    Ok((Arc::new(master), pty.slave))
+    Ok(Arc::new(Line {
+        inner: Inner::Pty {
+            master,
+            _slave: pty.slave,
+        },
+    }))
 }
 
-pub(crate) fn write_all(fd: &AsyncFd<OwnedFd>, mut bytes: &[u8]) {
+/// Writes `bytes` to the host now (a full pty buffer is waited out for a
+/// second at most; a line nobody reads drops them).
+pub(crate) fn write_all(line: &Line, bytes: &[u8]) {
+    match &line.inner {
+        #[cfg(unix)]
+        Inner::Pty { master, .. } => write_pty(master, bytes),
+        Inner::Memory(end) => end.write(bytes),
+    }
+}
+
+#[cfg(unix)]
+fn write_pty(fd: &AsyncFd<OwnedFd>, mut bytes: &[u8]) {
     let mut spins = 0;
     while !bytes.is_empty() {
         match nix::unistd::write(fd.get_ref(), bytes) {
@@ -446,8 +525,48 @@ pub(crate) fn write_all(fd: &AsyncFd<OwnedFd>, mut bytes: &[u8]) {
     }
 }
 
+/// Reads what the host writes on one plug until it goes away, handing
+/// each chunk to `answer`.
+pub(crate) async fn read_host(line: &Line, answer: impl FnMut(&[u8])) {
+    match &line.inner {
+        #[cfg(unix)]
+        Inner::Pty { master, .. } => read_pty(master, answer).await,
+        Inner::Memory(end) => {
+            let mut answer = answer;
+            let mut bytes = [0u8; 512];
+            loop {
+                match end.read(&mut bytes).await {
+                    0 => return,
+                    n => answer(&bytes[..n]),
+                }
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+async fn read_pty(master: &AsyncFd<OwnedFd>, mut answer: impl FnMut(&[u8])) {
+    let mut bytes = [0u8; 512];
+    loop {
+        let Ok(mut guard) = master.readable().await else {
+            return;
+        };
+        match guard
+            .try_io(|fd| nix::unistd::read(fd.get_ref(), &mut bytes).map_err(io::Error::from))
+        {
+            Ok(Ok(0)) => return,
+            Ok(Ok(n)) => answer(&bytes[..n]),
+            Ok(Err(e)) if e.raw_os_error() == Some(nix::libc::EIO) => {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+            }
+            Ok(Err(_)) => return,
+            Err(_would_block) => {}
+        }
+    }
+}
+
 /// Answers the host's commands on one plug.
-async fn serve(shared: Arc<Mutex<Shared>>, master: Arc<AsyncFd<OwnedFd>>, started: Arc<Notify>) {
+async fn serve(shared: Arc<Mutex<Shared>>, master: Arc<Line>, started: Arc<Notify>) {
     let mut decoder = CommandDecoder::new();
     let mut buf = BytesMut::new();
     read_host(&master, |chunk| {
@@ -493,37 +612,11 @@ async fn serve(shared: Arc<Mutex<Shared>>, master: Arc<AsyncFd<OwnedFd>>, starte
     .await;
 }
 
-/// Reads what the host writes on one plug until it goes away, handing
-/// each chunk to `answer`.
-pub(crate) async fn read_host(master: &AsyncFd<OwnedFd>, mut answer: impl FnMut(&[u8])) {
-    let mut bytes = [0u8; 512];
-    loop {
-        let Ok(mut guard) = master.readable().await else {
-            return;
-        };
-        match guard
-            .try_io(|fd| nix::unistd::read(fd.get_ref(), &mut bytes).map_err(io::Error::from))
-        {
-            Ok(Ok(0)) => return,
-            Ok(Ok(n)) => answer(&bytes[..n]),
-            Ok(Err(e)) if e.raw_os_error() == Some(nix::libc::EIO) => {
-                tokio::time::sleep(Duration::from_millis(10)).await;
-            }
-            Ok(Err(_)) => return,
-            Err(_would_block) => {}
-        }
-    }
-}
-
 /// Answers the host on one plug of a Millennium or open-protocol board:
 /// its identity (`V`, `?`) and its whole board (`S`, `board?`). The first
 /// request for the board starts play; from then on every change is
 /// written as the family writes it.
-async fn serve_family(
-    shared: Arc<Mutex<Shared>>,
-    master: Arc<AsyncFd<OwnedFd>>,
-    started: Arc<Notify>,
-) {
+async fn serve_family(shared: Arc<Mutex<Shared>>, master: Arc<Line>, started: Arc<Notify>) {
     use boardcast_protocols::{millennium, open};
     let protocol = lock(&shared).protocol;
     let mut millennium = millennium::CommandDecoder::new();
@@ -573,11 +666,7 @@ const CERTABO_FRAME_MS: u64 = 500;
 /// it: the calibration frame (the start position with the spare queens on
 /// d3 and d6), then the frame without them, then play; the current frame
 /// goes out every [`CERTABO_FRAME_MS`] and after every change.
-async fn serve_certabo(
-    shared: Arc<Mutex<Shared>>,
-    master: Arc<AsyncFd<OwnedFd>>,
-    started: Arc<Notify>,
-) {
+async fn serve_certabo(shared: Arc<Mutex<Shared>>, master: Arc<Line>, started: Arc<Notify>) {
     let first = Arc::new(Notify::new());
     let frames = {
         let (shared, master, first) = (shared.clone(), master.clone(), first.clone());

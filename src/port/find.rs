@@ -14,13 +14,22 @@ use crate::config::{PortSpec, is_pattern};
 
 /// The paths a spec names right now, in spec order, without duplicates.
 /// Fixed paths are listed whether or not they exist (opening tells);
-/// patterns list what exists.
+/// patterns list what exists (devices, or in-process lines
+/// ([`super::memory`]) plugged in now).
 pub fn candidates(spec: &PortSpec) -> Vec<PathBuf> {
     let mut out: Vec<PathBuf> = Vec::new();
     for c in &spec.candidates {
         if is_pattern(c) {
-            let Ok(paths) = glob::glob(c) else { continue };
-            let mut found: Vec<PathBuf> = paths.filter_map(Result::ok).collect();
+            // In-process lines are found by name, not on the disk.
+            let mut found: Vec<PathBuf> = if super::memory::is_memory(c) {
+                super::memory::matching(c)
+                    .into_iter()
+                    .map(PathBuf::from)
+                    .collect()
+            } else {
+                let Ok(paths) = glob::glob(c) else { continue };
+                paths.filter_map(Result::ok).collect()
+            };
             found.sort();
             for p in found {
                 if !out.contains(&p) {

@@ -6,7 +6,7 @@ use std::io;
 use std::path::Path;
 use std::time::Duration;
 
-use tokio::io::AsyncWriteExt;
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 use tokio::sync::watch;
 use tokio_serial::{DataBits, FlowControl, Parity, SerialPortBuilderExt, SerialStream, StopBits};
 use tracing::{Instrument, Span, debug, info, warn};
@@ -30,10 +30,27 @@ pub(super) enum Lost {
     Shutdown,
 }
 
+/// An open line: a serial port, or an in-process line
+/// ([`super::memory`]).
+pub(super) trait Stream: AsyncRead + AsyncWrite + Unpin + Send {}
+
+impl<T: AsyncRead + AsyncWrite + Unpin + Send> Stream for T {}
+
+/// Opens the line at `path`: an in-process line by its name
+/// ([`super::memory::PREFIX`]), else the serial device (`/dev/ttyUSB0`,
+/// `COM5`) with `line`'s settings ([`open_serial`]).
+pub(super) fn open(path: &Path, line: &LineSettings) -> io::Result<Box<dyn Stream>> {
+    let name = path.to_string_lossy();
+    if super::memory::is_memory(&name) {
+        return Ok(Box::new(super::memory::open(&name)?));
+    }
+    Ok(Box::new(open_serial(path, line)?))
+}
+
 /// Opens the device at `path` with `line`'s settings (no flow control),
 /// raises DTR and RTS when the family wants them, and drops whatever the
 /// board wrote while nobody read.
-pub(super) fn open(path: &Path, line: &LineSettings) -> io::Result<SerialStream> {
+fn open_serial(path: &Path, line: &LineSettings) -> io::Result<SerialStream> {
     let builder = tokio_serial::new(path.to_string_lossy(), line.baud)
         .data_bits(if line.data_bits == 7 {
             DataBits::Seven
@@ -77,7 +94,10 @@ fn clear(path: &Path, stream: &SerialStream) {
 }
 
 /// Writes `bytes` and flushes, within two seconds.
-pub(super) async fn write(stream: &mut SerialStream, bytes: &[u8]) -> io::Result<()> {
+pub(super) async fn write(
+    stream: &mut (impl AsyncWrite + Unpin + ?Sized),
+    bytes: &[u8],
+) -> io::Result<()> {
     tokio::time::timeout(Duration::from_secs(2), async {
         stream.write_all(bytes).await?;
         stream.flush().await

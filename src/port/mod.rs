@@ -52,8 +52,10 @@
 pub mod bus;
 pub mod find;
 mod line;
+pub mod memory;
 pub mod recorder;
 mod task;
+pub mod usb;
 
 use std::sync::Arc;
 use std::time::Duration;

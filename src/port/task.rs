@@ -12,7 +12,6 @@ use std::time::Duration;
 use tokio::io::AsyncReadExt;
 use tokio::sync::watch;
 use tokio::time::Instant;
-use tokio_serial::SerialStream;
 use tracing::{Instrument, Span, debug, info, info_span, warn};
 
 use super::BoardTask;
@@ -63,7 +62,7 @@ pub struct PortTask {
 
 /// An open, identified line.
 pub(super) struct Link {
-    stream: SerialStream,
+    stream: Box<dyn line::Stream>,
     path: PathBuf,
     driver: Box<dyn Driver>,
     /// How often the driver is polled, and the silence after which the
@@ -233,7 +232,7 @@ impl PortTask {
                     continue;
                 }
             };
-            let greeting = match self.greet(&mut stream, driver.as_mut()).await {
+            let greeting = match self.greet(stream.as_mut(), driver.as_mut()).await {
                 Ok(g) => g,
                 Err(e) => {
                     debug!(path = %path.display(), error = %e, "no board answered");
@@ -278,7 +277,7 @@ impl PortTask {
     /// to name itself), or a configured bus unit answers the ping.
     async fn greet(
         &self,
-        stream: &mut SerialStream,
+        stream: &mut dyn line::Stream,
         driver: &mut dyn Driver,
     ) -> io::Result<Greeting> {
         let now = self.line_ms(Instant::now());
