@@ -375,6 +375,14 @@ async fn the_public_and_arbiter_views_of_the_page_in_chromium() {
         false,
     )
     .await;
+    // The public topic feeds the public page.
+    let public = crate::util::Subscriber::connect(
+        broker.port,
+        "views/board/1/event",
+        "views-public",
+        false,
+    )
+    .await;
     let daemon = Daemon::start(&config);
     let deadline = Instant::now() + Duration::from_secs(20);
     while TcpStream::connect(("127.0.0.1", web)).is_err() {
@@ -472,10 +480,14 @@ async fn the_public_and_arbiter_views_of_the_page_in_chromium() {
         .await;
     client.goto(&format!("{base}/")).await.unwrap();
     let public_now = client.execute(ply, vec![]).await.unwrap();
-    assert!(
-        public_now.as_u64().unwrap_or(0) < n,
-        "the public page showed the last move with the arbiters"
-    );
+    // Read within the delay (a loaded machine may take longer to get
+    // here: then the topic below still shows the lag).
+    if seen_live.elapsed() < Duration::from_millis(3_000) {
+        assert!(
+            public_now.as_u64().unwrap_or(0) < n,
+            "the public page showed the last move with the arbiters"
+        );
+    }
     wait_for(
         &client,
         "the whole game, delayed",
@@ -484,10 +496,17 @@ async fn the_public_and_arbiter_views_of_the_page_in_chromium() {
         |v| v.as_u64() == Some(n),
     )
     .await;
-    let lag = seen_live.elapsed();
+    let seen_public = public
+        .wait_for("the last move, public", Duration::from_secs(15), |msgs| {
+            msgs.iter()
+                .find(|m| m.json()["type"] == "move" && m.json()["ply"].as_u64() == Some(n))
+                .map(|m| m.at)
+        })
+        .await;
+    let lag = seen_public.duration_since(seen_live);
     assert!(
         lag >= Duration::from_millis(3_000),
-        "the public page showed the last move {lag:?} after it was published live; the delay is 4 s"
+        "the public view had the last move {lag:?} after it was published live; the delay is 4 s"
     );
     client.close().await.unwrap();
     drop(daemon);
