@@ -376,13 +376,9 @@ async fn the_public_and_arbiter_views_of_the_page_in_chromium() {
     )
     .await;
     // The public topic feeds the public page.
-    let public = crate::util::Subscriber::connect(
-        broker.port,
-        "views/board/1/event",
-        "views-public",
-        false,
-    )
-    .await;
+    let public =
+        crate::util::Subscriber::connect(broker.port, "views/board/1/event", "views-public", false)
+            .await;
     let daemon = Daemon::start(&config);
     let deadline = Instant::now() + Duration::from_secs(20);
     while TcpStream::connect(("127.0.0.1", web)).is_err() {
