@@ -141,9 +141,15 @@ impl BoardPipeline {
         config: Config,
         options: GameOptions,
     ) -> BoardPipeline {
-        let mut p = BoardPipeline {
+        // The driver is told the game played (an open-protocol board's
+        // lines are read as that game's), as `set_driver` tells it.
+        let driver = DriverOptions {
+            open_game: Some(crate::family::open_game(game)),
+            ..DriverOptions::default()
+        };
+        BoardPipeline {
             board: board.into(),
-            driver: crate::family::for_family(family, &DriverOptions::default()),
+            driver: crate::family::for_family(family, &driver),
             driver_events: Vec::new(),
             game: AnyGame::new(game, config, options),
             events: VecDeque::new(),
@@ -156,9 +162,7 @@ impl BoardPipeline {
             elapsed: [0; 2],
             last_clock_at: None,
             unit: None,
-        };
-        p.set_family(family);
-        p
+        }
     }
 
     /// The game the board plays.
