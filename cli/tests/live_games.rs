@@ -28,6 +28,43 @@ fn clocked(mut session: OpenSession, game: OpenGame) -> OpenSession {
     session
 }
 
+/// Open-protocol boards playing `sessions` on pseudo-terminals at `pace`,
+/// and a daemon config (topic prefix `prefix`) reading each as its game.
+fn open_boards<'a>(
+    dir: &std::path::Path,
+    port: u16,
+    prefix: &str,
+    sessions: impl Iterator<Item = (&'a str, OpenGame, &'a OpenSession)>,
+    pace: Pace,
+) -> (Vec<OpenLineBoard>, PathBuf) {
+    let mut sims = Vec::new();
+    let mut confs = Vec::new();
+    let mut games = Vec::new();
+    for (name, game, session) in sessions {
+        let b = OpenLineBoard::start(dir, name, game, session.clone(), pace).unwrap();
+        confs.push(BoardConf {
+            id: name.into(),
+            port: b.pattern(),
+            serial: None,
+        });
+        games.push((name, game));
+        sims.push(b);
+    }
+    let config = write_config(dir, port, prefix, &confs);
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    for (name, game) in games {
+        text = text.replace(
+            &format!("id = \"{name}\"\n"),
+            &format!(
+                "id = \"{name}\"\nprotocol = \"open\"\ngame = \"{}\"\n",
+                game.name()
+            ),
+        );
+    }
+    std::fs::write(&config, text).unwrap();
+    (sims, config)
+}
+
 fn data(name: &str) -> PathBuf {
     PathBuf::from(crate::ROOT)
         .join("games/tests/data")
@@ -110,33 +147,13 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
             &x_ids,
         ),
     ];
-    let sims: Vec<OpenLineBoard> = boards
-        .iter()
-        .map(|(name, game, session, _)| {
-            OpenLineBoard::start(dir.path(), name, *game, session.clone(), Pace::fast()).unwrap()
-        })
-        .collect();
-    let confs: Vec<BoardConf> = boards
-        .iter()
-        .zip(&sims)
-        .map(|((name, ..), b)| BoardConf {
-            id: (*name).into(),
-            port: b.pattern(),
-            serial: None,
-        })
-        .collect();
-    let config = write_config(dir.path(), broker.port, "lg", &confs);
-    let mut text = std::fs::read_to_string(&config).unwrap();
-    for (name, game, ..) in &boards {
-        text = text.replace(
-            &format!("id = \"{name}\"\n"),
-            &format!(
-                "id = \"{name}\"\nprotocol = \"open\"\ngame = \"{}\"\n",
-                game.name()
-            ),
-        );
-    }
-    std::fs::write(&config, text).unwrap();
+    let (sims, config) = open_boards(
+        dir.path(),
+        broker.port,
+        "lg",
+        boards.iter().map(|(n, g, s, _)| (*n, *g, s)),
+        Pace::fast(),
+    );
     let mut daemon = Daemon::start(&config);
 
     for (name, game, _, want) in &boards {
@@ -527,33 +544,13 @@ async fn draughts_and_xiangqi_games_resume_after_the_daemon_is_killed() {
         think_ms: 1_500,
         factor: 10,
     };
-    let sims: Vec<OpenLineBoard> = boards
-        .iter()
-        .map(|(name, game, session, _)| {
-            OpenLineBoard::start(dir.path(), name, *game, session.clone(), pace).unwrap()
-        })
-        .collect();
-    let confs: Vec<BoardConf> = boards
-        .iter()
-        .zip(&sims)
-        .map(|((name, ..), b)| BoardConf {
-            id: (*name).into(),
-            port: b.pattern(),
-            serial: None,
-        })
-        .collect();
-    let config = write_config(dir.path(), broker.port, "rs", &confs);
-    let mut text = std::fs::read_to_string(&config).unwrap();
-    for (name, game, ..) in &boards {
-        text = text.replace(
-            &format!("id = \"{name}\"\n"),
-            &format!(
-                "id = \"{name}\"\nprotocol = \"open\"\ngame = \"{}\"\n",
-                game.name()
-            ),
-        );
-    }
-    std::fs::write(&config, text).unwrap();
+    let (sims, config) = open_boards(
+        dir.path(),
+        broker.port,
+        "rs",
+        boards.iter().map(|(n, g, s, _)| (*n, *g, s)),
+        pace,
+    );
     let mut daemon = Daemon::start(&config);
     for (name, ..) in &boards {
         let topic = format!("rs/board/{name}/state");
