@@ -229,6 +229,54 @@ pub struct Alert {
     /// board was corrected).
     #[serde(skip_serializing_if = "std::ops::Not::not", default)]
     pub cleared: bool,
+    /// The sensor readings behind it (set by the pipeline; `None` for an
+    /// alert made elsewhere, and in events from before evidence existed).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub evidence: Option<Evidence>,
+}
+
+/// The span of sensor readings behind an alert (`evidence` in its JSON):
+/// from the last moment the board agreed with the game (or, outside a
+/// game, the start of the board's session or the last game's end) to the
+/// reading that raised it, plus a margin. The arbiter view replays them
+/// (`GET /evidence/{board}/{seq}`) and `boardcast replay --evidence` cuts
+/// a capture slice of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Evidence {
+    /// The alert's number among the board's events: 1 for the first event
+    /// its pipeline published since the start of its capture chain (in a
+    /// daemon session that resumed nothing, the alert's MQTT `seq`; in
+    /// `boardcast replay --events` of one capture, its line number).
+    pub seq: u64,
+    /// The first reading's time (capture or daemon milliseconds).
+    pub from_t_ms: Millis,
+    /// The last reading's time.
+    pub to_t_ms: Millis,
+}
+
+/// What an arbiter decided about an alert.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// It happened as reported (the arbiter acts on it, or did).
+    Confirmed,
+    /// It did not happen, or needs nothing (a false alarm, a player's
+    /// adjustment).
+    Dismissed,
+    /// It happened and was dealt with at the board (pieces restored, time
+    /// added, a claim decided).
+    Handled,
+}
+
+impl Decision {
+    /// The decision's name, as in its JSON.
+    pub fn name(self) -> &'static str {
+        match self {
+            Decision::Confirmed => "confirmed",
+            Decision::Dismissed => "dismissed",
+            Decision::Handled => "handled",
+        }
+    }
 }
 
 /// The payload of an event, tagged by `type`.
@@ -332,6 +380,17 @@ pub enum EventKind {
         command: String,
         /// What it did, in words.
         message: String,
+    },
+    /// An arbiter's decision about an alert (confirmed, dismissed,
+    /// handled), given with a signed command or from the arbiter view.
+    Decision {
+        /// The alert's `evidence.seq`.
+        alert: u64,
+        /// What was decided.
+        decision: Decision,
+        /// The arbiter's words, if any.
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        note: Option<String>,
     },
     /// The game is over on the board.
     GameEnd {
@@ -532,7 +591,7 @@ impl<'de> Deserialize<'de> for Event {
 impl Serialize for Alert {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("Alert", 6)?;
+        let mut st = s.serialize_struct("Alert", 7)?;
         st.serialize_field("kind", &self.kind)?;
         if let Some(side) = &self.side {
             st.serialize_field("side", side)?;
@@ -545,6 +604,9 @@ impl Serialize for Alert {
             st.serialize_field("cleared", &true)?;
         }
         st.serialize_field("severity", &self.kind.severity())?;
+        if let Some(evidence) = &self.evidence {
+            st.serialize_field("evidence", evidence)?;
+        }
         st.end()
     }
 }
@@ -677,6 +739,7 @@ mod tests {
                 law: Some("7.5a".into()),
                 message: "m".into(),
                 cleared: false,
+                evidence: None,
             }),
         };
         let v: serde_json::Value = serde_json::from_str(&e.to_json()).unwrap();

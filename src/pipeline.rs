@@ -30,7 +30,7 @@ use crate::capture::Direction;
 use crate::clock::{
     ClockTracker, FlagBook, GameView, Reading, TimeControl, VirtualClock, flag_message,
 };
-use crate::event::{Alert, AlertKind, Event, EventKind, GameId, Millis, Side};
+use crate::event::{Alert, AlertKind, Event, EventKind, Evidence, GameId, Millis, Side};
 use crate::family::{Driver, DriverEvent, DriverOptions, Family};
 use crate::games::{Article, GameOptions};
 use game::Report;
@@ -117,7 +117,16 @@ pub struct BoardPipeline {
     /// On a DGT bus: the address of this pipeline's board; readings of the
     /// other boards on the line are not its business.
     unit: Option<u16>,
+    /// Events published so far (the last one's `evidence.seq`).
+    published: u64,
+    /// The last time the board showed the game exactly (or a game began or
+    /// ended): where an alert's evidence starts.
+    agreed_at: Millis,
 }
+
+/// How far an alert's evidence reaches past the moment it was raised: the
+/// board as the arbiter found it, and the players' first response.
+pub const EVIDENCE_MARGIN_MS: Millis = 2_000;
 
 impl BoardPipeline {
     /// A pipeline for chess board `board` (a DGT board until
@@ -162,6 +171,8 @@ impl BoardPipeline {
             elapsed: [0; 2],
             last_clock_at: None,
             unit: None,
+            published: 0,
+            agreed_at: 0,
         }
     }
 
@@ -279,6 +290,49 @@ impl BoardPipeline {
         );
     }
 
+    /// Publishes an event made above the pipeline (an operator's result
+    /// for a finished game, an arbiter's decision), numbered with the
+    /// board's others.
+    pub fn push_event(&mut self, at: Millis, kind: EventKind) {
+        self.push(at, kind);
+    }
+
+    /// How many events the pipeline has published (the last one's
+    /// `evidence.seq`).
+    pub fn published(&self) -> u64 {
+        self.published
+    }
+
+    /// Takes up a game from its record (a capture slice's header words):
+    /// the game starting at `start` (a FEN of the board's game) with the
+    /// moves `ids` played, the board turned round when `rotated`, and the
+    /// sensors taken to show the position reached. Publishes the game's
+    /// start and moves at `at`. The error names what is wrong.
+    pub fn take_up(
+        &mut self,
+        at: Millis,
+        start: &str,
+        ids: &[String],
+        rotated: bool,
+    ) -> Result<(), String> {
+        self.now = self.now.max(at);
+        let taken = self.game.take_up(at, start, ids, rotated);
+        self.drain();
+        self.agreed_at = at;
+        taken
+    }
+
+    /// Whether the driver holds no part of a frame: the next bytes start
+    /// one (a capture may be cut here).
+    pub fn between_frames(&self) -> bool {
+        self.driver.pending() == 0
+    }
+
+    /// Whether the board shows the published game exactly right now.
+    pub fn shows_game(&self) -> bool {
+        self.game.shows_game()
+    }
+
     /// The clock as last read.
     pub fn clock(&self) -> &ClockTracker {
         &self.clock
@@ -314,8 +368,16 @@ impl BoardPipeline {
             self.now = self.now.max(due);
             self.game.handle_timeout(due);
             self.drain();
+            self.note_agreement(due);
         }
         self.now = self.now.max(t);
+    }
+
+    /// Remembers `t` as a moment the board showed the game.
+    fn note_agreement(&mut self, t: Millis) {
+        if self.game.shows_game() {
+            self.agreed_at = t;
+        }
     }
 
     /// Fires every pending timer, however far ahead (end of a replay).
@@ -393,6 +455,8 @@ impl BoardPipeline {
                     diagnostics: &mut self.diagnostics,
                 };
                 self.game.handle_reading(t, &reading, report);
+                self.drain();
+                self.note_agreement(t);
             }
             Sensed::Clock(reading) => self.handle_clock(t, reading),
             Sensed::NoClock => self.clock_disconnected(t),
@@ -493,7 +557,21 @@ impl BoardPipeline {
         }
     }
 
-    fn push(&mut self, t_ms: Millis, kind: EventKind) {
+    fn push(&mut self, t_ms: Millis, mut kind: EventKind) {
+        self.published += 1;
+        match &mut kind {
+            EventKind::Alert(a) => {
+                a.evidence = Some(Evidence {
+                    seq: self.published,
+                    from_t_ms: self.agreed_at.min(t_ms),
+                    to_t_ms: self.now.max(t_ms) + EVIDENCE_MARGIN_MS,
+                });
+            }
+            EventKind::GameStart { .. } | EventKind::GameEnd { .. } => {
+                self.agreed_at = self.agreed_at.max(t_ms);
+            }
+            _ => {}
+        }
         let event = Event {
             board: self.board.clone(),
             t_ms,
@@ -589,6 +667,7 @@ impl BoardPipeline {
                         side.name()
                     ),
                     cleared: false,
+                    evidence: None,
                 }),
             );
         }
@@ -625,6 +704,7 @@ impl BoardPipeline {
                 book,
             ),
             cleared: false,
+            evidence: None,
         }
     }
 

@@ -38,6 +38,75 @@ pub const TIME_CONTROL: &str = "time_control";
 /// read with [`TIME_CONTROL`].
 pub const INCREMENT_MODE: &str = "increment_mode";
 
+/// The capture header key of a capture slice's game: the FEN of its
+/// start position, spaces written `_` (see [`GameRecordWords`]).
+pub const START: &str = "start";
+/// The capture header key of a capture slice's moves: their ids (UCI,
+/// draughts paths, ICCS), comma-separated, played from [`START`].
+pub const MOVES: &str = "moves";
+/// The capture header key saying the board stands turned round
+/// (`rotated=yes`), with [`START`].
+pub const ROTATED: &str = "rotated";
+/// The capture header key of the time (ms) the slice takes its game up at.
+pub const AT: &str = "at";
+
+/// A game taken up from a capture slice's header line: the board shows
+/// the position `moves` reach from `start` when the slice begins.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GameRecordWords {
+    /// The start position's FEN.
+    pub start: String,
+    /// The moves' ids, in order.
+    pub moves: Vec<String>,
+    /// The board stands turned round.
+    pub rotated: bool,
+    /// When (capture ms) the game is taken up.
+    pub at: crate::event::Millis,
+}
+
+impl GameRecordWords {
+    /// The words of a capture header (`None` without `start=`).
+    pub fn of_header(header: &Header) -> Result<Option<GameRecordWords>, String> {
+        let Some(start) = header.word(START) else {
+            return Ok(None);
+        };
+        let moves = header
+            .word(MOVES)
+            .map(|m| {
+                m.split(',')
+                    .filter(|id| !id.is_empty())
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let at = match header.word(AT) {
+            Some(t) => t
+                .parse()
+                .map_err(|_| format!("`{AT}={t}`: expected milliseconds"))?,
+            None => 0,
+        };
+        Ok(Some(GameRecordWords {
+            start: start.replace('_', " "),
+            moves,
+            rotated: header.word(ROTATED) == Some("yes"),
+            at,
+        }))
+    }
+
+    /// The `key=value` words that say it on a header line.
+    pub fn header_words(&self) -> Vec<(String, String)> {
+        let mut words = vec![
+            (START.to_string(), self.start.replace(' ', "_")),
+            (MOVES.to_string(), self.moves.join(",")),
+            (AT.to_string(), self.at.to_string()),
+        ];
+        if self.rotated {
+            words.push((ROTATED.to_string(), "yes".to_string()));
+        }
+        words
+    }
+}
+
 /// One board's declaration.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BoardSetup {

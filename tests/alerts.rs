@@ -138,6 +138,9 @@ impl Scene {
                 EventKind::GameEnd { result, reason, .. } => format!("game_end {result} {reason}"),
                 EventKind::Clock { .. } => "clock".into(),
                 EventKind::Correction { command, .. } => format!("correction {command}"),
+                EventKind::Decision {
+                    alert, decision, ..
+                } => format!("decision {alert} {}", decision.name()),
             })
             .collect()
     }

@@ -9,6 +9,7 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 mod alerts;
 mod clock_games;
 mod clocks;
+mod evidence;
 mod families;
 mod game_clocks;
 mod games;

@@ -89,6 +89,11 @@ enum Command {
         /// Write every event as JSON lines to this file.
         #[arg(long)]
         events: Option<PathBuf>,
+        /// Write, for every error or action alert, the readings behind it
+        /// as a capture slice `DIR/{board}-{seq}.capture` that replays to
+        /// the same alert (its header names the game so far).
+        #[arg(long, value_name = "DIR")]
+        evidence: Option<PathBuf>,
     },
     /// Play the games of a PGN file on a simulated DGT board (or, with
     /// `--game draughts|xiangqi`, of a PDN or xiangqi PGN file on a simulated
@@ -335,7 +340,14 @@ fn run(cli: Cli) -> Result<()> {
             capture,
             pgn,
             events,
-        } => replay(&capture, pgn.as_deref(), events.as_deref()),
+            evidence,
+        } => {
+            replay(&capture, pgn.as_deref(), events.as_deref())?;
+            match evidence {
+                Some(dir) => evidence_slices(&capture, &dir),
+                None => Ok(()),
+            }
+        }
         Command::Simulate {
             game: Some(game),
             pgn,
@@ -510,6 +522,26 @@ fn check_config(path: &Path) -> Result<()> {
     if let Some(dir) = &c.recorder {
         println!("  recording to {}", dir.display());
     }
+    Ok(())
+}
+
+/// `boardcast replay --evidence DIR`: one capture slice per error or
+/// action alert, each checked to raise its alert again.
+fn evidence_slices(capture: &Path, dir: &Path) -> Result<()> {
+    let slices = boardcast::replay::slice::write_slices(capture, Config::default(), dir)?;
+    for s in &slices {
+        if !s.reproduced {
+            eprintln!(
+                "boardcast: warning: {}: does not raise its alert again",
+                s.path.display()
+            );
+        }
+    }
+    eprintln!(
+        "boardcast: {} evidence slice(s) written to {}",
+        slices.len(),
+        dir.display()
+    );
     Ok(())
 }
 

@@ -688,6 +688,56 @@ impl<G: Game> Reconstructor<G> {
         }
     }
 
+    /// Whether the board shows the published game exactly: a game on the
+    /// board, nothing waiting to be published or explained, no result
+    /// piece, and every square as the game's position has it (as far as
+    /// the sensors tell pieces apart). A moment the evidence behind a later
+    /// alert starts from.
+    pub fn shows_game(&self) -> bool {
+        let Phase::Playing(p) = &self.phase else {
+            return false;
+        };
+        if p.unexplained.is_some() || p.candidate.is_some() || self.tokens.any() {
+            return false;
+        }
+        let expected = p.game.position().board();
+        let seen = self.target();
+        (0..self.rules.square_count()).all(|i| {
+            let sq = self.rules.square(i);
+            <Board<G> as Placement>::agrees(expected.piece_at(sq), seen.piece_at(sq))
+        })
+    }
+
+    /// Takes up a game known from its record (a capture slice's header):
+    /// `moves` are played from `start` as published, and the sensors are
+    /// taken to show the position they reach (the board turned round when
+    /// `rotated`). Publishes the game's start and its moves at `at`.
+    pub fn take_up(&mut self, at: Millis, start: Position<G>, moves: Vec<Move<G>>, rotated: bool) {
+        self.start_game(at, start, Some(rotated));
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
+        let mut out = Vec::new();
+        for m in moves {
+            out.push(push_move(&self.rules, p, m));
+            out.extend(after_move(&self.rules, p));
+        }
+        p.orientation = Orientation::of_start(Some(rotated));
+        let board = p.game.position().board().clone();
+        let shown = if rotated { board.rotated() } else { board };
+        for i in 0..self.rules.square_count() {
+            let sq = self.rules.square(i);
+            self.raw.discard_piece_at(sq);
+            self.tokens.discard(sq);
+            if let Some(piece) = shown.piece_at(sq) {
+                self.raw.set_piece_at(sq, piece);
+            }
+        }
+        for e in out {
+            self.emit(at, e);
+        }
+    }
+
     fn set_cell(&mut self, sq: Square<G>, cell: Cell<Piece<G>>) {
         self.raw.discard_piece_at(sq);
         self.tokens.discard(sq);

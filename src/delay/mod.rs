@@ -624,6 +624,7 @@ mod tests {
                 law: None,
                 message: "x".into(),
                 cleared: false,
+                evidence: None,
             }),
         };
         view.push(5, &alert).unwrap();

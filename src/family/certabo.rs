@@ -46,6 +46,10 @@ impl CertaboDriver {
 }
 
 impl Driver for CertaboDriver {
+    fn pending(&self) -> usize {
+        self.buf.len()
+    }
+
     fn family(&self) -> Family {
         Family::Certabo
     }

@@ -45,6 +45,10 @@ impl DgtDriver {
 }
 
 impl Driver for DgtDriver {
+    fn pending(&self) -> usize {
+        self.buf.len()
+    }
+
     fn family(&self) -> Family {
         Family::Dgt
     }

@@ -122,6 +122,10 @@ impl DgtBusDriver {
 }
 
 impl Driver for DgtBusDriver {
+    fn pending(&self) -> usize {
+        self.buf.len()
+    }
+
     fn family(&self) -> Family {
         Family::DgtBus
     }

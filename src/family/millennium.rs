@@ -57,6 +57,10 @@ impl MillenniumDriver {
 }
 
 impl Driver for MillenniumDriver {
+    fn pending(&self) -> usize {
+        self.buf.len()
+    }
+
     fn family(&self) -> Family {
         Family::Millennium
     }

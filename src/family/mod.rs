@@ -322,6 +322,12 @@ pub trait Driver: Send + Sync + fmt::Debug {
         Vec::new()
     }
 
+    /// Bytes read but not yet a whole frame (a message cut across reads):
+    /// 0 when the next bytes start a frame.
+    fn pending(&self) -> usize {
+        0
+    }
+
     /// Sets the keepalive to every `ms` (the operator's `serial.poll_ms`)
     /// for a family whose keepalive is a configured poll (DGT: the serial
     /// number); returns whether the driver took it. Default: the family

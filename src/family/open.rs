@@ -65,6 +65,10 @@ impl OpenDriver {
 }
 
 impl Driver for OpenDriver {
+    fn pending(&self) -> usize {
+        self.buf.len()
+    }
+
     fn family(&self) -> Family {
         Family::Open
     }

@@ -23,6 +23,7 @@ pub fn alert(kind: AlertKind, side: Option<Side>, law: Option<&str>, message: St
         law: law.map(str::to_string),
         message,
         cleared: false,
+        evidence: None,
     }
 }
 
@@ -34,6 +35,7 @@ pub fn cleared(kind: AlertKind, law: Option<&str>, message: String) -> Alert {
         law: law.map(str::to_string),
         message,
         cleared: true,
+        evidence: None,
     }
 }
 

@@ -722,6 +722,10 @@ impl Game for Draughts {
         true
     }
 
+    fn parse_position(&self, fen: &str) -> Option<Position> {
+        dr::Position::from_fen(fen).ok().map(Position::new)
+    }
+
     fn position_with(&self, board: &Board, first_to_move: bool) -> Option<Position> {
         // A PDN FEN of the board: Black (the first player) `M`/`K`.
         let mut lists = [Vec::new(), Vec::new()];

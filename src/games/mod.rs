@@ -574,6 +574,10 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         None
     }
 
+    /// The position a FEN of the game writes (the form its events'
+    /// `position` takes); `None` when it is no FEN of this game.
+    fn parse_position(&self, fen: &str) -> Option<Self::Position>;
+
     /// How the rule book's articles are cited in messages: `Law 6.9`,
     /// `art. 1.30`, `Art. 16`.
     fn cite(&self, article: &str) -> String;

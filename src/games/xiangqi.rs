@@ -688,6 +688,10 @@ impl Game for Xiangqi {
         format!("Art. {article}")
     }
 
+    fn parse_position(&self, fen: &str) -> Option<Position> {
+        xq::Position::from_fen(fen).ok().map(Position::new)
+    }
+
     fn position_with(&self, board: &Board, first_to_move: bool) -> Option<Position> {
         // A FEN of the board, rank 9 down, Red upper case.
         let mut ranks = Vec::with_capacity(10);

@@ -955,6 +955,7 @@ mod tests {
             law: None,
             message: "x".into(),
             cleared: false,
+            evidence: None,
         });
         m.on_message("p/arbiter/board/1/event", &event("1", 3, alert), 30);
         assert_eq!(m.next_due(), Some(1_010));

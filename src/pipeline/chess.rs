@@ -64,6 +64,28 @@ impl ChessReader {
         self.recon.start_from(at, position, rotated);
     }
 
+    /// Takes up a game from its record (see `AnyGame::take_up`).
+    pub(super) fn take_up(
+        &mut self,
+        at: Millis,
+        start: &str,
+        ids: &[String],
+        rotated: bool,
+    ) -> Result<(), String> {
+        let (position, moves) = super::game::resolve(self.recon.rules(), start, ids)?;
+        self.recon.take_up(at, position, moves, rotated);
+        self.unrecognised = false;
+        let sensed = self.recon.sensed().clone();
+        for (i, cell) in self.sensed.iter_mut().enumerate() {
+            let sq = crate::games::Game::square(self.recon.rules(), i);
+            *cell = match crate::games::Placement::piece_at(&sensed, sq) {
+                Some(p) => Cell::Piece(p),
+                None => Cell::Empty,
+            };
+        }
+        Ok(())
+    }
+
     /// A whole board or one square's new content (other readings are the
     /// pipeline's).
     pub(super) fn handle_reading(&mut self, t: Millis, reading: &Reading, report: Report<'_>) {
@@ -268,6 +290,7 @@ fn unrecognised_alert(message: String, cleared: bool) -> EventKind {
         law: None,
         message,
         cleared,
+        evidence: None,
     })
 }
 

@@ -112,6 +112,23 @@ impl<G: Game> GameReader<G> {
         &self.recon
     }
 
+    /// Takes up the game `start` and `ids` record (see
+    /// [`AnyGame::take_up`]): the board is taken to show its position; the
+    /// next whole board read is compared with it, square by square.
+    fn take_up(
+        &mut self,
+        at: Millis,
+        start: &str,
+        ids: &[String],
+        rotated: bool,
+    ) -> Result<(), String> {
+        let (position, moves) = resolve(self.recon.rules(), start, ids)?;
+        self.recon.take_up(at, position, moves, rotated);
+        self.seen = true;
+        self.mid.done = true;
+        Ok(())
+    }
+
     /// A reading at `t`: a whole board, or one square's new content (other
     /// readings are the pipeline's).
     fn handle_reading(&mut self, t: Millis, reading: &Reading) {
@@ -265,6 +282,7 @@ impl<G: Game> GameReader<G> {
                     }
                 ),
                 cleared: false,
+                evidence: None,
             }),
         ));
         self.recon.handle_board(t, &now);
@@ -330,6 +348,31 @@ pub fn geometry_of(game: GameId) -> boardcast_protocols::reading::Geometry {
         GameId::Xiangqi => Geometry::XIANGQI,
         GameId::Chess | GameId::Draughts => Geometry::CHESS,
     }
+}
+
+/// The start position and moves a game's record names: `start` a FEN of
+/// the game, `ids` its moves' ids (UCI, draughts paths, ICCS), each legal
+/// in turn. The error names the first that is not.
+pub(super) fn resolve<G: Game>(
+    rules: &G,
+    start: &str,
+    ids: &[String],
+) -> Result<(G::Position, Vec<G::Move>), String> {
+    use crate::games::GamePosition;
+    let position = rules
+        .parse_position(start)
+        .ok_or_else(|| format!("`{start}` is no {} position", rules.game_id().name()))?;
+    let mut at = position.clone();
+    let mut moves = Vec::with_capacity(ids.len());
+    for (i, id) in ids.iter().enumerate() {
+        let m = at
+            .legal_moves()
+            .find(|m| at.id(m) == *id)
+            .ok_or_else(|| format!("move {} (`{id}`) is not legal there", i + 1))?;
+        at = at.play(&m);
+        moves.push(m);
+    }
+    Ok((position, moves))
 }
 
 /// The game a board plays, chosen at run time.
@@ -469,6 +512,26 @@ impl AnyGame {
             None => 0,
         };
         (own, false)
+    }
+
+    /// Takes up a game from its record, as a capture slice's header gives
+    /// it: `start` (a FEN of the game), the moves' ids played from it, and
+    /// whether the board stands turned round. The board is taken to show
+    /// the position they reach. The error says which part is wrong.
+    pub(super) fn take_up(
+        &mut self,
+        at: Millis,
+        start: &str,
+        ids: &[String],
+        rotated: bool,
+    ) -> Result<(), String> {
+        each!(self, r => r.take_up(at, start, ids, rotated))
+    }
+
+    /// Whether the board shows the published game exactly (see
+    /// [`crate::board::Reconstructor::shows_game`]).
+    pub fn shows_game(&self) -> bool {
+        each!(self, r => r.reconstructor().shows_game())
     }
 
     /// Whether a game is on (a start position was recognised).

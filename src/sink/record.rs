@@ -190,7 +190,7 @@ impl GameLog {
                     g.reason = None;
                 }
             }
-            EventKind::Correction { .. } => {}
+            EventKind::Correction { .. } | EventKind::Decision { .. } => {}
             EventKind::GameEnd { result, reason, .. } => {
                 if let Some(g) = self.games.last_mut() {
                     g.result = Some(result.clone());

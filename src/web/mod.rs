@@ -656,6 +656,7 @@ mod tests {
                 law: Some("7.4".into()),
                 message: format!("alert {n}"),
                 cleared: false,
+                evidence: None,
             }),
         }
     }

@@ -283,6 +283,11 @@ impl games::Game for Chess {
         arbiter::setup(intended, raw)
     }
 
+    fn parse_position(&self, fen: &str) -> Option<Position> {
+        Position::from_fen(fen, self.variant == Variant::Chess960)
+            .or_else(|| Position::from_fen(fen, true))
+    }
+
     fn chess960(&self, start: &Position) -> Option<bool> {
         Some(start.is_chess960())
     }

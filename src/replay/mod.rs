@@ -3,6 +3,8 @@
 //! capture's header declares the board ([`crate::setup::BoardSetup`]), as
 //! the configuration does live, and the same [`BoardPipeline`] reads it.
 
+pub mod slice;
+
 use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -153,49 +155,7 @@ pub fn replay_reader(
     };
     let (mut header, mut reader) = capture::Reader::new(input).map_err(wrap)?;
     let mut ahead: Vec<Chunk> = Vec::new();
-    // Design: interface.md's example header says `protocol=dgt`, so another
-    // program may label a DGT bus line `dgt`; its first replies tell (bus
-    // replies carry an address and a checksum that single-board frames
-    // almost never match).
-    if header.protocol == crate::family::Family::Dgt {
-        let mut from_board = 0;
-        while from_board < SNIFF_CHUNKS {
-            match reader.next() {
-                Some(Ok(chunk)) => {
-                    from_board += usize::from(chunk.dir == crate::capture::Direction::FromBoard);
-                    ahead.push(chunk);
-                }
-                Some(Err(e)) => return Err(wrap(e)),
-                None => break,
-            }
-        }
-        if header.word(BUS_UNIT).is_some() || is_bus_line(&ahead) {
-            header.protocol = crate::family::Family::DgtBus;
-        }
-    }
-    // A DGT bus capture holds the whole line: `unit=` names the board.
-    // Without it, a line on which one board answers is that board's; the
-    // chunks are read ahead to find out.
-    if header.protocol == crate::family::Family::DgtBus && header.word(BUS_UNIT).is_none() {
-        for chunk in reader.by_ref() {
-            ahead.push(chunk.map_err(wrap)?);
-        }
-        if let [one] = bus_units(&ahead)[..] {
-            header.meta.push((BUS_UNIT.to_string(), one.to_string()));
-        }
-    }
-    // An open-protocol capture without `game=` plays the game its board's
-    // `hello` names, else the one its lines fit.
-    if header.protocol == Family::Open && header.word(GAME).is_none() {
-        for chunk in reader.by_ref() {
-            ahead.push(chunk.map_err(wrap)?);
-        }
-        if let Some(game) = sniff_open_game(&ahead) {
-            header
-                .meta
-                .push((GAME.to_string(), game.name().to_string()));
-        }
-    }
+    resolve_header(&mut header, &mut reader, &mut ahead).map_err(wrap)?;
     let setup =
         crate::setup::BoardSetup::of_header(&header).map_err(|reason| ReplayError::Capture {
             path: path.to_owned(),
@@ -214,6 +174,18 @@ pub fn replay_reader(
         out.resumed_from = feed_chain(&mut pipeline, &prev, &mut |_, e| log.handle(&e))?;
         out.log = log;
     }
+    // A capture slice (`boardcast replay --evidence`) begins with a game
+    // in progress, named on its header line.
+    let malformed = |reason| ReplayError::Capture {
+        path: path.to_owned(),
+        source: CaptureError::Malformed { line: 1, reason },
+    };
+    if let Some(game) = crate::setup::GameRecordWords::of_header(&header).map_err(malformed)? {
+        pipeline
+            .take_up(game.at, &game.start, &game.moves, game.rotated)
+            .map_err(|e| malformed(format!("`start=`/`moves=`: {e}")))?;
+        collect(&mut pipeline, &mut out);
+    }
     for chunk in ahead.into_iter().map(Ok).chain(reader.by_ref()) {
         let chunk = chunk.map_err(wrap)?;
         pipeline.handle_bytes(chunk.t_ms, chunk.dir, &chunk.bytes);
@@ -227,6 +199,60 @@ pub fn replay_reader(
     out.game = pipeline.game();
     out.game_stats = pipeline.any_game().game_stats();
     Ok(out)
+}
+
+/// Completes a capture's header from its first chunks, read ahead into
+/// `ahead`: a DGT line that is a bus, the bus board's `unit=`, an
+/// open-protocol board's game.
+pub(crate) fn resolve_header(
+    header: &mut capture::Header,
+    reader: &mut impl Iterator<Item = Result<Chunk, CaptureError>>,
+    ahead: &mut Vec<Chunk>,
+) -> Result<(), CaptureError> {
+    // Design: interface.md's example header says `protocol=dgt`, so another
+    // program may label a DGT bus line `dgt`; its first replies tell (bus
+    // replies carry an address and a checksum that single-board frames
+    // almost never match).
+    if header.protocol == crate::family::Family::Dgt {
+        let mut from_board = 0;
+        while from_board < SNIFF_CHUNKS {
+            match reader.next() {
+                Some(Ok(chunk)) => {
+                    from_board += usize::from(chunk.dir == crate::capture::Direction::FromBoard);
+                    ahead.push(chunk);
+                }
+                Some(Err(e)) => return Err(e),
+                None => break,
+            }
+        }
+        if header.word(BUS_UNIT).is_some() || is_bus_line(ahead) {
+            header.protocol = crate::family::Family::DgtBus;
+        }
+    }
+    // A DGT bus capture holds the whole line: `unit=` names the board.
+    // Without it, a line on which one board answers is that board's; the
+    // chunks are read ahead to find out.
+    if header.protocol == crate::family::Family::DgtBus && header.word(BUS_UNIT).is_none() {
+        for chunk in &mut *reader {
+            ahead.push(chunk?);
+        }
+        if let [one] = bus_units(ahead)[..] {
+            header.meta.push((BUS_UNIT.to_string(), one.to_string()));
+        }
+    }
+    // An open-protocol capture without `game=` plays the game its board's
+    // `hello` names, else the one its lines fit.
+    if header.protocol == Family::Open && header.word(GAME).is_none() {
+        for chunk in &mut *reader {
+            ahead.push(chunk?);
+        }
+        if let Some(game) = sniff_open_game(ahead) {
+            header
+                .meta
+                .push((GAME.to_string(), game.name().to_string()));
+        }
+    }
+    Ok(())
 }
 
 /// The game an open-protocol board plays: the one its first `hello` names,
