@@ -62,6 +62,16 @@ pub enum OperatorCommand {
         /// Black.
         black: Player,
     },
+    /// An arbiter's decision about one of the board's alerts.
+    Decide {
+        /// The alert's `evidence.seq`.
+        alert: u64,
+        /// Confirmed, dismissed or handled.
+        decision: crate::event::Decision,
+        /// The arbiter's words (one line, at most 300 characters).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        note: Option<String>,
+    },
 }
 
 impl OperatorCommand {
@@ -71,6 +81,7 @@ impl OperatorCommand {
             OperatorCommand::SetResult { .. } => "set_result",
             OperatorCommand::Restart => "restart",
             OperatorCommand::SetPlayers { .. } => "set_players",
+            OperatorCommand::Decide { .. } => "decide",
         }
     }
 
@@ -91,6 +102,14 @@ impl OperatorCommand {
                     crate::text::check_text(side, Some(&p.name))?;
                     crate::text::check_text(side, p.title.as_deref())?;
                     crate::text::check_text(side, p.federation.as_deref())?;
+                }
+            }
+            OperatorCommand::Decide {
+                note: Some(note), ..
+            } => {
+                crate::text::check_text("note", Some(note))?;
+                if note.chars().count() > 300 {
+                    return Err("the note is longer than 300 characters".into());
                 }
             }
             _ => {}
@@ -413,6 +432,9 @@ pub struct Request {
     pub command: OperatorCommand,
     /// The nonce to acknowledge.
     pub nonce: Option<String>,
+    /// Who sent it, when not a signed command on the command topic (the
+    /// arbiter view names itself), for the decisions journal.
+    pub by: Option<String>,
 }
 
 /// What a board did with a command.

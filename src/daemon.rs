@@ -55,6 +55,11 @@ pub enum DaemonError {
     /// A signal handler could not be installed.
     #[error("signal: {0}")]
     Signal(std::io::Error),
+    /// The round's report needs the recorder's captures.
+    #[error(
+        "the configuration names no recorder folder ([recorder] dir): the report is made from its captures"
+    )]
+    NoRecorder,
 }
 
 /// How old (last written) a capture may be for its game to be resumed.
@@ -112,6 +117,9 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     let (stop_boards, stop_rx) = watch::channel(false);
     let session = session_stamp();
     let (mut boards, routes) = start_boards(&config, &services, &round, clock, &session, &stop_rx);
+    if let Some(web) = &services.web {
+        web.commands.set(routes.clone());
+    }
     services.outbox.route_commands(routes);
     // The broker connection starts once every board's command route is
     // known: a command the broker delivers at subscription (a retained
@@ -228,6 +236,59 @@ impl Services {
     }
 }
 
+/// The round's report (`boardcast report`), made as `run` would take the
+/// boards up: each board's latest capture chain in the recorder folder is
+/// replayed, with the arbiter's decisions from its journal. `round`: the
+/// round to report (default: the latest any board played).
+pub fn round_report(
+    config: &Config,
+    round: Option<u32>,
+) -> Result<crate::report::RoundReport, DaemonError> {
+    let dir = config.recorder.as_ref().ok_or(DaemonError::NoRecorder)?;
+    let mut offline = config.clone();
+    // Nothing is written: no PGN folder.
+    offline.event.pgn_dir = None;
+    let the_round = self::round(&offline)?;
+    let mut parts = Vec::new();
+    for b in &config.boards {
+        let setup = BoardSetup::of_config(b);
+        let mut s = Session::new(
+            &setup,
+            config.reconstructor,
+            crate::session::Outputs::none(),
+            Arc::clone(&the_round),
+            b.number,
+        );
+        if let Some(capture) = crate::port::recorder::latest_capture(dir, &b.id) {
+            match s.resume(&capture) {
+                Ok(chain) => {
+                    if let Some(first) = chain.first() {
+                        s.set_decisions(crate::session::Journal::of_chain(first));
+                    }
+                }
+                Err(e) => {
+                    warn!(board = %b.id, error = %e, "the board's capture cannot be replayed: left out of the report")
+                }
+            }
+        }
+        parts.push(s.report());
+    }
+    let latest = parts
+        .iter()
+        .flat_map(|p| p.games.iter().map(|g| g.round))
+        .max()
+        .unwrap_or(the_round.current());
+    let event = parts
+        .iter()
+        .find_map(|p| p.event.clone())
+        .unwrap_or_else(|| "?".into());
+    Ok(crate::report::RoundReport::of_round(
+        &event,
+        round.unwrap_or(latest),
+        parts,
+    ))
+}
+
 /// The round: event metadata, pairings (the file, else the boards'
 /// `white`/`black` keys), the PGN folder writer.
 fn round(config: &Config) -> Result<Arc<Round>, DaemonError> {
@@ -303,8 +364,16 @@ fn start_boards(
     for (i, b) in config.boards.iter().enumerate() {
         let (command_tx, commands) = mpsc::channel(16);
         routes.insert(b.id.clone(), command_tx);
-        let (live, board_clock, resumed_from) = board_session(config, services, round, i, clock);
+        let (mut live, board_clock, resumed_from, first) =
+            board_session(config, services, round, i, clock);
         let recorder = recorder(config, b, session, resumed_from.as_deref());
+        // The arbiter's decisions are kept beside the first capture of the
+        // chain whose alerts they name.
+        if let Some(first) =
+            first.or_else(|| recorder.as_ref().map(|r| r.capture_path().to_owned()))
+        {
+            live.set_decisions(crate::session::Journal::of_chain(&first));
+        }
         let task = BoardTask::new(
             b.clone(),
             config.serial,
@@ -357,7 +426,7 @@ fn board_session(
     round: &Arc<Round>,
     i: usize,
     clock: Clock,
-) -> (Session, Clock, Option<String>) {
+) -> (Session, Clock, Option<String>, Option<std::path::PathBuf>) {
     let b = &config.boards[i];
     let setup = BoardSetup::of_config(b);
     let fresh = || {
@@ -373,12 +442,14 @@ fn board_session(
     let mut live = fresh();
     let mut board_clock = clock;
     let mut resumed_from = None;
+    let mut first_capture = None;
     if let Some(dir) = &config.recorder
         && let Some(prev) = latest_capture(dir, &b.id).filter(|p| recent(p))
     {
         match live.resume(&prev) {
             Ok(chain) if live.has_game() => {
                 board_clock = clock.offset_by(live.now() + 1);
+                first_capture = chain.first().cloned();
                 resumed_from = prev.file_name().map(|n| n.to_string_lossy().into_owned());
                 info!(
                     board = %b.id,
@@ -399,7 +470,7 @@ fn board_session(
     }
     live.set_wall_epoch(crate::wall::unix_ms().saturating_sub(board_clock.now_ms()));
     live.announce(board_clock.now_ms());
-    (live, board_clock, resumed_from)
+    (live, board_clock, resumed_from, first_capture)
 }
 
 /// The recorder of board `b` in daemon session `session`, naming the

@@ -243,10 +243,13 @@ pub struct Alert {
 /// a capture slice of them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Evidence {
-    /// The alert's number among the board's events: 1 for the first event
-    /// its pipeline published since the start of its capture chain (in a
-    /// daemon session that resumed nothing, the alert's MQTT `seq`; in
-    /// `boardcast replay --events` of one capture, its line number).
+    /// The alert's number among the events the board's readings made: 1
+    /// for the first since the start of its capture chain (operator
+    /// corrections and decisions, which no capture holds, are not
+    /// counted). So a replay of the captures numbers the alerts as the
+    /// daemon did, and in `boardcast replay --events` of one capture it is
+    /// the alert's line number; in a daemon session that resumed nothing
+    /// and took no command, the alert's MQTT `seq`.
     pub seq: u64,
     /// The first reading's time (capture or daemon milliseconds).
     pub from_t_ms: Millis,

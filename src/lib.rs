@@ -117,6 +117,7 @@ pub mod mqtt;
 pub mod pipeline;
 pub mod port;
 pub mod replay;
+pub mod report;
 pub mod session;
 pub mod setup;
 pub mod sink;

@@ -281,7 +281,7 @@ impl BoardPipeline {
 
     /// Publishes an operator's correction as a `correction` event.
     pub fn push_correction(&mut self, at: Millis, command: &str, message: &str) {
-        self.push(
+        self.push_unnumbered(
             at,
             EventKind::Correction {
                 command: command.into(),
@@ -291,10 +291,21 @@ impl BoardPipeline {
     }
 
     /// Publishes an event made above the pipeline (an operator's result
-    /// for a finished game, an arbiter's decision), numbered with the
-    /// board's others.
+    /// for a finished game, an arbiter's decision). Like corrections, it
+    /// is not numbered with the events the readings made (a replay of the
+    /// board's captures, which hold no commands, numbers those alike).
     pub fn push_event(&mut self, at: Millis, kind: EventKind) {
-        self.push(at, kind);
+        self.push_unnumbered(at, kind);
+    }
+
+    fn push_unnumbered(&mut self, at: Millis, kind: EventKind) {
+        let event = Event {
+            board: self.board.clone(),
+            t_ms: at,
+            game: self.game.id(),
+            kind,
+        };
+        self.events.push_back((self.now, event));
     }
 
     /// How many events the pipeline has published (the last one's

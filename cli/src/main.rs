@@ -69,6 +69,24 @@ enum Command {
         #[command(subcommand)]
         correction: Correction,
     },
+    /// The round's report for the arbiter: every game, its result, and
+    /// every error or action alert with its time, move number, article,
+    /// evidence span and decision, made from the recorder's captures and
+    /// the decisions journals (as `run` would take the boards up).
+    Report {
+        /// The daemon's configuration file.
+        #[arg(long)]
+        config: PathBuf,
+        /// The round (default: the latest any board played).
+        #[arg(long)]
+        round: Option<u32>,
+        /// `html` (a printable page) or `json`.
+        #[arg(long, value_enum, default_value_t = ReportFormat::Html)]
+        format: ReportFormat,
+        /// Write it to this file (default: standard output).
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
     /// List the serial ports of this machine (`/dev/ttyACM0`, `COM5`):
     /// USB ids, maker, product and serial number, and the boards known by
     /// their USB id (DGT, Certabo) with the `[[board]]` keys that read them.
@@ -151,6 +169,32 @@ enum Correction {
         #[arg(long)]
         black: String,
     },
+    /// Record the arbiter's decision about one of the board's alerts (its
+    /// `evidence.seq`): confirmed, dismissed or handled.
+    Decide {
+        /// The alert's number (`evidence.seq` in its event).
+        alert: u64,
+        /// `confirmed`, `dismissed` or `handled`.
+        decision: DecisionArg,
+        /// A note for the round's report.
+        #[arg(long)]
+        note: Option<String>,
+    },
+}
+
+/// How `boardcast report` writes the report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum ReportFormat {
+    Html,
+    Json,
+}
+
+/// An arbiter's decision, as typed.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum DecisionArg {
+    Confirmed,
+    Dismissed,
+    Handled,
 }
 
 #[derive(Debug, clap::Args)]
@@ -281,6 +325,19 @@ fn send_correction(path: &Path, board: &str, correction: Correction, timeout: f6
     let command = match correction {
         Correction::SetResult { result } => OperatorCommand::SetResult { result },
         Correction::Restart => OperatorCommand::Restart,
+        Correction::Decide {
+            alert,
+            decision,
+            note,
+        } => OperatorCommand::Decide {
+            alert,
+            decision: match decision {
+                DecisionArg::Confirmed => boardcast::event::Decision::Confirmed,
+                DecisionArg::Dismissed => boardcast::event::Decision::Dismissed,
+                DecisionArg::Handled => boardcast::event::Decision::Handled,
+            },
+            note,
+        },
         Correction::SetPlayers { white, black } => OperatorCommand::SetPlayers {
             white: Player {
                 name: white,
@@ -335,6 +392,27 @@ fn run(cli: Cli) -> Result<()> {
         Command::Ports => ports(),
         Command::CheckConfig { file } => {
             check_config(&file.unwrap_or_else(platform::default_config))
+        }
+        Command::Report {
+            config,
+            round,
+            format,
+            out,
+        } => {
+            let cfg = boardcast::config::Config::load(&config)
+                .with_context(|| format!("{}", config.display()))?;
+            let report = boardcast::daemon::round_report(&cfg, round)?;
+            let text = match format {
+                ReportFormat::Html => report.to_html(),
+                ReportFormat::Json => report.to_json() + "\n",
+            };
+            match out {
+                Some(path) => {
+                    fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?
+                }
+                None => print!("{text}"),
+            }
+            Ok(())
         }
         Command::Replay {
             capture,

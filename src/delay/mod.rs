@@ -256,7 +256,7 @@ impl PublicView {
     pub fn restore(&mut self, history: &[(Millis, Event)], now_wall_ms: u64) -> Restored {
         let public: Vec<(Millis, &Event)> = history
             .iter()
-            .filter(|(_, e)| !matches!(e.kind, EventKind::Alert(_)))
+            .filter(|(_, e)| !matches!(e.kind, EventKind::Alert(_) | EventKind::Decision { .. }))
             .map(|(t, e)| (*t, e))
             .collect();
         let plan = plan_restore(
@@ -292,7 +292,7 @@ impl PublicView {
     /// alert. A journal that cannot be written is reported (the event is
     /// still shown at its time unless the daemon stops meanwhile).
     pub fn push(&mut self, t: Millis, event: &Event) -> std::io::Result<()> {
-        if matches!(event.kind, EventKind::Alert(_)) {
+        if matches!(event.kind, EventKind::Alert(_) | EventKind::Decision { .. }) {
             return Ok(());
         }
         self.ahead.handle(event);

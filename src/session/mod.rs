@@ -15,6 +15,7 @@
 //! game) carries on when an unplugged board comes back and dumps its
 //! squares.
 
+pub mod decisions;
 pub mod outputs;
 pub mod state;
 
@@ -26,12 +27,14 @@ use crate::board;
 use crate::capture::Direction;
 use crate::control::{Ack, OperatorCommand, Outcome, Request};
 use crate::delay::PublicView;
-use crate::event::{AlertKind, Event, EventKind, Millis, Side};
+use crate::event::{AlertKind, Decision, Event, EventKind, Millis, Side};
 use crate::pipeline::{BoardPipeline, Diagnostic};
+use crate::report::{AlertEntry, BoardReport, DecisionEntry, GameEntry};
 use crate::setup::BoardSetup;
 use crate::sink::pgn::render;
 use crate::sink::record::GameLog;
 use crate::sink::round::Round;
+pub use decisions::Journal;
 pub use outputs::{BoardSink, Outputs};
 pub use state::{ChessState, ClockState, GameState, LastMove, LinkStatus, StateMessage};
 
@@ -64,6 +67,13 @@ pub struct Session {
     /// Wall milliseconds (since 1970) at this board's daemon time 0: the
     /// day a game started, for its PGN `Date`.
     wall_epoch_ms: u64,
+    /// The board's error and action alerts, with the arbiter's decisions
+    /// (its part of the round's report).
+    alerts: Vec<AlertEntry>,
+    /// Each game's round, by the board's game number (1 = index 0).
+    game_rounds: Vec<u32>,
+    /// Where the arbiter's decisions are kept.
+    journal: Option<Journal>,
 }
 
 impl Session {
@@ -97,6 +107,176 @@ impl Session {
             pgn_dirty: false,
             public: None,
             wall_epoch_ms: crate::wall::unix_ms(),
+            alerts: Vec::new(),
+            game_rounds: Vec::new(),
+            journal: None,
+        }
+    }
+
+    /// Keeps the arbiter's decisions in `journal` (the one of this
+    /// board's capture chain), and applies those already there to the
+    /// alerts resumed.
+    pub fn set_decisions(&mut self, journal: Journal) {
+        for d in journal.read() {
+            if let Some(a) = self.alerts.iter_mut().find(|a| a.seq == d.alert) {
+                a.decision = Some(d);
+            }
+        }
+        self.journal = Some(journal);
+        self.publish_report();
+    }
+
+    /// This board's part of the round's report: its games and its error
+    /// and action alerts with the arbiter's decisions.
+    pub fn report(&self) -> BoardReport {
+        let pairing = |round: u32| {
+            (round == self.round.current())
+                .then(|| self.round.pairing(self.number))
+                .flatten()
+        };
+        let games = self
+            .log
+            .games()
+            .iter()
+            .enumerate()
+            .map(|(i, g)| {
+                let round = self.game_rounds.get(i).copied().unwrap_or(self.game_round);
+                let p = pairing(round);
+                GameEntry {
+                    game: i + 1,
+                    round,
+                    white: p.as_ref().map(|p| p.white.name.clone()),
+                    black: p.as_ref().map(|p| p.black.name.clone()),
+                    result: g.result.clone().unwrap_or_else(|| "*".into()),
+                    reason: g.reason.clone(),
+                    plies: g.sans.len(),
+                }
+            })
+            .collect();
+        BoardReport {
+            board: self.id.clone(),
+            number: self.number,
+            game_type: self.pipeline.game(),
+            event: Some(self.round.tags(self.game_round, self.number).event).filter(|e| e != "?"),
+            games,
+            alerts: self.alerts.clone(),
+        }
+    }
+
+    /// Hands the arbiters' sinks this board's part of the report.
+    fn publish_report(&self) {
+        let json = serde_json::to_string(&self.report()).expect("reports serialise");
+        for sink in &self.outputs.arbiter {
+            sink.report(&json);
+        }
+    }
+
+    /// Keeps an error or action alert (or a withdrawal) for the report.
+    fn track(&mut self, e: &Event) {
+        if matches!(e.kind, EventKind::GameStart { .. }) {
+            self.game_rounds
+                .resize(self.log.games().len().saturating_sub(1), self.game_round);
+            self.game_rounds.push(self.round.current());
+        }
+        let EventKind::Alert(a) = &e.kind else {
+            return;
+        };
+        if !crate::report::reported(a.kind) {
+            return;
+        }
+        let game = self.log.games().len();
+        if a.cleared {
+            if let Some(open) = self
+                .alerts
+                .iter_mut()
+                .rev()
+                .find(|x| x.kind == a.kind && x.game == game && !x.withdrawn)
+            {
+                open.withdrawn = true;
+            }
+            return;
+        }
+        let Some(evidence) = a.evidence else {
+            return;
+        };
+        let ply = self.log.current().map_or(0, |g| g.sans.len());
+        self.alerts.push(AlertEntry {
+            seq: evidence.seq,
+            t_ms: e.t_ms,
+            game,
+            ply,
+            move_number: ply / 2 + 1,
+            kind: a.kind,
+            severity: a.kind.severity(),
+            side: a.side,
+            law: a.law.clone(),
+            message: a.message.clone(),
+            evidence: Some(evidence),
+            withdrawn: false,
+            decision: None,
+        });
+    }
+
+    /// An arbiter's decision about alert `seq`, from `by`.
+    fn decide(
+        &mut self,
+        t: Millis,
+        seq: u64,
+        decision: Decision,
+        note: &Option<String>,
+        by: &str,
+    ) -> Outcome {
+        let Some(entry) = self.alerts.iter_mut().find(|a| a.seq == seq) else {
+            return Outcome {
+                accepted: false,
+                changed: false,
+                message: format!("no error or action alert {seq} on this board"),
+            };
+        };
+        if entry
+            .decision
+            .as_ref()
+            .is_some_and(|d| d.decision == decision && &d.note == note)
+        {
+            return Outcome {
+                accepted: true,
+                changed: false,
+                message: format!("alert {seq} is already {}", decision.name()),
+            };
+        }
+        let d = DecisionEntry {
+            alert: seq,
+            decision,
+            note: note.clone(),
+            at_unix_ms: crate::wall::unix_ms(),
+            by: by.to_string(),
+        };
+        entry.decision = Some(d.clone());
+        if let Some(j) = &self.journal
+            && let Err(e) = j.append(&d)
+        {
+            warn!(journal = %j.path().display(), error = %e, "the decisions journal cannot be written: this decision is lost at a restart");
+        }
+        self.pipeline.push_event(
+            t,
+            EventKind::Decision {
+                alert: seq,
+                decision,
+                note: note.clone(),
+            },
+        );
+        self.drain(t);
+        self.publish_report();
+        info!(
+            alert = seq,
+            decision = decision.name(),
+            by,
+            "arbiter's decision"
+        );
+        Outcome {
+            accepted: true,
+            changed: true,
+            message: format!("alert {seq} {}", decision.name()),
         }
     }
 
@@ -148,6 +328,7 @@ impl Session {
         })?;
         for (_, e) in &events {
             self.log.handle(e);
+            self.track(e);
             if matches!(e.kind, EventKind::GameStart { .. })
                 && let Some(g) = self.log.current_mut()
             {
@@ -272,7 +453,17 @@ impl Session {
     /// applied as [`Session::handle_command`] does, and the outcome is
     /// acknowledged on the bridge's `ack` topic with the command's nonce.
     pub fn handle_request(&mut self, t: Millis, request: &Request) -> Outcome {
-        let outcome = self.handle_command(t, &request.command);
+        let outcome = match &request.command {
+            OperatorCommand::Decide {
+                alert,
+                decision,
+                note,
+            } => {
+                let by = request.by.as_deref().unwrap_or("signed command");
+                self.decide(t, *alert, *decision, note, by)
+            }
+            command => self.handle_command(t, command),
+        };
         let ack = Ack {
             nonce: request.nonce.clone(),
             board: self.id.clone(),
@@ -337,6 +528,11 @@ impl Session {
                 self.pipeline.restart(t);
                 done(true, "game restarted".to_string())
             }
+            OperatorCommand::Decide {
+                alert,
+                decision,
+                note,
+            } => return self.decide(t, *alert, *decision, note, "signed command"),
             OperatorCommand::SetPlayers { white, black } => {
                 let same = self
                     .round
@@ -555,6 +751,11 @@ impl Session {
         // placement (LiveChess clients show the piece in the air).
         let sensed = self.pipeline.sensed_placement();
         let moved = sensed != self.sensed;
+        if moved {
+            for sink in &self.outputs.arbiter {
+                sink.reading(t, &sensed);
+            }
+        }
         self.sensed = sensed;
         if changed {
             self.pgn_dirty = true;
@@ -576,6 +777,13 @@ impl Session {
     fn emit_one(&mut self, t: Millis, event: &Event) {
         self.note(event);
         self.log.handle(event);
+        self.track(event);
+        if matches!(
+            event.kind,
+            EventKind::Alert(_) | EventKind::GameStart { .. } | EventKind::GameEnd { .. }
+        ) {
+            self.publish_report();
+        }
         if matches!(event.kind, EventKind::GameStart { .. })
             && let Some(g) = self.log.current_mut()
         {

@@ -29,6 +29,16 @@ pub trait BoardSink: std::fmt::Debug + Send + Sync {
 
     /// The answer to an operator command, for a sink that takes commands.
     fn ack(&self, _ack: &Ack) {}
+
+    /// The sensors' reading changed at `t_ms`: the pieces as they stand
+    /// (the board part of a FEN, game orientation), for the arbiters'
+    /// replay of an alert's evidence.
+    fn reading(&self, _t_ms: crate::event::Millis, _placement: &str) {}
+
+    /// The board's part of the round's report (JSON, see
+    /// [`crate::report::BoardReport`]), after a change: for the arbiters'
+    /// view, which serves the report.
+    fn report(&self, _json: &str) {}
 }
 
 /// The sinks of one board, by audience.

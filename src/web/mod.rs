@@ -47,7 +47,10 @@ use tokio_stream::wrappers::BroadcastStream;
 use tracing::info;
 
 use crate::event::{Event, EventKind};
+
+mod tools;
 use crate::listener::{Limits, accept_loop};
+pub use tools::Commands;
 
 /// The page: HTML, CSS and script in one file, no build step.
 pub const PAGE: &str = include_str!("page.html");
@@ -79,6 +82,9 @@ struct Snapshot {
     /// (`online` / `offline`); absent on a bridge's own page.
     #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     bridges: std::collections::BTreeMap<String, String>,
+    /// The arbiters' tools' memory of each board (evidence, report).
+    #[serde(skip)]
+    kept: Vec<tools::Kept>,
 }
 
 /// The fan-out point between the boards and the browsers.
@@ -100,6 +106,7 @@ impl Hub {
                 clocks: vec![None; ids.len()],
                 alerts: VecDeque::new(),
                 bridges: std::collections::BTreeMap::new(),
+                kept: vec![tools::Kept::default(); ids.len()],
             }),
         })
     }
@@ -114,6 +121,7 @@ impl Hub {
         s.boards.push(id.to_string());
         s.states.push(None);
         s.clocks.push(None);
+        s.kept.push(tools::Kept::default());
         s.boards.len() - 1
     }
 
@@ -203,6 +211,14 @@ impl crate::session::BoardSink for BoardFeed {
         if redraw {
             BoardFeed::state(self, state);
         }
+    }
+
+    fn reading(&self, t_ms: crate::event::Millis, placement: &str) {
+        self.hub.lock().kept[self.index].reading(t_ms, placement);
+    }
+
+    fn report(&self, json: &str) {
+        self.hub.lock().kept[self.index].report = Some(json.to_string());
     }
 }
 
@@ -319,6 +335,8 @@ struct Views {
     lockout: Mutex<lockout::Lockout>,
     /// Live streams served at once (both views together).
     streams: Arc<tokio::sync::Semaphore>,
+    /// Where the arbiters' decisions go: each board's command queue.
+    commands: tools::Commands,
 }
 
 impl Views {
@@ -337,6 +355,9 @@ pub struct WebServer {
     pub hub: Arc<Hub>,
     /// The hub the boards feed with the live games and alerts.
     pub arbiter: Arc<Hub>,
+    /// Where the arbiter view's decisions go (set by the daemon once its
+    /// boards run).
+    pub commands: tools::Commands,
     task: JoinHandle<()>,
 }
 
@@ -363,12 +384,15 @@ impl WebServer {
             lockout: Mutex::default(),
             audience,
             streams: Arc::new(tokio::sync::Semaphore::new(limits.max_streams)),
+            commands: tools::Commands::default(),
         });
+        let commands = views.commands.clone();
         let (addr, task) = serve_views(addr, views, limits).await?;
         Ok(WebServer {
             addr,
             hub,
             arbiter,
+            commands,
             task,
         })
     }
@@ -406,6 +430,7 @@ pub async fn serve(
         sessions: Sessions::default(),
         lockout: Mutex::default(),
         streams: Arc::new(tokio::sync::Semaphore::new(Limits::default().max_streams)),
+        commands: tools::Commands::default(),
     });
     serve_views(addr, views, Limits::default()).await
 }
@@ -431,6 +456,10 @@ async fn serve_views(
         .route("/arbiter", get(arbiter_page).post(arbiter_login))
         .route("/arbiter/events", get(arbiter_events))
         .route("/arbiter/snapshot", get(arbiter_snapshot))
+        .route("/evidence/{board}/{seq}", get(tools::evidence))
+        .route("/report", get(tools::report_page))
+        .route("/report.json", get(tools::report_json))
+        .route("/arbiter/decide", axum::routing::post(tools::decide))
         .with_state(views);
     info!(url = %format!("http://{local}/"), ?limits, "live page");
     let task = tokio::spawn(accept_loop(listener, app, limits));
