@@ -838,12 +838,19 @@ impl Trf {
     }
 
     /// The boards of `round`: every pair with colours, numbered in the
-    /// order pairing programs print them (FIDE C.04.2, the general
-    /// handling rules for Swiss tournaments): the pair whose higher score
-    /// is higher first, then the higher sum of both scores, then the pair
-    /// whose higher-ranked player (the smaller start rank) ranks better.
-    /// Scores are those before the round. Byes and unpaired players get no
-    /// board.
+    /// order the FIDE Swiss rules give for publishing pairings (Handbook
+    /// C.04.1, "Final Remarks": the score of the higher player of the pair,
+    /// then the sum of both scores, then the rank of the higher player),
+    /// which pairing programs print: the pair whose higher score is higher
+    /// first, then the higher sum, then the pair whose higher-ranked player
+    /// has the smaller start rank.
+    ///
+    /// Design: scores are those before the round, counted from the file's
+    /// results with 1 - ½ - 0 (the points column may already hold this
+    /// round's); the rank is the start rank, the one order a TRF file
+    /// always holds (the rules' order after equal scores is rating, title,
+    /// name: the order start ranks are given in). Byes and unpaired players
+    /// get no board.
     pub fn boards(&self, round: u32) -> Vec<TrfBoard> {
         let i = round.saturating_sub(1) as usize;
         let mut pairs: Vec<TrfBoard> = Vec::new();
