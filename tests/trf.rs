@@ -396,10 +396,12 @@ fn trf_is_read_by_extension_or_by_content() {
         let p = read_pairings(&path).unwrap();
         assert_eq!((name, p.round, p.pairings.len()), (name, Some(4), 4));
     }
-    // CSV stays CSV.
-    let path = dir.path().join("round.csv");
-    std::fs::write(&path, "board,white,black\n1,A,B\n").unwrap();
-    let file = read_pairings_file(&path, None).unwrap();
-    assert!(file.trf.is_none());
-    assert_eq!(file.pairings.board(1).unwrap().black.name, "B");
+    // CSV stays CSV, saved as `.txt` too.
+    for name in ["round.csv", "round.txt"] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, "board,white,black\n1,A,B\n").unwrap();
+        let file = read_pairings_file(&path, None).unwrap();
+        assert!(file.trf.is_none());
+        assert_eq!(file.pairings.board(1).unwrap().black.name, "B");
+    }
 }

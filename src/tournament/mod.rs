@@ -3,8 +3,8 @@
 //!
 //! A pairings file maps boards to players for one round. Three formats:
 //! FIDE's TRF, as pairing programs export it ([`trf`]: `.trf`, `.trfx`,
-//! `.txt`, or any file with a line starting `012 ` or `001 `), and these
-//! two:
+//! or any other file, `.txt` included, with a line starting `012 ` or
+//! `001 `), and these two:
 //!
 //! CSV, with a header row; `board`, `white`, `black` are required, the rest
 //! optional and in any order:
@@ -197,8 +197,8 @@ pub struct PairingsFile {
     pub trf: Option<std::sync::Arc<trf::Trf>>,
 }
 
-/// Reads a pairings file: `.toml` as TOML; `.trf`, `.trfx`, `.txt` or a
-/// file with a line starting `012 ` or `001 ` as FIDE TRF, whose round
+/// Reads a pairings file: `.toml` as TOML; `.trf`, `.trfx` or another file
+/// (`.txt`) with a line starting `012 ` or `001 ` as FIDE TRF, whose round
 /// `round` (the configured `[event] round`) is read when the file pairs it,
 /// else its last paired round ([`trf::Trf::round_to_read`]); anything else
 /// as CSV.
@@ -211,7 +211,9 @@ pub fn read_pairings_file(path: &Path, round: Option<u32>) -> Result<PairingsFil
     let extension = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
-    let is_trf = matches!(extension.as_deref(), Some("trf" | "trfx" | "txt"))
+    // Design: `.txt` is also what CSV files are saved as, so a `.txt` file
+    // is TRF by its content (a line starting `012 ` or `001 `).
+    let is_trf = matches!(extension.as_deref(), Some("trf" | "trfx"))
         || (extension.as_deref() != Some("toml") && trf::looks_like_trf(&bytes));
     if is_trf {
         let file = parse_trf(&bytes, &name)?;
