@@ -176,7 +176,7 @@ pub struct RawEvent {
     pub date: Option<Spanned<String>>,
     /// The round being played.
     pub round: Option<u32>,
-    /// Pairings file (CSV or TOML).
+    /// Pairings file (CSV, TOML or FIDE TRF).
     pub pairings: Option<String>,
     /// PGN folder for relay tools.
     pub pgn_dir: Option<String>,
@@ -359,6 +359,9 @@ pub struct Event {
     pub info: crate::tournament::EventInfo,
     /// The pairings file, reloaded when saved (and on SIGHUP, on Unix).
     pub pairings: Option<PathBuf>,
+    /// `[event] round` when the file sets it (not the default layer): the
+    /// round a TRF pairings file is read for; unset, its last paired round.
+    pub asked_round: Option<u32>,
     /// The PGN folder relay tools read.
     pub pgn_dir: Option<PathBuf>,
     /// The event's time control.
@@ -1114,6 +1117,7 @@ pub fn event(
         }
         info.date = date.into_inner();
     }
+    let asked_round = e.round;
     set(&mut info.round, e.round.or(de.round));
     let time_control = match e.time_control.or(de.time_control) {
         Some(tc) => Some(
@@ -1158,6 +1162,7 @@ pub fn event(
     let event = Event {
         info,
         pairings: e.pairings.or(de.pairings).map(|p| src.resolve(&p)),
+        asked_round,
         pgn_dir: e.pgn_dir.or(de.pgn_dir).map(|p| src.resolve(&p)),
         time_control,
         options: crate::games::GameOptions {
@@ -2123,6 +2128,17 @@ mod tests {
             ))
             .is_ok()
         );
+    }
+
+    #[test]
+    fn the_round_a_trf_file_is_read_for_is_the_one_the_file_sets() {
+        let board = "[[board]]\nid = \"x\"\nport = \"/dev/ttyUSB0\"\n";
+        // The default layer's round 1 asks for nothing: the file's last
+        // paired round is read.
+        let c = parse(&format!("[event]\npairings = \"round.trf\"\n{board}")).unwrap();
+        assert_eq!((c.event.info.round, c.event.asked_round), (1, None));
+        let c = parse(&format!("[event]\nround = 3\n{board}")).unwrap();
+        assert_eq!((c.event.info.round, c.event.asked_round), (3, Some(3)));
     }
 
     #[test]

@@ -307,10 +307,11 @@ fn round(config: &Config) -> Result<Arc<Round>, DaemonError> {
             })
             .collect(),
     };
-    Round::new(
+    Round::new_asking(
         config.event.info.clone(),
         fallback,
         config.event.pairings.clone(),
+        config.event.asked_round,
         config.event.pgn_dir.clone(),
     )
     .map_err(DaemonError::Pairings)

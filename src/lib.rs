@@ -68,7 +68,8 @@
 //!   behind the arbiters' live view.
 //! - [`livechess`]: an imitation of DGT LiveChess 2's local API (REST and
 //!   WebSocket) for the tools that speak to it.
-//! - [`tournament`]: event metadata, players and pairings.
+//! - [`tournament`]: event metadata, players and pairings (CSV, TOML,
+//!   FIDE TRF read and written back with the round's results).
 //! - [`control`]: operator commands: parsing, signing, verification.
 //! - [`config`]: the daemon's TOML configuration, raw and validated, one
 //!   function per section (shared with the hub's).

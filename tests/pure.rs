@@ -22,3 +22,4 @@ mod real_games;
 mod reconstruct;
 mod replay;
 mod results;
+mod trf;

@@ -2,6 +2,7 @@
 
 mod demo;
 mod platform;
+mod trf;
 
 use std::fs;
 use std::io::Write;
@@ -148,6 +149,13 @@ enum Command {
         /// Play at most this many games.
         #[arg(long)]
         limit: Option<usize>,
+    },
+    /// FIDE TRF files of pairing programs (Swiss-Manager, Vega): a round's
+    /// pairings as read, and its results written back from the PGN games.
+    Trf {
+        /// What to do.
+        #[command(subcommand)]
+        command: trf::TrfCommand,
     },
 }
 
@@ -390,6 +398,7 @@ fn run(cli: Cli) -> Result<()> {
             correction,
         } => send_correction(&config, &board, correction, timeout),
         Command::Ports => ports(),
+        Command::Trf { command } => trf::run(command),
         Command::CheckConfig { file } => {
             check_config(&file.unwrap_or_else(platform::default_config))
         }

@@ -170,3 +170,133 @@ async fn the_daemon_writes_the_round_folder_takes_corrections_and_reloads_pairin
     assert!(game2.contains("[White \"Steinitz, Wilhelm\"]"), "{game2}");
     drop(daemon);
 }
+
+/// Runs `boardcast trf ARGS...`.
+fn trf_command(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    std::process::Command::new(binary())
+        .arg("trf")
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn trf_results_fill_the_round_from_the_pgn_folder_and_check_a_differing_file() {
+    use boardcast::sink::folder::{BoardGame, Folder};
+    use boardcast::sink::record::GameRecord;
+    use boardcast::tournament::{EventInfo, read_pairings, trf};
+    let dir = tempfile::tempdir().unwrap();
+    let example = Path::new(crate::ROOT).join("tests/data/trf/fide-example.trf");
+    let pairings = read_pairings(&example).unwrap();
+    // Round 4 as the daemon's PGN folder has it: three games over, one on.
+    let records: Vec<GameRecord> = ["1-0", "1/2-1/2", "0-1", "*"]
+        .iter()
+        .map(|r| GameRecord {
+            start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
+            result: (*r != "*").then(|| r.to_string()),
+            ..GameRecord::default()
+        })
+        .collect();
+    let games: Vec<BoardGame<'_>> = records
+        .iter()
+        .enumerate()
+        .map(|(i, record)| BoardGame {
+            board: i as u32 + 1,
+            pairing: pairings.board(i as u32 + 1),
+            record,
+        })
+        .collect();
+    let event = EventInfo {
+        round: 4,
+        ..EventInfo::default()
+    };
+    Folder::new(dir.path().join("pgn"))
+        .write_round(&event, 4, 4, &games)
+        .unwrap();
+    let pgn = dir.path().join("pgn/round-4/games.pgn");
+
+    // The boards as boardcast reads them.
+    let out = trf_command(&[
+        "pairings".as_ref(),
+        "--pairings".as_ref(),
+        example.as_os_str(),
+    ]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("board 1: Okafor, Chidi 2315 - Lindqvist, Erik GM 2612"),
+        "{text}"
+    );
+    assert!(
+        text.contains("board 4: Dubois, Marc 1850 - Alvarez, Diego 2150"),
+        "{text}"
+    );
+    assert!(text.contains("no board: Tanaka, Yui (bye H)"), "{text}");
+
+    // The results written back: the finished games, every other line as read.
+    let results = dir.path().join("round4-results.trf");
+    let args = |pairings: &Path, check: bool| {
+        let mut v: Vec<std::ffi::OsString> = vec![
+            "results".into(),
+            "--pairings".into(),
+            pairings.into(),
+            "--pgn".into(),
+            pgn.clone().into(),
+            "--out".into(),
+            results.clone().into(),
+        ];
+        if check {
+            v.push("--check".into());
+        }
+        v
+    };
+    let run = |a: Vec<std::ffi::OsString>| {
+        let refs: Vec<&std::ffi::OsStr> = a.iter().map(|s| s.as_os_str()).collect();
+        trf_command(&refs)
+    };
+    let out = run(args(&example, true));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("3 results written, 0 differing"), "{err}");
+    let original = std::fs::read(&example).unwrap();
+    let written = std::fs::read(&results).unwrap();
+    let back = trf::parse(&written).unwrap();
+    let got: Vec<Option<String>> = back.boards(4).iter().map(|b| b.file_result()).collect();
+    assert_eq!(
+        got,
+        [
+            Some("1-0".into()),
+            Some("1/2-1/2".into()),
+            Some("0-1".into()),
+            None
+        ]
+    );
+    let changed = original
+        .split(|&b| b == b'\n')
+        .zip(written.split(|&b| b == b'\n'))
+        .filter(|(a, b)| a != b)
+        .count();
+    assert_eq!(changed, 6, "the six players of three finished games");
+
+    // The pairing program holds 1-0 on board 2, the board says a draw:
+    // listed, and `--check` fails.
+    let entered = dir.path().join("round4-entered.trf");
+    let mut held = std::collections::BTreeMap::new();
+    held.insert(2, "1-0".to_string());
+    std::fs::write(
+        &entered,
+        trf::parse(&original).unwrap().fill_results(4, &held).bytes,
+    )
+    .unwrap();
+    let want = "result differs: board 2 (Moreau, Claire - Novak, Tomas): the pairing file has 1-0, the board's game 1/2-1/2";
+    let out = run(args(&entered, true));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success() && err.contains(want), "{err}");
+    let out = run(args(&entered, false));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success() && err.contains(want), "{err}");
+}

@@ -5,6 +5,8 @@
 //! <dir>/round-<r>/index.json   {"pairings": [{"white": {...}, "black": {...}, "result", "live"}]}
 //! <dir>/round-<r>/game-<b>.pgn one file per game (board b)
 //! <dir>/round-<r>/games.pgn    every game of the round, in board order
+//! <dir>/round-<r>/results.trf  the TRF pairings file with the round's results
+//!                              (only when the pairings come from a TRF file)
 //! ```
 //!
 //! Every file is written to a temporary file in the same folder and then
@@ -99,6 +101,12 @@ impl Folder {
     /// The folder of a round.
     pub fn round_dir(&self, round: u32) -> PathBuf {
         self.root.join(format!("round-{round}"))
+    }
+
+    /// Writes the round's TRF file with its results filled in
+    /// (`round-<r>/results.trf`).
+    pub fn write_trf_results(&self, round: u32, bytes: &[u8]) -> io::Result<()> {
+        write_atomic(&self.round_dir(round).join("results.trf"), bytes)
     }
 
     /// Writes one game's file.

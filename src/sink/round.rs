@@ -8,6 +8,12 @@
 //! to the round that was current when it started, so a new round never
 //! touches an earlier round's files.
 //!
+//! When the pairings come from a FIDE TRF file, the writer also keeps
+//! `round-<r>/results.trf`: the file with the round's results filled in
+//! from the boards (for the pairing program to import), and a board whose
+//! game says another result than the file holds is warned about once (and
+//! again after each reload).
+//!
 //! Design: the board tasks hand in records under a short lock; the writer
 //! takes a snapshot under it (shared records, no copies) and writes, with
 //! its fsyncs, after letting it go, so a slow disk never stalls a board.
@@ -25,12 +31,15 @@ use tracing::{info, warn};
 use super::folder::{BoardGame, Folder, tags_for};
 use super::pgn::Tags;
 use super::record::GameRecord;
-use crate::tournament::{EventInfo, Pairing, Pairings, PairingsError, Player, read_pairings};
+use crate::tournament::trf::{Conflict, Trf};
+use crate::tournament::{EventInfo, Pairing, Pairings, PairingsError, Player, read_pairings_file};
 
 #[derive(Debug)]
 struct State {
     event: EventInfo,
     pairings: Pairings,
+    /// The TRF file the pairings come from, when they do.
+    trf: Option<Arc<Trf>>,
     /// Players fixed by the operator, by board; they win over the file.
     overrides: BTreeMap<u32, Pairing>,
 }
@@ -48,6 +57,14 @@ pub struct Round {
     notify: Notify,
     /// The last folder write failed (said once).
     failing: std::sync::atomic::AtomicBool,
+    /// The event as configured (a TRF file fills what it leaves unknown).
+    configured: EventInfo,
+    /// `[event] round` as configured: the round a TRF file is read for.
+    asked_round: Option<u32>,
+    /// The results TRF last written.
+    trf_written: Mutex<Option<Vec<u8>>>,
+    /// The result conflicts warned about since the last reload.
+    warned: Mutex<BTreeSet<(u32, String, String)>>,
 }
 
 impl Round {
@@ -59,10 +76,24 @@ impl Round {
         pairings_path: Option<PathBuf>,
         pgn_dir: Option<PathBuf>,
     ) -> Result<Arc<Round>, PairingsError> {
+        Round::new_asking(event, fallback, pairings_path, None, pgn_dir)
+    }
+
+    /// [`Round::new`], reading round `asked_round` (`[event] round` as
+    /// configured) of a TRF pairings file when the file pairs it, else its
+    /// last paired round.
+    pub fn new_asking(
+        event: EventInfo,
+        fallback: Pairings,
+        pairings_path: Option<PathBuf>,
+        asked_round: Option<u32>,
+        pgn_dir: Option<PathBuf>,
+    ) -> Result<Arc<Round>, PairingsError> {
         let round = Arc::new(Round {
             state: RwLock::new(State {
-                event,
+                event: event.clone(),
                 pairings: fallback,
+                trf: None,
                 overrides: BTreeMap::new(),
             }),
             pairings_path,
@@ -71,6 +102,10 @@ impl Round {
             dirty: Mutex::new(BTreeMap::new()),
             notify: Notify::new(),
             failing: std::sync::atomic::AtomicBool::new(false),
+            configured: event,
+            asked_round,
+            trf_written: Mutex::new(None),
+            warned: Mutex::new(BTreeSet::new()),
         });
         round.reload()?;
         Ok(round)
@@ -83,8 +118,18 @@ impl Round {
         let Some(path) = &self.pairings_path else {
             return Ok(());
         };
-        let pairings = read_pairings(path)?;
+        let file = read_pairings_file(path, self.asked_round)?;
+        let pairings = file.pairings;
         let mut state = self.state.write().expect("round state lock");
+        if let Some(trf) = &file.trf {
+            state.event = self.configured.clone();
+            fill_event(&mut state.event, trf, pairings.round);
+            if let (Some(asked), Some(r)) = (self.asked_round, pairings.round)
+                && asked != r
+            {
+                warn!(path = %path.display(), "[event] round = {asked}: the TRF file does not pair it; reading its last paired round, {r}");
+            }
+        }
         if let Some(r) = pairings.round {
             state.event.round = r;
         }
@@ -95,8 +140,56 @@ impl Round {
             "pairings loaded"
         );
         state.pairings = pairings;
+        state.trf = file.trf;
         state.overrides.clear();
+        let round = state.event.round;
+        drop(state);
+        if self.trf_round().is_some() {
+            // The file's results against the boards' games, said again.
+            self.warned.lock().expect("round warned lock").clear();
+            let results = self.results(round);
+            self.warn_conflicts(round, &results);
+            self.mark(round, None);
+        }
         Ok(())
+    }
+
+    /// The TRF file and its round, when the pairings come from one.
+    fn trf_round(&self) -> Option<(Arc<Trf>, u32)> {
+        let state = self.state.read().expect("round state lock");
+        Some((Arc::clone(state.trf.as_ref()?), state.pairings.round?))
+    }
+
+    /// The results of `round`'s games, board by board (`*` included).
+    fn results(&self, round: u32) -> BTreeMap<u32, String> {
+        self.games
+            .lock()
+            .expect("round games lock")
+            .iter()
+            .filter(|((r, _), _)| *r == round)
+            .map(|((_, b), g)| (*b, g.result_token().to_string()))
+            .collect()
+    }
+
+    /// Warns once about each board of the TRF round whose game says
+    /// another result than the file; returns the file with the results
+    /// filled in.
+    fn warn_conflicts(&self, round: u32, results: &BTreeMap<u32, String>) -> Option<Vec<u8>> {
+        let (trf, trf_round) = self.trf_round()?;
+        if trf_round != round {
+            return None;
+        }
+        let filled = trf.fill_results(round, results);
+        let mut warned = self.warned.lock().expect("round warned lock");
+        for c in filled.conflicts {
+            let Conflict {
+                board, file, game, ..
+            } = &c;
+            if warned.insert((*board, file.clone(), game.clone())) {
+                warn!(round, "result differs: {c}");
+            }
+        }
+        Some(filled.bytes)
     }
 
     /// The round being played now.
@@ -199,9 +292,13 @@ impl Round {
                 })
                 .collect();
             let event = self.state.read().expect("round state lock").event.clone();
-            let written = folder.write_round_changed(&event, round, last.max(round), &list, &|b| {
-                changed.contains(&b)
-            });
+            let mut written =
+                folder.write_round_changed(&event, round, last.max(round), &list, &|b| {
+                    changed.contains(&b)
+                });
+            if written.is_ok() {
+                written = self.write_results(folder, round, &games);
+            }
             if let Err(e) = written {
                 if !self
                     .failing
@@ -223,6 +320,29 @@ impl Round {
             tracing::info!("the PGN folder is written again");
         }
         ok
+    }
+
+    /// Writes `round-<r>/results.trf` when the pairings come from a TRF
+    /// file of this round and its results changed.
+    fn write_results(
+        &self,
+        folder: &Folder,
+        round: u32,
+        games: &[(u32, Arc<GameRecord>)],
+    ) -> std::io::Result<()> {
+        let results = games
+            .iter()
+            .map(|(b, g)| (*b, g.result_token().to_string()))
+            .collect();
+        let Some(bytes) = self.warn_conflicts(round, &results) else {
+            return Ok(());
+        };
+        let mut last = self.trf_written.lock().expect("round trf lock");
+        if last.as_deref() != Some(&bytes[..]) {
+            folder.write_trf_results(round, &bytes)?;
+            *last = Some(bytes);
+        }
+        Ok(())
     }
 
     /// The writer task: rewrites changed rounds at most twice a second
@@ -252,6 +372,28 @@ impl Round {
     }
 }
 
+/// Fills what the configured event leaves unknown from a TRF file's
+/// tournament lines: the name (`012`), the site (`022`, the city), and the
+/// date (`132`, the round's date, else `042`, the start).
+fn fill_event(event: &mut EventInfo, trf: &Trf, round: Option<u32>) {
+    let t = &trf.tournament;
+    if event.name == "?"
+        && let Some(name) = &t.name
+    {
+        event.name = name.clone();
+    }
+    if event.site == "?"
+        && let Some(city) = &t.city
+    {
+        event.site = city.clone();
+    }
+    if event.date == "????.??.??"
+        && let Some(date) = t.date(round)
+    {
+        event.date = date;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     #[cfg(unix)]
@@ -275,6 +417,63 @@ mod tests {
             ..EventInfo::default()
         };
         Round::new(event, Pairings::default(), None, Some(dir.to_path_buf())).unwrap()
+    }
+
+    #[test]
+    fn a_trf_round_writes_its_results_back_and_warns_of_a_differing_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let example: &[u8] = include_bytes!("../../tests/data/trf/fide-example.trf");
+        let path = dir.path().join("round.trf");
+        std::fs::write(&path, example).unwrap();
+        let pgn = dir.path().join("pgn");
+        let asked = |r| {
+            Round::new_asking(
+                EventInfo::default(),
+                Pairings::default(),
+                Some(path.clone()),
+                r,
+                Some(pgn.clone()),
+            )
+            .unwrap()
+        };
+        assert_eq!(asked(Some(2)).current(), 2);
+        let round = asked(None);
+        assert_eq!(round.current(), 4);
+        assert_eq!(round.pairing(1).unwrap().white.name, "Okafor, Chidi");
+        // What the configured event leaves unknown comes from the file.
+        let tags = round.tags(4, 1);
+        assert_eq!(
+            (tags.site.as_str(), tags.date.as_str()),
+            ("Torino", "2024.03.04")
+        );
+        assert!(tags.event.starts_with("Example Open"));
+
+        let mut game = record(3);
+        game.result = Some("1-0".into());
+        round.update(4, 1, &game);
+        assert!(round.flush());
+        let written = std::fs::read(pgn.join("round-4/results.trf")).unwrap();
+        let back = crate::tournament::trf::parse(&written).unwrap();
+        assert_eq!(back.boards(4)[0].file_result().as_deref(), Some("1-0"));
+        assert_eq!(back.boards(4)[1].file_result(), None);
+
+        // The pairing program's file comes back with 0-1 on board 1: a
+        // reload says so once.
+        let trf = crate::tournament::trf::parse(example).unwrap();
+        let mut other = BTreeMap::new();
+        other.insert(1, "0-1".to_string());
+        std::fs::write(&path, trf.fill_results(4, &other).bytes).unwrap();
+        round.reload().unwrap();
+        let warned = round.warned.lock().unwrap().clone();
+        assert_eq!(
+            warned.into_iter().collect::<Vec<_>>(),
+            [(1, "0-1".to_string(), "1-0".to_string())]
+        );
+        // The results file follows the board.
+        assert!(round.flush());
+        let written = std::fs::read(pgn.join("round-4/results.trf")).unwrap();
+        let back = crate::tournament::trf::parse(&written).unwrap();
+        assert_eq!(back.boards(4)[0].file_result().as_deref(), Some("1-0"));
     }
 
     // Inodes tell a rewrite: a Unix test.

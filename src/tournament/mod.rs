@@ -1,7 +1,10 @@
 //! The event around the boards: its name and site, the round, and each
 //! board's players, so that PGN tags and MQTT state carry them.
 //!
-//! A pairings file maps boards to players for one round. Two formats:
+//! A pairings file maps boards to players for one round. Three formats:
+//! FIDE's TRF, as pairing programs export it ([`trf`]: `.trf`, `.trfx`,
+//! or any other file, `.txt` included, with a line starting `012 ` or
+//! `001 `), and these two:
 //!
 //! CSV, with a header row; `board`, `white`, `black` are required, the rest
 //! optional and in any order:
@@ -25,6 +28,8 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+pub mod trf;
 
 /// A player as PGN tags and relay tools know them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -157,6 +162,15 @@ pub enum PairingsError {
         /// What is wrong (with its line).
         reason: String,
     },
+    /// A TRF file is wrong (a line that does not read, a pairing the two
+    /// players do not agree on).
+    #[error("{path}: {source}")]
+    Trf {
+        /// The file.
+        path: String,
+        /// The line and what is wrong with it.
+        source: trf::TrfError,
+    },
     /// Two pairings for one board.
     #[error("{path}: board {board} is paired twice")]
     Duplicate {
@@ -167,18 +181,73 @@ pub enum PairingsError {
     },
 }
 
-/// Reads a pairings file: `.toml` as TOML, anything else as CSV.
+/// Reads a pairings file: `.toml` as TOML, TRF (see [`read_pairings_file`])
+/// for its round to be played, anything else as CSV.
 pub fn read_pairings(path: &Path) -> Result<Pairings, PairingsError> {
+    read_pairings_file(path, None).map(|f| f.pairings)
+}
+
+/// A pairings file as read: the round's pairings, and the whole TRF file
+/// when it is one (its results are written back from it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PairingsFile {
+    /// The pairings of the round (a TRF file names its round).
+    pub pairings: Pairings,
+    /// The TRF file, when the pairings come from one.
+    pub trf: Option<std::sync::Arc<trf::Trf>>,
+}
+
+/// Reads a pairings file: `.toml` as TOML; `.trf`, `.trfx` or another file
+/// (`.txt`) with a line starting `012 ` or `001 ` as FIDE TRF, whose round
+/// `round` (the configured `[event] round`) is read when the file pairs it,
+/// else its last paired round ([`trf::Trf::round_to_read`]); anything else
+/// as CSV.
+pub fn read_pairings_file(path: &Path, round: Option<u32>) -> Result<PairingsFile, PairingsError> {
     let name = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| PairingsError::Io {
+    let bytes = std::fs::read(path).map_err(|source| PairingsError::Io {
         path: name.clone(),
         source,
     })?;
-    if path.extension().is_some_and(|e| e == "toml") {
-        parse_toml(&text, &name)
-    } else {
-        parse_csv(&text, &name)
+    let extension = path
+        .extension()
+        .map(|e| e.to_string_lossy().to_ascii_lowercase());
+    // Design: `.txt` is also what CSV files are saved as, so a `.txt` file
+    // is TRF by its content (a line starting `012 ` or `001 `).
+    let is_trf = matches!(extension.as_deref(), Some("trf" | "trfx"))
+        || (extension.as_deref() != Some("toml") && trf::looks_like_trf(&bytes));
+    if is_trf {
+        let file = parse_trf(&bytes, &name)?;
+        let pairings = match file.round_to_read(round) {
+            Some(r) => file.pairings(r),
+            None => Pairings::default(),
+        };
+        let pairings = check_unique(pairings, &name)?;
+        return Ok(PairingsFile {
+            pairings,
+            trf: Some(std::sync::Arc::new(file)),
+        });
     }
+    let text = String::from_utf8(bytes).map_err(|e| PairingsError::Io {
+        path: name.clone(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+    })?;
+    let pairings = if extension.as_deref() == Some("toml") {
+        parse_toml(&text, &name)?
+    } else {
+        parse_csv(&text, &name)?
+    };
+    Ok(PairingsFile {
+        pairings,
+        trf: None,
+    })
+}
+
+/// Parses a TRF file; `name` names the source in errors.
+pub fn parse_trf(bytes: &[u8], name: &str) -> Result<trf::Trf, PairingsError> {
+    trf::parse(bytes).map_err(|source| PairingsError::Trf {
+        path: name.to_string(),
+        source,
+    })
 }
 
 /// Parses TOML pairings; `name` names the source in errors.

@@ -1,0 +1,1183 @@
+//! FIDE's Tournament Report File (TRF-16, FIDE Handbook C.04 Annex 2), the
+//! file every pairing program (Swiss-Manager, Vega, JaVaFo, bbpPairings)
+//! exports: read into the pairings of one round, and written back with that
+//! round's results filled in from the boards, every other byte as read.
+//!
+//! The lines this reader uses (columns 1-based, as the specification counts
+//! them):
+//!
+//! ```text
+//! 012 name   022 city   032 federation   042 start   052 end   122 time control
+//! 132 round dates: YY/MM/DD at 92-99 (round 1), 102-109 (round 2), ...
+//! XXR number of rounds (JaVaFo's TRFx)
+//! 001 player:  5-8 start rank   10 sex   11-13 title   15-47 name
+//!             49-52 rating   54-56 federation   58-68 FIDE id   70-79 birth date
+//!             81-84 points   86-89 rank
+//!             then one block of 10 columns per round, round 1 at 92:
+//!             92-95 opponent's start rank (0000 or blank: none)
+//!             97 colour w, b, - (blank = -)
+//!             99 result 1 = 0 (played), + - (forfeit), W D L (under one
+//!                move), H F U Z (byes), blank (not played yet, or Z)
+//! ```
+//!
+//! Every other line (`062`, `102`, `XXC`, `DAT`, `###` comments, team
+//! lines, blank lines) is kept as read and never looked at.
+//!
+//! Tolerated, as real exports have them: CR LF, LF or CR alone as line ends
+//! (the last line with or without one), a UTF-8 byte-order mark, short
+//! lines (a round not paired yet simply is not there), blank fields,
+//! lower-case codes, FIDE's one-letter titles (`g`, `m`, `wg`, ...), names
+//! in Windows-1252 (Swiss-Manager) as well as UTF-8, and UTF-8 names padded
+//! by bytes rather than characters (tried when the columns by characters
+//! do not read).
+//!
+//! Strict where it matters: a player line whose start rank, rating, FIDE id
+//! or a round block does not read, two lines for one start rank, and a
+//! pairing the two players do not agree on (A says he plays B with white, B
+//! says she plays A with white, or someone else) are errors naming the line.
+//!
+//! Design: the file is kept as its lines of bytes, and writing results back
+//! replaces only the result column of this round and the points of the
+//! players who played it, so the pairing program imports exactly what it
+//! exported plus the results.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+use super::{Pairing, Pairings, Player};
+
+/// A TRF file as read.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Trf {
+    lines: Vec<RawLine>,
+    /// The tournament lines.
+    pub tournament: Tournament,
+    /// The players, by start rank.
+    pub players: BTreeMap<u32, TrfPlayer>,
+}
+
+/// One line as read: its bytes and its line end (`\r\n`, `\n`, `\r` or
+/// none).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct RawLine {
+    bytes: Vec<u8>,
+    end: &'static [u8],
+}
+
+/// The tournament lines of a TRF file (`0x2`, `XXR`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tournament {
+    /// `012`: the tournament's name.
+    pub name: Option<String>,
+    /// `022`: the city.
+    pub city: Option<String>,
+    /// `032`: the host federation.
+    pub federation: Option<String>,
+    /// `042`: the date of start, as written.
+    pub start: Option<String>,
+    /// `052`: the date of end, as written.
+    pub end: Option<String>,
+    /// `122`: the time control, free text.
+    pub time_control: Option<String>,
+    /// `132`: each round's date as PGN writes dates (`YYYY.MM.DD`), round
+    /// 1 first; `None` for a round with no (readable) date.
+    pub round_dates: Vec<Option<String>>,
+    /// `XXR`: the number of rounds.
+    pub rounds: Option<u32>,
+}
+
+impl Tournament {
+    /// The date of `round` as PGN writes dates: its `132` date, else the
+    /// `042` start date, when either reads.
+    pub fn date(&self, round: Option<u32>) -> Option<String> {
+        round
+            .and_then(|r| self.round_dates.get(r.checked_sub(1)? as usize).cloned())
+            .flatten()
+            .or_else(|| pgn_date(self.start.as_deref()?))
+    }
+}
+
+/// A player line (`001`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrfPlayer {
+    /// Start rank (columns 5-8).
+    pub start_rank: u32,
+    /// Sex (column 10), `m` or `w`.
+    pub sex: Option<char>,
+    /// Title (11-13), as PGN writes them (`GM`; FIDE's one-letter codes
+    /// `g`, `m`, `f`, `c`, `wg`, ... are spelled out).
+    pub title: Option<String>,
+    /// Name (15-47), "Last, First" as written.
+    pub name: String,
+    /// FIDE rating (49-52); none when blank or 0.
+    pub rating: Option<u32>,
+    /// Federation (54-56).
+    pub federation: Option<String>,
+    /// FIDE id (58-68); none when blank or 0.
+    pub fide_id: Option<u64>,
+    /// Birth date (70-79), as written.
+    pub birth: Option<String>,
+    /// Points (81-84), in tenths.
+    pub points: Option<u32>,
+    /// Rank (86-89).
+    pub rank: Option<u32>,
+    /// Round by round, round 1 first (as far as the line goes).
+    pub rounds: Vec<RoundEntry>,
+    /// The line (1-based).
+    pub line: usize,
+    columns: Columns,
+}
+
+/// A player's block of one round.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RoundEntry {
+    /// The scheduled opponent's start rank; none for a bye or no pairing.
+    pub opponent: Option<u32>,
+    /// The scheduled colour; none for `-` or blank.
+    pub colour: Option<Colour>,
+    /// The result; none when blank (a game not played yet).
+    pub result: Option<Code>,
+}
+
+/// A scheduled colour.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Colour {
+    /// `w`.
+    White,
+    /// `b`.
+    Black,
+}
+
+impl Colour {
+    fn name(self) -> &'static str {
+        match self {
+            Colour::White => "white",
+            Colour::Black => "black",
+        }
+    }
+}
+
+/// A result code of one player in one round.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Code {
+    /// `1`: a win.
+    Win,
+    /// `=`: a draw.
+    Draw,
+    /// `0`: a loss.
+    Loss,
+    /// `+`: a forfeit win.
+    ForfeitWin,
+    /// `-`: a forfeit loss.
+    ForfeitLoss,
+    /// `W`: a win in a game of less than one move (not rated).
+    UnratedWin,
+    /// `D`: a draw in a game of less than one move.
+    UnratedDraw,
+    /// `L`: a loss in a game of less than one move.
+    UnratedLoss,
+    /// `H`: a half-point bye.
+    HalfBye,
+    /// `F`: a full-point bye.
+    FullBye,
+    /// `U`: the pairing-allocated bye.
+    PairingBye,
+    /// `Z`: a zero-point bye (known absence).
+    ZeroBye,
+}
+
+/// Each code, its letter and its points in tenths (the default 1 - ½ - 0
+/// scoring, a pairing-allocated bye worth a win).
+const CODES: [(Code, char, u32); 12] = [
+    (Code::Win, '1', 10),
+    (Code::Draw, '=', 5),
+    (Code::Loss, '0', 0),
+    (Code::ForfeitWin, '+', 10),
+    (Code::ForfeitLoss, '-', 0),
+    (Code::UnratedWin, 'W', 10),
+    (Code::UnratedDraw, 'D', 5),
+    (Code::UnratedLoss, 'L', 0),
+    (Code::HalfBye, 'H', 5),
+    (Code::FullBye, 'F', 10),
+    (Code::PairingBye, 'U', 10),
+    (Code::ZeroBye, 'Z', 0),
+];
+
+impl Code {
+    /// The code of a letter (case-insensitive).
+    pub fn from_char(c: char) -> Option<Code> {
+        let c = c.to_ascii_uppercase();
+        CODES
+            .iter()
+            .find(|(_, l, _)| *l == c)
+            .map(|(code, _, _)| *code)
+    }
+
+    /// The letter the file writes.
+    pub fn letter(self) -> char {
+        CODES
+            .iter()
+            .find(|(c, _, _)| *c == self)
+            .map_or('?', |e| e.1)
+    }
+
+    /// Points in tenths.
+    pub fn tenths(self) -> u32 {
+        CODES.iter().find(|(c, _, _)| *c == self).map_or(0, |e| e.2)
+    }
+
+    /// A bye (`H`, `F`, `U`, `Z`): no opponent.
+    pub fn is_bye(self) -> bool {
+        matches!(
+            self,
+            Code::HalfBye | Code::FullBye | Code::PairingBye | Code::ZeroBye
+        )
+    }
+}
+
+/// How a player line's columns are counted: by characters (UTF-8 padded
+/// by characters, and any ASCII line), or by bytes (Windows-1252, or UTF-8
+/// padded by bytes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Columns {
+    Chars,
+    Bytes,
+}
+
+/// Why a TRF file could not be read: the line and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("line {line}: {reason}")]
+pub struct TrfError {
+    /// The line (1-based).
+    pub line: usize,
+    /// What is wrong.
+    pub reason: String,
+}
+
+/// One board of a round: two players paired with colours.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TrfBoard {
+    /// Board number, in the order pairing programs print (see
+    /// [`Trf::boards`]).
+    pub board: u32,
+    /// White's start rank.
+    pub white: u32,
+    /// Black's start rank.
+    pub black: u32,
+    /// White's result in the file, if any.
+    pub white_result: Option<Code>,
+    /// Black's result in the file, if any.
+    pub black_result: Option<Code>,
+}
+
+impl TrfBoard {
+    /// The result in the file, as words (`1-0`, `0-1 by forfeit`, ...);
+    /// none when both results are blank.
+    pub fn file_result(&self) -> Option<String> {
+        describe(self.white_result, self.black_result)
+    }
+}
+
+/// A board whose game says another result than the pairing file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conflict {
+    /// The board.
+    pub board: u32,
+    /// White's name.
+    pub white: String,
+    /// Black's name.
+    pub black: String,
+    /// The file's result, as words.
+    pub file: String,
+    /// The game's result (`1-0`, `0-1`, `1/2-1/2`).
+    pub game: String,
+}
+
+impl fmt::Display for Conflict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "board {} ({} - {}): the pairing file has {}, the board's game {}",
+            self.board, self.white, self.black, self.file, self.game
+        )
+    }
+}
+
+/// A TRF file with a round's results filled in.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Filled {
+    /// The file to write.
+    pub bytes: Vec<u8>,
+    /// The boards whose result was written (it was blank or differed).
+    pub written: Vec<u32>,
+    /// The boards whose game says another result than the file did.
+    pub conflicts: Vec<Conflict>,
+}
+
+/// Whether `bytes` look like a TRF file: a line starting `012 ` or `001 `.
+pub fn looks_like_trf(bytes: &[u8]) -> bool {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    split_lines(bytes)
+        .iter()
+        .any(|l| l.bytes.starts_with(b"012 ") || l.bytes.starts_with(b"001 "))
+}
+
+/// Parses a TRF file.
+pub fn parse(bytes: &[u8]) -> Result<Trf, TrfError> {
+    let mut lines = split_lines(bytes);
+    let mut tournament = Tournament::default();
+    let mut players: BTreeMap<u32, TrfPlayer> = BTreeMap::new();
+    for (i, line) in lines.iter_mut().enumerate() {
+        let number = i + 1;
+        let raw: &[u8] = match line.bytes.strip_prefix(b"\xEF\xBB\xBF") {
+            Some(rest) if i == 0 => rest,
+            _ => &line.bytes,
+        };
+        let tag = raw.get(..3).unwrap_or(raw);
+        match tag {
+            b"001" => {
+                let player = parse_player(raw, number)?;
+                if let Some(first) = players.get(&player.start_rank) {
+                    return Err(TrfError {
+                        line: number,
+                        reason: format!(
+                            "start rank {} is on line {} already",
+                            player.start_rank, first.line
+                        ),
+                    });
+                }
+                players.insert(player.start_rank, player);
+            }
+            _ => tournament_line(&mut tournament, tag, raw, number)?,
+        }
+    }
+    let trf = Trf {
+        lines,
+        tournament,
+        players,
+    };
+    trf.check_pairings()?;
+    Ok(trf)
+}
+
+/// Splits bytes into lines, keeping each line's end.
+fn split_lines(bytes: &[u8]) -> Vec<RawLine> {
+    let mut lines = Vec::new();
+    let mut start = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        let (end, next): (&'static [u8], usize) = match bytes[i] {
+            b'\r' if bytes.get(i + 1) == Some(&b'\n') => (b"\r\n", i + 2),
+            b'\r' => (b"\r", i + 1),
+            b'\n' => (b"\n", i + 1),
+            _ => {
+                i += 1;
+                continue;
+            }
+        };
+        lines.push(RawLine {
+            bytes: bytes[start..i].to_vec(),
+            end,
+        });
+        start = next;
+        i = next;
+    }
+    if start < bytes.len() {
+        lines.push(RawLine {
+            bytes: bytes[start..].to_vec(),
+            end: b"",
+        });
+    }
+    lines
+}
+
+/// Text from bytes: UTF-8 when it is, else Windows-1252 (what Swiss-Manager
+/// writes on Windows).
+fn decode(bytes: &[u8]) -> String {
+    match std::str::from_utf8(bytes) {
+        Ok(s) => s.to_string(),
+        Err(_) => bytes.iter().map(|&b| cp1252(b)).collect(),
+    }
+}
+
+/// A Windows-1252 byte as a character (undefined bytes as Latin-1).
+fn cp1252(b: u8) -> char {
+    const HIGH: [char; 32] = [
+        '€', '\u{81}', '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', '\u{8d}', 'Ž',
+        '\u{8f}', '\u{90}', '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', '\u{9d}',
+        'ž', 'Ÿ',
+    ];
+    match b {
+        0x80..=0x9f => HIGH[usize::from(b - 0x80)],
+        _ => char::from(b),
+    }
+}
+
+/// A line's columns: where each column starts in its bytes.
+struct View<'a> {
+    raw: &'a [u8],
+    starts: Vec<usize>,
+}
+
+impl<'a> View<'a> {
+    fn new(raw: &'a [u8], columns: Columns) -> Option<View<'a>> {
+        let starts = match columns {
+            Columns::Chars => std::str::from_utf8(raw)
+                .ok()?
+                .char_indices()
+                .map(|(i, _)| i)
+                .collect(),
+            Columns::Bytes => (0..raw.len()).collect(),
+        };
+        Some(View { raw, starts })
+    }
+
+    /// Where column `col` (1-based) starts in the bytes, if the line
+    /// reaches it.
+    fn offset(&self, col: usize) -> Option<usize> {
+        self.starts.get(col.checked_sub(1)?).copied()
+    }
+
+    /// Columns `a` to `b` (1-based, both included, cut at the line's end),
+    /// trimmed; none when blank.
+    fn field(&self, a: usize, b: usize) -> Option<String> {
+        let from = self.offset(a)?;
+        let to = self.offset(b + 1).unwrap_or(self.raw.len());
+        let text = decode(&self.raw[from..to]);
+        let text = text.trim();
+        (!text.is_empty()).then(|| text.to_string())
+    }
+}
+
+/// A tournament line: fills what this reader uses, keeps the rest.
+fn tournament_line(
+    t: &mut Tournament,
+    tag: &[u8],
+    raw: &[u8],
+    number: usize,
+) -> Result<(), TrfError> {
+    let rest = || {
+        let text = decode(raw.get(4..).unwrap_or_default());
+        let text = text.trim();
+        (!text.is_empty()).then(|| text.to_string())
+    };
+    let slot = match tag {
+        b"012" => &mut t.name,
+        b"022" => &mut t.city,
+        b"032" => &mut t.federation,
+        b"042" => &mut t.start,
+        b"052" => &mut t.end,
+        b"122" => &mut t.time_control,
+        b"132" => {
+            t.round_dates = round_dates(raw);
+            return Ok(());
+        }
+        b"XXR" => {
+            t.rounds = rest().and_then(|r| r.parse().ok());
+            return Ok(());
+        }
+        _ => return Ok(()),
+    };
+    *slot = rest();
+    if let Some(text) = slot.as_deref() {
+        crate::text::check_text(&String::from_utf8_lossy(tag), Some(text)).map_err(|reason| {
+            TrfError {
+                line: number,
+                reason,
+            }
+        })?;
+    }
+    Ok(())
+}
+
+/// The round dates of a `132` line: one at column 92, 102, ...; a line
+/// that ends before column 92 lists them after the tag, space-separated.
+fn round_dates(raw: &[u8]) -> Vec<Option<String>> {
+    let text = decode(raw);
+    let chars: Vec<char> = text.chars().collect();
+    if chars.len() < 92 {
+        return text
+            .get(4..)
+            .unwrap_or_default()
+            .split_whitespace()
+            .map(pgn_date)
+            .collect();
+    }
+    chars[91..]
+        .chunks(10)
+        .map(|c| pgn_date(c.iter().collect::<String>().trim()))
+        .collect()
+}
+
+/// `YY/MM/DD` or `YYYY/MM/DD` (`/`, `.` or `-`) as a PGN date.
+fn pgn_date(s: &str) -> Option<String> {
+    let parts: Vec<&str> = s.split(['/', '.', '-']).collect();
+    let [y, m, d] = parts[..] else {
+        return None;
+    };
+    let digits = |p: &str, n: usize| p.len() == n && p.bytes().all(|b| b.is_ascii_digit());
+    if !(digits(m, 2) && digits(d, 2)) {
+        return None;
+    }
+    let year = if digits(y, 4) {
+        y.to_string()
+    } else if digits(y, 2) {
+        format!("20{y}")
+    } else {
+        return None;
+    };
+    Some(format!("{year}.{m}.{d}"))
+}
+
+/// A player line, by characters first, then (a UTF-8 name padded by
+/// bytes shifts the columns after it) by bytes.
+fn parse_player(raw: &[u8], number: usize) -> Result<TrfPlayer, TrfError> {
+    let by_bytes = || {
+        read_player(
+            &View::new(raw, Columns::Bytes).expect("bytes"),
+            Columns::Bytes,
+        )
+    };
+    let read = match View::new(raw, Columns::Chars) {
+        Some(v) if raw.is_ascii() => read_player(&v, Columns::Chars),
+        Some(v) => read_player(&v, Columns::Chars).or_else(|first| by_bytes().map_err(|_| first)),
+        None => by_bytes(),
+    };
+    read.map(|p| TrfPlayer { line: number, ..p })
+        .map_err(|reason| TrfError {
+            line: number,
+            reason,
+        })
+}
+
+/// A player line's fields by its columns.
+fn read_player(v: &View<'_>, columns: Columns) -> Result<TrfPlayer, String> {
+    let number = |a: usize, b: usize, what: &str| -> Result<Option<u64>, String> {
+        match v.field(a, b) {
+            None => Ok(None),
+            Some(s) => s
+                .parse::<u64>()
+                .map(Some)
+                .map_err(|_| format!("{what} `{s}` (columns {a}-{b}) is not a number")),
+        }
+    };
+    let start_rank = number(5, 8, "start rank")?
+        .filter(|r| (1..=9999).contains(r))
+        .ok_or("no start rank (1 to 9999) in columns 5-8")? as u32;
+    let name = v.field(15, 47).unwrap_or_default();
+    let title = v.field(11, 13).map(|t| spell_title(&t));
+    let federation = v.field(54, 56);
+    for (key, value) in [
+        ("name", Some(name.as_str())),
+        ("title", title.as_deref()),
+        ("federation", federation.as_deref()),
+    ] {
+        crate::text::check_text(key, value)?;
+    }
+    let points = match v.field(81, 84) {
+        None => None,
+        Some(p) => Some(
+            parse_tenths(&p).ok_or_else(|| format!("points `{p}` (columns 81-84) do not read"))?,
+        ),
+    };
+    let rating = number(49, 52, "rating")?.filter(|r| *r > 0);
+    let mut rounds = Vec::new();
+    let mut at = 92;
+    while v.offset(at).is_some() {
+        rounds.push(read_round(v, at, rounds.len() as u32 + 1)?);
+        at += 10;
+    }
+    // Trailing empty blocks (trailing spaces) are no rounds.
+    while rounds.last() == Some(&RoundEntry::default()) {
+        rounds.pop();
+    }
+    Ok(TrfPlayer {
+        start_rank,
+        sex: v.field(10, 10).and_then(|s| s.chars().next()),
+        title,
+        name,
+        rating: rating.map(|r| r.min(u64::from(u32::MAX)) as u32),
+        federation,
+        fide_id: number(58, 68, "FIDE id")?.filter(|id| *id > 0),
+        birth: v.field(70, 79),
+        points,
+        rank: number(86, 89, "rank")?.map(|r| r.min(9999) as u32),
+        rounds,
+        line: 0,
+        columns,
+    })
+}
+
+/// One round's block, starting at column `at` (the opponent's 4 columns,
+/// then colour at `at + 5`, result at `at + 7`).
+fn read_round(v: &View<'_>, at: usize, round: u32) -> Result<RoundEntry, String> {
+    let opponent = match v.field(at, at + 3) {
+        None => None,
+        Some(s) => {
+            let n: u32 = s.parse().map_err(|_| {
+                format!(
+                    "round {round}: opponent `{s}` (columns {at}-{}) is not a start rank",
+                    at + 3
+                )
+            })?;
+            (n > 0).then_some(n)
+        }
+    };
+    let one = |col: usize| -> Result<Option<char>, String> {
+        match v.field(col, col) {
+            None => Ok(None),
+            Some(s) if s.chars().count() == 1 => Ok(s.chars().next()),
+            Some(s) => Err(format!("round {round}: `{s}` in column {col}")),
+        }
+    };
+    let colour = match one(at + 5)? {
+        None | Some('-') => None,
+        Some('w' | 'W') => Some(Colour::White),
+        Some('b' | 'B') => Some(Colour::Black),
+        Some(c) => {
+            return Err(format!(
+                "round {round}: colour `{c}` (column {}) is not w, b or -",
+                at + 5
+            ));
+        }
+    };
+    let result = match one(at + 7)? {
+        None => None,
+        Some(c) => Some(Code::from_char(c).ok_or_else(|| {
+            format!(
+                "round {round}: result `{c}` (column {}) is not one of 1 = 0 + - W D L H F U Z",
+                at + 7
+            )
+        })?),
+    };
+    // The separators between the fields are blank.
+    for col in [at + 4, at + 6] {
+        if v.field(col, col).is_some() {
+            return Err(format!("round {round}: column {col} is not blank"));
+        }
+    }
+    Ok(RoundEntry {
+        opponent,
+        colour,
+        result,
+    })
+}
+
+/// FIDE's one-letter title codes spelled out; other titles as written,
+/// upper case.
+fn spell_title(t: &str) -> String {
+    match t.to_ascii_lowercase().as_str() {
+        "g" => "GM".into(),
+        "m" => "IM".into(),
+        "f" => "FM".into(),
+        "c" => "CM".into(),
+        "wg" => "WGM".into(),
+        "wm" => "WIM".into(),
+        "wf" => "WFM".into(),
+        "wc" => "WCM".into(),
+        _ => t.to_ascii_uppercase(),
+    }
+}
+
+/// `11.5`, `4,5` or `4` in tenths.
+fn parse_tenths(s: &str) -> Option<u32> {
+    let s = s.replace(',', ".");
+    let (whole, frac) = s.split_once('.').unwrap_or((&s, "0"));
+    let whole: u32 = whole.parse().ok()?;
+    let tenth: u32 = match frac.len() {
+        0 => 0,
+        _ if frac.bytes().all(|b| b.is_ascii_digit()) => u32::from(frac.as_bytes()[0] - b'0'),
+        _ => return None,
+    };
+    Some(whole.checked_mul(10)? + tenth)
+}
+
+/// Tenths as the file writes points (`11.5`).
+fn format_tenths(t: u32) -> String {
+    format!("{}.{}", t / 10, t % 10)
+}
+
+/// A pair of codes as words.
+fn describe(white: Option<Code>, black: Option<Code>) -> Option<String> {
+    use Code::*;
+    let words = match (white?, black) {
+        (Win, _) | (UnratedWin, _) if black.is_none_or(|b| b.tenths() == 0) => "1-0",
+        (Loss, _) | (UnratedLoss, _) if black.is_none_or(|b| b.tenths() == 10) => "0-1",
+        (Draw, _) | (UnratedDraw, _) if black.is_none_or(|b| b.tenths() == 5) => "1/2-1/2",
+        (ForfeitWin, Some(ForfeitLoss) | None) => "1-0 by forfeit",
+        (ForfeitLoss, Some(ForfeitWin) | None) => "0-1 by forfeit",
+        (ForfeitLoss, Some(ForfeitLoss)) => "a double forfeit",
+        (Loss, Some(Loss)) => "0-0",
+        (w, b) => {
+            return Some(format!(
+                "{} (white) and {} (black)",
+                w.letter(),
+                b.map_or(' ', Code::letter)
+            ));
+        }
+    };
+    Some(words.to_string())
+}
+
+/// A game result (`1-0`, `0-1`, `1/2-1/2`) as the codes of white and
+/// black; none for `*` and anything else.
+fn game_codes(result: &str) -> Option<(Code, Code)> {
+    match result.trim() {
+        "1-0" => Some((Code::Win, Code::Loss)),
+        "0-1" => Some((Code::Loss, Code::Win)),
+        "1/2-1/2" | "½-½" => Some((Code::Draw, Code::Draw)),
+        _ => None,
+    }
+}
+
+impl Trf {
+    /// The lines' count.
+    pub fn line_count(&self) -> usize {
+        self.lines.len()
+    }
+
+    /// A line's bytes (1-based), without its line end.
+    pub fn line(&self, number: usize) -> Option<&[u8]> {
+        self.lines
+            .get(number.checked_sub(1)?)
+            .map(|l| l.bytes.as_slice())
+    }
+
+    /// The file as read, byte for byte.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::new();
+        for l in &self.lines {
+            out.extend_from_slice(&l.bytes);
+            out.extend_from_slice(l.end);
+        }
+        out
+    }
+
+    /// Every pairing agrees with the opponent's line.
+    fn check_pairings(&self) -> Result<(), TrfError> {
+        for p in self.players.values() {
+            for (i, e) in p.rounds.iter().enumerate() {
+                let Some(o) = e.opponent else { continue };
+                let round = i as u32 + 1;
+                let err = |reason: String| TrfError {
+                    line: p.line,
+                    reason: format!("round {round}: {reason}"),
+                };
+                let says = format!(
+                    "player {} ({}) plays {o}{}",
+                    p.start_rank,
+                    p.name,
+                    e.colour
+                        .map_or(String::new(), |c| format!(" with {}", c.name()))
+                );
+                if o == p.start_rank {
+                    return Err(err(format!("{says}: himself")));
+                }
+                let Some(q) = self.players.get(&o) else {
+                    return Err(err(format!("{says}, who has no player line")));
+                };
+                let theirs = q.rounds.get(i).copied().unwrap_or_default();
+                let agrees = theirs.opponent == Some(p.start_rank)
+                    && matches!(
+                        (e.colour, theirs.colour),
+                        (Some(Colour::White), Some(Colour::Black))
+                            | (Some(Colour::Black), Some(Colour::White))
+                            | (None, None)
+                    );
+                if !agrees {
+                    let other = match (theirs.opponent, theirs.colour) {
+                        (None, _) => "no opponent".to_string(),
+                        (Some(x), Some(c)) => format!("{x} with {}", c.name()),
+                        (Some(x), None) => format!("{x} without a colour"),
+                    };
+                    return Err(err(format!(
+                        "{says}, but line {} has {o} ({}) playing {other}",
+                        q.line, q.name
+                    )));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The rounds with at least one game paired, in order.
+    pub fn paired_rounds(&self) -> Vec<u32> {
+        let mut rounds = BTreeSet::new();
+        for p in self.players.values() {
+            for (i, e) in p.rounds.iter().enumerate() {
+                if e.opponent.is_some() && e.colour.is_some() {
+                    rounds.insert(i as u32 + 1);
+                }
+            }
+        }
+        rounds.into_iter().collect()
+    }
+
+    /// The round to read: `asked` (the configured round) when the file
+    /// pairs it, else the last round it pairs (the one to be played when
+    /// its results are blank); none when it pairs none.
+    pub fn round_to_read(&self, asked: Option<u32>) -> Option<u32> {
+        let paired = self.paired_rounds();
+        match asked {
+            Some(r) if paired.contains(&r) => Some(r),
+            _ => paired.last().copied(),
+        }
+    }
+
+    /// A player's score before `round`, in tenths (each earlier round's
+    /// result with the default scoring).
+    pub fn score_before(&self, start_rank: u32, round: u32) -> u32 {
+        self.players.get(&start_rank).map_or(0, |p| {
+            p.rounds
+                .iter()
+                .take(round.saturating_sub(1) as usize)
+                .filter_map(|e| e.result)
+                .map(Code::tenths)
+                .sum()
+        })
+    }
+
+    /// The boards of `round`: every pair with colours, numbered in the
+    /// order the FIDE Swiss rules give for publishing pairings (Handbook
+    /// C.04.1, "Final Remarks": the score of the higher player of the pair,
+    /// then the sum of both scores, then the rank of the higher player),
+    /// which pairing programs print: the pair whose higher score is higher
+    /// first, then the higher sum, then the pair whose higher-ranked player
+    /// has the smaller start rank.
+    ///
+    /// Design: scores are those before the round, counted from the file's
+    /// results with 1 - ½ - 0 (the points column may already hold this
+    /// round's); the rank is the start rank, the one order a TRF file
+    /// always holds (the rules' order after equal scores is rating, title,
+    /// name: the order start ranks are given in). Byes and unpaired players
+    /// get no board.
+    pub fn boards(&self, round: u32) -> Vec<TrfBoard> {
+        let i = round.saturating_sub(1) as usize;
+        let mut pairs: Vec<TrfBoard> = Vec::new();
+        for p in self.players.values() {
+            let Some(e) = p.rounds.get(i) else { continue };
+            let (Some(o), Some(Colour::White)) = (e.opponent, e.colour) else {
+                continue;
+            };
+            let theirs = self.players.get(&o).and_then(|q| q.rounds.get(i));
+            pairs.push(TrfBoard {
+                board: 0,
+                white: p.start_rank,
+                black: o,
+                white_result: e.result,
+                black_result: theirs.and_then(|t| t.result),
+            });
+        }
+        pairs.sort_by_key(|b| {
+            let (w, k) = (
+                self.score_before(b.white, round),
+                self.score_before(b.black, round),
+            );
+            (
+                std::cmp::Reverse(w.max(k)),
+                std::cmp::Reverse(w + k),
+                b.white.min(b.black),
+            )
+        });
+        for (n, b) in pairs.iter_mut().enumerate() {
+            b.board = n as u32 + 1;
+        }
+        pairs
+    }
+
+    /// The players of `round` without a board: byes and absences, with
+    /// their result code (start rank order).
+    pub fn byes(&self, round: u32) -> Vec<(u32, Option<Code>)> {
+        let i = round.saturating_sub(1) as usize;
+        self.players
+            .values()
+            .filter_map(|p| {
+                let e = p.rounds.get(i).copied().unwrap_or_default();
+                (e.opponent.is_none() || e.colour.is_none()).then_some((p.start_rank, e.result))
+            })
+            .collect()
+    }
+
+    /// A player as PGN tags and relay tools know them.
+    pub fn player(&self, start_rank: u32) -> Player {
+        self.players
+            .get(&start_rank)
+            .map(|p| Player {
+                name: if p.name.is_empty() {
+                    "?".into()
+                } else {
+                    p.name.clone()
+                },
+                fide_id: p.fide_id,
+                title: p.title.clone(),
+                federation: p.federation.clone(),
+                rating: p.rating,
+            })
+            .unwrap_or_default()
+    }
+
+    /// The pairings of `round`, board by board.
+    pub fn pairings(&self, round: u32) -> Pairings {
+        Pairings {
+            round: Some(round),
+            pairings: self
+                .boards(round)
+                .iter()
+                .map(|b| Pairing {
+                    board: b.board,
+                    white: self.player(b.white),
+                    black: self.player(b.black),
+                })
+                .collect(),
+        }
+    }
+
+    /// The boards of `round` whose game (`results`: board to `1-0`, `0-1`,
+    /// `1/2-1/2`; `*` and others count as no result) says another result
+    /// than the file holds.
+    pub fn conflicts(&self, round: u32, results: &BTreeMap<u32, String>) -> Vec<Conflict> {
+        self.fill_results(round, results).conflicts
+    }
+
+    /// The file with `round`'s results filled in from `results` (board to
+    /// `1-0`, `0-1`, `1/2-1/2`; `*` leaves the board as it is): the result
+    /// column of both players, and their points changed by the difference
+    /// (so an offset the program put in, an acceleration, stays). A result
+    /// the file holds already in other words (`+` for a `1-0`) is kept.
+    /// Every other byte is as read.
+    pub fn fill_results(&self, round: u32, results: &BTreeMap<u32, String>) -> Filled {
+        let mut lines = self.lines.clone();
+        let mut written = Vec::new();
+        let mut conflicts = Vec::new();
+        for b in self.boards(round) {
+            let Some(game) = results.get(&b.board) else {
+                continue;
+            };
+            let Some((w, k)) = game_codes(game) else {
+                continue;
+            };
+            let same =
+                |file: Option<Code>, new: Code| file.is_some_and(|f| f.tenths() == new.tenths());
+            if b.white_result.is_some() || b.black_result.is_some() {
+                let differs = b.white_result.is_some_and(|f| !same(Some(f), w))
+                    || b.black_result.is_some_and(|f| !same(Some(f), k));
+                if differs {
+                    conflicts.push(Conflict {
+                        board: b.board,
+                        white: self.player(b.white).name,
+                        black: self.player(b.black).name,
+                        file: b.file_result().unwrap_or_default(),
+                        game: game.trim().to_string(),
+                    });
+                }
+            }
+            let mut changed = false;
+            for (rank, file, new) in [(b.white, b.white_result, w), (b.black, b.black_result, k)] {
+                if same(file, new) {
+                    continue;
+                }
+                let p = &self.players[&rank];
+                let line = &mut lines[p.line - 1];
+                line.bytes = self.rewrite(p, &line.bytes, round, file, new);
+                changed = true;
+            }
+            if changed {
+                written.push(b.board);
+            }
+        }
+        let mut bytes = Vec::new();
+        for l in &lines {
+            bytes.extend_from_slice(&l.bytes);
+            bytes.extend_from_slice(l.end);
+        }
+        Filled {
+            bytes,
+            written,
+            conflicts,
+        }
+    }
+
+    /// A player's line with `new` as their result of `round` and the points
+    /// changed by it.
+    fn rewrite(
+        &self,
+        p: &TrfPlayer,
+        bytes: &[u8],
+        round: u32,
+        old: Option<Code>,
+        new: Code,
+    ) -> Vec<u8> {
+        let strip_bom = p.line == 1 && bytes.starts_with(b"\xEF\xBB\xBF");
+        let (bom, raw) = bytes.split_at(if strip_bom { 3 } else { 0 });
+        let points = match p.points {
+            Some(t) => (t + new.tenths()).saturating_sub(old.map_or(0, Code::tenths)),
+            None => {
+                let others: u32 = p
+                    .rounds
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| *i as u32 + 1 != round)
+                    .filter_map(|(_, e)| e.result)
+                    .map(Code::tenths)
+                    .sum();
+                others + new.tenths()
+            }
+        };
+        let points = format!("{:>4}", format_tenths(points));
+        let mut edits: BTreeMap<usize, u8> = BTreeMap::new();
+        edits.insert(92 + 10 * (round as usize - 1) + 7, new.letter() as u8);
+        for (k, c) in points.bytes().rev().enumerate() {
+            edits.insert(84 - k, c);
+        }
+        let mut out = bom.to_vec();
+        out.extend(edit_columns(raw, p.columns, &edits));
+        out
+    }
+}
+
+/// `raw` with single-byte (ASCII) replacements at columns (1-based), the
+/// line padded with spaces to reach them.
+fn edit_columns(raw: &[u8], columns: Columns, edits: &BTreeMap<usize, u8>) -> Vec<u8> {
+    let mut out = raw.to_vec();
+    let view = View::new(raw, columns).unwrap_or_else(|| View {
+        raw,
+        starts: (0..raw.len()).collect(),
+    });
+    let len = view.starts.len();
+    let last = edits.keys().next_back().copied().unwrap_or(0);
+    // Pad first (at the end, so no offset moves), then edit right to left.
+    out.extend(std::iter::repeat_n(b' ', last.saturating_sub(len)));
+    for (&col, &c) in edits.iter().rev() {
+        match view.offset(col) {
+            Some(from) => {
+                let to = view.offset(col + 1).unwrap_or(raw.len());
+                out.splice(from..to, [c]);
+            }
+            None => out[raw.len() + (col - len - 1)] = c,
+        }
+    }
+    out
+}
+
+/// The results of `round` in PGN text (as the PGN folder writes
+/// `games.pgn`): board by board, from each game's `Round` tag
+/// (`round.board`), or, when the tag names no board, from its `White` and
+/// `Black` against `pairings`. Games of other rounds are skipped; a later
+/// game of a board wins over an earlier one.
+pub fn pgn_results(text: &str, round: u32, pairings: &Pairings) -> BTreeMap<u32, String> {
+    let mut results = BTreeMap::new();
+    for tags in pgn_headers(text) {
+        let get = |k: &str| {
+            tags.iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.trim().to_string())
+        };
+        let Some(result) = get("Result") else {
+            continue;
+        };
+        let tag = get("Round").unwrap_or_default();
+        let (r, b) = tag.split_once('.').unwrap_or((&tag, ""));
+        let r = r.trim().parse::<u32>().ok();
+        if r.is_some_and(|r| r != round) {
+            continue;
+        }
+        let board = match b.trim().parse::<u32>() {
+            Ok(b) if r.is_some() => Some(b),
+            _ => {
+                let (w, k) = (
+                    get("White").unwrap_or_default(),
+                    get("Black").unwrap_or_default(),
+                );
+                pairings
+                    .pairings
+                    .iter()
+                    .find(|p| {
+                        p.white.name.eq_ignore_ascii_case(&w)
+                            && p.black.name.eq_ignore_ascii_case(&k)
+                    })
+                    .map(|p| p.board)
+            }
+        };
+        if let Some(board) = board {
+            results.insert(board, result);
+        }
+    }
+    results
+}
+
+/// The tag pairs of each game of a PGN text: a run of `[Key "value"]`
+/// lines is one game's header.
+fn pgn_headers(text: &str) -> Vec<Vec<(String, String)>> {
+    let mut games: Vec<Vec<(String, String)>> = Vec::new();
+    let mut in_header = false;
+    for line in text.lines() {
+        let line = line.trim();
+        if let Some(tag) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            if !in_header {
+                games.push(Vec::new());
+                in_header = true;
+            }
+            if let Some((key, value)) = tag.split_once(' ') {
+                let value = value.trim();
+                let value = value
+                    .strip_prefix('"')
+                    .and_then(|v| v.strip_suffix('"'))
+                    .unwrap_or(value)
+                    .replace("\\\"", "\"")
+                    .replace("\\\\", "\\");
+                if let Some(g) = games.last_mut() {
+                    g.push((key.to_string(), value));
+                }
+            }
+        } else if !line.is_empty() {
+            in_header = false;
+        }
+    }
+    games
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_keep_their_ends_and_a_last_line_without_one() {
+        let lines = split_lines(b"a\r\nb\nc\rd");
+        let ends: Vec<&[u8]> = lines.iter().map(|l| l.end).collect();
+        assert_eq!(ends, [&b"\r\n"[..], b"\n", b"\r", b""]);
+        assert_eq!(lines[3].bytes, b"d");
+    }
+
+    #[test]
+    fn round_dates_read_two_and_four_digit_years() {
+        assert_eq!(pgn_date("23/05/01").as_deref(), Some("2023.05.01"));
+        assert_eq!(pgn_date("2023/05/01").as_deref(), Some("2023.05.01"));
+        assert_eq!(pgn_date("2023.05"), None);
+    }
+
+    #[test]
+    fn points_read_with_a_comma_and_write_with_a_point() {
+        assert_eq!(parse_tenths("4,5"), Some(45));
+        assert_eq!(parse_tenths("11.5"), Some(115));
+        assert_eq!(parse_tenths("3"), Some(30));
+        assert_eq!(parse_tenths("x"), None);
+        assert_eq!(format_tenths(115), "11.5");
+    }
+
+    #[test]
+    fn windows_1252_names_decode() {
+        assert_eq!(decode(b"Ba\x9aa"), "Baša");
+        assert_eq!(decode("Baša".as_bytes()), "Baša");
+    }
+
+    #[test]
+    fn edits_pad_a_short_line_and_keep_multibyte_names() {
+        let mut edits = BTreeMap::new();
+        edits.insert(3, b'x');
+        edits.insert(6, b'y');
+        assert_eq!(
+            edit_columns("ša".as_bytes(), Columns::Chars, &edits),
+            "šax  y".as_bytes()
+        );
+    }
+}

@@ -1,0 +1,407 @@
+//! Issue 30, FIDE TRF: pairings read from a TRF-16 file as pairing
+//! programs export it, and the round's results written back with every
+//! other byte as read (tests/data/trf/README.md says where the files come
+//! from).
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use boardcast::tournament::trf::{self, Code, Trf};
+use boardcast::tournament::{PairingsError, read_pairings, read_pairings_file};
+
+fn data(name: &str) -> PathBuf {
+    PathBuf::from(crate::ROOT).join("tests/data/trf").join(name)
+}
+
+fn bytes(name: &str) -> Vec<u8> {
+    std::fs::read(data(name)).unwrap()
+}
+
+fn example() -> Trf {
+    trf::parse(&bytes("fide-example.trf")).unwrap()
+}
+
+/// Board number to result.
+fn results(list: &[(u32, &str)]) -> BTreeMap<u32, String> {
+    list.iter().map(|(b, r)| (*b, r.to_string())).collect()
+}
+
+/// `(white, black)` start ranks of each board, in board order.
+fn order(t: &Trf, round: u32) -> Vec<(u32, u32)> {
+    t.boards(round).iter().map(|b| (b.white, b.black)).collect()
+}
+
+/// The text of a file's lines, each without its end.
+fn lines_of(t: &Trf) -> Vec<Vec<u8>> {
+    (1..=t.line_count())
+        .map(|n| t.line(n).unwrap().to_vec())
+        .collect()
+}
+
+#[test]
+fn the_fide_example_reads_to_the_round_to_be_played() {
+    let p = read_pairings(&data("fide-example.trf")).unwrap();
+    // Rounds 1-3 are played, round 4 is paired with blank results.
+    assert_eq!(p.round, Some(4));
+    let names: Vec<(&str, &str)> = p
+        .pairings
+        .iter()
+        .map(|b| (b.white.name.as_str(), b.black.name.as_str()))
+        .collect();
+    assert_eq!(
+        names,
+        [
+            ("Okafor, Chidi", "Lindqvist, Erik"),
+            ("Moreau, Claire", "Novak, Tomas"),
+            ("Kowalska, Anna", "Brown, Samuel"),
+            ("Dubois, Marc", "Alvarez, Diego"),
+        ]
+    );
+    let boards: Vec<u32> = p.pairings.iter().map(|b| b.board).collect();
+    assert_eq!(boards, [1, 2, 3, 4]);
+    let lindqvist = &p.board(1).unwrap().black;
+    assert_eq!(lindqvist.title.as_deref(), Some("GM"));
+    assert_eq!(lindqvist.rating, Some(2612));
+    assert_eq!(lindqvist.fide_id, Some(1_700_001));
+    assert_eq!(lindqvist.federation.as_deref(), Some("SWE"));
+    let moreau = &p.board(2).unwrap().white;
+    assert_eq!(
+        (moreau.title.as_deref(), moreau.fide_id),
+        (Some("IM"), Some(22_000_020))
+    );
+    // Blank fields are none: no title, no rating, no FIDE id.
+    let okafor = &p.board(1).unwrap().white;
+    assert_eq!(okafor.title, None);
+    let kowalska = &p.board(3).unwrap().white;
+    assert_eq!(kowalska.rating, None);
+    assert_eq!(p.board(4).unwrap().white.fide_id, None);
+
+    let t = example();
+    assert_eq!(t.byes(4), [(5, Some(Code::HalfBye))]);
+    assert_eq!(
+        t.tournament.name.as_deref(),
+        Some("Example Open (built from the FIDE TRF-16 column table)")
+    );
+    assert_eq!(t.tournament.city.as_deref(), Some("Torino"));
+    assert_eq!(t.tournament.date(Some(4)).as_deref(), Some("2024.03.04"));
+    assert_eq!(t.tournament.date(None).as_deref(), Some("2024.03.01"));
+    assert!(
+        t.tournament
+            .time_control
+            .as_deref()
+            .unwrap()
+            .starts_with("90 min/40")
+    );
+    let tanaka = &t.players[&5];
+    assert_eq!(
+        (
+            tanaka.sex,
+            tanaka.title.as_deref(),
+            tanaka.points,
+            tanaka.rank
+        ),
+        (Some('w'), Some("WFM"), Some(5), Some(9))
+    );
+    assert_eq!(t.paired_rounds(), [1, 2, 3, 4]);
+}
+
+#[test]
+fn boards_are_ordered_by_top_score_then_score_sum_then_start_rank() {
+    let t = example();
+    // Round 2: four pairs, two of them with the top score 1 and the sum 2:
+    // the one with start rank 1 first.
+    assert_eq!(order(&t, 2), [(2, 1), (4, 9), (6, 3), (7, 5)]);
+    // Round 3: 7-2 (1.5 + 1.5) before 1-9 (1.5 + 1), though 1 is the top
+    // seed.
+    assert_eq!(order(&t, 3), [(3, 4), (7, 2), (1, 9), (8, 5)]);
+    assert_eq!(order(&t, 1), [(1, 5), (6, 2), (3, 7), (8, 4)]);
+    assert_eq!(t.byes(1), [(9, Some(Code::PairingBye))]);
+    // Results as the file holds them.
+    let r3 = t.boards(3);
+    assert_eq!(r3[0].file_result().as_deref(), Some("0-1"));
+    assert_eq!(r3[3].file_result().as_deref(), Some("1-0 by forfeit"));
+    assert_eq!(t.boards(4)[0].file_result(), None);
+}
+
+#[test]
+fn the_configured_round_is_read_when_the_file_pairs_it() {
+    let path = data("fide-example.trf");
+    let two = read_pairings_file(&path, Some(2)).unwrap();
+    assert_eq!(two.pairings.round, Some(2));
+    assert_eq!(two.pairings.board(1).unwrap().white.name, "Moreau, Claire");
+    assert!(two.trf.is_some());
+    // A round the file does not pair: its last paired round.
+    let seven = read_pairings_file(&path, Some(7)).unwrap();
+    assert_eq!(seven.pairings.round, Some(4));
+}
+
+#[test]
+fn a_swiss_manager_export_reads_with_crlf_windows_1252_and_its_extra_lines() {
+    let p = read_pairings(&data("swiss-manager.trf")).unwrap();
+    assert_eq!(p.round, Some(3));
+    assert_eq!(p.pairings.len(), 2);
+    let b1 = p.board(1).unwrap();
+    assert_eq!(b1.white.name, "Müller, Jürgen");
+    assert_eq!(b1.black.name, "Rossi, Giulia");
+    assert_eq!(b1.black.title.as_deref(), Some("WIM"));
+    assert_eq!(b1.white.fide_id, Some(4_600_001));
+    let b2 = p.board(2).unwrap();
+    assert_eq!(b2.white.name, "Šoštar, Ana");
+    assert_eq!(b2.white.federation.as_deref(), Some("CRO"));
+    assert_eq!(b2.black.name, "Hansen, Ole");
+
+    let t = trf::parse(&bytes("swiss-manager.trf")).unwrap();
+    assert_eq!(t.tournament.rounds, Some(5));
+    assert_eq!(t.tournament.name.as_deref(), Some("Bad Homburg Open 2025"));
+    assert_eq!(
+        t.byes(3),
+        [(4, Some(Code::PairingBye)), (6, Some(Code::ZeroBye))]
+    );
+    let smith = &t.players[&6];
+    assert_eq!(
+        (smith.rating, smith.fide_id, smith.birth.as_deref()),
+        (None, None, None)
+    );
+    assert_eq!(t.players[&4].birth.as_deref(), Some("1975"));
+    // The file as read, byte for byte.
+    assert_eq!(t.to_bytes(), bytes("swiss-manager.trf"));
+}
+
+#[test]
+fn results_round_trip_and_every_other_line_stays_as_read() {
+    let t = example();
+    let filled = t.fill_results(
+        4,
+        &results(&[(1, "1-0"), (2, "1/2-1/2"), (3, "0-1"), (4, "*")]),
+    );
+    assert!(filled.conflicts.is_empty());
+    assert_eq!(filled.written, [1, 2, 3]);
+    let back = trf::parse(&filled.bytes).unwrap();
+    // The same pairings, now with the results.
+    assert_eq!(order(&back, 4), order(&t, 4));
+    let got: Vec<Option<String>> = back.boards(4).iter().map(|b| b.file_result()).collect();
+    assert_eq!(
+        got,
+        [
+            Some("1-0".to_string()),
+            Some("1/2-1/2".to_string()),
+            Some("0-1".to_string()),
+            None
+        ]
+    );
+    // Points: the round's result added, nothing else.
+    let points = |t: &Trf, r: u32| t.players[&r].points;
+    for (rank, before, after) in [(4, 30, 40), (1, 25, 25), (2, 25, 30), (3, 15, 20)] {
+        assert_eq!(
+            (points(&t, rank), points(&back, rank)),
+            (Some(before), Some(after))
+        );
+    }
+    assert_eq!((points(&back, 8), points(&back, 7)), (Some(15), Some(25)));
+    assert_eq!(points(&back, 9), points(&t, 9));
+    // Every line but those of the six players whose result was written is
+    // byte for byte as read; those differ in the result and points only.
+    let touched: Vec<usize> = [4, 1, 2, 3, 8, 7]
+        .iter()
+        .map(|r| t.players[r].line)
+        .collect();
+    let (old, new) = (lines_of(&t), lines_of(&back));
+    assert_eq!(old.len(), new.len());
+    for (i, (a, b)) in old.iter().zip(&new).enumerate() {
+        if !touched.contains(&(i + 1)) {
+            assert_eq!(a, b, "line {} changed", i + 1);
+            continue;
+        }
+        let changed: Vec<usize> = (0..a.len().max(b.len()))
+            .filter(|&c| a.get(c).unwrap_or(&b' ') != b.get(c).unwrap_or(&b' '))
+            .map(|c| c + 1)
+            .collect();
+        assert!(
+            changed.iter().all(|c| (81..=84).contains(c) || *c == 129),
+            "line {}: columns {changed:?} changed",
+            i + 1
+        );
+    }
+    // Filling the same results again changes nothing and conflicts with
+    // nothing.
+    let again = back.fill_results(4, &results(&[(1, "1-0"), (2, "1/2-1/2"), (3, "0-1")]));
+    assert!(again.written.is_empty() && again.conflicts.is_empty());
+    assert_eq!(again.bytes, filled.bytes);
+}
+
+#[test]
+fn a_swiss_manager_round_trip_keeps_crlf_and_windows_1252() {
+    let original = bytes("swiss-manager.trf");
+    let t = trf::parse(&original).unwrap();
+    let filled = t.fill_results(3, &results(&[(1, "0-1"), (2, "1-0")]));
+    // Still Windows-1252 (not UTF-8), still CR LF only.
+    assert!(std::str::from_utf8(&filled.bytes).is_err());
+    let lf = filled.bytes.iter().filter(|&&b| b == b'\n').count();
+    let crlf = filled.bytes.windows(2).filter(|w| w == b"\r\n").count();
+    assert_eq!(lf, crlf);
+    assert_eq!(filled.bytes.len(), original.len() + 4 * 2);
+    let back = trf::parse(&filled.bytes).unwrap();
+    assert_eq!(back.players[&5].points, Some(25));
+    assert_eq!(back.players[&1].points, Some(20));
+    assert_eq!(back.players[&2].points, Some(15));
+    assert_eq!(back.players[&1].rounds[2].result, Some(Code::Loss));
+    assert_eq!(back.players[&2].name, "Šoštar, Ana");
+    let p = back.pairings(3);
+    assert_eq!(p.board(1).unwrap().white.name, "Müller, Jürgen");
+    let same = |n: usize| t.line(n) == back.line(n);
+    let touched: Vec<usize> = [1, 5, 2, 3].iter().map(|r| t.players[r].line).collect();
+    assert!((1..=t.line_count()).all(|n| touched.contains(&n) || same(n)));
+}
+
+#[test]
+fn a_pairing_the_two_players_disagree_on_is_refused_naming_the_line() {
+    let text = String::from_utf8(bytes("fide-example.trf")).unwrap();
+    // Player 3 says he plays 2 with white in round 4; 2 says she plays 3
+    // with white too.
+    let line3 = text
+        .lines()
+        .position(|l| l.starts_with("001    3"))
+        .unwrap()
+        + 1;
+    let line2 = text
+        .lines()
+        .position(|l| l.starts_with("001    2"))
+        .unwrap()
+        + 1;
+    let both_white = text.replace("4 w 0     2 b", "4 w 0     2 w");
+    let err = trf::parse(both_white.as_bytes()).unwrap_err();
+    assert_eq!(err.line, line2, "{err}");
+    assert!(
+        err.reason.contains("round 4")
+            && err.reason.contains("plays 3 with white")
+            && err.reason.contains(&format!("line {line3}"))
+            && err.reason.contains("2 with white"),
+        "{err}"
+    );
+    // Player 7 says he plays 8 in round 4; 8 says she plays 9.
+    let someone_else = text.replace("5 w +     7 w", "5 w +     9 w");
+    let err = trf::parse(someone_else.as_bytes()).unwrap_err();
+    assert!(err.reason.contains("round 4"), "{err}");
+    // Through the pairings reader, the file is named too.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("round4.trf");
+    std::fs::write(&path, both_white).unwrap();
+    let err = read_pairings(&path).unwrap_err();
+    assert!(matches!(err, PairingsError::Trf { .. }));
+    assert!(
+        err.to_string()
+            .contains(&format!("round4.trf: line {line2}: round 4")),
+        "{err}"
+    );
+    // A round block that does not read, and a doubled start rank.
+    let bad = text.replace("4 w 0     2 b", "4 w 0     2 x");
+    let err = trf::parse(bad.as_bytes()).unwrap_err();
+    assert_eq!(err.line, line3);
+    assert!(err.reason.contains("colour `x`"), "{err}");
+    let doubled = text.replace("001    9 m", "001    8 m");
+    let err = trf::parse(doubled.as_bytes()).unwrap_err();
+    assert!(err.reason.contains("start rank 8 is on line"), "{err}");
+}
+
+#[test]
+fn a_result_that_differs_between_board_and_file_is_reported() {
+    let t = example();
+    let played = t.fill_results(4, &results(&[(1, "1-0"), (2, "1/2-1/2")]));
+    let file = trf::parse(&played.bytes).unwrap();
+    // The boards say otherwise on board 1; board 2 agrees; board 3 is new.
+    let boards = results(&[(1, "0-1"), (2, "1/2-1/2"), (3, "1-0")]);
+    let conflicts = file.conflicts(4, &boards);
+    assert_eq!(conflicts.len(), 1);
+    let c = &conflicts[0];
+    assert_eq!(
+        c.to_string(),
+        "board 1 (Okafor, Chidi - Lindqvist, Erik): the pairing file has 1-0, the board's game 0-1"
+    );
+    // Filled in, the board's result wins and the conflict is listed.
+    let filled = file.fill_results(4, &boards);
+    assert_eq!(filled.conflicts, conflicts);
+    assert_eq!(filled.written, [1, 3]);
+    let back = trf::parse(&filled.bytes).unwrap();
+    assert_eq!(back.boards(4)[0].file_result().as_deref(), Some("0-1"));
+    // A forfeit in the file and the same score on the board: no conflict,
+    // the forfeit stays.
+    let r3 = t.fill_results(3, &results(&[(4, "1-0")]));
+    assert!(r3.conflicts.is_empty() && r3.written.is_empty());
+    // An unfinished game is no conflict.
+    assert!(file.conflicts(4, &results(&[(1, "*")])).is_empty());
+}
+
+#[test]
+fn pgn_results_are_matched_by_round_tag_or_names() {
+    let t = example();
+    let p = t.pairings(4);
+    let pgn = "[Event \"x\"]\n[Round \"4.2\"]\n[White \"Moreau, Claire\"]\n[Black \"Novak, Tomas\"]\n[Result \"1/2-1/2\"]\n\n1. e4 e5 1/2-1/2\n\n\
+               [Event \"x\"]\n[Round \"3.1\"]\n[Result \"1-0\"]\n\n1. d4 1-0\n\n\
+               [Event \"x\"]\n[Round \"4\"]\n[White \"Kowalska, Anna\"]\n[Black \"Brown, Samuel\"]\n[Result \"0-1\"]\n\n0-1\n\n\
+               [Event \"x\"]\n[Round \"4.4\"]\n[Result \"*\"]\n\n*\n";
+    let got = trf::pgn_results(pgn, 4, &p);
+    assert_eq!(got, results(&[(2, "1/2-1/2"), (3, "0-1"), (4, "*")]));
+}
+
+#[test]
+fn real_export_quirks_are_tolerated() {
+    let text = String::from_utf8(bytes("fide-example.trf")).unwrap();
+    let want = order(&example(), 4);
+    // CR alone as the line end, as the specification's Remark 1 says, and
+    // a byte-order mark.
+    let cr = format!("\u{feff}{}", text.replace('\n', "\r"));
+    let t = trf::parse(cr.as_bytes()).unwrap();
+    assert_eq!(order(&t, 4), want);
+    assert_eq!(t.to_bytes(), cr.as_bytes());
+    // Trailing spaces, lower-case codes upper-cased, one-letter titles.
+    let quirky = text
+        .replace("001    1 m GM", "001    1 m  g")
+        .replace("001    2 w IM", "001    2 w wm")
+        .replace("     4 b\n", "     4 b    \n")
+        .replace("5 w +", "5 W +");
+    let t = trf::parse(quirky.as_bytes()).unwrap();
+    assert_eq!(order(&t, 4), want);
+    assert_eq!(t.players[&1].title.as_deref(), Some("GM"));
+    assert_eq!(t.players[&2].title.as_deref(), Some("WIM"));
+    // A UTF-8 name padded by bytes rather than characters: the columns
+    // after it read by bytes.
+    let by_bytes = text.replace("Lindqvist, Erik  ", "Lindqvist, Eriké");
+    let t = trf::parse(by_bytes.as_bytes()).unwrap();
+    assert_eq!(t.players[&1].name, "Lindqvist, Eriké");
+    assert_eq!(t.players[&1].rating, Some(2612));
+    assert_eq!(order(&t, 4), want);
+    // ... and its results are written at the right bytes.
+    let filled = t.fill_results(4, &results(&[(1, "0-1")]));
+    let back = trf::parse(&filled.bytes).unwrap();
+    assert_eq!(back.players[&1].rounds[3].result, Some(Code::Win));
+    assert_eq!(back.players[&1].points, Some(35));
+    // A file with only the player list (before round 1) pairs nothing.
+    let list: String = text
+        .lines()
+        .map(|l| if l.starts_with("001") { &l[..89] } else { l })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let t = trf::parse(list.as_bytes()).unwrap();
+    assert_eq!(t.round_to_read(Some(1)), None);
+    assert!(t.pairings(1).pairings.is_empty());
+}
+
+#[test]
+fn trf_is_read_by_extension_or_by_content() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = bytes("fide-example.trf");
+    for name in ["round4.txt", "round4.TRFX", "round4.dat"] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, &example).unwrap();
+        let p = read_pairings(&path).unwrap();
+        assert_eq!((name, p.round, p.pairings.len()), (name, Some(4), 4));
+    }
+    // CSV stays CSV, saved as `.txt` too.
+    for name in ["round.csv", "round.txt"] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, "board,white,black\n1,A,B\n").unwrap();
+        let file = read_pairings_file(&path, None).unwrap();
+        assert!(file.trf.is_none());
+        assert_eq!(file.pairings.board(1).unwrap().black.name, "B");
+    }
+}
