@@ -30,7 +30,7 @@ fn clocked(mut session: OpenSession, game: OpenGame) -> OpenSession {
 
 /// Open-protocol boards playing `sessions` on pseudo-terminals at `pace`,
 /// and a daemon config (topic prefix `prefix`) reading each as its game.
-fn open_boards<'a>(
+pub(crate) fn open_boards<'a>(
     dir: &std::path::Path,
     port: u16,
     prefix: &str,

@@ -13,6 +13,7 @@
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
 mod alerts_readers;
+mod arbiter_tools;
 mod board_text;
 mod broadcast;
 mod bus;

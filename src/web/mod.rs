@@ -595,7 +595,7 @@ async fn arbiter_login(
     let ttl = views.audience.session;
     let session = views.sessions.open(ttl);
     let cookie = format!(
-        "{ARBITER_COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/arbiter; Max-Age={}",
+        "{ARBITER_COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}",
         ttl.as_secs()
     );
     (

@@ -67,7 +67,9 @@ impl Commands {
 #[derive(Debug, Serialize)]
 struct Step {
     t_ms: Millis,
-    /// The pieces (board part of a FEN, the game's orientation).
+    /// The pieces, rank by rank from the far side, `/` between ranks, one
+    /// character a square (`.` empty, else the game's letter for the
+    /// piece as its FEN or the open protocol's `board` line writes it).
     placement: String,
     /// The squares that changed since the step before.
     changed: Vec<String>,
@@ -106,7 +108,11 @@ pub(super) async fn evidence(
             .unwrap_or_default();
         steps.push(Step {
             t_ms: *t,
-            placement: placement.to_string(),
+            placement: grid(placement)
+                .iter()
+                .map(|row| row.iter().map(|c| c.unwrap_or('.')).collect::<String>())
+                .collect::<Vec<_>>()
+                .join("/"),
             changed,
         });
     }
@@ -147,8 +153,19 @@ pub(super) fn changed_squares(before: &str, after: &str) -> Vec<String> {
     out
 }
 
-/// A placement as rows of cells (`None`: empty), far rank first.
+/// A placement as rows of cells (`None`: empty), far rank first: a FEN's
+/// board part, or a board's cells in one run (64 or 90 characters, far
+/// rank first, `.` empty).
 fn grid(placement: &str) -> Vec<Vec<Option<char>>> {
+    if !placement.contains('/') {
+        let files = if placement.chars().count() == 90 {
+            9
+        } else {
+            8
+        };
+        let cells: Vec<Option<char>> = placement.chars().map(|c| (c != '.').then_some(c)).collect();
+        return cells.chunks(files).map(<[Option<char>]>::to_vec).collect();
+    }
     placement
         .split('/')
         .map(|row| {
@@ -318,5 +335,9 @@ mod tests {
         let x0 = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR";
         let x1 = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C2C4/9/RNBAKABNR";
         assert_eq!(changed_squares(x0, x1), ["e2", "h2"]);
+        let mut d0 = ".m.m.m.m".repeat(8);
+        let d1 = d0.clone();
+        d0.replace_range(56..57, "M");
+        assert_eq!(changed_squares(&d1, &d0), ["a1"]);
     }
 }
