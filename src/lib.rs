@@ -31,7 +31,11 @@
 //! - [`capture`]: capture files, the byte-exact record of a board session.
 //! - [`setup`]: what a board is, from the config or a capture header: the
 //!   one place that turns either into a pipeline.
-//! - [`replay`]: a capture through the same pipeline with capture time.
+//! - [`replay`]: a capture through the same pipeline with capture time;
+//!   [`replay::slice`] cuts the evidence behind each alert into a capture
+//!   that raises it again.
+//! - [`report`]: the round's report for the arbiter (games, results,
+//!   error and action alerts with their evidence and decisions).
 //! - [`family`]: board families behind one seam: a sans-IO driver per wire
 //!   protocol, DGT included (line settings, hello, identity, keepalive,
 //!   board memory, bytes to neutral readings), used by the port task and
@@ -54,7 +58,8 @@
 //! - [`event`]: the event type every sink consumes.
 //! - [`session`]: one board above its line: the pipeline driven with
 //!   daemon time, the game record, the link status, the retained state,
-//!   the broadcast delay, operator corrections; it publishes through the
+//!   the broadcast delay, operator corrections, the arbiter's decisions
+//!   and the board's part of the report; it publishes through the
 //!   [`session::BoardSink`] trait the sinks implement.
 //! - [`sink`]: game records folded from events, PGN, the PGN folder relay
 //!   tools read (below the session, which writes through them).
