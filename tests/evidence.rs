@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use boardcast::board::Config;
 use boardcast::event::{Alert, AlertKind, EventKind};
 use boardcast::replay::replay_file;
-use boardcast::replay::slice::{Slice, SliceStart, write_slices};
+use boardcast::replay::slice::{Slice, SliceStart, write_slices, write_slices_where};
 use boardcast_games::draughts;
 use boardcast_sim::open::{OpenProfile, capture_text, read_xiangqi_games};
 use boardcast_sim::open_faults::{self, OpenFaultKind};
@@ -200,4 +200,167 @@ fn draughts_and_xiangqi_faults_slice_to_the_position_before_and_replay_to_the_sa
         starts.evidence * 4 >= (starts.evidence + starts.game + starts.capture) * 3,
         "{starts:?}"
     );
+}
+
+/// Every alert a capture raises (notices too, withdrawals aside) slices to
+/// a capture that raises it again, kind and side. Returns the kinds. Used
+/// by the scenes of every game (`games_alerts`, `game_clocks`) and below.
+pub(crate) fn every_alert_slices(text: &str) -> Vec<AlertKind> {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = folder(&format!("scene-{n}"));
+    let path = dir.join("scene.capture");
+    std::fs::write(&path, text).unwrap();
+    // A capture that does not replay (a scene of a header error) has no
+    // alert to slice.
+    let Ok(replay) = replay_file(&path, Config::default()) else {
+        return Vec::new();
+    };
+    let alerts: Vec<Alert> = replay
+        .events
+        .into_iter()
+        .filter_map(|(_, e)| match e.kind {
+            EventKind::Alert(a) if !a.cleared => Some(a),
+            _ => None,
+        })
+        .collect();
+    let slices =
+        write_slices_where(&path, Config::default(), &dir.join("slices"), |_| true).unwrap();
+    assert_eq!(slices.len(), alerts.len(), "{text}");
+    for (alert, slice) in alerts.iter().zip(&slices) {
+        let again: Vec<Alert> = replay_file(&slice.path, Config::default())
+            .unwrap()
+            .events
+            .into_iter()
+            .filter_map(|(_, e)| match e.kind {
+                EventKind::Alert(a) if !a.cleared => Some(a),
+                _ => None,
+            })
+            .collect();
+        assert!(
+            again
+                .iter()
+                .any(|a| a.kind == alert.kind && a.side == alert.side),
+            "{:?} {:?} not raised again by {} ({:?}): {again:?}",
+            alert.kind,
+            alert.side,
+            slice.path.display(),
+            slice.from
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    alerts.iter().map(|a| a.kind).collect()
+}
+
+/// An open-protocol chess capture: `hello chess`, then one `board` line
+/// per `(t, placement)`, the placement a FEN's board part.
+fn open_chess(boards: &[(u64, String)]) -> String {
+    let hex = |s: &str| {
+        s.bytes()
+            .map(|b| format!("{b:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut text = String::from("# boardcast capture v1 protocol=open game=chess\n");
+    text += &format!("0 < {}\n", hex("hello chess\n"));
+    for (t, placement) in boards {
+        let mut cells = String::new();
+        for row in placement.split('/') {
+            for c in row.chars() {
+                match c.to_digit(10) {
+                    Some(n) => cells.extend(std::iter::repeat_n('.', n as usize)),
+                    None => cells.push(c),
+                }
+            }
+        }
+        text += &format!("{t} < {}\n", hex(&format!("board {cells}\n")));
+    }
+    text
+}
+
+/// The board after each of `ucis` from the standard start, a reading
+/// every `gap` ms from `t0` (the start position first).
+fn chess_game(ucis: &[&str], t0: u64, gap: u64) -> Vec<(u64, String)> {
+    use boardcast::games::GamePosition;
+    use boardcast::games::chess::Position;
+    let mut pos = Position::standard();
+    let board = |p: &Position| p.fen().split(' ').next().unwrap().to_string();
+    let mut out = vec![(t0, board(&pos))];
+    for (i, id) in ucis.iter().enumerate() {
+        let m = pos
+            .legal_moves()
+            .find(|m| pos.id(m) == *id)
+            .unwrap_or_else(|| panic!("{id}"));
+        pos = GamePosition::play(&pos, &m);
+        out.push((t0 + gap * (i as u64 + 1), board(&pos)));
+    }
+    out
+}
+
+#[test]
+fn every_chess_alert_kind_slices_to_a_capture_that_raises_it_again() {
+    let mut kinds = std::collections::HashSet::new();
+    // Threefold (a notice), then fivefold (an action): knights out and back.
+    let shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"].repeat(4);
+    kinds.extend(every_alert_slices(&open_chess(&chess_game(
+        &shuffle, 500, 3_000,
+    ))));
+    // A game first read in the middle: unrecognised.
+    let mid = "r4rk1/pp3ppp/2n5/8/3q4/8/PP3PPP/R2Q1RK1".to_string();
+    kinds.extend(every_alert_slices(&open_chess(&[
+        (500, mid.clone()),
+        (9_000, mid),
+    ])));
+    // A second white king set on d4 for a while: an impossible position;
+    // the white king off the board for a while: displaced pieces.
+    let mut lines = chess_game(&["e2e4", "e7e5"], 500, 3_000);
+    let last = lines.last().unwrap().1.clone();
+    lines.push((9_000, last.replace("4P3", "3KP3")));
+    lines.push((30_000, last.clone()));
+    lines.push((33_000, last.replace("RNBQKBNR", "RNBQ1BNR")));
+    lines.push((60_000, last));
+    kinds.extend(every_alert_slices(&open_chess(&lines)));
+    // An illegal move completed by the reply, a touched piece put back,
+    // a wrong set-up: the DGT fault sessions.
+    for (i, kind) in [
+        faults::FaultKind::IllegalStands,
+        faults::FaultKind::WrongSetup,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let games = all_games();
+        let case = games
+            .iter()
+            .enumerate()
+            .skip(10 + i)
+            .find_map(|(j, g)| faults::inject(g, kind, j as u64))
+            .unwrap();
+        kinds.extend(every_alert_slices(&sim::dgt::capture_text(
+            &case.session,
+            &[],
+        )));
+    }
+    // A flag (Law 6.9) on a DGT board with its clock.
+    let game = &all_games()[20];
+    let setup = boardcast_sim::clock::ClockSetup::new(
+        boardcast::clock::TimeControl::parse("20/20:60").unwrap(),
+    );
+    let mut fast = crate::clock_games::steady();
+    fast.blitz = 1.0;
+    let (session, truth) = crate::clock_games::clocked(game, &mut fast, &setup, 4, false);
+    assert!(truth.flag.is_some());
+    let meta = vec![("time_control".to_string(), "20/20:60".to_string())];
+    kinds.extend(every_alert_slices(&sim::dgt::capture_text(&session, &meta)));
+    for want in [
+        AlertKind::Threefold,
+        AlertKind::Fivefold,
+        AlertKind::Unrecognised,
+        AlertKind::IllegalPosition,
+        AlertKind::IllegalMove,
+        AlertKind::Setup,
+        AlertKind::Flag,
+    ] {
+        assert!(kinds.contains(&want), "{want:?} not among {kinds:?}");
+    }
 }

@@ -69,6 +69,7 @@ fn replay_with_tc(session: &OpenSession, game: GameId, tc: &str) -> GameReplay {
         ],
         true,
     );
+    crate::evidence::every_alert_slices(&text);
     boardcast::replay::replay_game_text(
         &text,
         boardcast::board::Config::default(),

@@ -47,6 +47,8 @@ pub(crate) fn capture(hello: &str, lines: &[(u64, &str)]) -> GameReplay {
     for (t, l) in lines {
         text += &format!("{t} < {}\n", hex(&format!("{l}\n")));
     }
+    // The evidence of every alert slices to a capture that raises it again.
+    crate::evidence::every_alert_slices(&text);
     replay_game_text(&text, Config::default(), Path::new("scene")).unwrap()
 }
 

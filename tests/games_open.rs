@@ -291,6 +291,7 @@ fn draughts_lines(lines: &[(u64, &str)]) -> GameReplay {
     for (t, l) in lines {
         text += &format!("{t} < {}\n", hex(&format!("{l}\n")));
     }
+    crate::evidence::every_alert_slices(&text);
     replay_game_text(&text, Config::default(), Path::new("x")).unwrap()
 }
 
@@ -497,11 +498,9 @@ fn xiangqi_move_limit_is_the_events_from_the_capture_header() {
         if let Some(l) = limit {
             meta.push(("move_limit".into(), l.into()));
         }
-        replay_game_text(
-            &capture_text(&session, &meta, false),
-            Config::default(),
-            Path::new("limit.capture"),
-        )
+        let text = capture_text(&session, &meta, false);
+        crate::evidence::every_alert_slices(&text);
+        replay_game_text(&text, Config::default(), Path::new("limit.capture"))
     };
     let short = run(Some("3/1")).unwrap();
     let alerts = limit_alerts(&short);

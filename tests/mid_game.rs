@@ -108,6 +108,13 @@ fn a_board_first_read_mid_game_is_followed_from_the_position_it_shows() {
             let want: Vec<String> = g.moves[k..].iter().map(draughts::Move::id).collect();
             let r = replay(&cut, Some("draughts"), false);
             assert_eq!(r.game, GameId::Draughts);
+            if i == 1 && !rotated {
+                // The `start_not_seen` notice's evidence slices too.
+                let meta = [("game".to_string(), "draughts".to_string())];
+                let text = boardcast_sim::open::capture_text(&cut, &meta, false);
+                let kinds = crate::evidence::every_alert_slices(&text);
+                assert!(kinds.contains(&AlertKind::StartNotSeen), "{kinds:?}");
+            }
             let what = format!("draughts game {i} read after ply {k}, turned round: {rotated}");
             check(&r, &want, &pos.fen(), &what);
 

@@ -83,9 +83,23 @@ struct Wanted {
     game_start: Option<Checkpoint>,
 }
 
-/// Writes a slice for every error or action alert of `capture` into `dir`
-/// (made if missing). Returns the slices in alert order.
+/// Writes a slice for every error or action alert of `capture` that was
+/// not withdrawn into `dir` (made if missing). Returns the slices in alert
+/// order.
 pub fn write_slices(capture: &Path, config: Config, dir: &Path) -> Result<Vec<Slice>, ReplayError> {
+    write_slices_where(capture, config, dir, |a| {
+        matches!(a.kind.severity(), Severity::Error | Severity::Action)
+    })
+}
+
+/// [`write_slices`] for the alerts `wanted` picks (withdrawals aside),
+/// notices included if it says so.
+pub fn write_slices_where(
+    capture: &Path,
+    config: Config,
+    dir: &Path,
+    wanted: impl Fn(&Alert) -> bool,
+) -> Result<Vec<Slice>, ReplayError> {
     let file = std::fs::File::open(capture).map_err(|source| ReplayError::Open {
         path: capture.to_owned(),
         source,
@@ -101,7 +115,7 @@ pub fn write_slices(capture: &Path, config: Config, dir: &Path) -> Result<Vec<Sl
     for chunk in reader {
         chunks.push(chunk.map_err(wrap)?);
     }
-    let wanted = find_alerts(&header, &chunks, config, capture)?;
+    let wanted = find_alerts(&header, &chunks, config, capture, &wanted)?;
     std::fs::create_dir_all(dir).map_err(|source| ReplayError::Open {
         path: dir.to_owned(),
         source,
@@ -168,6 +182,7 @@ fn find_alerts(
     chunks: &[Chunk],
     config: Config,
     path: &Path,
+    pick: &dyn Fn(&Alert) -> bool,
 ) -> Result<Vec<Wanted>, ReplayError> {
     let setup =
         crate::setup::BoardSetup::of_header(header).map_err(|reason| ReplayError::Capture {
@@ -188,7 +203,7 @@ fn find_alerts(
             log.handle(&e);
             match &e.kind {
                 EventKind::GameStart { .. } => *game_start = None,
-                EventKind::Alert(a) => {
+                EventKind::Alert(a) if pick(a) => {
                     if let Some(w) = wanted_for(a, last, game_start) {
                         wanted.push(w);
                     }
@@ -216,11 +231,10 @@ fn find_alerts(
     Ok(wanted)
 }
 
-/// What to slice for `alert`, if it is an error or an action not withdrawn.
+/// What to slice for `alert`, unless it withdraws an earlier one.
 fn wanted_for(alert: &Alert, last: &Checkpoint, game_start: &Option<Checkpoint>) -> Option<Wanted> {
     let evidence = alert.evidence?;
-    let acted_on = matches!(alert.kind.severity(), Severity::Error | Severity::Action);
-    (acted_on && !alert.cleared).then(|| Wanted {
+    (!alert.cleared).then(|| Wanted {
         alert: alert.clone(),
         seq: evidence.seq,
         to_t_ms: evidence.to_t_ms,
