@@ -364,3 +364,82 @@ fn every_chess_alert_kind_slices_to_a_capture_that_raises_it_again() {
         assert!(kinds.contains(&want), "{want:?} not among {kinds:?}");
     }
 }
+
+/// The boards of a game of `rules` from `fen` through `ids`, a reading
+/// every `gap` ms from `t0` (the start first), as `board` line cells.
+fn boards_of<G: boardcast::games::Game>(
+    rules: &G,
+    fen: &str,
+    ids: &[&str],
+    t0: u64,
+    gap: u64,
+) -> Vec<(u64, String)> {
+    use boardcast::games::GamePosition;
+    let mut pos = rules.parse_position(fen).expect("a FEN of the game");
+    let mut out = vec![(t0, rules.placement_text(pos.board()))];
+    for (i, id) in ids.iter().enumerate() {
+        let m = pos
+            .legal_moves()
+            .find(|m| pos.id(m) == *id)
+            .unwrap_or_else(|| panic!("{id}"));
+        pos = GamePosition::play(&pos, &m);
+        out.push((t0 + gap * (i as u64 + 1), rules.placement_text(pos.board())));
+    }
+    out
+}
+
+/// An open-protocol capture of `game` whose header takes up the game at
+/// `fen` (a capture slice's words), then `board` lines.
+fn taken_up(game: &str, fen: &str, boards: &[(u64, String)]) -> String {
+    let hex = |s: &str| {
+        s.bytes()
+            .map(|b| format!("{b:02x}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut text = format!(
+        "# boardcast capture v1 protocol=open game={game} start={} moves= at=0\n",
+        fen.replace(' ', "_")
+    );
+    text += &format!("0 < {}\n", hex(&format!("hello {game}\n")));
+    for (t, placement) in boards {
+        let mut cells = String::new();
+        for c in placement.chars().filter(|c| *c != '/') {
+            match c.to_digit(10) {
+                Some(n) => cells.extend(std::iter::repeat_n('.', n as usize)),
+                None => cells.push(c),
+            }
+        }
+        text += &format!("{t} < {}\n", hex(&format!("board {cells}\n")));
+    }
+    text
+}
+
+#[test]
+fn move_count_and_perpetual_rulings_slice_too() {
+    use boardcast::games::chess::{Chess, Variant};
+    let chess = Chess::new(Variant::Auto);
+    // Fifty moves (a notice) and seventy-five (an action) from a position
+    // whose move counter is near them.
+    for (fen, want) in [
+        ("4k3/8/8/8/8/8/8/R3K3 w - - 98 80", AlertKind::FiftyMoves),
+        (
+            "4k3/8/8/8/8/8/8/R3K3 w - - 148 100",
+            AlertKind::SeventyFiveMoves,
+        ),
+    ] {
+        let lines = boards_of(&chess, fen, &["a1a2", "e8e7", "a2a1", "e7e8"], 1_000, 3_000);
+        let kinds = every_alert_slices(&taken_up("chess", fen, &lines[1..]));
+        assert!(kinds.contains(&want), "{want:?} not among {kinds:?}");
+    }
+    // Xiangqi: a chariot checking on and on (the arbiter rules).
+    let xiangqi = boardcast::games::xiangqi::Xiangqi::default();
+    let fen = "4k4/9/9/9/9/9/9/9/R8/3K5 w - - 0 1";
+    let mut ids: Vec<&str> = vec!["a1a9", "e9e8"];
+    for _ in 0..4 {
+        ids.extend(["a9a8", "e8e9", "a8a9", "e9e8"]);
+    }
+    let lines = boards_of(&xiangqi, fen, &ids, 1_000, 3_000);
+    let kinds = every_alert_slices(&taken_up("xiangqi", fen, &lines[1..]));
+    assert!(kinds.contains(&AlertKind::PerpetualCheck), "{kinds:?}");
+}

@@ -115,7 +115,16 @@ pub fn write_slices_where(
     for chunk in reader {
         chunks.push(chunk.map_err(wrap)?);
     }
-    let wanted = find_alerts(&header, &chunks, config, capture, &wanted)?;
+    // A capture that itself takes a game up (a slice of a slice) starts
+    // from that game.
+    let own = GameRecordWords::of_header(&header)
+        .map_err(|reason| wrap(CaptureError::Malformed { line: 1, reason }))?
+        .map(Arc::new);
+    let start = Checkpoint {
+        chunk: 0,
+        game: own,
+    };
+    let wanted = find_alerts(&header, &chunks, config, capture, &start, &wanted)?;
     std::fs::create_dir_all(dir).map_err(|source| ReplayError::Open {
         path: dir.to_owned(),
         source,
@@ -127,7 +136,7 @@ pub fn write_slices_where(
         let tries = [
             Some((SliceStart::Evidence, &w.before)),
             w.game_start.as_ref().map(|c| (SliceStart::GameStart, c)),
-            Some((SliceStart::Capture, &CAPTURE_START)),
+            Some((SliceStart::Capture, &start)),
         ];
         let mut written = None;
         for (from, cp) in tries.into_iter().flatten() {
@@ -157,11 +166,6 @@ pub fn write_slices_where(
     Ok(out)
 }
 
-const CAPTURE_START: Checkpoint = Checkpoint {
-    chunk: 0,
-    game: None,
-};
-
 /// A board id as part of a file name.
 fn file_safe(id: &str) -> String {
     id.chars()
@@ -182,6 +186,7 @@ fn find_alerts(
     chunks: &[Chunk],
     config: Config,
     path: &Path,
+    start: &Checkpoint,
     pick: &dyn Fn(&Alert) -> bool,
 ) -> Result<Vec<Wanted>, ReplayError> {
     let setup =
@@ -191,7 +196,7 @@ fn find_alerts(
         })?;
     let mut pipeline = setup.pipeline(config);
     let mut log = GameLog::new();
-    let mut last = CAPTURE_START;
+    let mut last = start.clone();
     let mut game_start: Option<Checkpoint> = None;
     let mut wanted = Vec::new();
     let take = |pipeline: &mut crate::pipeline::BoardPipeline,
@@ -212,6 +217,18 @@ fn find_alerts(
             }
         }
     };
+    if let Some(game) = &start.game {
+        pipeline
+            .take_up(game.at, &game.start, &game.moves, game.rotated)
+            .map_err(|e| ReplayError::Capture {
+                path: path.to_owned(),
+                source: CaptureError::Malformed {
+                    line: 1,
+                    reason: format!("`start=`/`moves=`: {e}"),
+                },
+            })?;
+        take(&mut pipeline, &mut log, &last, &mut game_start, &mut wanted);
+    }
     for (i, chunk) in chunks.iter().enumerate() {
         pipeline.handle_bytes(chunk.t_ms, chunk.dir, &chunk.bytes);
         take(&mut pipeline, &mut log, &last, &mut game_start, &mut wanted);
