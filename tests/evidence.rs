@@ -25,21 +25,27 @@ fn folder(name: &str) -> PathBuf {
     dir
 }
 
+/// The alerts a capture raised and did not withdraw (`None`: it does
+/// not replay).
+fn raised(capture: &Path) -> Option<Vec<Alert>> {
+    let replay = replay_file(capture, Config::default()).ok()?;
+    Some(
+        replay
+            .events
+            .into_iter()
+            .filter_map(|(_, e)| match e.kind {
+                EventKind::Alert(a) if !a.cleared => Some(a),
+                _ => None,
+            })
+            .collect(),
+    )
+}
+
 /// The error and action alerts a capture raised and did not withdraw.
 fn acted_on(capture: &Path) -> Vec<Alert> {
-    let replay = replay_file(capture, Config::default()).unwrap();
-    replay
-        .events
-        .into_iter()
-        .filter_map(|(_, e)| match e.kind {
-            EventKind::Alert(a)
-                if !a.cleared && a.kind.severity() != boardcast::event::Severity::Notice =>
-            {
-                Some(a)
-            }
-            _ => None,
-        })
-        .collect()
+    let mut alerts = raised(capture).unwrap();
+    alerts.retain(|a| a.kind.severity() != boardcast::event::Severity::Notice);
+    alerts
 }
 
 /// Slices `capture` and checks every slice: one per error or action alert,
@@ -213,30 +219,14 @@ pub(crate) fn every_alert_slices(text: &str) -> Vec<AlertKind> {
     std::fs::write(&path, text).unwrap();
     // A capture that does not replay (a scene of a header error) has no
     // alert to slice.
-    let Ok(replay) = replay_file(&path, Config::default()) else {
+    let Some(alerts) = raised(&path) else {
         return Vec::new();
     };
-    let alerts: Vec<Alert> = replay
-        .events
-        .into_iter()
-        .filter_map(|(_, e)| match e.kind {
-            EventKind::Alert(a) if !a.cleared => Some(a),
-            _ => None,
-        })
-        .collect();
     let slices =
         write_slices_where(&path, Config::default(), &dir.join("slices"), |_| true).unwrap();
     assert_eq!(slices.len(), alerts.len(), "{text}");
     for (alert, slice) in alerts.iter().zip(&slices) {
-        let again: Vec<Alert> = replay_file(&slice.path, Config::default())
-            .unwrap()
-            .events
-            .into_iter()
-            .filter_map(|(_, e)| match e.kind {
-                EventKind::Alert(a) if !a.cleared => Some(a),
-                _ => None,
-            })
-            .collect();
+        let again = raised(&slice.path).unwrap();
         assert!(
             again
                 .iter()
@@ -255,22 +245,27 @@ pub(crate) fn every_alert_slices(text: &str) -> Vec<AlertKind> {
 /// An open-protocol chess capture: `hello chess`, then one `board` line
 /// per `(t, placement)`, the placement a FEN's board part.
 fn open_chess(boards: &[(u64, String)]) -> String {
+    open_capture("chess", "", boards)
+}
+
+/// An open-protocol capture of `game` (more header words in `words`):
+/// its `hello`, then one `board` line per `(t, placement)`, the placement
+/// a FEN's board part or the cells in one run.
+fn open_capture(game: &str, words: &str, boards: &[(u64, String)]) -> String {
     let hex = |s: &str| {
         s.bytes()
             .map(|b| format!("{b:02x}"))
             .collect::<Vec<_>>()
             .join(" ")
     };
-    let mut text = String::from("# boardcast capture v1 protocol=open game=chess\n");
-    text += &format!("0 < {}\n", hex("hello chess\n"));
+    let mut text = format!("# boardcast capture v1 protocol=open game={game}{words}\n");
+    text += &format!("0 < {}\n", hex(&format!("hello {game}\n")));
     for (t, placement) in boards {
         let mut cells = String::new();
-        for row in placement.split('/') {
-            for c in row.chars() {
-                match c.to_digit(10) {
-                    Some(n) => cells.extend(std::iter::repeat_n('.', n as usize)),
-                    None => cells.push(c),
-                }
+        for c in placement.chars().filter(|c| *c != '/') {
+            match c.to_digit(10) {
+                Some(n) => cells.extend(std::iter::repeat_n('.', n as usize)),
+                None => cells.push(c),
             }
         }
         text += &format!("{t} < {}\n", hex(&format!("board {cells}\n")));
@@ -391,28 +386,8 @@ fn boards_of<G: boardcast::games::Game>(
 /// An open-protocol capture of `game` whose header takes up the game at
 /// `fen` (a capture slice's words), then `board` lines.
 fn taken_up(game: &str, fen: &str, boards: &[(u64, String)]) -> String {
-    let hex = |s: &str| {
-        s.bytes()
-            .map(|b| format!("{b:02x}"))
-            .collect::<Vec<_>>()
-            .join(" ")
-    };
-    let mut text = format!(
-        "# boardcast capture v1 protocol=open game={game} start={} moves= at=0\n",
-        fen.replace(' ', "_")
-    );
-    text += &format!("0 < {}\n", hex(&format!("hello {game}\n")));
-    for (t, placement) in boards {
-        let mut cells = String::new();
-        for c in placement.chars().filter(|c| *c != '/') {
-            match c.to_digit(10) {
-                Some(n) => cells.extend(std::iter::repeat_n('.', n as usize)),
-                None => cells.push(c),
-            }
-        }
-        text += &format!("{t} < {}\n", hex(&format!("board {cells}\n")));
-    }
-    text
+    let words = format!(" start={} moves= at=0", fen.replace(' ', "_"));
+    open_capture(game, &words, boards)
 }
 
 #[test]

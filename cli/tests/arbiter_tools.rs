@@ -15,7 +15,7 @@ use serde_json::{Value, json};
 
 use crate::live_games::open_boards;
 use crate::util::{Broker, Daemon, Pace, Subscriber, binary, free_port};
-use crate::web::{open_browser, wait_for};
+use crate::web::{log_in, open_browser, wait_for};
 
 fn screenshot(name: &str) -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -114,18 +114,7 @@ async fn an_alert_replayed_decided_and_reported_across_a_restart_in_chromium() {
         "evidence without the login: {refused}"
     );
     client.goto(&format!("{base}/arbiter")).await.unwrap();
-    let form = client
-        .find(fantoccini::Locator::Css("input[name=key]"))
-        .await
-        .unwrap();
-    form.send_keys(password).await.unwrap();
-    client
-        .find(fantoccini::Locator::Css("button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
+    log_in(&client, password).await;
     let button = format!("#alerts li[data-seq='{seq}'] button[data-do=replay]");
     wait_for(
         &client,
@@ -256,26 +245,7 @@ async fn an_alert_replayed_decided_and_reported_across_a_restart_in_chromium() {
     }
     // Sessions end with the daemon: log in again.
     client.goto(&format!("{base}/arbiter")).await.unwrap();
-    let form = client
-        .find(fantoccini::Locator::Css("input[name=key]"))
-        .await
-        .unwrap();
-    form.send_keys(password).await.unwrap();
-    client
-        .find(fantoccini::Locator::Css("button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    wait_for(
-        &client,
-        "the arbiter view again",
-        Duration::from_secs(10),
-        "return (document.getElementById('audience') || {}).textContent || '';",
-        |v| v == "Arbiter view, live",
-    )
-    .await;
+    log_in(&client, password).await;
     client.goto(&format!("{base}/report")).await.unwrap();
     let page = wait_for(
         &client,

@@ -89,6 +89,31 @@ pub(crate) async fn wait_for(
 
 /// Starts chromedriver and a headless Chromium session (profile under
 /// `dir`); the driver process is stopped when the returned `Proc` drops.
+/// Logs in on the arbiter view's form the browser shows (`/arbiter`)
+/// with `password`, and waits for the view.
+pub(crate) async fn log_in(client: &Client, password: &str) {
+    let form = client
+        .find(fantoccini::Locator::Css("input[name=key]"))
+        .await
+        .unwrap();
+    form.send_keys(password).await.unwrap();
+    client
+        .find(fantoccini::Locator::Css("button"))
+        .await
+        .unwrap()
+        .click()
+        .await
+        .unwrap();
+    wait_for(
+        client,
+        "the arbiter banner",
+        Duration::from_secs(10),
+        "return (document.getElementById('audience') || {}).textContent || '';",
+        |v| v == "Arbiter view, live",
+    )
+    .await;
+}
+
 pub(crate) async fn open_browser(dir: &Path) -> (Proc, Client) {
     let driver_port = free_port();
     let driver_log = dir.join("chromedriver.log");
@@ -428,26 +453,7 @@ async fn the_public_and_arbiter_views_of_the_page_in_chromium() {
         .await
         .unwrap();
     assert_eq!(banner, Value::Null, "a wrong secret gets no page");
-    let form = client
-        .find(fantoccini::Locator::Css("input[name=key]"))
-        .await
-        .unwrap();
-    form.send_keys(secret).await.unwrap();
-    client
-        .find(fantoccini::Locator::Css("button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    wait_for(
-        &client,
-        "the arbiter banner",
-        Duration::from_secs(10),
-        audience,
-        |v| v == "Arbiter view, live",
-    )
-    .await;
+    log_in(&client, secret).await;
     let url = client.current_url().await.unwrap();
     assert_eq!(url.path(), "/arbiter");
     assert!(
