@@ -51,6 +51,7 @@
 //!   (legality, notation, outcomes, the FIDE Laws articles, the DGT and
 //!   occupancy-board sensors).
 //! - [`clock`]: time controls, the clock a board reports, presses and flags.
+//! - [`readiness`]: the board check before the round, from the pipeline.
 //! - [`event`]: the event type every sink consumes.
 //! - [`session`]: one board above its line: the pipeline driven with
 //!   daemon time, the game record, the link status, the retained state,
@@ -116,6 +117,7 @@ pub mod livechess;
 pub mod mqtt;
 pub mod pipeline;
 pub mod port;
+pub mod readiness;
 pub mod replay;
 pub mod session;
 pub mod setup;

@@ -23,7 +23,7 @@ pub use game::{AnyGame, GameStats};
 
 use std::collections::VecDeque;
 
-use boardcast_protocols::reading::Reading as Sensed;
+use boardcast_protocols::reading::{Identity, Reading as Sensed, Snapshot};
 
 use crate::board::{Config, Press};
 use crate::capture::Direction;
@@ -92,6 +92,61 @@ pub struct PipelineStats {
     pub bad_frames: u64,
 }
 
+/// What a board said of itself and of its squares, raw: kept for the
+/// board check ([`crate::readiness`]) beside the game, which never reads
+/// it (the moves are read as they always were).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sightings {
+    /// Who the board says it is (each field as last reported).
+    pub identity: Identity,
+    /// The squares as last reported, in the board's own coordinates and
+    /// the family's neutral contents (a letter no piece of the game's set
+    /// has included), once any square was read.
+    pub contents: Option<Snapshot>,
+    /// The latest input dropped, with when and why, oldest first (at most
+    /// [`Sightings::DROPPED_KEPT`]).
+    pub dropped: VecDeque<(Millis, String)>,
+}
+
+impl Sightings {
+    /// How many dropped inputs are kept.
+    pub const DROPPED_KEPT: usize = 8;
+
+    /// A reading of this board's (`game`: the geometry of a board first
+    /// read square by square).
+    fn note(&mut self, reading: &Sensed, game: GameId) {
+        match reading {
+            Sensed::Snapshot(s) => self.contents = Some(s.clone()),
+            Sensed::Square(change) => {
+                self.contents
+                    .get_or_insert_with(|| Snapshot::empty(game::geometry_of(game)))
+                    .set(change.square, change.content);
+            }
+            Sensed::Identity(id) => {
+                let fields = [
+                    (&mut self.identity.serial, &id.serial),
+                    (&mut self.identity.version, &id.version),
+                    (&mut self.identity.name, &id.name),
+                ];
+                for (mine, said) in fields {
+                    if let Some(said) = said {
+                        *mine = Some(crate::text::board_text(said));
+                    }
+                }
+            }
+            Sensed::Clock(_) | Sensed::NoClock => {}
+        }
+    }
+
+    /// Input dropped at `t` for `reason`.
+    fn note_dropped(&mut self, t: Millis, reason: &str) {
+        if self.dropped.len() == Self::DROPPED_KEPT {
+            self.dropped.pop_front();
+        }
+        self.dropped.push_back((t, reason.to_owned()));
+    }
+}
+
 /// One board's decoder and reconstructor.
 #[derive(Debug)]
 pub struct BoardPipeline {
@@ -117,6 +172,9 @@ pub struct BoardPipeline {
     /// On a DGT bus: the address of this pipeline's board; readings of the
     /// other boards on the line are not its business.
     unit: Option<u16>,
+    /// What the board said of itself and its squares, raw, for the board
+    /// check.
+    sightings: Sightings,
 }
 
 impl BoardPipeline {
@@ -162,6 +220,7 @@ impl BoardPipeline {
             elapsed: [0; 2],
             last_clock_at: None,
             unit: None,
+            sightings: Sightings::default(),
         }
     }
 
@@ -284,6 +343,17 @@ impl BoardPipeline {
         &self.clock
     }
 
+    /// The time control the board's games are judged by, if one is set.
+    pub fn time_control(&self) -> Option<&TimeControl> {
+        self.time_control.as_ref()
+    }
+
+    /// What the board said of itself and its squares, raw (for the board
+    /// check).
+    pub fn sightings(&self) -> &Sightings {
+        &self.sightings
+    }
+
     /// The board id.
     pub fn board(&self) -> &str {
         &self.board
@@ -365,6 +435,7 @@ impl BoardPipeline {
                 });
             }
             DriverEvent::Dropped { reason, bytes } => {
+                self.sightings.note_dropped(t, &reason);
                 self.stats.bad_frames += 1;
                 self.stats.skipped_bytes += bytes as u64;
                 self.diagnostics
@@ -386,6 +457,7 @@ impl BoardPipeline {
     /// One reading of this pipeline's board.
     fn handle_reading(&mut self, t: Millis, reading: Sensed) {
         self.stats.messages += 1;
+        self.sightings.note(&reading, self.game.id());
         match reading {
             Sensed::Square(_) | Sensed::Snapshot(_) => {
                 let report = Report {
