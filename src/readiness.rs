@@ -848,4 +848,69 @@ mod tests {
             "{r:#?}"
         );
     }
+
+    /// A sink keeping the states published to it.
+    #[derive(Debug, Default, Clone)]
+    struct States(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+    impl crate::session::BoardSink for States {
+        fn event(&self, _: &crate::event::Event) -> bool {
+            true
+        }
+        fn state(&self, state: &str, _: &str, _: bool) {
+            self.0.lock().unwrap().push(state.to_owned());
+        }
+    }
+
+    #[test]
+    fn the_state_carries_the_check_until_the_first_move() {
+        use crate::session::{Outputs, Session};
+        let setup = crate::setup::BoardSetup {
+            id: "s".into(),
+            protocol: Family::Open,
+            bus_unit: None,
+            time_control: Some(TimeControl::parse("5400+30").unwrap()),
+            game: GameId::Chess,
+            options: GameOptions::default(),
+            occupancy: false,
+        };
+        let states = States::default();
+        let round =
+            crate::sink::round::Round::new(Default::default(), Default::default(), None, None)
+                .unwrap();
+        let mut session = Session::new(
+            &setup,
+            Config::default(),
+            Outputs::none().with_arbiter(states.clone()),
+            round,
+            1,
+        );
+        let last = || -> serde_json::Value {
+            serde_json::from_str(states.0.lock().unwrap().last().unwrap()).unwrap()
+        };
+        session.announce(0);
+        assert_eq!(last()["readiness"]["connected"]["status"], "fail");
+        session.set_connected(5, "/dev/ttyACM0".into(), "S-1".into());
+        session.handle_bytes(
+            10,
+            Direction::FromBoard,
+            format!("board {START}\n").as_bytes(),
+        );
+        assert_eq!(last()["readiness"]["clock"]["status"], "warn");
+        // A clock reading alone changes the check: a new state says so.
+        session.handle_bytes(20, Direction::FromBoard, b"clock 0:05:00 0:05:00\n");
+        let state = last();
+        assert_eq!(state["readiness"]["clock"]["status"], "fail", "{state}");
+        assert_eq!(state["readiness"]["ready"], false);
+        let e4 = START.replace("PPPPPPPP", "PPPP.PPP").replacen(
+            "................................",
+            "....................P...........",
+            1,
+        );
+        session.handle_bytes(30, Direction::FromBoard, format!("board {e4}\n").as_bytes());
+        session.advance_to(10_000);
+        let state = last();
+        assert_eq!(state["ply"], 1, "{state}");
+        assert!(state.get("readiness").is_none(), "{state}");
+    }
 }

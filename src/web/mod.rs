@@ -25,6 +25,7 @@
 //! more than the channel holds loses its stream, and its `EventSource`
 //! reconnects by itself and starts again from a fresh snapshot.
 
+pub mod check;
 pub mod lockout;
 
 use std::collections::VecDeque;
@@ -431,6 +432,7 @@ async fn serve_views(
         .route("/arbiter", get(arbiter_page).post(arbiter_login))
         .route("/arbiter/events", get(arbiter_events))
         .route("/arbiter/snapshot", get(arbiter_snapshot))
+        .merge(check::routes())
         .with_state(views);
     info!(url = %format!("http://{local}/"), ?limits, "live page");
     let task = tokio::spawn(accept_loop(listener, app, limits));
