@@ -343,11 +343,6 @@ impl BoardPipeline {
         &self.clock
     }
 
-    /// The time control the board's games are judged by, if one is set.
-    pub fn time_control(&self) -> Option<&TimeControl> {
-        self.time_control.as_ref()
-    }
-
     /// What the board said of itself and its squares, raw (for the board
     /// check).
     pub fn sightings(&self) -> &Sightings {

@@ -8,7 +8,7 @@
 //! Pure: [`Readiness::judge`] reads an [`Observed`], which
 //! [`Observed::of`] gathers from a board's [`BoardPipeline`] (what the
 //! pipeline has seen, through its accessors; nothing here changes how
-//! moves are read) and the line's [`Link`]. The session puts it in the
+//! moves are read) and the line's [`Context`]. The session puts it in the
 //! board's retained state before the first move of a game
 //! ([`crate::session::StateMessage::readiness`]); the live page lists every
 //! board's at `/check`; `boardcast check` prints it and exits non-zero when
@@ -110,13 +110,17 @@ pub struct Readiness {
     pub clock: Item,
 }
 
-/// The line a board is on, as its session knows it.
+/// What a board's session knows of it beside its pipeline: its line, and
+/// the event's time control for it (judged for every game here, where the
+/// pipeline judges flags in chess only).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Link {
+pub struct Context {
     /// The line is up and the board identified.
     pub connected: bool,
     /// The device path in use (or last used).
     pub port: Option<String>,
+    /// The event's time control for the board.
+    pub time_control: Option<TimeControl>,
 }
 
 /// How the board's squares stand against the game.
@@ -150,8 +154,8 @@ pub enum Squares {
 pub struct Observed {
     /// The game the board plays.
     pub game: GameId,
-    /// Its line.
-    pub link: Link,
+    /// Its line and time control.
+    pub context: Context,
     /// Who it says it is.
     pub identity: Identity,
     /// Its squares against the game.
@@ -165,13 +169,11 @@ pub struct Observed {
     pub clock_connected: Option<bool>,
     /// The clock as last read.
     pub clock: Option<ClockReading>,
-    /// The event's time control for the board.
-    pub time_control: Option<TimeControl>,
 }
 
 impl Observed {
-    /// What `pipeline` has seen of its board, on `link`.
-    pub fn of(pipeline: &BoardPipeline, link: Link) -> Observed {
+    /// What `pipeline` has seen of its board, in `context`.
+    pub fn of(pipeline: &BoardPipeline, context: Context) -> Observed {
         let game = pipeline.any_game();
         let seen = pipeline.sightings();
         let squares = if pipeline.in_game() {
@@ -197,14 +199,13 @@ impl Observed {
         }
         Observed {
             game: pipeline.game(),
-            link,
+            context,
             identity: seen.identity.clone(),
             squares,
             contents: seen.contents.clone(),
             unreadable,
             clock_connected: pipeline.clock().connected(),
             clock: pipeline.clock().last(),
-            time_control: pipeline.time_control().cloned(),
         }
     }
 }
@@ -233,16 +234,16 @@ impl Readiness {
         "clock",
     ];
 
-    /// The readiness of the board `pipeline` reads, on `link`.
-    pub fn of(pipeline: &BoardPipeline, link: Link) -> Readiness {
-        Readiness::judge(&Observed::of(pipeline, link))
+    /// The readiness of the board `pipeline` reads, in `context`.
+    pub fn of(pipeline: &BoardPipeline, context: Context) -> Readiness {
+        Readiness::judge(&Observed::of(pipeline, context))
     }
 
     /// Judges what a board has shown.
     pub fn judge(o: &Observed) -> Readiness {
         let mut r = Readiness {
             ready: false,
-            connected: connected(&o.link),
+            connected: connected(&o.context),
             identity: identity(&o.identity),
             battery: battery(o.clock.as_ref()),
             orientation: orientation(o),
@@ -278,8 +279,8 @@ impl Readiness {
     }
 }
 
-fn connected(link: &Link) -> Item {
-    match (link.connected, &link.port) {
+fn connected(context: &Context) -> Item {
+    match (context.connected, &context.port) {
         (true, Some(port)) => Item::ok(format!("Connected on {port}.")),
         (true, None) => Item::ok("Connected."),
         (false, _) => Item::fail("Not connected: no board answers on its line."),
@@ -539,7 +540,7 @@ fn clock(o: &Observed) -> Item {
             f.name()
         ));
     }
-    let Some(tc) = &o.time_control else {
+    let Some(tc) = &o.context.time_control else {
         return Item::ok(format!(
             "Connected, showing {faces} (left | right); no time control configured to compare with."
         ));
@@ -579,9 +580,8 @@ mod tests {
 
     const START: &str = "rnbqkbnrpppppppp................................PPPPPPPPRNBQKBNR";
 
-    /// An open-protocol board of `game` fed `lines`, judged by
-    /// `time_control`.
-    fn open_board(game: GameId, time_control: Option<&str>, lines: &str) -> BoardPipeline {
+    /// An open-protocol board of `game` fed `lines`.
+    fn open_board(game: GameId, lines: &str) -> BoardPipeline {
         let mut p = BoardPipeline::for_game(
             "b",
             Family::Open,
@@ -589,7 +589,6 @@ mod tests {
             Config::default(),
             GameOptions::default(),
         );
-        p.set_time_control(time_control.map(|tc| TimeControl::parse(tc).unwrap()));
         p.handle_bytes(0, Direction::ToBoard, b"?\nboard?\n");
         for (i, line) in lines.lines().enumerate() {
             let t = 10 + i as Millis * 10;
@@ -598,10 +597,19 @@ mod tests {
         p
     }
 
-    fn up() -> Link {
-        Link {
+    fn up() -> Context {
+        Context {
             connected: true,
             port: Some("/dev/ttyACM0".into()),
+            time_control: None,
+        }
+    }
+
+    /// [`up`], the event playing 90 minutes a side and 30 s a move.
+    fn timed() -> Context {
+        Context {
+            time_control: Some(TimeControl::parse("5400+30").unwrap()),
+            ..up()
         }
     }
 
@@ -617,17 +625,21 @@ mod tests {
     fn a_board_in_the_start_position_with_its_clock_set_is_ready() {
         let p = open_board(
             GameId::Chess,
-            Some("5400+30"),
             &format!(
                 "hello chess 8x8 id=RB-17 name=ReedBoard\nboard {START}\nclock 1:30:00 1:30:00"
             ),
         );
-        let r = Readiness::of(&p, up());
+        let r = Readiness::of(&p, timed());
         assert!(r.ready, "{r:#?}");
         assert_eq!(r.worst(), Status::Ok, "{r:#?}");
         assert_eq!(r.identity.message, "Serial RB-17, ReedBoard.");
         assert_eq!(r.connected.message, "Connected on /dev/ttyACM0.");
-        assert!(r.clock.message.contains("1:30:00 | 1:30:00"), "{r:#?}");
+        assert!(
+            r.clock
+                .message
+                .contains("1:30:00 | 1:30:00 (left | right): the event's"),
+            "{r:#?}"
+        );
         // The JSON the state carries names every item.
         let json = serde_json::to_value(&r).unwrap();
         for name in Readiness::CHECKS {
@@ -643,7 +655,6 @@ mod tests {
         let swapped = START.replace("RNBQKBNR", "RBNQKBNR");
         let p = open_board(
             GameId::Chess,
-            None,
             &format!("hello chess 8x8 id=X\nboard {swapped}"),
         );
         let r = Readiness::of(&p, up());
@@ -673,7 +684,6 @@ mod tests {
         let foreign = cells.replacen('m', "q", 1);
         let p = open_board(
             GameId::Draughts,
-            None,
             &format!("hello draughts 8x8 id=D\nboard {cells}\nboard {foreign}"),
         );
         let r = Readiness::of(&p, up());
@@ -691,7 +701,6 @@ mod tests {
         let thirteen = cells.replacen('.', "M", 1);
         let p = open_board(
             GameId::Draughts,
-            None,
             &format!("hello draughts 8x8 id=D\nboard {thirteen}"),
         );
         let r = Readiness::of(&p, up());
@@ -737,7 +746,7 @@ mod tests {
     #[test]
     fn three_knights_of_one_colour_are_more_than_a_set_has() {
         let extra = START.replace("RNBQKBNR", "RNNQKBNR");
-        let p = open_board(GameId::Chess, None, &format!("board {extra}"));
+        let p = open_board(GameId::Chess, &format!("board {extra}"));
         let r = Readiness::of(&p, up());
         assert!(
             r.pieces
@@ -752,7 +761,7 @@ mod tests {
     fn the_clock_is_judged_against_the_time_control() {
         let judge = |clock: &str| {
             let lines = format!("hello chess 8x8 id=C\nboard {START}\n{clock}");
-            Readiness::of(&open_board(GameId::Chess, Some("5400+30"), &lines), up())
+            Readiness::of(&open_board(GameId::Chess, &lines), timed())
         };
         let wrong = judge("clock 0:10:00 0:10:00");
         assert_eq!(failing(&wrong), ["clock"], "{wrong:#?}");
@@ -780,8 +789,8 @@ mod tests {
         let flag = judge("clock 0:00 1:30:00 flag=left");
         assert_eq!(failing(&flag), ["clock"]);
         // No clock heard: a warning, not a failure.
-        let p = open_board(GameId::Chess, Some("5400+30"), &format!("board {START}"));
-        let r = Readiness::of(&p, up());
+        let p = open_board(GameId::Chess, &format!("board {START}"));
+        let r = Readiness::of(&p, timed());
         assert_eq!(r.clock.status, Status::Warn);
         assert_eq!(r.identity.status, Status::Warn, "no hello: {r:#?}");
         assert!(r.ready);
@@ -790,14 +799,14 @@ mod tests {
     #[test]
     fn a_turned_board_is_ready_with_a_warning_and_an_offline_one_is_not() {
         let turned: String = START.chars().rev().collect();
-        let p = open_board(GameId::Chess, None, &format!("board {turned}"));
+        let p = open_board(GameId::Chess, &format!("board {turned}"));
         let r = Readiness::of(&p, up());
         assert!(r.ready, "{r:#?}");
         assert_eq!(r.orientation.status, Status::Warn);
         assert!(r.orientation.message.starts_with("Turned round (Black"));
-        let r = Readiness::of(&p, Link::default());
+        let r = Readiness::of(&p, Context::default());
         assert_eq!(failing(&r), ["connected"]);
-        let nothing = open_board(GameId::Chess, None, "");
+        let nothing = open_board(GameId::Chess, "");
         let r = Readiness::of(&nothing, up());
         assert_eq!(failing(&r), ["setup"]);
         assert_eq!(r.pieces.status, Status::Warn);
@@ -810,7 +819,7 @@ mod tests {
             "....................P...........",
             1,
         );
-        let p = open_board(GameId::Chess, None, &format!("board {START}\nboard {e4}"));
+        let p = open_board(GameId::Chess, &format!("board {START}\nboard {e4}"));
         let mut p = p;
         p.advance_to(10_000);
         assert!(
@@ -820,7 +829,7 @@ mod tests {
                 .starts_with("A game is on the board (1 ply")
         );
         let empty = ".".repeat(64);
-        let p = open_board(GameId::Chess, None, &format!("board {empty}"));
+        let p = open_board(GameId::Chess, &format!("board {empty}"));
         assert_eq!(
             Readiness::of(&p, up()).setup.message,
             "The board is empty: set up the start position."
@@ -832,14 +841,12 @@ mod tests {
         let start = "rnbakabnr..........c.....c.p.p.p.p.p..................P.P.P.P.P.C.....C..........RNBAKABNR";
         let p = open_board(
             GameId::Xiangqi,
-            None,
             &format!("hello xiangqi 9x10 id=X\nboard {start}"),
         );
         assert!(Readiness::of(&p, up()).ready);
         let extra = start.replacen("P.P.P.P.P", "PCP.P.P.P", 1);
         let p = open_board(
             GameId::Xiangqi,
-            None,
             &format!("hello xiangqi 9x10 id=X\nboard {extra}"),
         );
         let r = Readiness::of(&p, up());

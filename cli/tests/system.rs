@@ -16,6 +16,7 @@ mod alerts_readers;
 mod board_text;
 mod broadcast;
 mod bus;
+mod check;
 #[path = "../../tests/clock_games.rs"]
 mod clock_games;
 mod clocks_readers;

@@ -22,7 +22,7 @@ const CHROMIUM: &str = "/usr/bin/chromium";
 const CHROMEDRIVER: &str = "/usr/bin/chromedriver";
 
 /// A child process killed when the test ends, whatever happens.
-struct Proc {
+pub(crate) struct Proc {
     child: Option<Child>,
     name: &'static str,
     log: PathBuf,
@@ -65,7 +65,7 @@ fn wait_listening(port: u16, what: &str, proc: &Proc, timeout: Duration) {
 
 /// Evaluates `script` (a function body returning a value) until `done`
 /// accepts the value, or fails after `timeout` naming `what`.
-async fn wait_for(
+pub(crate) async fn wait_for(
     client: &Client,
     what: &str,
     timeout: Duration,
@@ -89,7 +89,7 @@ async fn wait_for(
 
 /// Starts chromedriver and a headless Chromium session (profile under
 /// `dir`); the driver process is stopped when the returned `Proc` drops.
-async fn open_browser(dir: &Path) -> (Proc, Client) {
+pub(crate) async fn open_browser(dir: &Path) -> (Proc, Client) {
     let driver_port = free_port();
     let driver_log = dir.join("chromedriver.log");
     let driver = Command::new(CHROMEDRIVER)

@@ -28,7 +28,7 @@ use crate::control::{Ack, OperatorCommand, Outcome, Request};
 use crate::delay::PublicView;
 use crate::event::{AlertKind, Event, EventKind, Millis, Side};
 use crate::pipeline::{BoardPipeline, Diagnostic};
-use crate::readiness::{Link, Readiness};
+use crate::readiness::{Context, Readiness};
 use crate::setup::BoardSetup;
 use crate::sink::pgn::render;
 use crate::sink::record::GameLog;
@@ -60,6 +60,9 @@ pub struct Session {
     sensed: String,
     /// The board check last published (see [`StateMessage::readiness`]).
     readiness: Option<Readiness>,
+    /// The event's time control for the board, for the check (judged
+    /// in every game).
+    time_control: Option<crate::clock::TimeControl>,
     pgn_dirty: bool,
     /// With a broadcast delay: what the public has seen so far and what
     /// it has yet to see. `None`: the public sees everything live.
@@ -98,6 +101,7 @@ impl Session {
             disagrees: false,
             sensed: String::new(),
             readiness: None,
+            time_control: setup.time_control.clone(),
             pgn_dirty: false,
             public: None,
             wall_epoch_ms: crate::wall::unix_ms(),
@@ -454,11 +458,12 @@ impl Session {
             .log
             .current()
             .is_none_or(|g| g.sans.is_empty() || g.result.is_some());
-        let link = Link {
+        let context = Context {
             connected: self.status == LinkStatus::Connected,
             port: self.port.clone(),
+            time_control: self.time_control.clone(),
         };
-        before.then(|| Readiness::of(&self.pipeline, link))
+        before.then(|| Readiness::of(&self.pipeline, context))
     }
 
     /// The retained state and PGN of the game as `log` has it.
