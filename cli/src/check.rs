@@ -9,8 +9,12 @@
 //! PGN folder. Each session's only output is a sink that keeps its last
 //! retained state, whose `readiness` is the check; so the command and the
 //! daemon's `/check` page judge with the same code, over the same drivers,
-//! handshakes and reconnections. A line already held by a running daemon
-//! is not answered: the board is reported not connected, with that hint.
+//! handshakes and reconnections. A line another `boardcast` holds open (a
+//! running daemon) is refused before anything is opened (Linux, from
+//! `/proc`): two readers of one serial line would each lose the other's
+//! bytes, and as root the line's exclusive lock does not keep a second
+//! reader out. Elsewhere such a line does not answer, and its board is
+//! reported not connected, with that hint.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -117,13 +121,85 @@ fn judged(id: &str, port: String, state: Option<String>) -> BoardCheck {
     }
 }
 
+/// Why the check could not be made.
+#[derive(Debug, thiserror::Error)]
+pub(crate) enum CheckError {
+    /// The event's round could not be set up.
+    #[error("{0}")]
+    Round(#[from] PairingsError),
+    /// Another `boardcast` (a running daemon) reads a board's line.
+    #[error(
+        "board {board}: {} is busy: boardcast (process {pid}) is reading it; stop that daemon first, or open /check on its live page",
+        device.display()
+    )]
+    Busy {
+        /// The board.
+        board: String,
+        /// Its line.
+        device: std::path::PathBuf,
+        /// The process holding it.
+        pid: u32,
+    },
+}
+
+/// Refuses the lines another `boardcast` holds open.
+fn refuse_busy(config: &Config) -> Result<(), CheckError> {
+    for b in &config.boards {
+        for path in boardcast::port::find::candidates(&b.port) {
+            let device = boardcast::port::find::device_of(&path);
+            if let Some(pid) = held_by_boardcast(&device) {
+                return Err(CheckError::Busy {
+                    board: b.id.clone(),
+                    device,
+                    pid,
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Another `boardcast` process holding `device` open, if any.
+#[cfg(target_os = "linux")]
+fn held_by_boardcast(device: &std::path::Path) -> Option<u32> {
+    let me = std::process::id();
+    let procs = std::fs::read_dir("/proc").ok()?;
+    for entry in procs.flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let comm = std::fs::read_to_string(entry.path().join("comm")).unwrap_or_default();
+        if pid == me || comm.trim_end() != "boardcast" {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(entry.path().join("fd")) else {
+            continue;
+        };
+        if fds
+            .flatten()
+            .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l == device))
+        {
+            return Some(pid);
+        }
+    }
+    None
+}
+
+/// Elsewhere a held line simply does not answer.
+#[cfg(not(target_os = "linux"))]
+fn held_by_boardcast(_device: &std::path::Path) -> Option<u32> {
+    None
+}
+
 /// Reads every board of `config` for up to `wait` (less when every board
 /// is found with nothing to say) and returns what the check found on
 /// each, in configuration order.
-pub(crate) async fn check(
-    config: &Config,
-    wait: Duration,
-) -> Result<Vec<BoardCheck>, PairingsError> {
+pub(crate) async fn check(config: &Config, wait: Duration) -> Result<Vec<BoardCheck>, CheckError> {
+    refuse_busy(config)?;
     // No pairings file and no PGN folder: the check writes nothing.
     let round = Round::new(config.event.info.clone(), Pairings::default(), None, None)?;
     let clock = Clock::start();

@@ -252,7 +252,8 @@ const SCREENSHOT: &str = "/tmp/boardcast-check.png";
 /// with an arbiter password `/check` leads to the arbiters' login; once
 /// in, `/arbiter/check` lists the four boards, the ready one ready, and
 /// the others failing on their set-up (the squares named), their clock
-/// and their piece code; the filter keeps only the boards not ready.
+/// and their piece code; the filter keeps only the boards not ready. With
+/// the daemon running, `boardcast check` refuses its lines (port busy).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_check_page_lists_every_board_in_chromium() {
     use crate::util::{Broker, Daemon, Tool, free_port, require};
@@ -409,5 +410,20 @@ async fn the_check_page_lists_every_board_in_chromium() {
     .await;
     assert_eq!(shown, serde_json::json!(["setup", "clock", "foreign"]));
     client.close().await.unwrap();
+
+    // The daemon holds the boards' lines: `boardcast check` refuses to
+    // read them beside it, in one line.
+    let (success, stdout, stderr, _) = run_check(&config, "1");
+    assert!(!success, "{stdout}");
+    assert!(
+        stderr.starts_with("boardcast: board ok: /dev/")
+            && stderr.contains(&format!(
+                "is busy: boardcast (process {}) is reading it",
+                daemon.pid()
+            ))
+            && stderr.lines().count() == 1,
+        "{stderr}"
+    );
+    assert!(stdout.is_empty(), "nothing read: {stdout}");
     drop(daemon);
 }
