@@ -497,14 +497,16 @@ fn foreign_squares(game: GameId, contents: &Snapshot, found: &mut Vec<String>) -
     squares
 }
 
-fn faces_text(r: &ClockReading) -> String {
-    let face = |f: Face| {
-        let running = if r.running == Some(f) {
-            " (running)"
-        } else {
-            ""
-        };
-        format!("{}{running}", hms(r.on(f)))
+/// The faces as `left | right`; a running face's time only when `exact`.
+///
+/// Design: a state is republished whenever the check changes, and a
+/// running face changes every second: where its time does not decide
+/// anything (a check that passes) it is written `running`.
+fn faces_text(r: &ClockReading, exact: bool) -> String {
+    let face = |f: Face| match (r.running == Some(f), exact) {
+        (false, _) => hms(r.on(f)),
+        (true, true) => format!("{} (running)", hms(r.on(f))),
+        (true, false) => "running".to_owned(),
     };
     format!("{} | {}", face(Face::Left), face(Face::Right))
 }
@@ -533,7 +535,7 @@ fn clock(o: &Observed) -> Item {
         }
         (_, Some(r)) => r,
     };
-    let faces = faces_text(r);
+    let faces = faces_text(r, true);
     if let Some(f) = r.flag {
         return Item::fail(format!(
             "The clock shows {faces} (left | right) with a flag on the {} face: set it for the round.",
@@ -542,7 +544,8 @@ fn clock(o: &Observed) -> Item {
     }
     let Some(tc) = &o.context.time_control else {
         return Item::ok(format!(
-            "Connected, showing {faces} (left | right); no time control configured to compare with."
+            "Connected, showing {} (left | right); no time control configured to compare with.",
+            faces_text(r, false)
         ));
     };
     let base = tc.initial_seconds();
@@ -559,7 +562,8 @@ fn clock(o: &Observed) -> Item {
     };
     if fits(Face::Left) && fits(Face::Right) {
         Item::ok(format!(
-            "Connected, showing {faces} (left | right): the event's time control ({}).",
+            "Connected, showing {} (left | right): the event's time control ({}).",
+            faces_text(r, false),
             time_control_text(tc)
         ))
     } else {
@@ -782,6 +786,24 @@ mod tests {
             let r = judge(right);
             assert_eq!(r.clock.status, Status::Ok, "{right}: {r:#?}");
         }
+        // A running face ticking down changes nothing in a check that
+        // passes (no state republished every second).
+        assert_eq!(
+            judge("clock 1:29:10 1:30:00 run=left"),
+            judge("clock 1:29:09 1:30:00 run=left")
+        );
+        assert!(
+            judge("clock 1:29:10 1:30:00 run=left")
+                .clock
+                .message
+                .contains("running | 1:30:00"),
+        );
+        // A running face above the time control is shown as it is.
+        let fast = judge("clock 1:30:00 2:00:00 run=right");
+        assert!(
+            fast.clock.message.contains("1:30:00 | 2:00:00 (running)"),
+            "{fast:#?}"
+        );
         let none = judge("clock none");
         assert_eq!(failing(&none), ["clock"]);
         let low = judge("clock 1:30:00 1:30:00 battery=low");
