@@ -55,6 +55,7 @@
 //!   (legality, notation, outcomes, the FIDE Laws articles, the DGT and
 //!   occupancy-board sensors).
 //! - [`clock`]: time controls, the clock a board reports, presses and flags.
+//! - [`readiness`]: the board check before the round, from the pipeline.
 //! - [`event`]: the event type every sink consumes.
 //! - [`session`]: one board above its line: the pipeline driven with
 //!   daemon time, the game record, the link status, the retained state,
@@ -122,6 +123,7 @@ pub mod livechess;
 pub mod mqtt;
 pub mod pipeline;
 pub mod port;
+pub mod readiness;
 pub mod replay;
 pub mod report;
 pub mod session;

@@ -23,7 +23,7 @@ pub use game::{AnyGame, GameStats};
 
 use std::collections::VecDeque;
 
-use boardcast_protocols::reading::Reading as Sensed;
+use boardcast_protocols::reading::{Identity, Reading as Sensed, Snapshot};
 
 use crate::board::{Config, Press};
 use crate::capture::Direction;
@@ -92,6 +92,61 @@ pub struct PipelineStats {
     pub bad_frames: u64,
 }
 
+/// What a board said of itself and of its squares, raw: kept for the
+/// board check ([`crate::readiness`]) beside the game, which never reads
+/// it (the moves are read as they always were).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Sightings {
+    /// Who the board says it is (each field as last reported).
+    pub identity: Identity,
+    /// The squares as last reported, in the board's own coordinates and
+    /// the family's neutral contents (a letter no piece of the game's set
+    /// has included), once any square was read.
+    pub contents: Option<Snapshot>,
+    /// The latest input dropped, with when and why, oldest first (at most
+    /// [`Sightings::DROPPED_KEPT`]).
+    pub dropped: VecDeque<(Millis, String)>,
+}
+
+impl Sightings {
+    /// How many dropped inputs are kept.
+    pub const DROPPED_KEPT: usize = 8;
+
+    /// A reading of this board's (`game`: the geometry of a board first
+    /// read square by square).
+    fn note(&mut self, reading: &Sensed, game: GameId) {
+        match reading {
+            Sensed::Snapshot(s) => self.contents = Some(s.clone()),
+            Sensed::Square(change) => {
+                self.contents
+                    .get_or_insert_with(|| Snapshot::empty(game::geometry_of(game)))
+                    .set(change.square, change.content);
+            }
+            Sensed::Identity(id) => {
+                let fields = [
+                    (&mut self.identity.serial, &id.serial),
+                    (&mut self.identity.version, &id.version),
+                    (&mut self.identity.name, &id.name),
+                ];
+                for (mine, said) in fields {
+                    if let Some(said) = said {
+                        *mine = Some(crate::text::board_text(said));
+                    }
+                }
+            }
+            Sensed::Clock(_) | Sensed::NoClock => {}
+        }
+    }
+
+    /// Input dropped at `t` for `reason`.
+    fn note_dropped(&mut self, t: Millis, reason: &str) {
+        if self.dropped.len() == Self::DROPPED_KEPT {
+            self.dropped.pop_front();
+        }
+        self.dropped.push_back((t, reason.to_owned()));
+    }
+}
+
 /// One board's decoder and reconstructor.
 #[derive(Debug)]
 pub struct BoardPipeline {
@@ -122,6 +177,9 @@ pub struct BoardPipeline {
     /// The last time the board showed the game exactly (or a game began or
     /// ended): where an alert's evidence starts.
     agreed_at: Millis,
+    /// What the board said of itself and its squares, raw, for the board
+    /// check.
+    sightings: Sightings,
 }
 
 /// How far an alert's evidence reaches past the moment it was raised: the
@@ -173,6 +231,7 @@ impl BoardPipeline {
             unit: None,
             published: 0,
             agreed_at: 0,
+            sightings: Sightings::default(),
         }
     }
 
@@ -349,6 +408,12 @@ impl BoardPipeline {
         &self.clock
     }
 
+    /// What the board said of itself and its squares, raw (for the board
+    /// check).
+    pub fn sightings(&self) -> &Sightings {
+        &self.sightings
+    }
+
     /// The board id.
     pub fn board(&self) -> &str {
         &self.board
@@ -438,6 +503,7 @@ impl BoardPipeline {
                 });
             }
             DriverEvent::Dropped { reason, bytes } => {
+                self.sightings.note_dropped(t, &reason);
                 self.stats.bad_frames += 1;
                 self.stats.skipped_bytes += bytes as u64;
                 self.diagnostics
@@ -459,6 +525,7 @@ impl BoardPipeline {
     /// One reading of this pipeline's board.
     fn handle_reading(&mut self, t: Millis, reading: Sensed) {
         self.stats.messages += 1;
+        self.sightings.note(&reading, self.game.id());
         match reading {
             Sensed::Square(_) | Sensed::Snapshot(_) => {
                 let report = Report {

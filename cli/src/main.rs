@@ -1,5 +1,6 @@
 //! The `boardcast` command line.
 
+mod check;
 mod demo;
 mod platform;
 mod trf;
@@ -87,6 +88,20 @@ enum Command {
         /// Write it to this file (default: standard output).
         #[arg(long)]
         out: Option<PathBuf>,
+    },
+    /// Check every configured board before the round: connected, identity,
+    /// battery, orientation, set-up, piece codes, clock against the time
+    /// control. Prints one line per board; exits non-zero when a board is
+    /// not ready. Run it while the daemon is stopped (it reads the boards'
+    /// lines itself); a running daemon shows the same at /check.
+    Check {
+        /// The daemon's configuration file.
+        #[arg(long)]
+        config: PathBuf,
+        /// Seconds to read the boards (less when every board is found with
+        /// nothing to say).
+        #[arg(long, default_value_t = 5.0)]
+        wait: f64,
     },
     /// List the serial ports of this machine (`/dev/ttyACM0`, `COM5`):
     /// USB ids, maker, product and serial number, and the boards known by
@@ -397,6 +412,7 @@ fn run(cli: Cli) -> Result<()> {
             timeout,
             correction,
         } => send_correction(&config, &board, correction, timeout),
+        Command::Check { config, wait } => check_boards(&config, wait),
         Command::Ports => ports(),
         Command::Trf { command } => trf::run(command),
         Command::CheckConfig { file } => {
@@ -565,6 +581,35 @@ fn init_logging(log: &config::Log) -> Result<()> {
         config::LogFormat::Json => builder.json().try_init(),
     };
     result.map_err(|e| anyhow::anyhow!("setting up logging: {e}"))
+}
+
+/// `boardcast check`: one line per board, an error when any is not ready.
+fn check_boards(path: &Path, wait: f64) -> Result<()> {
+    let config = DaemonConfig::load(path)?;
+    let Some(wait) = check::wait_of(wait) else {
+        bail!("--wait must be between 0 and 600 seconds");
+    };
+    if config.boards.is_empty() {
+        bail!("{}: no boards to check", path.display());
+    }
+    // Quiet unless asked: the lines below are the report.
+    if std::env::var_os("RUST_LOG").is_some() {
+        init_logging(&config.log)?;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let found = runtime.block_on(check::check(&config, wait))?;
+    for board in &found {
+        println!("{}", board.line(wait));
+    }
+    let not = found.iter().filter(|b| !b.ready()).count();
+    if not > 0 {
+        bail!("{not} of {} boards not ready", found.len());
+    }
+    println!("all {} boards ready", found.len());
+    Ok(())
 }
 
 fn ports() -> Result<()> {

@@ -17,6 +17,7 @@ mod arbiter_tools;
 mod board_text;
 mod broadcast;
 mod bus;
+mod check;
 #[path = "../../tests/clock_games.rs"]
 mod clock_games;
 mod clocks_readers;

@@ -87,8 +87,6 @@ pub(crate) async fn wait_for(
     panic!("timed out after {timeout:?} waiting for {what}; last value: {last}");
 }
 
-/// Starts chromedriver and a headless Chromium session (profile under
-/// `dir`); the driver process is stopped when the returned `Proc` drops.
 /// Logs in on the arbiter view's form the browser shows (`/arbiter`)
 /// with `password`, and waits for the view.
 pub(crate) async fn log_in(client: &Client, password: &str) {
@@ -114,6 +112,8 @@ pub(crate) async fn log_in(client: &Client, password: &str) {
     .await;
 }
 
+/// Starts chromedriver and a headless Chromium session (profile under
+/// `dir`); the driver process is stopped when the returned `Proc` drops.
 pub(crate) async fn open_browser(dir: &Path) -> (Proc, Client) {
     let driver_port = free_port();
     let driver_log = dir.join("chromedriver.log");

@@ -550,6 +550,36 @@ impl AnyGame {
         each!(self, r => r.reconstructor().sensed_placement())
     }
 
+    /// With no game on, the set-up against the game's start when the
+    /// board is close to one: the `setup` alert's sentence and the squares
+    /// that differ, named as the game names them. `None` with a game on,
+    /// or with the board far from every start position.
+    pub fn setup_gap(&self) -> Option<(String, Vec<String>)> {
+        each!(self, r => {
+            let recon = r.reconstructor();
+            if recon.game().is_some() {
+                return None;
+            }
+            let (rules, raw) = (recon.rules(), recon.sensed());
+            let (intended, differ) = rules.nearest_start(raw)?;
+            let turned = rules
+                .detect_start(&intended)
+                .and_then(|s| s.rotated)
+                .unwrap_or(false);
+            let squares = differ
+                .into_iter()
+                .map(|sq| if turned { rules.turn_round(sq) } else { sq }.to_string())
+                .collect();
+            Some((rules.setup_alert(&intended, raw).message, squares))
+        })
+    }
+
+    /// How many pieces the sensors see on the board.
+    pub fn sensed_pieces(&self) -> usize {
+        use crate::games::{Placement, SquareSet};
+        each!(self, r => SquareSet::count(Placement::occupied(r.reconstructor().sensed())))
+    }
+
     /// Reconstructor counters.
     pub fn recon_stats(&self) -> crate::board::Stats {
         each!(self, r => r.reconstructor().stats())

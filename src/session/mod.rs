@@ -29,6 +29,7 @@ use crate::control::{Ack, OperatorCommand, Outcome, Request};
 use crate::delay::PublicView;
 use crate::event::{AlertKind, Decision, Event, EventKind, Millis, Side};
 use crate::pipeline::{BoardPipeline, Diagnostic};
+use crate::readiness::{Context, Readiness};
 use crate::report::{AlertEntry, BoardReport, DecisionEntry, GameEntry};
 use crate::setup::BoardSetup;
 use crate::sink::pgn::render;
@@ -60,6 +61,11 @@ pub struct Session {
     disagrees: bool,
     /// The sensed placement last published (see [`StateMessage::placement`]).
     sensed: String,
+    /// The board check last published (see [`StateMessage::readiness`]).
+    readiness: Option<Readiness>,
+    /// The event's time control for the board, for the check (judged
+    /// in every game).
+    time_control: Option<crate::clock::TimeControl>,
     pgn_dirty: bool,
     /// With a broadcast delay: what the public has seen so far and what
     /// it has yet to see. `None`: the public sees everything live.
@@ -104,6 +110,8 @@ impl Session {
             serial: None,
             disagrees: false,
             sensed: String::new(),
+            readiness: None,
+            time_control: setup.time_control.clone(),
             pgn_dirty: false,
             public: None,
             wall_epoch_ms: crate::wall::unix_ms(),
@@ -609,6 +617,7 @@ impl Session {
                 id: game.map(|g| g.ucis.clone()).unwrap_or_default(),
             }),
             placement: live.then(|| self.pipeline.sensed_placement()),
+            readiness: if live { self.readiness_now() } else { None },
             ply: game.map_or(0, |g| g.sans.len()),
             last_move: game.and_then(|g| state::last_move(g, chess)),
             result: game.and_then(|g| g.result.clone()),
@@ -636,6 +645,21 @@ impl Session {
             black: pairing.map(|p| p.black),
             t_ms: t,
         }
+    }
+
+    /// The board check, before the first move of a game (none yet, or
+    /// the last one over).
+    fn readiness_now(&self) -> Option<Readiness> {
+        let before = self
+            .log
+            .current()
+            .is_none_or(|g| g.sans.is_empty() || g.result.is_some());
+        let context = Context {
+            connected: self.status == LinkStatus::Connected,
+            port: self.port.clone(),
+            time_control: self.time_control.clone(),
+        };
+        before.then(|| Readiness::of(&self.pipeline, context))
     }
 
     /// The retained state and PGN of the game as `log` has it.
@@ -757,6 +781,11 @@ impl Session {
             }
         }
         self.sensed = sensed;
+        // Before the first move the board check follows what the board
+        // reports (its clock, a piece code), which need not move anything.
+        let readiness = self.readiness_now();
+        let checked = readiness != self.readiness;
+        self.readiness = readiness;
         if changed {
             self.pgn_dirty = true;
             if self.public.is_none()
@@ -765,8 +794,8 @@ impl Session {
                 self.round.update(self.game_round, self.number, g);
             }
         }
-        if changed || moved {
-            self.publish_state_to(t, changed);
+        if changed || moved || checked {
+            self.publish_state_to(t, changed || checked);
         }
         self.release(t);
         serials

@@ -122,6 +122,13 @@ pub struct StateMessage {
     /// of a delayed public state, which shows only the game.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub placement: Option<String>,
+    /// The board check before the first move of a game (none yet, or
+    /// the last one over): connected, identity, battery, orientation,
+    /// set-up, piece codes, clock, each `ok`/`warn`/`fail` with a sentence
+    /// (see [`crate::readiness`]). Live states only; left out once a move
+    /// is played.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub readiness: Option<crate::readiness::Readiness>,
     /// Plies played (the length of `moves`, or `notation`).
     pub ply: usize,
     /// The last move, if any.

@@ -25,6 +25,7 @@
 //! more than the channel holds loses its stream, and its `EventSource`
 //! reconnects by itself and starts again from a fresh snapshot.
 
+pub mod check;
 pub mod lockout;
 
 use std::collections::VecDeque;
@@ -460,6 +461,7 @@ async fn serve_views(
         .route("/report", get(tools::report_page))
         .route("/report.json", get(tools::report_json))
         .route("/arbiter/decide", axum::routing::post(tools::decide))
+        .merge(check::routes())
         .with_state(views);
     info!(url = %format!("http://{local}/"), ?limits, "live page");
     let task = tokio::spawn(accept_loop(listener, app, limits));
