@@ -246,4 +246,10 @@ fn law_6_2a_a_press_with_no_move_on_the_board_is_reported() {
     let alert = alert.expect("a clock_press alert");
     assert_eq!(alert.side, Some(Side::White));
     assert_eq!(alert.law.as_deref(), Some("6.2a"));
+    // Its evidence slices to a capture that raises it again.
+    let kinds = crate::evidence::every_alert_slices(&sim::dgt::capture_text(&session, &[]));
+    assert!(
+        kinds.contains(&boardcast::event::AlertKind::ClockPress),
+        "{kinds:?}"
+    );
 }

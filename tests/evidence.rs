@@ -417,4 +417,23 @@ fn move_count_and_perpetual_rulings_slice_too() {
     let lines = boards_of(&xiangqi, fen, &ids, 1_000, 3_000);
     let kinds = every_alert_slices(&taken_up("xiangqi", fen, &lines[1..]));
     assert!(kinds.contains(&AlertKind::PerpetualCheck), "{kinds:?}");
+    // A chariot chasing an unprotected horse (perpetual chase), and both
+    // sides chasing (a repetition ruled a draw).
+    for (fen, cycle, want) in [
+        (
+            "4k4/9/9/9/2n6/9/9/9/9/1R1K5 w - - 0 1",
+            ["b0c0", "c5b7", "c0b0", "b7c5"],
+            AlertKind::PerpetualChase,
+        ),
+        (
+            "5k3/9/9/9/9/9/7r1/9/2nRA3c/4K4 w - - 0 1",
+            ["e1f0", "h3h1", "f0e1", "h1h3"],
+            AlertKind::Repetition,
+        ),
+    ] {
+        let ids = cycle.repeat(4);
+        let lines = boards_of(&xiangqi, fen, &ids, 1_000, 3_000);
+        let kinds = every_alert_slices(&taken_up("xiangqi", fen, &lines[1..]));
+        assert!(kinds.contains(&want), "{want:?} not among {kinds:?}");
+    }
 }
