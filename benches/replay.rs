@@ -149,6 +149,98 @@ fn run(label: &str, games: &[SourceGame], make: &dyn Fn() -> Box<dyn Profile>, s
     }
 }
 
+/// One point of the delay curve: the human and knock (0.1 a move)
+/// profiles replayed with the settle times `scale` times the defaults.
+struct Point {
+    p50: u64,
+    p99: u64,
+    moves: usize,
+    wrong: usize,
+    exact: usize,
+    games: usize,
+    errors: usize,
+}
+
+/// The trade-off between publication delay and wrong moves shown, as a
+/// curve: the settle times that decide when a move is final (for moves
+/// that cannot be extended, for moves that may still travel, short of a
+/// capture) scaled from 40% to 100% of the defaults, on the human
+/// profile and on the human profile with 0.1 knocks a move
+/// (`BENCH_ONLY=curve`; `BENCH_LIMIT=N` games of each file).
+fn curve(games: &[SourceGame], seeds: &[u64]) {
+    let limit: usize = env_or("BENCH_LIMIT", usize::MAX);
+    let games: Vec<&SourceGame> = games.iter().take(limit).collect();
+    let mut captures = Vec::new();
+    for &seed in seeds {
+        for (i, g) in games.iter().enumerate() {
+            let mut human = Human::default();
+            let rotated = (i as u64 + seed).is_multiple_of(5);
+            let session = sim::simulate(g, &mut human, seed * 100_003 + i as u64, rotated);
+            captures.push((*g, sim::dgt::capture_text(&session, &[]), session));
+            let mut knocking = Human {
+                knock: 0.1 * 2.0 / 3.0,
+                knock_moved: 0.1 / 3.0,
+                ..Human::default()
+            };
+            let seed = 5_000_000 + (seed - 1) * 1_000_000 + i as u64;
+            let session = sim::simulate(g, &mut knocking, seed, i % 5 == 0);
+            captures.push((*g, sim::dgt::capture_text(&session, &[]), session));
+        }
+    }
+    println!(
+        "== delay against wrong moves shown: {} games, human and 0.1 knocks a move ({} seeds)",
+        captures.len(),
+        seeds.len()
+    );
+    println!(
+        "{:>6} {:>22} {:>9} {:>9} {:>22} {:>14} {:>8}",
+        "scale", "settle base/ext/capt", "p50 ms", "p99 ms", "wrong moves per 1000", "exact games", "errors"
+    );
+    for scale in [0.4, 0.55, 0.7, 0.85, 1.0] {
+        let mut config = Config::default();
+        let d = config.settle;
+        let by = |ms: u64| (ms as f64 * scale).round() as u64;
+        config.settle.base_ms = by(d.base_ms);
+        config.settle.extendable_ms = by(d.extendable_ms);
+        config.settle.short_of_capture_ms = by(d.short_of_capture_ms);
+        let mut p = Point {
+            p50: 0,
+            p99: 0,
+            moves: 0,
+            wrong: 0,
+            exact: 0,
+            games: captures.len(),
+            errors: 0,
+        };
+        let mut delays = Vec::new();
+        for (g, text, session) in &captures {
+            let replay = replay_reader(text.as_bytes(), config, Path::new("curve")).expect("replay");
+            let c = compare(g, session, &replay);
+            p.exact += usize::from(c.exact);
+            p.moves += c.moves_published;
+            p.wrong += c.retracts;
+            p.errors += c.error_alerts;
+            delays.extend(c.delays);
+        }
+        delays.sort_unstable();
+        p.p50 = percentile(&delays, 0.5);
+        p.p99 = percentile(&delays, 0.99);
+        println!(
+            "{:>6.2} {:>22} {:>9} {:>9} {:>22.3} {:>14} {:>8}",
+            scale,
+            format!(
+                "{}/{}/{}",
+                config.settle.base_ms, config.settle.extendable_ms, config.settle.short_of_capture_ms
+            ),
+            p.p50,
+            p.p99,
+            1000.0 * p.wrong as f64 / p.moves.max(1) as f64,
+            format!("{}/{}", p.exact, p.games),
+            p.errors
+        );
+    }
+}
+
 /// Publication delay when a DGT clock is pressed after every move.
 fn with_clock(games: &[SourceGame]) {
     use boardcast::clock::TimeControl;
@@ -574,6 +666,10 @@ fn main() {
     }
     if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "families") {
         families(&games);
+        return;
+    }
+    if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "curve") {
+        curve(&games, &seeds);
         return;
     }
     if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "human") {
