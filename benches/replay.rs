@@ -194,7 +194,13 @@ fn curve(games: &[SourceGame], seeds: &[u64]) {
     );
     println!(
         "{:>6} {:>22} {:>9} {:>9} {:>22} {:>14} {:>8}",
-        "scale", "settle base/ext/capt", "p50 ms", "p99 ms", "wrong moves per 1000", "exact games", "errors"
+        "scale",
+        "settle base/ext/capt",
+        "p50 ms",
+        "p99 ms",
+        "wrong moves per 1000",
+        "exact games",
+        "errors"
     );
     for scale in [0.4, 0.55, 0.7, 0.85, 1.0] {
         let mut config = Config::default();
@@ -214,7 +220,8 @@ fn curve(games: &[SourceGame], seeds: &[u64]) {
         };
         let mut delays = Vec::new();
         for (g, text, session) in &captures {
-            let replay = replay_reader(text.as_bytes(), config, Path::new("curve")).expect("replay");
+            let replay =
+                replay_reader(text.as_bytes(), config, Path::new("curve")).expect("replay");
             let c = compare(g, session, &replay);
             p.exact += usize::from(c.exact);
             p.moves += c.moves_published;
@@ -230,7 +237,9 @@ fn curve(games: &[SourceGame], seeds: &[u64]) {
             scale,
             format!(
                 "{}/{}/{}",
-                config.settle.base_ms, config.settle.extendable_ms, config.settle.short_of_capture_ms
+                config.settle.base_ms,
+                config.settle.extendable_ms,
+                config.settle.short_of_capture_ms
             ),
             p.p50,
             p.p99,

@@ -133,6 +133,7 @@ fn chess_faults_on_a_dgt_board_slice_to_the_position_before_and_replay_to_the_sa
         }
     }
     println!("chess slices start: {starts:?}; kinds {kinds:?}");
+    let _ = std::fs::remove_dir_all(&dir);
     assert!(
         starts.evidence * 4 >= (starts.evidence + starts.game + starts.capture) * 3,
         "{starts:?}"
@@ -202,6 +203,7 @@ fn draughts_and_xiangqi_faults_slice_to_the_position_before_and_replay_to_the_sa
         }
     }
     println!("draughts and xiangqi slices start: {starts:?}");
+    let _ = std::fs::remove_dir_all(&dir);
     assert!(
         starts.evidence * 4 >= (starts.evidence + starts.game + starts.capture) * 3,
         "{starts:?}"
