@@ -7,6 +7,10 @@
 //! per knock rate (0.02, 0.05, 0.1, 0.2 knocks per move), exact games,
 //! wrong moves shown, error alerts and kings-in-the-centre results
 //! recognised.
+//! `BENCH_ONLY=curve` prints the trade-off between publication delay and
+//! wrong moves shown, the settle times scaled together and one by one
+//! (`BENCH_SHOW=<scale>-<which>`, as the row is keyed, lists the moves that
+//! row withdrew); issue 31's starting point.
 //! `BENCH_SEEDS=3` sets the number of seeds of the human profile and of the
 //! knock table (seed 1 of the knock table is the one quoted in the docs);
 //! `BENCH_ONLY=knocks` prints only the knock table (`BENCH_ONLY=human`
@@ -202,13 +206,32 @@ fn curve(games: &[SourceGame], seeds: &[u64]) {
         "exact games",
         "errors"
     );
-    for scale in [0.4, 0.55, 0.7, 0.85, 1.0] {
+    // Every wait scaled together, then each alone (which one the wrong
+    // moves come from).
+    let rows = [0.4, 0.55, 0.7, 0.85, 1.0]
+        .map(|s| (s, [true; 3]))
+        .into_iter()
+        .chain([0.55, 0.7].into_iter().flat_map(|s| {
+            [
+                [true, false, false],
+                [false, true, false],
+                [false, false, true],
+            ]
+            .map(|w| (s, w))
+        }));
+    for (scale, which) in rows {
         let mut config = Config::default();
         let d = config.settle;
-        let by = |ms: u64| (ms as f64 * scale).round() as u64;
-        config.settle.base_ms = by(d.base_ms);
-        config.settle.extendable_ms = by(d.extendable_ms);
-        config.settle.short_of_capture_ms = by(d.short_of_capture_ms);
+        let by = |ms: u64, on: bool| {
+            if on {
+                (ms as f64 * scale).round() as u64
+            } else {
+                ms
+            }
+        };
+        config.settle.base_ms = by(d.base_ms, which[0]);
+        config.settle.extendable_ms = by(d.extendable_ms, which[1]);
+        config.settle.short_of_capture_ms = by(d.short_of_capture_ms, which[2]);
         let mut p = Point {
             p50: 0,
             p99: 0,
@@ -223,6 +246,9 @@ fn curve(games: &[SourceGame], seeds: &[u64]) {
             let replay =
                 replay_reader(text.as_bytes(), config, Path::new("curve")).expect("replay");
             let c = compare(g, session, &replay);
+            if std::env::var("BENCH_SHOW").is_ok_and(|v| v == format!("{scale}-{which:?}")) {
+                show_wrong(g, &replay);
+            }
             p.exact += usize::from(c.exact);
             p.moves += c.moves_published;
             p.wrong += c.retracts;
@@ -247,6 +273,26 @@ fn curve(games: &[SourceGame], seeds: &[u64]) {
             format!("{}/{}", p.exact, p.games),
             p.errors
         );
+    }
+}
+
+/// The moves a replay withdrew, beside the game's move at that ply
+/// (`BENCH_SHOW=0.7-[true, false, false]` in the curve).
+fn show_wrong(g: &SourceGame, replay: &boardcast::replay::Replay) {
+    use boardcast::event::EventKind;
+    let mut shown: std::collections::HashMap<u32, String> = std::collections::HashMap::new();
+    for (at, e) in &replay.events {
+        match &e.kind {
+            EventKind::Move { ply, notation, .. } => {
+                shown.insert(*ply, notation.clone());
+            }
+            EventKind::Retract { ply, .. } => println!(
+                "  at {at}: ply {ply} shown {} withdrawn; the game's {}",
+                shown.get(ply).map_or("?", String::as_str),
+                g.sans.get(*ply as usize - 1).map_or("?", String::as_str)
+            ),
+            _ => {}
+        }
     }
 }
 
