@@ -232,6 +232,10 @@ fn curve(games: &[SourceGame], seeds: &[u64]) {
         config.settle.base_ms = by(d.base_ms, which[0]);
         config.settle.extendable_ms = by(d.extendable_ms, which[1]);
         config.settle.short_of_capture_ms = by(d.short_of_capture_ms, which[2]);
+        config.settle.sole_landing_ms = std::env::var("BENCH_SOLE_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(config.settle.base_ms);
         let mut p = Point {
             p50: 0,
             p99: 0,

@@ -301,6 +301,9 @@ pub struct RawReconstructor {
     pub settle_extendable_ms: Option<u64>,
     /// Settle time of takebacks.
     pub settle_takeback_ms: Option<u64>,
+    /// Settle time of chess moves whose piece could land on no square
+    /// beside its own.
+    pub settle_sole_landing_ms: Option<u64>,
     /// Streaming search depth.
     pub stream_depth: Option<usize>,
     /// Resynchronising search depth.
@@ -1076,6 +1079,10 @@ pub fn reconstructor(
     set(
         &mut settle.takeback_ms,
         c.settle_takeback_ms.or(dc.settle_takeback_ms),
+    );
+    set(
+        &mut settle.sole_landing_ms,
+        c.settle_sole_landing_ms.or(dc.settle_sole_landing_ms),
     );
     let limits: &mut Limits = &mut reconstructor.limits;
     set(&mut limits.stream_depth, c.stream_depth.or(dc.stream_depth));

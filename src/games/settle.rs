@@ -31,6 +31,12 @@ pub struct SettleRule {
     /// capture in three touches set the piece down there, then lift the
     /// victim, then finish the capture.
     pub short_of_capture_ms: Millis,
+    /// Chess: for a move that cannot be extended and whose piece could
+    /// land legally on no square beside its own (see
+    /// `games::chess::settle::lands_beside_another`): no neighbouring
+    /// landing for a hand set down off-centre to be read as. Equal to
+    /// `base_ms` (the default) turns the rule off.
+    pub sole_landing_ms: Millis,
 }
 
 impl Default for SettleRule {
@@ -43,6 +49,7 @@ impl Default for SettleRule {
             kings_signal_ms: 1_500,
             unbacked_ms: 3_000,
             short_of_capture_ms: 1_300,
+            sole_landing_ms: 300,
         }
     }
 }

@@ -16,6 +16,8 @@ impl SettleRule {
             self.king_centre_ms
         } else if is_extendable(pos, m) {
             self.extendable_ms
+        } else if self.sole_landing_ms < self.base_ms && !lands_beside_another(pos, m) {
+            self.sole_landing_ms
         } else {
             self.base_ms
         }
@@ -67,6 +69,16 @@ impl SquareExt for Square {
             None
         }
     }
+}
+
+/// Whether the piece of `m` could also land, legally, on a square beside
+/// `m`'s (a pawn's single and double step, a knight's two landings side by
+/// side, a king's): a hand that sets it down off the centre of its square
+/// reads as that other move for a moment, so the move waits the base time.
+pub fn lands_beside_another(pos: &Position, m: Move) -> bool {
+    let (from, to) = (m.from(), m.to());
+    pos.legal_moves()
+        .any(|o| o.from() == from && o.to() != to && o.to().distance(to) == 1)
 }
 
 #[cfg(test)]
