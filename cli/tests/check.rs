@@ -295,26 +295,7 @@ async fn the_check_page_lists_every_board_in_chromium() {
     // With an arbiter view, /check is the arbiters': their login first.
     client.goto(&format!("{base}/check")).await.unwrap();
     assert_eq!(client.current_url().await.unwrap().path(), "/arbiter/check");
-    let form = client
-        .find(fantoccini::Locator::Css("input[name=key]"))
-        .await
-        .expect("the login form");
-    form.send_keys(password).await.unwrap();
-    client
-        .find(fantoccini::Locator::Css("button"))
-        .await
-        .unwrap()
-        .click()
-        .await
-        .unwrap();
-    wait_for(
-        &client,
-        "the arbiter view",
-        Duration::from_secs(10),
-        "return location.pathname;",
-        |v| v == "/arbiter",
-    )
-    .await;
+    crate::web::log_in(&client, password).await;
     client.goto(&format!("{base}/arbiter/check")).await.unwrap();
 
     // Every board's row, as the boards are read.
