@@ -20,7 +20,7 @@ use super::find::{self, Claims, DeviceClaim};
 use super::line::{self, LineTask, Lost, hex, keep_open, write};
 use crate::capture::Direction;
 use crate::config;
-use crate::family::{Driver, DriverEvent, Family, LineSettings, Reading};
+use crate::family::{Driver, DriverEvent, DriverOptions, Family, LineSettings, Reading};
 
 /// After a board that may not name itself first answers, how long it has
 /// to name itself still.
@@ -58,6 +58,11 @@ pub struct PortTask {
     pinned: Option<String>,
     /// The drivers' time base.
     started: Instant,
+    /// The options every driver of the line is made with: the board's
+    /// own (a Tabutronic Certabo, the game an open-protocol board is read
+    /// as), so the pipeline's driver and the line's read alike; on a bus,
+    /// its addresses and pace.
+    options: DriverOptions,
 }
 
 /// An open, identified line.
@@ -100,12 +105,16 @@ impl PortTask {
     /// The task of a board on its own line.
     pub fn single(task: BoardTask) -> PortTask {
         let pinned = task.board.serial.clone();
-        let mut port = PortTask::of(vec![Unit {
-            address: 0,
-            task,
-            present: false,
-            span: Span::none(),
-        }]);
+        let options = crate::setup::BoardSetup::of_config(&task.board).driver_options();
+        let mut port = PortTask::of(
+            vec![Unit {
+                address: 0,
+                task,
+                present: false,
+                span: Span::none(),
+            }],
+            options,
+        );
         port.pinned = pinned;
         port
     }
@@ -129,13 +138,16 @@ impl PortTask {
                 None => Err(BusError::NotOnBus(task.board.id.clone())),
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let mut port = PortTask::of(units);
+        let addresses: Vec<u16> = units.iter().map(|u| u.address).collect();
+        let options = bus::options(addresses, units[0].task.serial.bus_gap);
+        let mut port = PortTask::of(units, options);
         port.bus = true;
         Ok(port)
     }
 
-    /// A task over `units` (at least one), configured as the first.
-    fn of(units: Vec<Unit>) -> PortTask {
+    /// A task over `units` (at least one), configured as the first, whose
+    /// drivers are made with `options`.
+    fn of(units: Vec<Unit>, options: DriverOptions) -> PortTask {
         let first = &units[0].task;
         PortTask {
             name: units
@@ -152,6 +164,7 @@ impl PortTask {
             bus: false,
             pinned: None,
             started: Instant::now(),
+            options,
         }
     }
 
@@ -179,16 +192,7 @@ impl PortTask {
     /// keepalive at the configured pace when the family's is a configured
     /// poll) and the silence after which the line is gone.
     fn driver(&self) -> (Box<dyn Driver>, (Duration, Option<Duration>)) {
-        let options = if self.bus {
-            let addresses: Vec<u16> = self.units.iter().map(|u| u.address).collect();
-            bus::options(addresses, self.serial.bus_gap)
-        } else {
-            // The board's own options (a Tabutronic Certabo, the game an
-            // open-protocol board is read as): the pipeline's driver and
-            // this one read the line alike.
-            crate::setup::BoardSetup::of_config(&self.units[0].task.board).driver_options()
-        };
-        let mut driver = crate::family::for_family(self.family, &options);
+        let mut driver = crate::family::for_family(self.family, &self.options);
         let poll_ms = self.serial.poll.as_millis() as u64;
         if driver.set_keepalive_ms(poll_ms) {
             return (driver, (self.serial.poll, Some(self.serial.silence)));
