@@ -22,13 +22,22 @@ pub enum Direction {
     FromBoard,
     /// Host to board (`>`).
     ToBoard,
+    /// An operator's correction, applied at this time; the bytes are the
+    /// command's JSON. Written as a comment line, `# command <t_ms>
+    /// <json>`, so that readers that know nothing of corrections read the
+    /// capture as before.
+    Operator,
 }
+
+/// What starts the comment line of a correction ([`Direction::Operator`]).
+const COMMAND_PREFIX: &str = "# command ";
 
 impl Direction {
     fn symbol(self) -> char {
         match self {
             Direction::FromBoard => '<',
             Direction::ToBoard => '>',
+            Direction::Operator => '#',
         }
     }
 }
@@ -154,6 +163,19 @@ impl<R: BufRead> Reader<R> {
                 return Ok(None);
             }
             let text = self.buf.trim();
+            if let Some(chunk) = command_line(text) {
+                if chunk.t_ms < self.last_t {
+                    return Err(CaptureError::Malformed {
+                        line,
+                        reason: format!(
+                            "time {} ms is earlier than the line before ({} ms)",
+                            chunk.t_ms, self.last_t
+                        ),
+                    });
+                }
+                self.last_t = chunk.t_ms;
+                return Ok(Some(chunk));
+            }
             if text.is_empty() || text.starts_with('#') {
                 continue;
             }
@@ -240,6 +262,22 @@ fn parse_header(text: &str, line: usize) -> Result<Header, CaptureError> {
     }
     let protocol = protocol.ok_or(CaptureError::MissingHeader { line })?;
     Ok(Header { protocol, meta })
+}
+
+/// A correction's comment line (`# command <t_ms> <json>`) as a chunk;
+/// `None` for any other line (a comment that only looks like one is a
+/// comment). A cut last line is read as a comment too: the pipeline
+/// reports JSON it cannot read.
+fn command_line(text: &str) -> Option<Chunk> {
+    let rest = text.strip_prefix(COMMAND_PREFIX)?;
+    let (t, json) = rest.split_once(' ')?;
+    let t_ms: Millis = t.parse().ok()?;
+    let json = json.trim();
+    json.starts_with('{').then(|| Chunk {
+        t_ms,
+        dir: Direction::Operator,
+        bytes: json.as_bytes().to_vec(),
+    })
 }
 
 fn parse_line(text: &str, line: usize) -> Result<Chunk, CaptureError> {
@@ -377,6 +415,12 @@ impl<W: Write> Writer<W> {
     pub fn write_chunk(&mut self, t_ms: Millis, dir: Direction, bytes: &[u8]) -> io::Result<()> {
         if bytes.is_empty() {
             return Ok(());
+        }
+        if dir == Direction::Operator {
+            // One line whatever the JSON holds (serde_json writes none of
+            // these raw; a hand-made command might).
+            let json = String::from_utf8_lossy(bytes).replace(['\n', '\r'], " ");
+            return writeln!(self.out, "{COMMAND_PREFIX}{t_ms} {json}");
         }
         const HEX: &[u8; 16] = b"0123456789abcdef";
         let mut line = Vec::with_capacity(24 + bytes.len() * 3);

@@ -17,6 +17,7 @@
 //! the diagnostics are the pipeline's, whatever the game.
 
 pub mod chess;
+pub mod correct;
 pub mod game;
 
 pub use game::{AnyGame, GameStats};
@@ -180,6 +181,8 @@ pub struct BoardPipeline {
     /// What the board said of itself and its squares, raw, for the board
     /// check.
     sightings: Sightings,
+    /// The current game as published, for corrections.
+    published_game: correct::Published,
 }
 
 /// How far an alert's evidence reaches past the moment it was raised: the
@@ -232,6 +235,7 @@ impl BoardPipeline {
             published: 0,
             agreed_at: 0,
             sightings: Sightings::default(),
+            published_game: correct::Published::default(),
         }
     }
 
@@ -312,20 +316,6 @@ impl BoardPipeline {
         self.time_control = tc;
     }
 
-    /// Starts a game from a known position (see
-    /// [`crate::board::Reconstructor::start_from`]).
-    pub fn start_from(
-        &mut self,
-        at: Millis,
-        position: crate::games::chess::Position,
-        rotated: bool,
-    ) {
-        if let AnyGame::Chess(c) = &mut self.game {
-            c.start_from(at, position, rotated);
-        }
-        self.drain();
-    }
-
     /// The operator sets the current game's result.
     pub fn set_result(&mut self, at: Millis, result: &str, reason: &str) {
         self.game.set_result(at, result, reason);
@@ -358,6 +348,7 @@ impl BoardPipeline {
     }
 
     fn push_unnumbered(&mut self, at: Millis, kind: EventKind) {
+        self.published_game.note(&kind);
         let event = Event {
             board: self.board.clone(),
             t_ms: at,
@@ -469,8 +460,10 @@ impl BoardPipeline {
     pub fn handle_bytes(&mut self, t: Millis, dir: Direction, bytes: &[u8]) {
         self.advance_to(t);
         self.now = t;
-        if dir == Direction::ToBoard {
-            return;
+        match dir {
+            Direction::ToBoard => return,
+            Direction::Operator => return self.correct_recorded(t, bytes),
+            Direction::FromBoard => {}
         }
         let mut out = std::mem::take(&mut self.driver_events);
         self.driver.feed(t, bytes, &mut out);
@@ -650,6 +643,7 @@ impl BoardPipeline {
             }
             _ => {}
         }
+        self.published_game.note(&kind);
         let event = Event {
             board: self.board.clone(),
             t_ms,

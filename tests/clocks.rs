@@ -131,7 +131,9 @@ fn law_6_9_a_flag_against_a_bare_king_is_a_draw() {
     let text = sim::dgt::capture_text(&session, &[("time_control".into(), "20".into())]);
     let mut pipeline = boardcast::pipeline::BoardPipeline::new("1", Config::default());
     pipeline.set_time_control(Some(TimeControl::parse("20").unwrap()));
-    pipeline.start_from(0, game.start.clone(), false);
+    pipeline
+        .take_up(0, &game.start.fen(), &[], false)
+        .expect("the game's start is taken up");
     let (_, reader) = boardcast::capture::Reader::new(text.as_bytes()).unwrap();
     let mut alerts = Vec::new();
     for chunk in reader {

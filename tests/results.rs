@@ -159,3 +159,101 @@ fn the_operator_sets_a_result_or_restarts_the_board() {
     assert!(matches!(&e[..], [EventKind::GameStart { .. }]), "{e:?}");
     assert_eq!(r.game().unwrap().len(), 0);
 }
+
+/// Issue 27, item 5: operator corrections are recorded with the capture
+/// (`# command <t_ms> <json>` lines, as the daemon's recorder writes
+/// them) and applied at the same point of the readings by a replay, as by
+/// a resume: the result the operator set (and set again), the players; a
+/// line that is no command is reported and changes nothing.
+#[test]
+fn corrections_recorded_in_a_capture_are_applied_where_they_were_made() {
+    use boardcast::capture::{Direction, Writer};
+    use boardcast::pipeline::Diagnostic;
+
+    let full = &all_games()[0];
+    // Twenty plies: the game is still going on when the commands come.
+    let g = sim::SourceGame {
+        start: full.start.clone(),
+        moves: full.moves[..20].to_vec(),
+        sans: full.sans[..20].to_vec(),
+        tags: Vec::new(),
+    };
+    let session = sim::simulate(&g, &mut sim::Clean, 7, false);
+    let mut text = sim::dgt::capture_text(&session, &[]);
+    let last: u64 = text
+        .lines()
+        .rev()
+        .find(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .and_then(|l| l.split(' ').next()?.parse().ok())
+        .expect("a line of bytes");
+    let mut w = Writer::append(Vec::new());
+    let commands: [&[u8]; 4] = [
+        br#"{"command":"set_result","result":"1-0"}"#,
+        br#"{"command":"set_result","result":"0-1"}"#,
+        br#"{"command":"set_players","white":{"name":"Carlsen, Magnus"},"black":{"name":"Firouzja, Alireza"}}"#,
+        br#"{"command":"set_result","result":"2-0"}"#,
+    ];
+    for (i, json) in commands.iter().enumerate() {
+        w.write_chunk(last + 5_000 + i as u64 * 1_000, Direction::Operator, json)
+            .unwrap();
+    }
+    let lines = String::from_utf8(w.into_inner()).unwrap();
+    assert!(
+        lines.lines().all(|l| l.starts_with("# command ")),
+        "{lines}"
+    );
+    text.push_str(&lines);
+
+    let replay = replay_reader(
+        text.as_bytes(),
+        boardcast::board::Config::default(),
+        std::path::Path::new("corrections"),
+    )
+    .unwrap();
+    let games = replay.log.games();
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0].sans, g.sans);
+    assert_eq!(games[0].result.as_deref(), Some("0-1"));
+    assert_eq!(games[0].reason.as_deref(), Some("set by the operator"));
+    let corrections: Vec<(u64, &str)> = replay
+        .events
+        .iter()
+        .filter_map(|(_, e)| match &e.kind {
+            EventKind::Correction { message, .. } => Some((e.t_ms, message.as_str())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        corrections,
+        [
+            (last + 5_000, "result set to 1-0"),
+            (last + 6_000, "result changed from 1-0 to 0-1"),
+            (
+                last + 7_000,
+                "players set: Carlsen, Magnus - Firouzja, Alireza"
+            ),
+        ]
+    );
+    assert!(
+        replay.diagnostics.iter().any(
+            |d| matches!(d, Diagnostic::BadFrame { reason, .. } if reason.contains("operator command"))
+        ),
+        "{:?}",
+        replay.diagnostics
+    );
+    // Readers that know nothing of corrections read the capture as
+    // before: the lines are comments.
+    let without: String = text
+        .lines()
+        .filter(|l| !l.starts_with("# command "))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let plain = replay_reader(
+        without.as_bytes(),
+        boardcast::board::Config::default(),
+        std::path::Path::new("plain"),
+    )
+    .unwrap();
+    assert_eq!(plain.log.games()[0].sans, g.sans);
+    assert_eq!(plain.log.games()[0].result, None);
+}

@@ -253,6 +253,48 @@ async fn only_fresh_signed_commands_act_and_results_can_be_set_again() {
     let pgn = sub.last_on("ctl/board/a/pgn").unwrap();
     assert!(pgn.contains("[Result \"0-1\"]"), "{pgn}");
     assert!(daemon.log().contains("command refused"));
+
+    // Corrections survive a restart (issue 27, item 5): they are recorded
+    // with the capture and applied again where they were made.
+    let out = command(
+        &config,
+        &[
+            "--board",
+            "a",
+            "set-players",
+            "--white",
+            "Carlsen, Magnus",
+            "--black",
+            "Firouzja, Alireza",
+        ],
+    );
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut daemon = daemon;
+    assert!(daemon.stop().success());
+    let restarted = tokio::time::Instant::now();
+    let daemon = Daemon::start(&config);
+    let state = sub
+        .wait_for("board a's state after the restart", LONG, |msgs| {
+            msgs.iter()
+                .rev()
+                .find(|m| m.topic == "ctl/board/a/state" && m.at > restarted)
+                .map(Msg::json)
+                .filter(|s| s["status"] == "connected")
+        })
+        .await;
+    assert_eq!(state["result"], "0-1", "{state}");
+    assert_eq!(state["reason"], "set by the operator", "{state}");
+    assert_eq!(state["white"]["name"], "Carlsen, Magnus", "{state}");
+    assert_eq!(state["black"]["name"], "Firouzja, Alireza", "{state}");
+    assert!(
+        daemon.log().contains("game resumed from the recorder"),
+        "{}",
+        daemon.log()
+    );
     drop(daemon);
 }
 

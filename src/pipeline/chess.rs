@@ -53,17 +53,6 @@ impl ChessReader {
         &self.recon
     }
 
-    /// Starts a game from a known position (see
-    /// [`Reconstructor::start_from`]).
-    pub(super) fn start_from(
-        &mut self,
-        at: Millis,
-        position: crate::games::chess::Position,
-        rotated: bool,
-    ) {
-        self.recon.start_from(at, position, rotated);
-    }
-
     /// Takes up a game from its record (see `AnyGame::take_up`).
     pub(super) fn take_up(
         &mut self,

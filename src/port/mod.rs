@@ -64,6 +64,7 @@ use tokio::time::Instant;
 
 use crate::capture::Direction;
 use crate::config;
+use crate::control::OperatorCommand;
 use crate::event::Millis;
 use crate::session::Session;
 use find::Claims;
@@ -170,7 +171,19 @@ impl BoardTask {
         self.session.advance_to(self.clock.now_ms());
         while let Ok(request) = self.commands.try_recv() {
             let t = self.clock.now_ms();
-            self.session.handle_request(t, &request);
+            let outcome = self.session.handle_request(t, &request);
+            // A correction that took effect goes into the capture, where a
+            // resume and `boardcast replay` find it (decisions have their
+            // own journal).
+            let correction = !matches!(request.command, OperatorCommand::Decide { .. });
+            if outcome.changed
+                && correction
+                && let Some(r) = &mut self.recorder
+            {
+                let json = serde_json::to_vec(&request.command).expect("commands serialise");
+                r.record(t, Direction::Operator, &json);
+                r.flush();
+            }
         }
     }
 

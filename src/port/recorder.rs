@@ -62,6 +62,10 @@ pub struct Recorder {
     header: Option<Header>,
     /// The last PGN write failed (said once).
     pgn_failing: bool,
+    /// The time of the last line written: a capture's times never go
+    /// back (a connection's hello, recorded after the fact with the times
+    /// it was sent, may be older than a correction applied meanwhile).
+    last_t: Millis,
 }
 
 impl Recorder {
@@ -133,6 +137,7 @@ impl Recorder {
             capture,
             pgn,
             unflushed: false,
+            last_t: 0,
             gap: None,
             pgn_pending: None,
             header: None,
@@ -170,6 +175,8 @@ impl Recorder {
 
     /// Records bytes seen on the line.
     pub fn record(&mut self, t: Millis, dir: Direction, bytes: &[u8]) {
+        let t = t.max(self.last_t);
+        self.last_t = t;
         if !self.ready(Some(t)) {
             self.lose(t);
             return;

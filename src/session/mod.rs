@@ -357,6 +357,11 @@ impl Session {
                 _ => {}
             }
         }
+        // Players fixed by a correction in the captures stay fixed.
+        if let Some((white, black)) = self.pipeline.players_set() {
+            self.round
+                .set_players(self.number, white.clone(), black.clone());
+        }
         // The delayed public view takes up what the public had seen.
         if let Some(p) = &mut self.public {
             let restored = p.restore(&events, crate::wall::unix_ms());
@@ -486,81 +491,37 @@ impl Session {
         outcome
     }
 
-    /// An operator's correction. When it changes something it takes effect
-    /// and is published as a `correction` event; a command that changes
-    /// nothing (the same result again, the same players) publishes none.
-    /// A result can be set again: the last one set wins, also over a
-    /// result the game already had.
+    /// An operator's correction, applied by the pipeline
+    /// ([`BoardPipeline::correct`], which publishes it as a `correction`
+    /// event when it changes something); the players also go to the
+    /// round's pairings, unless they are already so.
     pub fn handle_command(&mut self, t: Millis, command: &OperatorCommand) -> Outcome {
-        let done = |changed: bool, message: String| Outcome {
-            accepted: true,
-            changed,
-            message,
-        };
         let outcome = match command {
-            OperatorCommand::SetResult { result } => match self.log.current() {
-                None => Outcome {
-                    accepted: false,
-                    changed: false,
-                    message: "no game on this board yet: no result to set".into(),
-                },
-                Some(g) if g.result.as_deref() == Some(result.as_str()) => {
-                    done(false, format!("the result is already {result}"))
-                }
-                Some(g) => {
-                    let before = g.result.clone();
-                    self.pipeline.set_result(t, result, OPERATOR_RESULT);
-                    self.drain(t);
-                    if self.log.current().and_then(|g| g.result.as_deref()) != Some(result) {
-                        // The game had already ended (a result piece, the
-                        // operator, a restart): its record is corrected.
-                        self.emit(Event {
-                            board: self.id.clone(),
-                            t_ms: t,
-                            game: self.pipeline.game(),
-                            kind: EventKind::GameEnd {
-                                result: result.clone(),
-                                reason: OPERATOR_RESULT.into(),
-                                winner: self.pipeline.game().winner(result),
-                            },
-                        });
-                    }
-                    let message = match before {
-                        Some(old) => format!("result changed from {old} to {result}"),
-                        None => format!("result set to {result}"),
-                    };
-                    done(true, message)
-                }
-            },
-            OperatorCommand::Restart => {
-                self.pipeline.restart(t);
-                done(true, "game restarted".to_string())
-            }
             OperatorCommand::Decide {
                 alert,
                 decision,
                 note,
             } => return self.decide(t, *alert, *decision, note, "signed command"),
-            OperatorCommand::SetPlayers { white, black } => {
-                let same = self
+            OperatorCommand::SetPlayers { white, black }
+                if self
                     .round
                     .pairing(self.number)
-                    .is_some_and(|p| &p.white == white && &p.black == black);
-                if same {
-                    done(false, "the players are already set so".into())
-                } else {
-                    self.round
-                        .set_players(self.number, white.clone(), black.clone());
-                    done(
-                        true,
-                        format!("players set: {} - {}", white.name, black.name),
-                    )
+                    .is_some_and(|p| &p.white == white && &p.black == black) =>
+            {
+                Outcome {
+                    accepted: true,
+                    changed: false,
+                    message: "the players are already set so".into(),
                 }
             }
+            OperatorCommand::SetPlayers { white, black } => {
+                self.round
+                    .set_players(self.number, white.clone(), black.clone());
+                self.pipeline.correct(t, command)
+            }
+            _ => self.pipeline.correct(t, command),
         };
         if outcome.changed {
-            self.pipeline
-                .push_correction(t, command.name(), &outcome.message);
             info!(command = command.name(), message = %outcome.message, "operator correction");
         } else {
             info!(command = command.name(), accepted = outcome.accepted, message = %outcome.message, "operator command changed nothing");
@@ -831,21 +792,6 @@ impl Session {
         }
     }
 
-    /// Publishes an event made here (not by the pipeline), with what
-    /// follows a change: the round's record and the retained state.
-    fn emit(&mut self, event: Event) {
-        let t = event.t_ms;
-        self.emit_one(t, &event);
-        self.pgn_dirty = true;
-        if self.public.is_none()
-            && let Some(g) = self.log.current()
-        {
-            self.round.update(self.game_round, self.number, g);
-        }
-        self.publish_state(t);
-        self.release(t);
-    }
-
     /// Logs an event and tracks whether the board agrees with the game.
     fn note(&mut self, e: &Event) {
         match &e.kind {
@@ -883,6 +829,3 @@ impl Session {
         }
     }
 }
-
-/// The reason of a result the operator set.
-const OPERATOR_RESULT: &str = "set by the operator";
