@@ -164,17 +164,7 @@ impl<R: BufRead> Reader<R> {
             }
             let text = self.buf.trim();
             if let Some(chunk) = command_line(text) {
-                if chunk.t_ms < self.last_t {
-                    return Err(CaptureError::Malformed {
-                        line,
-                        reason: format!(
-                            "time {} ms is earlier than the line before ({} ms)",
-                            chunk.t_ms, self.last_t
-                        ),
-                    });
-                }
-                self.last_t = chunk.t_ms;
-                return Ok(Some(chunk));
+                return self.in_order(chunk, line).map(Some);
             }
             if text.is_empty() || text.starts_with('#') {
                 continue;
@@ -193,18 +183,24 @@ impl<R: BufRead> Reader<R> {
                 }
                 Err(e) => return Err(e),
             };
-            if chunk.t_ms < self.last_t {
-                return Err(CaptureError::Malformed {
-                    line,
-                    reason: format!(
-                        "time {} ms is earlier than the line before ({} ms)",
-                        chunk.t_ms, self.last_t
-                    ),
-                });
-            }
-            self.last_t = chunk.t_ms;
-            return Ok(Some(chunk));
+            return self.in_order(chunk, line).map(Some);
         }
+    }
+
+    /// `chunk`, read on `line`, when its time is not earlier than the
+    /// line before's.
+    fn in_order(&mut self, chunk: Chunk, line: usize) -> Result<Chunk, CaptureError> {
+        if chunk.t_ms < self.last_t {
+            return Err(CaptureError::Malformed {
+                line,
+                reason: format!(
+                    "time {} ms is earlier than the line before ({} ms)",
+                    chunk.t_ms, self.last_t
+                ),
+            });
+        }
+        self.last_t = chunk.t_ms;
+        Ok(chunk)
     }
 }
 
@@ -273,7 +269,7 @@ fn command_line(text: &str) -> Option<Chunk> {
     let (t, json) = rest.split_once(' ')?;
     let t_ms: Millis = t.parse().ok()?;
     let json = json.trim();
-    json.starts_with('{').then(|| Chunk {
+    json.starts_with("{").then(|| Chunk {
         t_ms,
         dir: Direction::Operator,
         bytes: json.as_bytes().to_vec(),
@@ -462,6 +458,40 @@ mod tests {
     fn read_all(text: &str) -> Result<(Header, Vec<Chunk>), CaptureError> {
         let (h, r) = Reader::new(text.as_bytes())?;
         Ok((h, r.collect::<Result<Vec<_>, _>>()?))
+    }
+
+    #[test]
+    fn a_correction_is_written_as_a_comment_and_read_back_in_its_place() {
+        let mut w = Writer::append(Vec::new());
+        w.write_chunk(10, Direction::FromBoard, &[0x8e]).unwrap();
+        let json = br#"{"command":"set_result","result":"1-0"}"#;
+        w.write_chunk(20, Direction::Operator, json).unwrap();
+        w.write_chunk(30, Direction::FromBoard, &[0x8f]).unwrap();
+        let body = String::from_utf8(w.into_inner()).unwrap();
+        assert_eq!(
+            body.lines().nth(1),
+            Some(r#"# command 20 {"command":"set_result","result":"1-0"}"#)
+        );
+        let text = format!(
+            "# boardcast capture v1 protocol=dgt\n{body}# command soon {{}}\n# commander\n"
+        );
+        let (_, chunks) = read_all(&text).unwrap();
+        let dirs: Vec<(Millis, Direction)> = chunks.iter().map(|c| (c.t_ms, c.dir)).collect();
+        assert_eq!(
+            dirs,
+            [
+                (10, Direction::FromBoard),
+                (20, Direction::Operator),
+                (30, Direction::FromBoard)
+            ]
+        );
+        assert_eq!(chunks[1].bytes, json);
+        // Its time is in the capture's order like any line's.
+        let text = "# boardcast capture v1 protocol=dgt\n50 < 8e\n# command 40 {}\n";
+        assert!(matches!(
+            read_all(text),
+            Err(CaptureError::Malformed { line: 3, .. })
+        ));
     }
 
     #[test]
