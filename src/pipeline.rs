@@ -70,6 +70,16 @@ pub enum Diagnostic {
         /// The serial number.
         serial: String,
     },
+    /// An alert was cleared whose raise no daemon published (a timer that
+    /// fired only when a resumed capture was finished, see
+    /// [`BoardPipeline::finish_unseen`]): the clearing is not published
+    /// either, but the board agrees with the game again.
+    QuietClear {
+        /// When.
+        t_ms: Millis,
+        /// The alert's kind.
+        kind: AlertKind,
+    },
 }
 
 /// What a `clock` event says besides the times.
@@ -183,6 +193,9 @@ pub struct BoardPipeline {
     sightings: Sightings,
     /// The current game as published, for corrections.
     published_game: correct::Published,
+    /// Alerts raised when a resumed capture was finished, which no daemon
+    /// published (see [`BoardPipeline::finish_unseen`]).
+    unseen: Vec<AlertKind>,
 }
 
 /// How far an alert's evidence reaches past the moment it was raised: the
@@ -236,6 +249,7 @@ impl BoardPipeline {
             agreed_at: 0,
             sightings: Sightings::default(),
             published_game: correct::Published::default(),
+            unseen: Vec::new(),
         }
     }
 
@@ -456,6 +470,25 @@ impl BoardPipeline {
         }
     }
 
+    /// Fires every pending timer, as [`BoardPipeline::finish`] does, at
+    /// the end of a capture whose session stopped there and that another
+    /// session resumed. The alerts those timers raise were never
+    /// published (the daemon had stopped before they were due), so when
+    /// one is cleared later its clearing is not published either (a
+    /// [`Diagnostic::QuietClear`] says so).
+    pub fn finish_unseen(&mut self) {
+        let from = self.events.len();
+        self.finish();
+        for (_, e) in self.events.iter().skip(from) {
+            if let EventKind::Alert(a) = &e.kind {
+                self.unseen.retain(|k| *k != a.kind);
+                if !a.cleared {
+                    self.unseen.push(a.kind);
+                }
+            }
+        }
+    }
+
     /// Bytes seen on the line at time `t`.
     pub fn handle_bytes(&mut self, t: Millis, dir: Direction, bytes: &[u8]) {
         self.advance_to(t);
@@ -629,6 +662,16 @@ impl BoardPipeline {
     }
 
     fn push(&mut self, t_ms: Millis, mut kind: EventKind) {
+        if let EventKind::Alert(a) = &kind
+            && let Some(i) = self.unseen.iter().position(|k| *k == a.kind)
+        {
+            self.unseen.remove(i);
+            if a.cleared {
+                self.diagnostics
+                    .push_back(Diagnostic::QuietClear { t_ms, kind: a.kind });
+                return;
+            }
+        }
         self.published += 1;
         match &mut kind {
             EventKind::Alert(a) => {

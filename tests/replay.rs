@@ -93,3 +93,66 @@ fn truncated_frames_do_not_panic_and_lose_only_what_they_carried() {
     let sans = replay_sans(&cut);
     assert!(!sans.is_empty() && sans[..] == game.sans[..sans.len()]);
 }
+
+/// Issue 28, resume noise: a daemon killed while a piece was in the hand.
+/// Its capture ends with the lift; the next session's capture (which
+/// resumed it) begins with the board's dump, the move made. Whatever the
+/// end of the first capture would have raised had time gone on (the
+/// board differing from the game), no daemon ever published: the second
+/// session must not publish its clearing either.
+#[test]
+fn a_resume_after_a_kill_mid_move_publishes_no_clearing_of_an_alert_never_raised() {
+    use boardcast::capture::{Header, Writer};
+    use boardcast::event::EventKind;
+    use boardcast::family::Family;
+
+    let (game, _) = clean_capture();
+    let mut session = sim::simulate(&game, &mut Clean, 3, false);
+    // The completing reading of ply 11: the capture ends just before it,
+    // with the piece lifted.
+    let done = session
+        .truth
+        .iter()
+        .find_map(|t| match t {
+            sim::Truth::Ply { ply: 11, at } => Some(*at),
+            _ => None,
+        })
+        .expect("ply 11");
+    session.readings.retain(|(t, _)| *t < done);
+    let dir = tempfile::tempdir().unwrap();
+    let first = dir.path().join("1-a.capture");
+    std::fs::write(&first, sim::dgt::capture_text(&session, &[])).unwrap();
+    let last = session.readings.last().expect("readings").0;
+    // The next session: the board's dump at connection, ply 11 made.
+    let after = game.moves[..11]
+        .iter()
+        .fold(game.start.clone(), |p, m| p.play(*m));
+    let header = Header {
+        protocol: Family::Dgt,
+        meta: vec![("resumed_from".into(), "1-a.capture".into())],
+    };
+    let mut w = Writer::new(Vec::new(), &header).unwrap();
+    sim::dgt::write_handshake(
+        &mut w,
+        last + 1_500,
+        &sim::faults::cells_of(after.board()),
+        false,
+    )
+    .unwrap();
+    let second = String::from_utf8(w.into_inner()).unwrap();
+    let path = dir.path().join("1-b.capture");
+    std::fs::write(&path, &second).unwrap();
+
+    let replay = boardcast::replay::replay_file(&path, Config::default()).unwrap();
+    assert_eq!(replay.resumed_from, vec![first]);
+    assert_eq!(replay.log.games()[0].sans, game.sans[..11]);
+    let alerts: Vec<String> = replay
+        .events
+        .iter()
+        .filter_map(|(_, e)| match &e.kind {
+            EventKind::Alert(_) => Some(e.to_json()),
+            _ => None,
+        })
+        .collect();
+    assert!(alerts.is_empty(), "{alerts:#?}");
+}

@@ -588,6 +588,19 @@ async fn draughts_and_xiangqi_games_resume_after_the_daemon_is_killed() {
             .filter(|e| e["type"] == "alert" && e["severity"] == "error" && e["cleared"] != true)
             .collect();
         assert!(errors.is_empty(), "{name}: {errors:#?}");
+        // No alert is cleared that was not raised before (the end of the
+        // killed session's capture, finished when it is resumed, raises
+        // nothing that anyone saw).
+        for (i, e) in all.iter().enumerate() {
+            if e["type"] == "alert" && e["cleared"] == true {
+                assert!(
+                    all[..i].iter().any(|r| r["type"] == "alert"
+                        && r["kind"] == e["kind"]
+                        && r["cleared"] != true),
+                    "{name}: a clearing with no raise before it: {e}"
+                );
+            }
+        }
     }
     // Stopped (SIGTERM): the recorder writes out what it holds.
     assert!(daemon.stop().success());

@@ -454,7 +454,7 @@ pub fn feed_chain(
                 on_event(t, e);
             }
         }
-        pipeline.finish();
+        pipeline.finish_unseen();
         while let Some((t, e)) = pipeline.poll_published() {
             on_event(t, e);
         }

@@ -357,6 +357,11 @@ impl Session {
                 _ => {}
             }
         }
+        // A board that shows the game agrees with it, whatever alert an
+        // earlier capture's end raised and a later one cleared quietly
+        // (`Diagnostic::QuietClear`, which the chain's replay does not
+        // hand on).
+        self.disagrees &= !self.pipeline.shows_game();
         // Players fixed by a correction in the captures stay fixed.
         if let Some((white, black)) = self.pipeline.players_set() {
             self.round
@@ -723,6 +728,13 @@ impl Session {
         while let Some(d) = self.pipeline.poll_diagnostic() {
             match d {
                 Diagnostic::Serial { serial, .. } => serials.push(serial),
+                Diagnostic::QuietClear { kind, .. } => {
+                    debug!(kind = ?kind, "an alert no daemon published was cleared");
+                    if matches!(kind, AlertKind::Misplaced | AlertKind::IllegalPosition) {
+                        self.disagrees = false;
+                        self.publish_state(t);
+                    }
+                }
                 Diagnostic::Skipped { count, .. } => debug!(count, "skipped garbage bytes"),
                 Diagnostic::BadFrame { reason, .. } => debug!(%reason, "dropped a bad frame"),
                 Diagnostic::OtherGame { said, read_as, .. } => warn!(
