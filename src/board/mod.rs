@@ -215,6 +215,14 @@ struct Playing<G: Game> {
     oriented_by_play: bool,
     successors: Vec<(Board<G>, Move<G>)>,
     candidate: Option<Candidate<G>>,
+    /// A held correction (see `evidence::held_correction`) that another
+    /// explanation replaced before it was published: the opponent's
+    /// reply, on its way, made a board that the published game explains
+    /// for a moment (a rook sliding through the square the knocked piece
+    /// stood on). The finished reply may still be legal only from it (see
+    /// [`Reconstructor::follow_from_correction`]). Cleared when a ply is
+    /// published.
+    prior_correction: Option<Candidate<G>>,
     /// A whole-board read has not been explained yet: search deep.
     resync: bool,
     /// Whether the game goes on, has ended, or is frozen.
@@ -1163,6 +1171,12 @@ impl<G: Game> Reconstructor<G> {
             .as_ref()
             .is_some_and(|c| c.explanation == explanation);
         if !same {
+            if let Some(old) = p.candidate.take()
+                && held_correction(p, &old.explanation)
+                && !held_correction(p, &explanation)
+            {
+                p.prior_correction = Some(old);
+            }
             let settle = candidate_settle(rules, &self.config, p, &explanation, unbacked);
             if held_correction(p, &explanation) {
                 // The piece that just moved is on another square: it
@@ -1480,10 +1494,19 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &mut self.phase else {
             return false;
         };
-        let Some(c) = &p.candidate else {
+        // The held correction: the candidate, else one a passing board
+        // replaced.
+        let held = |c: &&Candidate<G>| held_correction(p, &c.explanation);
+        let from_prior = !p.candidate.as_ref().is_some_and(|c| held(&c));
+        let Some(c) = p
+            .candidate
+            .as_ref()
+            .filter(held)
+            .or(p.prior_correction.as_ref().filter(held))
+        else {
             return false;
         };
-        if !held_correction(p, &c.explanation) || p.game.len() <= p.completed {
+        if p.game.len() <= p.completed {
             return false;
         }
         let Explanation::Back { then, .. } = &c.explanation else {
@@ -1515,7 +1538,13 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &mut self.phase else {
             return false;
         };
-        let c = p.candidate.take().expect("checked");
+        let c = if from_prior {
+            p.candidate = None;
+            p.prior_correction.take()
+        } else {
+            p.candidate.take()
+        }
+        .expect("checked");
         p.displaced = None;
         p.pseudo = None;
         p.resync = false;
@@ -1827,6 +1856,7 @@ impl<G: Game> Reconstructor<G> {
             orientation: Orientation::of_start(rotated),
             oriented_by_play: false,
             candidate: None,
+            prior_correction: None,
             resync: false,
             course: Course::InPlay,
             kings: None,
@@ -1859,6 +1889,7 @@ impl<G: Game> Reconstructor<G> {
         if held_correction(p, &c.explanation) {
             p.displaced = None;
         }
+        p.prior_correction = None;
         p.evidence_base = p.evidence_base.max(c.reading);
         let mut out = Vec::new();
         match c.explanation {
