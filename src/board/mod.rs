@@ -913,15 +913,16 @@ impl<G: Game> Reconstructor<G> {
         if self.watch_result_signal(at, &target) {
             return;
         }
-        if self.follow_standing_displacement(at, &target) {
-            return;
-        }
         // The piece that just moved came back to a square it stood on
         // before the one its ply was published to (it was knocked on and
         // set back): that square is the move, and the opponent's reply is
         // read from it first, before any other history (play around a
-        // displacement, a repeated position taken for a takeback).
-        if self.candidate_came_back() && self.follow_from_correction(at, &target) {
+        // displacement, standing or not, a repeated position taken for a
+        // takeback).
+        if self.correction_came_back() && self.follow_from_correction(at, &target) {
+            return;
+        }
+        if self.follow_standing_displacement(at, &target) {
             return;
         }
         let (target, explanation) = self.explain_reading(&target);
@@ -1171,11 +1172,11 @@ impl<G: Game> Reconstructor<G> {
             .as_ref()
             .is_some_and(|c| c.explanation == explanation);
         if !same {
-            if let Some(old) = p.candidate.take()
+            if let Some(old) = &p.candidate
                 && held_correction(p, &old.explanation)
                 && !held_correction(p, &explanation)
             {
-                p.prior_correction = Some(old);
+                p.prior_correction = Some(old.clone());
             }
             let settle = candidate_settle(rules, &self.config, p, &explanation, unbacked);
             if held_correction(p, &explanation) {
@@ -1554,16 +1555,23 @@ impl<G: Game> Reconstructor<G> {
         true
     }
 
-    /// Whether the held correction is a piece that came back (see
-    /// [`came_back`]) rather than one that travelled on.
-    fn candidate_came_back(&self) -> bool {
+    /// Whether the held correction (the candidate, else the one a
+    /// passing board replaced: [`Playing::prior_correction`]) is a piece
+    /// that came back (see [`came_back`]) rather than one that travelled
+    /// on.
+    fn correction_came_back(&self) -> bool {
         let Phase::Playing(p) = &self.phase else {
             return false;
         };
+        let held = |c: &&Candidate<G>| held_correction(p, &c.explanation);
         let Some(Candidate {
             explanation: e @ Explanation::Back { then, .. },
             ..
-        }) = &p.candidate
+        }) = p
+            .candidate
+            .as_ref()
+            .filter(held)
+            .or(p.prior_correction.as_ref().filter(held))
         else {
             return false;
         };
