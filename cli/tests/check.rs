@@ -327,41 +327,31 @@ async fn the_check_page_lists_every_board_in_chromium() {
         async move { client.execute(&script, vec![]).await.unwrap() }
     };
     // Columns: board, verdict, connected, identity, battery, orientation,
-    // set-up (6), pieces (7), clock (8).
-    let setup_cell = read(cell("setup", 6)).await;
-    assert_eq!(setup_cell[0], "fail", "{setup_cell}");
-    let text = setup_cell[1].as_str().unwrap();
+    // set-up (6), pieces (7), clock (8). Each cell's class is its status;
+    // its text is returned for the checks it needs.
+    let expect_cell = |board: &'static str, column: usize, status: &'static str| {
+        let script = cell(board, column);
+        let read = &read;
+        async move {
+            let c = read(script).await;
+            assert_eq!(c[0], status, "{board}, column {column}: {c}");
+            c[1].as_str().unwrap().to_string()
+        }
+    };
+    let text = expect_cell("setup", 6, "fail").await;
     assert!(
         text.contains("set up wrongly") && text.ends_with("b1 c1"),
         "the squares named: {text}"
     );
-    let clock_cell = read(cell("clock", 8)).await;
-    assert_eq!(clock_cell[0], "fail", "{clock_cell}");
+    let text = expect_cell("clock", 8, "fail").await;
+    assert!(text.contains("0:10:00 | 0:10:00"), "{text}");
+    let text = expect_cell("foreign", 8, "ok").await;
     assert!(
-        clock_cell[1]
-            .as_str()
-            .unwrap()
-            .contains("0:10:00 | 0:10:00"),
-        "{clock_cell}"
+        text.contains("the event's time control (1:30:00 a side, +30 s a move)"),
+        "the draughts clock judged too: {text}"
     );
-    let foreign_clock = read(cell("foreign", 8)).await;
-    assert_eq!(foreign_clock[0], "ok", "{foreign_clock}");
-    assert!(
-        foreign_clock[1]
-            .as_str()
-            .unwrap()
-            .contains("the event's time control (1:30:00 a side, +30 s a move)"),
-        "the draughts clock judged too: {foreign_clock}"
-    );
-    let pieces_cell = read(cell("foreign", 7)).await;
-    assert_eq!(pieces_cell[0], "fail", "{pieces_cell}");
-    assert!(
-        pieces_cell[1]
-            .as_str()
-            .unwrap()
-            .contains("no draughts set holds"),
-        "{pieces_cell}"
-    );
+    let text = expect_cell("foreign", 7, "fail").await;
+    assert!(text.contains("no draughts set holds"), "{text}");
     let ok_row = read(
         "return [...document.querySelector('tr.row[data-board=\"ok\"]').children]\
          .slice(2).map(c => c.className);"
