@@ -23,9 +23,6 @@
 //! most moves cross the cluster once. docs/deployment.md turns these
 //! figures into a layout for 2,000 boards.
 
-#[path = "../tests/cluster.rs"]
-#[allow(dead_code, unused_imports)]
-mod cluster;
 #[path = "../../benches/common.rs"]
 mod common;
 #[path = "../tests/games.rs"]
@@ -34,6 +31,9 @@ mod games;
 #[path = "../tests/hub.rs"]
 #[allow(dead_code, unused_imports)]
 mod hub;
+#[path = "../tests/nats.rs"]
+#[allow(dead_code)]
+mod nats;
 #[path = "../tests/util.rs"]
 mod util;
 
@@ -81,13 +81,7 @@ async fn run(bridges: usize, per: usize, secs: u64, think: u64) {
     let mut _broker = None;
     let mut nodes = Vec::new();
     let mqtt_ports: Vec<u16> = if std::env::var("BENCH_CLUSTER").is_ok_and(|v| v == "1") {
-        let ports: Vec<[u16; 3]> = (0..3)
-            .map(|_| [util::free_port(), util::free_port(), util::free_port()])
-            .collect();
-        let routes: Vec<u16> = ports.iter().map(|p| p[1]).collect();
-        for (i, p) in ports.iter().enumerate() {
-            nodes.push(cluster::NatsNode::start(i + 1, p[0], p[1], p[2], &routes));
-        }
+        nodes = nats::start_cluster();
         nodes.iter().map(|n| n.mqtt).collect()
     } else {
         let broker = Broker::start();

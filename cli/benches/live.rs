@@ -23,6 +23,9 @@
 
 #[path = "../../benches/common.rs"]
 mod common;
+#[path = "../tests/nats.rs"]
+#[allow(dead_code)]
+mod nats;
 #[path = "../tests/util.rs"]
 mod util;
 

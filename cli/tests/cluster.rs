@@ -95,107 +95,12 @@ async fn a_bridge_whose_broker_dies_fails_over_to_the_next_and_loses_no_move() {
     drop(daemon);
 }
 
-/// One node of a NATS cluster with its MQTT gateway (JetStream keeps the
-/// MQTT sessions and retained messages, replicated on every node).
-pub struct NatsNode {
-    child: Option<std::process::Child>,
-    /// The node's MQTT port.
-    pub mqtt: u16,
-    _dir: tempfile::TempDir,
-}
-
-impl NatsNode {
-    /// Node `n` of a cluster whose route ports are `routes`.
-    pub fn start(n: usize, client: u16, route: u16, mqtt: u16, routes: &[u16]) -> NatsNode {
-        let dir = tempfile::tempdir().unwrap();
-        let routes: Vec<String> = routes
-            .iter()
-            .map(|p| format!("nats://127.0.0.1:{p}"))
-            .collect();
-        let conf = format!(
-            "server_name: n{n}\nlisten: 127.0.0.1:{client}\njetstream {{ store_dir: \"{}\" }}\ncluster {{ name: boardcast-test, listen: 127.0.0.1:{route}, routes: [{}] }}\nmqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: 3 }}\n",
-            dir.path().join("js").display(),
-            routes.join(", ")
-        );
-        let path = dir.path().join("nats.conf");
-        std::fs::write(&path, conf).unwrap();
-        let child = std::process::Command::new(NATS)
-            .arg("-c")
-            .arg(&path)
-            .stdout(std::process::Stdio::null())
-            .stderr(std::fs::File::create(dir.path().join("nats.log")).unwrap())
-            .spawn()
-            .expect("nats-server runs (apt-get install nats-server)");
-        NatsNode {
-            child: Some(child),
-            mqtt,
-            _dir: dir,
-        }
-    }
-
-    pub fn kill(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
-    }
-}
-
-impl Drop for NatsNode {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-/// Where Debian's nats-server package puts the server.
-pub const NATS: &str = "/usr/sbin/nats-server";
-
-/// Three NATS nodes on loopback, clustered, with their MQTT gateways; once
-/// a retained message published on the first can be read on the third
-/// (JetStream has elected its leaders).
-pub fn start_cluster() -> Vec<NatsNode> {
-    use crate::util::free_port;
-    let ports: Vec<[u16; 3]> = (0..3)
-        .map(|_| [free_port(), free_port(), free_port()])
-        .collect();
-    let routes: Vec<u16> = ports.iter().map(|p| p[1]).collect();
-    let nodes: Vec<NatsNode> = ports
-        .iter()
-        .enumerate()
-        .map(|(i, p)| NatsNode::start(i + 1, p[0], p[1], p[2], &routes))
-        .collect();
-    // The cluster is up when a retained message published on one node can
-    // be read on another (JetStream has elected its leaders).
-    let deadline = std::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        let ready = std::process::Command::new("mosquitto_pub")
-            .args(["-h", "127.0.0.1", "-p", &nodes[0].mqtt.to_string()])
-            .args(["-t", "ready/x", "-m", "1", "-r", "-q", "1"])
-            .status()
-            .is_ok_and(|s| s.success())
-            && std::process::Command::new("mosquitto_sub")
-                .args(["-h", "127.0.0.1", "-p", &nodes[2].mqtt.to_string()])
-                .args(["-t", "ready/x", "-C", "1", "-W", "2"])
-                .output()
-                .is_ok_and(|o| o.status.success() && o.stdout == b"1\n");
-        if ready {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "the NATS cluster never formed"
-        );
-        std::thread::sleep(Duration::from_millis(500));
-    }
-    nodes
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bridge_on_a_nats_cluster_loses_no_move_when_its_node_dies() {
     if !crate::util::require(&[crate::util::Tool::Mosquitto, crate::util::Tool::Nats]) {
         return;
     }
-    let mut nodes = start_cluster();
+    let mut nodes = crate::nats::start_cluster();
 
     let dir = tempfile::tempdir().unwrap();
     // A persistent session: the cluster keeps its QoS 1 messages in
@@ -260,6 +165,86 @@ async fn a_bridge_on_a_nats_cluster_loses_no_move_when_its_node_dies() {
     assert!(
         lost.is_empty(),
         "move events never seen on the third node: {lost:?}"
+    );
+    drop(daemon);
+}
+
+/// Issue 27, "a bridge cut off from the whole cluster (its node died with
+/// it) stays online at the hub forever", on a real NATS cluster: the
+/// bridge publishes to node 1, the hub reads node 3. The bridge freezes,
+/// node 1 dies (taking the bridge's last will with it: no node publishes
+/// it), then the bridge dies too. The hub, with `silence_s = 2`, shows the
+/// bridge and its board offline because it no longer hears the bridge's
+/// heartbeats.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bridge_whose_nats_node_dies_with_it_goes_offline_at_the_hub() {
+    use crate::hub::{HubProc, hub_config, snapshot, wait_until};
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    if !crate::util::require(&[crate::util::Tool::Mosquitto, crate::util::Tool::Nats]) {
+        return;
+    }
+    let mut nodes = crate::nats::start_cluster();
+    let url = |order: [usize; 3]| {
+        let list: Vec<String> = order
+            .iter()
+            .map(|&i| format!("\"mqtt://127.0.0.1:{}\"", nodes[i].mqtt))
+            .collect();
+        format!("[{}]", list.join(", "))
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let listen = format!("127.0.0.1:{}", crate::util::free_port());
+    let hub_file = hub_config(&dir.path().join("hub"), &url([2, 1, 0]), "hb", &listen);
+    let text = std::fs::read_to_string(&hub_file).unwrap().replacen(
+        "[hub]\n",
+        "[hub]\nsilence_s = 2\n",
+        1,
+    );
+    std::fs::write(&hub_file, text).unwrap();
+    let hub = HubProc::start(&hub_file);
+    let bdir = dir.path().join("hall");
+    std::fs::create_dir_all(&bdir).unwrap();
+    let config = crate::util::write_config_with(
+        &bdir,
+        "FIRST",
+        "heartbeat_s = 1",
+        "hb",
+        &[BoardConf {
+            id: "c1".into(),
+            port: bdir.join("no-such-tty").to_string_lossy().into_owned(),
+            serial: None,
+        }],
+    );
+    let text = std::fs::read_to_string(&config).unwrap().replacen(
+        "url = \"FIRST\"",
+        &format!("url = {}", url([0, 1, 2])),
+        1,
+    );
+    std::fs::write(&config, text).unwrap();
+    let daemon = Daemon::start(&config);
+    let bridge = |s: &serde_json::Value| s["bridges"]["test"].as_str().map(str::to_string);
+    let board_status = |s: &serde_json::Value| {
+        let i = s["boards"].as_array()?.iter().position(|b| b == "c1")?;
+        s["states"][i]["bridge_status"].as_str().map(str::to_string)
+    };
+    wait_until("the bridge online at the hub", 60, || {
+        let s = snapshot(&listen)?;
+        (bridge(&s).as_deref() == Some("online") && board_status(&s).as_deref() == Some("online"))
+            .then_some(())
+    });
+    let pid = Pid::from_raw(daemon.pid() as i32);
+    kill(pid, Signal::SIGSTOP).unwrap();
+    nodes[0].kill();
+    kill(pid, Signal::SIGKILL).unwrap();
+    wait_until("the bridge offline at the hub", 30, || {
+        let s = snapshot(&listen)?;
+        (bridge(&s).as_deref() == Some("offline") && board_status(&s).as_deref() == Some("offline"))
+            .then_some(())
+    });
+    assert!(
+        hub.log().contains("not heard from"),
+        "offline by its silence, not by a will: {}",
+        hub.log()
     );
     drop(daemon);
 }

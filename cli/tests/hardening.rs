@@ -417,6 +417,7 @@ async fn hardening_the_shipped_acl_keeps_screens_off_the_live_view() {
         ("boardcast/arbiter/board/a/state", true),
         ("boardcast/board/a/command", false),
         ("boardcast/bridge/hall-a/warning", false),
+        ("boardcast/bridge/hall-a/ack", false),
         ("boardcast/board/a/event", false),
         ("boardcast/board/a/state", true),
     ] {

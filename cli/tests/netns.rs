@@ -11,14 +11,12 @@
 //! Needs root and `ip` (CI runs as root); anywhere else it says why and
 //! does nothing.
 
-use std::path::Path;
 use std::process::{Child, Command, Stdio};
 
 use crate::games::python_chess_mainlines;
 use crate::hub::{HubBoard, HubProc, bridge_config, game_file, hub_config, wait_until};
 use crate::util::{Daemon, SimBoard, SimOptions, binary, game};
 
-const NATS: &str = "/usr/sbin/nats-server";
 /// Ports inside the namespaces (each has its own stack; none standard).
 const NATS_CLIENT: u16 = 14222;
 const NATS_ROUTE: u16 = 16222;
@@ -113,13 +111,13 @@ impl Node {
             .map(|p| format!("nats://{p}:{NATS_ROUTE}"))
             .collect();
         let conf = format!(
-            "server_name: n{n}\nlisten: {addr}:{NATS_CLIENT}\njetstream {{ store_dir: \"{}\" }}\ncluster {{ name: boardcast-netns, listen: {addr}:{NATS_ROUTE}, routes: [{}] }}\nmqtt {{ listen: {addr}:{NATS_MQTT}, stream_replicas: 3 }}\n",
+            "server_name: n{n}\nlisten: {addr}:{NATS_CLIENT}\njetstream {{ store_dir: \"{}\" }}\ncluster {{ name: boardcast-netns, listen: {addr}:{NATS_ROUTE}, routes: [{}] }}\nmqtt {{ listen: {addr}:{NATS_MQTT}, stream_replicas: 3, js_api_timeout: \"1s\" }}\n",
             dir.path().join("js").display(),
             routes.join(", ")
         );
         let path = dir.path().join("nats.conf");
         std::fs::write(&path, conf).unwrap();
-        let child = Net::exec(ns, NATS)
+        let child = Net::exec(ns, &crate::nats::server())
             .arg("-c")
             .arg(&path)
             .stdout(Stdio::null())
@@ -195,10 +193,6 @@ async fn across_hosts_a_dead_broker_node_and_a_dead_bridge_lose_no_move_at_the_h
     if !can_run() {
         return;
     }
-    assert!(
-        Path::new(NATS).exists(),
-        "this test needs {NATS}: apt-get install nats-server"
-    );
     let dir = tempfile::tempdir().unwrap();
     let mut net = Net::new();
     let nodes_ns: Vec<String> = (1..=3)

