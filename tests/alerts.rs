@@ -721,6 +721,61 @@ fn a_knock_published_as_a_move_set_back_and_then_replied_to_is_corrected_without
 }
 
 #[test]
+fn a_knock_published_as_mate_then_set_back_reopens_the_game() {
+    let mut s = Scene::standard();
+    s.mv("f2", "f3");
+    s.mv("e7", "e5");
+    s.mv("g2", "g4");
+    // The queen is set on g5, and 300 ms later pushed on to h4, where
+    // Qd8-h4 is mate: the board shows Qh4# long enough to be published.
+    let queen = s.lift("d8");
+    s.wait(200);
+    s.set("g5", queen);
+    s.wait(300);
+    s.push("g5", "h4");
+    s.wait(2_500);
+    let mut all = s.events.clone();
+    let events = s.take();
+    assert!(
+        events.contains(&"game_end 0-1 checkmate".to_string()),
+        "{events:?}"
+    );
+    // Set back where it was played; White replies.
+    s.push("h4", "g5");
+    s.wait(1_000);
+    s.mv("b1", "c3");
+    s.wait(10_000);
+    all.extend(s.events.clone());
+    let events = s.take();
+    assert!(
+        !events.iter().any(|e| e.starts_with("alert")),
+        "no alert for a knock set back: {events:?}"
+    );
+    let record: Vec<String> =
+        s.r.game()
+            .unwrap()
+            .plies()
+            .iter()
+            .map(|p| p.notation.clone())
+            .collect();
+    assert_eq!(record, ["f3", "e5", "g4", "Qg5", "Nc3"], "{events:?}");
+    // The published record (as screens and the PGN folder fold the
+    // events) has no result any more.
+    let mut log = boardcast::sink::record::GameLog::new();
+    for kind in all {
+        log.handle(&boardcast::event::Event {
+            board: "1".into(),
+            t_ms: 0,
+            game: boardcast::event::GameId::Chess,
+            kind,
+        });
+    }
+    let game = log.games().last().unwrap();
+    assert_eq!(game.sans, ["f3", "e5", "g4", "Qg5", "Nc3"]);
+    assert_eq!(game.result, None, "{events:?}");
+}
+
+#[test]
 fn a_knock_published_as_a_move_set_back_then_a_reply_taken_back_is_corrected_without_alerts() {
     let mut s = Scene::standard();
     s.mv("e2", "e4");

@@ -22,6 +22,10 @@ pub(super) struct Published {
     /// None before the first game; else the current game's result (None
     /// while it goes on).
     result: Option<Option<String>>,
+    /// The plies published of the current game, and how many it had when
+    /// its result came.
+    plies: u32,
+    ended_at: Option<u32>,
     /// The players the last `set_players` fixed.
     players: Option<(Player, Player)>,
 }
@@ -30,13 +34,39 @@ impl Published {
     /// Folds in an event the pipeline publishes.
     pub(super) fn note(&mut self, kind: &EventKind) {
         match kind {
-            EventKind::GameStart { .. } => self.result = Some(None),
+            EventKind::GameStart { .. } => {
+                self.result = Some(None);
+                self.plies = 0;
+                self.ended_at = None;
+            }
+            EventKind::Move { ply, .. } => {
+                self.truncate(ply.saturating_sub(1));
+                self.plies = *ply;
+            }
             EventKind::GameEnd { result, .. } if self.result.is_some() => {
                 self.result = Some(Some(result.clone()));
+                self.ended_at = Some(self.plies);
             }
             // A game taken back past its end goes on.
-            EventKind::Takeback { .. } if self.result.is_some() => self.result = Some(None),
+            EventKind::Takeback { to_ply, .. } => {
+                self.truncate(*to_ply);
+                if self.result.is_some() {
+                    self.result = Some(None);
+                    self.ended_at = None;
+                }
+            }
+            EventKind::Retract { ply, .. } => self.truncate(ply.saturating_sub(1)),
             _ => {}
+        }
+    }
+
+    /// The game now has `plies` plies: a result that came after one of the
+    /// plies withdrawn is void (see `GameLog`).
+    fn truncate(&mut self, plies: u32) {
+        self.plies = plies;
+        if self.ended_at.is_some_and(|n| plies < n) {
+            self.result = Some(None);
+            self.ended_at = None;
         }
     }
 }

@@ -780,9 +780,15 @@ impl Session {
         self.note(event);
         self.log.handle(event);
         self.track(event);
+        // The report changes with the alerts and the results (a retract
+        // or takeback can void a result the position gave).
         if matches!(
             event.kind,
-            EventKind::Alert(_) | EventKind::GameStart { .. } | EventKind::GameEnd { .. }
+            EventKind::Alert(_)
+                | EventKind::GameStart { .. }
+                | EventKind::GameEnd { .. }
+                | EventKind::Retract { .. }
+                | EventKind::Takeback { .. }
         ) {
             self.publish_report();
         }

@@ -47,6 +47,11 @@ pub struct GameRecord {
     pub result: Option<String>,
     /// Why it ended.
     pub reason: Option<String>,
+    /// How many plies the game had when its result came: withdrawing one
+    /// of them (a knocked piece read as the mating move, then set back)
+    /// voids the result.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ended_at: Option<usize>,
     /// Error alerts raised during the game (the game is irregular).
     pub irregularities: Vec<Alert>,
     /// When the game started.
@@ -195,6 +200,7 @@ impl GameLog {
                 if let Some(g) = self.games.last_mut() {
                     g.result = Some(result.clone());
                     g.reason = Some(reason.clone());
+                    g.ended_at = Some(g.sans.len());
                 }
             }
             EventKind::Alert(a) => {
@@ -218,6 +224,14 @@ impl GameLog {
             g.clks.truncate(plies);
             g.emts.truncate(plies);
             g.fen = g.fens.last().unwrap_or(&g.start_fen).clone();
+            if g.ended_at.is_some_and(|n| plies < n) {
+                // The ply that ended the game was withdrawn (a knocked
+                // piece read as the mating move, then set back) or taken
+                // back: the game goes on.
+                g.result = None;
+                g.reason = None;
+                g.ended_at = None;
+            }
         }
     }
 
@@ -234,5 +248,89 @@ impl GameLog {
     /// The game being played, to amend.
     pub fn current_mut(&mut self) -> Option<&mut GameRecord> {
         self.games.last_mut()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::event::GameId;
+
+    fn at(t_ms: Millis, kind: EventKind) -> Event {
+        Event {
+            board: "1".into(),
+            t_ms,
+            game: GameId::Chess,
+            kind,
+        }
+    }
+
+    fn ply(n: u32, san: &str) -> EventKind {
+        EventKind::Move {
+            ply: n,
+            side: if n % 2 == 1 { Side::White } else { Side::Black },
+            notation: san.into(),
+            id: san.into(),
+            position: format!("fen {n}"),
+            irregular: false,
+        }
+    }
+
+    fn end(result: &str, reason: &str) -> EventKind {
+        EventKind::GameEnd {
+            result: result.into(),
+            reason: reason.into(),
+            winner: None,
+        }
+    }
+
+    fn game(plies: &[&str]) -> GameLog {
+        let mut log = GameLog::new();
+        log.handle(&at(
+            0,
+            EventKind::GameStart {
+                position: "start".into(),
+                chess960: None,
+                rotated: false,
+            },
+        ));
+        for (i, san) in plies.iter().enumerate() {
+            log.handle(&at(i as Millis, ply(i as u32 + 1, san)));
+        }
+        log
+    }
+
+    #[test]
+    fn withdrawing_the_ply_that_ended_the_game_voids_its_result() {
+        // A knocked piece read as the mating move, then set back: the
+        // ply is withdrawn and the real move follows.
+        let mut log = game(&["f3", "e5", "g4", "Qh4#"]);
+        log.handle(&at(10, end("0-1", "checkmate")));
+        assert_eq!(log.games()[0].result.as_deref(), Some("0-1"));
+        log.handle(&at(
+            11,
+            EventKind::Retract {
+                ply: 4,
+                id: "Qh4#".into(),
+            },
+        ));
+        log.handle(&at(12, ply(4, "Qh5")));
+        let g = &log.games()[0];
+        assert_eq!(g.sans, ["f3", "e5", "g4", "Qh5"]);
+        assert_eq!((g.result.as_ref(), g.reason.as_ref()), (None, None));
+
+        // A dead position played on: withdrawing a later ply keeps the
+        // result the position gave.
+        let mut log = game(&["a", "b"]);
+        log.handle(&at(10, end("1/2-1/2", "dead position")));
+        log.handle(&at(11, ply(3, "c")));
+        log.handle(&at(
+            12,
+            EventKind::Retract {
+                ply: 3,
+                id: "c".into(),
+            },
+        ));
+        assert_eq!(log.games()[0].result.as_deref(), Some("1/2-1/2"));
     }
 }

@@ -353,17 +353,20 @@ impl games::Game for Chess {
         };
         if let Some(outcome) = pos.outcome_known(has_moves) {
             if !ended {
-                // Nothing legal follows mate or stalemate; a dead position
-                // may still be played on, and is.
-                let frozen = !matches!(outcome, PositionOutcome::DeadPosition);
+                // Design: none of these freezes the record. Nothing legal
+                // follows mate or stalemate, but a piece knocked onto a
+                // mating square can stand long enough to be published as
+                // the move: when it is set back, the ply is withdrawn and
+                // the result with it. A dead position may be played on.
+                // The record freezes at a result signal or the operator's.
                 out.push(match outcome {
                     PositionOutcome::Checkmate { winner } => end(
                         if winner == Color::White { "1-0" } else { "0-1" },
                         "checkmate",
-                        frozen,
+                        false,
                     ),
-                    PositionOutcome::Stalemate => end("1/2-1/2", "stalemate", frozen),
-                    PositionOutcome::DeadPosition => end("1/2-1/2", "dead position", frozen),
+                    PositionOutcome::Stalemate => end("1/2-1/2", "stalemate", false),
+                    PositionOutcome::DeadPosition => end("1/2-1/2", "dead position", false),
                 });
             }
             return out;
