@@ -104,6 +104,17 @@ impl Scene {
         self.drain();
     }
 
+    /// The reconstructor's record of the game, in SAN.
+    fn record(&self) -> Vec<String> {
+        self.r
+            .game()
+            .unwrap()
+            .plies()
+            .iter()
+            .map(|p| p.notation.clone())
+            .collect()
+    }
+
     /// Pushes the piece on `from` to the empty square `to` (a knock).
     fn push(&mut self, from: &str, to: &str) {
         let piece = self.lift(from);
@@ -710,13 +721,7 @@ fn a_knock_published_as_a_move_set_back_and_then_replied_to_is_corrected_without
         !events.iter().any(|e| e.starts_with("alert")),
         "no alert for a knock set back: {events:?}"
     );
-    let record: Vec<String> =
-        s.r.game()
-            .unwrap()
-            .plies()
-            .iter()
-            .map(|p| p.notation.clone())
-            .collect();
+    let record = s.record();
     assert_eq!(record, ["e4", "e5", "Qh5", "Nc6"], "{events:?}");
 }
 
@@ -751,13 +756,7 @@ fn a_knock_published_as_mate_then_set_back_reopens_the_game() {
         !events.iter().any(|e| e.starts_with("alert")),
         "no alert for a knock set back: {events:?}"
     );
-    let record: Vec<String> =
-        s.r.game()
-            .unwrap()
-            .plies()
-            .iter()
-            .map(|p| p.notation.clone())
-            .collect();
+    let record = s.record();
     assert_eq!(record, ["f3", "e5", "g4", "Qg5", "Nc3"], "{events:?}");
     // The published record (as screens and the PGN folder fold the
     // events) has no result any more.
@@ -801,13 +800,7 @@ fn a_knock_published_as_a_move_set_back_then_a_reply_taken_back_is_corrected_wit
         !events.iter().any(|e| e.starts_with("alert")),
         "no alert for a knock set back: {events:?}"
     );
-    let record: Vec<String> =
-        s.r.game()
-            .unwrap()
-            .plies()
-            .iter()
-            .map(|p| p.notation.clone())
-            .collect();
+    let record = s.record();
     assert_eq!(record, ["e4", "e5", "Qh5"], "{events:?}");
 }
 

@@ -178,7 +178,7 @@ async fn a_bridge_on_a_nats_cluster_loses_no_move_when_its_node_dies() {
 /// heartbeats.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bridge_whose_nats_node_dies_with_it_goes_offline_at_the_hub() {
-    use crate::hub::{HubProc, hub_config, snapshot, wait_until};
+    use crate::hub::{bridge_and_board, silent_hub, snapshot, wait_until};
     use nix::sys::signal::{Signal, kill};
     use nix::unistd::Pid;
     if !crate::util::require(&[crate::util::Tool::Mosquitto, crate::util::Tool::Nats]) {
@@ -193,15 +193,7 @@ async fn a_bridge_whose_nats_node_dies_with_it_goes_offline_at_the_hub() {
         format!("[{}]", list.join(", "))
     };
     let dir = tempfile::tempdir().unwrap();
-    let listen = format!("127.0.0.1:{}", crate::util::free_port());
-    let hub_file = hub_config(&dir.path().join("hub"), &url([2, 1, 0]), "hb", &listen);
-    let text = std::fs::read_to_string(&hub_file).unwrap().replacen(
-        "[hub]\n",
-        "[hub]\nsilence_s = 2\n",
-        1,
-    );
-    std::fs::write(&hub_file, text).unwrap();
-    let hub = HubProc::start(&hub_file);
+    let (hub, listen) = silent_hub(dir.path(), &url([2, 1, 0]), "hb", 2);
     let bdir = dir.path().join("hall");
     std::fs::create_dir_all(&bdir).unwrap();
     let config = crate::util::write_config_with(
@@ -222,15 +214,10 @@ async fn a_bridge_whose_nats_node_dies_with_it_goes_offline_at_the_hub() {
     );
     std::fs::write(&config, text).unwrap();
     let daemon = Daemon::start(&config);
-    let bridge = |s: &serde_json::Value| s["bridges"]["test"].as_str().map(str::to_string);
-    let board_status = |s: &serde_json::Value| {
-        let i = s["boards"].as_array()?.iter().position(|b| b == "c1")?;
-        s["states"][i]["bridge_status"].as_str().map(str::to_string)
-    };
+    let both = |status: &str| Some((Some(status.to_string()), Some(status.to_string())));
     wait_until("the bridge online at the hub", 60, || {
         let s = snapshot(&listen)?;
-        (bridge(&s).as_deref() == Some("online") && board_status(&s).as_deref() == Some("online"))
-            .then_some(())
+        (Some(bridge_and_board(&s, "c1")) == both("online")).then_some(())
     });
     let pid = Pid::from_raw(daemon.pid() as i32);
     kill(pid, Signal::SIGSTOP).unwrap();
@@ -238,8 +225,7 @@ async fn a_bridge_whose_nats_node_dies_with_it_goes_offline_at_the_hub() {
     kill(pid, Signal::SIGKILL).unwrap();
     wait_until("the bridge offline at the hub", 30, || {
         let s = snapshot(&listen)?;
-        (bridge(&s).as_deref() == Some("offline") && board_status(&s).as_deref() == Some("offline"))
-            .then_some(())
+        (Some(bridge_and_board(&s, "c1")) == both("offline")).then_some(())
     });
     assert!(
         hub.log().contains("not heard from"),

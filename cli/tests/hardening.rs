@@ -14,7 +14,9 @@ use std::time::{Duration, Instant};
 use rumqttc::{AsyncClient, Event, Incoming, MqttOptions, QoS};
 use serde_json::{Value, json};
 
-use crate::hub::{HubProc, game_file, hub_config, snapshot, wait_until};
+use crate::hub::{
+    HubProc, bridge_and_board, game_file, hub_config, silent_hub, snapshot, wait_until,
+};
 use crate::util::{BoardConf, Broker, Daemon, free_port, publish, write_config_with};
 
 const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
@@ -863,15 +865,7 @@ fn hardening_the_hub_shows_a_bridge_it_no_longer_hears_offline() {
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let url = format!("\"mqtt://127.0.0.1:{}\"", broker.port);
-    let listen = format!("127.0.0.1:{}", free_port());
-    let hub_file = hub_config(&dir.path().join("hub"), &url, "lv", &listen);
-    let text = std::fs::read_to_string(&hub_file).unwrap().replacen(
-        "[hub]\n",
-        "[hub]\nsilence_s = 2\n",
-        1,
-    );
-    std::fs::write(&hub_file, text).unwrap();
-    let hub = HubProc::start(&hub_file);
+    let (hub, listen) = silent_hub(dir.path(), &url, "lv", 2);
     let bdir = dir.path().join("hall");
     std::fs::create_dir_all(&bdir).unwrap();
     let config = write_config_with(
@@ -892,15 +886,11 @@ fn hardening_the_hub_shows_a_bridge_it_no_longer_hears_offline() {
     );
     std::fs::write(&config, text).unwrap();
     let daemon = Daemon::start(&config);
-    let bridge = |s: &Value| s["bridges"]["test"].as_str().map(str::to_string);
-    let board_status = |s: &Value| {
-        let i = s["boards"].as_array()?.iter().position(|b| b == "c1")?;
-        s["states"][i]["bridge_status"].as_str().map(str::to_string)
-    };
+    let both = |status: &str| Some((Some(status.to_string()), Some(status.to_string())));
+    let bridge = |s: &Value| bridge_and_board(s, "c1").0;
     wait_until("the bridge online at the hub", 30, || {
         let s = snapshot(&listen)?;
-        (bridge(&s).as_deref() == Some("online") && board_status(&s).as_deref() == Some("online"))
-            .then_some(())
+        (Some(bridge_and_board(&s, "c1")) == both("online")).then_some(())
     });
     // Heard for a while: stays online.
     std::thread::sleep(Duration::from_secs(4));
@@ -912,8 +902,7 @@ fn hardening_the_hub_shows_a_bridge_it_no_longer_hears_offline() {
     let frozen = Instant::now();
     wait_until("the silent bridge offline at the hub", 15, || {
         let s = snapshot(&listen)?;
-        (bridge(&s).as_deref() == Some("offline") && board_status(&s).as_deref() == Some("offline"))
-            .then_some(())
+        (Some(bridge_and_board(&s, "c1")) == both("offline")).then_some(())
     });
     let after = frozen.elapsed();
     assert!(after < Duration::from_secs(8), "{after:?}");

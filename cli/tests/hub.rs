@@ -141,6 +141,32 @@ pub fn hub_config(dir: &Path, url_toml: &str, prefix: &str, listen: &str) -> Pat
     path
 }
 
+/// A hub in `dir/hub` reading `url_toml` under `prefix` that shows a
+/// bridge offline after `silence_s` without its heartbeat; and the address
+/// its page listens on.
+pub fn silent_hub(dir: &Path, url_toml: &str, prefix: &str, silence_s: u32) -> (HubProc, String) {
+    let listen = format!("127.0.0.1:{}", crate::util::free_port());
+    let hub_file = hub_config(&dir.join("hub"), url_toml, prefix, &listen);
+    let text = std::fs::read_to_string(&hub_file).unwrap().replacen(
+        "[hub]\n",
+        &format!("[hub]\nsilence_s = {silence_s}\n"),
+        1,
+    );
+    std::fs::write(&hub_file, text).unwrap();
+    (HubProc::start(&hub_file), listen)
+}
+
+/// From a hub's snapshot: the status of the bridge named `test` and the
+/// bridge status shown on board `board`.
+pub fn bridge_and_board(s: &serde_json::Value, board: &str) -> (Option<String>, Option<String>) {
+    let bridge = s["bridges"]["test"].as_str().map(str::to_string);
+    let on_board = s["boards"]
+        .as_array()
+        .and_then(|b| b.iter().position(|b| b == board))
+        .and_then(|i| s["states"][i]["bridge_status"].as_str().map(str::to_string));
+    (bridge, on_board)
+}
+
 /// Waits (at most `secs`) until `check` gives a value.
 pub fn wait_until<T>(what: &str, secs: u64, mut check: impl FnMut() -> Option<T>) -> T {
     let deadline = Instant::now() + Duration::from_secs(secs);
