@@ -85,29 +85,28 @@ fn main() {
         for run in 1..=runs {
             let (back, figures) = rt.block_on(one_run(case, run as u64));
             for (who, late) in figures {
-                println!(
-                    "{} | {run} | {back} | {who} | {} | {} | {} | {}",
-                    case.name(),
-                    late.len(),
-                    percentile(&late, 0.5),
-                    percentile(&late, 0.99),
-                    late.last().copied().unwrap_or(0)
-                );
+                row(case, &run.to_string(), &back, who, &late);
                 pooled.entry(who).or_default().extend(late);
             }
         }
         for (who, mut late) in pooled {
             late.sort_unstable();
-            println!(
-                "{} | all {runs} runs | | {who} | {} | {} | {} | {}",
-                case.name(),
-                late.len(),
-                percentile(&late, 0.5),
-                percentile(&late, 0.99),
-                late.last().copied().unwrap_or(0)
-            );
+            row(case, &format!("all {runs} runs"), "", who, &late);
         }
     }
+}
+
+/// One line of the table: a run (or all runs pooled) of `case` for one
+/// subscriber, its lateness sorted.
+fn row(case: Case, run: &str, back: &str, who: &str, late: &[u64]) {
+    println!(
+        "{} | {run} | {back} | {who} | {} | {} | {} | {}",
+        case.name(),
+        late.len(),
+        percentile(late, 0.5),
+        percentile(late, 0.99),
+        late.last().copied().unwrap_or(0)
+    );
 }
 
 /// One drill: the time the bridge took to connect again (from its log, or
@@ -168,15 +167,8 @@ async fn one_run(case: Case, run: u64) -> (String, Vec<(&'static str, Vec<u64>)>
         })
         .collect();
     let config = write_config(dir.path(), nodes[0].mqtt, "fv", &boards);
-    let urls: Vec<String> = nodes
-        .iter()
-        .map(|n| format!("\"mqtt://127.0.0.1:{}\"", n.mqtt))
-        .collect();
-    let text = std::fs::read_to_string(&config).unwrap().replace(
-        &format!("url = \"mqtt://127.0.0.1:{}\"", nodes[0].mqtt),
-        &format!("url = [{}]", urls.join(", ")),
-    );
-    std::fs::write(&config, text).unwrap();
+    let ports: Vec<u16> = nodes.iter().map(|n| n.mqtt).collect();
+    util::set_brokers(&config, &util::broker_list(&ports));
     let daemon = Daemon::start(&config);
     persistent
         .wait_for(

@@ -118,14 +118,10 @@ async fn a_bridge_on_a_nats_cluster_loses_no_move_when_its_node_dies() {
             serial: None,
         }],
     );
-    let text = std::fs::read_to_string(&config).unwrap().replace(
-        &format!("url = \"mqtt://127.0.0.1:{}\"", nodes[0].mqtt),
-        &format!(
-            "url = [\"mqtt://127.0.0.1:{}\", \"mqtt://127.0.0.1:{}\"]",
-            nodes[0].mqtt, nodes[1].mqtt
-        ),
+    crate::util::set_brokers(
+        &config,
+        &crate::util::broker_list(&[nodes[0].mqtt, nodes[1].mqtt]),
     );
-    std::fs::write(&config, text).unwrap();
     let daemon = Daemon::start(&config);
     // A subscriber on the third node sees the bridge's moves through the
     // cluster; a few moves in, the bridge's node dies.
@@ -178,41 +174,17 @@ async fn a_bridge_on_a_nats_cluster_loses_no_move_when_its_node_dies() {
 /// heartbeats.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bridge_whose_nats_node_dies_with_it_goes_offline_at_the_hub() {
-    use crate::hub::{bridge_and_board, silent_hub, snapshot, wait_until};
+    use crate::hub::{bridge_and_board, heartbeat_bridge, silent_hub, snapshot, wait_until};
     use nix::sys::signal::{Signal, kill};
     use nix::unistd::Pid;
     if !crate::util::require(&[crate::util::Tool::Mosquitto, crate::util::Tool::Nats]) {
         return;
     }
     let mut nodes = crate::nats::start_cluster();
-    let url = |order: [usize; 3]| {
-        let list: Vec<String> = order
-            .iter()
-            .map(|&i| format!("\"mqtt://127.0.0.1:{}\"", nodes[i].mqtt))
-            .collect();
-        format!("[{}]", list.join(", "))
-    };
+    let url = |order: [usize; 3]| crate::util::broker_list(&order.map(|i| nodes[i].mqtt));
     let dir = tempfile::tempdir().unwrap();
     let (hub, listen) = silent_hub(dir.path(), &url([2, 1, 0]), "hb", 2);
-    let bdir = dir.path().join("hall");
-    std::fs::create_dir_all(&bdir).unwrap();
-    let config = crate::util::write_config_with(
-        &bdir,
-        "FIRST",
-        "heartbeat_s = 1",
-        "hb",
-        &[BoardConf {
-            id: "c1".into(),
-            port: bdir.join("no-such-tty").to_string_lossy().into_owned(),
-            serial: None,
-        }],
-    );
-    let text = std::fs::read_to_string(&config).unwrap().replacen(
-        "url = \"FIRST\"",
-        &format!("url = {}", url([0, 1, 2])),
-        1,
-    );
-    std::fs::write(&config, text).unwrap();
+    let config = heartbeat_bridge(dir.path(), &url([0, 1, 2]), "hb");
     let daemon = Daemon::start(&config);
     let both = |status: &str| Some((Some(status.to_string()), Some(status.to_string())));
     wait_until("the bridge online at the hub", 60, || {

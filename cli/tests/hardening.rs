@@ -15,7 +15,8 @@ use rumqttc::{AsyncClient, Event, Incoming, MqttOptions, QoS};
 use serde_json::{Value, json};
 
 use crate::hub::{
-    HubProc, bridge_and_board, game_file, hub_config, silent_hub, snapshot, wait_until,
+    HubProc, bridge_and_board, game_file, heartbeat_bridge, hub_config, silent_hub, snapshot,
+    wait_until,
 };
 use crate::util::{BoardConf, Broker, Daemon, free_port, publish, write_config_with};
 
@@ -866,19 +867,7 @@ fn hardening_the_hub_shows_a_bridge_it_no_longer_hears_offline() {
     let broker = Broker::start();
     let url = format!("\"mqtt://127.0.0.1:{}\"", broker.port);
     let (hub, listen) = silent_hub(dir.path(), &url, "lv", 2);
-    let bdir = dir.path().join("hall");
-    std::fs::create_dir_all(&bdir).unwrap();
-    let config = write_config_with(
-        &bdir,
-        &broker.url(),
-        "heartbeat_s = 1",
-        "lv",
-        &[BoardConf {
-            id: "c1".into(),
-            port: bdir.join("no-such-tty").to_string_lossy().into_owned(),
-            serial: None,
-        }],
-    );
+    let config = heartbeat_bridge(dir.path(), &url, "lv");
     let text = std::fs::read_to_string(&config).unwrap().replacen(
         "keep_alive_s = 5",
         "keep_alive_s = 60",

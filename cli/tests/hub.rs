@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use crate::games::python_chess_mainlines;
 use crate::util::{
-    Broker, Daemon, SimBoard, SimOptions, binary, free_port, game, write_config_with,
+    BoardConf, Broker, Daemon, SimBoard, SimOptions, binary, free_port, game, write_config_with,
 };
 
 /// The boardcast binary running `hub --config`.
@@ -107,14 +107,12 @@ pub fn bridge_config(
 ) -> PathBuf {
     std::fs::create_dir_all(dir).unwrap();
     let path = write_config_with(dir, "mqtt://placeholder:1", "", prefix, &[]);
-    let mut text = std::fs::read_to_string(&path)
-        .unwrap()
-        .replacen("name = \"test\"", &format!("name = \"{name}\""), 1)
-        .replacen(
-            "url = \"mqtt://placeholder:1\"",
-            &format!("url = {url_toml}"),
-            1,
-        );
+    crate::util::set_brokers(&path, url_toml);
+    let mut text = std::fs::read_to_string(&path).unwrap().replacen(
+        "name = \"test\"",
+        &format!("name = \"{name}\""),
+        1,
+    );
     text.push_str(&format!(
         "\n[event]\nname = \"Hub Open\"\nsite = \"Hall\"\nround = 3\npgn_dir = \"{}\"\n",
         dir.join("pgn").display()
@@ -154,6 +152,26 @@ pub fn silent_hub(dir: &Path, url_toml: &str, prefix: &str, silence_s: u32) -> (
     );
     std::fs::write(&hub_file, text).unwrap();
     (HubProc::start(&hub_file), listen)
+}
+
+/// A bridge configuration in `dir/hall` that heartbeats every second to the
+/// brokers `url_toml`, with one board `c1` on a port that does not exist.
+pub fn heartbeat_bridge(dir: &Path, url_toml: &str, prefix: &str) -> PathBuf {
+    let bdir = dir.join("hall");
+    std::fs::create_dir_all(&bdir).unwrap();
+    let config = write_config_with(
+        &bdir,
+        "mqtt://placeholder:1",
+        "heartbeat_s = 1",
+        prefix,
+        &[BoardConf {
+            id: "c1".into(),
+            port: bdir.join("no-such-tty").to_string_lossy().into_owned(),
+            serial: None,
+        }],
+    );
+    crate::util::set_brokers(&config, url_toml);
+    config
 }
 
 /// From a hub's snapshot: the status of the bridge named `test` and the

@@ -48,6 +48,27 @@ pub fn present() -> bool {
     out.status.success() && (major, minor) >= (2, 11)
 }
 
+/// The configuration of node `n` (`server_name: n{n}`) of cluster
+/// `cluster`: its client, route and MQTT listeners on `host` at `ports`,
+/// the routes to every node, JetStream in `store`, and the MQTT gateway
+/// with its streams on three nodes and a 1 s JetStream timeout, as
+/// docs/deployment.md recommends.
+pub fn node_conf(
+    n: usize,
+    cluster: &str,
+    host: &str,
+    ports: [u16; 3],
+    routes: &[String],
+    store: &std::path::Path,
+) -> String {
+    let [client, route, mqtt] = ports;
+    format!(
+        "server_name: n{n}\nlisten: {host}:{client}\njetstream {{ store_dir: \"{}\" }}\ncluster {{ name: {cluster}, listen: {host}:{route}, routes: [{}] }}\nmqtt {{ listen: {host}:{mqtt}, stream_replicas: 3, js_api_timeout: \"1s\" }}\n",
+        store.display(),
+        routes.join(", ")
+    )
+}
+
 /// One node of the cluster.
 pub struct NatsNode {
     child: Option<Child>,
@@ -70,10 +91,13 @@ impl NatsNode {
             .iter()
             .map(|p| format!("nats://127.0.0.1:{p}"))
             .collect();
-        let conf = format!(
-            "server_name: n{n}\nlisten: 127.0.0.1:{client}\njetstream {{ store_dir: \"{}\" }}\ncluster {{ name: boardcast-test, listen: 127.0.0.1:{route}, routes: [{}] }}\nmqtt {{ listen: 127.0.0.1:{mqtt}, stream_replicas: 3, js_api_timeout: \"1s\" }}\n",
-            dir.path().join("js").display(),
-            routes.join(", ")
+        let conf = node_conf(
+            n,
+            "boardcast-test",
+            "127.0.0.1",
+            [client, route, mqtt],
+            &routes,
+            &dir.path().join("js"),
         );
         let path = dir.path().join("nats.conf");
         std::fs::write(&path, conf).unwrap();

@@ -110,10 +110,13 @@ impl Node {
             .iter()
             .map(|p| format!("nats://{p}:{NATS_ROUTE}"))
             .collect();
-        let conf = format!(
-            "server_name: n{n}\nlisten: {addr}:{NATS_CLIENT}\njetstream {{ store_dir: \"{}\" }}\ncluster {{ name: boardcast-netns, listen: {addr}:{NATS_ROUTE}, routes: [{}] }}\nmqtt {{ listen: {addr}:{NATS_MQTT}, stream_replicas: 3, js_api_timeout: \"1s\" }}\n",
-            dir.path().join("js").display(),
-            routes.join(", ")
+        let conf = crate::nats::node_conf(
+            n,
+            "boardcast-netns",
+            addr,
+            [NATS_CLIENT, NATS_ROUTE, NATS_MQTT],
+            &routes,
+            &dir.path().join("js"),
         );
         let path = dir.path().join("nats.conf");
         std::fs::write(&path, conf).unwrap();

@@ -561,6 +561,27 @@ pub fn write_config(dir: &Path, broker_port: u16, prefix: &str, boards: &[BoardC
     )
 }
 
+/// `[mqtt] url = ...` in `config` replaced by `url_toml` (a TOML string or
+/// list, see [`broker_list`]).
+pub fn set_brokers(config: &Path, url_toml: &str) {
+    let text = std::fs::read_to_string(config).unwrap();
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("url = "))
+        .expect("a url line");
+    let text = text.replacen(line, &format!("url = {url_toml}"), 1);
+    std::fs::write(config, text).unwrap();
+}
+
+/// The brokers on loopback `ports`, in that order, as a TOML list.
+pub fn broker_list(ports: &[u16]) -> String {
+    let list: Vec<String> = ports
+        .iter()
+        .map(|p| format!("\"mqtt://127.0.0.1:{p}\""))
+        .collect();
+    format!("[{}]", list.join(", "))
+}
+
 /// [`write_config`] with another broker URL and extra `[mqtt]` keys (and
 /// tables after them).
 pub fn write_config_with(
