@@ -104,6 +104,16 @@ impl Scene {
         self.drain();
     }
 
+    /// The piece on `from` played to `to`, and 300 ms later pushed on to
+    /// the empty square `knocked_to` (a sleeve, a careless hand).
+    fn played_then_knocked(&mut self, from: &str, to: &str, knocked_to: &str) {
+        let piece = self.lift(from);
+        self.wait(200);
+        self.set(to, piece);
+        self.wait(300);
+        self.push(to, knocked_to);
+    }
+
     /// The reconstructor's record of the game, in SAN.
     fn record(&self) -> Vec<String> {
         self.r
@@ -701,11 +711,7 @@ fn a_knock_published_as_a_move_set_back_and_then_replied_to_is_corrected_without
     s.mv("e7", "e5");
     // The queen is set on h5, and 300 ms later pushed on to g4 (where
     // Qd1-g4 could have gone): the board shows Qg4 and it is published.
-    let queen = s.lift("d1");
-    s.wait(200);
-    s.set("h5", queen);
-    s.wait(300);
-    s.push("h5", "g4");
+    s.played_then_knocked("d1", "h5", "g4");
     s.wait(2_500);
     // Set back; Black lifts a knight and puts it back, then plays Nc6.
     s.push("g4", "h5");
@@ -733,11 +739,7 @@ fn a_knock_published_as_mate_then_set_back_reopens_the_game() {
     s.mv("g2", "g4");
     // The queen is set on g5, and 300 ms later pushed on to h4, where
     // Qd8-h4 is mate: the board shows Qh4# long enough to be published.
-    let queen = s.lift("d8");
-    s.wait(200);
-    s.set("g5", queen);
-    s.wait(300);
-    s.push("g5", "h4");
+    s.played_then_knocked("d8", "g5", "h4");
     s.wait(2_500);
     let mut all = s.events.clone();
     let events = s.take();
@@ -780,11 +782,7 @@ fn a_knock_published_as_a_move_set_back_then_a_reply_taken_back_is_corrected_wit
     s.mv("e2", "e4");
     s.mv("e7", "e5");
     // Qh5, pushed on to g4 at once (published as Qg4), set back.
-    let queen = s.lift("d1");
-    s.wait(200);
-    s.set("h5", queen);
-    s.wait(300);
-    s.push("h5", "g4");
+    s.played_then_knocked("d1", "h5", "g4");
     s.wait(2_500);
     s.push("g4", "h5");
     s.wait(1_000);
@@ -814,11 +812,7 @@ fn a_knock_published_as_the_move_then_set_back_is_confirmed_by_a_reply_legal_onl
     // the rook on e1, so Re1+ was the move.
     let mut s = Scene::fen("8/8/8/4k3/8/8/8/R6K w - - 0 1");
     s.take();
-    let rook = s.lift("a1");
-    s.wait(200);
-    s.set("e1", rook);
-    s.wait(300);
-    s.push("e1", "d1");
+    s.played_then_knocked("a1", "e1", "d1");
     s.wait(3_000);
     assert_eq!(s.take(), ["move Rd1"]);
     s.push("d1", "e1");
