@@ -636,6 +636,17 @@ pub(super) fn came_back<G: Game>(
     false
 }
 
+/// The held correction: the candidate when it is one, else the one a
+/// passing board replaced ([`Playing::prior_correction`]); with whether it
+/// is the latter.
+pub(super) fn held_or_prior<G: Game>(p: &Playing<G>) -> Option<(&Candidate<G>, bool)> {
+    let held = |c: &&Candidate<G>| held_correction(p, &c.explanation);
+    match p.candidate.as_ref().filter(held) {
+        Some(c) => Some((c, false)),
+        None => p.prior_correction.as_ref().filter(held).map(|c| (c, true)),
+    }
+}
+
 /// Whether an explanation re-reads the last ply in a way a knock can fake,
 /// so that it is held as long as a displacement before it is published:
 /// the piece that just moved travelled on (see [`travels_on`]), or another

@@ -1495,16 +1495,7 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &mut self.phase else {
             return false;
         };
-        // The held correction: the candidate, else one a passing board
-        // replaced.
-        let held = |c: &&Candidate<G>| held_correction(p, &c.explanation);
-        let from_prior = !p.candidate.as_ref().is_some_and(|c| held(&c));
-        let Some(c) = p
-            .candidate
-            .as_ref()
-            .filter(held)
-            .or(p.prior_correction.as_ref().filter(held))
-        else {
+        let Some((c, from_prior)) = held_or_prior(p) else {
             return false;
         };
         if p.game.len() <= p.completed {
@@ -1563,15 +1554,13 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &self.phase else {
             return false;
         };
-        let held = |c: &&Candidate<G>| held_correction(p, &c.explanation);
-        let Some(Candidate {
-            explanation: e @ Explanation::Back { then, .. },
-            ..
-        }) = p
-            .candidate
-            .as_ref()
-            .filter(held)
-            .or(p.prior_correction.as_ref().filter(held))
+        let Some((
+            Candidate {
+                explanation: e @ Explanation::Back { then, .. },
+                ..
+            },
+            _,
+        )) = held_or_prior(p)
         else {
             return false;
         };
