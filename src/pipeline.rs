@@ -362,13 +362,13 @@ impl BoardPipeline {
     }
 
     fn push_unnumbered(&mut self, at: Millis, kind: EventKind) {
+        self.published_game.note(&kind);
         let event = Event {
             board: self.board.clone(),
             t_ms: at,
             game: self.game.id(),
             kind,
         };
-        self.published_game.note(&event);
         self.events.push_back((self.now, event));
     }
 
@@ -686,13 +686,13 @@ impl BoardPipeline {
             }
             _ => {}
         }
+        self.published_game.note(&kind);
         let event = Event {
             board: self.board.clone(),
             t_ms,
             game: self.game.id(),
             kind,
         };
-        self.published_game.note(&event);
         self.events.push_back((self.now, event));
     }
 

@@ -7,8 +7,7 @@
 //! what the daemon published.
 
 use crate::control::{OperatorCommand, Outcome};
-use crate::event::{Event, EventKind, Millis};
-use crate::sink::record::GameLog;
+use crate::event::{EventKind, Millis};
 use crate::tournament::Player;
 
 use super::{BoardPipeline, Diagnostic};
@@ -16,27 +15,59 @@ use super::{BoardPipeline, Diagnostic};
 /// The reason a result set by the operator carries.
 pub const OPERATOR_RESULT: &str = "set by the operator";
 
-/// What the pipeline has published of the board's games, as far as
+/// What the pipeline has published of the board's current game, as far as
 /// corrections need it.
 #[derive(Clone, Debug, Default)]
 pub(super) struct Published {
-    /// The board's games folded as screens and the PGN folder fold them
-    /// (so a result voided by a withdrawn ply is voided here too).
-    log: GameLog,
+    /// None before the first game; else the current game's result (None
+    /// while it goes on).
+    result: Option<Option<String>>,
+    /// The plies published of the current game, and how many it had when
+    /// its result came.
+    plies: u32,
+    ended_at: Option<u32>,
     /// The players the last `set_players` fixed.
     players: Option<(Player, Player)>,
 }
 
 impl Published {
     /// Folds in an event the pipeline publishes.
-    pub(super) fn note(&mut self, event: &Event) {
-        self.log.handle(event);
+    pub(super) fn note(&mut self, kind: &EventKind) {
+        match kind {
+            EventKind::GameStart { .. } => {
+                self.result = Some(None);
+                self.plies = 0;
+                self.ended_at = None;
+            }
+            EventKind::Move { ply, .. } => {
+                self.truncate(ply.saturating_sub(1));
+                self.plies = *ply;
+            }
+            EventKind::GameEnd { result, .. } if self.result.is_some() => {
+                self.result = Some(Some(result.clone()));
+                self.ended_at = Some(self.plies);
+            }
+            // A game taken back past its end goes on.
+            EventKind::Takeback { to_ply, .. } => {
+                self.truncate(*to_ply);
+                if self.result.is_some() {
+                    self.result = Some(None);
+                    self.ended_at = None;
+                }
+            }
+            EventKind::Retract { ply, .. } => self.truncate(ply.saturating_sub(1)),
+            _ => {}
+        }
     }
 
-    /// None before the first game; else the current game's result (None
-    /// while it goes on).
-    fn result(&self) -> Option<Option<&str>> {
-        self.log.current().map(|g| g.result.as_deref())
+    /// The game now has `plies` plies: a result that came after one of the
+    /// plies withdrawn is void (see `GameLog`).
+    fn truncate(&mut self, plies: u32) {
+        self.plies = plies;
+        if self.ended_at.is_some_and(|n| plies < n) {
+            self.result = Some(None);
+            self.ended_at = None;
+        }
     }
 }
 
@@ -57,7 +88,7 @@ impl BoardPipeline {
             message,
         };
         let outcome = match command {
-            OperatorCommand::SetResult { result } => match self.published_game.result() {
+            OperatorCommand::SetResult { result } => match &self.published_game.result {
                 None => Outcome {
                     accepted: false,
                     changed: false,
@@ -67,9 +98,9 @@ impl BoardPipeline {
                     done(false, format!("the result is already {result}"))
                 }
                 Some(before) => {
-                    let before = before.map(str::to_owned);
+                    let before = before.clone();
                     self.set_result(t, result, OPERATOR_RESULT);
-                    if self.published_game.result() != Some(Some(result.as_str())) {
+                    if self.published_game.result != Some(Some(result.clone())) {
                         // The game had already ended (a result piece, the
                         // operator, a restart): its record is corrected.
                         let winner = self.game().winner(result);
