@@ -128,16 +128,11 @@ fn bundled_games_replay_exactly_on_occupancy_only_chess_boards() {
     assert!(played >= 380, "{played}");
     assert!(failures.is_empty(), "clean handling: {failures:?}");
     // Human handling (pieces slid through other squares, captures either
-    // way round, takebacks, knocks): every game exact with no error alert
-    // but for the truly ambiguous shapes docs/boards.md lists (a promotion
-    // taken back right after another takeback), and, since the evidence
-    // rules of issue 28 (a victim's lift is part of the capture), four
-    // games whose readings an occupancy board cannot tell apart from
-    // another history (docs/boards.md): at most four in this run.
+    // way round, takebacks, knocks): every game exact with no error alert.
     let (played, failures) = every_game_replays_exactly_on_occupancy_boards(true, 3, 0.0);
     assert!(played >= 600, "{played}");
     assert!(
-        failures.len() <= 4,
+        failures.is_empty(),
         "human handling: {} of {played} went wrong: {failures:?}",
         failures.len()
     );
@@ -145,16 +140,14 @@ fn bundled_games_replay_exactly_on_occupancy_only_chess_boards() {
 
 /// Issue 28: the same games with captures made in three touches (the
 /// capturing piece set down beside its victim or on its way, the victim
-/// lifted, the piece moved on) on one capture in ten. Occupancy-only
-/// boards are not yet at chess's standard here: the bound is the figure
-/// measured when the habit was added (see docs/boards.md), so that it can
-/// only get better.
+/// lifted, the piece moved on) on one capture in ten: every game exact
+/// with no error alert, as on boards that identify pieces.
 #[test]
 fn captures_in_three_touches_on_occupancy_only_chess_boards() {
     let (played, failures) = every_game_replays_exactly_on_occupancy_boards(true, 3, 0.1);
     assert!(played >= 600, "{played}");
     assert!(
-        failures.len() <= 6,
+        failures.is_empty(),
         "three-touch captures: {} of {played} went wrong: {failures:?}",
         failures.len()
     );

@@ -333,3 +333,67 @@ fn a_multi_jump_with_its_men_lifted_between_the_hops_is_no_unfinished_jump() {
         );
     }
 }
+
+/// The standard start on an occupancy-only chess board (rank 8 first).
+const CHESS_OCCUPANCY: &str = "oooooooooooooooo................................oooooooooooooooo";
+
+/// On an occupancy-only chess board the reply began before the move it
+/// answers was published: Black's Ke5 (a king in the centre waits, in
+/// case the players are signalling a result) was still settling when
+/// White lifted the b5 pawn, then its bishop, and slid it over e2, d3 and
+/// c4 to b5. Before: the tracker named pieces for Black to move (the game
+/// as published), took the bishop set down on e2 for the b5 pawn sliding,
+/// and the board no longer matched the game (`misplaced`). Now the side
+/// to move after the settling move names them.
+#[test]
+fn a_reply_begun_while_the_move_still_settles_is_read_on_an_occupancy_board() {
+    let board = format!("board {CHESS_OCCUPANCY}");
+    let mut lines = vec![(10, board.clone())];
+    let plies = [
+        ("e2", "e4"),
+        ("f7", "f5"),
+        ("e4", "f5"),
+        ("e8", "f7"),
+        ("d2", "d4"),
+        ("b7", "b5"),
+        ("d4", "d5"),
+        ("f7", "f6"),
+        ("b1", "c3"),
+        ("f6", "e5"),
+    ];
+    let mut at = 2_000;
+    for (from, to) in plies {
+        // A capture lifts its victim first.
+        if to == "f5" {
+            lines.push((at - 200, format!("up {to}")));
+        }
+        lines.push((at, format!("up {from}")));
+        lines.push((at + 300, format!("down {to}")));
+        at += 4_000;
+    }
+    // Ke5 was set down at `at - 3_700`; 600 ms later White begins Bxb5.
+    let t = at - 3_100;
+    for (dt, line) in [
+        (0, "up b5"),
+        (100, "up f1"),
+        (200, "down e2"),
+        (300, "up e2"),
+        (350, "down d3"),
+        (450, "up d3"),
+        (500, "down c4"),
+        (600, "up c4"),
+        (650, "down b5"),
+    ] {
+        lines.push((t + dt, line.to_string()));
+    }
+    let lines: Vec<(u64, &str)> = lines.iter().map(|(t, l)| (*t, l.as_str())).collect();
+    let e = open_capture("hello chess 8x8 id=OC-1 pieces=no", &lines);
+    assert_eq!(
+        moves(&e),
+        [
+            "e4", "f5", "exf5", "Kf7", "d4", "b5", "d5", "Kf6", "Nc3", "Ke5", "Bxb5"
+        ],
+        "{e:?}"
+    );
+    assert!(error_alerts(&e).is_empty(), "{e:?}");
+}

@@ -106,7 +106,13 @@ impl ChessReader {
             // An occupancy board: the tracker names the piece (nothing
             // before a start position was seen).
             let occupied = change.content == Content::Occupied;
-            let turn = self.recon.game().map(|g| g.position().turn());
+            // The side to move after a move still settling, if any: the
+            // opponent may already be lifting a piece to reply.
+            let turn = match self.recon.last_mover() {
+                (_, Some(Side::White)) => Some(Color::Black),
+                (_, Some(_)) => Some(Color::White),
+                (_, None) => self.recon.game().map(|g| g.position().turn()),
+            };
             let cell = tracker.square(t, sq, occupied, turn);
             for (other, c) in tracker.take_changes() {
                 self.recon.handle_square(t, other, c);

@@ -21,7 +21,7 @@
 //! is read as promoted to a queen.
 
 use crate::games::Cell;
-use crate::games::chess::{Bitboard, Board, Color, Piece, Role, Square, can_reach};
+use crate::games::chess::{Bitboard, Board, Color, File, Piece, Role, Square, can_reach};
 
 /// Pieces lifted longer ago than this, other than the last one, are taken
 /// as put away (captured pieces taken off the board).
@@ -31,6 +31,12 @@ const PUT_AWAY_MS: u64 = 30_000;
 /// way (set down for a moment on a square it passes): where it came from
 /// counts, not where it paused.
 const PASSING_MS: u64 = 1_000;
+
+/// A piece set down and lifted again within this time, with no piece set
+/// down meanwhile and a piece of the other colour lifted, is still on its way: a capturer set down beside its
+/// victim while the victim is taken off (a capture in three touches), then
+/// moved onto the victim's square.
+const PAUSED_MS: u64 = 5_000;
 
 /// A piece set down this soon after it was lifted, on a square it could
 /// not go to in one move, is sliding on its way (see `choose`).
@@ -92,6 +98,8 @@ pub struct OccupancyTracker {
     /// For each square, the origin of the piece last set down there and
     /// when (see [`PASSING_MS`]).
     landed: Box<[Option<(Square, u64)>; 64]>,
+    /// The last piece set down: where and when (see [`PAUSED_MS`]).
+    last_down: Option<(Square, u64)>,
     /// Occupancy as the sensors report it.
     occupied: Bitboard,
     /// Squares whose queen is a pawn promoted there (see
@@ -111,6 +119,7 @@ impl Default for OccupancyTracker {
             arrived: Box::new([None; 64]),
             changes: Vec::new(),
             landed: Box::new([None; 64]),
+            last_down: None,
             occupied: Bitboard::EMPTY,
             promoted: Box::new([false; 64]),
             unpromoted: Box::new([None; 64]),
@@ -143,6 +152,7 @@ impl OccupancyTracker {
             self.off.clear();
             *self.arrived = [None; 64];
             *self.landed = [None; 64];
+            self.last_down = None;
             *self.promoted = [false; 64];
             *self.unpromoted = [None; 64];
             let mut cells = [Cell::Empty; 64];
@@ -200,10 +210,12 @@ impl OccupancyTracker {
             return Some(Cell::Empty);
         }
         self.put_away_stale(at);
-        match choose(&self.lifted, sq, turn, at) {
+        let cell = match choose(&self.lifted, sq, turn, at) {
             Some(pick) => Some(self.land(at, sq, pick, turn)),
             None => self.bring_back(at, sq),
-        }
+        };
+        self.last_down = Some((sq, at));
+        cell
     }
 
     /// A piece lifted from `sq` (known cells): in the air, or off the board
@@ -226,6 +238,15 @@ impl OccupancyTracker {
                 }
                 let origin = match self.landed[sq as usize] {
                     Some((origin, t)) if at.saturating_sub(t) <= PASSING_MS => origin,
+                    // Set down beside its victim, which is in the air now,
+                    // and nothing set down since: still on its way.
+                    Some((origin, t))
+                        if self.last_down == Some((sq, t))
+                            && at.saturating_sub(t) <= PAUSED_MS
+                            && self.lifted.iter().any(|l| l.piece.color != piece.color) =>
+                    {
+                        origin
+                    }
                     _ => sq,
                 };
                 // A queen read back as a pawn where it came from, lifted
@@ -335,15 +356,23 @@ impl OccupancyTracker {
             from,
             origin,
             came_from,
+            landed_at,
             promoted,
             mut piece,
             ..
         } = self.lifted.remove(pick);
         self.promoted[sq as usize] = false;
         self.unpromoted[sq as usize] = None;
-        if promoted && came_from == Some(sq) && turn.is_some_and(|t| t != piece.color) {
+        // Nothing set down since it landed on `from`: the same gesture.
+        let untouched_since = landed_at.is_some_and(|t| self.last_down == Some((from, t)));
+        if promoted
+            && came_from == Some(sq)
+            && (turn.is_some_and(|t| t != piece.color) || untouched_since)
+        {
             // A promotion taken back (the queen goes back where the pawn
-            // came from while the other side is to move): the pawn.
+            // came from while the other side is to move), or never made
+            // (the pawn set on its last rank and put back before anything
+            // else was set down): the pawn.
             piece.role = Role::Pawn;
             self.unpromoted[sq as usize] = Some(at);
         } else if piece.role == Role::Pawn
@@ -477,6 +506,12 @@ fn choose(lifted: &[Lifted], to: Square, turn: Option<Color>, now: u64) -> Optio
         .filter(|&i| Some(lifted[i].piece.color) == turn)
         .collect::<Vec<_>>();
     let pool = if side.is_empty() { tied } else { side };
+    // Castling: the king set down on its castling square is the king,
+    // even if the rook once came to its corner from there (a rook knocked
+    // onto that square and set back long ago).
+    if let Some(king) = castling_king(lifted, &pool, to) {
+        return Some(king);
+    }
     // Then a piece set down where it came from in its last move: that move
     // is taken back (castling taken back: the rook goes back to its
     // corner, not the king).
@@ -507,6 +542,36 @@ fn choose(lifted: &[Lifted], to: Square, turn: Option<Color>, now: u64) -> Optio
             .or(Some(first))
     } else {
         pool.last().copied()
+    }
+}
+
+/// Among `pool`, the king lifted from its start square while a rook of
+/// its colour is lifted from a corner of its rank, when `to` is where the
+/// king goes castling with that rook (standard chess).
+fn castling_king(lifted: &[Lifted], pool: &[usize], to: Square) -> Option<usize> {
+    let king = pool.iter().copied().find(|&i| {
+        let l = &lifted[i];
+        l.piece.role == Role::King && l.from.file() == File::E
+    })?;
+    let from = lifted[king].from;
+    let castles = pool.iter().any(|&i| {
+        let l = &lifted[i];
+        l.piece.role == Role::Rook
+            && l.piece.color == lifted[king].piece.color
+            && l.from.rank() == from.rank()
+            && castled_king_square(l.from) == Some(to)
+    });
+    castles.then_some(king)
+}
+
+/// Where the king goes when it castles with the rook in `corner`.
+fn castled_king_square(corner: Square) -> Option<Square> {
+    match corner {
+        Square::H1 => Some(Square::G1),
+        Square::A1 => Some(Square::C1),
+        Square::H8 => Some(Square::G8),
+        Square::A8 => Some(Square::C8),
+        _ => None,
     }
 }
 
@@ -613,6 +678,67 @@ mod tests {
     }
 
     #[test]
+    fn a_capture_in_three_touches_taken_back_swaps_capturer_and_victim() {
+        // 1. e4 d5 2. exd5 in three touches: the pawn set down on e5 beside
+        // its victim, where it stands 1.5 s while the victim is lifted,
+        // then moved onto d5. Then the players take it back: the capturer
+        // lifted and set back (a touch), then a piece set on e4.
+        let mut t = started();
+        let at = plies(&mut t, &[("e2", "e4"), ("d7", "d5")]);
+        let white = Color::White;
+        t.square(at, sq("e4"), false, Some(white));
+        t.square(at + 300, sq("e5"), true, Some(white));
+        t.square(at + 1_300, sq("d5"), false, Some(white));
+        t.square(at + 1_800, sq("e5"), false, Some(white));
+        assert_eq!(
+            t.square(at + 2_100, sq("d5"), true, Some(white)),
+            Some(piece('P'))
+        );
+        let black = Color::Black;
+        t.square(at + 9_000, sq("d5"), false, Some(black));
+        t.square(at + 9_300, sq("d5"), true, Some(black));
+        assert!(t.take_changes().is_empty());
+        assert_eq!(
+            t.square(at + 9_700, sq("e4"), true, Some(black)),
+            Some(piece('P'))
+        );
+        // The pawn goes back to e4, the black pawn it took to d5.
+        assert_eq!(t.take_changes(), [(sq("d5"), piece('p'))]);
+    }
+
+    #[test]
+    fn a_pawn_set_on_its_last_rank_and_put_back_is_a_pawn() {
+        // A white pawn on c7 with White to move: lifted, set on b8 (read
+        // as a queen), lifted and put back on c7 before anything else was
+        // set down. It is still a pawn, though White is to move.
+        let mut t = started();
+        let at = plies(
+            &mut t,
+            &[
+                ("b2", "b4"),
+                ("c7", "c5"),
+                ("b4", "c5"),
+                ("d8", "a5"),
+                ("c5", "c6"),
+                ("b8", "a6"),
+                ("c6", "c7"),
+                ("a6", "b4"),
+            ],
+        );
+        let white = Color::White;
+        t.square(at, sq("c7"), false, Some(white));
+        assert_eq!(
+            t.square(at + 100, sq("b8"), true, Some(white)),
+            Some(piece('Q'))
+        );
+        t.square(at + 2_700, sq("b8"), false, Some(white));
+        assert_eq!(
+            t.square(at + 3_000, sq("c7"), true, Some(white)),
+            Some(piece('P'))
+        );
+    }
+
+    #[test]
     fn a_capturer_paused_on_its_way_is_not_taken_for_a_victim() {
         // 1. e4 e5 2. Qh5 Nc6 3. Qxf7+: the pawn on f7 is lifted, the queen
         // is lifted, pauses on g6 (read empty and occupied again at once),
@@ -639,6 +765,43 @@ mod tests {
             Some(piece('Q'))
         );
         assert!(t.lifted.is_empty());
+    }
+
+    #[test]
+    fn castling_is_read_as_castling_after_the_rook_was_knocked_and_set_back() {
+        // The h8 rook knocked onto g8, standing there 2 s, and set back;
+        // then Black castles with
+        // both hands, the king set on g8 first. The rook's arrival from g8
+        // does not make it the piece set down there.
+        let mut t = started();
+        let at = plies(
+            &mut t,
+            &[
+                ("g2", "g3"),
+                ("g8", "f6"),
+                ("f1", "g2"),
+                ("g7", "g6"),
+                ("g1", "f3"),
+                ("f8", "g7"),
+                ("b1", "c3"),
+            ],
+        );
+        let black = Color::Black;
+        t.square(at, sq("h8"), false, Some(black));
+        t.square(at + 200, sq("g8"), true, Some(black));
+        t.square(at + 2_000, sq("g8"), false, Some(black));
+        t.square(at + 2_200, sq("h8"), true, Some(black));
+        let at = at + 5_000;
+        t.square(at, sq("e8"), false, Some(black));
+        t.square(at + 50, sq("h8"), false, Some(black));
+        assert_eq!(
+            t.square(at + 240, sq("g8"), true, Some(black)),
+            Some(piece('k'))
+        );
+        assert_eq!(
+            t.square(at + 350, sq("f8"), true, Some(black)),
+            Some(piece('r'))
+        );
     }
 
     #[test]
@@ -824,7 +987,12 @@ mod tests {
         let white = Some(Color::White);
         t.square(55_000, sq("a7"), false, white);
         assert_eq!(t.square(55_300, sq("a8"), true, white), Some(piece('Q')));
-        // With White to move, the new queen going back to a7 is a move.
+        // Black replies; then, with White to move, the new queen going
+        // back to a7 is a move. (Put back before anything else was set
+        // down, it would be the pawn again: see
+        // `a_pawn_set_on_its_last_rank_and_put_back_is_a_pawn`.)
+        t.square(57_000, sq("h7"), false, black);
+        t.square(57_300, sq("h6"), true, black);
         t.square(60_000, sq("a8"), false, white);
         assert_eq!(t.square(60_400, sq("a7"), true, white), Some(piece('Q')));
     }
