@@ -471,3 +471,67 @@ fn draughts_art_1_25_1_a_reply_lifting_the_man_that_should_have_been_taken_compl
     };
     assert!(a.message.contains("15x22"), "{}", a.message);
 }
+
+/// Xiangqi, as chess: Red's chariot played g1-g8, pushed on to g9 (mate),
+/// standing there long enough to be published with the game's end, then
+/// set back on g8; Black replies with the advisor f9-e8. Before: the mate
+/// froze the record and Black's reply was never read. Now the knock's ply
+/// and its result are withdrawn and the game goes on.
+#[test]
+fn xiangqi_a_knock_published_as_mate_then_set_back_reopens_the_game() {
+    use boardcast::games::grid::Stone;
+    use boardcast::games::xiangqi::point;
+    let mut r = xiangqi_from("R2aka3/5P3/9/N8/9/9/9/9/6R2/3K5 w - - 0 1");
+    drain(&mut r);
+    let sq = |s: &str| {
+        let b = s.as_bytes();
+        point(xiangqi::Square::new((b[0] - b'a') as i8, (b[1] - b'0') as i8).unwrap())
+    };
+    let mut events = Vec::new();
+    let mut read = |r: &mut Reconstructor<_>, t: u64, s: &str, cell: Cell<Stone<_>>| {
+        while let Some(d) = r.poll_timeout().filter(|&d| d <= t) {
+            r.handle_timeout(d);
+        }
+        r.handle_square(t, sq(s), cell);
+        events.extend(drain(r));
+    };
+    let chariot = Cell::Piece(Stone::new(b'R'));
+    read(&mut r, 1_000, "g1", Cell::Empty);
+    read(&mut r, 1_300, "g8", chariot);
+    read(&mut r, 1_600, "g8", Cell::Empty);
+    read(&mut r, 1_650, "g9", chariot);
+    // Published meanwhile, with the game's end; then set back.
+    read(&mut r, 5_000, "g9", Cell::Empty);
+    read(&mut r, 5_100, "g8", chariot);
+    read(&mut r, 8_000, "f9", Cell::Empty);
+    read(&mut r, 8_300, "e8", Cell::Piece(Stone::new(b'a')));
+    while let Some(d) = r.poll_timeout() {
+        r.handle_timeout(d);
+    }
+    events.extend(drain(&mut r));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, EventKind::GameEnd { .. })),
+        "the knock was published as mate: {events:?}"
+    );
+    let mut ids: Vec<String> = Vec::new();
+    for e in &events {
+        match e {
+            EventKind::Move { ply, id, .. } => {
+                ids.truncate(*ply as usize - 1);
+                ids.push(id.clone());
+            }
+            EventKind::Retract { ply, .. } => ids.truncate(*ply as usize - 1),
+            EventKind::Takeback { to_ply, .. } => ids.truncate(*to_ply as usize),
+            _ => {}
+        }
+    }
+    assert_eq!(ids, ["g1g8", "f9e8"], "{events:?}");
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, EventKind::Alert(a) if a.kind.is_error() && !a.cleared)),
+        "{events:?}"
+    );
+}

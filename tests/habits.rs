@@ -397,3 +397,46 @@ fn a_reply_begun_while_the_move_still_settles_is_read_on_an_occupancy_board() {
     );
     assert!(error_alerts(&e).is_empty(), "{e:?}");
 }
+
+/// Draughts, as chess: a man played to 18, pushed on to 19 (where 15-19
+/// leaves White no move), standing there long enough to be published with
+/// the game's end, then set back on 18; White replies 28x19. Before: the
+/// win froze the record and White's reply was never read. Now the knock's
+/// ply and its result are withdrawn and the game goes on.
+#[test]
+fn a_draughts_knock_published_as_the_last_move_then_set_back_reopens_the_game() {
+    let fen = "B:W28:B3,8,15,24,26";
+    let e = draughts_from(
+        Some(fen),
+        &[
+            (1_000, 15, None),
+            (1_300, 18, Some(b'M')),
+            (1_600, 18, None),
+            (1_650, 19, Some(b'M')),
+            // Published (and the game ended) meanwhile.
+            (5_000, 19, None),
+            (5_100, 18, Some(b'M')),
+            (8_000, 24, None),
+            (8_300, 28, None),
+            (8_600, 19, Some(b'm')),
+        ],
+    );
+    assert!(
+        e.iter().any(|e| matches!(e, EventKind::GameEnd { .. })),
+        "the knock was published as the game's end: {e:?}"
+    );
+    assert_eq!(moves(&e), ["15-18", "28x19"], "{e:?}");
+    assert!(error_alerts(&e).is_empty(), "{e:?}");
+    // The published record (as screens and the PDN folder fold the
+    // events) has no result any more.
+    let mut log = boardcast::sink::record::GameLog::new();
+    for kind in e.iter().cloned() {
+        log.handle(&boardcast::event::Event {
+            board: "1".into(),
+            t_ms: 0,
+            game: boardcast::event::GameId::Draughts,
+            kind,
+        });
+    }
+    assert_eq!(log.games().last().unwrap().result, None, "{e:?}");
+}
