@@ -27,6 +27,7 @@
 //! `BENCH_GAMES=N` limits the games per profile and the games the faults
 //! are injected into, per corpus (default all);
 //! `BENCH_CASES=N` sets the cases per fault kind (default 200);
+//! `BENCH_DUMP=dir` writes the capture of each fault case missed;
 //! `BENCH_GAME=draughts|xiangqi` and `BENCH_CORPUS=made|real` run one
 //! game or one kind of corpus.
 
@@ -176,6 +177,17 @@ fn fault_table(
             let missed = !c.raised || !c.side_right || !c.exact || c.extra_errors > 0;
             if missed && std::env::var_os("BENCH_SHOW").is_some() && misses.len() < 3 {
                 show(&case, &r);
+            }
+            // `BENCH_DUMP=dir`: each miss's capture, to replay on its own.
+            if let Some(dir) = std::env::var_os("BENCH_DUMP").filter(|_| missed) {
+                let meta = vec![
+                    ("board".to_string(), "1".to_string()),
+                    ("game".to_string(), word.to_string()),
+                ];
+                let name = format!("{game}-{kind:?}-game{}-seed{attempt}.capture", i + 1);
+                let path = std::path::Path::new(&dir).join(name.replace(' ', "-"));
+                std::fs::create_dir_all(&dir).expect("BENCH_DUMP folder");
+                std::fs::write(path, capture_text(&case.session, &meta, true)).expect("dump");
             }
             if missed && misses.len() < 3 {
                 misses.push(format!(

@@ -535,3 +535,76 @@ fn xiangqi_a_knock_published_as_mate_then_set_back_reopens_the_game() {
         "{events:?}"
     );
 }
+
+/// Xiangqi on a board without piece identity: Red's cannon on h7 is pushed
+/// to i7 while Black is to move. The board then reads like two moves
+/// (Black's horse h9-i7, Red's cannon h7-h9), but nothing touched h9, and
+/// the horse's lift and the cannon's arrival there, by two players one
+/// after the other, cannot both fall between two readings of it. Before:
+/// both plies were published (then taken back when the cannon was set
+/// back), and no alert named the pushed cannon. Now: `misplaced`, Red's
+/// pieces, cleared when the cannon is back.
+#[test]
+fn xiangqi_a_pushed_piece_is_not_read_as_a_move_of_each_side() {
+    use boardcast::games::Placement;
+    use boardcast::games::grid::{Point, Stone};
+    use boardcast::games::xiangqi::point;
+    let fen = "rnbaka1n1/8r/4b2C1/p1p1p1R1p/1C7/9/2c1c3P/9/2N6/R1BAKABN1 w - - 1 9";
+    let mut r = xiangqi_from(fen);
+    // The board read whole by occupancy only.
+    let occupancy: Vec<Cell<_>> = (0..90)
+        .map(|i| {
+            let p = Point::from_index(i).unwrap();
+            match r.sensed().piece_at(p) {
+                Some(_) => Cell::Piece(Stone::unknown()),
+                None => Cell::Empty,
+            }
+        })
+        .collect();
+    r.handle_board(500, &occupancy);
+    drain(&mut r);
+    let sq = |s: &str| {
+        let b = s.as_bytes();
+        point(xiangqi::Square::new((b[0] - b'a') as i8, (b[1] - b'0') as i8).unwrap())
+    };
+    let mut events = Vec::new();
+    let unknown = Cell::Piece(Stone::unknown());
+    for (t, s, cell) in [
+        // Red's R3.5 (g6xe6), the pawn lifted first.
+        (600, "e6", Cell::Empty),
+        (700, "g6", Cell::Empty),
+        (900, "e6", unknown),
+        // Black to move: the cannon pushed, then set back.
+        (3_000, "h7", Cell::Empty),
+        (3_100, "i7", unknown),
+        (15_000, "i7", Cell::Empty),
+        (15_100, "h7", unknown),
+    ] {
+        while let Some(d) = r.poll_timeout().filter(|&d| d <= t) {
+            r.handle_timeout(d);
+        }
+        r.handle_square(t, sq(s), cell);
+        events.extend(drain(&mut r));
+    }
+    while let Some(d) = r.poll_timeout() {
+        r.handle_timeout(d);
+    }
+    events.extend(drain(&mut r));
+    let moves: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::Move { id, .. } => Some(id.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(moves, ["g6e6"], "{events:?}");
+    let raised = events.iter().any(|e| {
+        matches!(e, EventKind::Alert(a) if a.kind == AlertKind::Misplaced
+            && !a.cleared && a.side == Some(boardcast::event::Side::Red))
+    });
+    assert!(raised, "{events:?}");
+    let cleared = events
+        .iter()
+        .any(|e| matches!(e, EventKind::Alert(a) if a.kind == AlertKind::Misplaced && a.cleared));
+    assert!(cleared, "{events:?}");
+}

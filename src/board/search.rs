@@ -80,6 +80,19 @@ impl Evidence<'_> {
         }
         (all, n)
     }
+
+    /// Whether `moves` hand a square from one side to the other with no
+    /// reading of it: a ply leaves a square the readings never touched and
+    /// a later ply (the opponent's) lands on it. The first piece's lift
+    /// and the second's arrival, made by two players one after the other,
+    /// cannot both fall between two readings of that square: such a line
+    /// explains a board by moves nobody made (a piece of the side not to
+    /// move pushed onto a square looks like a move of each side).
+    fn hands_over_unseen<G: Game>(&self, rules: &G, moves: &[G::Move]) -> bool {
+        moves.iter().enumerate().any(|(i, m)| {
+            !self.seen(rules, m.from()) && moves[i + 1..].iter().any(|later| later.to() == m.from())
+        })
+    }
 }
 
 /// How far a search may go.
@@ -327,7 +340,10 @@ fn explain_ranked<G: Game>(
     let depth = search_depth(limits, resync);
     for cost in 1..=depth {
         let forward = all_forward(rules, pos, successors, target, cost, &mut budget);
-        let forward = forward.into_iter().map(|moves| {
+        let forward = forward
+            .into_iter()
+            .filter(|moves| !evidence.hands_over_unseen(rules, moves));
+        let forward = forward.map(|moves| {
             let score = evidence.score(rules, pos, &moves);
             (score, Explanation::Forward(moves))
         });
