@@ -134,6 +134,34 @@ fn a_result_signalled_while_a_centre_pawn_is_cleared_is_recognised() {
     assert!(error_alerts(&e).is_empty(), "{e:?}");
 }
 
+/// The first king set down in the centre, then a pawn pushed on (e6-e7,
+/// a legal reply) while the second king comes (bench: knocks, game 1520).
+/// Before: the pawn's move published the king's as played ("Kd4"), and
+/// the record kept it after the result. Now a ply that may begin the
+/// signal waits with the reply, and the signal takes both.
+#[test]
+fn a_result_signalled_while_a_pawn_is_pushed_on_keeps_the_king_out_of_the_record() {
+    let e = scene(
+        "8/5p2/R3P3/2k2r2/1p6/8/8/2K5 b - - 0 59",
+        &[
+            (1_000, Square::C5, Cell::Empty),
+            (1_215, Square::D4, piece(Color::Black, Role::King)),
+            (1_334, Square::E6, Cell::Empty),
+            (1_525, Square::E7, piece(Color::White, Role::Pawn)),
+            (1_687, Square::C1, Cell::Empty),
+            (2_097, Square::D5, piece(Color::White, Role::King)),
+        ],
+    );
+    assert!(
+        e.iter()
+            .any(|e| matches!(e, EventKind::GameEnd { result, reason, .. }
+            if result == "1/2-1/2" && reason == "kings in the centre")),
+        "{e:?}"
+    );
+    assert!(moves(&e).is_empty(), "{e:?}");
+    assert!(error_alerts(&e).is_empty(), "{e:?}");
+}
+
 /// A piece beside the centre pushed aside while the kings are set down.
 #[test]
 fn a_result_signalled_while_a_piece_is_pushed_aside_is_recognised() {

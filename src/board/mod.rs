@@ -1221,8 +1221,19 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &mut self.phase else {
             return explanation;
         };
+        // A finished ply that may begin a result signal (a king into the
+        // centre) waits with the rest: the reply may be a piece cleared
+        // while the other king comes.
+        let signal = |moves: &[Move<G>]| {
+            let mut pos = p.game.position().clone();
+            moves[..moves.len() - 1].iter().any(|m| {
+                let begins = self.rules.may_begin_signal(&pos, m);
+                pos = pos.play(m);
+                begins
+            })
+        };
         match explanation {
-            Explanation::Forward(mut moves) if moves.len() >= 2 && !unbacked => {
+            Explanation::Forward(mut moves) if moves.len() >= 2 && !unbacked && !signal(&moves) => {
                 let last = moves.pop().expect("two or more");
                 // The evidence for the plies after them is in the readings
                 // since the board showed them, if it did.

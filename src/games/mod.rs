@@ -461,6 +461,13 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     }
     /// How long `m`, played in `pos`, stands before it is published.
     fn settle_ms(&self, rule: &SettleRule, pos: &Self::Position, m: &Self::Move) -> Millis;
+    /// Whether `m`, played in `pos`, may be the first half of a result
+    /// signal ([`Game::result_signal`]; chess: a king stepping into the
+    /// centre): a reply seen after it does not publish it at once, as the
+    /// other half may be on its way while the players clear a piece.
+    fn may_begin_signal(&self, _pos: &Self::Position, _m: &Self::Move) -> bool {
+        false
+    }
     /// Whether the search ranks the explanations of a board by the squares
     /// the readings touched (see [`crate::board::search`]): games whose
     /// boards may not identify pieces, where a capture can change only its

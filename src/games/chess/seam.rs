@@ -339,6 +339,10 @@ impl games::Game for Chess {
         rule.for_move(pos, *m)
     }
 
+    fn may_begin_signal(&self, _pos: &Position, m: &Move) -> bool {
+        crate::games::chess::settle::steps_into_centre(*m)
+    }
+
     fn referee(&self, _record: &Game) {}
 
     /// Game-end and draw reports after a ply (Laws 5.1, 5.2, 9.2, 9.3,

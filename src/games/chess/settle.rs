@@ -11,8 +11,7 @@ use crate::games::settle::SettleRule;
 impl SettleRule {
     /// The settle time of chess move `m` played in `pos`.
     pub fn for_move(&self, pos: &Position, m: Move) -> Millis {
-        let centre = [Square::D4, Square::D5, Square::E4, Square::E5];
-        if m.role() == Role::King && !m.is_castle() && centre.contains(&m.to()) {
+        if steps_into_centre(m) {
             self.king_centre_ms
         } else if is_extendable(pos, m) {
             self.extendable_ms
@@ -22,6 +21,13 @@ impl SettleRule {
             self.base_ms
         }
     }
+}
+
+/// Whether `m` is a king stepping onto d4, d5, e4 or e5: the first half of
+/// the kings-in-the-centre result signal, perhaps.
+pub fn steps_into_centre(m: Move) -> bool {
+    let centre = [Square::D4, Square::D5, Square::E4, Square::E5];
+    m.role() == Role::King && !m.is_castle() && centre.contains(&m.to())
 }
 
 /// Whether the hand that made `m` may still be travelling to another
