@@ -55,6 +55,15 @@ fn error_alerts(events: &[EventKind]) -> Vec<String> {
         .collect()
 }
 
+/// Whether the events end the game with `result` by the kings in the
+/// centre.
+fn signalled(events: &[EventKind], result: &str) -> bool {
+    events.iter().any(|e| {
+        matches!(e, EventKind::GameEnd { result: r, reason, .. }
+            if r == result && reason == "kings in the centre")
+    })
+}
+
 fn piece(color: Color, role: Role) -> Cell<Piece> {
     Cell::Piece(Piece { color, role })
 }
@@ -124,12 +133,7 @@ fn a_result_signalled_while_a_centre_pawn_is_cleared_is_recognised() {
             (2_800, Square::D5, piece(Color::Black, Role::King)),
         ],
     );
-    assert!(
-        e.iter()
-            .any(|e| matches!(e, EventKind::GameEnd { result, reason, .. }
-            if result == "1-0" && reason == "kings in the centre")),
-        "{e:?}"
-    );
+    assert!(signalled(&e, "1-0"), "{e:?}");
     assert!(moves(&e).is_empty(), "{e:?}");
     assert!(error_alerts(&e).is_empty(), "{e:?}");
 }
@@ -152,12 +156,7 @@ fn a_result_signalled_while_a_pawn_is_pushed_on_keeps_the_king_out_of_the_record
             (2_097, Square::D5, piece(Color::White, Role::King)),
         ],
     );
-    assert!(
-        e.iter()
-            .any(|e| matches!(e, EventKind::GameEnd { result, reason, .. }
-            if result == "1/2-1/2" && reason == "kings in the centre")),
-        "{e:?}"
-    );
+    assert!(signalled(&e, "1/2-1/2"), "{e:?}");
     assert!(moves(&e).is_empty(), "{e:?}");
     assert!(error_alerts(&e).is_empty(), "{e:?}");
 }
@@ -176,12 +175,7 @@ fn a_result_signalled_while_a_piece_is_pushed_aside_is_recognised() {
             (2_700, Square::E5, piece(Color::White, Role::King)),
         ],
     );
-    assert!(
-        e.iter()
-            .any(|e| matches!(e, EventKind::GameEnd { result, reason, .. }
-            if result == "0-1" && reason == "kings in the centre")),
-        "{e:?}"
-    );
+    assert!(signalled(&e, "0-1"), "{e:?}");
     assert!(error_alerts(&e).is_empty(), "{e:?}");
 }
 

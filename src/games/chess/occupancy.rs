@@ -767,12 +767,28 @@ mod tests {
         assert!(t.lifted.is_empty());
     }
 
+    /// Black castles short with both hands at `at`, the king lifted and
+    /// set down first: the tracker names the king on g8, the rook on f8.
+    fn castles_black_king_first(t: &mut OccupancyTracker, at: u64) {
+        let black = Color::Black;
+        t.square(at, sq("e8"), false, Some(black));
+        t.square(at + 50, sq("h8"), false, Some(black));
+        assert_eq!(
+            t.square(at + 240, sq("g8"), true, Some(black)),
+            Some(piece('k'))
+        );
+        assert_eq!(
+            t.square(at + 350, sq("f8"), true, Some(black)),
+            Some(piece('r'))
+        );
+    }
+
     #[test]
     fn castling_is_read_as_castling_after_the_rook_was_knocked_and_set_back() {
         // The h8 rook knocked onto g8, standing there 2 s, and set back;
-        // then Black castles with
-        // both hands, the king set on g8 first. The rook's arrival from g8
-        // does not make it the piece set down there.
+        // then Black castles with both hands, the king set on g8 first.
+        // The rook's arrival from g8 does not make it the piece set down
+        // there.
         let mut t = started();
         let at = plies(
             &mut t,
@@ -791,17 +807,7 @@ mod tests {
         t.square(at + 200, sq("g8"), true, Some(black));
         t.square(at + 2_000, sq("g8"), false, Some(black));
         t.square(at + 2_200, sq("h8"), true, Some(black));
-        let at = at + 5_000;
-        t.square(at, sq("e8"), false, Some(black));
-        t.square(at + 50, sq("h8"), false, Some(black));
-        assert_eq!(
-            t.square(at + 240, sq("g8"), true, Some(black)),
-            Some(piece('k'))
-        );
-        assert_eq!(
-            t.square(at + 350, sq("f8"), true, Some(black)),
-            Some(piece('r'))
-        );
+        castles_black_king_first(&mut t, at + 5_000);
     }
 
     #[test]
@@ -819,20 +825,9 @@ mod tests {
                 ("f8", "g7"),
             ],
         );
-        let black = Color::Black;
         t.square(at, sq("b1"), false, Some(Color::White));
         t.square(at + 400, sq("c3"), true, Some(Color::White));
-        let at = at + 5_000;
-        t.square(at, sq("e8"), false, Some(black));
-        t.square(at + 50, sq("h8"), false, Some(black));
-        assert_eq!(
-            t.square(at + 240, sq("g8"), true, Some(black)),
-            Some(piece('k'))
-        );
-        assert_eq!(
-            t.square(at + 350, sq("f8"), true, Some(black)),
-            Some(piece('r'))
-        );
+        castles_black_king_first(&mut t, at + 5_000);
     }
 
     #[test]
