@@ -9,7 +9,8 @@
 //! (an illegal move that stood past the misplacement delay before the
 //! opponent began to reply, withdrawn then).
 //! False alarms on fault-free games come from `cargo bench --bench replay`
-//! (`error alerts`). `BENCH_CASES=N` sets the cases per kind (default 250).
+//! (`error alerts`). `BENCH_CASES=N` sets the cases per kind (default 250);
+//! `BENCH_DUMP=dir` writes the capture of each case missed.
 
 use std::fs::File;
 use std::io::BufReader;
@@ -73,8 +74,15 @@ fn main() {
             cleared += usize::from(c.cleared);
             extra += c.extra_errors;
             reclassified += usize::from(c.reclassified);
-            if (!c.raised || !c.side_right || !c.exact || c.extra_errors > 0) && misses.len() < 3 {
+            let missed = !c.raised || !c.side_right || !c.exact || c.extra_errors > 0;
+            if missed && misses.len() < 3 {
                 misses.push(format!("game {} at ply {}: {c:?}", i + 1, case.at_ply));
+            }
+            // `BENCH_DUMP=dir`: each miss's capture, to replay on its own.
+            if let Some(dir) = std::env::var_os("BENCH_DUMP").filter(|_| missed) {
+                let name = format!("{kind:?}-game{}-attempt{attempt}.capture", i + 1);
+                std::fs::create_dir_all(&dir).expect("BENCH_DUMP folder");
+                std::fs::write(Path::new(&dir).join(name), &text).expect("dump");
             }
         }
         let pct = |k: usize| format!("{:.1}%", 100.0 * k as f64 / n.max(1) as f64);
