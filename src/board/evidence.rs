@@ -756,7 +756,7 @@ pub(super) fn turn_touched_at<G: Game>(rules: &G, p: &mut Playing<G>) {
         return;
     }
     let old = std::mem::take(&mut p.touched_at);
-    p.touched_at = vec![0; old.len()];
+    p.touched_at = vec![(0, 0); old.len()];
     for (i, &t) in old.iter().enumerate() {
         let sq = rules.turn_round(rules.square(i));
         p.touched_at[rules.index(sq)] = t;

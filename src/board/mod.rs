@@ -248,8 +248,8 @@ struct Playing<G: Game> {
     recent: VecDeque<(Square<G>, Option<Piece<G>>)>,
     /// Games that rank explanations by evidence ([`Game::ranks_by_evidence`]):
     /// for each square (game orientation, by [`Game::index`]), the number
-    /// of the last reading that touched it.
-    touched_at: Vec<u64>,
+    /// and the time of the last reading that touched it.
+    touched_at: Vec<(u64, Millis)>,
     /// Readings numbered up to this one belong to the plies that made the
     /// current position: the evidence for what follows is in later ones.
     evidence_base: u64,
@@ -450,7 +450,7 @@ impl<G: Game> Reconstructor<G> {
                 } else {
                     sq
                 };
-                p.touched_at[self.rules.index(game_sq)] = reading;
+                p.touched_at[self.rules.index(game_sq)] = (reading, at);
             }
             self.set_cell(sq, *cell);
         }
@@ -780,7 +780,7 @@ impl<G: Game> Reconstructor<G> {
         }
         if self.rules.ranks_by_evidence() {
             // This reading's number (`on_reading` counts it).
-            p.touched_at[self.rules.index(game_sq)] = self.stats.readings + 1;
+            p.touched_at[self.rules.index(game_sq)] = (self.stats.readings + 1, at);
         }
         // A board without piece identity: the piece lifted is the one the
         // game has there.
@@ -1877,7 +1877,7 @@ impl<G: Game> Reconstructor<G> {
             moved_at: None,
             recent: VecDeque::new(),
             touched_at: if self.rules.ranks_by_evidence() {
-                vec![0; self.rules.square_count()]
+                vec![(0, 0); self.rules.square_count()]
             } else {
                 Vec::new()
             },

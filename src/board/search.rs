@@ -26,6 +26,10 @@
 
 use crate::games::{Game, GameMove, GamePiece, GamePosition, Placement, Record, SquareSet};
 
+/// A quiet move's origin last touched this long after its destination was
+/// not left by that move (see [`Evidence::out_of_order`]).
+const OUT_OF_ORDER_MS: u64 = 1_000;
+
 /// How well the readings back an explanation up (backed, then count).
 type Score = (bool, usize);
 
@@ -33,8 +37,8 @@ type Score = (bool, usize);
 #[derive(Clone, Copy, Debug)]
 pub struct Evidence<'a> {
     /// For each square (by [`Game::index`], game orientation), the number
-    /// of the last reading that touched it.
-    pub touched_at: &'a [u64],
+    /// and the time of the last reading that touched it.
+    pub touched_at: &'a [(u64, u64)],
     /// Readings numbered up to this one belong to the game's current
     /// position, not to what follows it.
     pub base: u64,
@@ -42,7 +46,12 @@ pub struct Evidence<'a> {
 
 impl Evidence<'_> {
     fn at<G: Game>(&self, rules: &G, sq: G::Square) -> u64 {
-        self.touched_at.get(rules.index(sq)).copied().unwrap_or(0)
+        self.touched_at.get(rules.index(sq)).map_or(0, |t| t.0)
+    }
+
+    /// When the last reading that touched `sq` was taken.
+    fn at_ms<G: Game>(&self, rules: &G, sq: G::Square) -> u64 {
+        self.touched_at.get(rules.index(sq)).map_or(0, |t| t.1)
     }
 
     fn seen<G: Game>(&self, rules: &G, sq: G::Square) -> bool {
@@ -79,6 +88,36 @@ impl Evidence<'_> {
             pos = pos.play(m);
         }
         (all, n)
+    }
+
+    /// Whether a quiet move of `moves` (played from `pos`) would have
+    /// arrived before it left: its origin, empty at the end of the line,
+    /// was last touched more than [`OUT_OF_ORDER_MS`] after its
+    /// destination, occupied at the end, was (no other ply of the line
+    /// touching either). One piece lifts before
+    /// it lands, so the readings show another history (a piece pushed onto
+    /// the square a move of the same side would have left).
+    fn out_of_order<G: Game>(&self, rules: &G, pos: &G::Position, moves: &[G::Move]) -> bool {
+        let mut pos = pos.clone();
+        for (i, m) in moves.iter().enumerate() {
+            let quiet = m.from() != m.to() && pos.board().piece_at(m.to()).is_none();
+            let alone = moves.iter().enumerate().all(|(j, o)| {
+                j == i
+                    || ![o.from(), o.to()]
+                        .iter()
+                        .any(|&s| s == m.from() || s == m.to())
+            });
+            // Later in time, not only in number (the squares of one frame
+            // of a board that reports whole boards come in no order), and
+            // by more than a sensor's own disorder (a destination reported
+            // a moment before its origin).
+            let late = self.at_ms(rules, m.from()) > self.at_ms(rules, m.to()) + OUT_OF_ORDER_MS;
+            if quiet && alone && late {
+                return true;
+            }
+            pos = pos.play(m);
+        }
+        false
     }
 
     /// Whether `moves` hand a square from one side to the other with no
@@ -340,9 +379,9 @@ fn explain_ranked<G: Game>(
     let depth = search_depth(limits, resync);
     for cost in 1..=depth {
         let forward = all_forward(rules, pos, successors, target, cost, &mut budget);
-        let forward = forward
-            .into_iter()
-            .filter(|moves| !evidence.hands_over_unseen(rules, moves));
+        let forward = forward.into_iter().filter(|moves| {
+            !evidence.hands_over_unseen(rules, moves) && !evidence.out_of_order(rules, pos, moves)
+        });
         let forward = forward.map(|moves| {
             let score = evidence.score(rules, pos, &moves);
             (score, Explanation::Forward(moves))
@@ -423,7 +462,10 @@ fn all_back<G: Game>(
         let mut lines = Vec::new();
         let mut line = Vec::with_capacity(rest);
         forward_all(rules, earlier, target, rest, &mut line, &mut lines, budget);
-        back.extend(lines.into_iter().map(|then| {
+        let lines = lines
+            .into_iter()
+            .filter(|then| !evidence.out_of_order(rules, earlier, then));
+        back.extend(lines.map(|then| {
             let score = evidence.score(rules, earlier, &then);
             (score, Explanation::Back { plies, then })
         }));
