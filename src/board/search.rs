@@ -94,9 +94,9 @@ impl Evidence<'_> {
     /// arrived before it left: its origin, empty at the end of the line,
     /// was last touched more than [`OUT_OF_ORDER_MS`] after its
     /// destination, occupied at the end, was (no other ply of the line
-    /// touching either). One piece lifts before
-    /// it lands, so the readings show another history (a piece pushed onto
-    /// the square a move of the same side would have left).
+    /// touching either). One piece lifts before it lands, so the readings
+    /// show another history (a piece pushed onto the square a move of the
+    /// same side would have left).
     fn out_of_order<G: Game>(&self, rules: &G, pos: &G::Position, moves: &[G::Move]) -> bool {
         let mut pos = pos.clone();
         for (i, m) in moves.iter().enumerate() {
