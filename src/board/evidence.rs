@@ -453,12 +453,8 @@ pub(super) fn after_move<G: Game>(rules: &G, p: &mut Playing<G>) -> Vec<EventKin
     for v in verdicts {
         match v {
             Verdict::Alert(a) => out.push(EventKind::Alert(a)),
-            Verdict::End {
-                result,
-                reason,
-                frozen,
-            } => {
-                p.course = if frozen || p.course.frozen() {
+            Verdict::End { result, reason } => {
+                p.course = if p.course.frozen() {
                     Course::Frozen
                 } else {
                     Course::Ended

@@ -452,11 +452,6 @@ impl Game for Draughts {
                                 winner.opponent().name(),
                                 law.article()
                             ),
-                            // Not frozen, as in chess: a man knocked onto
-                            // the square that leaves no move can stand long
-                            // enough to be published; set back, the ply is
-                            // withdrawn and the result with it.
-                            frozen: false,
                         });
                     }
                 }

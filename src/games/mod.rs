@@ -283,15 +283,18 @@ pub fn nearest_either_way<B: Placement>(
 pub enum Verdict {
     /// An alert for the arbiter (a claimable draw, a repetition).
     Alert(Alert),
-    /// The game is over.
+    /// The game is over by the rules (no move, mate, a dead position).
+    ///
+    /// Design: this never freezes the record. A piece knocked onto the
+    /// square that ends the game can stand long enough to be published as
+    /// the move: when it is set back, the ply is withdrawn and the result
+    /// with it, and a dead position may be played on. The record freezes
+    /// at a result signal or the operator's result.
     End {
         /// As the game's record writes it.
         result: String,
         /// Why, in words.
         reason: String,
-        /// Whether the record is frozen (nothing legal follows), or play
-        /// may go on (a dead position in chess).
-        frozen: bool,
     },
 }
 

@@ -443,10 +443,6 @@ impl Game for Xiangqi {
             out.push(Verdict::End {
                 result: GameResult::Win(winner).token().to_owned(),
                 reason: format!("{how} (Art. 16)"),
-                // Not frozen, as in chess: a piece knocked onto a mating
-                // point can stand long enough to be published; set back,
-                // the ply is withdrawn and the result with it.
-                frozen: false,
             });
         }
         out

@@ -350,27 +350,20 @@ impl games::Game for Chess {
     fn judge(&self, _referee: &mut (), game: &Game, has_moves: bool, ended: bool) -> Vec<Verdict> {
         let mut out = Vec::new();
         let pos = game.position();
-        let end = |result: &str, reason: &str, frozen: bool| Verdict::End {
+        let end = |result: &str, reason: &str| Verdict::End {
             result: result.into(),
             reason: reason.into(),
-            frozen,
         };
         if let Some(outcome) = pos.outcome_known(has_moves) {
             if !ended {
-                // Design: none of these freezes the record. Nothing legal
-                // follows mate or stalemate, but a piece knocked onto a
-                // mating square can stand long enough to be published as
-                // the move: when it is set back, the ply is withdrawn and
-                // the result with it. A dead position may be played on.
-                // The record freezes at a result signal or the operator's.
+                // None of these freezes the record (see `Verdict::End`).
                 out.push(match outcome {
                     PositionOutcome::Checkmate { winner } => end(
                         if winner == Color::White { "1-0" } else { "0-1" },
                         "checkmate",
-                        false,
                     ),
-                    PositionOutcome::Stalemate => end("1/2-1/2", "stalemate", false),
-                    PositionOutcome::DeadPosition => end("1/2-1/2", "dead position", false),
+                    PositionOutcome::Stalemate => end("1/2-1/2", "stalemate"),
+                    PositionOutcome::DeadPosition => end("1/2-1/2", "dead position"),
                 });
             }
             return out;
@@ -386,14 +379,14 @@ impl games::Game for Chess {
                 Law::Fivefold,
                 "The same position has now stood five times: the game is drawn (Law 9.6a). The arbiter must step in.".into(),
             ));
-            out.push(end("1/2-1/2", "fivefold repetition", false));
+            out.push(end("1/2-1/2", "fivefold repetition"));
         } else if halfmoves >= 150 && !ended {
             out.push(info(
                 AlertKind::SeventyFiveMoves,
                 Law::SeventyFiveMoves,
                 "Seventy-five moves by each player without a capture or pawn move: the game is drawn (Law 9.6b). The arbiter must step in.".into(),
             ));
-            out.push(end("1/2-1/2", "75-move rule", false));
+            out.push(end("1/2-1/2", "75-move rule"));
         } else {
             if reps == 3 {
                 out.push(info(
