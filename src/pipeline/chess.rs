@@ -109,8 +109,7 @@ impl ChessReader {
             // The side to move after a move still settling, if any: the
             // opponent may already be lifting a piece to reply.
             let turn = match self.recon.last_mover() {
-                (_, Some(Side::White)) => Some(Color::Black),
-                (_, Some(_)) => Some(Color::White),
+                (_, Some(mover)) => Some(chess_color(mover.other())),
                 (_, None) => self.recon.game().map(|g| g.position().turn()),
             };
             let cell = tracker.square(t, sq, occupied, turn);
@@ -269,11 +268,16 @@ impl ChessReader {
         let first = Side::from(game.start().turn());
         let n = game.len() as u32;
         let own = if first == side { n.div_ceil(2) } else { n / 2 };
-        let opponent = match side.other() {
-            Side::White => Color::White,
-            Side::Black | Side::Red => Color::Black,
-        };
+        let opponent = chess_color(side.other());
         (own, game.position().cannot_checkmate(opponent))
+    }
+}
+
+/// The chess colour an event's side names.
+fn chess_color(side: Side) -> Color {
+    match side {
+        Side::White => Color::White,
+        Side::Black | Side::Red => Color::Black,
     }
 }
 

@@ -33,9 +33,9 @@ const PUT_AWAY_MS: u64 = 30_000;
 const PASSING_MS: u64 = 1_000;
 
 /// A piece set down and lifted again within this time, with no piece set
-/// down meanwhile and a piece of the other colour lifted, is still on its way: a capturer set down beside its
-/// victim while the victim is taken off (a capture in three touches), then
-/// moved onto the victim's square.
+/// down meanwhile and a piece of the other colour lifted, is still on its
+/// way: a capturer set down beside its victim while the victim is taken
+/// off (a capture in three touches), then moved onto the victim's square.
 const PAUSED_MS: u64 = 5_000;
 
 /// A piece set down this soon after it was lifted, on a square it could
@@ -527,7 +527,8 @@ fn choose(lifted: &[Lifted], to: Square, turn: Option<Color>, now: u64) -> Optio
         // board that reports whole frames (read square by square, in
         // order): the rook's square after castling takes the rook.
         if let Some(rook) = pool.iter().copied().find(|&i| {
-            lifted[i].piece.role == Role::Rook && castled_rook_square(lifted[i].from) == Some(to)
+            lifted[i].piece.role == Role::Rook
+                && castling_squares(lifted[i].from).is_some_and(|(_, rook)| rook == to)
         }) && pool
             .iter()
             .any(|&i| lifted[i].piece.role == Role::King && lifted[i].from.rank() == to.rank())
@@ -559,30 +560,19 @@ fn castling_king(lifted: &[Lifted], pool: &[usize], to: Square) -> Option<usize>
         l.piece.role == Role::Rook
             && l.piece.color == lifted[king].piece.color
             && l.from.rank() == from.rank()
-            && castled_king_square(l.from) == Some(to)
+            && castling_squares(l.from).is_some_and(|(king, _)| king == to)
     });
     castles.then_some(king)
 }
 
-/// Where the king goes when it castles with the rook in `corner`.
-fn castled_king_square(corner: Square) -> Option<Square> {
+/// Where the king and the rook in `corner` go when they castle together
+/// (standard chess: occupancy boards start from the standard array).
+fn castling_squares(corner: Square) -> Option<(Square, Square)> {
     match corner {
-        Square::H1 => Some(Square::G1),
-        Square::A1 => Some(Square::C1),
-        Square::H8 => Some(Square::G8),
-        Square::A8 => Some(Square::C8),
-        _ => None,
-    }
-}
-
-/// Where a rook standing in its corner goes when its king castles with
-/// it (standard chess: occupancy boards start from the standard array).
-fn castled_rook_square(corner: Square) -> Option<Square> {
-    match corner {
-        Square::H1 => Some(Square::F1),
-        Square::A1 => Some(Square::D1),
-        Square::H8 => Some(Square::F8),
-        Square::A8 => Some(Square::D8),
+        Square::H1 => Some((Square::G1, Square::F1)),
+        Square::A1 => Some((Square::C1, Square::D1)),
+        Square::H8 => Some((Square::G8, Square::F8)),
+        Square::A8 => Some((Square::C8, Square::D8)),
         _ => None,
     }
 }
