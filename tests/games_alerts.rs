@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use boardcast::board::{Cell, Config, Reconstructor};
-use boardcast::event::{AlertKind, EventKind};
+use boardcast::event::{AlertKind, EventKind, Side};
 use boardcast::replay::{GameReplay, replay_game_text};
 use boardcast_games::{draughts, xiangqi};
 use boardcast_sim::open::{OpenProfile, capture_text, read_xiangqi_games};
@@ -195,20 +195,43 @@ fn xiangqi_art_20_a_horse_over_its_blocked_leg_is_a_technical_foul_once_black_re
 
 /// A reconstructor following a xiangqi board from `fen`.
 fn xiangqi_from(fen: &str) -> Reconstructor<boardcast::games::xiangqi::Xiangqi> {
-    use boardcast::games::grid::Point;
     use boardcast::games::xiangqi::{Position, Xiangqi};
-    use boardcast::games::{GamePosition, Placement};
     let position = Position::new(xiangqi::Position::from_fen(fen).unwrap());
-    let cells: Vec<Cell<_>> = (0..90)
-        .map(|i| {
-            let p = Point::from_index(i).unwrap();
+    following(Xiangqi::default(), position, &grid_points(90))
+}
+
+/// A reconstructor following a draughts board from `fen`.
+fn draughts_from(fen: &str) -> Reconstructor<boardcast::games::draughts::Draughts> {
+    use boardcast::games::draughts::{Draughts, Position};
+    let position = Position::new(draughts::Position::from_fen(fen).unwrap());
+    following(Draughts, position, &grid_points(64))
+}
+
+/// The first `n` points of a grid, in index order.
+fn grid_points<S: boardcast::games::grid::Spec>(n: usize) -> Vec<boardcast::games::grid::Point<S>> {
+    (0..n)
+        .map(|i| boardcast::games::grid::Point::from_index(i).unwrap())
+        .collect()
+}
+
+/// A reconstructor of `rules` following a board from `position`, read
+/// whole (`squares`: every cell in index order).
+fn following<G: boardcast::games::Game>(
+    rules: G,
+    position: G::Position,
+    squares: &[G::Square],
+) -> Reconstructor<G> {
+    use boardcast::games::{GamePosition, Placement};
+    let cells: Vec<Cell<_>> = squares
+        .iter()
+        .map(|&p| {
             position
                 .board()
                 .piece_at(p)
                 .map_or(Cell::Empty, Cell::Piece)
         })
         .collect();
-    let mut r = Reconstructor::for_game(Config::default(), Xiangqi::default());
+    let mut r = Reconstructor::for_game(Config::default(), rules);
     r.start_from(0, position, false);
     r.handle_board(0, &cells);
     r
@@ -561,7 +584,7 @@ fn xiangqi_a_pushed_piece_is_not_read_as_a_move_of_each_side() {
             (15_100, "h7", unknown),
         ],
     );
-    assert_pushed_red_piece_only(&events, &["g6e6"]);
+    assert_pushed_only(&events, &["g6e6"], Side::Red);
 }
 
 /// Xiangqi on a board without piece identity: Red's horse plays b0-a2,
@@ -586,43 +609,200 @@ fn xiangqi_a_pushed_piece_does_not_rewrite_the_move_before() {
             (17_100, "a0", unknown),
         ],
     );
-    assert_pushed_red_piece_only(&events, &["b0a2"]);
+    assert_pushed_only(&events, &["b0a2"], Side::Red);
+}
+
+/// English draughts on a board without piece identity, in a king ending
+/// that shuffles: from `W:W8,K10,K12,16,24:BK30`, thirteen plies later
+/// (the man on 8 crowned on 3, a king back on 8) White's king on 7 is
+/// pushed to 10 while Black is to move. The board's occupancy is then the
+/// start's exactly, but going back there would turn the king on 8 into a
+/// man again, and nothing touched 8. Before: a takeback of thirteen plies
+/// was published, the set-back read as new moves, and later a man "moved
+/// backwards" (art. 1.25.4). Now: `misplaced`, White's pieces, cleared
+/// when the king is back.
+#[test]
+fn draughts_a_push_that_recreates_an_old_occupancy_is_not_a_takeback() {
+    let plies: [(u8, u8); 13] = [
+        (10, 6),
+        (30, 26),
+        (6, 2),
+        (26, 23),
+        (2, 6),
+        (23, 26),
+        (6, 2),
+        (26, 31),
+        (8, 3),
+        (31, 26),
+        (2, 7),
+        (26, 30),
+        (3, 8),
+    ];
+    let mut readings = Vec::new();
+    let mut t = 1_000;
+    for (from, to) in plies {
+        readings.push((t, from, ""));
+        readings.push((t + 300, to, "?"));
+        t += 3_000;
+    }
+    // Black to move: White's king pushed from 7 to 10, then set back.
+    readings.extend([(t, 7, ""), (t + 100, 10, "?")]);
+    readings.extend([(t + 12_000, 10, ""), (t + 12_100, 7, "?")]);
+    // Black plays on.
+    readings.extend([(t + 15_000, 30, ""), (t + 15_300, 26, "?")]);
+    let events = occupancy_draughts("W:W8,K10,K12,16,24:BK30", &readings);
+    let mut want: Vec<String> = plies.iter().map(|(f, t)| format!("{f}-{t}")).collect();
+    want.push("30-26".into());
+    let want: Vec<&str> = want.iter().map(String::as_str).collect();
+    assert_pushed_only(&events, &want, Side::White);
+}
+
+/// Xiangqi on a board that identifies pieces, advisers and generals
+/// shuffling in an ending: nine plies after `4k4/4a4/4ba3/.../1p2K4 b`
+/// every piece is back where it stood but Black's soldier, which went
+/// b0-c0. Red to move, the soldier is pushed back to b0 and left there
+/// 14 s. The board is then the position of nine plies before exactly.
+/// Before: a takeback of nine plies was published and the set-back read
+/// as new moves. Now: `misplaced`, Black's pieces, cleared when the
+/// soldier is back, and Red plays on.
+#[test]
+fn xiangqi_a_push_that_recreates_an_old_position_is_not_a_takeback() {
+    use boardcast::games::grid::Stone;
+    let plies = [
+        ("e9", "f9", 'k'),
+        ("e1", "d2", 'A'),
+        ("f9", "e9", 'k'),
+        ("f2", "e1", 'A'),
+        ("b0", "c0", 'p'),
+        ("e1", "f2", 'A'),
+        ("e8", "d9", 'a'),
+        ("d2", "e1", 'A'),
+        ("d9", "e8", 'a'),
+    ];
+    let piece = |c: char| Cell::Piece(Stone::new(c as u8));
+    let mut readings = Vec::new();
+    let mut t = 1_000;
+    for (from, to, c) in plies {
+        readings.push((t, xq_point(from), Cell::Empty));
+        readings.push((t + 300, xq_point(to), piece(c)));
+        t += 4_000;
+    }
+    // Red to move: Black's soldier pushed back to b0, then set back.
+    readings.extend([
+        (t, xq_point("c0"), Cell::Empty),
+        (t + 100, xq_point("b0"), piece('p')),
+    ]);
+    t += 14_000;
+    readings.extend([
+        (t, xq_point("b0"), Cell::Empty),
+        (t + 200, xq_point("c0"), piece('p')),
+    ]);
+    // Red plays on.
+    t += 3_000;
+    readings.extend([
+        (t, xq_point("e1"), Cell::Empty),
+        (t + 300, xq_point("f0"), piece('A')),
+    ]);
+    let r = xiangqi_from("4k4/4a4/4ba3/9/9/9/9/5A3/4A4/1p2K4 b - - 0 1");
+    let events = follow(r, &readings);
+    let mut want: Vec<String> = plies.iter().map(|(f, t, _)| format!("{f}{t}")).collect();
+    want.push("e1f0".into());
+    let want: Vec<&str> = want.iter().map(String::as_str).collect();
+    assert_pushed_only(&events, &want, Side::Black);
 }
 
 /// Follows a xiangqi board from `fen`, read whole by occupancy only, through
 /// `(time, point, "" for empty or "?" for a piece)` readings and every
 /// timer after them; returns the events.
 fn occupancy_xiangqi(fen: &str, readings: &[(u64, &str, &str)]) -> Vec<EventKind> {
+    use boardcast::games::grid::Stone;
+    let readings: Vec<_> = readings
+        .iter()
+        .map(|&(t, s, c)| (t, xq_point(s), c))
+        .collect();
+    occupancy_follow(
+        xiangqi_from(fen),
+        &grid_points(90),
+        Stone::unknown(),
+        &readings,
+    )
+}
+
+/// The sensor point of a xiangqi point named `a0`..`i9`.
+fn xq_point(s: &str) -> boardcast::games::xiangqi::Square {
+    let b = s.as_bytes();
+    let sq = xiangqi::Square::new((b[0] - b'a') as i8, (b[1] - b'0') as i8).unwrap();
+    boardcast::games::xiangqi::point(sq)
+}
+
+/// Follows a draughts board from `fen`, read whole by occupancy only,
+/// through `(time, square number, "" for empty or "?" for a piece)`
+/// readings and every timer after them; returns the events.
+fn occupancy_draughts(fen: &str, readings: &[(u64, u8, &str)]) -> Vec<EventKind> {
+    use boardcast::games::grid::Stone;
+    let sq = |n: u8| boardcast::games::draughts::point(draughts::Square::new(n).unwrap());
+    let readings: Vec<_> = readings.iter().map(|&(t, n, c)| (t, sq(n), c)).collect();
+    occupancy_follow(
+        draughts_from(fen),
+        &grid_points(64),
+        Stone::unknown(),
+        &readings,
+    )
+}
+
+/// Follows `r`'s board, read whole again by occupancy only (`squares`:
+/// every cell in index order; `unknown`: the game's piece of unknown
+/// colour), through `(time, square, "" for empty or "?" for a piece)`
+/// readings and every timer after them; returns the events.
+fn occupancy_follow<G: boardcast::games::Game>(
+    mut r: Reconstructor<G>,
+    squares: &[G::Square],
+    unknown: G::Piece,
+    readings: &[(u64, G::Square, &str)],
+) -> Vec<EventKind> {
     use boardcast::games::Placement;
-    use boardcast::games::grid::{Point, Stone};
-    use boardcast::games::xiangqi::point;
-    let mut r = xiangqi_from(fen);
-    let occupancy: Vec<Cell<_>> = (0..90)
-        .map(|i| {
-            let p = Point::from_index(i).unwrap();
-            match r.sensed().piece_at(p) {
-                Some(_) => Cell::Piece(Stone::unknown()),
-                None => Cell::Empty,
-            }
+    let occupancy: Vec<Cell<_>> = squares
+        .iter()
+        .map(|&p| match r.sensed().piece_at(p) {
+            Some(_) => Cell::Piece(unknown),
+            None => Cell::Empty,
         })
         .collect();
     r.handle_board(500, &occupancy);
     drain(&mut r);
-    let sq = |s: &str| {
-        let b = s.as_bytes();
-        point(xiangqi::Square::new((b[0] - b'a') as i8, (b[1] - b'0') as i8).unwrap())
+    let cell = |c: &str| {
+        if c.is_empty() {
+            Cell::Empty
+        } else {
+            Cell::Piece(unknown)
+        }
     };
+    let readings: Vec<_> = readings
+        .iter()
+        .map(|&(t, sq, c)| (t, sq, cell(c)))
+        .collect();
+    follow(r, &readings)
+}
+
+/// One reading: when, which square, what it showed.
+type Reading<G> = (
+    u64,
+    <G as boardcast::games::Game>::Square,
+    Cell<<G as boardcast::games::Game>::Piece>,
+);
+
+/// Follows `r`'s board through readings and every timer after them;
+/// returns the events.
+fn follow<G: boardcast::games::Game>(
+    mut r: Reconstructor<G>,
+    readings: &[Reading<G>],
+) -> Vec<EventKind> {
     let mut events = Vec::new();
-    for &(t, s, cell) in readings {
+    for &(t, sq, cell) in readings {
         while let Some(d) = r.poll_timeout().filter(|&d| d <= t) {
             r.handle_timeout(d);
         }
-        let cell = if cell.is_empty() {
-            Cell::Empty
-        } else {
-            Cell::Piece(Stone::unknown())
-        };
-        r.handle_square(t, sq(s), cell);
+        r.handle_square(t, sq, cell);
         events.extend(drain(&mut r));
     }
     while let Some(d) = r.poll_timeout() {
@@ -632,9 +812,9 @@ fn occupancy_xiangqi(fen: &str, readings: &[(u64, &str, &str)]) -> Vec<EventKind
     events
 }
 
-/// The moves published are `want` (none withdrawn), and a Red piece was
-/// reported misplaced, then cleared.
-fn assert_pushed_red_piece_only(events: &[EventKind], want: &[&str]) {
+/// The moves published are `want` (none withdrawn), and a piece of `side`
+/// was reported misplaced, then cleared.
+fn assert_pushed_only(events: &[EventKind], want: &[&str], side: Side) {
     let moves: Vec<_> = events
         .iter()
         .filter_map(|e| match e {
@@ -646,7 +826,7 @@ fn assert_pushed_red_piece_only(events: &[EventKind], want: &[&str]) {
     assert_eq!(moves, want, "{events:?}");
     let raised = events.iter().any(|e| {
         matches!(e, EventKind::Alert(a) if a.kind == AlertKind::Misplaced
-            && !a.cleared && a.side == Some(boardcast::event::Side::Red))
+            && !a.cleared && a.side == Some(side))
     });
     assert!(raised, "{events:?}");
     let cleared = events

@@ -132,6 +132,18 @@ impl Evidence<'_> {
             !self.seen(rules, m.from()) && moves[i + 1..].iter().any(|later| later.to() == m.from())
         })
     }
+
+    /// Whether setting `now` back to `earlier` changes only squares the
+    /// readings touched, comparing whole pieces (a draughts king and a man,
+    /// which no sensor tells apart, differ here). A push in a shuffling
+    /// ending can recreate the occupancy of a position many plies back
+    /// where a king now stands on a square that held a man then: going
+    /// back would uncrown a piece nobody touched.
+    fn restores_seen<G: Game>(&self, rules: &G, now: &G::Board, earlier: &G::Board) -> bool {
+        (now.occupied() | earlier.occupied())
+            .into_iter()
+            .all(|sq| now.piece_at(sq) == earlier.piece_at(sq) || self.seen(rules, sq))
+    }
 }
 
 /// How far a search may go.
@@ -282,7 +294,7 @@ pub fn explain<G: Game>(
             return done(found, &budget);
         }
     }
-    done(far_takeback(game, target, depth, limits), &budget)
+    done(far_takeback(game, target, depth, limits, |_| true), &budget)
 }
 
 /// How deep a search goes: a whole-board read searches deeper.
@@ -326,21 +338,51 @@ fn first_back<G: Game>(
 }
 
 /// A takeback further than the search depth: the board equals an earlier
-/// position exactly.
+/// position exactly, one that `allowed` accepts, and one that differs from
+/// the game's position by more than one piece changing square.
+///
+/// Design: players restoring several plies move more than one piece. When
+/// the plies between cancel out but for one piece (kings or advisers
+/// shuffling in an ending), that piece pushed a step recreates the old
+/// position exactly; reading it as a takeback published the withdrawal of
+/// many plies and then the piece set back as new moves. Such a board is a
+/// displaced piece (`misplaced` once it stands long enough); an arbiter who
+/// really restores that position corrects the record explicitly.
 fn far_takeback<G: Game>(
     game: &Record<G>,
     target: &G::Board,
     depth: usize,
     limits: Limits,
+    allowed: impl Fn(&G::Board) -> bool,
 ) -> Option<Explanation<G::Move>> {
     let n = game.len();
+    let now = game.position().board();
     (0..n.saturating_sub(depth.min(limits.back)))
         .rev()
-        .find(|&ply| game.position_at(ply).board().matches(target))
+        .find(|&ply| {
+            let earlier = game.position_at(ply).board();
+            earlier.matches(target) && !one_piece_apart(now, earlier) && allowed(earlier)
+        })
         .map(|ply| Explanation::Back {
             plies: n - ply,
             then: Vec::new(),
         })
+}
+
+/// Whether two placements differ by one piece standing on another square
+/// and nothing else (whole pieces compared, kind included).
+fn one_piece_apart<B: Placement>(a: &B, b: &B) -> bool {
+    let changed: Vec<_> = (a.occupied() | b.occupied())
+        .into_iter()
+        .filter(|&sq| a.piece_at(sq) != b.piece_at(sq))
+        .collect();
+    let [x, y] = changed[..] else {
+        return false;
+    };
+    let moved = |from, to| {
+        a.piece_at(to).is_none() && b.piece_at(from).is_none() && a.piece_at(from) == b.piece_at(to)
+    };
+    moved(x, y) || moved(y, x)
 }
 
 /// [`explain`] for games that rank explanations by evidence.
@@ -404,7 +446,10 @@ fn explain_ranked<G: Game>(
     if lifted {
         return done(None, true, &budget);
     }
-    done(far_takeback(game, target, depth, limits), true, &budget)
+    let now = pos.board();
+    let allowed = |earlier: &G::Board| evidence.restores_seen(rules, now, earlier);
+    let far = far_takeback(game, target, depth, limits, allowed);
+    done(far, true, &budget)
 }
 
 /// Every line of `cost` legal plies from `pos` to `target`.
