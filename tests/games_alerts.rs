@@ -711,6 +711,35 @@ fn xiangqi_a_push_that_recreates_an_old_position_is_not_a_takeback() {
     assert_pushed_only(&events, &want, Side::Black);
 }
 
+/// Xiangqi on a board without piece identity, whose orientation its
+/// first move decides (the start is symmetric). Red plays h2-g2; while it
+/// settles, Black's cannon on h7 is knocked off for 1.5 s; then Black
+/// lifts the cannon on b7. With h7 empty the board is explained only
+/// turned round, as a capture b2xb9 and b7-c7, and b9 was never touched.
+/// Before: that unbacked reading fixed the board as turned round, and the
+/// whole game was read from the wrong side (C2+7 published for Red's
+/// first move, a `misplaced` later). Now: only an explanation the
+/// readings back up turns the board; h2g2 and b7b5 are published.
+#[test]
+fn xiangqi_a_knock_during_the_first_move_does_not_turn_the_board_round() {
+    let occupied = XIANGQI_START.replace(|c: char| c != '.', "o");
+    let board = format!("board {occupied}");
+    let r = capture(
+        "hello xiangqi 9x10 id=XQ-1 pieces=no",
+        &[
+            (25, &board),
+            (2_682, "up h2"),
+            (3_165, "down g2"),
+            (3_390, "up h7"),
+            (4_914, "down h7"),
+            (7_665, "up b7"),
+            (8_047, "down b5"),
+        ],
+    );
+    let e = kinds(&r);
+    assert_eq!(short(&e), ["start", "move h2g2", "move b7b5"]);
+}
+
 /// Follows a xiangqi board from `fen`, read whole by occupancy only, through
 /// `(time, point, "" for empty or "?" for a piece)` readings and every
 /// timer after them; returns the events.

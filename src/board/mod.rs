@@ -1815,7 +1815,10 @@ impl<G: Game> Reconstructor<G> {
         let turned = target.rotated();
         // The evidence turned round with the board.
         self.turn_evidence();
-        let Some(e) = self.search(&turned) else {
+        // Only an explanation the readings back up fixes the orientation:
+        // a piece in the hand or knocked reads, turned round, as a capture
+        // whose destination nobody touched.
+        let Some(e) = self.search(&turned).filter(|_| self.backed) else {
             self.turn_evidence();
             return None;
         };
