@@ -358,6 +358,42 @@ fn laws_4_7_and_7_5a_a_pawn_left_on_the_last_rank_is_an_illegal_move() {
     assert_eq!(s.take(), ["move a8=Q+", "move Kd7"]);
 }
 
+/// The same fault straight after a king's step into the centre (the
+/// position of bench game 2032): Black plays Kd5, and 1.2 s later, while
+/// that move still waits to see whether it begins the kings-in-the-centre
+/// result signal (2.5 s), White sets its pawn on a8 and leaves it there.
+/// Lifts after a king went to the centre prove nothing, but the reply
+/// standing on the board does. Before: Kd5 was never published; the king's
+/// reply d5-d4 made it "Kd4" from e4, an `illegal_position` was raised for
+/// the pawn, and White's next move was lost.
+#[test]
+fn law_7_5a_a_pawn_left_on_the_last_rank_straight_after_a_king_went_to_the_centre() {
+    let mut s = Scene::fen("8/PKP2r2/7R/8/4k3/8/8/8 b - - 0 65");
+    s.take();
+    let king = s.lift("e4");
+    s.wait(200);
+    s.set("d5", king);
+    s.wait(1_200);
+    let pawn = s.lift("a7");
+    s.wait(200);
+    s.set("a8", pawn);
+    s.wait(2_000);
+    // Black replies while the pawn stands there.
+    s.mv("d5", "d4");
+    let messages = s.messages();
+    assert_eq!(s.take(), ["move Kd5", "alert illegal_move White 7.5a"]);
+    assert!(
+        messages[0].contains("a7-a8, an illegal move"),
+        "{messages:?}"
+    );
+    // The arbiter exchanges it for a queen.
+    s.lift("a8");
+    s.wait(300);
+    s.set("a8", piece(Color::White, Role::Queen));
+    s.wait(3_000);
+    assert_eq!(s.take(), ["move a8=Q", "move Kd4"]);
+}
+
 #[test]
 fn law_3_10c_an_impossible_position_is_reported_and_cleared() {
     let mut s = Scene::standard();

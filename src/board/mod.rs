@@ -1096,9 +1096,10 @@ impl<G: Game> Reconstructor<G> {
             return ControlFlow::Continue(explanation);
         }
         // The opponent lifting one of their own pieces proves the
-        // candidate move finished. (Not a takeback: lifting a piece after
-        // restoring a position proves nothing.)
-        if confirmed_by_lift(&self.rules, p, target) {
+        // candidate move finished (not a takeback: lifting a piece after
+        // restoring a position proves nothing), and so does their reply
+        // standing on the board when no legal move explains it.
+        if confirmed_by_lift(&self.rules, p, target) || confirmed_by_reply(&self.rules, p, target) {
             let c = p.candidate.take().expect("checked");
             self.commit(c);
             return ControlFlow::Continue(self.search(target));
