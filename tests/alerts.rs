@@ -394,6 +394,30 @@ fn law_7_5a_a_pawn_left_on_the_last_rank_straight_after_a_king_went_to_the_centr
     assert_eq!(s.take(), ["move a8=Q", "move Kd4"]);
 }
 
+/// The kings walked to the centre for a draw (bench game 1690 of the knock
+/// table): Black's king e6-d5, then a sleeve pushes White's pawn c3 back to
+/// c2, where it stays, then White's king a2-d4. The pushed pawn moved as
+/// no legal move moves it: no reply that completes Kd5. Before the rule
+/// asked for a legal move's squares, Kd5 was published as a move and the
+/// record kept it after the result.
+#[test]
+fn the_kings_in_the_centre_with_a_pawn_knocked_between_them_are_a_result_not_a_move() {
+    let mut s = Scene::fen("8/8/p2pk1p1/1p5p/4R3/P1P2B1P/KP3qP1/8 b - - 1 41");
+    s.take();
+    let king = s.lift("e6");
+    s.wait(600);
+    s.set("d5", king);
+    s.wait(100);
+    s.push("c3", "c2");
+    s.wait(500);
+    let king = s.lift("a2");
+    s.wait(300);
+    s.set("d4", king);
+    s.wait(3_000);
+    assert_eq!(s.take(), ["game_end 1/2-1/2 kings in the centre"]);
+    assert!(s.record().is_empty(), "{:?}", s.record());
+}
+
 #[test]
 fn law_3_10c_an_impossible_position_is_reported_and_cleared() {
     let mut s = Scene::standard();

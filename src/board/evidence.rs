@@ -58,21 +58,29 @@ pub(super) fn confirmed_by_lift<G: Game>(rules: &G, p: &Playing<G>, target: &Boa
 
 /// Whether the opponent's reply stands on the board, made: the board is
 /// the candidate move's position (a move, not a correction or takeback)
-/// with one piece of the side to move after it on another square, a change
-/// no legal move explains (a pawn set on its last rank and left there).
-/// The reply itself, once on the board, completes the candidate, even a
-/// king's step into the centre, whose lifts prove nothing (see
-/// [`confirmed_by_lift`]); not when the reply is the other king stepping
-/// into the centre too (the result signal).
+/// with one piece of the side to move after it moved as a legal move
+/// moves it, but wrongly placed (a pawn set on its last rank and left
+/// there), so that no legal move explains the board. The reply itself,
+/// once on the board, completes the candidate, even a king's step into the
+/// centre, whose lifts prove nothing (see [`confirmed_by_lift`]).
+///
+/// Design: only the squares of a legal move count. A piece knocked
+/// elsewhere (a pawn pushed back while the players walk their kings to
+/// the centre) is no reply, and treating it as one published the first
+/// king of the result signal as a move.
 pub(super) fn confirmed_by_reply<G: Game>(rules: &G, p: &Playing<G>, target: &Board<G>) -> bool {
     p.candidate.as_ref().is_some_and(|c| {
         let Explanation::Forward(_) = &c.explanation else {
             return false;
         };
         let after = candidate_position(&p.game, &c.explanation);
-        rules
-            .find_pseudo(&after, target)
-            .is_some_and(|m| m.mover() == after.turn() && !rules.signal_pseudo(&m))
+        rules.find_pseudo(&after, target).is_some_and(|m| {
+            m.mover() == after.turn()
+                && !rules.signal_pseudo(&m)
+                && after
+                    .legal_moves()
+                    .any(|l| l.from() == m.from() && l.to() == m.to())
+        })
     })
 }
 
