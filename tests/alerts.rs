@@ -418,6 +418,35 @@ fn the_kings_in_the_centre_with_a_pawn_knocked_between_them_are_a_result_not_a_m
     assert!(s.record().is_empty(), "{:?}", s.record());
 }
 
+/// A knock while a move settles (a proptest case): White plays Rh1-h2,
+/// and 330 ms later a sleeve pushes the rook on g2 onto h1, where it
+/// stands 2.3 s before it is set back. Meanwhile the board reads as
+/// Rg2-h2 with the rook on h1 never moved. Before: Rgh2 was published
+/// after 450 ms (with a touch-move notice for h1). Now the re-reading is
+/// held as long as a displacement, and the real move comes back.
+#[test]
+fn a_knock_that_rereads_a_settling_move_as_the_other_rooks_is_held() {
+    let mut s = Scene::fen("4k3/8/8/8/8/8/6R1/4K2R w - - 0 1");
+    s.take();
+    let rook = s.lift("h1");
+    s.wait(200);
+    s.set("h2", rook);
+    s.wait(330);
+    s.push("g2", "h1");
+    s.wait(2_300);
+    s.push("h1", "g2");
+    s.wait(2_000);
+    s.mv("e8", "d8");
+    let messages = s.messages();
+    // (The rook on g2 was off its square longer than the touch grace: a
+    // touch-move notice, information only.)
+    assert_eq!(
+        s.take(),
+        ["alert touch_move White 4.3", "move Rhh2", "move Kd8"]
+    );
+    assert!(messages[0].contains("rook on g2"), "{messages:?}");
+}
+
 #[test]
 fn law_3_10c_an_impossible_position_is_reported_and_cleared() {
     let mut s = Scene::standard();

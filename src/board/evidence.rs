@@ -348,10 +348,33 @@ pub(super) fn candidate_settle<G: Game>(
             settle = settle.max(hold);
         }
     }
-    if held_correction(p, explanation) {
+    if held_correction(p, explanation) || reads_pending_as_other_piece(p, explanation) {
         settle = settle.max(hold);
     }
     settle
+}
+
+/// Whether `e` re-reads the move still settling as the move of another
+/// piece of the same side to the same square: the board changed by that
+/// other piece alone (a knock onto the square the settling move left, so
+/// that the board reads as the other piece's move). Held as long as a
+/// displacement, as a knock-made correction of a published move is (see
+/// [`held_correction`]); the settling piece going on (a slide) is the
+/// same piece and is not held.
+pub(super) fn reads_pending_as_other_piece<G: Game>(
+    p: &Playing<G>,
+    e: &Explanation<Move<G>>,
+) -> bool {
+    let (Some(c), Explanation::Forward(new)) = (&p.candidate, e) else {
+        return false;
+    };
+    let (Explanation::Forward(old), [b]) = (&c.explanation, new.as_slice()) else {
+        return false;
+    };
+    let [a] = old.as_slice() else {
+        return false;
+    };
+    a.from() != b.from() && a.to() == b.to()
 }
 
 /// The displacement a held correction stands for while it settles (see

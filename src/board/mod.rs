@@ -1224,10 +1224,13 @@ impl<G: Game> Reconstructor<G> {
         };
         // A finished ply that may begin a result signal (a king into the
         // centre) waits with the rest: the reply may be a piece cleared
-        // while the other king comes.
+        // while the other king comes. So does every ply before a last one
+        // that may begin it: a piece cleared from the centre and a king
+        // set there read as a move onto that square and the king taking
+        // it.
         let signal = |moves: &[Move<G>]| {
             let mut pos = p.game.position().clone();
-            moves[..moves.len() - 1].iter().any(|m| {
+            moves.iter().any(|m| {
                 let begins = self.rules.may_begin_signal(&pos, m);
                 pos = pos.play(m);
                 begins
