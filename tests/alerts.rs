@@ -125,6 +125,14 @@ impl Scene {
             .collect()
     }
 
+    /// Lifts the piece on `at` and sets `cell` there instead (the arbiter
+    /// exchanging a pawn left on the last rank).
+    fn exchange(&mut self, at: &str, cell: Cell) {
+        self.lift(at);
+        self.wait(300);
+        self.set(at, cell);
+    }
+
     /// Pushes the piece on `from` to the empty square `to` (a knock).
     fn push(&mut self, from: &str, to: &str) {
         let piece = self.lift(from);
@@ -351,9 +359,7 @@ fn laws_4_7_and_7_5a_a_pawn_left_on_the_last_rank_is_an_illegal_move() {
     assert_eq!(s.take(), ["alert illegal_move White 7.5a"]);
     assert!(messages[0].contains("White played 1. a7-a8, an illegal move: the pawn reached the last rank and was not exchanged (Law 4.7)"));
     // The arbiter exchanges it for a queen.
-    s.lift("a8");
-    s.wait(300);
-    s.set("a8", piece(Color::White, Role::Queen));
+    s.exchange("a8", piece(Color::White, Role::Queen));
     s.wait(2_000);
     assert_eq!(s.take(), ["move a8=Q+", "move Kd7"]);
 }
@@ -387,9 +393,7 @@ fn law_7_5a_a_pawn_left_on_the_last_rank_straight_after_a_king_went_to_the_centr
         "{messages:?}"
     );
     // The arbiter exchanges it for a queen.
-    s.lift("a8");
-    s.wait(300);
-    s.set("a8", piece(Color::White, Role::Queen));
+    s.exchange("a8", piece(Color::White, Role::Queen));
     s.wait(3_000);
     assert_eq!(s.take(), ["move a8=Q", "move Kd4"]);
 }
