@@ -451,6 +451,45 @@ fn a_knock_that_rereads_a_settling_move_as_the_other_rooks_is_held() {
     assert!(messages[0].contains("rook on g2"), "{messages:?}");
 }
 
+/// An illegal move set down beside a piece it could capture (alerts bench
+/// game 882, 1,000 cases): Black's bishop d4 goes to b3, which no bishop
+/// move reaches, next to White's knight on c3 that Bxc3+ would take. The
+/// knight's lift then read as the victim cleared in a capture in three
+/// touches, and when the knight stood on b5 the illegal move was dropped:
+/// a `misplaced` followed and the record lost its way. A victim that
+/// stands again on another square was no victim: it was White's reply,
+/// which completes the illegal move.
+#[test]
+fn law_7_5a_an_illegal_move_beside_a_piece_it_could_take_is_completed_by_that_pieces_move() {
+    let mut s = Scene::fen("rnbqk2r/pP2pp1p/6p1/8/3b4/2N5/PP2PPPP/R2QKBNR b KQkq - 0 8");
+    s.take();
+    let bishop = s.lift("d4");
+    s.wait(570);
+    s.set("b3", bishop);
+    s.wait(520);
+    let knight = s.lift("c3");
+    s.wait(300);
+    s.set("b5", knight);
+    s.wait(3_000);
+    // Play goes on from the position the illegal move made.
+    s.mv("e8", "f8");
+    s.wait(2_000);
+    let messages = s.messages();
+    assert_eq!(
+        s.take(),
+        [
+            "alert illegal_move Black 7.5a",
+            "move Bd4-b3 (irregular)",
+            "move Nb5",
+            "move Kf8"
+        ]
+    );
+    assert!(
+        messages[0].contains("a bishop cannot move from d4 to b3"),
+        "{messages:?}"
+    );
+}
+
 #[test]
 fn law_3_10c_an_impossible_position_is_reported_and_cleared() {
     let mut s = Scene::standard();

@@ -135,6 +135,21 @@ struct Irregular<G: Game> {
     reported: Option<Option<Position<G>>>,
 }
 
+/// The square an opponent's piece left, when `target` is the board the
+/// illegal move `x` made with that one piece moved to an empty square
+/// (the same piece, as far as the sensors tell: their reply, made).
+fn opponent_moved_one<G: Game>(x: &Irregular<G>, target: &Board<G>) -> Option<Square<G>> {
+    let left = x.board.occupied() & !target.occupied();
+    let came = target.occupied() & !x.board.occupied();
+    let (from, to) = (left.into_iter().next()?, came.into_iter().next()?);
+    (left.count() == 1
+        && came.count() == 1
+        && (x.board.diff(target) & !(left | came)).is_empty()
+        && x.made.by_color(x.m.mover().other()).contains(from)
+        && <Board<G> as Placement>::agrees(x.made.piece_at(from), target.piece_at(to)))
+    .then_some(from)
+}
+
 /// A piece moved by the side *not* to move (or left standing after a
 /// knock): not a move, and not an accusation, until evidence says so.
 #[derive(Clone, Debug)]
@@ -1398,7 +1413,23 @@ impl<G: Game> Reconstructor<G> {
                             )
                             && !rules.signal_pseudo(&x.m)
                     });
-                if confirmed {
+                // The piece whose lift read as a capture's victim (the
+                // illegal move's piece standing beside it) set down on
+                // another square: no capture, but the opponent's reply,
+                // made.
+                let replied = pending.is_some_and(|x| {
+                    opponent_moved_one(x, target).is_some_and(|from| {
+                        !rules.signal_pseudo(&x.m)
+                            && victims_of_capture_from(
+                                rules,
+                                &pos,
+                                x.m.from(),
+                                x.m.to(),
+                                from.into(),
+                            )
+                    })
+                });
+                if confirmed || replied {
                     self.report_illegal(at, Completed::Reply);
                 } else if pending.is_some() && !lifted {
                     p.pseudo = None;
