@@ -1102,7 +1102,13 @@ impl<G: Game> Reconstructor<G> {
             let put_back = !p.course.ended()
                 && matches!(&explanation, Some(Explanation::Back { plies, then })
                     if then.is_empty() && *plies == p.game.len() && *plies <= 2);
-            if !by_play && !put_back && (!p.game.is_empty() || p.course.ended()) {
+            // (Nor one piece's step from the game in play: a knock that
+            // recreates the start after moves that cancel out, 1. Nc3 h6
+            // 2. Nb1 and the pawn knocked back to h7. Players setting up a
+            // new game move more than one piece.)
+            let knocked =
+                !p.course.ended() && search::one_piece_apart(p.game.position().board(), target);
+            if !by_play && !put_back && !knocked && (!p.game.is_empty() || p.course.ended()) {
                 self.start_at(at, start);
                 return ControlFlow::Break(());
             }

@@ -371,7 +371,7 @@ fn far_takeback<G: Game>(
 
 /// Whether two placements differ by one piece standing on another square
 /// and nothing else (whole pieces compared, kind included).
-fn one_piece_apart<B: Placement>(a: &B, b: &B) -> bool {
+pub(crate) fn one_piece_apart<B: Placement>(a: &B, b: &B) -> bool {
     let changed: Vec<_> = (a.occupied() | b.occupied())
         .into_iter()
         .filter(|&sq| a.piece_at(sq) != b.piece_at(sq))
