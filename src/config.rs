@@ -225,6 +225,9 @@ pub struct RawMqtt {
     pub keep_alive_s: Option<u64>,
     /// Seconds between heartbeats (0: none).
     pub heartbeat_s: Option<u64>,
+    /// Milliseconds an event may wait for the broker before a copy goes
+    /// through a standby connection (0: no standby connections).
+    pub standby_after_ms: Option<u64>,
     /// Username.
     pub username: Option<String>,
     /// Password.
@@ -527,6 +530,10 @@ pub struct Mqtt {
     /// Time between two heartbeats on `{prefix}/bridge/{name}/heartbeat`
     /// (zero: none).
     pub heartbeat: Duration,
+    /// With several brokers: how long an event may wait for the broker's
+    /// acknowledgement before a QoS 0 copy goes out through a standby
+    /// connection to a node (zero: no standby connections).
+    pub standby_after: Duration,
     /// Username and password.
     pub credentials: Option<(String, String)>,
     /// Unacknowledged events kept per board.
@@ -915,6 +922,9 @@ pub fn mqtt(
                 .max(1),
         ),
         heartbeat: Duration::from_secs(m.heartbeat_s.or(dm.heartbeat_s).unwrap_or(5)),
+        standby_after: Duration::from_millis(
+            m.standby_after_ms.or(dm.standby_after_ms).unwrap_or(1000),
+        ),
         credentials: username.map(|u| (u, password)),
         queue: queue.into_inner(),
         reconnect: backoff(

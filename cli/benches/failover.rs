@@ -216,9 +216,9 @@ async fn one_run(case: Case, run: u64) -> (String, Vec<(&'static str, Vec<u64>)>
         std::fs::write(path, &log).unwrap();
     }
     let figures = vec![
-        ("persistent", lateness(&persistent, killed, window)),
-        ("clean", lateness(&clean, killed, window)),
-        ("qos0", lateness(&qos0, killed, window)),
+        ("persistent", util::lateness(&persistent, killed, window)),
+        ("clean", util::lateness(&clean, killed, window)),
+        ("qos0", util::lateness(&qos0, killed, window)),
     ];
     drop(daemon);
     (back, figures)
@@ -250,36 +250,4 @@ fn reconnected_after(log: &str) -> String {
         .filter_map(stamp)
         .find(|&t| t > lost);
     back.map_or("never".into(), |b| format!("{:.1} s", b - lost))
-}
-
-/// The lateness (ms, sorted) of the moves `sub` received whose normal
-/// arrival fell within `window` after `killed`.
-fn lateness(sub: &Subscriber, killed: Instant, window: Duration) -> Vec<u64> {
-    let mut first: BTreeMap<(String, u64), (u64, Instant)> = BTreeMap::new();
-    for m in sub.messages() {
-        let v = m.json();
-        if v["type"] != "move" {
-            continue;
-        }
-        let key = (m.topic.clone(), v["ply"].as_u64().unwrap_or(0));
-        first
-            .entry(key)
-            .or_insert((v["t_ms"].as_u64().unwrap_or(0), m.at));
-    }
-    let base = first
-        .values()
-        .filter(|(_, at)| *at < killed)
-        .map(|(t, at)| *at - Duration::from_millis(*t))
-        .min()
-        .expect("moves before the kill");
-    let mut late: Vec<u64> = first
-        .values()
-        .filter_map(|(t, at)| {
-            let normal = base + Duration::from_millis(*t);
-            (normal >= killed && normal < killed + window)
-                .then(|| at.saturating_duration_since(normal).as_millis() as u64)
-        })
-        .collect();
-    late.sort_unstable();
-    late
 }

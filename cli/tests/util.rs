@@ -289,6 +289,42 @@ impl Msg {
     }
 }
 
+/// The lateness (ms, sorted) of the moves `sub` received whose normal
+/// arrival fell within `window` after `killed` (a broker node's death).
+/// "Normal" is the event's `t_ms` (the bridge's clock) plus the smallest
+/// arrival gap seen before the kill, so no clocks need agree; each move
+/// counts at its first arrival.
+pub fn lateness(sub: &Subscriber, killed: Instant, window: Duration) -> Vec<u64> {
+    let mut first: std::collections::BTreeMap<(String, u64), (u64, Instant)> =
+        std::collections::BTreeMap::new();
+    for m in sub.messages() {
+        let v = m.json();
+        if v["type"] != "move" {
+            continue;
+        }
+        let key = (m.topic.clone(), v["ply"].as_u64().unwrap_or(0));
+        first
+            .entry(key)
+            .or_insert((v["t_ms"].as_u64().unwrap_or(0), m.at));
+    }
+    let base = first
+        .values()
+        .filter(|(_, at)| *at < killed)
+        .map(|(t, at)| *at - Duration::from_millis(*t))
+        .min()
+        .expect("moves before the kill");
+    let mut late: Vec<u64> = first
+        .values()
+        .filter_map(|(t, at)| {
+            let normal = base + Duration::from_millis(*t);
+            (normal >= killed && normal < killed + window)
+                .then(|| at.saturating_duration_since(normal).as_millis() as u64)
+        })
+        .collect();
+    late.sort_unstable();
+    late
+}
+
 /// An MQTT subscriber that records everything under a filter. It
 /// reconnects by itself; with `persistent` it keeps a broker session
 /// (clean session off) so QoS 1 messages wait for it while it is away.

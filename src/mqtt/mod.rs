@@ -14,6 +14,8 @@
 //! - `intake`: operator commands and the bridge's other subscriptions.
 //! - `task`: the connection loop ([`run`]): reconnection, failover, a
 //!   clean shutdown.
+//! - `standby`: with a cluster, QoS 0 copies of what the broker is slow to
+//!   take, through connections to the other nodes.
 //!
 //! # No lost moves
 //!
@@ -42,6 +44,7 @@
 mod intake;
 pub mod link;
 mod outbox;
+mod standby;
 mod task;
 #[cfg(test)]
 mod tests;

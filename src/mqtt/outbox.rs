@@ -4,9 +4,11 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use bytes::Bytes;
 use rumqttc::{AsyncClient, QoS};
+use tokio::time::Instant;
 use tracing::error;
 
 use super::intake::Control;
@@ -34,6 +36,8 @@ pub(super) enum Tag {
 pub(super) struct Queued {
     pub(super) seq: u64,
     pub(super) payload: Bytes,
+    /// When the board handed it over.
+    pub(super) at: Instant,
 }
 
 #[derive(Debug)]
@@ -52,6 +56,10 @@ pub(super) struct Slot {
     pub(super) dirty: bool,
     /// An oversized state or PGN was reported (until one fits again).
     pub(super) oversize_reported: bool,
+    /// Events copied through a standby connection: `seq <= express_upto`.
+    pub(super) express_upto: u64,
+    /// The state version last copied through a standby connection.
+    pub(super) express_version: u64,
 }
 
 impl Slot {
@@ -99,6 +107,8 @@ pub(super) struct Link {
     pub(super) unnumbered: VecDeque<Tag>,
     /// Publishes on the wire by packet id.
     pub(super) inflight: HashMap<u16, Tag>,
+    /// The broker of the list the connection uses (or tries) now.
+    pub(super) broker: usize,
 }
 
 #[derive(Debug)]
@@ -270,6 +280,57 @@ impl Inner {
             }
         }
     }
+
+    /// Copies, at QoS 0 through a standby connection (`out`), of the
+    /// events the broker has not acknowledged `after` they were queued (at
+    /// once while the link is down), each once, with the latest state and
+    /// PGN of their boards (not retained). The events stay queued: the QoS
+    /// 1 path still delivers them, so nothing depends on a copy arriving.
+    pub(super) fn pump_express(
+        &mut self,
+        topics: &Topics,
+        now: Instant,
+        after: Duration,
+        out: &mut dyn Publisher,
+    ) {
+        let down = !self.link.connected;
+        for slot in &mut self.slots {
+            let mut copied = false;
+            let from = slot.express_upto;
+            for q in slot.events.iter().filter(|q| q.seq > from) {
+                if !down && now.saturating_duration_since(q.at) < after {
+                    break;
+                }
+                let topic = topics.of(slot.view, &slot.id, "event");
+                if fits(&topic, &q.payload) && !out.publish(topic, false, q.payload.clone()) {
+                    return;
+                }
+                slot.express_upto = q.seq;
+                copied = true;
+            }
+            let state_waits = slot.version > slot.express_version && (copied || down);
+            if let (true, Some((state, pgn))) = (state_waits, &slot.state) {
+                for (kind, payload) in [("state", state), ("pgn", pgn)] {
+                    let topic = topics.of(slot.view, &slot.id, kind);
+                    // Not retained: a cluster stores a retained message
+                    // before it delivers it, and that store is what stalls.
+                    // The QoS 1 path retains it.
+                    if fits(&topic, payload) && !out.publish(topic, false, payload.clone()) {
+                        return;
+                    }
+                }
+                slot.express_version = slot.version;
+            }
+        }
+    }
+
+    /// Whether [`pump_express`](Self::pump_express) may have work: an
+    /// event not acknowledged and not yet copied.
+    pub(super) fn express_waiting(&self) -> bool {
+        self.slots
+            .iter()
+            .any(|s| s.events.back().is_some_and(|q| q.seq > s.express_upto))
+    }
 }
 
 /// Everything waiting to be published, shared by the board tasks and the
@@ -307,6 +368,8 @@ impl Outbox {
                 sent_version: 0,
                 dirty: false,
                 oversize_reported: false,
+                express_upto: 0,
+                express_version: 0,
             })
             .collect();
         Arc::new(Outbox {
@@ -411,7 +474,11 @@ impl BoardOutbox {
         let seq = slot.next_seq;
         slot.next_seq += 1;
         let payload = Bytes::from(with_seq(json, seq));
-        slot.events.push_back(Queued { seq, payload });
+        slot.events.push_back(Queued {
+            seq,
+            payload,
+            at: Instant::now(),
+        });
         inner.mark_dirty(self.index);
         self.outbox.pump_locked(&mut inner);
         kept

@@ -40,6 +40,8 @@ pub async fn run(
     outbox: Arc<Outbox>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), MqttError> {
+    // Dropped (and so stopped) when this task ends.
+    let _standby = super::standby::spawn(&cfg, &outbox)?;
     let mut conn = Connection::open(cfg, outbox)?;
     tokio::pin!(shutdown);
     loop {
@@ -318,6 +320,7 @@ impl Connection {
             }
             report.log("bridge", &self.client_id, &e, self.health.failures());
             inner.on_disconnected();
+            inner.link.broker = self.current;
             // Drop rumqttc's copies: the outbox sends again what was not
             // acknowledged, after the next CONNACK.
             self.eventloop.clean();

@@ -458,3 +458,65 @@ fn boards_are_served_in_turn() {
     let boards: Vec<&str> = rec.sent[1..5].iter().map(|s| &s.0[9..10]).collect();
     assert_eq!(boards, ["1", "2", "1", "2"]);
 }
+
+#[test]
+fn events_the_broker_is_slow_to_take_are_copied_once_through_a_standby_and_stay_queued() {
+    let ob = outbox(10);
+    let b = ob.board(0);
+    b.push_event(&event("1", 1));
+    b.set_retained("{\"s\":1}".into(), "pgn".into());
+    let room = |room| Recorder {
+        room,
+        ..Default::default()
+    };
+    let (mut primary, mut copies) = (room(100), room(100));
+    let after = Duration::from_secs(1);
+    let mut inner = ob.lock();
+    inner.on_connected();
+    inner.pump(&ob.topics, &mut primary);
+    let t0 = inner.slots[0].events[0].at;
+    // Connected and not late yet: nothing is copied.
+    inner.pump_express(&ob.topics, t0 + after / 2, after, &mut copies);
+    assert!(copies.sent.is_empty());
+    // Late: the event, then its board's state and PGN, none retained.
+    inner.pump_express(&ob.topics, t0 + after, after, &mut copies);
+    let sent = |rec: &Recorder| -> Vec<(String, bool)> {
+        rec.sent.iter().map(|s| (s.0.clone(), s.1)).collect()
+    };
+    let copy = |topic: &str| (topic.to_string(), false);
+    assert_eq!(
+        sent(&copies),
+        [
+            copy("bc/board/1/event"),
+            copy("bc/board/1/state"),
+            copy("bc/board/1/pgn")
+        ]
+    );
+    // Once only, and the event stays queued for the QoS 1 path.
+    inner.pump_express(&ob.topics, t0 + 3 * after, after, &mut copies);
+    assert_eq!(copies.sent.len(), 3);
+    assert_eq!(inner.slots[0].events.len(), 1);
+    // While the link is down, a new event is copied at once, with the
+    // state it brought.
+    inner.on_disconnected();
+    drop(inner);
+    b.push_event(&event("1", 2));
+    b.set_retained("{\"s\":2}".into(), "pgn 2".into());
+    let mut inner = ob.lock();
+    let t1 = inner.slots[0].events[1].at;
+    inner.pump_express(&ob.topics, t1, after, &mut copies);
+    assert_eq!(copies.sent.len(), 6);
+    let seq: serde_json::Value = serde_json::from_str(&copies.sent[3].2).unwrap();
+    assert_eq!(seq["seq"], 2);
+    assert_eq!(copies.sent[4].2, r#"{"s":2,"bridge":"hall"}"#);
+    // A copy that finds no room is tried again at the next tick.
+    let mut full = room(0);
+    drop(inner);
+    b.push_event(&event("1", 3));
+    let mut inner = ob.lock();
+    let t2 = inner.slots[0].events[2].at;
+    inner.pump_express(&ob.topics, t2, after, &mut full);
+    inner.pump_express(&ob.topics, t2, after, &mut copies);
+    assert_eq!(copies.sent.len(), 7);
+    assert_eq!(inner.slots[0].events.len(), 3);
+}
