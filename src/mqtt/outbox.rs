@@ -19,6 +19,13 @@ use super::{
 use crate::control::{self, Ack, RateLimit, Verifier};
 use crate::event::Event;
 
+/// How long after losing a connection to a node every event is copied
+/// through a standby: a NATS cluster elects new leaders for what the dead
+/// node led within 4-9 s, and until then a subscriber whose JetStream
+/// consumer that node led gets no QoS 1 message, even one the broker has
+/// acknowledged.
+pub(super) const UNSETTLED: Duration = Duration::from_secs(10);
+
 /// What a publish handed to rumqttc was, to act on its acknowledgement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Tag {
@@ -109,6 +116,10 @@ pub(super) struct Link {
     pub(super) inflight: HashMap<u16, Tag>,
     /// The broker of the list the connection uses (or tries) now.
     pub(super) broker: usize,
+    /// Until when a cluster may still be electing new leaders after a
+    /// connection to one of its nodes was lost: events are copied through
+    /// a standby at once meanwhile.
+    pub(super) unsettled_until: Option<Instant>,
 }
 
 #[derive(Debug)]
@@ -281,9 +292,16 @@ impl Inner {
         }
     }
 
+    /// A connection to a node was lost at `now` (the bridge's own or a
+    /// standby's): for [`UNSETTLED`] every event is copied at once.
+    pub(super) fn node_lost(&mut self, now: Instant) {
+        self.link.unsettled_until = Some(now + UNSETTLED);
+    }
+
     /// Copies, at QoS 0 through a standby connection (`out`), of the
     /// events the broker has not acknowledged `after` they were queued (at
-    /// once while the link is down), each once, with the latest state and
+    /// once while the link is down or for [`UNSETTLED`] after a node was
+    /// lost), each once, with the latest state and
     /// PGN of their boards (not retained). The events stay queued: the QoS
     /// 1 path still delivers them, so nothing depends on a copy arriving.
     pub(super) fn pump_express(
@@ -294,11 +312,12 @@ impl Inner {
         out: &mut dyn Publisher,
     ) {
         let down = !self.link.connected;
+        let eager = down || self.link.unsettled_until.is_some_and(|t| now < t);
         for slot in &mut self.slots {
             let mut copied = false;
             let from = slot.express_upto;
             for q in slot.events.iter().filter(|q| q.seq > from) {
-                if !down && now.saturating_duration_since(q.at) < after {
+                if !eager && now.saturating_duration_since(q.at) < after {
                     break;
                 }
                 let topic = topics.of(slot.view, &slot.id, "event");

@@ -1,6 +1,7 @@
 //! Standby connections: with a cluster (`url` as a list), one more
-//! connection to every node, which only ever publishes at QoS 0. When the
-//! bridge's own connection is down, or the broker leaves an event
+//! connection to every node, which only ever publishes at QoS 0. While the
+//! bridge's own connection is down, for [`UNSETTLED`] after a connection to
+//! any node was lost, and whenever the broker leaves an event
 //! unacknowledged for `mqtt.standby_after_ms`, a copy of it (and of its
 //! board's state and PGN, not retained) goes out through a standby that is
 //! up.
@@ -10,13 +11,17 @@
 //! NATS stores each QoS 1 message through its JetStream leader, answers a
 //! failed store by closing the connection, and takes no new MQTT
 //! connection anywhere until a new leader is elected (4-9 s, fixed in the
-//! server). A QoS 0 publish on a connection already open needs none of
-//! that: the cluster hands it to every subscriber at once. Unless it is
-//! retained: NATS stores a retained message (waiting up to its JetStream
-//! timeout) before delivering it, so the copies are never retained. The copies are
-//! extra; the QoS 1 queue still delivers every event and still decides what
-//! is lost (nothing), so a subscriber may see an event twice, which
+//! server). A subscriber whose JetStream consumer the dead node led gets
+//! no QoS 1 message until then either, even one that was stored. A QoS 0
+//! publish on a connection already open needs none of that: the cluster
+//! hands it to every subscriber at once. Unless it is retained: NATS
+//! stores a retained message (waiting up to its JetStream timeout) before
+//! delivering it, so the copies are never retained. The copies are extra;
+//! the QoS 1 queue still delivers every event and still decides what is
+//! lost (nothing), so a subscriber may see an event twice, which
 //! at-least-once delivery allows (docs/mqtt.md: drop repeats by `seq`).
+//!
+//! [`UNSETTLED`]: super::outbox::UNSETTLED
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -84,20 +89,27 @@ pub(super) fn spawn(
             client,
             up: AtomicBool::new(false),
         });
-        tasks.spawn(keep(n, host, port, eventloop, standby.clone()));
+        tasks.spawn(keep(
+            n,
+            (host, port),
+            eventloop,
+            standby.clone(),
+            outbox.clone(),
+        ));
         standbys.push(standby);
     }
     tasks.spawn(copy(outbox.clone(), standbys, cfg.standby_after));
     Ok(Some(tasks))
 }
 
-/// Keeps standby `n` connected to its node, retrying every [`RETRY`].
+/// Keeps standby `n` connected to its node, retrying every [`RETRY`]; a
+/// lost connection tells the outbox that the cluster may be unsettled.
 async fn keep(
     n: usize,
-    host: String,
-    port: u16,
+    (host, port): (String, u16),
     mut eventloop: rumqttc::EventLoop,
     standby: Arc<Standby>,
+    outbox: Arc<Outbox>,
 ) {
     loop {
         match eventloop.poll().await {
@@ -110,6 +122,7 @@ async fn keep(
             Err(e) => {
                 if standby.up.swap(false, Ordering::Relaxed) {
                     info!(standby = n, %host, port, error = %e, "standby connection lost");
+                    outbox.lock().node_lost(Instant::now());
                 }
                 // Copies that did not go out are stale now: the QoS 1 path
                 // delivers those events anyway.

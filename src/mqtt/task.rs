@@ -321,6 +321,7 @@ impl Connection {
             report.log("bridge", &self.client_id, &e, self.health.failures());
             inner.on_disconnected();
             inner.link.broker = self.current;
+            inner.node_lost(Instant::now());
             // Drop rumqttc's copies: the outbox sends again what was not
             // acknowledged, after the next CONNACK.
             self.eventloop.clean();

@@ -6,7 +6,7 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use super::link::{Health, Report};
-use super::outbox::{Inner, Publisher, with_seq};
+use super::outbox::{self, Inner, Publisher, with_seq};
 use super::*;
 use crate::event::{Event, EventKind};
 
@@ -519,4 +519,33 @@ fn events_the_broker_is_slow_to_take_are_copied_once_through_a_standby_and_stay_
     inner.pump_express(&ob.topics, t2, after, &mut copies);
     assert_eq!(copies.sent.len(), 7);
     assert_eq!(inner.slots[0].events.len(), 3);
+}
+
+#[test]
+fn for_a_while_after_a_node_is_lost_every_event_is_copied_at_once() {
+    let ob = outbox(10);
+    let b = ob.board(0);
+    let mut copies = Recorder {
+        room: 100,
+        ..Default::default()
+    };
+    let after = Duration::from_secs(1);
+    ob.lock().on_connected();
+    b.push_event(&event("1", 1));
+    let t0 = ob.lock().slots[0].events[0].at;
+    let mut inner = ob.lock();
+    inner.pump_express(&ob.topics, t0, after, &mut copies);
+    assert!(copies.sent.is_empty(), "connected and settled: not yet");
+    // A standby lost its node: the cluster may be electing leaders, and a
+    // subscriber whose consumer that node led gets no QoS 1 message.
+    inner.node_lost(t0);
+    inner.pump_express(&ob.topics, t0, after, &mut copies);
+    assert_eq!(copies.sent.len(), 1);
+    drop(inner);
+    b.push_event(&event("1", 2));
+    let mut inner = ob.lock();
+    // Settled again: back to waiting (here longer than the event has).
+    let patient = 2 * outbox::UNSETTLED;
+    inner.pump_express(&ob.topics, t0 + outbox::UNSETTLED, patient, &mut copies);
+    assert_eq!(copies.sent.len(), 1);
 }
