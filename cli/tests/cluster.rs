@@ -214,7 +214,7 @@ async fn a_bridge_whose_nats_node_dies_with_it_goes_offline_at_the_hub() {
 /// takes no new connection) until it has elected new leaders, 4-9 s. The
 /// bridge's standby connections carry QoS 0 copies meanwhile, so a screen
 /// (QoS 0, on a surviving node) has every move within 3 s of when it would
-/// have had it. With `standby_after_ms = 0` the moves come 4-8 s late.
+/// have had it. With `standby_after_ms = 0` this fails (moves late).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn screens_keep_up_while_the_node_leading_the_streams_dies() {
     if !crate::util::require(&[crate::util::Tool::Mosquitto, crate::util::Tool::Nats]) {
