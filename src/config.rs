@@ -544,6 +544,25 @@ pub struct Mqtt {
     pub embedded: Embedded,
 }
 
+impl Mqtt {
+    /// Every broker to try, in turn: the first, then the other nodes of a
+    /// cluster.
+    pub fn brokers(&self) -> Vec<(String, u16)> {
+        std::iter::once((self.host.clone(), self.port))
+            .chain(self.failover.iter().cloned())
+            .collect()
+    }
+
+    /// These settings for one broker of [`brokers`](Self::brokers).
+    pub fn at(&self, (host, port): &(String, u16)) -> Mqtt {
+        Mqtt {
+            host: host.clone(),
+            port: *port,
+            ..self.clone()
+        }
+    }
+}
+
 /// `[serial]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Serial {

@@ -255,17 +255,14 @@ async fn screens_keep_up_while_the_node_leading_the_streams_dies() {
     let ports: Vec<u16> = nodes.iter().map(|n| n.mqtt).collect();
     crate::util::set_brokers(&config, &crate::util::broker_list(&ports));
     let daemon = Daemon::start(&config);
-    let moves = |n: usize| {
-        move |msgs: &[crate::util::Msg]| {
+    screen
+        .wait_for("a few moves", Duration::from_secs(60), |msgs| {
             let plies = msgs
                 .iter()
                 .filter(|m| m.topic == "sl/board/1/event" && m.json()["type"] == "move")
                 .count();
-            (plies >= n).then_some(())
-        }
-    };
-    screen
-        .wait_for("a few moves", Duration::from_secs(60), moves(6))
+            (plies >= 6).then_some(())
+        })
         .await;
     nodes[2].kill();
     let killed = tokio::time::Instant::now();

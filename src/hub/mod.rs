@@ -307,9 +307,7 @@ struct HubLink {
 
 impl HubLink {
     fn open(cfg: &HubConfig) -> Result<HubLink, HubError> {
-        let brokers: Vec<(String, u16)> = std::iter::once((cfg.mqtt.host.clone(), cfg.mqtt.port))
-            .chain(cfg.mqtt.failover.iter().cloned())
-            .collect();
+        let brokers = cfg.mqtt.brokers();
         // Design: a random part, so that two hubs of one configuration (a
         // standby, a restart while the old process lingers) do not knock
         // each other off the broker; the clean session needs no stable id.
@@ -331,14 +329,10 @@ impl HubLink {
     /// The options for one node.
     fn options(
         cfg: &HubConfig,
-        (host, port): &(String, u16),
+        broker: &(String, u16),
         client_id: &str,
     ) -> Result<MqttOptions, HubError> {
-        let node = crate::config::Mqtt {
-            host: host.clone(),
-            port: *port,
-            ..cfg.mqtt.clone()
-        };
+        let node = cfg.mqtt.at(broker);
         // Design: a clean session and QoS 0 subscriptions. A broker
         // cluster delivers QoS 0 along its plain routes, while QoS 1 goes
         // through its replicated store, which can stall for a long time

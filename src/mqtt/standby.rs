@@ -72,30 +72,18 @@ pub(super) fn spawn(
     if cfg.failover.is_empty() || cfg.standby_after.is_zero() {
         return Ok(None);
     }
-    let brokers = std::iter::once((cfg.host.clone(), cfg.port)).chain(cfg.failover.iter().cloned());
     let mut tasks = JoinSet::new();
     let mut standbys = Vec::new();
-    for (n, (host, port)) in brokers.enumerate() {
-        let node = config::Mqtt {
-            host: host.clone(),
-            port,
-            ..cfg.clone()
-        };
+    for (n, broker) in cfg.brokers().into_iter().enumerate() {
         let id = format!("{}-{}-s{n}", cfg.client_id, outbox.instance());
-        let mut opts = connection_options(&node, id)?;
+        let mut opts = connection_options(&cfg.at(&broker), id)?;
         opts.set_keep_alive(cfg.keep_alive.min(KEEP_ALIVE));
         let (client, eventloop) = AsyncClient::new(opts, 64);
         let standby = Arc::new(Standby {
             client,
             up: AtomicBool::new(false),
         });
-        tasks.spawn(keep(
-            n,
-            (host, port),
-            eventloop,
-            standby.clone(),
-            outbox.clone(),
-        ));
+        tasks.spawn(keep(n, broker, eventloop, standby.clone(), outbox.clone()));
         standbys.push(standby);
     }
     tasks.spawn(copy(outbox.clone(), standbys, cfg.standby_after));

@@ -132,9 +132,7 @@ struct Connection {
 impl Connection {
     /// The client for the first broker, handed to the outbox.
     fn open(cfg: config::Mqtt, outbox: Arc<Outbox>) -> Result<Connection, MqttError> {
-        let brokers: Vec<(String, u16)> = std::iter::once((cfg.host.clone(), cfg.port))
-            .chain(cfg.failover.iter().cloned())
-            .collect();
+        let brokers = cfg.brokers();
         let first = options_for(&cfg, &outbox, &brokers[0], 0)?;
         let (client, mut eventloop) = AsyncClient::new(first, WINDOW + 8);
         // Design: no Nagle. A move is a few small packets; waiting for the
@@ -366,15 +364,10 @@ impl Connection {
 fn options_for(
     cfg: &config::Mqtt,
     outbox: &Outbox,
-    (host, port): &(String, u16),
+    broker: &(String, u16),
     switches: u64,
 ) -> Result<MqttOptions, MqttError> {
-    let node = config::Mqtt {
-        host: host.clone(),
-        port: *port,
-        ..cfg.clone()
-    };
-    let mut opts = options(&node, outbox.topics())?;
+    let mut opts = options(&cfg.at(broker), outbox.topics())?;
     // Design: a random part, so nobody can knock the bridge off the
     // broker by connecting with its (otherwise predictable) client id.
     let mut id = format!("{}-{}", cfg.client_id, outbox.instance());
