@@ -76,12 +76,12 @@ pub struct Chunk {
 #[derive(Debug, thiserror::Error)]
 pub enum CaptureError {
     /// Reading failed.
-    #[error("line {line}: {source}")]
+    #[error("line {line}: {error}")]
     Io {
         /// The line being read.
         line: usize,
         /// The I/O error.
-        source: io::Error,
+        error: io::Error,
     },
     /// The first line is not a capture header.
     #[error("line {line}: expected the header `# boardcast capture v1 protocol=<name>`")]
@@ -128,7 +128,7 @@ impl<R: BufRead> Reader<R> {
             line += 1;
             let n = input
                 .read_line(&mut buf)
-                .map_err(|source| CaptureError::Io { line, source })?;
+                .map_err(|error| CaptureError::Io { line, error })?;
             if n == 0 {
                 return Err(CaptureError::MissingHeader { line });
             }
@@ -158,7 +158,7 @@ impl<R: BufRead> Reader<R> {
             let n = self
                 .input
                 .read_line(&mut self.buf)
-                .map_err(|source| CaptureError::Io { line, source })?;
+                .map_err(|error| CaptureError::Io { line, error })?;
             if n == 0 {
                 return Ok(None);
             }

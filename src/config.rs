@@ -37,12 +37,12 @@ pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Read {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The text is not valid TOML, or a key is unknown or has the wrong type.
     #[error("{path}: line {line}: {message}")]
@@ -714,9 +714,9 @@ pub struct Board {
 impl Config {
     /// Reads and validates a configuration file.
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
             path: path.to_owned(),
-            source,
+            error,
         })?;
         Config::parse(&text, path)
     }

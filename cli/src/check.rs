@@ -125,7 +125,7 @@ fn judged(id: &str, port: String, state: Option<String>) -> BoardCheck {
 #[derive(Debug, thiserror::Error)]
 pub(crate) enum CheckError {
     /// The event's round could not be set up.
-    #[error("{0}")]
+    #[error(transparent)]
     Round(#[from] PairingsError),
     /// Another `boardcast` (a running daemon) reads a board's line.
     #[error(

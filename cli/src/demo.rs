@@ -45,25 +45,31 @@ pub const GAMES: &str = include_str!("../../assets/demo-games.pgn");
 #[derive(Debug, thiserror::Error)]
 pub enum DemoError {
     /// The built-in games or the options made a bad configuration.
-    #[error("{0}")]
+    #[error(transparent)]
     Config(#[from] ConfigError),
     /// The built-in games could not be read (a bug).
     #[error("demo games: {0}")]
     Games(String),
     /// A simulated board could not be plugged in.
     #[error("simulated board: {0}")]
-    Pty(#[from] PtyError),
+    Pty(PtyError),
     /// The folder of the boards' device links could not be made.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Folder {
         /// The folder.
         path: PathBuf,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The daemon failed.
-    #[error("{0}")]
+    #[error(transparent)]
     Daemon(#[from] DaemonError),
+}
+
+impl From<PtyError> for DemoError {
+    fn from(e: PtyError) -> Self {
+        DemoError::Pty(e)
+    }
 }
 
 /// What the demo runs.
@@ -289,9 +295,9 @@ pub async fn run(
     // An in-process folder is only a name.
     let on_disk = !boardcast::port::memory::is_memory(&folder.to_string_lossy());
     if on_disk {
-        std::fs::create_dir_all(folder).map_err(|source| DemoError::Folder {
+        std::fs::create_dir_all(folder).map_err(|error| DemoError::Folder {
             path: folder.to_owned(),
-            source,
+            error,
         })?;
     }
     let games = Arc::new(games()?);

@@ -37,12 +37,12 @@ const COMPACT_AFTER: usize = 20_000;
 #[derive(Debug, thiserror::Error)]
 pub enum JournalError {
     /// The file could not be opened, read or rewritten.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The journal file.
         path: PathBuf,
         /// What failed.
-        source: io::Error,
+        error: io::Error,
     },
 }
 
@@ -122,9 +122,9 @@ impl<T: Serialize + DeserializeOwned + Clone> Journal<T> {
     /// Opens (or creates) the journal at `path` and returns it with what
     /// it held. The owner then rewrites it with [`Journal::compact`].
     pub fn open(path: &Path) -> Result<(Journal<T>, Recovered<T>), JournalError> {
-        let io_err = |source| JournalError::Io {
+        let io_err = |error| JournalError::Io {
             path: path.to_path_buf(),
-            source,
+            error,
         };
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             fs::create_dir_all(dir).map_err(io_err)?;

@@ -113,9 +113,9 @@ pub struct HubConfig {
 impl HubConfig {
     /// Reads and validates a hub configuration file.
     pub fn load(path: &Path) -> Result<HubConfig, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        let text = std::fs::read_to_string(path).map_err(|error| ConfigError::Read {
             path: path.to_owned(),
-            source,
+            error,
         })?;
         HubConfig::parse(&text, path)
     }

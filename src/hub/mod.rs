@@ -40,19 +40,31 @@ use crate::web::{Audience, WebServer};
 #[derive(Debug, thiserror::Error)]
 pub enum HubError {
     /// The live page's address could not be bound.
-    #[error("live page on {addr}: {source}")]
+    #[error("live page on {addr}: {error}")]
     Web {
         /// The address.
         addr: std::net::SocketAddr,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The MQTT settings cannot be used.
     #[error("mqtt: {0}")]
-    Mqtt(#[from] crate::mqtt::MqttError),
+    Mqtt(crate::mqtt::MqttError),
     /// The PGN folder could not be set up.
     #[error("pgn folder: {0}")]
-    Folder(#[from] crate::tournament::PairingsError),
+    Folder(crate::tournament::PairingsError),
+}
+
+impl From<crate::tournament::PairingsError> for HubError {
+    fn from(e: crate::tournament::PairingsError) -> Self {
+        HubError::Folder(e)
+    }
+}
+
+impl From<crate::mqtt::MqttError> for HubError {
+    fn from(e: crate::mqtt::MqttError) -> Self {
+        HubError::Mqtt(e)
+    }
 }
 
 /// What the hub serves, for tests and for `main` to print.
@@ -154,7 +166,7 @@ pub async fn run(
             Some(
                 WebServer::start_for(addr, &[], audience, cfg.web_limits)
                     .await
-                    .map_err(|source| HubError::Web { addr, source })?,
+                    .map_err(|error| HubError::Web { addr, error })?,
             )
         }
         None => None,

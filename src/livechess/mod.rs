@@ -221,16 +221,22 @@ impl Drop for LiveChessServer {
 #[derive(Debug, thiserror::Error)]
 pub enum LiveChessError {
     /// The address could not be bound.
-    #[error("{addr}: {source}")]
+    #[error("{addr}: {error}")]
     Bind {
         /// The address.
         addr: SocketAddr,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The MQTT settings cannot be used.
     #[error("mqtt: {0}")]
-    Mqtt(#[from] MqttError),
+    Mqtt(MqttError),
+}
+
+impl From<MqttError> for LiveChessError {
+    fn from(e: MqttError) -> Self {
+        LiveChessError::Mqtt(e)
+    }
 }
 
 impl LiveChessServer {
@@ -259,10 +265,10 @@ impl LiveChessServer {
         ));
         let listener = TcpListener::bind(addr)
             .await
-            .map_err(|source| LiveChessError::Bind { addr, source })?;
+            .map_err(|error| LiveChessError::Bind { addr, error })?;
         let local = listener
             .local_addr()
-            .map_err(|source| LiveChessError::Bind { addr, source })?;
+            .map_err(|error| LiveChessError::Bind { addr, error })?;
         let ids: Vec<String> = config.boards.iter().map(|b| b.id.clone()).collect();
         let backoff = crate::backoff::Backoff::new(config.mqtt.reconnect);
         let follower = tokio::spawn(follow(options, backoff, topics, ids, Arc::clone(&hub)));

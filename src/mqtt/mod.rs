@@ -206,12 +206,12 @@ pub type CommandRoutes = HashMap<String, tokio::sync::mpsc::Sender<Request>>;
 #[derive(Debug, thiserror::Error)]
 pub enum MqttError {
     /// A TLS file could not be read.
-    #[error("reading {path}: {source}")]
+    #[error("reading {path}: {error}")]
     TlsFile {
         /// The file.
         path: std::path::PathBuf,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The system's trusted roots could not be loaded.
     #[error("could not load the system's trusted certificates; set mqtt.tls.ca_file")]
@@ -306,7 +306,7 @@ pub async fn send_command(
 pub enum CommandError {
     /// The MQTT settings cannot be used.
     #[error("mqtt: {0}")]
-    Settings(#[from] MqttError),
+    Settings(MqttError),
     /// The broker could not be reached.
     #[error("broker: {0}")]
     Broker(String),
@@ -322,6 +322,12 @@ pub enum CommandError {
     },
 }
 
+impl From<MqttError> for CommandError {
+    fn from(e: MqttError) -> Self {
+        CommandError::Settings(e)
+    }
+}
+
 /// Options shared by every connection: address, keep-alive, packet size,
 /// credentials and TLS.
 pub fn connection_options(cfg: &config::Mqtt, client_id: String) -> Result<MqttOptions, MqttError> {
@@ -335,9 +341,9 @@ pub fn connection_options(cfg: &config::Mqtt, client_id: String) -> Result<MqttO
     }
     if let Some(tls) = &cfg.tls {
         let read = |path: &std::path::Path| {
-            std::fs::read(path).map_err(|source| MqttError::TlsFile {
+            std::fs::read(path).map_err(|error| MqttError::TlsFile {
                 path: path.to_owned(),
-                source,
+                error,
             })
         };
         let client_auth = match &tls.client_auth {
