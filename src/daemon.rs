@@ -27,31 +27,32 @@ use crate::port::{BoardTask, Clock, PortTask};
 use crate::session::{Outputs, Session};
 use crate::setup::BoardSetup;
 use crate::sink::round::Round;
+use crate::tournament::last_good::LastGood;
 use crate::wall::session_stamp;
 
 /// Why the daemon could not run.
+///
+/// Design: each message holds its cause and no variant is a `source`, so
+/// the one-line error chain says each cause once.
 #[derive(Debug, thiserror::Error)]
 pub enum DaemonError {
     /// The MQTT settings cannot be used (a TLS file, say).
     #[error("mqtt: {0}")]
-    Mqtt(#[from] MqttError),
+    Mqtt(MqttError),
     /// The embedded broker could not be started.
     #[error("{0}")]
-    Broker(#[from] crate::broker::BrokerError),
+    Broker(crate::broker::BrokerError),
     /// The live page's address could not be bound.
-    #[error("web: {addr}: {source}")]
+    #[error("web: {addr}: {error}")]
     Web {
         /// The address.
         addr: std::net::SocketAddr,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The LiveChess-compatible API could not be started.
     #[error("livechess: {0}")]
-    LiveChess(#[from] crate::livechess::LiveChessError),
-    /// The pairings file could not be read.
-    #[error("pairings: {0}")]
-    Pairings(#[from] crate::tournament::PairingsError),
+    LiveChess(crate::livechess::LiveChessError),
     /// A signal handler could not be installed.
     #[error("signal: {0}")]
     Signal(std::io::Error),
@@ -60,6 +61,24 @@ pub enum DaemonError {
         "the configuration names no recorder folder ([recorder] dir): the report is made from its captures"
     )]
     NoRecorder,
+}
+
+impl From<MqttError> for DaemonError {
+    fn from(e: MqttError) -> Self {
+        DaemonError::Mqtt(e)
+    }
+}
+
+impl From<crate::broker::BrokerError> for DaemonError {
+    fn from(e: crate::broker::BrokerError) -> Self {
+        DaemonError::Broker(e)
+    }
+}
+
+impl From<crate::livechess::LiveChessError> for DaemonError {
+    fn from(e: crate::livechess::LiveChessError) -> Self {
+        DaemonError::LiveChess(e)
+    }
 }
 
 /// How old (last written) a capture may be for its game to be resumed.
@@ -109,7 +128,7 @@ fn public_view(config: &Config, id: &str) -> Option<PublicView> {
 pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(), DaemonError> {
     let clock = Clock::start();
     let services = Services::start(&config).await?;
-    let round = round(&config)?;
+    let (round, mut pairings) = round(&config);
     let (stop_writer, writer_stop_rx) = oneshot::channel::<()>();
     let writer = tokio::spawn(Arc::clone(&round).run_writer(async {
         let _ = writer_stop_rx.await;
@@ -143,7 +162,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     let mqtt_done = supervise(
         &mut boards,
         &round,
-        config.event.pairings.as_deref(),
+        pairings.as_mut(),
         &mut mqtt_task,
         shutdown,
     )
@@ -206,7 +225,7 @@ impl Services {
                     config.web_limits,
                 )
                 .await
-                .map_err(|source| DaemonError::Web { addr, source })?,
+                .map_err(|error| DaemonError::Web { addr, error })?,
             ),
             None => None,
         };
@@ -246,9 +265,10 @@ pub fn round_report(
 ) -> Result<crate::report::RoundReport, DaemonError> {
     let dir = config.recorder.as_ref().ok_or(DaemonError::NoRecorder)?;
     let mut offline = config.clone();
-    // Nothing is written: no PGN folder.
+    // Nothing is written: no PGN folder, no last good copy of the pairings.
     offline.event.pgn_dir = None;
-    let the_round = self::round(&offline)?;
+    offline.recorder = None;
+    let (the_round, _) = self::round(&offline);
     let mut parts = Vec::new();
     for b in &config.boards {
         let setup = BoardSetup::of_config(b);
@@ -291,7 +311,7 @@ pub fn round_report(
 
 /// The round: event metadata, pairings (the file, else the boards'
 /// `white`/`black` keys), the PGN folder writer.
-fn round(config: &Config) -> Result<Arc<Round>, DaemonError> {
+fn round(config: &Config) -> (Arc<Round>, Option<LastGood>) {
     // Design: an unset date is left unknown here; each game's PGN then
     // carries the day it started (a daemon runs for days at an event).
     let fallback = crate::tournament::Pairings {
@@ -307,14 +327,62 @@ fn round(config: &Config) -> Result<Arc<Round>, DaemonError> {
             })
             .collect(),
     };
-    Round::new_asking(
+    let round = Round::starting(
         config.event.info.clone(),
         fallback,
         config.event.pairings.clone(),
         config.event.asked_round,
         config.event.pgn_dir.clone(),
-    )
-    .map_err(DaemonError::Pairings)
+    );
+    let mut keeper = config
+        .event
+        .pairings
+        .as_deref()
+        .map(|p| LastGood::new(p, config.recorder.as_deref()));
+    if let Some(keeper) = &mut keeper {
+        load_pairings(&round, keeper, true);
+    }
+    (round, keeper)
+}
+
+/// Reads the pairings file into `round`, keeping its last good copy when it
+/// reads, and warning (at most once a minute) when it does not: at
+/// `start`, the last good copy is read instead, else the round starts
+/// without pairings (see [`crate::tournament::last_good`]).
+fn load_pairings(round: &Round, keeper: &mut LastGood, start: bool) {
+    let Some(path) = round.pairings_path() else {
+        return;
+    };
+    match round.reload_from(path) {
+        Ok(bytes) => {
+            if !start {
+                info!(round = round.current(), "pairings reloaded");
+            }
+            match keeper.read_well(&bytes) {
+                Ok(true) => info!(path = %path.display(), "the pairings file reads again"),
+                Ok(false) => {}
+                Err(e) => {
+                    warn!(copy = ?keeper.copy_path(), error = %e, "cannot keep the last good copy of the pairings")
+                }
+            }
+        }
+        Err(e) => {
+            let warn_now = keeper.read_badly(e.to_string(), std::time::Instant::now());
+            let fallback = match (start, keeper.copy()) {
+                (true, Some(copy)) => match round.reload_from(copy) {
+                    Ok(_) => format!("broadcasting with its last good copy, {}", copy.display()),
+                    Err(c) => format!(
+                        "its last good copy does not read either ({c}); starting without pairings"
+                    ),
+                },
+                (true, None) => "no last good copy: starting without pairings".to_string(),
+                (false, _) => "keeping the pairings in force".to_string(),
+            };
+            if warn_now {
+                warn!("pairings: {e}; {fallback}");
+            }
+        }
+    }
 }
 
 /// The running board tasks (one per board, one per DGT bus line), by the
@@ -509,7 +577,7 @@ fn recorder(
 async fn supervise(
     boards: &mut Boards,
     round: &Round,
-    pairings: Option<&std::path::Path>,
+    mut pairings: Option<&mut LastGood>,
     mqtt_task: &mut tokio::task::JoinHandle<Result<(), MqttError>>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<Option<MqttOutcome>, DaemonError> {
@@ -517,14 +585,21 @@ async fn supervise(
     // Design: the file is polled (its length and modification time) rather
     // than watched through an OS notification API: it works the same on
     // every OS and on network shares, and a round changes a few times a day.
-    let mut watched = PairingsWatch::new(pairings);
+    let mut watched = PairingsWatch::new(round.pairings_path());
     let mut poll = tokio::time::interval(PAIRINGS_POLL);
     poll.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     tokio::pin!(shutdown);
     loop {
         let reload = tokio::select! {
             _ = hangup.recv() => true,
-            _ = poll.tick() => watched.changed(),
+            _ = poll.tick() => {
+                if let Some(k) = pairings.as_deref_mut()
+                    && k.due(std::time::Instant::now())
+                {
+                    warn!("pairings: {}; the file still does not read", k.failing().unwrap_or_default());
+                }
+                watched.changed()
+            }
             _ = &mut shutdown => {
                 info!("shutting down");
                 return Ok(None);
@@ -537,11 +612,8 @@ async fn supervise(
                 false
             }
         };
-        if reload {
-            match round.reload() {
-                Ok(()) => info!(round = round.current(), "pairings reloaded"),
-                Err(e) => warn!(error = %e, "pairings not reloaded; keeping the old ones"),
-            }
+        if reload && let Some(k) = pairings.as_deref_mut() {
+            load_pairings(round, k, false);
         }
     }
 }

@@ -7,7 +7,10 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use boardcast::tournament::trf::{self, Code, Trf};
-use boardcast::tournament::{PairingsError, read_pairings, read_pairings_file};
+use boardcast::tournament::{MAX_PAIRINGS_BYTES, PairingsError, read_pairings, read_pairings_file};
+
+#[path = "trf_order.rs"]
+mod order;
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(crate::ROOT).join("tests/data/trf").join(name)
@@ -339,8 +342,212 @@ fn pgn_results_are_matched_by_round_tag_or_names() {
                [Event \"x\"]\n[Round \"3.1\"]\n[Result \"1-0\"]\n\n1. d4 1-0\n\n\
                [Event \"x\"]\n[Round \"4\"]\n[White \"Kowalska, Anna\"]\n[Black \"Brown, Samuel\"]\n[Result \"0-1\"]\n\n0-1\n\n\
                [Event \"x\"]\n[Round \"4.4\"]\n[Result \"*\"]\n\n*\n";
-    let got = trf::pgn_results(pgn, 4, &p);
+    let got = trf::pgn_results(pgn, 4, &p).unwrap();
     assert_eq!(got, results(&[(2, "1/2-1/2"), (3, "0-1"), (4, "*")]));
+}
+
+/// A PGN game header.
+fn game(round: &str, white: &str, black: &str, result: &str) -> String {
+    format!(
+        "[Event \"x\"]\n[Round \"{round}\"]\n[White \"{white}\"]\n[Black \"{black}\"]\n[Result \"{result}\"]\n\n{result}\n\n"
+    )
+}
+
+#[test]
+fn a_pgn_board_number_that_disagrees_with_the_players_is_an_error_naming_both() {
+    let t = example();
+    let p = t.pairings(4);
+    // Board 2's players, recorded as board 1.
+    let pgn = game("4.1", "Moreau, Claire", "Novak, Tomas", "1-0");
+    let err = trf::pgn_results(&pgn, 4, &p).unwrap_err().to_string();
+    assert!(
+        err.contains("board 1 (Okafor, Chidi - Lindqvist, Erik)")
+            && err.contains("board 2 (Moreau, Claire - Novak, Tomas)"),
+        "{err}"
+    );
+    // The players decide when the tag has no board; names match whatever
+    // their case and spacing.
+    let pgn = game("4", "moreau,  claire", "Novak, Tomas", "0-1");
+    assert_eq!(
+        trf::pgn_results(&pgn, 4, &p).unwrap(),
+        results(&[(2, "0-1")])
+    );
+    // The pair with the colours the other way round: an error, not a
+    // result written for the wrong player.
+    let pgn = game("4.2", "Novak, Tomas", "Moreau, Claire", "1-0");
+    let err = trf::pgn_results(&pgn, 4, &p).unwrap_err().to_string();
+    assert!(
+        err.contains("other colours") && err.contains("board 2"),
+        "{err}"
+    );
+    // Players no pairing has, on a paired board: an error; on a board the
+    // file does not pair (a spare board): skipped.
+    let pgn = game("4.3", "Someone, Else", "Novak, Tomas", "1-0");
+    assert!(trf::pgn_results(&pgn, 4, &p).is_err());
+    let pgn = game("4.9", "?", "?", "1-0");
+    assert!(trf::pgn_results(&pgn, 4, &p).unwrap().is_empty());
+}
+
+#[test]
+fn a_forfeit_in_the_file_is_never_overwritten_by_a_game() {
+    // Round 3, board 4: 8 - 5 is a forfeit (`+`/`-`) in the file.
+    let t = example();
+    assert_eq!(
+        t.boards(3)[3].file_result().as_deref(),
+        Some("1-0 by forfeit")
+    );
+    for game in ["1/2-1/2", "0-1", "1-0"] {
+        let filled = t.fill_results(3, &results(&[(4, game)]));
+        assert!(filled.written.is_empty(), "{game}");
+        assert_eq!(filled.bytes, bytes("fide-example.trf"), "{game}");
+        assert_eq!(filled.conflicts.len(), usize::from(game != "1-0"), "{game}");
+    }
+}
+
+/// `text` with `round`'s block set to `block` on the lines of `ranks`.
+fn with_block(text: &str, round: usize, ranks: &[u32], block: &str) -> String {
+    let at = 91 + 10 * (round - 1);
+    text.lines()
+        .map(|l| {
+            let rank = l
+                .strip_prefix("001")
+                .map(|r| r[1..5].trim().parse::<u32>().unwrap());
+            match rank {
+                Some(r) if ranks.contains(&r) => format!("{:<at$}{block}", &l[..l.len().min(at)]),
+                _ => l.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn a_round_with_only_byes_entered_is_not_paired_yet() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("round5.trf");
+    // Round 4 finished, then half-point byes entered for round 5.
+    let finished = example().fill_results(
+        4,
+        &results(&[(1, "1-0"), (2, "1/2-1/2"), (3, "0-1"), (4, "1-0")]),
+    );
+    let text = String::from_utf8(finished.bytes).unwrap();
+    let byes = with_block(&text, 5, &[3, 7], "0000 - H");
+    std::fs::write(&path, &byes).unwrap();
+    let file = read_pairings_file(&path, None).unwrap();
+    assert_eq!(file.pairings.round, Some(5));
+    assert!(file.pairings.pairings.is_empty());
+    let why = file.not_paired.unwrap().to_string();
+    assert_eq!(
+        why,
+        "round 5 has only byes entered (players 3, 7); it is not paired yet (round 4, the last paired, is finished)"
+    );
+    // Asked for round 4, the file gives it.
+    let four = read_pairings_file(&path, Some(4)).unwrap();
+    assert_eq!(
+        (four.pairings.round, four.pairings.pairings.len()),
+        (Some(4), 4)
+    );
+    // Byes entered for round 5 while round 4 is being played (its results
+    // not in): advance requests, round 4 is read.
+    let playing = with_block(
+        &String::from_utf8(bytes("fide-example.trf")).unwrap(),
+        5,
+        &[3],
+        "0000 - H",
+    );
+    let t = trf::parse(playing.as_bytes()).unwrap();
+    assert_eq!(t.choose_round(None), Ok(4));
+}
+
+#[test]
+fn files_that_hold_no_players_are_refused_saying_what_they_are() {
+    let dir = tempfile::tempdir().unwrap();
+    let example = String::from_utf8(bytes("fide-example.trf")).unwrap();
+    let utf16 = |big: bool| -> Vec<u8> {
+        let mut v = if big {
+            vec![0xFE, 0xFF]
+        } else {
+            vec![0xFF, 0xFE]
+        };
+        for u in example.encode_utf16() {
+            v.extend(if big {
+                u.to_be_bytes()
+            } else {
+                u.to_le_bytes()
+            });
+        }
+        v
+    };
+    let cases: Vec<(&str, Vec<u8>, &str)> = vec![
+        ("empty.trf", Vec::new(), "empty file"),
+        ("blank.txt", b"\r\n  \r\n".to_vec(), "empty file"),
+        (
+            "unicode.trf",
+            utf16(false),
+            "UTF-16 text (Notepad's \"Unicode\"): save it as UTF-8 or Windows-1252",
+        ),
+        ("unicode-be.txt", utf16(true), "UTF-16 text"),
+        (
+            "picture.trf",
+            b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR\0\0".to_vec(),
+            "binary data, not a TRF",
+        ),
+        (
+            "header.trf",
+            b"012 Open 2025\r\n022 Torino\r\nXXR 9\r\n".to_vec(),
+            "no player lines (001)",
+        ),
+        (
+            "header.txt",
+            b"012 Open 2025\n".to_vec(),
+            "no player lines (001)",
+        ),
+    ];
+    for (name, content, want) in cases {
+        let path = dir.path().join(name);
+        std::fs::write(&path, content).unwrap();
+        let err = read_pairings_file(&path, None).unwrap_err();
+        let text = err.to_string();
+        assert!(
+            matches!(err, PairingsError::Unusable { .. }),
+            "{name}: {text}"
+        );
+        assert!(
+            text.starts_with(&format!("{}: {want}", path.display())),
+            "{name}: {text}"
+        );
+        assert_eq!(text.lines().count(), 1);
+    }
+    // A UTF-8 byte-order mark is no problem.
+    let path = dir.path().join("bom.trf");
+    std::fs::write(&path, format!("\u{feff}{example}")).unwrap();
+    assert_eq!(
+        read_pairings_file(&path, None)
+            .unwrap()
+            .pairings
+            .pairings
+            .len(),
+        4
+    );
+    let path = dir.path().join("bom.csv");
+    std::fs::write(&path, "\u{feff}board,white,black\n1,A,B\n").unwrap();
+    assert_eq!(read_pairings(&path).unwrap().pairings.len(), 1);
+}
+
+#[test]
+fn a_pairings_file_over_the_size_limit_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("huge.trf");
+    let line = "### a comment line a pairing program would never write this many of\n";
+    let mut text = String::from("012 Open\n");
+    while (text.len() as u64) <= MAX_PAIRINGS_BYTES {
+        text.push_str(line);
+    }
+    std::fs::write(&path, &text).unwrap();
+    let err = read_pairings_file(&path, None).unwrap_err().to_string();
+    assert!(err.contains("larger than 4 MiB"), "{err}");
+    // A real 500-player file is far below it.
+    assert!(bytes("fide-example.trf").len() * 60 < MAX_PAIRINGS_BYTES as usize);
 }
 
 #[test]

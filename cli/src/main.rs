@@ -625,6 +625,14 @@ fn ports() -> Result<()> {
 
 fn check_config(path: &Path) -> Result<()> {
     let c = DaemonConfig::load(path)?;
+    // The pairings file is read as the daemon reads it: one that does not
+    // read fails the check before anything is said to be ok.
+    let pairings = c
+        .event
+        .pairings
+        .as_deref()
+        .map(|p| trf::check_pairings(p, c.event.asked_round))
+        .transpose()?;
     println!(
         "{}: ok: bridge `{}`, broker {}:{}{}, prefix `{}`, {} board(s)",
         path.display(),
@@ -653,6 +661,9 @@ fn check_config(path: &Path) -> Result<()> {
     }
     if let Some(dir) = &c.recorder {
         println!("  recording to {}", dir.display());
+    }
+    if let Some(line) = pairings {
+        println!("  {line}");
     }
     Ok(())
 }

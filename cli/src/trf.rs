@@ -10,7 +10,7 @@ use anyhow::{Context, Result, bail};
 use clap::Subcommand;
 
 use boardcast::tournament::trf::{self, Trf};
-use boardcast::tournament::{Pairings, parse_trf};
+use boardcast::tournament::{Pairings, parse_trf, read_pairings_bytes};
 
 /// What `boardcast trf` does.
 #[derive(Debug, Subcommand)]
@@ -63,12 +63,14 @@ pub(crate) fn run(command: TrfCommand) -> Result<()> {
     }
 }
 
-/// Reads a TRF file and the round to use: `asked` when the file pairs it.
+/// Reads a TRF file and the round to use: `asked` when the file pairs it,
+/// else its round to be played ([`Trf::choose_round`]).
 fn read(path: &Path, asked: Option<u32>) -> Result<(Trf, u32)> {
-    let bytes = fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = read_pairings_bytes(path)?;
     let file = parse_trf(&bytes, &path.display().to_string())?;
-    let Some(round) = file.round_to_read(asked) else {
-        bail!("{}: no round is paired", path.display());
+    let round = match file.choose_round(asked) {
+        Ok(round) => round,
+        Err(why) => bail!("{}: {why}", path.display()),
     };
     if let Some(asked) = asked
         && asked != round
@@ -126,7 +128,9 @@ fn results(
     let mut games: BTreeMap<u32, String> = BTreeMap::new();
     for p in pgn {
         let text = fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?;
-        games.extend(trf::pgn_results(&text, round, &pairings));
+        let found = trf::pgn_results(&text, round, &pairings)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+        games.extend(found);
     }
     let filled = file.fill_results(round, &games);
     match out {
@@ -156,4 +160,22 @@ fn results(
         );
     }
     Ok(())
+}
+
+/// `boardcast check-config`: the configured pairings file read as the
+/// daemon reads it (`round`: `[event] round`); one line saying what it
+/// gives, or the error.
+pub(crate) fn check_pairings(path: &Path, round: Option<u32>) -> Result<String> {
+    let file = boardcast::tournament::read_pairings_file(path, round)?;
+    let p = &file.pairings;
+    let round = p.round.map(|r| format!("round {r}, ")).unwrap_or_default();
+    let mut line = format!(
+        "pairings {}: {round}{} board(s)",
+        path.display(),
+        p.pairings.len()
+    );
+    if let Some(why) = &file.not_paired {
+        line.push_str(&format!(" ({why})"));
+    }
+    Ok(line)
 }

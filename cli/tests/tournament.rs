@@ -300,3 +300,144 @@ fn trf_results_fill_the_round_from_the_pgn_folder_and_check_a_differing_file() {
     let err = String::from_utf8_lossy(&out.stderr).into_owned();
     assert!(out.status.success() && err.contains(want), "{err}");
 }
+
+/// The FIDE example with one player line broken (a colour `x`): `boardcast`
+/// must say what is wrong exactly once.
+fn broken_example(dir: &Path) -> (std::path::PathBuf, String) {
+    let text =
+        std::fs::read_to_string(Path::new(crate::ROOT).join("tests/data/trf/fide-example.trf"))
+            .unwrap();
+    let path = dir.join("broken.trf");
+    std::fs::write(&path, text.replace("4 w 0     2 b", "4 w 0     2 x")).unwrap();
+    (
+        path,
+        "round 4: colour `x` (column 127) is not w, b or -".to_string(),
+    )
+}
+
+#[test]
+fn a_broken_trf_file_is_said_once_by_trf_and_check_config() {
+    let dir = tempfile::tempdir().unwrap();
+    let (broken, reason) = broken_example(dir.path());
+    let out = trf_command(&[
+        "pairings".as_ref(),
+        "--pairings".as_ref(),
+        broken.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success());
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(err.matches(&reason).count(), 1, "{err}");
+    assert_eq!(err.matches("broken.trf").count(), 1, "{err}");
+
+    // check-config reads the pairings file the configuration names, as
+    // the daemon does: a broken one and a missing one fail it, on one line.
+    let board = [BoardConf {
+        id: "a".into(),
+        port: "/dev/null".into(),
+        serial: None,
+    }];
+    let check = |pairings: &Path| {
+        let event = format!("\n[event]\npairings = \"{}\"\n", pairings.display());
+        let config = write_config_with(dir.path(), "mqtt://127.0.0.1:1", &event, "t", &board);
+        std::process::Command::new(binary())
+            .arg("check-config")
+            .arg(&config)
+            .output()
+            .unwrap()
+    };
+    let out = check(&broken);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(err.matches(&reason).count(), 1, "{err}");
+    assert!(out.stdout.is_empty(), "nothing is said to be ok");
+    let out = check(&dir.path().join("missing.trf"));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        !out.status.success() && err.contains("missing.trf"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    let good = Path::new(crate::ROOT).join("tests/data/trf/fide-example.trf");
+    let out = check(&good);
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        said.contains("fide-example.trf: round 4, 4 board(s)"),
+        "{said}"
+    );
+}
+
+#[test]
+fn the_daemon_starts_on_a_pairings_file_that_does_not_read() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let good =
+        std::fs::read(Path::new(crate::ROOT).join("tests/data/trf/fide-example.trf")).unwrap();
+    // A half-written export: the first part of the file, then the zeros a
+    // power cut leaves.
+    let mut half = good[..good.len() * 2 / 5].to_vec();
+    half.extend([0u8; 4096]);
+    let pairings = dir.path().join("round.trf");
+    std::fs::write(&pairings, &half).unwrap();
+    let sim = SimBoard::new(
+        dir.path(),
+        "one",
+        game(12, Some(8)),
+        3,
+        SimOptions::fast("20001"),
+    );
+    let event = format!("\n[event]\npairings = \"{}\"\n", pairings.display());
+    let config = write_config_with(
+        dir.path(),
+        &format!("mqtt://127.0.0.1:{}", broker.port),
+        &event,
+        "tour",
+        &[BoardConf {
+            id: "a".into(),
+            port: sim.path().to_string_lossy().into_owned(),
+            serial: None,
+        }],
+    );
+    let copy = dir.path().join("rec/last-good-pairings.trf");
+    let wait_log = |daemon: &Daemon, needle: &str| {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !daemon.log().contains(needle) {
+            assert!(Instant::now() < deadline, "{needle:?} never logged");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+
+    // No last good copy: the daemon runs without pairings, and says so.
+    let mut daemon = Daemon::start(&config);
+    wait_log(&daemon, "running");
+    wait_log(&daemon, "no last good copy: starting without pairings");
+    let log = daemon.log();
+    assert_eq!(log.matches("binary data").count(), 1, "{log}");
+    assert!(log.contains(" WARN ") || log.contains("WARN"), "{log}");
+    // The file saved whole: read, and kept as the last good copy.
+    std::fs::write(&pairings, &good).unwrap();
+    wait_log(&daemon, "the pairings file reads again");
+    assert_eq!(std::fs::read(&copy).unwrap(), good);
+    assert!(daemon.stop().success());
+
+    // Half-written again at the next start: the last good copy is read.
+    std::fs::write(&pairings, &half).unwrap();
+    let daemon = Daemon::start(&config);
+    wait_log(&daemon, "running");
+    wait_log(&daemon, "broadcasting with its last good copy");
+    let log = daemon.log();
+    assert!(
+        log.contains(&format!("path={}", copy.display())) && log.contains("boards=4"),
+        "{log}"
+    );
+    assert_eq!(std::fs::read(&copy).unwrap(), good, "the copy stays whole");
+}

@@ -32,7 +32,9 @@ use super::folder::{BoardGame, Folder, tags_for};
 use super::pgn::Tags;
 use super::record::GameRecord;
 use crate::tournament::trf::{Conflict, Trf};
-use crate::tournament::{EventInfo, Pairing, Pairings, PairingsError, Player, read_pairings_file};
+use crate::tournament::{
+    EventInfo, Pairing, Pairings, PairingsError, Player, parse_pairings, read_pairings_bytes,
+};
 
 #[derive(Debug)]
 struct State {
@@ -89,7 +91,22 @@ impl Round {
         asked_round: Option<u32>,
         pgn_dir: Option<PathBuf>,
     ) -> Result<Arc<Round>, PairingsError> {
-        let round = Arc::new(Round {
+        let round = Round::starting(event, fallback, pairings_path, asked_round, pgn_dir);
+        round.reload()?;
+        Ok(round)
+    }
+
+    /// [`Round::new_asking`] without reading the pairings file yet: the
+    /// daemon reads it with [`Round::reload_from`], and starts without it
+    /// (or with its last good copy) when it does not read.
+    pub fn starting(
+        event: EventInfo,
+        fallback: Pairings,
+        pairings_path: Option<PathBuf>,
+        asked_round: Option<u32>,
+        pgn_dir: Option<PathBuf>,
+    ) -> Arc<Round> {
+        Arc::new(Round {
             state: RwLock::new(State {
                 event: event.clone(),
                 pairings: fallback,
@@ -106,19 +123,33 @@ impl Round {
             asked_round,
             trf_written: Mutex::new(None),
             warned: Mutex::new(BTreeSet::new()),
-        });
-        round.reload()?;
-        Ok(round)
+        })
+    }
+
+    /// The pairings file, when there is one.
+    pub fn pairings_path(&self) -> Option<&std::path::Path> {
+        self.pairings_path.as_deref()
     }
 
     /// Reads the pairings file again (on SIGHUP). A file naming a round
     /// moves the event to that round: games started from now on belong to
     /// it. On error the old pairings stay.
     pub fn reload(&self) -> Result<(), PairingsError> {
-        let Some(path) = &self.pairings_path else {
-            return Ok(());
-        };
-        let file = read_pairings_file(path, self.asked_round)?;
+        match &self.pairings_path {
+            Some(path) => self.reload_from(path).map(drop),
+            None => Ok(()),
+        }
+    }
+
+    /// Reads the pairings from `source` (the pairings file, or its last
+    /// good copy) as [`Round::reload`] does; returns the bytes read.
+    pub fn reload_from(&self, source: &std::path::Path) -> Result<Vec<u8>, PairingsError> {
+        let path = source;
+        let bytes = read_pairings_bytes(path)?;
+        let file = parse_pairings(&bytes, path, self.asked_round)?;
+        if let Some(why) = &file.not_paired {
+            warn!(path = %path.display(), "{why}");
+        }
         let pairings = file.pairings;
         let mut state = self.state.write().expect("round state lock");
         if let Some(trf) = &file.trf {
@@ -151,7 +182,7 @@ impl Round {
             self.warn_conflicts(round, &results);
             self.mark(round, None);
         }
-        Ok(())
+        Ok(bytes)
     }
 
     /// The TRF file and its round, when the pairings come from one.

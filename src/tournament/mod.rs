@@ -29,7 +29,14 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+pub mod last_good;
+pub mod load;
+pub mod pgn_match;
+mod round_choice;
 pub mod trf;
+
+pub use load::{MAX_PAIRINGS_BYTES, read_pairings_bytes};
+pub use round_choice::NotPaired;
 
 /// A player as PGN tags and relay tools know them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -134,15 +141,38 @@ impl Default for EventInfo {
 }
 
 /// Why a pairings file could not be read.
+///
+/// Design: each message holds its cause, and no variant has a `source`,
+/// so an error chain (`anyhow`'s, the daemon's log line) says it once.
 #[derive(Debug, thiserror::Error)]
 pub enum PairingsError {
     /// The file could not be read.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Io {
         /// The file.
         path: String,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
+    },
+    /// The file is larger than [`MAX_PAIRINGS_BYTES`].
+    #[error(
+        "{path}: larger than {} MiB, the limit for a pairings file (a 500-player, 15-round TRF file is about 100 KB): is it the right file?",
+        .limit / (1024 * 1024)
+    )]
+    TooLarge {
+        /// The file.
+        path: String,
+        /// The limit, in bytes.
+        limit: u64,
+    },
+    /// The file cannot be a pairings file (empty, UTF-16, binary, a TRF
+    /// file without players).
+    #[error("{path}: {what}")]
+    Unusable {
+        /// The file.
+        path: String,
+        /// What it is, and what to do.
+        what: String,
     },
     /// A CSV row is wrong.
     #[error("{path}: line {line}: {reason}")]
@@ -164,12 +194,12 @@ pub enum PairingsError {
     },
     /// A TRF file is wrong (a line that does not read, a pairing the two
     /// players do not agree on).
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Trf {
         /// The file.
         path: String,
         /// The line and what is wrong with it.
-        source: trf::TrfError,
+        error: trf::TrfError,
     },
     /// Two pairings for one board.
     #[error("{path}: board {board} is paired twice")]
@@ -195,41 +225,62 @@ pub struct PairingsFile {
     pub pairings: Pairings,
     /// The TRF file, when the pairings come from one.
     pub trf: Option<std::sync::Arc<trf::Trf>>,
+    /// Why a TRF file gives no boards: its next round is not paired yet
+    /// (see [`trf::Trf::choose_round`]); the pairings are then empty.
+    pub not_paired: Option<NotPaired>,
 }
 
-/// Reads a pairings file: `.toml` as TOML; `.trf`, `.trfx` or another file
-/// (`.txt`) with a line starting `012 ` or `001 ` as FIDE TRF, whose round
-/// `round` (the configured `[event] round`) is read when the file pairs it,
-/// else its last paired round ([`trf::Trf::round_to_read`]); anything else
-/// as CSV.
+/// Reads a pairings file ([`read_pairings_bytes`], then
+/// [`parse_pairings`]).
 pub fn read_pairings_file(path: &Path, round: Option<u32>) -> Result<PairingsFile, PairingsError> {
+    parse_pairings(&read_pairings_bytes(path)?, path, round)
+}
+
+/// Parses a pairings file's bytes: `.toml` as TOML; `.trf`, `.trfx` or
+/// another file (`.txt`) with a line starting `012 ` or `001 ` as FIDE
+/// TRF, whose round `round` (the configured `[event] round`) is read when
+/// the file pairs it, else its last paired round
+/// ([`trf::Trf::choose_round`]); anything else as CSV. `path` names the
+/// file and gives its extension.
+pub fn parse_pairings(
+    bytes: &[u8],
+    path: &Path,
+    round: Option<u32>,
+) -> Result<PairingsFile, PairingsError> {
     let name = path.display().to_string();
-    let bytes = std::fs::read(path).map_err(|source| PairingsError::Io {
-        path: name.clone(),
-        source,
-    })?;
     let extension = path
         .extension()
         .map(|e| e.to_string_lossy().to_ascii_lowercase());
     // Design: `.txt` is also what CSV files are saved as, so a `.txt` file
     // is TRF by its content (a line starting `012 ` or `001 `).
     let is_trf = matches!(extension.as_deref(), Some("trf" | "trfx"))
-        || (extension.as_deref() != Some("toml") && trf::looks_like_trf(&bytes));
+        || (extension.as_deref() != Some("toml") && trf::looks_like_trf(bytes));
     if is_trf {
-        let file = parse_trf(&bytes, &name)?;
-        let pairings = match file.round_to_read(round) {
-            Some(r) => file.pairings(r),
-            None => Pairings::default(),
+        let file = parse_trf(bytes, &name)?;
+        let (pairings, not_paired) = match file.choose_round(round) {
+            Ok(r) => (file.pairings(r), None),
+            Err(why) => {
+                let round = why.round();
+                (
+                    Pairings {
+                        round,
+                        pairings: Vec::new(),
+                    },
+                    Some(why),
+                )
+            }
         };
         let pairings = check_unique(pairings, &name)?;
         return Ok(PairingsFile {
             pairings,
             trf: Some(std::sync::Arc::new(file)),
+            not_paired,
         });
     }
-    let text = String::from_utf8(bytes).map_err(|e| PairingsError::Io {
+    let bytes = bytes.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(bytes);
+    let text = String::from_utf8(bytes.to_vec()).map_err(|e| PairingsError::Unusable {
         path: name.clone(),
-        source: std::io::Error::new(std::io::ErrorKind::InvalidData, e),
+        what: format!("not UTF-8 ({e}): save it as UTF-8"),
     })?;
     let pairings = if extension.as_deref() == Some("toml") {
         parse_toml(&text, &name)?
@@ -239,15 +290,27 @@ pub fn read_pairings_file(path: &Path, round: Option<u32>) -> Result<PairingsFil
     Ok(PairingsFile {
         pairings,
         trf: None,
+        not_paired: None,
     })
 }
 
-/// Parses a TRF file; `name` names the source in errors.
+/// Parses a TRF file; `name` names the source in errors. A file without
+/// player lines is refused.
 pub fn parse_trf(bytes: &[u8], name: &str) -> Result<trf::Trf, PairingsError> {
-    trf::parse(bytes).map_err(|source| PairingsError::Trf {
+    let file = trf::parse(bytes).map_err(|error| PairingsError::Trf {
         path: name.to_string(),
-        source,
-    })
+        error,
+    })?;
+    if file.players.is_empty() {
+        return Err(PairingsError::Unusable {
+            path: name.to_string(),
+            what: format!(
+                "no player lines (001): {} line(s), none a player; export the tournament with its players from the pairing program",
+                file.line_count()
+            ),
+        });
+    }
+    Ok(file)
 }
 
 /// Parses TOML pairings; `name` names the source in errors.

@@ -46,6 +46,8 @@ use std::fmt;
 
 use super::{Pairing, Pairings, Player};
 
+pub use super::pgn_match::{GameMismatch, pgn_results};
+
 /// A TRF file as read.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Trf {
@@ -839,18 +841,18 @@ impl Trf {
 
     /// The boards of `round`: every pair with colours, numbered in the
     /// order the FIDE Swiss rules give for publishing pairings (Handbook
-    /// C.04.1, "Final Remarks": the score of the higher player of the pair,
-    /// then the sum of both scores, then the rank of the higher player),
-    /// which pairing programs print: the pair whose higher score is higher
-    /// first, then the higher sum, then the pair whose higher-ranked player
-    /// has the smaller start rank.
+    /// C.04.1, "Final Remarks" F.1): by the score of the higher player of
+    /// the pair, then the sum of both scores, then the rank of the higher
+    /// player; the order pairing programs print.
     ///
-    /// Design: scores are those before the round, counted from the file's
-    /// results with 1 - ½ - 0 (the points column may already hold this
-    /// round's); the rank is the start rank, the one order a TRF file
-    /// always holds (the rules' order after equal scores is rating, title,
-    /// name: the order start ranks are given in). Byes and unpaired players
-    /// get no board.
+    /// Design: the higher player of a pair is the one higher in the
+    /// pairing order (C.04.3 A.2): the higher score, on equal scores the
+    /// smaller start rank (the pairing number; the file's start ranks are
+    /// the initial order). Scores are those before the round, counted from
+    /// the file's results with 1 - ½ - 0, a pairing-allocated or full-point
+    /// bye worth a win (the points column may already hold this round's).
+    /// Byes and unpaired players get no board: the pairing-allocated bye
+    /// comes after the last board, as FIDE prints it.
     pub fn boards(&self, round: u32) -> Vec<TrfBoard> {
         let i = round.saturating_sub(1) as usize;
         let mut pairs: Vec<TrfBoard> = Vec::new();
@@ -873,10 +875,16 @@ impl Trf {
                 self.score_before(b.white, round),
                 self.score_before(b.black, round),
             );
+            // The higher player: more points, else the smaller start rank.
+            let higher = match w.cmp(&k) {
+                std::cmp::Ordering::Greater => b.white,
+                std::cmp::Ordering::Less => b.black,
+                std::cmp::Ordering::Equal => b.white.min(b.black),
+            };
             (
                 std::cmp::Reverse(w.max(k)),
                 std::cmp::Reverse(w + k),
-                b.white.min(b.black),
+                higher,
             )
         });
         for (n, b) in pairs.iter_mut().enumerate() {
@@ -943,8 +951,9 @@ impl Trf {
     /// `1-0`, `0-1`, `1/2-1/2`; `*` leaves the board as it is): the result
     /// column of both players, and their points changed by the difference
     /// (so an offset the program put in, an acceleration, stays). A result
-    /// the file holds already in other words (`+` for a `1-0`) is kept.
-    /// Every other byte is as read.
+    /// the file holds already in other words (`+` for a `1-0`) is kept, and
+    /// a forfeit (`+`, `-`) is never overwritten (a game that says
+    /// otherwise is a conflict). Every other byte is as read.
     pub fn fill_results(&self, round: u32, results: &BTreeMap<u32, String>) -> Filled {
         let mut lines = self.lines.clone();
         let mut written = Vec::new();
@@ -970,6 +979,12 @@ impl Trf {
                         game: game.trim().to_string(),
                     });
                 }
+            }
+            // A forfeit the arbiter entered stands: a game on that board
+            // (a game played anyway, a wrong board) is listed, not written.
+            let forfeit = |c: Option<Code>| matches!(c, Some(Code::ForfeitWin | Code::ForfeitLoss));
+            if forfeit(b.white_result) || forfeit(b.black_result) {
+                continue;
             }
             let mut changed = false;
             for (rank, file, new) in [(b.white, b.white_result, w), (b.black, b.black_result, k)] {
@@ -1057,83 +1072,6 @@ fn edit_columns(raw: &[u8], columns: Columns, edits: &BTreeMap<usize, u8>) -> Ve
         }
     }
     out
-}
-
-/// The results of `round` in PGN text (as the PGN folder writes
-/// `games.pgn`): board by board, from each game's `Round` tag
-/// (`round.board`), or, when the tag names no board, from its `White` and
-/// `Black` against `pairings`. Games of other rounds are skipped; a later
-/// game of a board wins over an earlier one.
-pub fn pgn_results(text: &str, round: u32, pairings: &Pairings) -> BTreeMap<u32, String> {
-    let mut results = BTreeMap::new();
-    for tags in pgn_headers(text) {
-        let get = |k: &str| {
-            tags.iter()
-                .find(|(key, _)| key == k)
-                .map(|(_, v)| v.trim().to_string())
-        };
-        let Some(result) = get("Result") else {
-            continue;
-        };
-        let tag = get("Round").unwrap_or_default();
-        let (r, b) = tag.split_once('.').unwrap_or((&tag, ""));
-        let r = r.trim().parse::<u32>().ok();
-        if r.is_some_and(|r| r != round) {
-            continue;
-        }
-        let board = match b.trim().parse::<u32>() {
-            Ok(b) if r.is_some() => Some(b),
-            _ => {
-                let (w, k) = (
-                    get("White").unwrap_or_default(),
-                    get("Black").unwrap_or_default(),
-                );
-                pairings
-                    .pairings
-                    .iter()
-                    .find(|p| {
-                        p.white.name.eq_ignore_ascii_case(&w)
-                            && p.black.name.eq_ignore_ascii_case(&k)
-                    })
-                    .map(|p| p.board)
-            }
-        };
-        if let Some(board) = board {
-            results.insert(board, result);
-        }
-    }
-    results
-}
-
-/// The tag pairs of each game of a PGN text: a run of `[Key "value"]`
-/// lines is one game's header.
-fn pgn_headers(text: &str) -> Vec<Vec<(String, String)>> {
-    let mut games: Vec<Vec<(String, String)>> = Vec::new();
-    let mut in_header = false;
-    for line in text.lines() {
-        let line = line.trim();
-        if let Some(tag) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            if !in_header {
-                games.push(Vec::new());
-                in_header = true;
-            }
-            if let Some((key, value)) = tag.split_once(' ') {
-                let value = value.trim();
-                let value = value
-                    .strip_prefix('"')
-                    .and_then(|v| v.strip_suffix('"'))
-                    .unwrap_or(value)
-                    .replace("\\\"", "\"")
-                    .replace("\\\\", "\\");
-                if let Some(g) = games.last_mut() {
-                    g.push((key.to_string(), value));
-                }
-            }
-        } else if !line.is_empty() {
-            in_header = false;
-        }
-    }
-    games
 }
 
 #[cfg(test)]
