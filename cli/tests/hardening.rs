@@ -56,8 +56,13 @@ pub(crate) fn wait_port(port: u16, daemon: &Daemon) {
 /// One raw HTTP/1.1 request on a fresh connection: the status code and the
 /// whole reply.
 pub(crate) fn request(port: u16, text: &str) -> (u16, String) {
+    request_within(port, Duration::from_secs(5), text)
+}
+
+/// [`request`], the reply awaited for `wait`.
+pub(crate) fn request_within(port: u16, wait: Duration, text: &str) -> (u16, String) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.set_read_timeout(Some(wait)).unwrap();
     s.write_all(text.as_bytes()).unwrap();
     let mut out = Vec::new();
     let _ = s.read_to_end(&mut out);

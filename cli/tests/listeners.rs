@@ -10,8 +10,24 @@ use std::io::{Read, Write};
 use std::net::TcpStream;
 use std::time::{Duration, Instant};
 
-use crate::hardening::{closed_within, daemon, request, wait_port, ws_open_at};
+use crate::hardening::{closed_within, daemon, request, request_within, wait_port, ws_open_at};
 use crate::util::free_port;
+use crate::util::{Broker, Daemon};
+
+/// A daemon with one board that is never found and the table `table`
+/// listening on a free loopback port, with `keys`: the port, and what
+/// must live as long as the test (`None` without Mosquitto).
+fn listening(table: &str, keys: &str) -> Option<(u16, tempfile::TempDir, Broker, Daemon)> {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return None;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let port = free_port();
+    let extra = format!("\n[{table}]\nlisten = \"127.0.0.1:{port}\"\n{keys}\n");
+    let (broker, daemon) = daemon(dir.path(), &extra);
+    wait_port(port, &daemon);
+    Some((port, dir, broker, daemon))
+}
 
 /// The LiveChess WebSocket answers only to its own names: a rebinding
 /// page's `Host` (with its own origin, or none) is refused, as is any
@@ -19,16 +35,10 @@ use crate::util::free_port;
 /// let in.
 #[test]
 fn listeners_the_livechess_websocket_answers_only_to_its_own_names() {
-    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+    let keys = "hosts = [\"boards.hall\"]\norigins = [\"https://lichess.org\", \"chrome-extension://dgtangelid\"]";
+    let Some((port, _dir, _broker, daemon)) = listening("livechess", keys) else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let extra = format!(
-        "\n[livechess]\nlisten = \"127.0.0.1:{port}\"\nhosts = [\"boards.hall\"]\norigins = [\"https://lichess.org\", \"chrome-extension://dgtangelid\"]\n"
-    );
-    let (_broker, daemon) = daemon(dir.path(), &extra);
-    wait_port(port, &daemon);
+    };
     let at = |host: &str, origin: Option<&str>| ws_open_at(port, host, origin).0;
     let evil = format!("evil.example:{port}");
     assert_eq!(at(&evil, Some(&format!("http://{evil}"))), 403, "rebinding");
@@ -54,14 +64,9 @@ fn listeners_the_livechess_websocket_answers_only_to_its_own_names() {
 /// The default origins hold no browser extension.
 #[test]
 fn listeners_no_browser_extension_is_let_in_by_default() {
-    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+    let Some((port, _dir, _broker, daemon)) = listening("livechess", "") else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let extra = format!("\n[livechess]\nlisten = \"127.0.0.1:{port}\"\n");
-    let (_broker, daemon) = daemon(dir.path(), &extra);
-    wait_port(port, &daemon);
+    };
     let local = format!("localhost:{port}");
     for origin in [
         "chrome-extension://abcdefghijklmnop",
@@ -78,16 +83,11 @@ fn listeners_no_browser_extension_is_let_in_by_default() {
 /// gets `413`.
 #[test]
 fn listeners_a_trickled_body_is_cut_off_at_the_body_deadline() {
-    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+    let keys =
+        "body_timeout_s = 1\nheader_timeout_s = 30\narbiter_password = \"view password 2026\"";
+    let Some((port, _dir, _broker, daemon)) = listening("web", keys) else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let extra = format!(
-        "\n[web]\nlisten = \"127.0.0.1:{port}\"\nbody_timeout_s = 1\nheader_timeout_s = 30\narbiter_password = \"view password 2026\"\n"
-    );
-    let (_broker, daemon) = daemon(dir.path(), &extra);
-    wait_port(port, &daemon);
+    };
     let started = Instant::now();
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     s.write_all(b"POST /arbiter HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: 100\r\n\r\nkey=vi")
@@ -114,19 +114,6 @@ fn listeners_a_trickled_body_is_cut_off_at_the_body_deadline() {
     drop(daemon);
 }
 
-/// One raw HTTP/1.1 request on a fresh connection, the reply awaited for
-/// `wait`: the status code and the whole reply.
-fn request_within(port: u16, wait: Duration, text: &str) -> (u16, String) {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    s.set_read_timeout(Some(wait)).unwrap();
-    s.write_all(text.as_bytes()).unwrap();
-    let mut out = Vec::new();
-    let _ = s.read_to_end(&mut out);
-    let out = String::from_utf8_lossy(&out).into_owned();
-    let code = out.get(9..12).and_then(|c| c.parse().ok()).unwrap_or(0);
-    (code, out)
-}
-
 /// Opens a live stream and reads its head: the status code, and the
 /// connection (never read again).
 fn open_stream(port: u16, path: &str, cookie: &str) -> (u16, TcpStream) {
@@ -147,17 +134,11 @@ fn open_stream(port: u16, path: &str, cookie: &str) -> (u16, TcpStream) {
 /// still gets its own stream.
 #[test]
 fn listeners_public_streams_cannot_take_the_arbiter_views() {
-    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
     let password = "view password 2026";
-    let extra = format!(
-        "\n[web]\nlisten = \"127.0.0.1:{port}\"\nmax_streams = 3\narbiter_streams = 2\narbiter_password = \"{password}\"\n"
-    );
-    let (_broker, daemon) = daemon(dir.path(), &extra);
-    wait_port(port, &daemon);
+    let keys = format!("max_streams = 3\narbiter_streams = 2\narbiter_password = \"{password}\"");
+    let Some((port, _dir, _broker, daemon)) = listening("web", &keys) else {
+        return;
+    };
     let public: Vec<(u16, TcpStream)> = (0..4).map(|_| open_stream(port, "/events", "")).collect();
     let codes: Vec<u16> = public.iter().map(|(c, _)| *c).collect();
     assert_eq!(codes, [200, 200, 200, 503]);
@@ -172,16 +153,10 @@ fn listeners_public_streams_cannot_take_the_arbiter_views() {
 /// still served under a cap of eight.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn listeners_one_address_cannot_hold_every_connection() {
-    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+    let keys = "max_connections = 8\nmax_connections_per_peer = 3\nheader_timeout_s = 30";
+    let Some((port, _dir, _broker, daemon)) = listening("web", keys) else {
         return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let port = free_port();
-    let extra = format!(
-        "\n[web]\nlisten = \"127.0.0.1:{port}\"\nmax_connections = 8\nmax_connections_per_peer = 3\nheader_timeout_s = 30\n"
-    );
-    let (_broker, daemon) = daemon(dir.path(), &extra);
-    wait_port(port, &daemon);
+    };
     let mut held = Vec::new();
     for _ in 0..10 {
         let socket = tokio::net::TcpSocket::new_v4().unwrap();
@@ -218,7 +193,7 @@ async fn listeners_one_address_cannot_hold_every_connection() {
 /// before the board decided.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn listeners_a_decision_is_answered_with_the_boards_outcome() {
-    use crate::util::{BoardConf, Broker, Daemon, SimBoard, SimOptions, game, write_config};
+    use crate::util::{BoardConf, SimBoard, SimOptions, game, write_config};
     if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
         return;
     }
