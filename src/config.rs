@@ -130,6 +130,14 @@ pub struct RawWeb {
     /// Seconds a client has to send a request's headers (also how long an
     /// idle connection is kept).
     pub header_timeout_s: Option<u64>,
+    /// Connections one peer address may hold at once.
+    pub max_connections_per_peer: Option<usize>,
+    /// Live streams kept for the arbiter view beside `max_streams`.
+    pub arbiter_streams: Option<usize>,
+    /// Seconds a client has to send a request's whole body.
+    pub body_timeout_s: Option<u64>,
+    /// Seconds a write may wait for a peer that reads nothing.
+    pub write_timeout_s: Option<u64>,
     /// The arbiter view's own password (not the operator secret).
     pub arbiter_password: Option<String>,
     /// How long an arbiter's login lasts, in seconds.
@@ -162,6 +170,12 @@ pub struct RawLiveChess {
     pub idle_timeout_s: Option<u64>,
     /// Browser origins the WebSocket lets in.
     pub origins: Option<Vec<String>>,
+    /// Connections one peer address may hold at once.
+    pub max_connections_per_peer: Option<usize>,
+    /// Feeds of one WebSocket that may carry a `setup`.
+    pub max_setups: Option<usize>,
+    /// Host names the API answers to beside loopback and its address.
+    pub hosts: Option<Vec<String>>,
 }
 
 /// `[event]` as written.
@@ -1493,21 +1507,45 @@ pub fn web(
 ) -> Result<(Option<std::net::SocketAddr>, crate::listener::Limits), ConfigError> {
     let (rw, dw) = (raw.unwrap_or_default(), defaults.unwrap_or_default());
     let d = crate::listener::Limits::default();
+    let secs =
+        |r: Option<u64>, d: Option<u64>, default| r.or(d).map_or(default, Duration::from_secs);
     let limits = crate::listener::Limits {
         max_connections: rw
             .max_connections
             .or(dw.max_connections)
             .unwrap_or(d.max_connections),
+        max_per_peer: rw
+            .max_connections_per_peer
+            .or(dw.max_connections_per_peer)
+            .unwrap_or(d.max_per_peer),
         max_streams: rw.max_streams.or(dw.max_streams).unwrap_or(d.max_streams),
-        header_timeout: rw
-            .header_timeout_s
-            .or(dw.header_timeout_s)
-            .map_or(d.header_timeout, std::time::Duration::from_secs),
+        arbiter_streams: rw
+            .arbiter_streams
+            .or(dw.arbiter_streams)
+            .unwrap_or(d.arbiter_streams),
+        header_timeout: secs(rw.header_timeout_s, dw.header_timeout_s, d.header_timeout),
+        body_timeout: secs(rw.body_timeout_s, dw.body_timeout_s, d.body_timeout),
+        write_timeout: secs(rw.write_timeout_s, dw.write_timeout_s, d.write_timeout),
+        ..d
     };
-    if limits.max_connections == 0 || limits.max_streams == 0 || limits.header_timeout.is_zero() {
+    if [
+        limits.max_connections,
+        limits.max_per_peer,
+        limits.max_streams,
+        limits.arbiter_streams,
+    ]
+    .contains(&0)
+        || [
+            limits.header_timeout,
+            limits.body_timeout,
+            limits.write_timeout,
+        ]
+        .iter()
+        .any(Duration::is_zero)
+    {
         return Err(src.invalid(
             None,
-            "web: max_connections, max_streams and header_timeout_s must be at least 1".into(),
+            "web: max_connections, max_connections_per_peer, max_streams, arbiter_streams, header_timeout_s, body_timeout_s and write_timeout_s must be at least 1".into(),
         ));
     }
     let addr = listen(rw.listen.or(dw.listen), "web.listen", "127.0.0.1:8080", src)?;
@@ -1569,11 +1607,12 @@ pub fn livechess_limits(
     let num = |f: fn(&RawLiveChess) -> Option<usize>| raw.and_then(f).or(defaults.and_then(f));
     let limits = crate::listener::Limits {
         max_connections: num(|l| l.max_connections).unwrap_or(d.max_connections),
-        max_streams: d.max_streams,
+        max_per_peer: num(|l| l.max_connections_per_peer).unwrap_or(d.max_per_peer),
         header_timeout: raw
             .and_then(|l| l.header_timeout_s)
             .or(defaults.and_then(|l| l.header_timeout_s))
             .map_or(d.header_timeout, Duration::from_secs),
+        ..d
     };
     let socket = crate::listener::SocketLimits {
         max_subscriptions: num(|l| l.max_subscriptions).unwrap_or(ds.max_subscriptions),
@@ -1585,16 +1624,22 @@ pub fn livechess_limits(
             .and_then(|l| l.origins.clone())
             .or(defaults.and_then(|l| l.origins.clone()))
             .unwrap_or(ds.origins),
+        max_setups: num(|l| l.max_setups).unwrap_or(ds.max_setups),
+        hosts: raw
+            .and_then(|l| l.hosts.clone())
+            .or(defaults.and_then(|l| l.hosts.clone()))
+            .unwrap_or(ds.hosts),
         ..ds
     };
     if limits.max_connections == 0
+        || limits.max_per_peer == 0
         || limits.header_timeout.is_zero()
         || socket.max_subscriptions == 0
         || socket.idle_timeout.is_zero()
     {
         return Err(src.invalid(
             None,
-            "livechess: max_connections, header_timeout_s, max_subscriptions and idle_timeout_s must be at least 1"
+            "livechess: max_connections, max_connections_per_peer, header_timeout_s, max_subscriptions and idle_timeout_s must be at least 1"
                 .into(),
         ));
     }

@@ -24,7 +24,7 @@ const START: &str = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 /// A daemon with one board that is never found (its port does not exist)
 /// and `extra` tables; its broker.
-fn daemon(dir: &Path, extra: &str) -> (Broker, Daemon) {
+pub(crate) fn daemon(dir: &Path, extra: &str) -> (Broker, Daemon) {
     let broker = Broker::start();
     let config = write_config_with(
         dir,
@@ -41,7 +41,7 @@ fn daemon(dir: &Path, extra: &str) -> (Broker, Daemon) {
 }
 
 /// Waits until `port` accepts connections.
-fn wait_port(port: u16, daemon: &Daemon) {
+pub(crate) fn wait_port(port: u16, daemon: &Daemon) {
     let deadline = Instant::now() + Duration::from_secs(20);
     while TcpStream::connect(("127.0.0.1", port)).is_err() {
         assert!(
@@ -55,9 +55,14 @@ fn wait_port(port: u16, daemon: &Daemon) {
 
 /// One raw HTTP/1.1 request on a fresh connection: the status code and the
 /// whole reply.
-fn request(port: u16, text: &str) -> (u16, String) {
+pub(crate) fn request(port: u16, text: &str) -> (u16, String) {
+    request_within(port, Duration::from_secs(5), text)
+}
+
+/// [`request`], the reply awaited for `wait`.
+pub(crate) fn request_within(port: u16, wait: Duration, text: &str) -> (u16, String) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    s.set_read_timeout(Some(wait)).unwrap();
     s.write_all(text.as_bytes()).unwrap();
     let mut out = Vec::new();
     let _ = s.read_to_end(&mut out);
@@ -68,7 +73,7 @@ fn request(port: u16, text: &str) -> (u16, String) {
 
 /// Whether the server closed `s` within `wait` (a read gives 0 bytes or an
 /// error other than a timeout).
-fn closed_within(s: &mut TcpStream, wait: Duration) -> bool {
+pub(crate) fn closed_within(s: &mut TcpStream, wait: Duration) -> bool {
     s.set_read_timeout(Some(wait)).unwrap();
     let mut b = [0u8; 64];
     match s.read(&mut b) {
@@ -85,7 +90,12 @@ fn closed_within(s: &mut TcpStream, wait: Duration) -> bool {
 
 /// A WebSocket opened by hand: the handshake's status code and, on 101,
 /// the stream.
-fn ws_open(port: u16, origin: Option<&str>) -> (u16, Option<TcpStream>) {
+pub(crate) fn ws_open(port: u16, origin: Option<&str>) -> (u16, Option<TcpStream>) {
+    ws_open_at(port, "127.0.0.1", origin)
+}
+
+/// [`ws_open`] with the `Host` header `host`.
+pub(crate) fn ws_open_at(port: u16, host: &str, origin: Option<&str>) -> (u16, Option<TcpStream>) {
     let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
     s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
     let origin = origin
@@ -93,7 +103,7 @@ fn ws_open(port: u16, origin: Option<&str>) -> (u16, Option<TcpStream>) {
         .unwrap_or_default();
     write!(
         s,
-        "GET /api/v1.0 HTTP/1.1\r\nHost: 127.0.0.1\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n{origin}\r\n"
+        "GET /api/v1.0 HTTP/1.1\r\nHost: {host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n{origin}\r\n"
     )
     .unwrap();
     // The head, byte by byte (frames follow it).
@@ -111,7 +121,7 @@ fn ws_open(port: u16, origin: Option<&str>) -> (u16, Option<TcpStream>) {
 }
 
 /// Sends one masked text frame.
-fn ws_send(s: &mut TcpStream, text: &[u8]) -> std::io::Result<()> {
+pub(crate) fn ws_send(s: &mut TcpStream, text: &[u8]) -> std::io::Result<()> {
     let mut f = vec![0x81u8];
     let n = text.len();
     if n < 126 {
@@ -130,7 +140,7 @@ fn ws_send(s: &mut TcpStream, text: &[u8]) -> std::io::Result<()> {
 }
 
 /// The next frame: opcode and payload; `None` at the end of the stream.
-fn ws_recv(s: &mut TcpStream) -> Option<(u8, Vec<u8>)> {
+pub(crate) fn ws_recv(s: &mut TcpStream) -> Option<(u8, Vec<u8>)> {
     let mut h = [0u8; 2];
     s.read_exact(&mut h).ok()?;
     let mut n = u64::from(h[1] & 0x7f);
@@ -149,7 +159,7 @@ fn ws_recv(s: &mut TcpStream) -> Option<(u8, Vec<u8>)> {
 }
 
 /// The next text frame, parsed.
-fn ws_json(s: &mut TcpStream) -> Value {
+pub(crate) fn ws_json(s: &mut TcpStream) -> Value {
     loop {
         let (op, p) = ws_recv(s).expect("a frame");
         if op == 1 {
@@ -1000,4 +1010,27 @@ fn hardening_wrong_arbiter_passwords_lock_the_address_out() {
         "{reply}"
     );
     assert!(daemon.log().contains("locked out"), "{}", daemon.log());
+}
+
+/// Logs in on the arbiter view of the page on `port` with `password`:
+/// the session cookie (`name=value`).
+pub(crate) fn log_in(port: u16, password: &str) -> String {
+    let body = format!("key={}", password.replace(' ', "+"));
+    let (code, reply) = request(
+        port,
+        &format!(
+            "POST /arbiter HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    );
+    assert_eq!(code, 303, "{reply}");
+    reply
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .starts_with("set-cookie:")
+                .then(|| l[11..].trim().to_string())
+        })
+        .and_then(|c| c.split(';').next().map(str::to_string))
+        .expect("a session cookie")
 }

@@ -628,3 +628,143 @@ fn the_demo_goes_on_without_the_api_when_its_port_is_taken() {
     assert_eq!(held.local_addr().unwrap().port(), demo.port);
     assert!(demo.child.as_mut().unwrap().try_wait().unwrap().is_none());
 }
+
+/// Issue 42, "A few LiveChess WebSockets with `setup` feeds stall every
+/// board": two sockets, each with 64 feeds of the board set up on a
+/// position with seven queens a side (some 8,000 two-ply lines to follow
+/// from at every change of the board), open beside a board that plays on
+/// a pty. The moves keep coming through the broker as fast as before the
+/// sockets opened (median within 300 ms), and none is lost.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn heavy_setups_on_idle_sockets_never_delay_a_move() {
+    use crate::util::{BoardConf, Broker, Daemon, SimBoard, SimOptions, Subscriber, write_config};
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let sub = Subscriber::connect(broker.port, "lat/#", "lat-watch", false).await;
+    let g = crate::util::games()
+        .into_iter()
+        .max_by_key(|g| g.moves.len())
+        .unwrap();
+    let board = SimBoard::new(dir.path(), "dgt", g, 9, SimOptions::fast("10077"));
+    let config = write_config(
+        dir.path(),
+        broker.port,
+        "lat",
+        &[BoardConf {
+            id: "1".into(),
+            port: board.path().to_string_lossy().into_owned(),
+            serial: Some("10077".into()),
+        }],
+    );
+    let port = free_port();
+    let mut text = fs::read_to_string(&config).unwrap();
+    text.push_str(&format!(
+        "\n[livechess]\nlisten = \"127.0.0.1:{port}\"\nmax_subscriptions = 256\n"
+    ));
+    fs::write(&config, text).unwrap();
+    let daemon = Daemon::start(&config);
+    crate::hardening::wait_port(port, &daemon);
+    sub.wait_for("the first move", Duration::from_secs(30), |msgs| {
+        msgs.iter()
+            .any(|m| m.topic == "lat/board/1/event" && m.json()["type"] == "move")
+            .then_some(())
+    })
+    .await;
+    let quiet = tokio::time::Instant::now();
+    tokio::time::sleep(Duration::from_secs(8)).await;
+    let opened = tokio::time::Instant::now();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sockets: Vec<_> = (0..2)
+        .map(|_| {
+            let stop = std::sync::Arc::clone(&stop);
+            std::thread::spawn(move || heavy_socket(port, "10077", &stop))
+        })
+        .collect();
+    tokio::time::sleep(Duration::from_secs(10)).await;
+    let end = tokio::time::Instant::now();
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    let frames: Vec<usize> = sockets.into_iter().map(|t| t.join().unwrap()).collect();
+    assert!(
+        frames.iter().all(|n| *n > 64),
+        "the sockets were served: {frames:?}"
+    );
+
+    // Each ply's first `move` event against the wall time its completing
+    // reading was written to the pty.
+    let written = board.written();
+    let mut first: std::collections::HashMap<usize, tokio::time::Instant> = Default::default();
+    for m in sub.messages() {
+        let e = m.json();
+        if m.topic == "lat/board/1/event" && e["type"] == "move" {
+            first
+                .entry(e["ply"].as_u64().unwrap() as usize)
+                .or_insert(m.at);
+        }
+    }
+    let (mut before, mut with, mut lost) = (Vec::new(), Vec::new(), Vec::new());
+    for t in &board.session.truth {
+        let boardcast_sim::Truth::Ply { ply, at } = t else {
+            continue;
+        };
+        let Some(i) = board.session.readings.iter().rposition(|(r, _)| r == at) else {
+            continue;
+        };
+        let Some(w) = written[i] else { continue };
+        let window = if w >= quiet && w < opened {
+            &mut before
+        } else if w >= opened && w < end {
+            &mut with
+        } else {
+            continue;
+        };
+        match first.get(ply) {
+            Some(seen) => window.push(seen.saturating_duration_since(w)),
+            None => lost.push(*ply),
+        }
+    }
+    drop(daemon);
+    before.sort();
+    with.sort();
+    eprintln!("latency without sockets {before:?}\nwith heavy sockets {with:?}");
+    assert!(lost.is_empty(), "plies never published: {lost:?}");
+    assert!(before.len() >= 5 && with.len() >= 5, "{before:?} {with:?}");
+    let (a, b) = (before[before.len() / 2], with[with.len() / 2]);
+    assert!(
+        b <= a + Duration::from_millis(300),
+        "median move latency {a:?} without the sockets, {b:?} with them"
+    );
+}
+
+/// A LiveChess socket that subscribes 64 feeds to board `serial`, sets
+/// each up on a seven-queens position, then only reads until `stop`:
+/// the frames it received.
+fn heavy_socket(port: u16, serial: &str, stop: &std::sync::atomic::AtomicBool) -> usize {
+    use crate::hardening::{ws_open, ws_recv, ws_send};
+    const QUEENS: &str = "6rk/6pp/qqqqqqq1/8/8/1QQQQQQQ/PP6/KR6 w - - 0 1";
+    let (code, ws) = ws_open(port, None);
+    assert_eq!(code, 101);
+    let mut ws = ws.unwrap();
+    for n in 1..=64 {
+        let sub = serde_json::json!({"id": n, "call": "subscribe",
+            "param": {"feed": "eboardevent", "id": n, "param": {"serialnr": serial}}});
+        ws_send(&mut ws, sub.to_string().as_bytes()).unwrap();
+        let setup = serde_json::json!({"id": 1000 + n, "call": "call",
+            "param": {"id": n, "method": "setup", "param": {"fen": QUEENS}}});
+        ws_send(&mut ws, setup.to_string().as_bytes()).unwrap();
+    }
+    ws.set_read_timeout(Some(Duration::from_millis(500)))
+        .unwrap();
+    let mut frames = 0;
+    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+        match ws_recv(&mut ws) {
+            Some((8, _)) => break,
+            Some(_) => frames += 1,
+            None => {}
+        }
+    }
+    frames
+}

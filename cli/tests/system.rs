@@ -30,6 +30,7 @@ mod games;
 mod games_open_binary;
 mod hardening;
 mod hub;
+mod listeners;
 mod live_games;
 mod livechess;
 // Leader placement is used by the failover bench only.

@@ -682,3 +682,73 @@ async fn the_demo_page_draws_draughts_and_xiangqi_boards_in_chromium() {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
+
+/// Issue 42, "A forged draughts `position` hangs every browser on the
+/// hub's page": a state whose PDN position names ranges such as
+/// `W1-Infinity` or `1-1000000000` is drawn at once with the squares it
+/// names on the board and nothing else, and the page goes on answering.
+/// The state is handed to the page's own `renderState`, as its stream
+/// would hand it (the hub's page, served by `boardcast hub`), so the test
+/// holds whatever the hub lets through.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forged_draughts_position_never_hangs_the_page_in_chromium() {
+    if !crate::util::require(&[crate::util::Tool::Chromium, crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = crate::util::Broker::start();
+    let url = format!("\"mqtt://127.0.0.1:{}\"", broker.port);
+    let listen = format!("127.0.0.1:{}", free_port());
+    let _hub = crate::hub::HubProc::start(&crate::hub::hub_config(
+        &dir.path().join("hub"),
+        &url,
+        "forged",
+        &listen,
+    ));
+    crate::hub::wait_until("the hub's page", 30, || crate::hub::http_get(&listen, "/"));
+    let (driver, client) = open_browser(dir.path()).await;
+    client
+        .goto(&format!("http://{listen}/"))
+        .await
+        .expect("the page loads");
+    let draw = |position: &str| {
+        format!(
+            "const b = card('forged'); \
+             b.state = {{board: 'forged', status: 'connected', game: 1, game_type: 'draughts', \
+                        position: {position:?}, moves: []}}; \
+             renderState(b); \
+             return [...b.el.querySelectorAll('circle.dr-man')].map(c => +c.dataset.sq);"
+        )
+    };
+    for (position, expected) in [
+        ("W:W1-Infinity,21,K22:B2", vec![2, 21, 22]),
+        (
+            "B:W21-32:B1-1000000000,9",
+            vec![9, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32],
+        ),
+        ("W:W-5-3,1e9,0-2:B3-1", vec![]),
+    ] {
+        let started = Instant::now();
+        let drawn = tokio::time::timeout(
+            Duration::from_secs(15),
+            client.execute(&draw(position), vec![]),
+        )
+        .await
+        .unwrap_or_else(|_| panic!("the page hung on position {position}"))
+        .expect("the script ran");
+        let mut squares: Vec<u64> = drawn
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_u64)
+            .collect();
+        squares.sort_unstable();
+        assert_eq!(squares, expected, "{position}");
+        assert!(started.elapsed() < Duration::from_secs(5), "{position}");
+    }
+    // The page still answers.
+    let title = client.execute("return document.title;", vec![]).await;
+    assert!(title.is_ok(), "{title:?}");
+    let _ = client.close().await;
+    drop(driver);
+}

@@ -3,7 +3,7 @@
 //! client sends, and the replies, feed frames and REST bodies, shaped as
 //! DGT LiveChess 2 shapes them. No I/O, no clock: times are passed in.
 
-use crate::games::chess::{Position, board_fen, notation};
+use crate::games::chess::{Bitboard, Board, Position, Square, board_fen, notation};
 use serde::Serialize;
 use serde_json::Value;
 
@@ -534,6 +534,29 @@ pub struct Sent {
     matches: Option<bool>,
 }
 
+/// Boards one [`Setup::follow`] compares at most: the bound on the work
+/// one setup does at one change of its board, whatever the position
+/// (a legal position with nine queens a side has some 200 moves and
+/// 40,000 two-ply lines; only those that touch a changed square are
+/// tried, and never more than this).
+pub const MAX_FOLLOW_TRIES: usize = 4096;
+
+/// The moves since a setup's FEN in a board's own game, as last worked
+/// out, and the game they were worked out for.
+#[derive(Clone, Debug, Default)]
+struct Since {
+    game: usize,
+    start_fen: Option<String>,
+    ucis: Vec<String>,
+    san: Option<Vec<String>>,
+}
+
+impl Since {
+    fn is_for(&self, view: &BoardView) -> bool {
+        self.game == view.game && self.start_fen == view.start_fen && self.ucis == view.ucis
+    }
+}
+
 /// A feed's `setup`: the FEN a client set up, and the moves seen on the
 /// board since that position when the bridge's game does not go through
 /// it (a position set up by hand, an adjourned game).
@@ -542,14 +565,18 @@ pub struct Sent {
 /// that position on its own: each placement the board shows is matched
 /// against the positions one legal move (or two: a reply made before the
 /// feed saw the first) further on; a placement that matches none (a piece
-/// in the air, a knocked piece) changes nothing. When the bridge's own
-/// game goes through the position, its moves are used instead.
+/// in the air, a knocked piece) changes nothing. Only moves that touch a
+/// square where the board differs can explain it, so only those are
+/// tried, at most [`MAX_FOLLOW_TRIES`] boards per change. When the
+/// bridge's own game goes through the position, its moves are used
+/// instead (worked out once per change of the game, not per frame).
 #[derive(Clone, Debug)]
 pub struct Setup {
     fen: String,
     /// The position followed from the FEN (`None`: not a legal FEN).
     pos: Option<Position>,
     san: Vec<String>,
+    since: Since,
 }
 
 impl Setup {
@@ -560,6 +587,7 @@ impl Setup {
             fen: fen.to_string(),
             pos,
             san: Vec::new(),
+            since: Since::default(),
         }
     }
 
@@ -568,33 +596,48 @@ impl Setup {
         &self.fen
     }
 
+    /// Brings the setup up to date with `view`: the moves of the board's
+    /// game since the FEN, and the board followed on its own.
+    pub fn update(&mut self, view: &BoardView) {
+        if !self.since.is_for(view) {
+            self.since = Since {
+                game: view.game,
+                start_fen: view.start_fen.clone(),
+                ucis: view.ucis.clone(),
+                san: view.san_since(&self.fen),
+            };
+        }
+        self.follow(&view.placement);
+    }
+
+    /// The moves of `view`'s game since the FEN (`None`: the game does
+    /// not go through it), from [`Setup::update`] when it saw this game.
+    fn san_since(&self, view: &BoardView) -> Option<Vec<String>> {
+        if self.since.is_for(view) {
+            return self.since.san.clone();
+        }
+        view.san_since(&self.fen)
+    }
+
     /// Follows the board to `placement` (the board part of a FEN).
     pub fn follow(&mut self, placement: &str) {
-        let Some(pos) = self.pos.clone() else {
+        let Some(pos) = &self.pos else {
             return;
         };
-        let placement_of = |p: &Position| board_fen(p.board());
-        if placement_of(&pos) == placement {
+        let Ok(target) = placement.parse::<Board>() else {
+            return;
+        };
+        let changed: Bitboard = Square::ALL
+            .into_iter()
+            .filter(|&sq| pos.board().piece_at(sq) != target.piece_at(sq))
+            .collect();
+        // Two plies change at most eight squares (two castlings).
+        if changed.is_empty() || changed.count() > 8 {
             return;
         }
-        for m in pos.legal_moves() {
-            let next = pos.play(m);
-            let san = pos.san(m);
-            if placement_of(&next) == placement {
-                self.san.push(san);
-                self.pos = Some(next);
-                return;
-            }
-            for reply in next.legal_moves() {
-                let after = next.play(reply);
-                if placement_of(&after) == placement {
-                    let reply_san = next.san(reply);
-                    self.san.push(san);
-                    self.san.push(reply_san);
-                    self.pos = Some(after);
-                    return;
-                }
-            }
+        if let Some((next, sans)) = explain(pos, &target, changed) {
+            self.san.extend(sans);
+            self.pos = Some(next);
         }
     }
 
@@ -606,6 +649,40 @@ impl Setup {
     }
 }
 
+/// The one or two legal plies from `pos` that leave `target` (which
+/// differs from `pos` on `changed`): the position after them and their
+/// SAN. At most [`MAX_FOLLOW_TRIES`] boards are compared.
+fn explain(pos: &Position, target: &Board, changed: Bitboard) -> Option<(Position, Vec<String>)> {
+    let mut tries = 0;
+    for m in pos
+        .legal_moves()
+        .filter(|m| m.touched().intersects(changed))
+    {
+        tries += 1;
+        if pos.board_after(m) == *target {
+            return Some((pos.play(m), vec![pos.san(m)]));
+        }
+        let next = pos.play(m);
+        for reply in next.legal_moves() {
+            let both = m.touched() | reply.touched();
+            if !reply.touched().intersects(changed) || !changed.is_subset(both) {
+                continue;
+            }
+            tries += 1;
+            if next.board_after(reply) == *target {
+                return Some((next.play(reply), vec![pos.san(m), next.san(reply)]));
+            }
+            if tries >= MAX_FOLLOW_TRIES {
+                return None;
+            }
+        }
+        if tries >= MAX_FOLLOW_TRIES {
+            return None;
+        }
+    }
+    None
+}
+
 /// The next frame of a feed on `view` (`setup`: the feed's `setup`, if
 /// any), given what it `last` sent: the first frame carries everything;
 /// later ones only what changed, `None` when nothing did.
@@ -615,7 +692,7 @@ pub fn next_frame(
     last: Option<&Sent>,
 ) -> Option<(FeedParam, Sent)> {
     let (san, matches) = match setup {
-        Some(s) => match view.san_since(s.fen()) {
+        Some(s) => match s.san_since(view) {
             Some(san) => (Some(san), Some(view.recognised)),
             None => (Some(s.san.clone()), Some(s.shows(&view.placement))),
         },

@@ -8,9 +8,11 @@
 //! each board's retained `state` and its `event` topic, so it sees exactly
 //! what every other consumer sees. Each board's [`api::BoardView`] lives in
 //! the [`Hub`]; a change is fanned out on a `tokio::sync::broadcast`
-//! channel to every WebSocket, which sends its feeds' frames. A slow client
-//! never blocks the others: one that falls behind recomputes its frames
-//! from the current views.
+//! channel to every WebSocket, which sends its feeds' frames (see
+//! [`socket`]: worked out off the runtime's workers, changes coalesced, the
+//! work per socket bounded). A slow client never blocks the others, nor the
+//! boards: one that falls behind recomputes its frames from the current
+//! views.
 //!
 //! Routes: `GET /api/v1.0/eboards`, `/tournaments`, `/tournament/{uuid}`,
 //! `/round/{uuid}/{index}`, `/game/{uuid}`, and the WebSocket
@@ -19,21 +21,24 @@
 //!
 //! Hardened like the live page ([`crate::listener`], `[livechess]`): a cap
 //! on connections (WebSockets included), a header timeout, messages of at
-//! most 64 KiB, at most `max_subscriptions` feeds per socket, and an
-//! `Origin` allow-list for the WebSocket (lichess.org, chess.com and
-//! browser extensions by default; a client that sends no `Origin`, a
-//! non-browser tool, is let in). Every message from the broker is checked
+//! most 64 KiB, at most `max_subscriptions` feeds per socket and
+//! `max_setups` of them with a setup, a `Host` the listener answers to
+//! (no DNS rebinding), and an `Origin` allow-list for the WebSocket
+//! (lichess.org and chess.com by default; a browser extension such as
+//! DgtAngel by its id; a client that sends no `Origin`, a non-browser
+//! tool, is let in). Every message from the broker is checked
 //! ([`crate::text::check_state`], [`crate::text::check_event`]) before it
 //! reaches a view; one that fails is dropped and logged (rate limited).
 
 pub mod api;
+mod socket;
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use axum::Router;
-use axum::extract::ws::{Message, WebSocket, WebSocketUpgrade};
+use axum::extract::ws::WebSocketUpgrade;
 use axum::extract::{FromRef, Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -46,11 +51,11 @@ use tokio::task::JoinHandle;
 use tracing::{debug, info, warn};
 
 use crate::config::Config;
-use crate::listener::{Limits, SocketLimits};
+use crate::listener::{Limits, LocalAddr, SocketLimits};
 use crate::mqtt::{self, MqttError, Topics};
-use api::{BoardView, Call, Sent, TournamentInfo};
+use api::{BoardView, TournamentInfo};
 
-/// Changes a client may fall behind before it recomputes its feeds.
+/// Changes a client may fall behind before it recomputes all its feeds.
 const CHANNEL: usize = 1024;
 
 fn now_ms() -> u64 {
@@ -130,6 +135,11 @@ impl Hub {
     /// A copy of every view.
     pub fn views(&self) -> Vec<BoardView> {
         self.lock().clone()
+    }
+
+    /// A copy of the view of board `index`.
+    pub fn view(&self, index: usize) -> Option<BoardView> {
+        self.lock().get(index).cloned()
     }
 
     /// Board `id`'s retained state (JSON) arrived.
@@ -433,14 +443,34 @@ async fn game(State(hub): State<Arc<Hub>>, Path(uuid): Path<String>) -> Response
     }
 }
 
-async fn socket(ws: WebSocketUpgrade, State(api): State<Api>, headers: HeaderMap) -> Response {
+async fn socket(
+    ws: WebSocketUpgrade,
+    State(api): State<Api>,
+    extensions: axum::http::Extensions,
+    headers: HeaderMap,
+) -> Response {
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok());
+    // The accept loop ([`crate::listener`]) tells each request the address
+    // it reached.
+    let local = extensions
+        .get::<LocalAddr>()
+        .map_or(SocketAddr::from(([127, 0, 0, 1], 0)), |l| l.0);
+    if !api.socket.answers_to(host, local) {
+        let host = host.unwrap_or("(none)");
+        api.hub
+            .dropped("-", &format!("WebSocket for Host {host:?} refused"));
+        return (
+            StatusCode::FORBIDDEN,
+            format!("Host {host:?} is not a name this listener answers to ([livechess] hosts)\n"),
+        )
+            .into_response();
+    }
     // Every `Origin` (a client may send two) must be let in.
     let refused = headers
         .get_all(header::ORIGIN)
         .iter()
         .map(|o| o.to_str().unwrap_or("?"))
-        .find(|o| !api.socket.allows_at(Some(o), host));
+        .find(|o| !api.socket.allows_at(Some(o), host, local));
     if let Some(origin) = refused {
         api.hub
             .dropped("-", &format!("WebSocket from origin {origin:?} refused"));
@@ -457,189 +487,22 @@ async fn socket(ws: WebSocketUpgrade, State(api): State<Api>, headers: HeaderMap
     let max = api.socket.max_message;
     ws.max_message_size(max)
         .max_frame_size(max)
-        .on_upgrade(move |socket| async move {
-            let idle = api.socket.idle_timeout;
-            client(socket, api.hub, api.socket.max_subscriptions, idle).await;
+        .on_upgrade(move |ws| async move {
+            socket::client(ws, api.hub, api.socket).await;
             drop(slot);
         })
-}
-
-/// One subscription of one client.
-struct Feed {
-    id: Value,
-    board: usize,
-    setup: Option<api::Setup>,
-    sent: Option<Sent>,
-}
-
-/// The next frame of `feed`, if anything changed.
-fn frame(feed: &mut Feed, views: &[BoardView]) -> Option<String> {
-    let view = views.get(feed.board)?;
-    if let Some(setup) = &mut feed.setup {
-        setup.follow(&view.placement);
-    }
-    let (param, sent) = api::next_frame(view, feed.setup.as_ref(), feed.sent.as_ref())?;
-    feed.sent = Some(sent);
-    Some(api::feed_frame(&feed.id, param, now_ms()))
-}
-
-/// One WebSocket: answers calls, pushes its feeds' frames, pings the
-/// client every third of `idle` and closes the socket when the client has
-/// sent nothing (a message or a pong) for `idle`.
-async fn client(mut socket: WebSocket, hub: Arc<Hub>, max_feeds: usize, idle: std::time::Duration) {
-    let mut changes = hub.tx.subscribe();
-    let mut feeds: Vec<Feed> = Vec::new();
-    let mut heard = tokio::time::Instant::now();
-    let mut ping = tokio::time::interval(idle / 3);
-    ping.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        let out: Vec<String> = tokio::select! {
-            m = socket.recv() => {
-                heard = tokio::time::Instant::now();
-                match m {
-                    Some(Ok(Message::Text(text))) => answer(&hub, &mut feeds, text.as_str(), max_feeds),
-                    Some(Ok(Message::Close(_))) | None | Some(Err(_)) => return,
-                    Some(Ok(_)) => continue,
-                }
-            },
-            _ = tokio::time::sleep_until(heard + idle) => {
-                debug!("livechess: an idle WebSocket closed");
-                let _ = socket.send(Message::Close(None)).await;
-                return;
-            }
-            _ = ping.tick() => {
-                if socket.send(Message::Ping(Default::default())).await.is_err() {
-                    return;
-                }
-                continue;
-            }
-            c = changes.recv() => {
-                let board = match c {
-                    Ok(i) => Some(i),
-                    Err(broadcast::error::RecvError::Lagged(_)) => None,
-                    Err(broadcast::error::RecvError::Closed) => return,
-                };
-                let views = hub.views();
-                feeds
-                    .iter_mut()
-                    .filter(|f| board.is_none_or(|b| b == f.board))
-                    .filter_map(|f| frame(f, &views))
-                    .collect()
-            }
-        };
-        for text in out {
-            if socket.send(Message::Text(text.into())).await.is_err() {
-                return;
-            }
-        }
-    }
-}
-
-/// The messages that answer one request: the reply first, then (after a
-/// subscription or a setup) the feed's frame.
-fn answer(hub: &Hub, feeds: &mut Vec<Feed>, text: &str, max_feeds: usize) -> Vec<String> {
-    let (id, call) = api::parse_request(text);
-    let t = now_ms();
-    let call = match call {
-        Ok(c) => c,
-        Err(message) => return vec![api::error(&id, &message, t)],
-    };
-    let views = hub.views();
-    let feed_index = |feeds: &Vec<Feed>, feed: &Value| feeds.iter().position(|f| f.id == *feed);
-    match call {
-        Call::Eboards => {
-            let boards: Vec<_> = views.iter().map(api::eboard).collect();
-            vec![api::reply(&id, boards, t)]
-        }
-        Call::Sources => {
-            let sources: Vec<_> = views.iter().map(api::source).collect();
-            vec![api::reply(&id, sources, t)]
-        }
-        Call::Subscribe { feed, serialnr } => {
-            let Some(board) = views.iter().position(|v| v.serialnr == serialnr) else {
-                return vec![api::error(&id, &format!("no e-board {serialnr}"), t)];
-            };
-            if let Some(i) = feed_index(feeds, &feed) {
-                feeds.remove(i);
-            }
-            if feeds.len() >= max_feeds {
-                let m = format!("at most {max_feeds} subscriptions per connection");
-                return vec![api::error(&id, &m, t)];
-            }
-            let mut f = Feed {
-                id: feed,
-                board,
-                setup: None,
-                sent: None,
-            };
-            let mut out = vec![api::reply(&id, Value::Null, t)];
-            out.extend(frame(&mut f, &views));
-            feeds.push(f);
-            out
-        }
-        Call::Unsubscribe { feed } => match feed_index(feeds, &feed) {
-            Some(i) => {
-                feeds.remove(i);
-                vec![api::reply(&id, Value::Null, t)]
-            }
-            None => vec![api::error(&id, &format!("no feed {feed}"), t)],
-        },
-        Call::Setup { feed, fen } => match feed_index(feeds, &feed) {
-            Some(i) => {
-                feeds[i].setup = Some(api::Setup::new(&fen));
-                let mut out = vec![api::reply(&id, Value::Null, t)];
-                out.extend(frame(&mut feeds[i], &views));
-                out
-            }
-            None => vec![api::error(&id, &format!("no feed {feed}"), t)],
-        },
-        Call::Flip { feed, flip } => match feed_index(feeds, &feed) {
-            Some(i) => {
-                // The frame follows through the change channel.
-                hub.flip(feeds[i].board, flip);
-                vec![api::reply(&id, Value::Null, t)]
-            }
-            None => vec![api::error(&id, &format!("no feed {feed}"), t)],
-        },
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn hub() -> Arc<Hub> {
-        Hub::new(
-            vec![
-                BoardView::new("1", "11111".into(), 1, 1),
-                BoardView::new("2", "22222".into(), 2, 1),
-            ],
-            TournamentInfo::default(),
-        )
-    }
-
-    fn answer_(hub: &Hub, feeds: &mut Vec<Feed>, text: &str) -> Vec<String> {
-        answer(hub, feeds, text, 2)
-    }
-
-    #[test]
-    fn a_socket_subscribes_to_at_most_its_share_of_feeds() {
-        let hub = hub();
-        let mut feeds = Vec::new();
-        for (n, serial) in [(1, "11111"), (2, "22222"), (3, "11111")] {
-            let req = format!(
-                r#"{{"id":{n},"call":"subscribe","param":{{"feed":"eboardevent","id":{n},"param":{{"serialnr":"{serial}"}}}}}}"#
-            );
-            let out = parse(&answer_(&hub, &mut feeds, &req));
-            let expected = if n <= 2 { "call" } else { "error" };
-            assert_eq!(out[0]["response"], expected, "{out:?}");
-        }
-        assert_eq!(feeds.len(), 2);
-    }
-
     #[test]
     fn a_forged_move_from_the_broker_never_reaches_a_view() {
-        let hub = hub();
+        let hub = Hub::new(
+            vec![BoardView::new("1", "11111".into(), 1, 1)],
+            TournamentInfo::default(),
+        );
         hub.state(
             "1",
             br#"{"status":"connected","fen":"8/8/8/8/8/8/8/K6k w - - 0 1","game":1,"moves":["e5
@@ -647,82 +510,5 @@ mod tests {
 [Event "FAKE"]"],"round":4000000000}"#,
         );
         assert_eq!(hub.views()[0], BoardView::new("1", "11111".into(), 1, 1));
-    }
-
-    fn parse(texts: &[String]) -> Vec<Value> {
-        texts
-            .iter()
-            .map(|t| serde_json::from_str(t).unwrap())
-            .collect()
-    }
-
-    #[test]
-    fn a_subscription_is_acknowledged_then_its_first_frame_follows() {
-        let hub = hub();
-        let mut feeds = Vec::new();
-        let out = parse(&answer_(
-            &hub,
-            &mut feeds,
-            r#"{"id":2,"call":"subscribe","param":{"feed":"eboardevent","id":1,"param":{"serialnr":"22222"}}}"#,
-        ));
-        assert_eq!(out.len(), 2);
-        assert_eq!(
-            (&out[0]["response"], &out[0]["id"]),
-            (&"call".into(), &2.into())
-        );
-        assert_eq!(out[0]["param"], Value::Null);
-        assert_eq!(
-            (&out[1]["response"], &out[1]["id"]),
-            (&"feed".into(), &1.into())
-        );
-        assert_eq!(out[1]["param"]["serialnr"], "22222");
-        assert_eq!(feeds.len(), 1);
-        // A state for board 2 changes what the feed sends next.
-        hub.state(
-            "2",
-            br#"{"status":"connected","fen":"8/8/8/8/8/8/8/K6k w - - 0 1","game":1}"#,
-        );
-        let views = hub.views();
-        let next: Value = serde_json::from_str(&frame(&mut feeds[0], &views).unwrap()).unwrap();
-        assert_eq!(next["param"]["board"], "8/8/8/8/8/8/8/K6k");
-        assert!(frame(&mut feeds[0], &views).is_none(), "nothing new");
-        // A draughts board's state is not LiveChess's business.
-        hub.state(
-            "2",
-            br#"{"status":"connected","game":1,"game_type":"draughts","placement":"..M..","position":"B:W21:B1"}"#,
-        );
-        let views = hub.views();
-        assert!(frame(&mut feeds[0], &views).is_none(), "nothing new");
-    }
-
-    #[test]
-    fn unknown_boards_and_feeds_are_errors_and_unsubscribe_ends_a_feed() {
-        let hub = hub();
-        let mut feeds = Vec::new();
-        let out = parse(&answer_(
-            &hub,
-            &mut feeds,
-            r#"{"id":3,"call":"subscribe","param":{"feed":"eboardevent","id":1,"param":{"serialnr":"99999"}}}"#,
-        ));
-        assert_eq!(out[0]["response"], "error");
-        assert_eq!(out[0]["param"]["message"], "no e-board 99999");
-        let out = parse(&answer_(
-            &hub,
-            &mut feeds,
-            r#"{"id":4,"call":"unsubscribe","param":{"id":1}}"#,
-        ));
-        assert_eq!(out[0]["response"], "error");
-        answer_(
-            &hub,
-            &mut feeds,
-            r#"{"id":5,"call":"subscribe","param":{"feed":"eboardevent","id":1,"param":{"serialnr":"11111"}}}"#,
-        );
-        let out = parse(&answer_(
-            &hub,
-            &mut feeds,
-            r#"{"id":6,"call":"unsubscribe","param":{"id":1}}"#,
-        ));
-        assert_eq!(out[0]["response"], "call");
-        assert!(feeds.is_empty());
     }
 }

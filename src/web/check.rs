@@ -9,7 +9,12 @@
 //! `/arbiter/check` and `/arbiter/check.json` behind their login (`/check`
 //! leads there); without one there is no arbiter view and the check is at
 //! `/check` and `/check.json` for anyone who reaches the page (it shows no
-//! moves, only how the boards stand before them).
+//! moves, only how the boards stand before them). With a public broadcast
+//! delay, that open check is the public's and keeps to the delay: the
+//! readiness follows the live board (it goes at the live game's first move
+//! and comes back when the board is set up again after the live game
+//! ended), so it shows the boards as the delayed view has them, playing or
+//! not, and no readiness at all; the arbiters' check stays live.
 
 use std::sync::Arc;
 
@@ -38,6 +43,17 @@ pub(super) fn routes() -> Router<Arc<Views>> {
 /// `board`, `status`, `number`, `readiness` or `null`, and `in_game` when
 /// a game is under way), `ready` (boards ready) and `total`.
 pub fn check_json(hub: &Hub) -> String {
+    board_check(hub, true)
+}
+
+/// The boards as the public's delayed hub has them: `status`, `number`,
+/// `in_game` (a move or a result is public), `readiness` always `null`,
+/// `delayed: true`. Nothing in it changes before the delay releases it.
+pub fn delayed_check_json(hub: &Hub) -> String {
+    board_check(hub, false)
+}
+
+fn board_check(hub: &Hub, live: bool) -> String {
     let s = hub.lock();
     let boards: Vec<Value> = s
         .boards
@@ -51,12 +67,21 @@ pub fn check_json(hub: &Hub) -> String {
                     .cloned()
                     .unwrap_or(Value::Null)
             };
-            let readiness = field("readiness");
+            let readiness = if live {
+                field("readiness")
+            } else {
+                Value::Null
+            };
+            let in_game = if live {
+                state.is_some() && readiness.is_null()
+            } else {
+                field("ply").as_u64().is_some_and(|p| p > 0) || !field("result").is_null()
+            };
             json!({
                 "board": id,
                 "status": field("status"),
                 "number": field("number"),
-                "in_game": state.is_some() && readiness.is_null(),
+                "in_game": in_game,
                 "readiness": readiness,
             })
         })
@@ -65,7 +90,11 @@ pub fn check_json(hub: &Hub) -> String {
         .iter()
         .filter(|b| b["readiness"]["ready"] == true)
         .count();
-    json!({ "ready": ready, "total": boards.len(), "boards": boards }).to_string()
+    let mut out = json!({ "ready": ready, "total": boards.len(), "boards": boards });
+    if !live {
+        out["delayed"] = Value::Bool(true);
+    }
+    out.to_string()
 }
 
 /// The page for the view whose address starts with `base`.
@@ -82,9 +111,14 @@ async fn open_page(State(views): State<Arc<Views>>) -> Response {
     page("/").into_response()
 }
 
+/// `GET /check.json`: the open check (no arbiter view), live without a
+/// broadcast delay, else the delayed view's ([`delayed_check_json`]).
 async fn open_json(State(views): State<Arc<Views>>) -> Response {
     if views.token.is_some() {
         return StatusCode::UNAUTHORIZED.into_response();
+    }
+    if views.audience.delay_ms > 0 {
+        return json_response(delayed_check_json(&views.public)).into_response();
     }
     json_response(check_json(&views.arbiter)).into_response()
 }
@@ -205,6 +239,48 @@ mod tests {
         let (code, json) = get(addr, "/arbiter/check.json", &cookie).await;
         assert_eq!(code, 200);
         assert!(json.contains(r#""ready":1"#), "{json}");
+    }
+
+    /// Issue 42: with a public delay and no arbiter view, the open check
+    /// showed the live game's start (`in_game` at the live first move,
+    /// the readiness gone) a whole delay early.
+    #[tokio::test]
+    async fn under_a_delay_the_open_check_shows_nothing_before_the_public_view() {
+        use crate::web::{Audience, WebServer};
+        let audience = Audience {
+            delay_ms: 60_000,
+            ..Audience::default()
+        };
+        let limits = crate::listener::Limits::default();
+        let addr = "127.0.0.1:0".parse().unwrap();
+        let server = WebServer::start_for(addr, &["1".into(), "2".into()], audience, limits)
+            .await
+            .unwrap();
+        // Board 1's game began live; the public has not seen a move yet.
+        server
+            .arbiter_feed(0)
+            .state(r#"{"board":"1","status":"connected","number":1,"ply":1}"#);
+        server
+            .feed(0)
+            .state(r#"{"board":"1","status":"connected","number":1,"ply":0}"#);
+        // Board 2 stands ready, live.
+        server
+            .arbiter_feed(1)
+            .state(r#"{"board":"2","status":"connected","number":2,"readiness":{"ready":true}}"#);
+        let (code, reply) = get(server.addr, "/check.json", "").await;
+        assert_eq!(code, 200, "{reply}");
+        let json = reply.split_once("\r\n\r\n").unwrap().1;
+        let v: Value = serde_json::from_str(json).unwrap();
+        assert_eq!(v["boards"][0]["in_game"], false, "{v}");
+        assert_eq!(v["boards"][0]["status"], "connected");
+        assert_eq!(v["boards"][1]["readiness"], Value::Null, "{v}");
+        assert_eq!(v["delayed"], true);
+        // Once the delay releases the move, the public check says so.
+        server
+            .feed(0)
+            .state(r#"{"board":"1","status":"connected","number":1,"ply":1}"#);
+        let (_, reply) = get(server.addr, "/check.json", "").await;
+        assert!(reply.contains(r#""in_game":true"#), "{reply}");
     }
 
     #[tokio::test]

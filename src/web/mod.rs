@@ -27,6 +27,8 @@
 
 pub mod check;
 pub mod lockout;
+#[cfg(test)]
+mod stream_tests;
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
@@ -93,6 +95,8 @@ struct Snapshot {
 pub struct Hub {
     tx: broadcast::Sender<Message>,
     snapshot: Mutex<Snapshot>,
+    /// The arbiter view's decisions waiting for their board's answer.
+    answers: tools::Answers,
 }
 
 impl Hub {
@@ -109,6 +113,7 @@ impl Hub {
                 bridges: std::collections::BTreeMap::new(),
                 kept: vec![tools::Kept::default(); ids.len()],
             }),
+            answers: tools::Answers::default(),
         })
     }
 
@@ -220,6 +225,10 @@ impl crate::session::BoardSink for BoardFeed {
 
     fn report(&self, json: &str) {
         self.hub.lock().kept[self.index].report = Some(json.to_string());
+    }
+
+    fn ack(&self, ack: &crate::control::Ack) {
+        self.hub.answers.answer(ack);
     }
 }
 
@@ -334,8 +343,10 @@ struct Views {
     sessions: Sessions,
     /// Failed logins per client address.
     lockout: Mutex<lockout::Lockout>,
-    /// Live streams served at once (both views together).
+    /// Public live streams served at once.
     streams: Arc<tokio::sync::Semaphore>,
+    /// The arbiter view's own live streams: the public cannot take them.
+    arbiter_streams: Arc<tokio::sync::Semaphore>,
     /// Where the arbiters' decisions go: each board's command queue.
     commands: tools::Commands,
 }
@@ -385,6 +396,7 @@ impl WebServer {
             lockout: Mutex::default(),
             audience,
             streams: Arc::new(tokio::sync::Semaphore::new(limits.max_streams)),
+            arbiter_streams: Arc::new(tokio::sync::Semaphore::new(limits.arbiter_streams)),
             commands: tools::Commands::default(),
         });
         let commands = views.commands.clone();
@@ -431,6 +443,9 @@ pub async fn serve(
         sessions: Sessions::default(),
         lockout: Mutex::default(),
         streams: Arc::new(tokio::sync::Semaphore::new(Limits::default().max_streams)),
+        arbiter_streams: Arc::new(tokio::sync::Semaphore::new(
+            Limits::default().arbiter_streams,
+        )),
         commands: tools::Commands::default(),
     });
     serve_views(addr, views, Limits::default()).await
@@ -633,17 +648,18 @@ async fn arbiter_events(State(views): State<Arc<Views>>, headers: HeaderMap) -> 
     if !admitted(&views, &headers) {
         return StatusCode::UNAUTHORIZED.into_response();
     }
-    stream(&views, &views.arbiter)
+    stream(&views.arbiter_streams, &views.arbiter)
 }
 
 async fn events(State(views): State<Arc<Views>>) -> Response {
-    stream(&views, &views.public)
+    stream(&views.streams, &views.public)
 }
 
-/// A live stream of `hub`, while fewer than `max_streams` run; else 503
-/// (the page's `EventSource` tries again later).
-fn stream(views: &Views, hub: &Hub) -> Response {
-    let Ok(permit) = Arc::clone(&views.streams).try_acquire_owned() else {
+/// A live stream of `hub`, while `slots` has room (the public's
+/// `max_streams`, the arbiter view's own `arbiter_streams`); else 503 (the
+/// page's `EventSource` tries again later).
+fn stream(slots: &Arc<tokio::sync::Semaphore>, hub: &Hub) -> Response {
+    let Ok(permit) = Arc::clone(slots).try_acquire_owned() else {
         return (
             StatusCode::SERVICE_UNAVAILABLE,
             [(header::RETRY_AFTER, "5")],

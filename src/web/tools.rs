@@ -2,7 +2,9 @@
 //! view's login: the readings behind an alert (`GET
 //! /evidence/{board}/{seq}`, which the page's "replay" steps through), the
 //! round's report (`GET /report`, `/report.json`), and decisions about
-//! alerts (`POST /arbiter/decide`, handed to the board as a command).
+//! alerts (`POST /arbiter/decide`, handed to the board as a command; the
+//! answer is the board's: `200` applied, `409` refused, `504` when the
+//! board has not answered within [`DECISION_WAIT`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -13,7 +15,7 @@ use axum::response::{Html, IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
 use super::{Views, admitted, form_field, json_response};
-use crate::control::{OperatorCommand, Request};
+use crate::control::{Ack, OperatorCommand, Request};
 use crate::event::{Decision, Millis};
 use crate::report::{BoardReport, RoundReport};
 
@@ -60,6 +62,43 @@ impl Commands {
             .unwrap_or_else(|e| e.into_inner())
             .get(board)
             .cloned()
+    }
+}
+
+/// How long `POST /arbiter/decide` waits for the board's answer.
+pub(super) const DECISION_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Decisions waiting for their board's answer, by the nonce they were
+/// sent with. The board acknowledges every command it handles (the
+/// acknowledgement reaches the page's hub as it reaches the broker).
+#[derive(Debug, Default)]
+pub(super) struct Answers(Mutex<HashMap<String, tokio::sync::oneshot::Sender<Ack>>>);
+
+impl Answers {
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<'_, HashMap<String, tokio::sync::oneshot::Sender<Ack>>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits for the answer to the command sent with `nonce`.
+    fn expect(&self, nonce: &str) -> tokio::sync::oneshot::Receiver<Ack> {
+        let (tx, rx) = tokio::sync::oneshot::channel();
+        let mut m = self.lock();
+        // Answers nobody waits for any more (timed out) go.
+        m.retain(|_, w| !w.is_closed());
+        m.insert(nonce.to_string(), tx);
+        rx
+    }
+
+    /// A board's acknowledgement: the answer someone may wait for.
+    pub(super) fn answer(&self, ack: &Ack) {
+        let Some(nonce) = &ack.nonce else {
+            return;
+        };
+        if let Some(w) = self.lock().remove(nonce) {
+            let _ = w.send(ack.clone());
+        }
     }
 }
 
@@ -290,9 +329,13 @@ pub(super) async fn decide(
     let Some(route) = views.commands.route(&board) else {
         return not_found("no such board");
     };
+    // The board answers every command with an acknowledgement naming the
+    // command's nonce; the decision waits for it.
+    let nonce = format!("arbiter-view-{}", &super::new_session_token()[..24]);
+    let answer = views.public.answers.expect(&nonce);
     let request = Request {
         command,
-        nonce: None,
+        nonce: Some(nonce),
         by: Some("arbiter view".into()),
     };
     if route.try_send(request).is_err() {
@@ -302,7 +345,28 @@ pub(super) async fn decide(
         )
             .into_response();
     }
-    (StatusCode::ACCEPTED, "decision sent to the board\n").into_response()
+    outcome(tokio::time::timeout(DECISION_WAIT, answer).await)
+}
+
+/// The answer to a decision: the board's outcome, or `504`.
+fn outcome(
+    answer: Result<
+        Result<Ack, tokio::sync::oneshot::error::RecvError>,
+        tokio::time::error::Elapsed,
+    >,
+) -> Response {
+    match answer {
+        Ok(Ok(ack)) if ack.accepted => (StatusCode::OK, format!("{}\n", ack.message)).into_response(),
+        Ok(Ok(ack)) => (StatusCode::CONFLICT, format!("{}\n", ack.message)).into_response(),
+        _ => (
+            StatusCode::GATEWAY_TIMEOUT,
+            format!(
+                "the board did not answer within {} s; the decision may still be applied: the alert shows it when it is\n",
+                DECISION_WAIT.as_secs()
+            ),
+        )
+            .into_response(),
+    }
 }
 
 fn forbidden() -> Response {
