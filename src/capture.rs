@@ -113,7 +113,7 @@ pub struct Reader<R> {
     input: R,
     line: usize,
     last_t: Millis,
-    buf: String,
+    buf: Vec<u8>,
     cut: Option<usize>,
 }
 
@@ -143,7 +143,7 @@ impl<R: BufRead> Reader<R> {
                 input,
                 line,
                 last_t: 0,
-                buf,
+                buf: Vec::new(),
                 cut: None,
             },
         ))
@@ -157,24 +157,38 @@ impl<R: BufRead> Reader<R> {
             let line = self.line;
             let n = self
                 .input
-                .read_line(&mut self.buf)
+                .read_until(b'\n', &mut self.buf)
                 .map_err(|error| CaptureError::Io { line, error })?;
             if n == 0 {
                 return Ok(None);
             }
-            let text = self.buf.trim();
+            // Design: a recorder that lost power or a full disk can leave
+            // the last line cut short (no newline, perhaps mid-byte or in
+            // the middle of a character). What came before is still good:
+            // the cut line is dropped and reported by `cut_last_line`; a
+            // malformed line anywhere else is still an error.
+            let last = self.buf.last() != Some(&b'\n');
+            let Ok(text) = std::str::from_utf8(&self.buf) else {
+                if last {
+                    self.cut = Some(line);
+                    return Ok(None);
+                }
+                return Err(CaptureError::Malformed {
+                    line,
+                    reason: "not UTF-8 text".into(),
+                });
+            };
+            let text = text.trim();
             if let Some(chunk) = command_line(text) {
+                if last && !whole_json(&chunk.bytes) {
+                    self.cut = Some(line);
+                    return Ok(None);
+                }
                 return self.in_order(chunk, line).map(Some);
             }
             if text.is_empty() || text.starts_with('#') {
                 continue;
             }
-            // Design: a recorder that lost power or a full disk can leave
-            // the last line cut short (no newline, perhaps mid-byte). What
-            // came before is still good: the cut line is dropped and
-            // reported by `cut_last_line`; a malformed line anywhere else
-            // is still an error.
-            let last = !self.buf.ends_with('\n');
             let chunk = match parse_line(text, line) {
                 Ok(chunk) => chunk,
                 Err(_) if last => {
@@ -258,6 +272,12 @@ fn parse_header(text: &str, line: usize) -> Result<Header, CaptureError> {
     }
     let protocol = protocol.ok_or(CaptureError::MissingHeader { line })?;
     Ok(Header { protocol, meta })
+}
+
+/// Whether `json` is one whole JSON value (a command line cut short by a
+/// crash is not).
+fn whole_json(json: &[u8]) -> bool {
+    serde_json::from_slice::<serde::de::IgnoredAny>(json).is_ok()
 }
 
 /// A correction's comment line (`# command <t_ms> <json>`) as a chunk;
@@ -580,6 +600,43 @@ mod tests {
         let text = "# boardcast capture v1 protocol=dgt\n0 > 40\n5684 < 8e 00 0\n6000 > 40\n";
         let err = read_all(text).unwrap_err();
         assert!(matches!(err, CaptureError::Malformed { line: 3, .. }));
+    }
+
+    #[test]
+    fn a_correction_torn_inside_a_character_is_left_out_and_the_rest_kept() {
+        let head = "# boardcast capture v1 protocol=dgt\n0 > 40\n25 < 91 00 08 35 31 32 33 34\n";
+        let torn = "# command 900 {\"command\":\"set_players\",\"white\":{\"name\":\"Müller\"}";
+        // Cut between the two bytes of `ü`.
+        let cut_at = torn.find('ü').unwrap() + 1;
+        let mut bytes = head.as_bytes().to_vec();
+        bytes.extend_from_slice(&torn.as_bytes()[..cut_at]);
+        let (_, mut reader) = Reader::new(bytes.as_slice()).unwrap();
+        let chunks: Vec<Chunk> = reader.by_ref().collect::<Result<_, _>>().unwrap();
+        assert_eq!(chunks.len(), 2);
+        assert_eq!(reader.cut_last_line(), Some(4));
+        // Cut after the character, inside the JSON: left out as well.
+        let mut bytes = head.as_bytes().to_vec();
+        bytes.extend_from_slice(&torn.as_bytes()[..cut_at + 4]);
+        let (_, mut reader) = Reader::new(bytes.as_slice()).unwrap();
+        let chunks: Vec<Chunk> = reader.by_ref().collect::<Result<_, _>>().unwrap();
+        assert_eq!(chunks.len(), 2);
+        assert_eq!(reader.cut_last_line(), Some(4));
+        // Whole, with its newline, it is read.
+        let text = format!("{head}{torn}}}\n");
+        let (_, chunks) = read_all(&text).unwrap();
+        assert_eq!(chunks.last().map(|c| c.dir), Some(Direction::Operator));
+        // Bytes that are not UTF-8 in the middle name their line.
+        let mut bytes = head.as_bytes().to_vec();
+        bytes.extend_from_slice(b"# caf\xc3\n30 > 40\n");
+        let err = Reader::new(bytes.as_slice())
+            .unwrap()
+            .1
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap_err();
+        assert!(
+            matches!(err, CaptureError::Malformed { line: 4, .. }),
+            "{err}"
+        );
     }
 
     #[test]

@@ -113,8 +113,12 @@ pub struct RawControl {
 pub struct Control {
     /// The operator secret; `None`: every command is refused.
     pub secret: Option<crate::control::Secret>,
-    /// How far a command's signing time may be from the daemon's clock.
+    /// How far a command's signing time may be from the daemon's clock
+    /// (at most [`crate::control::MAX_WINDOW_S`]).
     pub window: Duration,
+    /// Where the nonces of the commands accepted are kept across
+    /// restarts (`nonces.jsonl` in the recorder folder), if anywhere.
+    pub nonces: Option<PathBuf>,
 }
 
 /// `[web]` as written.
@@ -758,9 +762,10 @@ impl Config {
             &format!("boardcast-{}", bridge.name),
             &src,
         )?;
-        let control = control(raw.control, defaults.control, &src)?;
+        let mut control = control(raw.control, defaults.control, &src)?;
         let serial = serial(raw.serial, defaults.serial, &src)?;
         let recorder = recorder(raw.recorder, defaults.recorder, &src);
+        control.nonces = recorder.as_ref().map(|d| d.join("nonces.jsonl"));
         let log = log(raw.log, defaults.log, &src)?;
         let reconstructor = reconstructor(raw.reconstructor, defaults.reconstructor);
         let event = event(raw.event, defaults.event, &bridge, &src)?;
@@ -1004,6 +1009,19 @@ pub fn control(
     src: &Source,
 ) -> Result<Control, ConfigError> {
     let (c, dc) = (raw.unwrap_or_default(), defaults.unwrap_or_default());
+    let window_s = c
+        .window_s
+        .or(dc.window_s)
+        .ok_or_else(|| src.missing("control.window_s"))?;
+    if window_s > crate::control::MAX_WINDOW_S {
+        return Err(src.invalid(
+            None,
+            format!(
+                "control.window_s = {window_s}: at most {} s (a captured command can be replayed within the window)",
+                crate::control::MAX_WINDOW_S
+            ),
+        ));
+    }
     let secret_text = match (
         nonempty(c.secret.or(dc.secret)),
         nonempty(c.secret_file.or(dc.secret_file)),
@@ -1025,12 +1043,8 @@ pub fn control(
             .map(|t| crate::control::Secret::new(&t))
             .transpose()
             .map_err(|m| src.invalid(None, format!("control: {m}")))?,
-        window: Duration::from_secs(
-            c.window_s
-                .or(dc.window_s)
-                .ok_or_else(|| src.missing("control.window_s"))?
-                .max(1),
-        ),
+        window: Duration::from_secs(window_s.max(1)),
+        nonces: None,
     })
 }
 
@@ -2255,6 +2269,8 @@ mod tests {
             Some(Secret::new("0123456789abcdef").unwrap())
         );
         assert_eq!(c.control.window, Duration::from_secs(10));
+        let err = parse("[control]\nsecret = \"0123456789abcdef\"\nwindow_s = 301\n").unwrap_err();
+        assert!(err.to_string().contains("at most 300 s"), "{err}");
         let err = parse("[control]\nsecret = \"short\"\n").unwrap_err();
         assert!(err.to_string().contains("at least 16"), "{err}");
         let dir = tempfile::tempdir().unwrap();

@@ -21,9 +21,14 @@
 //! or to another prefix. The daemon refuses a command larger than
 //! [`MAX_COMMAND_BYTES`], a retained one, one without a valid signature,
 //! one whose `ts` is more than the window (30 s by default) away from its
-//! own clock, and one whose nonce it has seen within the window.
+//! own clock, and one whose nonce it has seen within the window. The
+//! window is at most [`MAX_WINDOW_S`]. With a nonce file ([`nonces`], in
+//! the recorder folder) the nonces seen survive a restart: a command
+//! captured on the broker is refused after one as before it.
 //!
-//! Everything here is pure: time is passed in.
+//! Everything here is pure but the nonce file: time is passed in.
+
+pub mod nonces;
 
 use std::collections::{HashMap, VecDeque};
 
@@ -37,6 +42,9 @@ use crate::tournament::Player;
 pub const MAX_COMMAND_BYTES: usize = 4096;
 /// Default tolerance between the signer's clock and the daemon's.
 pub const DEFAULT_WINDOW_MS: u64 = 30_000;
+/// The largest window a configuration may set (`control.window_s`), in
+/// seconds: a command captured on the broker can be replayed within it.
+pub const MAX_WINDOW_S: u64 = 300;
 /// Shortest secret accepted, in bytes.
 pub const MIN_SECRET_BYTES: usize = 16;
 /// Nonces remembered at most (signed commands only can fill this).
@@ -286,6 +294,8 @@ pub struct Verifier {
     /// Nonces accepted, with the time after which they can be forgotten.
     seen: HashMap<String, u64>,
     order: VecDeque<(u64, String)>,
+    /// Where the nonces accepted are kept across restarts, if anywhere.
+    file: Option<nonces::NonceFile>,
 }
 
 impl Verifier {
@@ -297,7 +307,39 @@ impl Verifier {
             window_ms,
             seen: HashMap::new(),
             order: VecDeque::new(),
+            file: None,
         }
+    }
+
+    /// The verifier of the `[control]` settings: with their nonce file
+    /// (when a recorder folder is configured), the nonces in it still
+    /// live at `now_ms` (Unix milliseconds) taken up. A nonce file that
+    /// cannot be used is warned about: the nonces then live in memory.
+    pub fn for_config(cfg: &crate::config::Control, now_ms: u64) -> Verifier {
+        let me = Verifier::new(cfg.secret.clone(), cfg.window.as_millis() as u64);
+        match &cfg.nonces {
+            Some(path) => me.with_nonce_file(path, now_ms),
+            None => me,
+        }
+    }
+
+    /// Keeps the nonces accepted in the file at `path`, taking up those
+    /// in it still live at `now_ms`.
+    pub fn with_nonce_file(mut self, path: &std::path::Path, now_ms: u64) -> Verifier {
+        match nonces::NonceFile::open(path, now_ms) {
+            Ok((file, live)) => {
+                tracing::info!(file = %path.display(), nonces = live.len(), "operator command nonces taken up");
+                for (nonce, expiry) in live {
+                    self.order.push_back((expiry, nonce.clone()));
+                    self.seen.insert(nonce, expiry);
+                }
+                self.file = Some(file);
+            }
+            Err(e) => {
+                tracing::warn!(file = %path.display(), error = %e, "the nonce file cannot be used: a restart will forget the nonces seen");
+            }
+        }
+        self
     }
 
     /// Checks a command that arrived on `topic` at `now_ms` (Unix
@@ -374,12 +416,29 @@ impl Verifier {
         let expiry = e.ts.saturating_add(self.window_ms);
         self.seen.insert(e.nonce.clone(), expiry);
         self.order.push_back((expiry, e.nonce.clone()));
+        self.keep(&e.nonce, expiry);
         let command = OperatorCommand::parse(e.body.as_bytes())
             .map_err(|m| reject(nonce, Refusal::Invalid(one_line(&m))))?;
         Ok(Verified {
             command,
             nonce: e.nonce,
         })
+    }
+
+    /// Writes an accepted nonce to the nonce file (rewriting it without
+    /// the expired ones when it has grown). A write that fails is warned
+    /// about and the command still obeyed: only a restart within the
+    /// window would forget it.
+    fn keep(&mut self, nonce: &str, expiry: u64) {
+        let Some(file) = &mut self.file else { return };
+        let written = if file.wants_rewrite(self.seen.len()) {
+            file.rewrite(self.seen.iter().map(|(n, e)| (n.as_str(), *e)))
+        } else {
+            file.record(nonce, expiry)
+        };
+        if let Err(e) = written {
+            tracing::warn!(file = %file.path().display(), error = %e, "could not write the nonce file: this command could be replayed after a restart within the window");
+        }
     }
 
     fn forget_until(&mut self, now_ms: u64) {

@@ -156,3 +156,127 @@ fn a_resume_after_a_kill_mid_move_publishes_no_clearing_of_an_alert_never_raised
         .collect();
     assert!(alerts.is_empty(), "{alerts:#?}");
 }
+
+/// A sink that keeps the events a session publishes.
+#[derive(Clone, Debug, Default)]
+struct Kept(std::sync::Arc<std::sync::Mutex<Vec<boardcast::event::Event>>>);
+
+impl boardcast::session::BoardSink for Kept {
+    fn event(&self, event: &boardcast::event::Event) -> bool {
+        self.0.lock().unwrap().push(event.clone());
+        true
+    }
+    fn state(&self, _state: &str, _record: &str, _redraw: bool) {}
+}
+
+/// The clean capture of the first master game with the readings between
+/// plies `from` and `to` lost to a recorder gap (a `# gap:` line where
+/// they were), and, when `read_again`, the board read whole right after
+/// it (as the daemon has it read after a gap): the capture and the game.
+fn gapped_capture(from: usize, to: usize, read_again: bool) -> (Vec<String>, String) {
+    use boardcast_sim::{Reading, Truth};
+    let game = load("master-games.pgn").swap_remove(0);
+    let mut session = sim::simulate(&game, &mut Clean, 7, false);
+    let at = |ply| {
+        session.truth.iter().find_map(|t| match t {
+            Truth::Ply { ply: p, at } if *p == ply => Some(*at),
+            _ => None,
+        })
+    };
+    let (t0, t1) = (at(from).unwrap(), at(to).unwrap());
+    let mut cells = *session.initial;
+    let mut kept = Vec::new();
+    for (t, r) in session.readings.drain(..) {
+        match &r {
+            Reading::Square(sq, c) => cells[*sq as usize] = *c,
+            Reading::Dump(all) => cells = **all,
+        }
+        if t <= t0 || t > t1 {
+            kept.push((t, r));
+        } else if t == t1 && read_again {
+            kept.push((t, Reading::Dump(Box::new(cells))));
+        }
+    }
+    session.readings = kept;
+    let text = sim::dgt::capture_text(&session, &[]);
+    let mut out = String::new();
+    let mut marked = false;
+    for line in text.lines() {
+        let t: Option<u64> = line.split(' ').next().and_then(|t| t.parse().ok());
+        if !marked && t.is_some_and(|t| t > t0) {
+            out.push_str("# gap: recording failed (No space left on device (os error 28)); at least 40 line(s) lost; resumed\n");
+            marked = true;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    (game.sans, out)
+}
+
+/// Resumes a session from `capture` (its PGN beside it) and returns the
+/// game taken up and the events published after.
+fn resume(capture: &std::path::Path) -> (Vec<String>, Vec<boardcast::event::Event>) {
+    let text = std::fs::read_to_string(capture).unwrap();
+    let (header, _) = boardcast::capture::Reader::new(text.as_bytes()).unwrap();
+    let setup = boardcast::setup::BoardSetup::of_header(&header).unwrap();
+    let round =
+        boardcast::sink::round::Round::new(Default::default(), Default::default(), None, None)
+            .unwrap();
+    let kept = Kept::default();
+    let outputs = boardcast::session::Outputs::none().with_arbiter(kept.clone());
+    let mut s = boardcast::session::Session::new(&setup, Config::default(), outputs, round, 1);
+    s.resume(capture).expect("the capture replays");
+    s.announce(s.now());
+    s.advance_to(s.now() + 1);
+    let sans = s.state(s.now()).chess.map(|c| c.moves).unwrap_or_default();
+    let events = kept.0.lock().unwrap().clone();
+    (sans, events)
+}
+
+fn missing_moves_alerts(events: &[boardcast::event::Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            boardcast::event::EventKind::Alert(a)
+                if a.kind == boardcast::event::AlertKind::Unrecognised =>
+            {
+                Some(a.message.clone())
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn a_recorder_gap_followed_by_a_whole_board_read_resumes_the_whole_game() {
+    let (sans, text) = gapped_capture(20, 22, true);
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("1-20261123T050000Z.capture");
+    std::fs::write(&capture, &text).unwrap();
+    let pgn = format!("[Event \"?\"]\n[Result \"*\"]\n\n{} *\n", sans.join(" "));
+    std::fs::write(capture.with_extension("pgn"), pgn).unwrap();
+    let (resumed, events) = resume(&capture);
+    assert_eq!(resumed, sans);
+    assert!(missing_moves_alerts(&events).is_empty(), "{events:?}");
+}
+
+#[test]
+fn a_resume_shorter_than_the_published_record_raises_an_action_alert() {
+    let (sans, text) = gapped_capture(20, 40, false);
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("1-20261123T050000Z.capture");
+    std::fs::write(&capture, &text).unwrap();
+    let pgn = format!("[Event \"?\"]\n[Result \"*\"]\n\n{} *\n", sans.join(" "));
+    std::fs::write(capture.with_extension("pgn"), pgn).unwrap();
+    let (resumed, events) = resume(&capture);
+    assert!(resumed.len() < sans.len(), "the gap cannot be explained");
+    let alerts = missing_moves_alerts(&events);
+    assert_eq!(alerts.len(), 1, "{events:?}");
+    assert!(
+        alerts[0].contains(&format!("{} of the {} moves", resumed.len(), sans.len())),
+        "{}",
+        alerts[0]
+    );
+    let severity = boardcast::event::AlertKind::Unrecognised.severity();
+    assert_eq!(severity, boardcast::event::Severity::Action);
+}

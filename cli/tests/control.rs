@@ -560,3 +560,78 @@ async fn the_venue_acl_lets_operators_command_and_keeps_screens_read_only() {
     .await;
     drop(daemon);
 }
+
+/// Waits for the daemon's acknowledgement of `nonce` sent after `since`.
+async fn wait_ack_after(
+    sub: &Subscriber,
+    prefix: &str,
+    nonce: &str,
+    since: tokio::time::Instant,
+) -> Value {
+    let topic = format!("{prefix}/bridge/test/ack");
+    sub.wait_for(
+        &format!("the ack of {nonce} after {since:?}"),
+        LONG,
+        |msgs| {
+            msgs.iter()
+                .filter(|m| m.topic == topic && m.at > since)
+                .map(Msg::json)
+                .find(|a| a["nonce"] == nonce)
+        },
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signed_command_captured_on_the_broker_is_refused_after_a_restart() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let sub = Subscriber::connect(broker.port, "rpl/#", "watcher", false).await;
+    let g = game(12, Some(60));
+    let sim = SimBoard::new(dir.path(), "a", g, 3, SimOptions::fast("30011"));
+    let config = write_config(
+        dir.path(),
+        broker.port,
+        "rpl",
+        &[board(dir.path(), "a", &sim)],
+    );
+    let topic = "rpl/board/a/command";
+    let connected = |since: tokio::time::Instant| {
+        move |msgs: &[Msg]| {
+            msgs.iter()
+                .any(|m| {
+                    m.topic == "rpl/board/a/state"
+                        && m.at > since
+                        && m.json()["status"] == "connected"
+                })
+                .then_some(())
+        }
+    };
+    let started = tokio::time::Instant::now();
+    let mut daemon = Daemon::start(&config);
+    sub.wait_for("board a connected", LONG, connected(started))
+        .await;
+    // Accepted once, as it should be; an eavesdropper keeps the payload.
+    let (payload, nonce) = signed(topic, &set_result("1-0"), 0);
+    publish(broker.port, topic, payload.clone(), false).await;
+    let ack = wait_ack(&sub, "rpl", &nonce).await;
+    assert_eq!(ack["accepted"], true, "{ack}");
+    assert!(daemon.stop().success());
+    let restarted = tokio::time::Instant::now();
+    let daemon = Daemon::start(&config);
+    sub.wait_for("board a connected again", LONG, connected(restarted))
+        .await;
+    // Replayed within the window, after the restart: refused.
+    publish(broker.port, topic, payload, false).await;
+    let ack = wait_ack_after(&sub, "rpl", &nonce, restarted).await;
+    assert_eq!(ack["accepted"], false, "{ack}");
+    assert_eq!(ack["code"], "replayed", "{ack}");
+    assert!(
+        dir.path().join("rec").join("nonces.jsonl").exists(),
+        "the nonce file is in the recorder folder"
+    );
+    drop(daemon);
+}

@@ -573,10 +573,18 @@ async fn a_full_disk_under_the_recorder_loses_no_move_and_recording_resumes_when
             && pgn_sans(&pgn_text) == g.sans
             && pgn_sans(&folder_game) == g.sans
         {
-            // Every line of the capture is whole: it still replays.
+            // Every line of the capture is whole: it still replays, and
+            // to the whole game: after the gap the board was read whole
+            // again, so the moves the gap lost are explained.
             let replay = boardcast::replay::replay_file(&caps[0], fast_settle())
                 .expect("the capture replays");
             assert!(replay.cut_last_line.is_none());
+            let replayed = replay.log.current().map(|g| g.sans.clone());
+            assert_eq!(
+                replayed.as_ref(),
+                Some(&g.sans),
+                "the capture with its gap replays to the whole game\n{text}"
+            );
             break;
         }
         assert!(
@@ -587,6 +595,30 @@ async fn a_full_disk_under_the_recorder_loses_no_move_and_recording_resumes_when
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     assert!(daemon.log().contains("recording resumed"));
+    // A restart takes the whole game up from the capture with its gap,
+    // with no alert that moves are missing.
+    let mut daemon = daemon;
+    assert!(daemon.stop().success());
+    let restarted = tokio::time::Instant::now();
+    let daemon = Daemon::start(&config);
+    let state = sub
+        .wait_for("board 1's state after the restart", LONG, |msgs| {
+            msgs.iter()
+                .rev()
+                .find(|m| m.topic == "full/board/1/state" && m.at > restarted)
+                .map(|m| m.json())
+        })
+        .await;
+    assert_eq!(crate::util::state_moves(&state), g.sans, "{state}");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let missing: Vec<_> = sub
+        .messages()
+        .into_iter()
+        .filter(|m| m.topic == "full/board/1/event" && m.at > restarted)
+        .map(|m| m.json())
+        .filter(|e| e["type"] == "alert" && e["kind"] == "unrecognised")
+        .collect();
+    assert!(missing.is_empty(), "{missing:?}");
     drop(daemon);
 }
 

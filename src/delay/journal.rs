@@ -19,8 +19,8 @@
 //! (see [`crate::delay::PublicView::restore`]: whatever is newer than
 //! now − delay is then held). Only I/O errors are errors.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufRead, BufReader, BufWriter, Write};
+use std::fs::{self, OpenOptions};
+use std::io::{self, BufRead, BufReader, Write};
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
@@ -28,6 +28,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::Delayed;
+use crate::sink::append::open_append;
 
 /// Records appended since the last rewrite after which [`Journal::compact`]
 /// is worth doing.
@@ -109,11 +110,14 @@ impl<T> Recovered<T> {
     }
 }
 
-/// An open journal, appending.
+/// A journal, appending.
+///
+/// Design: no file handle is kept between records: each record opens the
+/// file, appends its line and closes it, so a hub with hundreds of boards
+/// holds no descriptor per board (records come a few per move).
 #[derive(Debug)]
 pub struct Journal<T> {
     path: PathBuf,
-    file: BufWriter<File>,
     appended: usize,
     _items: PhantomData<fn(T) -> T>,
 }
@@ -129,23 +133,16 @@ impl<T: Serialize + DeserializeOwned + Clone> Journal<T> {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             fs::create_dir_all(dir).map_err(io_err)?;
         }
-        let (recovered, whole) = match File::open(path) {
-            Ok(f) => read(BufReader::new(f)).map_err(io_err)?,
-            Err(e) if e.kind() == io::ErrorKind::NotFound => (Recovered::none(), 0),
-            Err(e) => return Err(io_err(e)),
+        let existed = path.exists();
+        // A last line cut short goes first: the next record must not join it.
+        let (file, _) = open_append(path, "delayed view's journal").map_err(io_err)?;
+        let recovered = if file.metadata().map_err(io_err)?.len() == 0 && !existed {
+            Recovered::none()
+        } else {
+            read(BufReader::new(file)).map_err(io_err)?
         };
-        let file = OpenOptions::new()
-            .append(true)
-            .create(true)
-            .open(path)
-            .map_err(io_err)?;
-        // A last line cut short goes: the next record must not join it.
-        if file.metadata().map_err(io_err)?.len() > whole {
-            file.set_len(whole).map_err(io_err)?;
-        }
         let journal = Journal {
             path: path.to_path_buf(),
-            file: BufWriter::new(file),
             appended: 0,
             _items: PhantomData,
         };
@@ -190,9 +187,7 @@ impl<T: Serialize + DeserializeOwned + Clone> Journal<T> {
             seq: shown.map_or(0, |d| d.seq),
             data,
         });
-        self.file.flush()?;
         rewrite(&self.path, view.as_ref(), shown, &pending)?;
-        self.file = BufWriter::new(OpenOptions::new().append(true).open(&self.path)?);
         self.appended = 0;
         Ok(())
     }
@@ -200,22 +195,20 @@ impl<T: Serialize + DeserializeOwned + Clone> Journal<T> {
     fn append(&mut self, record: &RecordRef<'_, T>) -> io::Result<()> {
         let mut line = serde_json::to_vec(record).map_err(io::Error::other)?;
         line.push(b'\n');
-        self.file.write_all(&line)?;
-        self.file.flush()?;
+        let mut file = OpenOptions::new().append(true).open(&self.path)?;
+        file.write_all(&line)?;
         self.appended += 1;
         Ok(())
     }
 }
 
-/// Reads the records of a journal, skipping lines that are not records;
-/// returns them with the length of the file up to its last whole line.
-fn read<T: DeserializeOwned + Clone>(reader: impl BufRead) -> io::Result<(Recovered<T>, u64)> {
+/// Reads the records of a journal, skipping lines that are not records.
+fn read<T: DeserializeOwned + Clone>(reader: impl BufRead) -> io::Result<Recovered<T>> {
     let mut items: Vec<Delayed<T>> = Vec::new();
     let mut shown: Option<Delayed<T>> = None;
     let mut view: Option<View> = None;
     let mut released = 0;
     let mut skipped = 0;
-    let mut whole = 0u64;
     let mut reader = reader;
     let mut line = Vec::new();
     loop {
@@ -226,7 +219,6 @@ fn read<T: DeserializeOwned + Clone>(reader: impl BufRead) -> io::Result<(Recove
         // A line without its newline is the last one, cut short.
         let last = line.last() != Some(&b'\n');
         if !last {
-            whole += line.len() as u64;
             line.pop();
         }
         if line.iter().all(u8::is_ascii_whitespace) {
@@ -263,7 +255,7 @@ fn read<T: DeserializeOwned + Clone>(reader: impl BufRead) -> io::Result<(Recove
         skipped,
         existed: true,
     };
-    Ok((recovered, whole))
+    Ok(recovered)
 }
 
 fn rewrite<T: Serialize>(

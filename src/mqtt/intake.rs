@@ -44,8 +44,7 @@ impl Outbox {
                 "no operator secret configured ([control] secret or secret_file): every operator command will be refused"
             );
         }
-        self.control_lock().verifier =
-            Verifier::new(cfg.secret.clone(), cfg.window.as_millis() as u64);
+        self.control_lock().verifier = Verifier::for_config(cfg, crate::wall::unix_ms());
     }
 
     /// This process's random instance id.

@@ -224,4 +224,10 @@ impl BoardTask {
             }
         }
     }
+
+    /// Whether the capture resumed after a gap since the last call (see
+    /// [`Recorder::take_resumed`]): the board is to be read whole again.
+    fn recording_resumed(&mut self) -> bool {
+        self.recorder.as_mut().is_some_and(Recorder::take_resumed)
+    }
 }

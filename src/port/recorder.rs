@@ -11,7 +11,7 @@
 //! (written aside, then renamed).
 
 use std::fs::{self, File};
-use std::io::{self, BufWriter, Read, Seek, SeekFrom};
+use std::io::{self, BufWriter};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -43,12 +43,17 @@ struct Gap {
 ///
 /// Design: a write error (a full disk, an I/O error) never stops the
 /// board. The recorder drops the open file, counts what it could not
-/// write, and tries again at most once a second; when the disk takes
-/// writes again it reopens the capture for appending (cutting a line the
-/// failure left half written), writes a `# gap: ...` comment line saying
-/// what was lost, and records on. The game itself never depends on the
-/// capture. A PGN file that could not be written is written again at the
-/// next flush.
+/// write, and tries again at most once a second, at a flush; when the disk
+/// takes writes again it reopens the capture for appending (cutting a line
+/// the failure left half written), writes a `# gap: ...` comment line
+/// saying what was lost, and records on. The readings lost in the gap
+/// leave the capture's board behind the real one, so the recorder then
+/// says it resumed ([`Recorder::take_resumed`]) and the line task reads
+/// the board whole again, as after an unplugged board (its memory, a board
+/// dump): a resume or a replay of the capture explains the moves of the
+/// gap from those readings. The game itself never depends on the capture.
+/// A PGN file that could not be written is written again at the next
+/// flush.
 #[derive(Debug)]
 pub struct Recorder {
     writer: Option<Writer<BufWriter<File>>>,
@@ -62,6 +67,8 @@ pub struct Recorder {
     header: Option<Header>,
     /// The last PGN write failed (said once).
     pgn_failing: bool,
+    /// Recording resumed after a gap, not yet taken by the line task.
+    resumed: bool,
     /// The time of the last line written: a capture's times never go
     /// back (a connection's hello, recorded after the fact with the times
     /// it was sent, may be older than a correction applied meanwhile).
@@ -138,6 +145,7 @@ impl Recorder {
             pgn,
             unflushed: false,
             last_t: 0,
+            resumed: false,
             gap: None,
             pgn_pending: None,
             header: None,
@@ -173,11 +181,21 @@ impl Recorder {
         self.gap.is_some()
     }
 
+    /// Whether recording resumed after a gap since the last call: the
+    /// board should be read whole again (its memory and a board dump),
+    /// so the capture holds where the board stands after the readings
+    /// it lost.
+    pub fn take_resumed(&mut self) -> bool {
+        std::mem::take(&mut self.resumed)
+    }
+
     /// Records bytes seen on the line.
     pub fn record(&mut self, t: Millis, dir: Direction, bytes: &[u8]) {
         let t = t.max(self.last_t);
         self.last_t = t;
-        if !self.ready(Some(t)) {
+        // A failed recording resumes at a flush only: the line task then
+        // has the board read whole again before more readings go in.
+        if self.gap.is_some() || self.writer.is_none() {
             self.lose(t);
             return;
         }
@@ -193,7 +211,7 @@ impl Recorder {
 
     /// Records a comment line (connections, disconnections).
     pub fn note(&mut self, text: &str) {
-        if !self.ready(None) {
+        if self.gap.is_some() {
             return;
         }
         let result = match &mut self.writer {
@@ -212,7 +230,7 @@ impl Recorder {
         if let Some(text) = self.pgn_pending.take() {
             self.write_pgn(&text);
         }
-        if !self.ready(None) || !self.unflushed {
+        if !self.ready() || !self.unflushed {
             return;
         }
         self.unflushed = false;
@@ -283,7 +301,7 @@ impl Recorder {
 
     /// Whether the capture is open; a failed one is reopened when its
     /// retry is due and the disk takes a line again.
-    fn ready(&mut self, t: Option<Millis>) -> bool {
+    fn ready(&mut self) -> bool {
         let Some(gap) = &mut self.gap else {
             return self.writer.is_some();
         };
@@ -299,9 +317,9 @@ impl Recorder {
             (Some(a), Some(b)) => format!("session time {a}..{b} ms"),
             _ => "no line".into(),
         };
-        info!(file = %self.capture.display(), lost = gap.lost, "recording resumed");
+        info!(file = %self.capture.display(), lost = gap.lost, "recording resumed; the board is read whole again");
         self.writer = Some(w);
-        let at = t.map(|t| format!(" at {t} ms")).unwrap_or_default();
+        let at = format!(" after session time {} ms", self.last_t);
         let line = format!(
             "gap: recording failed ({}); at least {} line(s) lost, {span}; resumed{at}",
             gap.error, gap.lost
@@ -317,6 +335,7 @@ impl Recorder {
             return false;
         }
         self.unflushed = true;
+        self.resumed = true;
         true
     }
 
@@ -336,29 +355,14 @@ impl Recorder {
             self.header = None;
             return Ok(w);
         }
-        let mut file = fs::OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(&self.capture)?;
-        let len = file.metadata()?.len();
-        // The end of the last whole line.
-        let mut keep = len;
-        let mut buf = [0u8; 4096];
-        while keep > 0 {
-            let start = keep.saturating_sub(buf.len() as u64);
-            let n = (keep - start) as usize;
-            file.seek(SeekFrom::Start(start))?;
-            file.read_exact(&mut buf[..n])?;
-            if let Some(i) = buf[..n].iter().rposition(|&b| b == b'\n') {
-                keep = start + i as u64 + 1;
-                break;
-            }
-            keep = start;
+        if !self.capture.exists() {
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                "the capture is gone",
+            ));
         }
-        if keep < len {
-            file.set_len(keep)?;
-        }
-        file.seek(SeekFrom::End(0))?;
+        // A line the failure left half written is cut back first.
+        let (file, _) = crate::sink::append::open_append(&self.capture, "capture")?;
         // A probe: the disk must take a whole line before recording goes on.
         let mut w = Writer::append(BufWriter::new(file));
         w.write_comment("recorder back after a write failure")?;

@@ -551,15 +551,47 @@ impl PortTask {
                     }
                     if now >= next_flush {
                         next_flush = now + flush_every;
-                        for u in &mut self.units {
-                            let _in = u.span.clone().entered();
-                            u.task.flush();
+                        let again = self.flush_all(link.driver.as_mut());
+                        if !again.is_empty()
+                            && let Err(e) = self.send(&mut link, &again).await
+                        {
+                            return e;
                         }
                     }
                 }
                 _ = shutdown.changed() => return Lost::Shutdown,
             }
         }
+    }
+
+    /// Flushes every board's capture and PGN. A capture that resumed
+    /// after a gap lost readings: its board is read whole again, as after
+    /// an unplug (its memory with a game on, then the rest of the hello,
+    /// a board dump among it; on a bus its memory). Returns the bytes to
+    /// write.
+    fn flush_all(&mut self, driver: &mut dyn Driver) -> Vec<u8> {
+        let (bus, now) = (self.bus, self.line_ms(Instant::now()));
+        let mut out = Vec::new();
+        for u in &mut self.units {
+            let _in = u.span.clone().entered();
+            u.task.flush();
+            if u.task.recording_resumed() {
+                info!(
+                    unit = u.address,
+                    "recording resumed after a gap: reading the board whole again"
+                );
+                u.task.note("gap: the board is read whole again");
+                if u.task.session.game_in_progress() {
+                    out.extend(driver.request_memory_of(u.address));
+                }
+                // A bus keeps polling its units: the memory is enough there.
+                if !bus {
+                    let start = driver.identify_first(now).map(|(_, start)| start);
+                    out.extend(start.unwrap_or_else(|| driver.hello(now)));
+                }
+            }
+        }
+        out
     }
 
     /// Bytes read from the line: recorded by every board and fed to its

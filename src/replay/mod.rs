@@ -446,13 +446,16 @@ pub fn feed_chain(
             path: path.clone(),
             source,
         };
-        let (_, reader) = capture::Reader::new(BufReader::new(file)).map_err(wrap)?;
-        for chunk in reader {
+        let (_, mut reader) = capture::Reader::new(BufReader::new(file)).map_err(wrap)?;
+        for chunk in reader.by_ref() {
             let chunk = chunk.map_err(wrap)?;
             pipeline.handle_bytes(chunk.t_ms, chunk.dir, &chunk.bytes);
             while let Some((t, e)) = pipeline.poll_published() {
                 on_event(t, e);
             }
+        }
+        if let Some(line) = reader.cut_last_line() {
+            tracing::warn!(capture = %path.display(), line, "the capture's last line was cut short (a crash or a full disk while recording): left out, everything before it taken up");
         }
         pipeline.finish_unseen();
         while let Some((t, e)) = pipeline.poll_published() {

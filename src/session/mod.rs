@@ -17,6 +17,7 @@
 
 pub mod decisions;
 pub mod outputs;
+pub mod published;
 pub mod state;
 
 use std::sync::Arc;
@@ -325,7 +326,9 @@ impl Session {
     /// Takes up the game of an earlier session: `capture` (and the
     /// captures it resumed) is replayed through this board's pipeline.
     /// The games go to the record; their events are not published again
-    /// (the earlier session did). Returns the captures replayed.
+    /// (the earlier session did). A game shorter than the PGN the earlier
+    /// session wrote beside `capture` raises an action alert
+    /// ([`published`]). Returns the captures replayed.
     pub fn resume(
         &mut self,
         capture: &std::path::Path,
@@ -362,6 +365,8 @@ impl Session {
         // (`Diagnostic::QuietClear`, which the chain's replay does not
         // hand on).
         self.disagrees &= !self.pipeline.shows_game();
+        // Fewer moves than the earlier session published: the arbiter is told.
+        self.check_resume_against_record(capture);
         // Players fixed by a correction in the captures stay fixed.
         if let Some((white, black)) = self.pipeline.players_set() {
             self.round

@@ -2,12 +2,15 @@
 //! and the folder relay tools read. Below the session (which writes
 //! through them); the MQTT sink is [`crate::mqtt`].
 //!
+//! - [`append`]: append-only line files (journals), opened with a torn
+//!   last line cut off.
 //! - [`record`]: folds events into game records (shared by every sink).
 //! - [`pgn`]: PGN text of a game record.
 //! - [`folder`]: the PGN folder relay tools read (LiveChess layout).
 //! - [`round`]: the live round: tags from the pairings, corrections, the
 //!   folder writer task.
 
+pub mod append;
 pub mod folder;
 pub mod pgn;
 pub mod record;
