@@ -19,6 +19,9 @@ use tracing::{info, warn};
 
 use crate::config::{Embedded, Mqtt};
 
+mod guard;
+mod proxy;
+
 /// Why the embedded broker could not be started.
 #[derive(Debug, thiserror::Error)]
 pub enum BrokerError {
@@ -84,7 +87,6 @@ pub fn ensure(cfg: &Mqtt) -> Result<BrokerChoice, BrokerError> {
     Ok(BrokerChoice::Embedded(addr))
 }
 
-/// rumqttd's configuration for one anonymous plain-TCP MQTT 3.1.1 listener.
 /// Bytes of one log segment of the embedded broker (at least the largest
 /// payload, 1 MiB).
 pub const SEGMENT_BYTES: usize = 4 << 20;
@@ -92,16 +94,29 @@ pub const SEGMENT_BYTES: usize = 4 << 20;
 pub const SEGMENTS: usize = 4;
 /// Clients the embedded broker accepts at once.
 pub const MAX_CLIENTS: usize = 1000;
+/// Distinct subscription filters one connection may subscribe to (a
+/// bridge subscribes to one per board and two more).
+pub const MAX_FILTERS_PER_CONNECTION: usize = 256;
+/// Distinct subscription filters the embedded broker may ever hold:
+/// rumqttd keeps a log for each until the process ends.
+pub const MAX_FILTERS: usize = 1024;
+/// QoS 1 messages rumqttd sends a client before its acknowledgements.
+pub const MAX_INFLIGHT: usize = 100;
 
+/// rumqttd's configuration for one anonymous plain-TCP MQTT 3.1.1 listener
+/// at `addr` (a loopback port of its own, behind the gate).
 fn broker_config(addr: SocketAddr) -> Result<rumqttd::Config, BrokerError> {
     // Design: written as rumqttd's own TOML form (its documented config
     // file) rather than struct literals, whose fields change between
     // releases. Payloads up to 1 MiB: the retained PGN of a long game.
     // Memory is bounded: rumqttd keeps, per subscription filter, up to
     // `max_segment_count` segments of `max_segment_size` bytes (4 x 4 MiB
-    // = 16 MiB, not its example's 10 x 100 MiB), and at most 1000 clients.
+    // = 16 MiB, not its example's 10 x 100 MiB), and at most 1000 clients;
+    // the gate bounds the filters (see `guard`). The filter `#` exists from
+    // the start, so a publish on a topic nobody subscribes to goes to its
+    // log instead of making a new log per topic (`dynamic_filters`).
     let text = format!(
-        r#"
+        r##"
 id = 0
 
 [router]
@@ -109,6 +124,7 @@ max_connections = {MAX_CLIENTS}
 max_outgoing_packet_count = 200
 max_segment_size = {SEGMENT_BYTES}
 max_segment_count = {SEGMENTS}
+initialized_filters = ["#"]
 
 [v4.1]
 name = "boardcast-embedded"
@@ -117,18 +133,30 @@ next_connection_delay_ms = 1
 
 [v4.1.connections]
 connection_timeout_ms = 60000
-max_payload_size = 1048576
-max_inflight_count = 100
+max_payload_size = {max_payload}
+max_inflight_count = {MAX_INFLIGHT}
 dynamic_filters = true
-"#
+"##,
+        max_payload = crate::mqtt::MAX_PACKET,
     );
     toml::from_str(&text).map_err(|e| BrokerError::Config(e.to_string()))
 }
 
-/// Starts rumqttd on `addr` on a thread of its own and waits until it
-/// accepts connections.
+/// Starts the embedded broker for `addr`: rumqttd on a loopback port of
+/// its own, on a thread of its own, and the gate ([`proxy`]) serving
+/// `addr` on another; waits until both accept connections.
 pub fn start(addr: SocketAddr) -> Result<(), BrokerError> {
-    let config = broker_config(addr)?;
+    let not_listening = |reason: String| BrokerError::NotListening { addr, reason };
+    let listener = std::net::TcpListener::bind(addr).map_err(|e| not_listening(e.to_string()))?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| not_listening(e.to_string()))?;
+    // Design: a free port found by binding port 0 and letting it go; only
+    // this process is told it, and rumqttd binds it at once.
+    let inner = std::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .and_then(|l| l.local_addr())
+        .map_err(|e| not_listening(e.to_string()))?;
+    let config = broker_config(inner)?;
     std::thread::Builder::new()
         .name("embedded-broker".into())
         .spawn(move || {
@@ -137,17 +165,39 @@ pub fn start(addr: SocketAddr) -> Result<(), BrokerError> {
                 warn!(%addr, error = %e, "the embedded broker stopped");
             }
         })
-        .map_err(|e| BrokerError::NotListening {
-            addr,
-            reason: e.to_string(),
-        })?;
+        .map_err(|e| not_listening(e.to_string()))?;
+    wait_listening(inner).map_err(not_listening)?;
+    let registry = guard::Registry::new(guard::Limits {
+        per_connection: MAX_FILTERS_PER_CONNECTION,
+        total: MAX_FILTERS,
+        max_packet: crate::mqtt::MAX_PACKET,
+    });
+    std::thread::Builder::new()
+        .name("embedded-broker-gate".into())
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build();
+            match runtime {
+                Ok(rt) => rt.block_on(async move {
+                    match tokio::net::TcpListener::from_std(listener) {
+                        Ok(l) => proxy::serve(l, inner, registry, MAX_CLIENTS).await,
+                        Err(e) => warn!(%addr, error = %e, "the embedded broker's gate stopped"),
+                    }
+                }),
+                Err(e) => warn!(%addr, error = %e, "the embedded broker's gate did not start"),
+            }
+        })
+        .map_err(|e| not_listening(e.to_string()))?;
+    wait_listening(addr).map_err(not_listening)
+}
+
+/// Waits (5 s at most) until something accepts connections at `addr`.
+fn wait_listening(addr: SocketAddr) -> Result<(), String> {
     let deadline = Instant::now() + Duration::from_secs(5);
     while !listening(addr) {
         if Instant::now() > deadline {
-            return Err(BrokerError::NotListening {
-                addr,
-                reason: "nothing accepted connections within 5 s".into(),
-            });
+            return Err("nothing accepted connections within 5 s".into());
         }
         std::thread::sleep(Duration::from_millis(20));
     }
@@ -174,6 +224,7 @@ mod tests {
         let v4 = c.v4.unwrap();
         assert_eq!(v4["1"].listen, addr);
         assert_eq!(v4["1"].connections.max_payload_size, 1 << 20);
+        assert_eq!(c.router.initialized_filters, Some(vec!["#".to_string()]));
         // Bounded memory: 16 MiB per subscription filter at most.
         assert_eq!(c.router.max_segment_size, 4 << 20);
         assert_eq!(c.router.max_segment_count, 4);

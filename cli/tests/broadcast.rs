@@ -312,3 +312,249 @@ async fn a_restart_in_the_middle_of_the_delay_neither_loses_nor_leaks_a_move() {
     }
     drop(daemon);
 }
+
+/// The retained message left on `topic` (empty when none), read by
+/// `mosquitto_sub` within 2 s.
+fn retained_on(port: u16, topic: &str) -> Vec<u8> {
+    std::process::Command::new("mosquitto_sub")
+        .args(["-h", "127.0.0.1", "-p", &port.to_string()])
+        .args(["-t", topic, "-C", "1", "-W", "2", "--retained-only"])
+        .output()
+        .unwrap()
+        .stdout
+}
+
+/// Issue 42, "a retained oversized message on another board's command
+/// topic is never cleared (the bridge cycles through its quarantine)": a
+/// 24 MiB retained message (over every ceiling) on the command topic of a
+/// board of another bridge costs this bridge nothing: it reads only its
+/// own boards' command topics, connects once and stays connected. A 2 MiB
+/// retained message on its own board's command topic (refused: too large)
+/// is cleared from the broker once, with one log line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_retained_command_is_cleared_on_its_own_topic_and_ignored_elsewhere() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    crate::hardening::publish_big_retained(broker.port, "ow/board/other/command", 24 << 20);
+    let own = "ow/board/1/command";
+    crate::util::publish(broker.port, own, vec![b'x'; 2 << 20], true).await;
+    assert!(!retained_on(broker.port, own).is_empty());
+    let config = write_config_with(
+        dir.path(),
+        &broker.url(),
+        "",
+        "ow",
+        &[BoardConf {
+            id: "1".into(),
+            port: dir
+                .path()
+                .join("no-such-tty")
+                .to_string_lossy()
+                .into_owned(),
+            serial: None,
+        }],
+    );
+    let daemon = Daemon::start(&config);
+    let status = Subscriber::connect(broker.port, "ow/bridge/test/status", "st", false).await;
+    status
+        .wait_for("the bridge online", Duration::from_secs(20), |msgs| {
+            msgs.iter().any(|m| m.text() == "online").then_some(())
+        })
+        .await;
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    let log = daemon.log();
+    assert_eq!(
+        log.matches("connected to the broker").count(),
+        1,
+        "the bridge reconnected:\n{log}"
+    );
+    assert!(!log.contains("too large to read"), "{log}");
+    assert_eq!(
+        log.matches("clearing a refused retained command").count(),
+        1,
+        "{log}"
+    );
+    assert!(
+        retained_on(broker.port, own).is_empty(),
+        "the refused retained command is still on the broker"
+    );
+    assert_eq!(
+        status.last_on("ow/bridge/test/status").as_deref(),
+        Some("online")
+    );
+}
+
+/// Issue 42, "the bridge's own status topic amplifies into unbounded
+/// warnings": thirty `offline` messages on the bridge's status topic (a
+/// late last will, or anyone who may publish there) give at most a few
+/// warning lines, and the bridge says `online` again after the last.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn offline_on_the_bridges_own_status_is_answered_without_a_flood_of_warnings() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let config = write_config_with(
+        dir.path(),
+        &broker.url(),
+        "",
+        "ls",
+        &[BoardConf {
+            id: "1".into(),
+            port: dir
+                .path()
+                .join("no-such-tty")
+                .to_string_lossy()
+                .into_owned(),
+            serial: None,
+        }],
+    );
+    let daemon = Daemon::start(&config);
+    let topic = "ls/bridge/test/status";
+    let status = Subscriber::connect(broker.port, topic, "st", false).await;
+    status
+        .wait_for("the bridge online", Duration::from_secs(20), |msgs| {
+            msgs.iter().any(|m| m.text() == "online").then_some(())
+        })
+        .await;
+    for _ in 0..30 {
+        crate::util::publish(broker.port, topic, b"offline".to_vec(), false).await;
+    }
+    status
+        .wait_for(
+            "online after the last offline",
+            Duration::from_secs(10),
+            |msgs| {
+                let offline = msgs.iter().filter(|m| m.text() == "offline").count();
+                (offline == 30 && msgs.last()?.text() == "online").then_some(())
+            },
+        )
+        .await;
+    let log = daemon.log();
+    let warnings = log
+        .lines()
+        .filter(|l| l.contains("WARN") && l.contains("publishing online again"))
+        .count();
+    assert!(
+        (1..=4).contains(&warnings),
+        "{warnings} warnings for 30 messages:\n{log}"
+    );
+}
+
+/// Subscribes as client `id` of the broker on `port` to `filters`, 16 to a
+/// `SUBSCRIBE`; the number of `SUBACK`s before the broker closed the
+/// connection, and whether it did.
+async fn subscribe_many(port: u16, id: &str, filters: &[String]) -> (usize, bool) {
+    use rumqttc::{AsyncClient, Event, Incoming, MqttOptions, QoS, SubscribeFilter};
+    let mut o = MqttOptions::new(id, "127.0.0.1", port);
+    o.set_keep_alive(Duration::from_secs(30));
+    let batches: Vec<Vec<SubscribeFilter>> = filters
+        .chunks(16)
+        .map(|c| {
+            c.iter()
+                .map(|f| SubscribeFilter::new(f.clone(), QoS::AtMostOnce))
+                .collect()
+        })
+        .collect();
+    let (client, mut el) = AsyncClient::new(o, batches.len() + 8);
+    for b in batches.iter().cloned() {
+        client.try_subscribe_many(b).unwrap();
+    }
+    let mut acks = 0;
+    let closed = tokio::time::timeout(Duration::from_secs(30), async {
+        loop {
+            match el.poll().await {
+                Ok(Event::Incoming(Incoming::SubAck(_))) => {
+                    acks += 1;
+                    if acks == batches.len() {
+                        return false;
+                    }
+                }
+                Ok(_) => {}
+                Err(_) => return true,
+            }
+        }
+    })
+    .await
+    .expect("the broker answered");
+    let _ = client.try_disconnect();
+    (acks, closed)
+}
+
+/// Issue 42, "the embedded broker's memory grows without bound with
+/// filters" (16 MB to 595 MB, kept after the clients leave): a client
+/// subscribing to 300 distinct filters is disconnected past 256; forty
+/// clients with 100 new filters each fill the broker's 1,024 and the rest
+/// are disconnected; once they are gone the daemon's resident memory has
+/// grown by less than 64 MiB, and the bridge still publishes through it.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_embedded_broker_disconnects_a_client_with_too_many_filters_and_stays_small() {
+    let dir = tempfile::tempdir().unwrap();
+    let port = crate::util::free_port();
+    let config = write_config_with(
+        dir.path(),
+        &format!("mqtt://127.0.0.1:{port}"),
+        "embedded = \"auto\"",
+        "eb",
+        &[BoardConf {
+            id: "1".into(),
+            port: dir
+                .path()
+                .join("no-such-tty")
+                .to_string_lossy()
+                .into_owned(),
+            serial: None,
+        }],
+    );
+    let daemon = Daemon::start(&config);
+    let status = loop {
+        if daemon.log().contains("started the embedded broker") {
+            break Subscriber::connect(port, "eb/bridge/test/status", "st", false).await;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    status
+        .wait_for("the bridge online", Duration::from_secs(20), |msgs| {
+            msgs.iter().any(|m| m.text() == "online").then_some(())
+        })
+        .await;
+    let rss = || crate::util::proc_usage(daemon.pid()).unwrap().0;
+    let before = rss();
+
+    let filters = |client: usize, n: usize| -> Vec<String> {
+        (0..n).map(|i| format!("atk/{client}/{i}/+/#")).collect()
+    };
+    let (acks, closed) = subscribe_many(port, "greedy", &filters(999, 300)).await;
+    assert!(closed, "300 filters on one connection were taken");
+    assert!(
+        acks <= 256 / 16,
+        "{acks} SUBACKs: more than 256 filters served"
+    );
+    let mut refused = 0;
+    for c in 0..40 {
+        let (_, closed) = subscribe_many(port, &format!("atk-{c}"), &filters(c, 100)).await;
+        refused += usize::from(closed);
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let after = rss();
+    eprintln!(
+        "embedded broker: RSS {before} KiB before, {after} KiB after 4,300 filters asked ({refused} of 40 clients refused)"
+    );
+    assert!(refused >= 30, "only {refused} of 40 clients refused");
+    assert!(
+        after.saturating_sub(before) < 64 << 10,
+        "the daemon grew from {before} KiB to {after} KiB"
+    );
+    // Known filters stay open, and the bridge still publishes.
+    let late = Subscriber::connect(port, "eb/bridge/test/status", "late", false).await;
+    late.wait_for("the retained status", Duration::from_secs(10), |msgs| {
+        msgs.iter().any(|m| m.text() == "online").then_some(())
+    })
+    .await;
+    let log = daemon.log();
+    assert!(log.contains("distinct subscription filters"), "{log}");
+}

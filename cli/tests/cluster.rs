@@ -286,3 +286,75 @@ async fn screens_keep_up_while_the_node_leading_the_streams_dies() {
     );
     drop(daemon);
 }
+
+/// Issue 42, "an unreadable TLS file at failover ends the daemon": a
+/// bridge with TLS and two brokers (neither answers) moves from one to the
+/// other again and again; its CA file is removed meanwhile. The daemon
+/// logs one line, keeps the TLS settings it read at start, keeps retrying,
+/// and its board and recorder keep running; it stops cleanly on SIGTERM.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unreadable_tls_file_at_failover_never_ends_the_daemon() {
+    let dir = tempfile::tempdir().unwrap();
+    let g = game(40, Some(40));
+    let board = SimBoard::new(dir.path(), "one", g, 11, SimOptions::fast("50042"));
+    let (p1, p2) = (crate::util::free_port(), crate::util::free_port());
+    let config = write_config(
+        dir.path(),
+        p1,
+        "tls",
+        &[BoardConf {
+            id: "1".into(),
+            port: board.path().to_string_lossy().into_owned(),
+            serial: None,
+        }],
+    );
+    let ca = dir.path().join("ca.pem");
+    std::fs::write(
+        &ca,
+        "-----BEGIN CERTIFICATE-----\n-----END CERTIFICATE-----\n",
+    )
+    .unwrap();
+    crate::util::set_brokers(&config, &crate::util::broker_list(&[p1, p2]));
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(&format!(
+        "\n[mqtt.tls]\nenabled = true\nca_file = \"{}\"\n",
+        ca.display()
+    ));
+    std::fs::write(&config, text).unwrap();
+    let mut daemon = Daemon::start(&config);
+    let wait_for_log = |what: &str, check: &dyn Fn(&str) -> bool| {
+        let deadline = std::time::Instant::now() + Duration::from_secs(20);
+        while !check(&daemon.log()) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "{what}:\n{}",
+                daemon.log()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    wait_for_log("a failover", &|log| log.contains("trying the next broker"));
+    std::fs::remove_file(&ca).unwrap();
+    let switches = |log: &str| log.matches("trying the next broker").count();
+    let before = switches(&daemon.log());
+    wait_for_log("more failovers after the CA file went", &|log| {
+        switches(log) >= before + 5
+    });
+    let capture = crate::util::capture_of(&dir.path().join("rec"), "1");
+    let size = std::fs::metadata(&capture).unwrap().len();
+    wait_for_log("the recorder still writing", &|_| {
+        std::fs::metadata(&capture).unwrap().len() > size
+    });
+    let log = daemon.log();
+    assert_eq!(
+        log.matches("a TLS file cannot be read any more").count(),
+        1,
+        "one line for the unreadable file:\n{log}"
+    );
+    let status = daemon.stop();
+    assert!(
+        status.success(),
+        "the daemon ended: {status:?}\n{}",
+        daemon.log()
+    );
+}

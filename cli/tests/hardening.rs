@@ -649,7 +649,7 @@ async fn hardening_the_instance_topic_is_bounded_and_logged_escaped() {
 
 /// Publishes one retained message of `bytes` bytes on `topic` with a raw
 /// MQTT 3.1.1 client (rumqttc's own ceiling would refuse to send it).
-fn publish_big_retained(port: u16, topic: &str, bytes: usize) {
+pub(crate) fn publish_big_retained(port: u16, topic: &str, bytes: usize) {
     fn remaining(mut n: usize, out: &mut Vec<u8>) {
         loop {
             let mut b = (n % 128) as u8;

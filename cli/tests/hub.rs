@@ -401,3 +401,80 @@ async fn a_hub_with_a_delay_writes_its_folder_that_long_behind_and_then_exact() 
     let snap = snapshot(&listen).expect("a snapshot");
     assert_eq!(crate::util::state_moves(&snap["states"][0]), g.sans);
 }
+
+/// Issue 42, "a forged draughts `position` on the broker hangs every
+/// browser on the hub's page": a state and an event whose position is no
+/// draughts position (`W:W1-Infinity:B2`) are dropped where they enter the
+/// hub, with one warning naming the board; the page keeps the board's last
+/// good state, and the forged text never reaches its JSON.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_forged_position_on_the_broker_never_reaches_the_hubs_page() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    const START: &str = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12";
+    const FORGED: &str = "W:W1-Infinity:B2";
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let url = format!("\"mqtt://127.0.0.1:{}\"", broker.port);
+    let listen = format!("127.0.0.1:{}", free_port());
+    let hub = HubProc::start(&hub_config(&dir.path().join("hub"), &url, "fp", &listen));
+    wait_until("the hub's page", 30, || http_get(&listen, "/"));
+    let state = |position: &str| {
+        serde_json::json!({"board": "9", "bridge": "hall", "status": "connected", "game": 1,
+            "game_type": "draughts", "start_position": START, "position": position,
+            "notation": [], "id": [], "round": 3, "number": 9})
+        .to_string()
+        .into_bytes()
+    };
+    let topic = "fp/arbiter/board/9/state";
+    crate::util::publish(broker.port, topic, state(START), true).await;
+    let position_on_page = |snap: &serde_json::Value| {
+        let i = snap["boards"].as_array()?.iter().position(|b| b == "9")?;
+        snap["states"][i]["position"].as_str().map(str::to_string)
+    };
+    wait_until("the good state on the page", 20, || {
+        position_on_page(&snapshot(&listen)?).filter(|p| p == START)
+    });
+    // The forged state, retained as a real bridge's would be, and a forged
+    // move event; then a good state of another board, the mark that the
+    // hub has read past them.
+    crate::util::publish(broker.port, topic, state(FORGED), true).await;
+    let event = serde_json::json!({"board": "9", "t_ms": 5, "game": "draughts",
+        "type": "move", "ply": 1, "side": "black", "notation": "11-15", "id": "11-15",
+        "position": FORGED, "seq": 1});
+    crate::util::publish(
+        broker.port,
+        "fp/arbiter/board/9/event",
+        event.to_string().into_bytes(),
+        false,
+    )
+    .await;
+    let mark = String::from_utf8(state(START))
+        .unwrap()
+        .replace("\"9\"", "\"10\"");
+    crate::util::publish(
+        broker.port,
+        "fp/arbiter/board/10/state",
+        mark.into_bytes(),
+        true,
+    )
+    .await;
+    let snap = wait_until("the mark on the page", 20, || {
+        snapshot(&listen).filter(|s| s["boards"].as_array().is_some_and(|b| b.len() == 2))
+    });
+    assert_eq!(position_on_page(&snap).as_deref(), Some(START), "{snap}");
+    for path in ["/snapshot", "/"] {
+        let body = http_get(&listen, path).unwrap_or_default();
+        assert!(
+            !body.contains("Infinity"),
+            "{path} shows the forged position"
+        );
+    }
+    let log = hub.log();
+    let warnings: Vec<&str> = log
+        .lines()
+        .filter(|l| l.contains("WARN") && l.contains("board/9") && l.contains("draughts"))
+        .collect();
+    assert_eq!(warnings.len(), 2, "one warning per forged message:\n{log}");
+}

@@ -28,6 +28,7 @@ pub mod chess;
 pub mod draughts;
 pub mod grid;
 mod options;
+pub mod position;
 mod record;
 pub mod settle;
 mod touch;

@@ -267,7 +267,7 @@ async fn follow(
             }
             Ok(_) => {}
             Err(e) => {
-                let wait = link.on_error(cfg, &e)?;
+                let wait = link.on_error(cfg, &e);
                 tokio::select! {
                     _ = &mut shutdown => break,
                     _ = tokio::time::sleep(wait) => {}
@@ -315,6 +315,8 @@ struct HubLink {
     health: Health,
     /// This process's client id.
     client_id: String,
+    /// A TLS file could not be read at the last failover (logged once).
+    tls_unreadable: bool,
 }
 
 impl HubLink {
@@ -335,6 +337,7 @@ impl HubLink {
             backoff: Backoff::new(cfg.mqtt.reconnect),
             health: Health::default(),
             client_id,
+            tls_unreadable: false,
         })
     }
 
@@ -363,8 +366,10 @@ impl HubLink {
     }
 
     /// A failed connection: logged as the link's history warrants, the
-    /// next node chosen; returns how long to wait before trying it.
-    fn on_error(&mut self, cfg: &HubConfig, e: &ConnectionError) -> Result<Duration, HubError> {
+    /// next node chosen; returns how long to wait before trying it. Never
+    /// fatal: a TLS file that can no longer be read keeps the TLS settings
+    /// read before ([`crate::mqtt::reconnect_options`]).
+    fn on_error(&mut self, cfg: &HubConfig, e: &ConnectionError) -> Duration {
         let refused = matches!(e, ConnectionError::ConnectionRefused(_));
         let (reset, report) = self.health.failed(tokio::time::Instant::now(), refused);
         if reset {
@@ -373,12 +378,17 @@ impl HubLink {
         report.log("hub", &self.client_id, e, self.health.failures());
         if self.brokers.len() > 1 {
             self.current = (self.current + 1) % self.brokers.len();
-            self.eventloop.mqtt_options =
-                Self::options(cfg, &self.brokers[self.current], &self.client_id)?;
+            self.eventloop.mqtt_options = crate::mqtt::reconnect_options(
+                &cfg.mqtt.at(&self.brokers[self.current]),
+                self.client_id.clone(),
+                &self.eventloop.mqtt_options,
+                &mut self.tls_unreadable,
+                "hub",
+            );
             let (host, port) = &self.brokers[self.current];
             info!(%host, port, "hub: trying the next broker");
         }
-        Ok(self.backoff.next_delay())
+        self.backoff.next_delay()
     }
 }
 

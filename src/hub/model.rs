@@ -373,6 +373,7 @@ impl HubModel {
     fn on_state(&mut self, id: &str, payload: &[u8], now_ms: u64) -> Result<Vec<Output>, String> {
         let state = serde_json::from_slice::<Value>(payload).map_err(|e| e.to_string())?;
         crate::text::check_state(&state)?;
+        crate::games::position::check_state(&state).map_err(|e| e.to_string())?;
         if let Some(bridge) = state["bridge"].as_str() {
             self.room_for_bridge(bridge)?;
         }
@@ -419,6 +420,7 @@ impl HubModel {
         let Ok(mut event) = serde_json::from_value::<Event>(value) else {
             return Ok(Vec::new());
         };
+        crate::games::position::check_event(&event).map_err(|e| e.to_string())?;
         event.board = id.to_string();
         let mut out = Vec::new();
         let delayed = self.delay_ms > 0;
@@ -751,7 +753,7 @@ mod tests {
 
     fn state(bridge: &str, board: &str, number: u32, uci: &[&str], sans: &[&str]) -> Vec<u8> {
         json!({"board": board, "bridge": bridge, "status": "connected", "game": 1,
-               "start_fen": START, "fen": "x", "moves": sans, "uci": uci,
+               "start_fen": START, "fen": START, "moves": sans, "uci": uci,
                "round": 2, "number": number, "white": {"name": "A, B"}, "black": null})
         .to_string()
         .into_bytes()
@@ -782,7 +784,7 @@ mod tests {
             },
             notation: san.into(),
             id: uci.into(),
-            position: format!("fen{ply}"),
+            position: format!("4k3/8/8/8/8/8/8/4K3 w - - {ply} 1"),
             irregular: false,
         }
     }
@@ -1015,7 +1017,7 @@ mod tests {
         use crate::event::{GameId, Side};
         let dstart = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12";
         let dstate = json!({"board": "4", "bridge": "hall-a", "status": "connected", "game": 1,
-            "game_type": "draughts", "start_position": dstart, "position": "x",
+            "game_type": "draughts", "start_position": dstart, "position": dstart,
             "notation": ["11-15"], "id": ["11-15"], "round": 1, "number": 4});
         let mut m = HubModel::new("p", 0);
         let out = m.on_message("p/arbiter/board/4/state", dstate.to_string().as_bytes(), 0);
@@ -1059,7 +1061,7 @@ mod tests {
         // game's fields, never the chess ones.
         let xstart = "rnbakabnr/9/1c5c1/p1p1p1p1p/9/9/P1P1P1P1P/1C5C1/9/RNBAKABNR w - - 0 1";
         let xstate = json!({"board": "5", "bridge": "hall-a", "status": "connected", "game": 1,
-            "game_type": "xiangqi", "start_position": xstart, "position": "x",
+            "game_type": "xiangqi", "start_position": xstart, "position": xstart,
             "notation": ["C2.5"], "id": ["h2e2"], "round": 1, "number": 5});
         let mut m = HubModel::new("p", 60_000);
         let out = m.on_message("p/arbiter/board/5/state", xstate.to_string().as_bytes(), 0);
@@ -1079,5 +1081,29 @@ mod tests {
             public.get("fen").is_none() && public.get("moves").is_none(),
             "{public}"
         );
+    }
+
+    #[test]
+    fn a_forged_position_never_reaches_the_views_and_the_last_good_state_stays() {
+        let dstart = "B:W21,22,23,24,25,26,27,28,29,30,31,32:B1,2,3,4,5,6,7,8,9,10,11,12";
+        let good = json!({"board": "4", "bridge": "hall-a", "status": "connected", "game": 1,
+            "game_type": "draughts", "start_position": dstart, "position": dstart,
+            "notation": [], "id": [], "round": 1, "number": 4});
+        let mut m = HubModel::new("p", 0);
+        assert!(
+            !m.on_message("p/arbiter/board/4/state", good.to_string().as_bytes(), 0)
+                .is_empty()
+        );
+        let mut forged = good.clone();
+        forged["position"] = json!("W:W1-Infinity:B2");
+        let out = m.on_message("p/arbiter/board/4/state", forged.to_string().as_bytes(), 1);
+        assert!(out.is_empty(), "a forged state went out: {out:?}");
+        assert_eq!(m.boards["4"].state.as_ref().unwrap()["position"], dstart);
+        let event = json!({"board": "4", "t_ms": 5, "game": "draughts", "type": "move",
+            "ply": 1, "side": "black", "notation": "11-15", "id": "11-15",
+            "position": "W:W1-Infinity:B2", "seq": 1});
+        let out = m.on_message("p/arbiter/board/4/event", event.to_string().as_bytes(), 2);
+        assert!(out.is_empty(), "a forged event went out: {out:?}");
+        assert!(m.record("4").unwrap().sans.is_empty());
     }
 }

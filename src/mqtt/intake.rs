@@ -5,13 +5,13 @@
 //! name; the bridge's own status topic, a late last will.
 
 use bytes::Bytes;
-use rumqttc::{AsyncClient, QoS};
+use rumqttc::{AsyncClient, QoS, SubscribeFilter};
 use std::sync::MutexGuard;
-use tracing::{debug, error, warn};
+use tracing::{debug, error, info, warn};
 
 use super::{CommandRoutes, Outbox};
 use crate::config;
-use crate::control::{self, Ack, RateLimit, Request, Verifier};
+use crate::control::{Ack, RateLimit, Request, Verifier};
 
 /// The largest message read on the instance topic (an announce is about
 /// 60 bytes).
@@ -29,6 +29,8 @@ pub(super) struct Control {
     pub(super) refusals: RateLimit,
     /// Other instances of this bridge name seen on the broker.
     pub(super) others: std::collections::HashSet<String>,
+    /// Warnings about `offline` on the bridge's own status topic.
+    pub(super) late_wills: RateLimit,
     /// Clear the retained messages of the topics the bridge reads (every
     /// board's command, the instance topic) at the next connection, after
     /// the broker sent one too large to read.
@@ -184,11 +186,22 @@ impl Outbox {
             return;
         }
         let mut inner = self.lock();
-        if inner.link.connected && !inner.link.offline_sent {
-            warn!(bridge = %self.topics.bridge, "the broker says this bridge is offline (a late last will?): publishing online again");
-            inner.link.announce = true;
-            self.pump_locked(&mut inner);
+        if !inner.link.connected || inner.link.offline_sent {
+            return;
         }
+        // Design: the warning is rate limited (anyone who may publish on
+        // the status topic could otherwise fill the log, one line per
+        // message); `online` goes out again each time (one publish for
+        // one message, coalesced while one waits).
+        let now = crate::wall::unix_ms();
+        match self.control_lock().late_wills.allow(now) {
+            Some(suppressed) => {
+                warn!(bridge = %self.topics.bridge, suppressed, "the broker says this bridge is offline (a late last will?): publishing online again");
+            }
+            None => debug!(bridge = %self.topics.bridge, "offline on this bridge's status again"),
+        }
+        inner.link.announce = true;
+        self.pump_locked(&mut inner);
     }
 
     /// An operator command arrived on `topic`: checked (size, retained,
@@ -238,9 +251,13 @@ impl Outbox {
                 }
             }
             Err(r) => {
-                if r.refusal == control::Refusal::Retained {
-                    // Remove it, so it does not come back at every
-                    // reconnection.
+                if retained {
+                    // Remove it (whatever the refusal: too large, unsigned,
+                    // malformed, or retained at all), so it does not come
+                    // back at every reconnection. The topic is this
+                    // bridge's own: its board has a route here. The
+                    // empty message that clears it is ignored above.
+                    info!(%board, code = r.refusal.code(), "clearing a refused retained command from the broker");
                     self.notice(topic.to_string(), true, String::new());
                 }
                 self.refuse(board, r.nonce, r.refusal.code(), &r.refusal.to_string());
@@ -268,21 +285,33 @@ impl Outbox {
         });
     }
 
-    /// Subscribes to the command topics of every board under the prefix,
-    /// the instance topic and the bridge's own status, then announces this
+    /// Subscribes to the command topics of this bridge's own boards, the
+    /// instance topic and the bridge's own status, then announces this
     /// instance (after subscribing, so an answer cannot be missed).
+    ///
+    /// Design: one filter per board, not `{prefix}/board/+/command`. A
+    /// message on another bridge's command topic is none of this bridge's
+    /// business, and one too large to read (a retained one, which this
+    /// bridge may not clear: the topic is not its own) would otherwise
+    /// cost a reconnection at every subscription and put the bridge into
+    /// its quarantine over and over.
     pub(super) fn subscribe(&self, client: &AsyncClient) {
-        let filter = format!("{}/board/+/command", self.topics.prefix);
-        if client.try_subscribe(filter, QoS::AtLeastOnce).is_err()
-            || client
-                .try_subscribe(self.topics.instance(), QoS::AtLeastOnce)
-                .is_err()
-            // QoS 0: a cluster forwards it along its plain routes, even
-            // while its QoS 1 store is stalled.
-            || client
-                .try_subscribe(self.topics.bridge_status(), QoS::AtMostOnce)
-                .is_err()
-        {
+        let ids: Vec<String> = self.lock().slots.iter().map(|s| s.id.clone()).collect();
+        let mut filters: Vec<SubscribeFilter> = ids
+            .iter()
+            .map(|id| SubscribeFilter::new(self.topics.command(id), QoS::AtLeastOnce))
+            .collect();
+        filters.push(SubscribeFilter::new(
+            self.topics.instance(),
+            QoS::AtLeastOnce,
+        ));
+        // QoS 0: a cluster forwards it along its plain routes, even while
+        // its QoS 1 store is stalled.
+        filters.push(SubscribeFilter::new(
+            self.topics.bridge_status(),
+            QoS::AtMostOnce,
+        ));
+        if client.try_subscribe_many(filters).is_err() {
             warn!("could not subscribe to the command topics");
         }
         self.announce();

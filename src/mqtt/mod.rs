@@ -83,6 +83,10 @@ const MAX_NOTICES: usize = 64;
 const WARNINGS_PER_PERIOD: u32 = 20;
 /// Acknowledgements of refused commands published at most per second.
 const REFUSALS_PER_SECOND: u32 = 20;
+/// Warnings about `offline` on the bridge's own status topic (a late last
+/// will, or someone else's message) logged at most per
+/// [`WARNING_PERIOD_MS`].
+const LATE_WILLS_PER_PERIOD: u32 = 2;
 /// See [`WARNINGS_PER_PERIOD`].
 const WARNING_PERIOD_MS: u64 = 10_000;
 
@@ -221,13 +225,18 @@ pub enum MqttError {
 /// rumqttc options from the configuration.
 pub fn options(cfg: &config::Mqtt, topics: &Topics) -> Result<MqttOptions, MqttError> {
     let mut o = connection_options(cfg, cfg.client_id.clone())?;
+    set_last_will(&mut o, topics);
+    Ok(o)
+}
+
+/// The bridge's last will: `offline` on its status topic, retained.
+pub(super) fn set_last_will(o: &mut MqttOptions, topics: &Topics) {
     o.set_last_will(LastWill::new(
         topics.bridge_status(),
         "offline",
         QoS::AtLeastOnce,
         true,
     ));
-    Ok(o)
 }
 
 /// Sends one signed operator command (`payload`, see
@@ -329,8 +338,51 @@ impl From<MqttError> for CommandError {
 }
 
 /// Options shared by every connection: address, keep-alive, packet size,
-/// credentials and TLS.
+/// credentials and TLS (its files read now).
 pub fn connection_options(cfg: &config::Mqtt, client_id: String) -> Result<MqttOptions, MqttError> {
+    let mut o = plain_options(cfg, client_id);
+    if let Some(transport) = tls_transport(cfg)? {
+        o.set_transport(transport);
+    }
+    Ok(o)
+}
+
+/// [`connection_options`] for a connection made again (a failover to
+/// another broker of the list): the TLS files are read again, so a renewed
+/// certificate is taken up. When one cannot be read any more (removed,
+/// permissions changed), the TLS settings of `previous` (read before) are
+/// kept and the link goes on retrying: an unreadable file never ends the
+/// daemon. `unreadable` keeps the log to one warning per spell of
+/// unreadable files, and one line when they can be read again.
+pub fn reconnect_options(
+    cfg: &config::Mqtt,
+    client_id: String,
+    previous: &MqttOptions,
+    unreadable: &mut bool,
+    who: &str,
+) -> MqttOptions {
+    let mut o = plain_options(cfg, client_id);
+    match tls_transport(cfg) {
+        Ok(transport) => {
+            if std::mem::take(unreadable) {
+                tracing::info!(who, "the TLS files can be read again");
+            }
+            if let Some(transport) = transport {
+                o.set_transport(transport);
+            }
+        }
+        Err(e) => {
+            if !std::mem::replace(unreadable, true) {
+                tracing::warn!(who, error = %e, "a TLS file cannot be read any more: keeping the TLS settings read before and retrying");
+            }
+            o.set_transport(previous.transport());
+        }
+    }
+    o
+}
+
+/// The options of a connection without TLS.
+fn plain_options(cfg: &config::Mqtt, client_id: String) -> MqttOptions {
     let mut o = MqttOptions::new(client_id, cfg.host.clone(), cfg.port);
     o.set_keep_alive(cfg.keep_alive.max(Duration::from_secs(1)));
     o.set_clean_session(true);
@@ -339,28 +391,33 @@ pub fn connection_options(cfg: &config::Mqtt, client_id: String) -> Result<MqttO
     if let Some((user, password)) = &cfg.credentials {
         o.set_credentials(user.clone(), password.clone());
     }
-    if let Some(tls) = &cfg.tls {
-        let read = |path: &std::path::Path| {
-            std::fs::read(path).map_err(|error| MqttError::TlsFile {
-                path: path.to_owned(),
-                error,
-            })
-        };
-        let client_auth = match &tls.client_auth {
-            Some((cert, key)) => Some((read(cert)?, read(key)?)),
-            None => None,
-        };
-        let transport = match &tls.ca_file {
-            Some(ca) => Transport::tls(read(ca)?, client_auth, None),
-            None if client_auth.is_none() => {
-                // rumqttc panics when the platform roots cannot be loaded.
-                let config = std::panic::catch_unwind(TlsConfiguration::default)
-                    .map_err(|_| MqttError::SystemRoots)?;
-                Transport::tls_with_config(config)
-            }
-            None => return Err(MqttError::SystemRoots),
-        };
-        o.set_transport(transport);
-    }
-    Ok(o)
+    o
+}
+
+/// The TLS transport of `cfg` (its files read now), if it uses TLS.
+fn tls_transport(cfg: &config::Mqtt) -> Result<Option<Transport>, MqttError> {
+    let Some(tls) = &cfg.tls else {
+        return Ok(None);
+    };
+    let read = |path: &std::path::Path| {
+        std::fs::read(path).map_err(|error| MqttError::TlsFile {
+            path: path.to_owned(),
+            error,
+        })
+    };
+    let client_auth = match &tls.client_auth {
+        Some((cert, key)) => Some((read(cert)?, read(key)?)),
+        None => None,
+    };
+    let transport = match &tls.ca_file {
+        Some(ca) => Transport::tls(read(ca)?, client_auth, None),
+        None if client_auth.is_none() => {
+            // rumqttc panics when the platform roots cannot be loaded.
+            let config = std::panic::catch_unwind(TlsConfiguration::default)
+                .map_err(|_| MqttError::SystemRoots)?;
+            Transport::tls_with_config(config)
+        }
+        None => return Err(MqttError::SystemRoots),
+    };
+    Ok(Some(transport))
 }

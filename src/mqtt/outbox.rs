@@ -13,8 +13,8 @@ use tracing::error;
 
 use super::intake::Control;
 use super::{
-    CommandRoutes, MAX_NOTICES, REFUSALS_PER_SECOND, Topics, View, WARNING_PERIOD_MS,
-    WARNINGS_PER_PERIOD, WINDOW, fits,
+    CommandRoutes, LATE_WILLS_PER_PERIOD, MAX_NOTICES, REFUSALS_PER_SECOND, Topics, View,
+    WARNING_PERIOD_MS, WARNINGS_PER_PERIOD, WINDOW, fits,
 };
 use crate::control::{self, Ack, RateLimit, Verifier};
 use crate::event::Event;
@@ -406,6 +406,7 @@ impl Outbox {
                 verifier: Verifier::new(None, control::DEFAULT_WINDOW_MS),
                 warnings: RateLimit::new(WARNINGS_PER_PERIOD, WARNING_PERIOD_MS),
                 refusals: RateLimit::new(REFUSALS_PER_SECOND, 1000),
+                late_wills: RateLimit::new(LATE_WILLS_PER_PERIOD, WARNING_PERIOD_MS),
                 others: Default::default(),
                 clear_retained: false,
             }),

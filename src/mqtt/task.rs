@@ -70,7 +70,7 @@ pub async fn run(
                 }
             }
             Wake::Polled(Err(e)) => {
-                conn.on_error(e)?;
+                conn.on_error(e);
                 if conn.closing.is_some() {
                     break;
                 }
@@ -127,6 +127,8 @@ struct Connection {
     /// Shutting down: until when the broker may take what is left.
     closing: Option<Instant>,
     disconnect_sent: bool,
+    /// A TLS file could not be read at the last failover (logged once).
+    tls_unreadable: bool,
 }
 
 impl Connection {
@@ -164,6 +166,7 @@ impl Connection {
             health: Health::default(),
             closing: None,
             disconnect_sent: false,
+            tls_unreadable: false,
         })
     }
 
@@ -277,8 +280,10 @@ impl Connection {
     /// The connection (or an attempt) failed: the next broker of the list
     /// is tried, the failure logged as the outage warrants, and rumqttc's
     /// copies of unacknowledged publishes dropped (the outbox sends them
-    /// again after the next `CONNACK`).
-    fn on_error(&mut self, e: ConnectionError) -> Result<(), MqttError> {
+    /// again after the next `CONNACK`). Never fatal: a TLS file that can
+    /// no longer be read keeps the TLS settings read before
+    /// ([`super::reconnect_options`]).
+    fn on_error(&mut self, e: ConnectionError) {
         let mut oversized = None;
         // Design: fail over. The next attempt goes to the next broker of
         // the list (the queue and the retained states are sent again on
@@ -286,12 +291,15 @@ impl Connection {
         if self.brokers.len() > 1 {
             self.current = (self.current + 1) % self.brokers.len();
             self.switches += 1;
-            self.eventloop.mqtt_options = options_for(
-                &self.cfg,
-                &self.outbox,
-                &self.brokers[self.current],
-                self.switches,
-            )?;
+            let mut opts = super::reconnect_options(
+                &self.cfg.at(&self.brokers[self.current]),
+                client_id_for(&self.cfg, &self.outbox, self.switches),
+                &self.eventloop.mqtt_options,
+                &mut self.tls_unreadable,
+                "bridge",
+            );
+            super::set_last_will(&mut opts, self.outbox.topics());
+            self.eventloop.mqtt_options = opts;
             let (host, port) = &self.brokers[self.current];
             info!(%host, port, "trying the next broker");
         }
@@ -334,7 +342,6 @@ impl Connection {
                 &format!("a message of {bytes} bytes on this bridge's subscriptions was refused"),
             );
         }
-        Ok(())
     }
 
     /// While closing: once the broker has acknowledged everything queued,
@@ -368,6 +375,13 @@ fn options_for(
     switches: u64,
 ) -> Result<MqttOptions, MqttError> {
     let mut opts = options(&cfg.at(broker), outbox.topics())?;
+    opts.set_client_id(client_id_for(cfg, outbox, switches));
+    Ok(opts)
+}
+
+/// This process's client id, followed after the `switches`-th move to
+/// another broker by `-switches`.
+fn client_id_for(cfg: &config::Mqtt, outbox: &Outbox, switches: u64) -> String {
     // Design: a random part, so nobody can knock the bridge off the
     // broker by connecting with its (otherwise predictable) client id.
     let mut id = format!("{}-{}", cfg.client_id, outbox.instance());
@@ -383,8 +397,7 @@ fn options_for(
     if switches > 0 {
         id.push_str(&format!("-{switches}"));
     }
-    opts.set_client_id(id);
-    Ok(opts)
+    id
 }
 
 /// Messages too large to read (over [`MAX_INCOMING`]): rumqttc closes the
