@@ -373,8 +373,8 @@ fn a_broken_trf_file_is_said_once_by_trf_and_check_config() {
     );
 }
 
-#[test]
-fn the_daemon_starts_on_a_pairings_file_that_does_not_read() {
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_daemon_starts_on_a_pairings_file_that_does_not_read() {
     if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
         return;
     }
