@@ -313,6 +313,37 @@ async fn a_restart_in_the_middle_of_the_delay_neither_loses_nor_leaks_a_move() {
     drop(daemon);
 }
 
+/// A bridge configuration in `dir` (broker `url`, extra `[mqtt]` keys
+/// `mqtt_extra`, `prefix`) with one board `1` on a port that does not exist.
+fn lone_bridge(
+    dir: &std::path::Path,
+    url: &str,
+    mqtt_extra: &str,
+    prefix: &str,
+) -> std::path::PathBuf {
+    let port = dir.join("no-such-tty").to_string_lossy().into_owned();
+    write_config_with(
+        dir,
+        url,
+        mqtt_extra,
+        prefix,
+        &[BoardConf {
+            id: "1".into(),
+            port,
+            serial: None,
+        }],
+    )
+}
+
+/// Waits (20 s at most) until `status` has heard the bridge say `online`.
+async fn wait_online(status: &Subscriber) {
+    status
+        .wait_for("the bridge online", Duration::from_secs(20), |msgs| {
+            msgs.iter().any(|m| m.text() == "online").then_some(())
+        })
+        .await;
+}
+
 /// The retained message left on `topic` (empty when none), read by
 /// `mosquitto_sub` within 2 s.
 fn retained_on(port: u16, topic: &str) -> Vec<u8> {
@@ -342,28 +373,10 @@ async fn a_refused_retained_command_is_cleared_on_its_own_topic_and_ignored_else
     let own = "ow/board/1/command";
     crate::util::publish(broker.port, own, vec![b'x'; 2 << 20], true).await;
     assert!(!retained_on(broker.port, own).is_empty());
-    let config = write_config_with(
-        dir.path(),
-        &broker.url(),
-        "",
-        "ow",
-        &[BoardConf {
-            id: "1".into(),
-            port: dir
-                .path()
-                .join("no-such-tty")
-                .to_string_lossy()
-                .into_owned(),
-            serial: None,
-        }],
-    );
+    let config = lone_bridge(dir.path(), &broker.url(), "", "ow");
     let daemon = Daemon::start(&config);
     let status = Subscriber::connect(broker.port, "ow/bridge/test/status", "st", false).await;
-    status
-        .wait_for("the bridge online", Duration::from_secs(20), |msgs| {
-            msgs.iter().any(|m| m.text() == "online").then_some(())
-        })
-        .await;
+    wait_online(&status).await;
     tokio::time::sleep(Duration::from_secs(6)).await;
     let log = daemon.log();
     assert_eq!(
@@ -398,29 +411,11 @@ async fn offline_on_the_bridges_own_status_is_answered_without_a_flood_of_warnin
     }
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
-    let config = write_config_with(
-        dir.path(),
-        &broker.url(),
-        "",
-        "ls",
-        &[BoardConf {
-            id: "1".into(),
-            port: dir
-                .path()
-                .join("no-such-tty")
-                .to_string_lossy()
-                .into_owned(),
-            serial: None,
-        }],
-    );
+    let config = lone_bridge(dir.path(), &broker.url(), "", "ls");
     let daemon = Daemon::start(&config);
     let topic = "ls/bridge/test/status";
     let status = Subscriber::connect(broker.port, topic, "st", false).await;
-    status
-        .wait_for("the bridge online", Duration::from_secs(20), |msgs| {
-            msgs.iter().any(|m| m.text() == "online").then_some(())
-        })
-        .await;
+    wait_online(&status).await;
     for _ in 0..30 {
         crate::util::publish(broker.port, topic, b"offline".to_vec(), false).await;
     }
@@ -495,20 +490,11 @@ async fn subscribe_many(port: u16, id: &str, filters: &[String]) -> (usize, bool
 async fn the_embedded_broker_disconnects_a_client_with_too_many_filters_and_stays_small() {
     let dir = tempfile::tempdir().unwrap();
     let port = crate::util::free_port();
-    let config = write_config_with(
+    let config = lone_bridge(
         dir.path(),
         &format!("mqtt://127.0.0.1:{port}"),
         "embedded = \"auto\"",
         "eb",
-        &[BoardConf {
-            id: "1".into(),
-            port: dir
-                .path()
-                .join("no-such-tty")
-                .to_string_lossy()
-                .into_owned(),
-            serial: None,
-        }],
     );
     let daemon = Daemon::start(&config);
     let status = loop {
@@ -517,11 +503,7 @@ async fn the_embedded_broker_disconnects_a_client_with_too_many_filters_and_stay
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    status
-        .wait_for("the bridge online", Duration::from_secs(20), |msgs| {
-            msgs.iter().any(|m| m.text() == "online").then_some(())
-        })
-        .await;
+    wait_online(&status).await;
     let rss = || crate::util::proc_usage(daemon.pid()).unwrap().0;
     let before = rss();
 
