@@ -187,7 +187,7 @@ fn header_len(packet: &[u8]) -> usize {
 /// A length-prefixed MQTT string at the start of `buf`, and what follows.
 fn string(buf: &[u8]) -> Result<(&[u8], &[u8]), Refusal> {
     let n = match buf {
-        [hi, lo, ..] => usize::from(*hi) << 8 | usize::from(*lo),
+        [hi, lo, ..] => (usize::from(*hi) << 8) | usize::from(*lo),
         _ => return Err(Refusal::Malformed("a short string")),
     };
     let end = 2 + n;
