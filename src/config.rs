@@ -121,6 +121,20 @@ pub struct Control {
     pub nonces: Option<PathBuf>,
 }
 
+impl Control {
+    /// The verifier of these settings: with their nonce file (when a
+    /// recorder folder is configured), the nonces in it still live at
+    /// `now_ms` (Unix milliseconds) taken up. A nonce file that cannot be
+    /// used is warned about: the nonces then live in memory.
+    pub fn verifier(&self, now_ms: u64) -> crate::control::Verifier {
+        let v = crate::control::Verifier::new(self.secret.clone(), self.window.as_millis() as u64);
+        match &self.nonces {
+            Some(path) => v.with_nonce_file(path, now_ms),
+            None => v,
+        }
+    }
+}
+
 /// `[web]` as written.
 #[derive(Clone, Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]

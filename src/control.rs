@@ -311,18 +311,6 @@ impl Verifier {
         }
     }
 
-    /// The verifier of the `[control]` settings: with their nonce file
-    /// (when a recorder folder is configured), the nonces in it still
-    /// live at `now_ms` (Unix milliseconds) taken up. A nonce file that
-    /// cannot be used is warned about: the nonces then live in memory.
-    pub fn for_config(cfg: &crate::config::Control, now_ms: u64) -> Verifier {
-        let me = Verifier::new(cfg.secret.clone(), cfg.window.as_millis() as u64);
-        match &cfg.nonces {
-            Some(path) => me.with_nonce_file(path, now_ms),
-            None => me,
-        }
-    }
-
     /// Keeps the nonces accepted in the file at `path`, taking up those
     /// in it still live at `now_ms`.
     pub fn with_nonce_file(mut self, path: &std::path::Path, now_ms: u64) -> Verifier {

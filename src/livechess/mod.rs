@@ -74,6 +74,23 @@ pub struct Hub {
     drops: Mutex<crate::text::Drops>,
 }
 
+/// A board's state as the hub takes it: free text checked, and its
+/// position read by its game's own parser (a forged one is dropped).
+fn checked_state(v: &Value) -> Result<(), String> {
+    crate::text::check_state(v)?;
+    crate::games::position::check_state(v).map_err(|e| e.to_string())
+}
+
+/// A board's event as the hub takes it: free text checked, and the
+/// position it carries read by its game's own parser.
+fn checked_event(v: &Value) -> Result<(), String> {
+    crate::text::check_event(v)?;
+    match serde_json::from_value::<crate::event::Event>(v.clone()) {
+        Ok(event) => crate::games::position::check_event(&event).map_err(|e| e.to_string()),
+        Err(_) => Ok(()),
+    }
+}
+
 impl Hub {
     /// A hub for `views` (configuration order) in the event `info`.
     pub fn new(views: Vec<BoardView>, info: TournamentInfo) -> Arc<Hub> {
@@ -144,16 +161,12 @@ impl Hub {
 
     /// Board `id`'s retained state (JSON) arrived.
     pub fn state(&self, id: &str, json: &[u8]) {
-        self.apply(id, json, crate::text::check_state, |v, j, t| {
-            v.apply_state(j, t)
-        });
+        self.apply(id, json, checked_state, |v, j, t| v.apply_state(j, t));
     }
 
     /// Board `id` published an event (JSON).
     pub fn event(&self, id: &str, json: &[u8]) {
-        self.apply(id, json, crate::text::check_event, |v, j, t| {
-            v.apply_event(j, t)
-        });
+        self.apply(id, json, checked_event, |v, j, t| v.apply_event(j, t));
     }
 
     /// Logs a dropped message, at most a few lines per window.

@@ -46,7 +46,7 @@ impl Outbox {
                 "no operator secret configured ([control] secret or secret_file): every operator command will be refused"
             );
         }
-        self.control_lock().verifier = Verifier::for_config(cfg, crate::wall::unix_ms());
+        self.control_lock().verifier = cfg.verifier(crate::wall::unix_ms());
     }
 
     /// This process's random instance id.

@@ -25,20 +25,20 @@ pub const MAX_CHAIN: usize = 256;
 #[derive(Debug, thiserror::Error)]
 pub enum ReplayError {
     /// The capture could not be opened.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Open {
         /// The file.
         path: PathBuf,
         /// Why.
-        source: std::io::Error,
+        error: std::io::Error,
     },
     /// The capture is malformed.
-    #[error("{path}: {source}")]
+    #[error("{path}: {error}")]
     Capture {
         /// The file.
         path: PathBuf,
         /// What and where.
-        source: CaptureError,
+        error: CaptureError,
     },
 }
 
@@ -135,7 +135,7 @@ pub fn replay_game_file(path: &Path, config: Config) -> Result<GameReplay, Repla
 pub fn replay_file(path: &Path, config: Config) -> Result<Replay, ReplayError> {
     let file = File::open(path).map_err(|source| ReplayError::Open {
         path: path.to_owned(),
-        source,
+        error: source,
     })?;
     replay_reader(BufReader::new(file), config, path)
 }
@@ -151,7 +151,7 @@ pub fn replay_reader(
 ) -> Result<Replay, ReplayError> {
     let wrap = |source| ReplayError::Capture {
         path: path.to_owned(),
-        source,
+        error: source,
     };
     let (mut header, mut reader) = capture::Reader::new(input).map_err(wrap)?;
     let mut ahead: Vec<Chunk> = Vec::new();
@@ -159,7 +159,7 @@ pub fn replay_reader(
     let setup =
         crate::setup::BoardSetup::of_header(&header).map_err(|reason| ReplayError::Capture {
             path: path.to_owned(),
-            source: CaptureError::Malformed { line: 1, reason },
+            error: CaptureError::Malformed { line: 1, reason },
         })?;
     let mut pipeline = setup.pipeline(config);
     let meta = |key: &str| header.word(key).map(str::to_string);
@@ -178,7 +178,7 @@ pub fn replay_reader(
     // in progress, named on its header line.
     let malformed = |reason| ReplayError::Capture {
         path: path.to_owned(),
-        source: CaptureError::Malformed { line: 1, reason },
+        error: CaptureError::Malformed { line: 1, reason },
     };
     if let Some(game) = crate::setup::GameRecordWords::of_header(&header).map_err(malformed)? {
         pipeline
@@ -415,12 +415,12 @@ pub fn feed_chain(
         let last = chain.last().expect("non-empty");
         let file = File::open(last).map_err(|source| ReplayError::Open {
             path: last.clone(),
-            source,
+            error: source,
         })?;
         let (header, _) =
             capture::Reader::new(BufReader::new(file)).map_err(|source| ReplayError::Capture {
                 path: last.clone(),
-                source,
+                error: source,
             })?;
         let Some(prev) = header.word(RESUMED_FROM) else {
             break;
@@ -440,11 +440,11 @@ pub fn feed_chain(
     for path in &chain {
         let file = File::open(path).map_err(|source| ReplayError::Open {
             path: path.clone(),
-            source,
+            error: source,
         })?;
         let wrap = |source| ReplayError::Capture {
             path: path.clone(),
-            source,
+            error: source,
         };
         let (_, mut reader) = capture::Reader::new(BufReader::new(file)).map_err(wrap)?;
         for chunk in reader.by_ref() {

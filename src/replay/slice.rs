@@ -102,11 +102,11 @@ pub fn write_slices_where(
 ) -> Result<Vec<Slice>, ReplayError> {
     let file = std::fs::File::open(capture).map_err(|source| ReplayError::Open {
         path: capture.to_owned(),
-        source,
+        error: source,
     })?;
     let wrap = |source| ReplayError::Capture {
         path: capture.to_owned(),
-        source,
+        error: source,
     };
     let (mut header, mut reader) =
         capture::Reader::new(std::io::BufReader::new(file)).map_err(wrap)?;
@@ -127,7 +127,7 @@ pub fn write_slices_where(
     let wanted = find_alerts(&header, &chunks, config, capture, &start, &wanted)?;
     std::fs::create_dir_all(dir).map_err(|source| ReplayError::Open {
         path: dir.to_owned(),
-        source,
+        error: source,
     })?;
     let board = header.word(crate::setup::BOARD).unwrap_or("1").to_string();
     let mut out = Vec::with_capacity(wanted.len());
@@ -153,7 +153,7 @@ pub fn write_slices_where(
         }
         std::fs::write(&path, text).map_err(|source| ReplayError::Open {
             path: path.clone(),
-            source,
+            error: source,
         })?;
         out.push(Slice {
             board: board.clone(),
@@ -192,7 +192,7 @@ fn find_alerts(
     let setup =
         crate::setup::BoardSetup::of_header(header).map_err(|reason| ReplayError::Capture {
             path: path.to_owned(),
-            source: CaptureError::Malformed { line: 1, reason },
+            error: CaptureError::Malformed { line: 1, reason },
         })?;
     let mut pipeline = setup.pipeline(config);
     let mut log = GameLog::new();
@@ -222,7 +222,7 @@ fn find_alerts(
             .take_up(game.at, &game.start, &game.moves, game.rotated)
             .map_err(|e| ReplayError::Capture {
                 path: path.to_owned(),
-                source: CaptureError::Malformed {
+                error: CaptureError::Malformed {
                     line: 1,
                     reason: format!("`start=`/`moves=`: {e}"),
                 },

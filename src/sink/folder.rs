@@ -14,8 +14,10 @@
 //! files are only ever written while that round is played: a later round
 //! never touches them.
 
+use std::collections::HashMap;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use serde_json::json;
 
@@ -87,15 +89,58 @@ pub struct BoardGame<'a> {
 }
 
 /// A tournament folder.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Folder {
     root: PathBuf,
+    /// Each board's game as last rendered, with the tags it was rendered
+    /// with: a round's `games.pgn` re-renders only the games that changed
+    /// (a 300-board round otherwise renders 300 games twice a second).
+    rendered: Arc<Mutex<HashMap<(u32, u32), Rendered>>>,
+}
+
+#[cfg(test)]
+thread_local! {
+    /// How many games this thread has rendered (the render cache's test).
+    pub(crate) static RENDERS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// A game's PGN text and the tags it was rendered with.
+#[derive(Debug)]
+struct Rendered {
+    tags: Tags,
+    text: Arc<str>,
 }
 
 impl Folder {
     /// A folder at `root` (created when first written).
     pub fn new(root: impl Into<PathBuf>) -> Folder {
-        Folder { root: root.into() }
+        Folder {
+            root: root.into(),
+            rendered: Arc::default(),
+        }
+    }
+
+    /// `game`'s PGN text in `round` with `tags`: rendered again when its
+    /// record `changed` or its tags differ, else the text rendered before.
+    fn rendered(&self, round: u32, game: &BoardGame<'_>, tags: Tags, changed: bool) -> Arc<str> {
+        let mut cache = self.rendered.lock().expect("rendered games lock");
+        let key = (round, game.board);
+        match cache.get(&key) {
+            Some(r) if !changed && r.tags == tags => Arc::clone(&r.text),
+            _ => {
+                #[cfg(test)]
+                RENDERS.with(|n| n.set(n.get() + 1));
+                let text: Arc<str> = render(game.record, &tags).into();
+                cache.insert(
+                    key,
+                    Rendered {
+                        tags,
+                        text: Arc::clone(&text),
+                    },
+                );
+                text
+            }
+        }
     }
 
     /// The folder of a round.
@@ -107,20 +152,6 @@ impl Folder {
     /// (`round-<r>/results.trf`).
     pub fn write_trf_results(&self, round: u32, bytes: &[u8]) -> io::Result<()> {
         write_atomic(&self.round_dir(round).join("results.trf"), bytes)
-    }
-
-    /// Writes one game's file.
-    pub fn write_game(
-        &self,
-        event: &EventInfo,
-        round: u32,
-        game: &BoardGame<'_>,
-    ) -> io::Result<()> {
-        let tags = tags_for(event, round, game.board, game.pairing);
-        let path = self
-            .round_dir(round)
-            .join(format!("game-{}.pgn", game.board));
-        write_atomic(&path, render(game.record, &tags).as_bytes())
     }
 
     /// Writes a whole round: every game's file, `games.pgn` in board order,
@@ -151,11 +182,13 @@ impl Folder {
         let mut all = String::new();
         let mut pairings = Vec::new();
         for g in &games {
-            if changed(g.board) {
-                self.write_game(event, round, g)?;
-            }
             let tags = tags_for(event, round, g.board, g.pairing);
-            all.push_str(&render(g.record, &tags));
+            let text = self.rendered(round, g, tags, changed(g.board));
+            if changed(g.board) {
+                let path = self.round_dir(round).join(format!("game-{}.pgn", g.board));
+                write_atomic(&path, text.as_bytes())?;
+            }
+            all.push_str(&text);
             let player = |p: Option<&Player>| {
                 let p = p.cloned().unwrap_or_else(|| Player {
                     name: "?".into(),

@@ -538,6 +538,28 @@ mod tests {
     }
 
     #[test]
+    fn a_flush_renders_only_the_games_that_changed() {
+        use crate::sink::folder::RENDERS;
+        let dir = tempfile::tempdir().unwrap();
+        let round = round_in(dir.path());
+        for b in 1..=100 {
+            round.update(1, b, &record(4));
+        }
+        let renders = || RENDERS.with(|n| n.get());
+        let start = renders();
+        assert!(round.flush());
+        assert_eq!(renders() - start, 100);
+        round.update(1, 7, &record(9));
+        assert!(round.flush());
+        // One game changed: one game rendered, and games.pgn still holds
+        // every game with board 7's new moves.
+        assert_eq!(renders() - start, 101);
+        let all = std::fs::read_to_string(dir.path().join("round-1/games.pgn")).unwrap();
+        assert_eq!(all.matches("[Event ").count(), 100);
+        assert_eq!(all.matches("5. Nf3").count(), 1);
+    }
+
+    #[test]
     fn boards_hand_in_their_games_while_the_folder_is_written() {
         let dir = tempfile::tempdir().unwrap();
         let round = round_in(dir.path());
