@@ -266,16 +266,12 @@ async fn listeners_a_decision_is_answered_with_the_boards_outcome() {
     .unwrap();
     assert_eq!(code, 409, "{reply}");
     assert!(reply.contains("no error or action alert 99"), "{reply}");
-    let started = Instant::now();
+    // Board 2 is unplugged: its session still decides (and refuses).
     let (code, reply) = tokio::task::spawn_blocking(move || decide("2"))
         .await
         .unwrap();
-    assert_eq!(code, 504, "{reply}");
-    assert!(
-        started.elapsed() >= Duration::from_secs(4),
-        "{:?}",
-        started.elapsed()
-    );
+    assert_eq!(code, 409, "{reply}");
+    assert!(reply.contains("no error or action alert 99"), "{reply}");
     drop(board);
     drop(daemon);
 }

@@ -698,8 +698,11 @@ async fn heavy_setups_on_idle_sockets_never_delay_a_move() {
     let written = board.written();
     let mut first: std::collections::HashMap<usize, tokio::time::Instant> = Default::default();
     for m in sub.messages() {
+        if m.topic != "lat/board/1/event" {
+            continue;
+        }
         let e = m.json();
-        if m.topic == "lat/board/1/event" && e["type"] == "move" {
+        if e["type"] == "move" {
             first
                 .entry(e["ply"].as_u64().unwrap() as usize)
                 .or_insert(m.at);

@@ -296,7 +296,9 @@ impl Outbox {
     /// cost a reconnection at every subscription and put the bridge into
     /// its quarantine over and over.
     pub(super) fn subscribe(&self, client: &AsyncClient) {
-        let ids: Vec<String> = self.lock().slots.iter().map(|s| s.id.clone()).collect();
+        // A board has a slot per view (public, arbiter): one filter each.
+        let ids: std::collections::BTreeSet<String> =
+            self.lock().slots.iter().map(|s| s.id.clone()).collect();
         let mut filters: Vec<SubscribeFilter> = ids
             .iter()
             .map(|id| SubscribeFilter::new(self.topics.command(id), QoS::AtLeastOnce))
