@@ -247,28 +247,33 @@ fn missing_moves_alerts(events: &[boardcast::event::Event]) -> Vec<String> {
         .collect()
 }
 
-#[test]
-fn a_recorder_gap_followed_by_a_whole_board_read_resumes_the_whole_game() {
-    let (sans, text) = gapped_capture(20, 22, true);
+/// Resumes [`gapped_capture`]`(from, to, read_again)` beside a PGN with
+/// every move: the published record, the moves resumed and the events.
+fn resume_gapped(
+    from: usize,
+    to: usize,
+    read_again: bool,
+) -> (Vec<String>, Vec<String>, Vec<boardcast::event::Event>) {
+    let (sans, text) = gapped_capture(from, to, read_again);
     let dir = tempfile::tempdir().unwrap();
     let capture = dir.path().join("1-20261123T050000Z.capture");
     std::fs::write(&capture, &text).unwrap();
     let pgn = format!("[Event \"?\"]\n[Result \"*\"]\n\n{} *\n", sans.join(" "));
     std::fs::write(capture.with_extension("pgn"), pgn).unwrap();
     let (resumed, events) = resume(&capture);
+    (sans, resumed, events)
+}
+
+#[test]
+fn a_recorder_gap_followed_by_a_whole_board_read_resumes_the_whole_game() {
+    let (sans, resumed, events) = resume_gapped(20, 22, true);
     assert_eq!(resumed, sans);
     assert!(missing_moves_alerts(&events).is_empty(), "{events:?}");
 }
 
 #[test]
 fn a_resume_shorter_than_the_published_record_raises_an_action_alert() {
-    let (sans, text) = gapped_capture(20, 40, false);
-    let dir = tempfile::tempdir().unwrap();
-    let capture = dir.path().join("1-20261123T050000Z.capture");
-    std::fs::write(&capture, &text).unwrap();
-    let pgn = format!("[Event \"?\"]\n[Result \"*\"]\n\n{} *\n", sans.join(" "));
-    std::fs::write(capture.with_extension("pgn"), pgn).unwrap();
-    let (resumed, events) = resume(&capture);
+    let (sans, resumed, events) = resume_gapped(20, 40, false);
     assert!(resumed.len() < sans.len(), "the gap cannot be explained");
     let alerts = missing_moves_alerts(&events);
     assert_eq!(alerts.len(), 1, "{events:?}");
