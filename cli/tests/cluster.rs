@@ -184,6 +184,17 @@ async fn a_bridge_whose_nats_node_dies_with_it_goes_offline_at_the_hub() {
     let url = |order: [usize; 3]| crate::util::broker_list(&order.map(|i| nodes[i].mqtt));
     let dir = tempfile::tempdir().unwrap();
     let (hub, listen) = silent_hub(dir.path(), &url([2, 1, 0]), "hb", 2);
+    // What the hub's node hands on: the hub judges only bridges it has
+    // heard heartbeat, so the bridge is frozen after its node has passed
+    // on two live heartbeats (freezing it earlier left it never judged).
+    let beats = Subscriber::connect_qos(
+        nodes[2].mqtt,
+        "hb/bridge/+/heartbeat",
+        "beats",
+        false,
+        rumqttc::QoS::AtMostOnce,
+    )
+    .await;
     let config = heartbeat_bridge(dir.path(), &url([0, 1, 2]), "hb");
     let daemon = Daemon::start(&config);
     let both = |status: &str| Some((Some(status.to_string()), Some(status.to_string())));
@@ -191,6 +202,11 @@ async fn a_bridge_whose_nats_node_dies_with_it_goes_offline_at_the_hub() {
         let s = snapshot(&listen)?;
         (Some(bridge_and_board(&s, "c1")) == both("online")).then_some(())
     });
+    beats
+        .wait_for("two live heartbeats", Duration::from_secs(30), |msgs| {
+            (msgs.iter().filter(|m| !m.retain).count() >= 2).then_some(())
+        })
+        .await;
     let pid = Pid::from_raw(daemon.pid() as i32);
     kill(pid, Signal::SIGSTOP).unwrap();
     nodes[0].kill();

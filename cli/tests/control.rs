@@ -599,15 +599,17 @@ async fn a_signed_command_captured_on_the_broker_is_refused_after_a_restart() {
         &[board(dir.path(), "a", &sim)],
     );
     let topic = "rpl/board/a/command";
+    // The board is connected and the bridge reads its commands: the
+    // bridge announces its instance only after subscribing (a board's
+    // state can go out before, and a command sent then is never read).
     let connected = |since: tokio::time::Instant| {
         move |msgs: &[Msg]| {
-            msgs.iter()
-                .any(|m| {
-                    m.topic == "rpl/board/a/state"
-                        && m.at > since
-                        && m.json()["status"] == "connected"
-                })
-                .then_some(())
+            let fresh = msgs.iter().filter(|m| m.at > since);
+            let board = fresh
+                .clone()
+                .any(|m| m.topic == "rpl/board/a/state" && m.json()["status"] == "connected");
+            let reading = fresh.clone().any(|m| m.topic == "rpl/bridge/test/instance");
+            (board && reading).then_some(())
         }
     };
     let started = tokio::time::Instant::now();
