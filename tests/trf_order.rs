@@ -1,8 +1,8 @@
 //! Issue 42, finding 1: board numbers in the order the pairing programs
 //! print their pairings (FIDE Handbook C.04.1 F.1), checked round by round
-//! against bbpPairings' and JaVaFo's own printed pairings
-//! (tests/data/trf/README.md says where each file comes from and its
-//! licence).
+//! against the pairings printed by three programs: bbpPairings, JaVaFo and
+//! py4swiss (tests/data/trf/README.md says where each file comes from and
+//! its licence).
 
 use boardcast::tournament::trf::{self, Code, Trf};
 
@@ -106,11 +106,10 @@ fn boards_are_in_the_order_bbppairings_printed() {
     }
 }
 
-#[test]
-fn boards_are_in_the_order_bbppairings_printed_round_by_round() {
-    // Random tournaments of bbpPairings' generator, each round paired by
-    // bbpPairings from the rounds before it (forfeits, half-point byes,
-    // withdrawals, pairing-allocated byes).
+/// bbpPairings' random tournaments, each round paired again by the
+/// program whose printed pairs are in `folder`: every round's boards in
+/// the printed order. Returns the rounds checked.
+fn random_rounds_as_printed_in(folder: &str) -> usize {
     let mut checked = 0;
     for (name, rounds) in [
         ("random-1", 7),
@@ -119,18 +118,65 @@ fn boards_are_in_the_order_bbppairings_printed_round_by_round() {
         ("random-4", 9),
     ] {
         let input = std::fs::read(data(&format!("bbppairings/{name}.trf"))).unwrap();
-        let printed =
-            std::fs::read_to_string(data(&format!("bbppairings/{name}.pairings"))).unwrap();
+        let printed = std::fs::read_to_string(data(&format!("{folder}/{name}.pairings"))).unwrap();
         let sections = sections(&printed);
-        assert_eq!(sections.len(), rounds, "{name}");
+        assert_eq!(sections.len(), rounds, "{folder}/{name}");
         for (round, printed) in sections {
             let t = trf::parse(&with_round(&input, round, &printed)).unwrap();
             let games: Vec<(u32, u32)> = printed.iter().copied().filter(|p| p.1 != 0).collect();
-            assert_eq!(order(&t, round), games, "{name}, round {round}");
+            assert_eq!(order(&t, round), games, "{folder}/{name}, round {round}");
             checked += 1;
         }
     }
-    assert_eq!(checked, 7 + 8 + 9 + 9);
+    checked
+}
+
+#[test]
+fn boards_are_in_the_order_bbppairings_printed_round_by_round() {
+    // Random tournaments of bbpPairings' generator, each round paired by
+    // bbpPairings from the rounds before it (forfeits, half-point byes,
+    // withdrawals, pairing-allocated byes).
+    assert_eq!(random_rounds_as_printed_in("bbppairings"), 7 + 8 + 9 + 9);
+}
+
+#[test]
+fn boards_are_in_the_order_py4swiss_printed() {
+    // Tournaments played with py4swiss' own pairings (its Dutch, Dubov and
+    // Burstein systems): the games of each round are the pairs it
+    // printed, in the order it printed them.
+    let mut checked = 0;
+    for (name, rounds) in [
+        ("dutch-1", 9),
+        ("dutch-2", 7),
+        ("dubov-1", 9),
+        ("dubov-2", 7),
+        ("burstein-1", 8),
+        ("burstein-2", 6),
+    ] {
+        let t = trf::parse(&std::fs::read(data(&format!("py4swiss/{name}.trf"))).unwrap()).unwrap();
+        let printed = std::fs::read_to_string(data(&format!("py4swiss/{name}.pairings"))).unwrap();
+        let sections = sections(&printed);
+        assert_eq!(sections.len(), rounds, "{name}");
+        for (round, printed) in sections {
+            let games: Vec<(u32, u32)> = printed.iter().copied().filter(|p| p.1 != 0).collect();
+            assert_eq!(order(&t, round), games, "py4swiss/{name}, round {round}");
+            checked += 1;
+        }
+    }
+    assert_eq!(checked, 9 + 7 + 9 + 7 + 8 + 6);
+    // And bbpPairings' random tournaments paired again by py4swiss.
+    assert_eq!(random_rounds_as_printed_in("py4swiss"), 7 + 8 + 9 + 9);
+}
+
+#[test]
+fn the_higher_player_is_not_the_smaller_rank_of_the_pair() {
+    // py4swiss' dutch-1, round 9: 11 (5) - 3 (5.5) is printed before
+    // 4 (5.5) - 1 (5): same top score and sum, and the higher players are
+    // 3 and 4, though 1 has the smallest start rank of the four.
+    let t = trf::parse(&std::fs::read(data("py4swiss/dutch-1.trf")).unwrap()).unwrap();
+    let boards = order(&t, 9);
+    let at = |pair: (u32, u32)| boards.iter().position(|&b| b == pair).unwrap();
+    assert!(at((11, 3)) < at((4, 1)), "{boards:?}");
 }
 
 #[test]
