@@ -12,7 +12,9 @@ use crate::event::{AlertKind, Decision, Evidence, GameId, Millis, Severity, Side
 /// An error or action alert as the report lists it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AlertEntry {
-    /// Its `evidence.seq` (what a decision names).
+    /// Its `evidence.seq` (what a decision names); 0 for an alert no
+    /// reading made (a game taken up after a restart shorter than its
+    /// published record).
     pub seq: u64,
     /// When it was raised (daemon or capture milliseconds).
     pub t_ms: Millis,

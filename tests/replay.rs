@@ -215,7 +215,15 @@ fn gapped_capture(from: usize, to: usize, read_again: bool) -> (Vec<String>, Str
 
 /// Resumes a session from `capture` (its PGN beside it) and returns the
 /// game taken up and the events published after.
-fn resume(capture: &std::path::Path) -> (Vec<String>, Vec<boardcast::event::Event>) {
+/// Resumes `capture` on a fresh session: the moves taken up, the events
+/// published and the board's report.
+fn resume(
+    capture: &std::path::Path,
+) -> (
+    Vec<String>,
+    Vec<boardcast::event::Event>,
+    boardcast::report::BoardReport,
+) {
     let text = std::fs::read_to_string(capture).unwrap();
     let (header, _) = boardcast::capture::Reader::new(text.as_bytes()).unwrap();
     let setup = boardcast::setup::BoardSetup::of_header(&header).unwrap();
@@ -230,7 +238,7 @@ fn resume(capture: &std::path::Path) -> (Vec<String>, Vec<boardcast::event::Even
     s.advance_to(s.now() + 1);
     let sans = s.state(s.now()).chess.map(|c| c.moves).unwrap_or_default();
     let events = kept.0.lock().unwrap().clone();
-    (sans, events)
+    (sans, events, s.report())
 }
 
 fn missing_moves_alerts(events: &[boardcast::event::Event]) -> Vec<String> {
@@ -248,32 +256,39 @@ fn missing_moves_alerts(events: &[boardcast::event::Event]) -> Vec<String> {
 }
 
 /// Resumes [`gapped_capture`]`(from, to, read_again)` beside a PGN with
-/// every move: the published record, the moves resumed and the events.
+/// every move: the published record, the moves resumed, the events and
+/// the board's report.
 fn resume_gapped(
     from: usize,
     to: usize,
     read_again: bool,
-) -> (Vec<String>, Vec<String>, Vec<boardcast::event::Event>) {
+) -> (
+    Vec<String>,
+    Vec<String>,
+    Vec<boardcast::event::Event>,
+    boardcast::report::BoardReport,
+) {
     let (sans, text) = gapped_capture(from, to, read_again);
     let dir = tempfile::tempdir().unwrap();
     let capture = dir.path().join("1-20261123T050000Z.capture");
     std::fs::write(&capture, &text).unwrap();
     let pgn = format!("[Event \"?\"]\n[Result \"*\"]\n\n{} *\n", sans.join(" "));
     std::fs::write(capture.with_extension("pgn"), pgn).unwrap();
-    let (resumed, events) = resume(&capture);
-    (sans, resumed, events)
+    let (resumed, events, report) = resume(&capture);
+    (sans, resumed, events, report)
 }
 
 #[test]
 fn a_recorder_gap_followed_by_a_whole_board_read_resumes_the_whole_game() {
-    let (sans, resumed, events) = resume_gapped(20, 22, true);
+    let (sans, resumed, events, report) = resume_gapped(20, 22, true);
     assert_eq!(resumed, sans);
     assert!(missing_moves_alerts(&events).is_empty(), "{events:?}");
+    assert!(report.alerts.is_empty(), "{:?}", report.alerts);
 }
 
 #[test]
 fn a_resume_shorter_than_the_published_record_raises_an_action_alert() {
-    let (sans, resumed, events) = resume_gapped(20, 40, false);
+    let (sans, resumed, events, report) = resume_gapped(20, 40, false);
     assert!(resumed.len() < sans.len(), "the gap cannot be explained");
     let alerts = missing_moves_alerts(&events);
     assert_eq!(alerts.len(), 1, "{events:?}");
@@ -284,4 +299,13 @@ fn a_resume_shorter_than_the_published_record_raises_an_action_alert() {
     );
     let severity = boardcast::event::AlertKind::Unrecognised.severity();
     assert_eq!(severity, boardcast::event::Severity::Action);
+    // The arbiter's report lists it (number 0: no reading made it), so it
+    // is signed off with the round.
+    let listed: Vec<_> = report
+        .alerts
+        .iter()
+        .filter(|a| a.kind == boardcast::event::AlertKind::Unrecognised)
+        .collect();
+    assert_eq!(listed.len(), 1, "{:?}", report.alerts);
+    assert_eq!((listed[0].seq, &listed[0].message), (0, &alerts[0]));
 }

@@ -205,12 +205,14 @@ impl Session {
             }
             return;
         }
-        let Some(evidence) = a.evidence else {
-            return;
-        };
+        // An alert no reading made (a resume shorter than the published
+        // record) has no evidence: it is listed as number 0, which no
+        // reading's alert has, so the arbiter can still decide it.
+        let seq = a.evidence.map_or(0, |ev| ev.seq);
+        let evidence = a.evidence;
         let ply = self.log.current().map_or(0, |g| g.sans.len());
         self.alerts.push(AlertEntry {
-            seq: evidence.seq,
+            seq,
             t_ms: e.t_ms,
             game,
             ply,
@@ -220,7 +222,7 @@ impl Session {
             side: a.side,
             law: a.law.clone(),
             message: a.message.clone(),
-            evidence: Some(evidence),
+            evidence,
             withdrawn: false,
             decision: None,
         });

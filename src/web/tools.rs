@@ -389,6 +389,38 @@ fn bad(what: &str) -> Response {
 mod tests {
     use super::*;
 
+    fn ack(accepted: bool) -> Ack {
+        Ack {
+            nonce: Some("n".into()),
+            board: "1".into(),
+            accepted,
+            changed: accepted,
+            message: if accepted {
+                "applied"
+            } else {
+                "refused: no alert"
+            }
+            .into(),
+            code: (!accepted).then(|| "no_alert".into()),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_decision_is_answered_with_the_boards_outcome_or_504_when_it_never_answers() {
+        let ok = |a: Ack| Ok(Ok(a));
+        assert_eq!(outcome(ok(ack(true))).status(), StatusCode::OK);
+        assert_eq!(outcome(ok(ack(false))).status(), StatusCode::CONFLICT);
+        // The board never answered within the wait.
+        let never = std::future::pending::<Result<Ack, tokio::sync::oneshot::error::RecvError>>();
+        let waited = tokio::time::timeout(std::time::Duration::ZERO, never).await;
+        assert_eq!(outcome(waited).status(), StatusCode::GATEWAY_TIMEOUT);
+        // The board's task went away without answering.
+        let (tx, rx) = tokio::sync::oneshot::channel::<Ack>();
+        drop(tx);
+        let gone = tokio::time::timeout(std::time::Duration::from_secs(1), rx).await;
+        assert_eq!(outcome(gone).status(), StatusCode::GATEWAY_TIMEOUT);
+    }
+
     #[test]
     fn changed_squares_are_named_for_chess_and_xiangqi_placements() {
         let start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR";
