@@ -288,6 +288,30 @@ mod tests {
         (dir, path)
     }
 
+    /// Issue 42: a hub kept one open file per board's journal. Two
+    /// hundred journals written to hold no descriptor between records
+    /// (Linux: counted in /proc/self/fd; a margin for other tests'
+    /// files when they share the process).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn journals_hold_no_file_open_between_records() {
+        let open = || std::fs::read_dir("/proc/self/fd").expect("fds").count();
+        let dir = tempfile::tempdir().expect("temp dir");
+        let before = open();
+        let mut journals = Vec::new();
+        let mut line = DelayLine::new(1_000);
+        for board in 0..200 {
+            let path = dir.path().join(format!("{board}.public.jsonl"));
+            let (mut j, _) = Journal::<String>::open(&path).expect("open");
+            let d = line.push(board, "e4".to_string()).clone();
+            j.pushed(&d).expect("push");
+            journals.push(j);
+        }
+        let held = open().saturating_sub(before);
+        assert!(held < 50, "{held} files held open by 200 journals");
+        assert_eq!(journals.len(), 200);
+    }
+
     #[test]
     fn items_not_yet_released_survive_a_restart() {
         let (_dir, path) = journal_path();
