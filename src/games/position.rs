@@ -116,6 +116,29 @@ pub fn check_state(state: &Value) -> Result<(), PositionError> {
     }
 }
 
+/// A board's state from the network as every reader takes it (the hub,
+/// the LiveChess-compatible API): its free text checked
+/// ([`crate::text::check_state`]), and its positions read by their game's
+/// parser ([`check_state`]).
+pub fn check_incoming_state(state: &Value) -> Result<(), String> {
+    crate::text::check_state(state)?;
+    check_state(state).map_err(|e| e.to_string())
+}
+
+/// A board's event from the network as every reader takes it: its free
+/// text checked ([`crate::text::check_event`]), then read as an
+/// [`Event`] whose position is read by its game's parser
+/// ([`check_event`]). `None`: an event this version does not read (a
+/// newer kind), which readers skip.
+pub fn check_incoming_event(event: &Value) -> Result<Option<Event>, String> {
+    crate::text::check_event(event)?;
+    let Ok(read) = serde_json::from_value::<Event>(event.clone()) else {
+        return Ok(None);
+    };
+    check_event(&read).map_err(|e| e.to_string())?;
+    Ok(Some(read))
+}
+
 /// Checks a sensed placement: at most [`MAX_PLACEMENT`] characters, each
 /// a letter, a digit, `/` or `.`.
 fn check_placement(text: &str) -> Result<(), PositionError> {

@@ -19,8 +19,10 @@
 //!
 //! Every message is checked where it enters ([`HubModel::on_message`]):
 //! its size, the ids in its topic, and its fields with the config's limits
-//! ([`crate::text::check_state`], [`crate::text::check_event`]: rounds,
-//! board numbers, names, move text, results). A message that fails is
+//! ([`crate::games::position::check_incoming_state`],
+//! [`crate::games::position::check_incoming_event`]: rounds, board
+//! numbers, names, move text, results, and positions read by their game's
+//! parser). A message that fails is
 //! dropped and logged (a few lines per window), never fatal; at most
 //! [`MAX_BOARDS`] boards and [`MAX_BRIDGES`] bridges are kept.
 
@@ -372,8 +374,7 @@ impl HubModel {
 
     fn on_state(&mut self, id: &str, payload: &[u8], now_ms: u64) -> Result<Vec<Output>, String> {
         let state = serde_json::from_slice::<Value>(payload).map_err(|e| e.to_string())?;
-        crate::text::check_state(&state)?;
-        crate::games::position::check_state(&state).map_err(|e| e.to_string())?;
+        crate::games::position::check_incoming_state(&state)?;
         if let Some(bridge) = state["bridge"].as_str() {
             self.room_for_bridge(bridge)?;
         }
@@ -415,12 +416,10 @@ impl HubModel {
 
     fn on_event(&mut self, id: &str, payload: &[u8], now_ms: u64) -> Result<Vec<Output>, String> {
         let value = serde_json::from_slice::<Value>(payload).map_err(|e| e.to_string())?;
-        crate::text::check_event(&value)?;
         let seq = value["seq"].as_u64();
-        let Ok(mut event) = serde_json::from_value::<Event>(value) else {
+        let Some(mut event) = crate::games::position::check_incoming_event(&value)? else {
             return Ok(Vec::new());
         };
-        crate::games::position::check_event(&event).map_err(|e| e.to_string())?;
         event.board = id.to_string();
         let mut out = Vec::new();
         let delayed = self.delay_ms > 0;

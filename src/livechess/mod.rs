@@ -26,9 +26,10 @@
 //! (no DNS rebinding), and an `Origin` allow-list for the WebSocket
 //! (lichess.org and chess.com by default; a browser extension such as
 //! DgtAngel by its id; a client that sends no `Origin`, a non-browser
-//! tool, is let in). Every message from the broker is checked
-//! ([`crate::text::check_state`], [`crate::text::check_event`]) before it
-//! reaches a view; one that fails is dropped and logged (rate limited).
+//! tool, is let in). Every message from the broker is checked as the
+//! hub checks it ([`crate::games::position::check_incoming_state`],
+//! [`crate::games::position::check_incoming_event`]) before it reaches a
+//! view; one that fails is dropped and logged (rate limited).
 
 pub mod api;
 mod socket;
@@ -74,21 +75,14 @@ pub struct Hub {
     drops: Mutex<crate::text::Drops>,
 }
 
-/// A board's state as the hub takes it: free text checked, and its
-/// position read by its game's own parser (a forged one is dropped).
+/// A board's state as the hub takes it (a forged position is dropped).
 fn checked_state(v: &Value) -> Result<(), String> {
-    crate::text::check_state(v)?;
-    crate::games::position::check_state(v).map_err(|e| e.to_string())
+    crate::games::position::check_incoming_state(v)
 }
 
-/// A board's event as the hub takes it: free text checked, and the
-/// position it carries read by its game's own parser.
+/// A board's event as the hub takes it.
 fn checked_event(v: &Value) -> Result<(), String> {
-    crate::text::check_event(v)?;
-    match serde_json::from_value::<crate::event::Event>(v.clone()) {
-        Ok(event) => crate::games::position::check_event(&event).map_err(|e| e.to_string()),
-        Err(_) => Ok(()),
-    }
+    crate::games::position::check_incoming_event(v).map(|_| ())
 }
 
 impl Hub {
