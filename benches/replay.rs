@@ -18,6 +18,11 @@
 //! families: exact games, error alerts and readings per second per family), `BENCH_GAMES=2027,456`
 //! plays only those games of it (with the seeds they have in the table);
 //! `BENCH_LIMIT=N` plays only the first N games of each file;
+//! `BENCH_ONLY=real` prints only the `real` profile (the habits of the
+//! real DGT recordings, docs/boards.md) at stops on the way of at most
+//! 0.5, 1 and 2 s, each without a clock and with one pressed 0.5-1.5 s
+//! after the move (the full run prints them too, after the human profile
+//! with a clock).
 //! `BENCH_DUMP=dir` writes every game that went wrong (not exact, a wrong
 //! move shown, an error alert, a knock-bench result missed) to `dir`
 //! (human-profile games under `rate0-...`; the families table's under
@@ -34,7 +39,7 @@ use std::time::Instant;
 use boardcast::board::Config;
 use boardcast::replay::replay_reader;
 use boardcast_sim::check::compare;
-use boardcast_sim::{self as sim, Clean, Human, Profile, SourceGame};
+use boardcast_sim::{self as sim, Clean, Human, Profile, Real, SourceGame};
 use common::{env_or, percentile};
 
 fn load(name: &str) -> Vec<SourceGame> {
@@ -301,19 +306,25 @@ fn show_wrong(g: &SourceGame, replay: &boardcast::replay::Replay) {
 }
 
 /// Publication delay when a DGT clock is pressed after every move.
-fn with_clock(games: &[SourceGame]) {
+/// A profile's games with a DGT clock pressed `press_ms` after each
+/// move (no takebacks: the simulated clock follows plies forward).
+fn with_clock(
+    games: &[SourceGame],
+    label: &str,
+    make: &dyn Fn() -> Box<dyn Profile>,
+    press_ms: (u64, u64),
+) {
     use boardcast::clock::TimeControl;
     use boardcast::event::{EventKind, Side};
     use boardcast_sim::clock::{ClockSetup, add_clock};
-    let setup = ClockSetup::new(TimeControl::parse("5400+30").unwrap());
+    let mut setup = ClockSetup::new(TimeControl::parse("5400+30").unwrap());
+    setup.press_ms = press_ms;
     let (mut from_reading, mut from_press) = (Vec::new(), Vec::new());
-    let (mut moves, mut exact) = (0usize, 0usize);
+    let (mut moves, mut exact, mut retracts, mut errors) = (0usize, 0usize, 0usize, 0usize);
+    let mut shown = Vec::new();
     for (i, game) in games.iter().enumerate() {
-        let mut profile = Human {
-            takeback: 0.0,
-            ..Human::default()
-        };
-        let mut session = sim::simulate(game, &mut profile, 77 + i as u64, i % 5 == 0);
+        let mut profile = make();
+        let mut session = sim::simulate(game, profile.as_mut(), 77 + i as u64, i % 5 == 0);
         let truth = add_clock(
             &mut session,
             &setup,
@@ -324,6 +335,17 @@ fn with_clock(games: &[SourceGame]) {
         let replay = replay_reader(text.as_bytes(), Config::default(), Path::new("clock")).unwrap();
         let c = compare(game, &session, &replay);
         exact += usize::from(c.exact);
+        retracts += c.retracts;
+        errors += c.error_alerts;
+        for (_, e) in &replay.events {
+            if let EventKind::Alert(a) = &e.kind
+                && a.kind.is_error()
+                && !a.cleared
+                && shown.len() < 5
+            {
+                shown.push(format!("game {}: {:?}: {}", i + 1, a.kind, a.message));
+            }
+        }
         for (published, e) in &replay.events {
             if let EventKind::Move { ply, .. } = e.kind {
                 let p = ply as usize - 1;
@@ -343,10 +365,17 @@ fn with_clock(games: &[SourceGame]) {
     from_reading.sort_unstable();
     from_press.sort_unstable();
     println!(
-        "== human with a DGT clock pressed 150-600 ms after each move: {} games",
+        "== {label} with a DGT clock pressed {}-{} ms after each move: {} games",
+        press_ms.0,
+        press_ms.1,
         games.len()
     );
     println!("exact games        {exact}/{}", games.len());
+    println!(
+        "wrong moves shown  {retracts} in {moves} published ({:.3} per 1000)",
+        1000.0 * retracts as f64 / moves.max(1) as f64
+    );
+    println!("error alerts       {errors}");
     println!(
         "delay after press  p50 {} ms, p99 {} ms, max {} ms ({moves} moves; a move is complete when the clock is pressed, Law 6.2a)",
         percentile(&from_press, 0.5),
@@ -358,6 +387,28 @@ fn with_clock(games: &[SourceGame]) {
         percentile(&from_reading, 0.5),
         percentile(&from_reading, 0.99)
     );
+    for alert in shown {
+        println!("  error alert: {alert}");
+    }
+}
+
+/// The `real` profile (the habits of the real DGT recordings) at each
+/// stop-on-the-way tail, without and with a clock pressed about a second
+/// after the move (`BENCH_ONLY=real`).
+fn real(games: &[SourceGame], seeds: &[u64]) {
+    for tail in [500, 1_000, 2_000] {
+        let label = format!("real, stops up to {} s", tail as f64 / 1000.0);
+        run(
+            &label,
+            games,
+            &|| Box::new(Real::with_dwell_tail(tail)),
+            seeds,
+        );
+        let press = Real::default().press_ms;
+        let clocked =
+            || -> Box<dyn Profile> { Box::new(Real::with_dwell_tail(tail).pressing_a_clock()) };
+        with_clock(games, &label, &clocked, press);
+    }
 }
 
 /// Knocked pieces and results signalled with the kings in the centre: per
@@ -735,10 +786,21 @@ fn main() {
         run("human", &games, &|| Box::new(Human::default()), &seeds);
         return;
     }
+    if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "real") {
+        real(&games, &seeds);
+        return;
+    }
     run("clean", &games, &|| Box::new(Clean), &[1]);
     run("human", &games, &|| Box::new(Human::default()), &seeds);
     knocks(&games, &seeds);
-    with_clock(&games);
+    let human = || -> Box<dyn Profile> {
+        Box::new(Human {
+            takeback: 0.0,
+            ..Human::default()
+        })
+    };
+    with_clock(&games, "human", &human, (150, 600));
+    real(&games, &seeds);
     families(&games);
     worst_case(&games);
 }

@@ -18,7 +18,7 @@ use boardcast::config::{self, Config as DaemonConfig};
 use boardcast::daemon;
 use boardcast::replay::replay_file;
 use boardcast::sink::pgn::{Tags, render};
-use boardcast_sim::{self as sim, Clean, Human, Profile};
+use boardcast_sim::{self as sim, Clean, Human, Profile, Real};
 
 /// Bridges electronic chess boards to live broadcasts and arbiters.
 #[derive(Debug, Parser)]
@@ -289,6 +289,10 @@ enum ProfileName {
     Clean,
     /// Real players' habits (design section 3).
     Human,
+    /// The habits seen in real recordings of people playing on a DGT
+    /// board (swap captures, stops on the way, the captured piece set
+    /// down beside; stops last at most 2 s). Chess only.
+    Real,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -768,6 +772,9 @@ fn simulate_open(
     }
     let text =
         fs::read_to_string(&games).with_context(|| format!("reading {}", games.display()))?;
+    if profile == ProfileName::Real {
+        bail!("--profile real plays chess only; draughts and xiangqi take clean or human");
+    }
     let profile = OpenProfile {
         human: profile == ProfileName::Human,
         pieces,
@@ -840,6 +847,7 @@ fn simulate(
         let mut profile: Box<dyn Profile> = match profile {
             ProfileName::Clean => Box::new(Clean),
             ProfileName::Human => Box::new(Human::default()),
+            ProfileName::Real => Box::new(Real::default()),
         };
         let session = sim::simulate(game, profile.as_mut(), seed.wrapping_add(i as u64), rotated);
         let meta = vec![("board".to_string(), "1".to_string())];

@@ -334,7 +334,7 @@ fn restore(table: &mut Table, before: &Position, after: &Position) {
 }
 
 /// Squares strictly between two squares on a line.
-fn between(from: Square, to: Square) -> Vec<Square> {
+pub(super) fn between(from: Square, to: Square) -> Vec<Square> {
     let (ff, fr) = (from.file() as i32, from.rank() as i32);
     let (tf, tr) = (to.file() as i32, to.rank() as i32);
     let (df, dr) = ((tf - ff).signum(), (tr - fr).signum());

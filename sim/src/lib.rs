@@ -19,12 +19,14 @@ pub mod open;
 pub mod open_faults;
 pub mod open_line;
 pub mod pty;
+mod real;
 pub mod source;
 
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 
 pub use human::Human;
+pub use real::Real;
 pub use source::{SourceGame, read_games};
 
 use boardcast::board::Cell;
