@@ -67,14 +67,7 @@ impl Default for Human {
 
 impl Profile for Human {
     fn think(&mut self, table: &mut Table, pos: &Position) {
-        let r: f64 = table.rng().r#gen();
-        let ms = if r < self.blitz {
-            table.rng().gen_range(300..1_500)
-        } else if r < 0.9 {
-            table.rng().gen_range(2_000..30_000)
-        } else {
-            table.rng().gen_range(30_000..1_200_000)
-        };
+        let ms = thinking_time(table, self.blitz, 1_200_000);
         // A knock of the piece that just moved comes first, while the hand
         // that moved it is still over the board.
         if table.rng().gen_bool(self.knock_moved)
@@ -216,6 +209,20 @@ impl Profile for Human {
         }
         table.pause(2_000, 6_000);
         Some(ply - back)
+    }
+}
+
+/// How long a player thinks (ms): a share `blitz` of moves in time
+/// trouble (0.3-1.5 s), most in 2-30 s, one in ten longer, up to
+/// `longest`.
+pub(super) fn thinking_time(table: &mut Table, blitz: f64, longest: u64) -> u64 {
+    let r: f64 = table.rng().r#gen();
+    if r < blitz {
+        table.rng().gen_range(300..1_500)
+    } else if r < 0.9 {
+        table.rng().gen_range(2_000..30_000)
+    } else {
+        table.rng().gen_range(30_000..longest)
     }
 }
 

@@ -25,7 +25,7 @@
 
 use rand::Rng;
 
-use super::human::{between, neighbours};
+use super::human::{between, neighbours, thinking_time};
 use super::{Profile, Table, castle_king_first, parts};
 use boardcast::board::Cell;
 use boardcast::event::Millis;
@@ -222,14 +222,7 @@ impl Profile for Real {
             let pressed = moved_at + self.press_ms.1;
             table.wait(pressed.saturating_sub(table.now()));
         }
-        let r: f64 = table.rng().r#gen();
-        let ms = if r < self.blitz {
-            table.rng().gen_range(300..1_500)
-        } else if r < 0.9 {
-            table.rng().gen_range(2_000..30_000)
-        } else {
-            table.rng().gen_range(30_000..600_000)
-        };
+        let ms = thinking_time(table, self.blitz, 600_000);
         table.wait(ms);
     }
 
