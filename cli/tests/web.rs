@@ -37,6 +37,10 @@ impl Proc {
 impl Drop for Proc {
     fn drop(&mut self) {
         if let Some(mut c) = self.child.take() {
+            // The whole process group: Chromium, started by chromedriver,
+            // outlives its driver otherwise (a test that fails before it
+            // closes its session left a renderer spinning).
+            let _ = nix::sys::signal::killpg(Pid::from_raw(c.id() as i32), Signal::SIGKILL);
             let _ = c.kill();
             let _ = c.wait();
         }
@@ -117,7 +121,11 @@ pub(crate) async fn log_in(client: &Client, password: &str) {
 pub(crate) async fn open_browser(dir: &Path) -> (Proc, Client) {
     let driver_port = free_port();
     let driver_log = dir.join("chromedriver.log");
+    // In a process group of its own, with the browser it starts: dropping
+    // the `Proc` kills both.
+    use std::os::unix::process::CommandExt;
     let driver = Command::new(CHROMEDRIVER)
+        .process_group(0)
         .arg(format!("--port={driver_port}"))
         .stdout(Stdio::null())
         .stderr(fs::File::create(&driver_log).unwrap())
