@@ -75,12 +75,8 @@ pub struct Hub {
     drops: Mutex<crate::text::Drops>,
 }
 
-/// A board's state as the hub takes it (a forged position is dropped).
-fn checked_state(v: &Value) -> Result<(), String> {
-    crate::games::position::check_incoming_state(v)
-}
-
-/// A board's event as the hub takes it.
+/// A board's event as the hub takes it (the event itself is read again
+/// by its view).
 fn checked_event(v: &Value) -> Result<(), String> {
     crate::games::position::check_incoming_event(v).map(|_| ())
 }
@@ -155,7 +151,12 @@ impl Hub {
 
     /// Board `id`'s retained state (JSON) arrived.
     pub fn state(&self, id: &str, json: &[u8]) {
-        self.apply(id, json, checked_state, |v, j, t| v.apply_state(j, t));
+        self.apply(
+            id,
+            json,
+            crate::games::position::check_incoming_state,
+            |v, j, t| v.apply_state(j, t),
+        );
     }
 
     /// Board `id` published an event (JSON).
