@@ -88,6 +88,7 @@ fn run(label: &str, games: &[SourceGame], make: &dyn Fn() -> Box<dyn Profile>, s
     let (mut exact, mut plies, mut right, mut moves, mut retracts, mut readings, mut errors) =
         (0usize, 0usize, 0usize, 0usize, 0usize, 0u64, 0usize);
     let mut delays = Vec::new();
+    let mut provisional = Vec::new();
     let mut max_nodes = 0;
     let mut failures = Vec::new();
     for (idx, ((g, session, _), replay)) in captures.iter().zip(&replays).enumerate() {
@@ -106,6 +107,10 @@ fn run(label: &str, games: &[SourceGame], make: &dyn Fn() -> Box<dyn Profile>, s
                 &captures[idx].2,
                 replay,
             );
+        }
+        if std::env::var("BENCH_SHOW_WRONG").is_ok() && c.retracts > 0 {
+            println!("game {}:", idx % games.len() + 1);
+            show_wrong(g, replay);
         }
         exact += usize::from(c.exact);
         if !c.exact && failures.len() < 5 {
@@ -126,9 +131,11 @@ fn run(label: &str, games: &[SourceGame], make: &dyn Fn() -> Box<dyn Profile>, s
         readings += c.readings;
         errors += c.error_alerts;
         delays.extend(c.delays);
+        provisional.extend(c.provisional_delays);
         max_nodes = max_nodes.max(replay.recon.max_nodes);
     }
     delays.sort_unstable();
+    provisional.sort_unstable();
     let mean = delays.iter().sum::<u64>() as f64 / delays.len().max(1) as f64;
     let n = captures.len();
     println!("== {label}: {n} games ({} seeds)", seeds.len());
@@ -141,15 +148,20 @@ fn run(label: &str, games: &[SourceGame], make: &dyn Fn() -> Box<dyn Profile>, s
         100.0 * right as f64 / plies.max(1) as f64
     );
     println!(
-        "wrong moves shown  {retracts} in {moves} published ({:.3} per 1000)",
+        "wrong final moves  {retracts} in {moves} final ({:.3} per 1000)",
         1000.0 * retracts as f64 / moves.max(1) as f64
     );
     println!("error alerts       {errors}");
     println!(
-        "publication delay  mean {mean:.0} ms, p50 {} ms, p99 {} ms, max {} ms",
+        "final delay        mean {mean:.0} ms, p50 {} ms, p99 {} ms, max {} ms",
         percentile(&delays, 0.5),
         percentile(&delays, 0.99),
         delays.last().copied().unwrap_or(0)
+    );
+    println!(
+        "provisional delay  p50 {} ms, p99 {} ms",
+        percentile(&provisional, 0.5),
+        percentile(&provisional, 0.99),
     );
     println!("search             worst {max_nodes} positions for one reading");
     println!(
@@ -307,6 +319,23 @@ fn show_wrong(g: &SourceGame, replay: &boardcast::replay::Replay) {
             _ => {}
         }
     }
+    // Every event near a withdrawal, with its reading time.
+    let wrong: Vec<u64> = replay
+        .events
+        .iter()
+        .filter(|(_, e)| matches!(e.kind, EventKind::Retract { .. }))
+        .map(|(at, _)| *at)
+        .collect();
+    for (at, e) in &replay.events {
+        if wrong
+            .iter()
+            .any(|w| *at + 12_000 >= *w && *at <= *w + 3_000)
+        {
+            let mut json = e.to_json();
+            json.truncate(160);
+            println!("    {at}: {json}");
+        }
+    }
 }
 
 /// Publication delay when a DGT clock is pressed after every move.
@@ -326,6 +355,7 @@ fn with_clock(
     let (mut from_reading, mut from_press) = (Vec::new(), Vec::new());
     let (mut moves, mut exact, mut retracts, mut errors) = (0usize, 0usize, 0usize, 0usize);
     let mut shown = Vec::new();
+    let mut provisional = Vec::new();
     for (i, game) in games.iter().enumerate() {
         let mut profile = make();
         let mut session = sim::simulate(game, profile.as_mut(), 77 + i as u64, i % 5 == 0);
@@ -341,6 +371,7 @@ fn with_clock(
         exact += usize::from(c.exact);
         retracts += c.retracts;
         errors += c.error_alerts;
+        provisional.extend(c.provisional_delays);
         for (_, e) in &replay.events {
             if let EventKind::Alert(a) = &e.kind
                 && a.kind.is_error()
@@ -368,6 +399,7 @@ fn with_clock(
     }
     from_reading.sort_unstable();
     from_press.sort_unstable();
+    provisional.sort_unstable();
     println!(
         "== {label} with a DGT clock pressed {}-{} ms after each move: {} games",
         press_ms.0,
@@ -376,7 +408,7 @@ fn with_clock(
     );
     println!("exact games        {exact}/{}", games.len());
     println!(
-        "wrong moves shown  {retracts} in {moves} published ({:.3} per 1000)",
+        "wrong final moves  {retracts} in {moves} final ({:.3} per 1000)",
         1000.0 * retracts as f64 / moves.max(1) as f64
     );
     println!("error alerts       {errors}");
@@ -387,9 +419,11 @@ fn with_clock(
         from_press.last().copied().unwrap_or(0)
     );
     println!(
-        "delay after piece  p50 {} ms, p99 {} ms (from the reading that set the piece down)",
+        "delay after piece  p50 {} ms, p99 {} ms (from the reading that set the piece down); provisional p50 {} ms, p99 {} ms",
         percentile(&from_reading, 0.5),
-        percentile(&from_reading, 0.99)
+        percentile(&from_reading, 0.99),
+        percentile(&provisional, 0.5),
+        percentile(&provisional, 0.99)
     );
     for alert in shown {
         println!("  error alert: {alert}");

@@ -301,7 +301,9 @@ pub enum EventKind {
         #[serde(default)]
         rotated: bool,
     },
-    /// A move is recognised and published.
+    /// A move is final (see [`crate::board::finality`]): the mover
+    /// pressed the clock, the opponent began to reply, or the board has
+    /// stood long enough that no handling habit could still change it.
     Move {
         /// 1 = the first player's first move (White's in chess).
         ply: u32,
@@ -325,7 +327,32 @@ pub enum EventKind {
         #[serde(skip_serializing_if = "std::ops::Not::not", default)]
         irregular: bool,
     },
-    /// A published move turns out not to have been played.
+    /// A legal move the board shows that is not final yet: published as
+    /// soon as it has stood its settle time, for screens that want speed.
+    /// A later `provisional` or `move` event for the same ply supersedes
+    /// it; no record (state, PGN, the delayed public view) ever holds it.
+    /// See [`crate::board::finality`] for what makes a move final.
+    Provisional {
+        /// As in `move`.
+        ply: u32,
+        /// As in `move`.
+        side: Side,
+        /// As in `move` (chess: also sent as `san`).
+        #[serde(default)]
+        notation: String,
+        /// As in `move` (chess: also sent as `uci`).
+        #[serde(default)]
+        id: String,
+        /// The game's FEN after the move (chess: also sent as `fen`); for
+        /// a withdrawn one, the position the board is back to.
+        #[serde(default)]
+        position: String,
+        /// The board no longer shows this ply's move and nothing replaced
+        /// it yet (the piece was put back where it came from, say).
+        #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+        withdrawn: bool,
+    },
+    /// A final move turns out not to have been played.
     Retract {
         /// The ply withdrawn.
         ply: u32,
@@ -470,6 +497,18 @@ enum ChessKind<'a> {
         #[serde(skip_serializing_if = "std::ops::Not::not")]
         irregular: bool,
     },
+    Provisional {
+        ply: u32,
+        side: Side,
+        san: &'a str,
+        uci: &'a str,
+        fen: &'a str,
+        notation: &'a str,
+        id: &'a str,
+        position: &'a str,
+        #[serde(skip_serializing_if = "std::ops::Not::not")]
+        withdrawn: bool,
+    },
     Retract {
         ply: u32,
         uci: &'a str,
@@ -523,6 +562,27 @@ impl Serialize for Event {
                         id,
                         position,
                         irregular: *irregular,
+                    })
+                    .serialize(s);
+                }
+                EventKind::Provisional {
+                    ply,
+                    side,
+                    notation,
+                    id,
+                    position,
+                    withdrawn,
+                } => {
+                    return chess(ChessKind::Provisional {
+                        ply: *ply,
+                        side: *side,
+                        san: notation,
+                        uci: id,
+                        fen: position,
+                        notation,
+                        id,
+                        position,
+                        withdrawn: *withdrawn,
                     })
                     .serialize(s);
                 }

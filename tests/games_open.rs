@@ -135,11 +135,17 @@ fn hand_written_draughts_capture_gives_ids_and_fields() {
     let again = replay_game_text(&headless, Config::default(), Path::new("y")).unwrap();
     assert_eq!(again.game, GameId::Draughts);
     assert_eq!(ids(&again), ["11-15", "22-18"]);
-    let json: Vec<serde_json::Value> = r
+    let all: Vec<serde_json::Value> = r
         .events
         .iter()
         .map(|e| serde_json::from_str(&e.to_json()).unwrap())
         .collect();
+    // Each move is shown first as provisional, with the same fields.
+    assert_eq!(all[1]["type"], "provisional");
+    for field in ["ply", "side", "id", "notation", "position", "t_ms"] {
+        assert_eq!(all[1][field], all[2][field], "{field}");
+    }
+    let json: Vec<&serde_json::Value> = all.iter().filter(|j| j["type"] != "provisional").collect();
     assert_eq!(json[0]["type"], "game_start");
     assert_eq!(json[0]["game"], "draughts");
     assert_eq!(

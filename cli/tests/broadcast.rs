@@ -90,15 +90,30 @@ async fn the_public_sees_every_move_five_seconds_after_the_arbiters() {
         .map(|m| m.json()["san"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(sans, g.sans, "the public moves, in order");
+    // Each move is at least 4.5 s behind the arbiters' (never early), and
+    // at most 1.5 s late: six system tests share two loaded cores in CI,
+    // where one release once came 0.8 s late. The median must stay within
+    // 0.3 s of the delay, which a release counted from the wrong time or
+    // on a coarse tick would not.
+    let mut lags = Vec::new();
     for (a, p) in live_moves.iter().zip(&public_moves) {
         assert_eq!(content(a), content(p), "the same move, unchanged");
         let lag = p.at.duration_since(a.at);
         assert!(
-            lag >= DELAY - Duration::from_millis(500) && lag <= DELAY + Duration::from_millis(500),
+            lag >= DELAY - Duration::from_millis(500)
+                && lag <= DELAY + Duration::from_millis(1_500),
             "ply {} reached the public {lag:?} after the arbiters",
             a.json()["ply"]
         );
+        lags.push(lag);
     }
+    lags.sort();
+    let median = lags[lags.len() / 2];
+    assert!(
+        median >= DELAY - Duration::from_millis(300)
+            && median <= DELAY + Duration::from_millis(300),
+        "the median move reached the public {median:?} after the arbiters"
+    );
     // Every public event (game start included) came out delayed, and no
     // alert ever reached the public topics.
     let public_events: Vec<&Msg> = msgs.iter().filter(|m| m.topic == public).collect();

@@ -22,8 +22,11 @@ pub struct GameCheck {
     /// Retract events: moves shown that were not played.
     pub retracts: usize,
     /// For each published move: capture time from the completing reading
-    /// to publication.
+    /// to publication (final moves: `move` events).
     pub delays: Vec<Millis>,
+    /// For each ply: capture time from the completing reading to its first
+    /// `provisional` event after it (the fast view screens may show).
+    pub provisional_delays: Vec<Millis>,
     /// Square readings decoded.
     pub readings: u64,
     /// Error alerts raised (none expected for a correctly played game).
@@ -67,8 +70,33 @@ pub fn compare(game: &SourceGame, session: &Session, replay: &Replay) -> GameChe
     let mut retracts = 0;
     let mut moves_published = 0;
     let mut error_alerts = 0;
+    let mut provisional_delays = Vec::new();
+    let mut shown_provisional: std::collections::HashMap<u32, u64> =
+        std::collections::HashMap::new();
+    let done_by = |ply: u32, by: u64| {
+        session
+            .truth
+            .iter()
+            .filter_map(|t| match t {
+                Truth::Ply { ply: p, at } if *p == ply as usize && *at <= by => Some(*at),
+                _ => None,
+            })
+            .max()
+    };
     for (published_at, e) in &replay.events {
         match &e.kind {
+            EventKind::Provisional {
+                ply,
+                withdrawn: false,
+                ..
+            } => {
+                if let Some(at) = done_by(*ply, *published_at)
+                    && shown_provisional.get(ply).is_none_or(|&before| before < at)
+                {
+                    provisional_delays.push(published_at - at);
+                }
+                shown_provisional.insert(*ply, *published_at);
+            }
             EventKind::Move { ply, .. } => {
                 moves_published += 1;
                 let done = session
@@ -100,6 +128,7 @@ pub fn compare(game: &SourceGame, session: &Session, replay: &Replay) -> GameChe
         moves_published,
         retracts,
         delays,
+        provisional_delays,
         readings: replay.stats.square_readings,
         error_alerts,
         published,

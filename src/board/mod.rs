@@ -26,6 +26,7 @@
 
 pub mod arbiter;
 mod evidence;
+pub mod finality;
 pub mod search;
 pub mod settle;
 #[cfg(test)]
@@ -46,6 +47,7 @@ use crate::games::{
 const RECENT: usize = 48;
 
 use evidence::*;
+use finality::Finality;
 
 pub use crate::games::chess::Variant;
 pub use crate::games::{Cell, Token, Touch, put_back_touch};
@@ -337,6 +339,8 @@ pub struct Reconstructor<G: Game = Chess> {
     /// Whether the readings backed the last search's explanation up (see
     /// [`search::Outcome::backed`]).
     backed: bool,
+    /// Which published moves are final ([`finality`]).
+    finality: Finality,
 }
 
 impl Reconstructor<Chess> {
@@ -360,6 +364,7 @@ impl<G: Game> Reconstructor<G> {
             events: VecDeque::new(),
             stats: Stats::default(),
             backed: true,
+            finality: Finality::default(),
         }
     }
 
@@ -487,7 +492,16 @@ impl<G: Game> Reconstructor<G> {
     /// The player of `side` pressed the clock at `at` (Law 6.2a: their move
     /// is complete). A candidate move of theirs is published at once (its
     /// event keeps the time of the reading that completed it).
+    /// The presser's provisional moves become final ([`finality`]).
     pub fn handle_clock_press(&mut self, at: Millis, side: Side) -> Press {
+        let press = self.press(at, side);
+        if self.finality.pending_mover() == Some(side) {
+            self.finality.make_final(&mut self.events);
+        }
+        press
+    }
+
+    fn press(&mut self, at: Millis, side: Side) -> Press {
         debug_assert!(self.events.back().is_none_or(|(t, _)| *t <= at));
         let target = self.target();
         let Phase::Playing(p) = &mut self.phase else {
@@ -580,9 +594,14 @@ impl<G: Game> Reconstructor<G> {
         }
     }
 
-    /// Time has reached `now`: publish what has settled, raise what has
-    /// stood long enough.
+    /// Time has reached `now`: publish what has settled, make final what
+    /// has stood its time, raise what has stood long enough.
     pub fn handle_timeout(&mut self, now: Millis) {
+        self.fire_timers(now);
+        self.check_finality(now);
+    }
+
+    fn fire_timers(&mut self, now: Millis) {
         match &mut self.phase {
             Phase::Waiting(w) => {
                 if w.setup_due.is_some_and(|d| d <= now) {
@@ -669,7 +688,18 @@ impl<G: Game> Reconstructor<G> {
                         }
                     });
                 let kings = p.kings.as_ref().map(|k| k.due);
-                [candidate, unexplained, kings].into_iter().flatten().min()
+                // Provisional moves: at their time when nothing else waits
+                // (else a reading will tell), at the latest a misplacement
+                // delay later.
+                let quiet = self.quiet(self.finality.due().unwrap_or(0));
+                let finality = self
+                    .finality
+                    .due()
+                    .map(|d| if quiet { d } else { d + check });
+                [candidate, unexplained, kings, finality]
+                    .into_iter()
+                    .flatten()
+                    .min()
             }
         }
     }
@@ -720,7 +750,12 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &self.phase else {
             return false;
         };
-        if p.unexplained.is_some() || p.candidate.is_some() || self.tokens.any() {
+        // (Nor while a move is provisional: the records hold final moves.)
+        if p.unexplained.is_some()
+            || p.candidate.is_some()
+            || self.tokens.any()
+            || self.finality.is_pending()
+        {
             return false;
         }
         let expected = p.game.position().board();
@@ -756,9 +791,18 @@ impl<G: Game> Reconstructor<G> {
                 self.raw.set_piece_at(sq, piece);
             }
         }
-        for e in out {
-            self.emit(at, e);
-        }
+        // Moves of a game taken up were final before: no provisional
+        // event for them.
+        let from = self.events.len();
+        let final_ms = self.config.settle.final_ms;
+        self.finality
+            .route_batch(at, out, final_ms, &mut self.events);
+        self.finality.make_final(&mut self.events);
+        let mut i = 0;
+        self.events.retain(|(_, e)| {
+            i += 1;
+            i <= from || !matches!(e, EventKind::Provisional { .. })
+        });
     }
 
     fn set_cell(&mut self, sq: Square<G>, cell: Cell<Piece<G>>) {
@@ -834,8 +878,62 @@ impl<G: Game> Reconstructor<G> {
         }
     }
 
+    /// Queues an event, through the finality stage ([`finality`]).
     fn emit(&mut self, at: Millis, kind: EventKind) {
-        self.events.push_back((at, kind));
+        let final_ms = self.config.settle.final_ms;
+        self.finality.route(at, kind, final_ms, &mut self.events);
+    }
+
+    /// Whether the board is quiet enough for provisional plies to become
+    /// final on time at `now`: nothing settling, no displaced piece or
+    /// unexplained board that the re-examination at the misplacement delay
+    /// could still read otherwise (one that stood past it is the arbiter's
+    /// business, and play goes on around it), and every square of the
+    /// provisional plies as they left it (no piece of theirs in the air or
+    /// gone on).
+    fn quiet(&self, now: Millis) -> bool {
+        let Phase::Playing(p) = &self.phase else {
+            return false;
+        };
+        let target = self.target();
+        let plies = &p.game.plies()[self.finality.final_plies().min(p.game.len())..];
+        let squares = plies
+            .iter()
+            .filter_map(|x| x.m.as_ref())
+            .fold(Set::<G>::default(), |s, m| s | m.touched());
+        let check = self.config.delays.misplaced_ms;
+        p.candidate.is_none()
+            && p.displaced.as_ref().is_none_or(|d| d.since + check <= now)
+            && p.unexplained
+                .is_none_or(|u| u.raised.is_some() || u.reexamined)
+            && !(p.game.position().board().diff(&target) & squares).any()
+    }
+
+    /// Makes the provisional moves final when the board proves them so:
+    /// the opponent lifted a piece of their own or their reply stands on
+    /// the board, or the moves have stood their time with nothing else
+    /// waiting to be explained (see [`finality`]).
+    fn check_finality(&mut self, now: Millis) {
+        let Some(due) = self.finality.due() else {
+            return;
+        };
+        let Phase::Playing(p) = &self.phase else {
+            return;
+        };
+        let target = self.target();
+        let position = p.game.position();
+        let mover = self.finality.pending_mover();
+        let pending_last = mover == Some(position.turn().other().side());
+        let replied = pending_last
+            && (lifted_by_side_to_move::<G>(position, &target)
+                || p.candidate
+                    .as_ref()
+                    .is_some_and(|c| matches!(c.explanation, Explanation::Forward(_))));
+        let settled = now >= due && self.quiet(now);
+        let overdue = now >= due + self.config.delays.misplaced_ms;
+        if replied || settled || overdue {
+            self.finality.make_final(&mut self.events);
+        }
     }
 
     fn on_reading(&mut self, at: Millis) {
@@ -865,7 +963,10 @@ impl<G: Game> Reconstructor<G> {
                     }
                 }
             }
-            Phase::Playing(_) => self.on_playing_reading(at, start),
+            Phase::Playing(_) => {
+                self.on_playing_reading(at, start);
+                self.check_finality(at);
+            }
         }
     }
 
@@ -937,6 +1038,7 @@ impl<G: Game> Reconstructor<G> {
         if self.correction_came_back() && self.follow_from_correction(at, &target) {
             return;
         }
+        self.correction_confirmed_by_reply(&target);
         if self.follow_standing_displacement(at, &target) {
             return;
         }
@@ -1020,6 +1122,30 @@ impl<G: Game> Reconstructor<G> {
             .as_ref()
             .is_some_and(|d| !d.shadow && put_back(d, target).is_some()));
         standing && self.follow_around_displacement(at, target)
+    }
+
+    /// Step: the opponent began to reply (lifted a piece of their own)
+    /// while a correction of the last ply was held (its piece travelled
+    /// on, see [`held_correction`]) and that ply was still provisional: the
+    /// correction is the move, published at once. Players reply to the
+    /// move as it stands; a knocked piece is set back before they do.
+    /// (Once the last ply is final, a knock can still fake a correction,
+    /// and only time tells.)
+    fn correction_confirmed_by_reply(&mut self, target: &Board<G>) {
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
+        if self.finality.final_plies() >= p.game.len() {
+            return;
+        }
+        let confirmed = p.candidate.as_ref().is_some_and(|c| {
+            held_correction(p, &c.explanation)
+                && lifted_by_side_to_move::<G>(&candidate_position(&p.game, &c.explanation), target)
+        });
+        if confirmed {
+            let c = p.candidate.take().expect("checked");
+            self.commit(c);
+        }
     }
 
     /// Step: the search, with the board turned round while its orientation
@@ -1991,8 +2117,8 @@ impl<G: Game> Reconstructor<G> {
             }
         }
         p.touches.clear();
-        for e in out {
-            self.emit(t, e);
-        }
+        let final_ms = self.config.settle.final_ms;
+        self.finality
+            .route_batch(t, out, final_ms, &mut self.events);
     }
 }

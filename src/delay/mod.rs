@@ -289,10 +289,15 @@ impl PublicView {
     }
 
     /// A live event made at `t`: queued for the public unless it is an
-    /// alert. A journal that cannot be written is reported (the event is
-    /// still shown at its time unless the daemon stops meanwhile).
+    /// alert or a provisional move (the public sees final moves only, so a
+    /// move corrected before it became final is never shown to it). A
+    /// journal that cannot be written is reported (the event is still
+    /// shown at its time unless the daemon stops meanwhile).
     pub fn push(&mut self, t: Millis, event: &Event) -> std::io::Result<()> {
-        if matches!(event.kind, EventKind::Alert(_) | EventKind::Decision { .. }) {
+        if matches!(
+            event.kind,
+            EventKind::Alert(_) | EventKind::Decision { .. } | EventKind::Provisional { .. }
+        ) {
             return Ok(());
         }
         self.ahead.handle(event);

@@ -37,6 +37,11 @@ pub struct SettleRule {
     /// landing for a hand set down off-centre to be read as. Equal to
     /// `base_ms` (the default) turns the rule off.
     pub sole_landing_ms: Millis,
+    /// How long a published move must stand, with nothing else waiting to
+    /// be explained, before it is final without other evidence (no clock
+    /// press, no reply): longer than the longest stop on the way the real
+    /// recordings show (see [`crate::board::finality`]).
+    pub final_ms: Millis,
 }
 
 impl Default for SettleRule {
@@ -50,6 +55,7 @@ impl Default for SettleRule {
             unbacked_ms: 3_000,
             short_of_capture_ms: 1_300,
             sole_landing_ms: 300,
+            final_ms: 2_500,
         }
     }
 }

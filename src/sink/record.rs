@@ -195,7 +195,9 @@ impl GameLog {
                     g.reason = None;
                 }
             }
-            EventKind::Correction { .. } | EventKind::Decision { .. } => {}
+            EventKind::Correction { .. }
+            | EventKind::Decision { .. }
+            | EventKind::Provisional { .. } => {}
             EventKind::GameEnd { result, reason, .. } => {
                 if let Some(g) = self.games.last_mut() {
                     g.result = Some(result.clone());
