@@ -64,6 +64,9 @@ pub(super) struct Finality {
     pending: Vec<Entry>,
     /// When the pending moves become final on time alone.
     due: Option<Millis>,
+    /// The provisional moves screens were last shown beyond the final
+    /// plies, as (ply, id, mover): a preview or a pending move.
+    shown: Vec<(u32, String, Side)>,
 }
 
 impl Finality {
@@ -154,10 +157,12 @@ impl Finality {
                     .position(|e| matches!(e, Entry::Ply { kind, .. } if ply_of(kind) == ply));
                 if let Some(i) = found {
                     let gone = self.pending.remove(i);
+                    self.shown.retain(|(p, _, _)| *p < ply);
                     out.push_back((at, self.withdrawal(&gone)));
                     self.release_loose(out);
                 } else {
                     self.make_final(out);
+                    self.shown.clear();
                     self.positions.truncate(ply as usize);
                     out.push_back((at, EventKind::Retract { ply, id }));
                 }
@@ -178,11 +183,13 @@ impl Finality {
                             k += 1;
                             k <= i || matches!(e, Entry::Loose(..))
                         });
+                        self.shown.retain(|(p, _, _)| *p <= to_ply);
                         out.push_back((at, self.withdrawal(&gone)));
                         self.release_loose(out);
                     }
                 } else {
                     self.pending.retain(|e| matches!(e, Entry::Loose(..)));
+                    self.shown.clear();
                     self.release_loose(out);
                     self.positions.truncate(to + 1);
                     out.push_back((at, EventKind::Takeback { to_ply, position }));
@@ -191,6 +198,7 @@ impl Finality {
             EventKind::GameStart { ref position, .. } => {
                 self.make_final(out);
                 self.positions = vec![position.clone()];
+                self.shown.clear();
                 out.push_back((at, kind));
             }
             // A result given (the players' signal, a result piece, the
@@ -219,13 +227,66 @@ impl Finality {
         final_ms: Millis,
         out: &mut Out,
     ) {
-        let EventKind::Move { ply, side, .. } = &kind else {
+        let EventKind::Move { side, .. } = &kind else {
             return;
         };
         if self.pending_mover().is_some_and(|s| s != *side) {
             self.make_final(out);
         }
-        // It supersedes a withdrawal of the same ply told just now.
+        self.show(at, &kind, out);
+        self.pending.push(Entry::Ply {
+            t: at,
+            before,
+            kind,
+            after: Vec::new(),
+        });
+        self.due = Some(at + final_ms);
+    }
+
+    /// Shows a move settling on the board as provisional before the
+    /// reconstructor publishes it (`kind` is its `move` event).
+    pub(super) fn preview(&mut self, at: Millis, kind: &EventKind, out: &mut Out) {
+        self.show(at, kind, out);
+    }
+
+    /// The board is back on the game's position, `plies` long: a preview
+    /// of a later ply is withdrawn.
+    pub(super) fn unshow(&mut self, at: Millis, plies: usize, out: &mut Out) {
+        let Some(i) = self
+            .shown
+            .iter()
+            .position(|(ply, _, _)| *ply as usize > plies)
+        else {
+            return;
+        };
+        let (ply, id, side) = self.shown[i].clone();
+        self.shown.truncate(i);
+        out.push_back((
+            at,
+            EventKind::Provisional {
+                ply,
+                side,
+                notation: String::new(),
+                id,
+                position: self.current_position(),
+                withdrawn: true,
+            },
+        ));
+    }
+
+    /// The `provisional` event of a move (`kind` its `move` event), unless
+    /// screens were shown that very move last; it supersedes a
+    /// withdrawal of the same ply told just now.
+    fn show(&mut self, at: Millis, kind: &EventKind, out: &mut Out) {
+        let EventKind::Move { ply, id, side, .. } = kind else {
+            return;
+        };
+        let already = self.shown.iter().any(|(p, i, _)| p == ply && i == id);
+        self.shown.retain(|(p, _, _)| p < ply);
+        self.shown.push((*ply, id.clone(), *side));
+        if already {
+            return;
+        }
         if let Some((
             _,
             EventKind::Provisional {
@@ -238,14 +299,16 @@ impl Finality {
         {
             out.pop_back();
         }
-        out.push_back((at, provisional(&kind)));
-        self.pending.push(Entry::Ply {
-            t: at,
-            before,
-            kind,
-            after: Vec::new(),
-        });
-        self.due = Some(at + final_ms);
+        out.push_back((at, provisional(kind)));
+    }
+
+    /// The position the provisional plies reach (the last final one's
+    /// when none waits).
+    fn current_position(&self) -> String {
+        match self.plies().last() {
+            Some(EventKind::Move { position, .. }) => position.clone(),
+            _ => self.positions.last().cloned().unwrap_or_default(),
+        }
     }
 
     /// Makes every pending move final: their `move` events, each with the
@@ -259,8 +322,9 @@ impl Finality {
                     kind,
                     after,
                 } => {
-                    if let EventKind::Move { position, .. } = &kind {
+                    if let EventKind::Move { position, ply, .. } = &kind {
                         self.positions.push(position.clone());
+                        self.shown.retain(|(p, _, _)| p > ply);
                     }
                     out.extend(before);
                     out.push_back((t, kind));
@@ -297,10 +361,7 @@ impl Finality {
         else {
             unreachable!("only plies are withdrawn");
         };
-        let before = match self.plies().last() {
-            Some(EventKind::Move { position, .. }) => position.clone(),
-            _ => self.positions.last().cloned().unwrap_or_default(),
-        };
+        let before = self.current_position();
         EventKind::Provisional {
             ply: *ply,
             side: *side,

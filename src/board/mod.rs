@@ -114,6 +114,9 @@ struct Candidate<G: Game> {
     reading: u64,
     /// Whether the board shows it right now.
     showing: bool,
+    /// Whether its moves were shown as provisional before it settled, or
+    /// need not be (see [`Reconstructor::preview`]).
+    previewed: bool,
 }
 
 impl<G: Game> Candidate<G> {
@@ -597,8 +600,42 @@ impl<G: Game> Reconstructor<G> {
     /// Time has reached `now`: publish what has settled, make final what
     /// has stood its time, raise what has stood long enough.
     pub fn handle_timeout(&mut self, now: Millis) {
+        self.preview(now);
         self.fire_timers(now);
         self.check_finality(now);
+    }
+
+    /// Shows the moves of the candidate settling on the board as
+    /// provisional once it has stood [`SettleRule::provisional_ms`] (see
+    /// [`finality`]): screens that want speed need not wait for the settle
+    /// time, which only decides what the reconstructor reads next.
+    fn preview(&mut self, now: Millis) {
+        let debounce = self.config.settle.provisional_ms;
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
+        let Some(c) = p.candidate.as_mut() else {
+            return;
+        };
+        if !c.showing || c.previewed || now < c.since + debounce {
+            return;
+        }
+        c.previewed = true;
+        let (plies, moves) = match &c.explanation {
+            Explanation::Forward(moves) => (0, moves),
+            Explanation::Back { plies, then } if !then.is_empty() => (*plies, then),
+            _ => return,
+        };
+        let first = p.game.len() - plies;
+        let mut record: Record<G> = Record::new(p.game.position_at(first).clone());
+        for (i, m) in moves.iter().enumerate() {
+            let side = record.position().turn();
+            let rec = record.push(m.clone());
+            let event = self
+                .rules
+                .move_event((first + i + 1) as u32, side, rec, false);
+            self.finality.preview(c.since, &event, &mut self.events);
+        }
     }
 
     fn fire_timers(&mut self, now: Millis) {
@@ -688,6 +725,11 @@ impl<G: Game> Reconstructor<G> {
                         }
                     });
                 let kings = p.kings.as_ref().map(|k| k.due);
+                let preview = p
+                    .candidate
+                    .as_ref()
+                    .filter(|c| c.showing && !c.previewed)
+                    .map(|c| c.since + self.config.settle.provisional_ms);
                 // Provisional moves: at their time when nothing else waits
                 // (else a reading will tell), at the latest a misplacement
                 // delay later.
@@ -696,7 +738,7 @@ impl<G: Game> Reconstructor<G> {
                     .finality
                     .due()
                     .map(|d| if quiet { d } else { d + check });
-                [candidate, unexplained, kings, finality]
+                [candidate, unexplained, kings, finality, preview]
                     .into_iter()
                     .flatten()
                     .min()
@@ -965,6 +1007,7 @@ impl<G: Game> Reconstructor<G> {
             }
             Phase::Playing(_) => {
                 self.on_playing_reading(at, start);
+                self.preview(at);
                 self.check_finality(at);
             }
         }
@@ -1307,6 +1350,9 @@ impl<G: Game> Reconstructor<G> {
         };
         if explanation == Explanation::Same {
             p.candidate = None;
+            // A move shown before it settled is gone from the board.
+            let plies = p.game.len();
+            self.finality.unshow(at, plies, &mut self.events);
             return;
         }
         let explanation = self.publish_finished_plies(at, explanation, unbacked);
@@ -1335,12 +1381,16 @@ impl<G: Game> Reconstructor<G> {
                 // `candidate_settle`), and treated as one meanwhile.
                 p.displaced = shadow_displacement(rules, p, &explanation, at);
             }
+            // A correction a knock can fake, or an explanation the
+            // readings do not back up, is not shown before it settles.
+            let previewed = unbacked || held_correction(p, &explanation);
             p.candidate = Some(Candidate {
                 explanation,
                 since: at,
                 settle,
                 reading,
                 showing: true,
+                previewed,
             });
         } else if let Some(c) = &mut p.candidate {
             c.showing = true;
@@ -1399,6 +1449,7 @@ impl<G: Game> Reconstructor<G> {
                     settle: 0,
                     reading,
                     showing: false,
+                    previewed: true,
                 });
                 Explanation::Forward(vec![last])
             }
@@ -1877,6 +1928,7 @@ impl<G: Game> Reconstructor<G> {
             settle: 0,
             reading,
             showing: false,
+            previewed: true,
         });
     }
 

@@ -66,6 +66,14 @@ fn a_move_set_down_is_a_showing_candidate_and_a_lift_hides_it() {
     let c = state(&r).candidate.as_ref().expect("candidate");
     assert!(c.showing);
     assert_eq!(c.since, 200);
+    // First shown as provisional after the debounce, then published.
+    assert_eq!(r.poll_timeout(), Some(350));
+    r.handle_timeout(350);
+    assert!(matches!(
+        r.poll_event(),
+        Some((200, EventKind::Provisional { ply: 1, .. }))
+    ));
+    let c = state(&r).candidate.as_ref().expect("candidate");
     assert_eq!(r.poll_timeout(), Some(c.due()));
     // The pawn lifted again: the board no longer shows it.
     r.handle_square(300, Sq::E4, Cell::Empty);
@@ -103,6 +111,7 @@ fn a_lift_by_the_side_to_move_confirms_the_candidate() {
         settle: 450,
         reading: 0,
         showing: true,
+        previewed: true,
     });
     let mut target = after(&["e2e4"]).board().clone();
     target.discard_piece_at(Sq::E7);
@@ -184,6 +193,7 @@ fn a_takeback_under_way_is_not_two_new_plies() {
         settle: 1500,
         reading: 0,
         showing: true,
+        previewed: true,
     });
     // The knight back on g1 and Black's pawn lifted from e5.
     let mut target = after(&["e2e4"]).board().clone();

@@ -42,6 +42,10 @@ pub struct SettleRule {
     /// press, no reply): longer than the longest stop on the way the real
     /// recordings show (see [`crate::board::finality`]).
     pub final_ms: Millis,
+    /// How long a move settling on the board must stand before screens are
+    /// shown it as provisional (a debounce: a piece only passing over a
+    /// square is not shown).
+    pub provisional_ms: Millis,
 }
 
 impl Default for SettleRule {
@@ -56,6 +60,7 @@ impl Default for SettleRule {
             short_of_capture_ms: 1_300,
             sole_landing_ms: 300,
             final_ms: 2_500,
+            provisional_ms: 150,
         }
     }
 }
