@@ -19,6 +19,7 @@ mod habits;
 mod mid_game;
 mod open_games;
 mod real_games;
+mod real_hands;
 mod reconstruct;
 mod replay;
 mod results;
