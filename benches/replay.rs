@@ -338,6 +338,44 @@ fn show_wrong(g: &SourceGame, replay: &boardcast::replay::Replay) {
     }
 }
 
+/// The capture lines and events around a replay's first error alert
+/// (`BENCH_SHOW_GAME=N` in the clock tables).
+fn show_around_error(session: &sim::Session, text: &str, replay: &boardcast::replay::Replay) {
+    use boardcast::event::EventKind;
+    let Some(at) = replay.events.iter().find_map(|(at, e)| match &e.kind {
+        EventKind::Alert(a) if a.kind.is_error() && !a.cleared => Some(*at),
+        _ => None,
+    }) else {
+        return;
+    };
+    let near = |t: u64| t + 15_000 >= at && t <= at + 3_000;
+    for t in &session.truth {
+        if let sim::Truth::Ply { ply, at: t } = t
+            && near(*t)
+        {
+            println!("  truth: ply {ply} at {t}");
+        }
+    }
+    for (t, r) in &session.readings {
+        if near(*t) {
+            println!("  reading {t}: {r:?}");
+        }
+    }
+    for (t, c) in &session.clock {
+        if near(*t) {
+            println!("  clock {t}: {c:?}");
+        }
+    }
+    let _ = text;
+    for (t, e) in &replay.events {
+        if near(*t) {
+            let mut json = e.to_json();
+            json.truncate(200);
+            println!("  event {t}: {json}");
+        }
+    }
+}
+
 /// Publication delay when a DGT clock is pressed after every move.
 /// A profile's games with a DGT clock pressed `press_ms` after each
 /// move (no takebacks: the simulated clock follows plies forward).
@@ -367,6 +405,9 @@ fn with_clock(
         );
         let text = sim::dgt::capture_text(&session, &[]);
         let replay = replay_reader(text.as_bytes(), Config::default(), Path::new("clock")).unwrap();
+        if std::env::var("BENCH_SHOW_GAME").is_ok_and(|g| g == (i + 1).to_string()) {
+            show_around_error(&session, &text, &replay);
+        }
         let c = compare(game, &session, &replay);
         exact += usize::from(c.exact);
         retracts += c.retracts;
@@ -1005,6 +1046,28 @@ fn main() {
         real(&games, &seeds);
         return;
     }
+    let human = || -> Box<dyn Profile> {
+        Box::new(Human {
+            takeback: 0.0,
+            ..Human::default()
+        })
+    };
+    // A third of the knocks hit the piece that has just moved, as in the
+    // knock table.
+    let knocked = || -> Box<dyn Profile> {
+        Box::new(Human {
+            takeback: 0.0,
+            knock: 0.1 * 2.0 / 3.0,
+            knock_moved: 0.1 / 3.0,
+            ..Human::default()
+        })
+    };
+    // `BENCH_ONLY=clocks`: the human and knock profiles with a DGT clock.
+    if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "clocks") {
+        with_clock(&games, "human", &human, (150, 600));
+        with_clock(&games, "knocks 0.1 a move", &knocked, (150, 600));
+        return;
+    }
     if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "finality") {
         finality(&games, &seeds);
         return;
@@ -1012,13 +1075,8 @@ fn main() {
     run("clean", &games, &|| Box::new(Clean), &[1]);
     run("human", &games, &|| Box::new(Human::default()), &seeds);
     knocks(&games, &seeds);
-    let human = || -> Box<dyn Profile> {
-        Box::new(Human {
-            takeback: 0.0,
-            ..Human::default()
-        })
-    };
     with_clock(&games, "human", &human, (150, 600));
+    with_clock(&games, "knocks 0.1 a move", &knocked, (150, 600));
     real(&games, &seeds);
     families(&games);
     worst_case(&games);

@@ -339,6 +339,12 @@ pub struct RawReconstructor {
     /// Settle time of chess moves whose piece could land on no square
     /// beside its own.
     pub settle_sole_landing_ms: Option<u64>,
+    /// How long a move must stand, the board quiet, before it is final
+    /// without a clock press or a reply.
+    pub final_ms: Option<u64>,
+    /// How long a move must stand before screens are shown it as
+    /// provisional.
+    pub provisional_ms: Option<u64>,
     /// Streaming search depth.
     pub stream_depth: Option<usize>,
     /// Resynchronising search depth.
@@ -1155,6 +1161,11 @@ pub fn reconstructor(
         &mut settle.sole_landing_ms,
         c.settle_sole_landing_ms.or(dc.settle_sole_landing_ms),
     );
+    set(&mut settle.final_ms, c.final_ms.or(dc.final_ms));
+    set(
+        &mut settle.provisional_ms,
+        c.provisional_ms.or(dc.provisional_ms),
+    );
     let limits: &mut Limits = &mut reconstructor.limits;
     set(&mut limits.stream_depth, c.stream_depth.or(dc.stream_depth));
     set(&mut limits.depth, c.depth.or(dc.depth));
@@ -1893,6 +1904,7 @@ mod tests {
         assert!(s.bus_gap_ms.is_some());
         let r = raw.reconstructor.unwrap();
         assert!(r.settle_base_ms.is_some() && r.budget.is_some() && r.depth.is_some());
+        assert!(r.final_ms.is_some() && r.provisional_ms.is_some());
         assert!(raw.log.unwrap().level.is_some());
         assert!(raw.recorder.unwrap().dir.is_some());
     }

@@ -20,6 +20,16 @@
 //! lifting and setting down); thinking takes `BENCH_THINK_MS` (2 s by
 //! default: a blitz hall, the busy case) instead of the simulator's
 //! 1.5-12 s. The reconstructor runs with its default settle times.
+//!
+//! Then real hands (issue 43): `BENCH_REAL_BOARDS` boards (8 by default),
+//! handled as the real recordings show (`boardcast_sim::Real`, stops on the
+//! way of up to 2 s), half of them with a DGT clock pressed about a second
+//! after each move, thinking `BENCH_REAL_THINK_MS` (6 s by default, so that
+//! a move without a clock becomes final on its time, not on the reply).
+//! It prints, on the wire: the delay from a move's completing reading to
+//! its first right `provisional` event, and to its `move` event, from the
+//! press with a clock and from the reading without one; and the wrong
+//! final moves (a `move` whose SAN is not the game's).
 
 #[path = "../../benches/common.rs"]
 mod common;
@@ -37,7 +47,10 @@ use std::fs;
 use std::time::Duration;
 
 use boardcast::board::SettleRule;
-use boardcast_sim::Truth;
+use boardcast::clock::TimeControl;
+use boardcast::event::Side;
+use boardcast_sim::clock::{ClockSetup, ClockTruth, add_clock};
+use boardcast_sim::{Real, Truth};
 use tokio::time::Instant;
 
 use common::{env_or, percentile};
@@ -81,7 +94,162 @@ fn main() {
                 r1.saturating_sub(r0) as f64 / (n1 - n0) as f64
             );
         }
+        let boards: usize = env_or("BENCH_REAL_BOARDS", 8);
+        if boards > 0 {
+            real_hands(boards, secs, env_or("BENCH_REAL_THINK_MS", 6_000)).await;
+        }
     });
+}
+
+/// Real hands on the wire (see the module documentation).
+async fn real_hands(n: usize, secs: u64, think: u64) {
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let sub = Subscriber::connect(broker.port, "bench/#", "bench-watcher", false).await;
+    let games: Vec<_> = util::games()
+        .into_iter()
+        .filter(|g| g.moves.len() >= 80)
+        .collect();
+    let mut boards = Vec::with_capacity(n);
+    let mut clocks: Vec<Option<ClockTruth>> = Vec::with_capacity(n);
+    for i in 0..n {
+        let g = games[(i * 13) % games.len()].clone();
+        let clocked = i % 2 == 0;
+        let mut profile = Real::with_dwell_tail(2_000);
+        if clocked {
+            profile = profile.pressing_a_clock();
+        }
+        let mut session = boardcast_sim::simulate(&g, &mut profile, 4_300 + i as u64, false);
+        let truth = clocked.then(|| {
+            let mut setup = ClockSetup::new(TimeControl::parse("5400+30").unwrap());
+            setup.press_ms = Real::default().press_ms;
+            add_clock(&mut session, &setup, Side::from(g.start.turn()), i as u64)
+        });
+        let opts = SimOptions {
+            serial: format!("{:05}", 20_000 + i),
+            pace: Pace::Compressed {
+                think_ms: think,
+                factor: 1,
+            },
+            garbage_every: None,
+            lead_in: Duration::from_millis(500 + (i as u64 * 7919) % think.max(1)),
+            between_games: Duration::from_secs(3),
+            protocol: boardcast::family::Family::Dgt,
+            occupancy: false,
+        };
+        boards.push(SimBoard::with_session(
+            dir.path(),
+            &format!("r{i}"),
+            g,
+            session,
+            opts,
+        ));
+        clocks.push(truth);
+    }
+    let confs: Vec<BoardConf> = boards
+        .iter()
+        .enumerate()
+        .map(|(i, b)| BoardConf {
+            id: format!("{i}"),
+            port: b.path().to_string_lossy().into_owned(),
+            serial: None,
+        })
+        .collect();
+    let cfg = config(dir.path(), broker.port, &confs);
+    let mut daemon = Daemon::start(&cfg);
+    sub.wait_for("every board connected", Duration::from_secs(60), |msgs| {
+        let connected: std::collections::HashSet<&str> = msgs
+            .iter()
+            .filter(|m| m.topic.ends_with("/state") && m.json()["status"] == "connected")
+            .map(|m| m.topic.as_str())
+            .collect();
+        (connected.len() == n).then_some(())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(secs)).await;
+    let status = daemon.stop();
+    assert!(status.success(), "daemon exit: {status:?}");
+
+    let (mut provisional, mut after_press, mut after_piece) = (Vec::new(), Vec::new(), Vec::new());
+    let mut seen: HashMap<(usize, u64, bool), ()> = HashMap::new();
+    let (mut wrong, mut finals) = (0usize, 0usize);
+    for m in sub.messages() {
+        if !m.topic.ends_with("/event") {
+            continue;
+        }
+        let e = m.json();
+        let is_move = e["type"] == "move";
+        let shown = e["type"] == "provisional" && e["withdrawn"].is_null();
+        if !(is_move || shown) {
+            continue;
+        }
+        let board: usize = e["board"].as_str().unwrap().parse().unwrap();
+        let ply = e["ply"].as_u64().unwrap();
+        let b = &boards[board];
+        let right = b.game.sans.get(ply as usize - 1).map(String::as_str) == e["san"].as_str();
+        if is_move && seen.insert((board, ply, true), ()).is_none() {
+            finals += 1;
+            wrong += usize::from(!right);
+        }
+        if !right || (!is_move && seen.insert((board, ply, false), ()).is_some()) {
+            continue;
+        }
+        let Some(at) = b.session.truth.iter().find_map(|t| match t {
+            Truth::Ply { ply: p, at } if *p == ply as usize => Some(*at),
+            _ => None,
+        }) else {
+            continue;
+        };
+        let Some(reading) = b.session.readings.iter().rposition(|(t, _)| *t == at) else {
+            continue;
+        };
+        let Some(written) = b.written()[reading] else {
+            continue;
+        };
+        let from_reading = m.at.saturating_duration_since(written).as_millis() as i64;
+        if !is_move {
+            provisional.push(from_reading);
+            continue;
+        }
+        match &clocks[board] {
+            None => after_piece.push(from_reading),
+            Some(truth) => {
+                let Some(&(pressed, _)) = truth.presses.get(ply as usize - 1) else {
+                    continue;
+                };
+                let written = b.clock_written();
+                let Some(Some(press)) = b
+                    .session
+                    .clock
+                    .iter()
+                    .position(|(t, _)| *t == pressed)
+                    .map(|k| written[k])
+                else {
+                    continue;
+                };
+                after_press.push(m.at.saturating_duration_since(press).as_millis() as i64);
+            }
+        }
+    }
+    for v in [&mut provisional, &mut after_press, &mut after_piece] {
+        v.sort_unstable();
+    }
+    println!(
+        "real hands, {n} boards (half with a DGT clock), thinking {think} ms: {finals} final moves, {wrong} wrong"
+    );
+    let line = |label: &str, v: &[i64]| {
+        println!(
+            "  {label:<34} median {} ms  p99 {} ms  max {} ms ({} moves)",
+            percentile(v, 0.5),
+            percentile(v, 0.99),
+            v.last().copied().unwrap_or(0),
+            v.len()
+        );
+    };
+    line("reading->provisional", &provisional);
+    line("press->move (with a clock)", &after_press);
+    line("reading->move (without a clock)", &after_piece);
+    drop(boards);
 }
 
 fn config(dir: &std::path::Path, port: u16, boards: &[BoardConf]) -> std::path::PathBuf {

@@ -208,6 +208,8 @@ level = "info,rumqttd=off,rumqttc=warn"
         &mut s.takeback_ms,
         &mut s.king_centre_ms,
         &mut s.kings_signal_ms,
+        &mut s.final_ms,
+        &mut s.provisional_ms,
     ] {
         scale(ms);
     }

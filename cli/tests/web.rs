@@ -248,6 +248,36 @@ async fn the_demo_page_shows_boards_moving_and_an_alert_in_chromium() {
     )
     .await;
     eprintln!("plies per board: {plies}");
+    // A move the board shows before it is final is listed, marked as
+    // provisional. The demo's boards have clocks, pressed a moment after
+    // each move, so a provisional move is listed only briefly: an observer
+    // notes every one the page lists.
+    client
+        .execute(
+            "window.provisionals = []; new MutationObserver(() => \
+             document.querySelectorAll('.board-card .moves .provisional').forEach(p => \
+             window.provisionals.push([p.textContent.trim(), p.title]))) \
+             .observe(document.body, { subtree: true, childList: true });",
+            vec![],
+        )
+        .await
+        .unwrap();
+    let provisional = wait_for(
+        &client,
+        "a provisional move marked in a move list",
+        Duration::from_secs(30),
+        "return window.provisionals;",
+        |v| v.as_array().is_some_and(|a| !a.is_empty()),
+    )
+    .await;
+    eprintln!("provisional moves shown: {provisional}");
+    assert!(
+        provisional[0][0].as_str().is_some_and(|t| t.ends_with('?'))
+            && provisional[0][1]
+                .as_str()
+                .is_some_and(|t| t.contains("not final")),
+        "{provisional}"
+    );
     let alert = wait_for(
         &client,
         "an arbiter alert with its board and message",

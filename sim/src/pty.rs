@@ -171,6 +171,9 @@ struct Shared {
     /// Wall time each reading of the first session was written to the
     /// line (if it was).
     written: Vec<Option<Instant>>,
+    /// Wall time each clock signal of the first session was written to
+    /// the line (if it was: the once-a-second faces are thinned).
+    clock_written: Vec<Option<Instant>>,
     /// Readings of the first session applied so far.
     applied: usize,
     /// Sessions begun (1 while the first plays).
@@ -274,6 +277,7 @@ impl SimBoard {
             serial: opts.serial.clone(),
             plugged: None,
             written: vec![None; session.readings.len()],
+            clock_written: vec![None; session.clock.len()],
             applied: 0,
             sessions: 0,
             garbage_every: opts.garbage_every,
@@ -394,6 +398,12 @@ impl SimBoard {
     /// When each reading of the first session was written to the line.
     pub fn written(&self) -> Vec<Option<Instant>> {
         lock(&self.shared).written.clone()
+    }
+
+    /// When each clock signal of the first session (`session.clock`) was
+    /// written to the line, if it was.
+    pub fn clock_written(&self) -> Vec<Option<Instant>> {
+        lock(&self.shared).clock_written.clone()
     }
 }
 
@@ -701,7 +711,7 @@ async fn serve_certabo(shared: Arc<Mutex<Shared>>, master: Arc<Line>, started: A
 /// start).
 enum Step<'a> {
     Reading(usize, &'a Reading),
-    Clock(&'a Signal),
+    Clock(usize, &'a Signal),
 }
 
 /// The session's readings and clock signals on the wall clock. Readings
@@ -725,7 +735,7 @@ fn schedule(session: &Session, pace: Pace) -> Vec<(u64, Step<'_>)> {
         .map(|(i, (_, r))| (walls[i] as u64, Step::Reading(i, r)))
         .collect();
     let mut last_kept: Option<(f64, Option<boardcast::clock::Face>)> = None;
-    for (t, signal) in &session.clock {
+    for (k, (t, signal)) in session.clock.iter().enumerate() {
         // The first reading at or after t.
         let i = session.readings.partition_point(|(rt, _)| rt < t);
         let w = if i == 0 {
@@ -751,7 +761,7 @@ fn schedule(session: &Session, pace: Pace) -> Vec<(u64, Step<'_>)> {
         };
         if keep {
             last_kept = Some((w, running));
-            steps.push((w as u64, Step::Clock(signal)));
+            steps.push((w as u64, Step::Clock(k, signal)));
         }
     }
     // Stable: at equal times a reading goes before the clock signal.
@@ -786,12 +796,15 @@ async fn play(
             let mut s = lock(&shared);
             match step {
                 Step::Reading(i, reading) => apply_reading(&mut s, i, reading, number),
-                Step::Clock(signal) => {
+                Step::Clock(k, signal) => {
                     if let Some(p) = &s.plugged
                         && p.updates
                         && s.protocol == Family::Dgt
                     {
                         write_all(&p.master, &clock_message(signal).to_bytes());
+                        if number == 0 {
+                            s.clock_written[k] = Some(Instant::now());
+                        }
                     }
                 }
             }

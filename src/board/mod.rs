@@ -531,8 +531,11 @@ impl<G: Game> Reconstructor<G> {
         let turn = p.game.position().turn().side();
         // A piece of the side not to move stands displaced and that side
         // pressed its clock: a move out of turn was completed (Laws 6.2a,
-        // 7.5). Without the press it stays a displacement.
+        // 7.5). Without the press it stays a displacement. (Not when the
+        // press completes the presser's own provisional move: the press is
+        // that move's, and the piece beside it was knocked.)
         if turn != side
+            && self.finality.pending_mover() != Some(side)
             && p.pseudo.is_none()
             && p.displaced
                 .as_ref()
