@@ -4,7 +4,8 @@
 //! `cargo bench --bench games` prints two tables per game:
 //!
 //! 1. Fault-free games under each handling profile (clean and human, with
-//!    and without piece identity, the board turned round): games replayed,
+//!    and without piece identity, the board turned round, and the habits of
+//!    the real recordings, `real`): games replayed,
 //!    records exact, wrong moves (published moves later retracted, plus
 //!    plies of the final record that differ from the game), and error
 //!    alerts (must be 0: an alert is an accusation).
@@ -69,6 +70,7 @@ fn profiles() -> Vec<(&'static str, OpenProfile)> {
         human,
         pieces,
         rotated,
+        real: false,
     };
     vec![
         ("clean, pieces", p(false, true, false)),
@@ -77,6 +79,20 @@ fn profiles() -> Vec<(&'static str, OpenProfile)> {
         ("human, occupancy", p(true, false, false)),
         ("human, pieces, turned", p(true, true, true)),
         ("human, occupancy, turned", p(true, false, true)),
+        (
+            "real, pieces",
+            OpenProfile {
+                real: true,
+                ..p(true, true, false)
+            },
+        ),
+        (
+            "real, occupancy",
+            OpenProfile {
+                real: true,
+                ..p(true, false, false)
+            },
+        ),
     ]
 }
 
@@ -161,6 +177,7 @@ fn fault_table(
                 human: true,
                 pieces: attempt % 2 == 0,
                 rotated: attempt % 5 == 4,
+                real: false,
             };
             let Some(case) = inject(i, kind, profile, attempt as u64) else {
                 continue;
@@ -302,6 +319,7 @@ fn draughts_tables(
                 human,
                 pieces: false,
                 rotated,
+                real: false,
             };
             let s = simulate_draughts(g, profile, i as u64);
             let text = tabutronic_capture_text(&s, &[]);

@@ -175,6 +175,7 @@ fn draughts_and_xiangqi_faults_slice_to_the_position_before_and_replay_to_the_sa
                 human: true,
                 pieces: i % 2 == 0,
                 rotated: false,
+                real: false,
             };
             if let Some(case) = open_faults::inject_draughts(&g.moves, kind, profile, i as u64) {
                 check(case, "draughts", format!("draughts-{kind:?}-{i}"));
@@ -192,6 +193,7 @@ fn draughts_and_xiangqi_faults_slice_to_the_position_before_and_replay_to_the_sa
                 human: true,
                 pieces: i % 2 == 0,
                 rotated: i % 3 == 0,
+                real: false,
             };
             if let Some(case) = open_faults::inject_xiangqi(moves, kind, profile, i as u64) {
                 check(case, "xiangqi", format!("xiangqi-{kind:?}-{i}"));

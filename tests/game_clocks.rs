@@ -19,6 +19,7 @@ const HUMAN: OpenProfile = OpenProfile {
     human: true,
     pieces: true,
     rotated: false,
+    real: false,
 };
 
 /// A game of `game` (the `i`-th of its corpus) with a clock set to `tc`,

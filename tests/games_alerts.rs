@@ -416,6 +416,7 @@ fn injected_faults_on_draughts_and_xiangqi_boards_raise_their_alerts() {
                 human: true,
                 pieces: i % 2 == 0,
                 rotated: false,
+                real: false,
             };
             if let Some(case) = open_faults::inject_draughts(&g.moves, kind, profile, i as u64) {
                 check(case, "draughts");
@@ -434,6 +435,7 @@ fn injected_faults_on_draughts_and_xiangqi_boards_raise_their_alerts() {
                 human: true,
                 pieces: i % 2 == 0,
                 rotated: i % 3 == 0,
+                real: false,
             };
             if let Some(case) = open_faults::inject_xiangqi(moves, kind, profile, i as u64) {
                 check(case, "xiangqi");

@@ -22,6 +22,7 @@ fn profiles() -> Vec<OpenProfile> {
                 human,
                 pieces,
                 rotated: false,
+                real: false,
             });
         }
     }
@@ -77,6 +78,7 @@ fn draughts_board_turned_round_is_found() {
             human: true,
             pieces,
             rotated: true,
+            real: false,
         };
         check_draughts(profile, &games[..40], Some("draughts"));
     }
@@ -99,6 +101,7 @@ fn xiangqi_board_turned_round_is_found() {
             human: false,
             pieces,
             rotated: true,
+            real: false,
         };
         check_xiangqi(profile, &games[..20]);
     }
@@ -218,6 +221,7 @@ fn boards_sending_only_snapshots_replay_exactly() {
             human: false,
             pieces,
             rotated: false,
+            real: false,
         };
         for (i, g) in games.iter().enumerate().take(40) {
             let s = as_snapshots(
@@ -497,6 +501,7 @@ fn xiangqi_move_limit_is_the_events_from_the_capture_header() {
         human: false,
         pieces: true,
         rotated: false,
+        real: false,
     };
     let session = simulate_xiangqi(moves, profile, 1);
     let run = |limit: Option<&str>| {
@@ -543,6 +548,7 @@ fn captures_and_crownings_left_for_the_opponent_are_read_exactly() {
             human: true,
             pieces,
             rotated: !pieces,
+            real: false,
         };
         for (name, games) in [("made", &made[..40]), ("ACF", &real[..40])] {
             for (i, g) in games.iter().enumerate() {

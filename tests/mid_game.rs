@@ -96,6 +96,7 @@ fn a_board_first_read_mid_game_is_followed_from_the_position_it_shows() {
             human: true,
             pieces: true,
             rotated,
+            real: false,
         };
         for (i, k) in [(1, 10), (4, 15), (9, 22)] {
             let g = &games[i];
@@ -140,6 +141,7 @@ fn a_board_without_piece_identity_first_read_mid_game_waits_for_the_start() {
         human: true,
         pieces: false,
         rotated: false,
+        real: false,
     };
     let session = simulate_draughts(&g.moves, profile, 2);
     let cut = first_read_after(&session, OpenGame::Draughts, 12);

@@ -26,6 +26,7 @@ fn profiles() -> Vec<OpenProfile> {
                 human,
                 pieces,
                 rotated: false,
+                real: false,
             });
         }
     }

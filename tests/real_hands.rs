@@ -298,3 +298,26 @@ fn the_public_never_sees_a_move_corrected_within_the_delay() {
         .collect();
     assert_eq!(kinds, ["move Qg4"]);
 }
+
+/// A pawn set down on e3 on its way to e4, and Black's reply ...d6 made
+/// by setting the pawn down on d6 before lifting it from d7 (the board
+/// never shows a lift of Black's). Before: e3 was made final by the reply
+/// read around the pawn that went on.
+#[test]
+fn a_reply_set_down_before_its_piece_is_lifted_confirms_the_correction() {
+    let white = piece(Color::White, Role::Pawn);
+    let black = piece(Color::Black, Role::Pawn);
+    let e = scene(
+        "rnbqk2r/ppppppbp/5np1/8/2PP4/2N5/PP2PPPP/R1BQKBNR w KQkq - 2 4",
+        &[
+            Read(1_000, Square::E2, Cell::Empty),
+            Read(1_300, Square::E3, white),
+            Read(1_900, Square::E3, Cell::Empty),
+            Read(1_950, Square::E4, white),
+            Read(4_750, Square::D6, black),
+            Read(4_820, Square::D7, Cell::Empty),
+        ],
+    );
+    clean(&e);
+    assert_eq!(record(&e), ["e4", "d6"], "{e:?}");
+}

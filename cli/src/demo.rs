@@ -377,6 +377,7 @@ fn open_board(
         human: true,
         pieces: true,
         rotated: false,
+        real: false,
     };
     let seed = opts.seed.wrapping_add(i as u64);
     let (game, session) = match opts.game(i) {

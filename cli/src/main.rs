@@ -779,6 +779,7 @@ fn simulate_open(
         human: profile == ProfileName::Human,
         pieces,
         rotated,
+        real: false,
     };
     let sessions: Vec<(String, open::OpenSession)> = match game {
         OpenGameName::Draughts => {

@@ -40,6 +40,7 @@ async fn an_alert_replayed_decided_and_reported_across_a_restart_in_chromium() {
         human: false,
         pieces: true,
         rotated: false,
+        real: false,
     };
     let case = read_xiangqi_games(&xq)
         .unwrap()

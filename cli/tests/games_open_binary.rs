@@ -129,6 +129,7 @@ fn pydraughts_reads_every_replayed_record_and_agrees() {
             human: true,
             pieces: i % 2 == 0,
             rotated: false,
+            real: false,
         };
         let r = replay(&simulate_draughts(&g.moves, profile, i as u64), None, true);
         records += &r.records;
@@ -182,6 +183,7 @@ fn cchess_agrees_with_every_replayed_xiangqi_move() {
             human: true,
             pieces: i % 2 == 0,
             rotated: false,
+            real: false,
         };
         let r = replay(&simulate_xiangqi(moves, profile, i as u64), None, true);
         let plies: Vec<(String, String)> = r
@@ -236,6 +238,7 @@ fn draughts_corpus_replays_exactly_on_an_occupancy_vendor_board() {
                 human,
                 pieces: false,
                 rotated: human && i % 4 == 3,
+                real: false,
             };
             let session = simulate_draughts(&g.moves, profile, i as u64);
             let text = tabutronic_capture_text(&session, &[("board".into(), "5".into())]);

@@ -114,6 +114,7 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
         human: false,
         pieces: true,
         rotated: false,
+        real: false,
     };
     // A short game of each corpus keeps the test quick.
     let pdn = std::fs::read_to_string(data("english-draughts.pdn")).unwrap();
@@ -370,6 +371,7 @@ async fn draughts_on_millennium_certabo_and_dgt_boards_plays_live_as_in_replay()
         human: false,
         pieces: false,
         rotated: false,
+        real: false,
     };
     let mut boards = Vec::new();
     for (i, (family, g)) in families.iter().zip(&games).enumerate() {
@@ -509,6 +511,7 @@ async fn draughts_and_xiangqi_games_resume_after_the_daemon_is_killed() {
         human: false,
         pieces: true,
         rotated: false,
+        real: false,
     };
     let pdn = std::fs::read_to_string(data("english-draughts.pdn")).unwrap();
     // The first 24 plies of a game each: games in progress.

@@ -75,6 +75,13 @@ pub struct OpenProfile {
     pub pieces: bool,
     /// The board stands turned round.
     pub rotated: bool,
+    /// With `human`, the habits of the real recordings too (see
+    /// [`crate::Real`]): a piece set down on another square it could go to
+    /// on its way (about one move in twenty-five, for a third of a second
+    /// with a tail of up to two seconds); a captured piece set down beside
+    /// for a moment before it leaves the board; a xiangqi chariot or cannon
+    /// set down short of its victim, the victim lifted, then the capture.
+    pub real: bool,
 }
 
 /// A simulated session: the board's lines with their times.
@@ -156,6 +163,63 @@ impl Hands {
 
     pub(super) fn wait(&mut self, lo: Millis, hi: Millis) {
         self.t += self.rng.gen_range(lo..=hi);
+    }
+
+    /// Whether a real habit of probability `p` happens now.
+    fn real_habit(&mut self, p: f64) -> bool {
+        self.profile.human && self.profile.real && !self.quiet && self.rng.gen_bool(p)
+    }
+
+    /// A stop on the way, as the real recordings time it: about a third of
+    /// a second, one in ten up to two seconds.
+    fn stop_on_the_way(&mut self) {
+        if self.rng.gen_bool(0.1) {
+            self.wait(600, 2_000);
+        } else {
+            self.wait(150, 600);
+        }
+    }
+
+    /// Whether `sq` is on the board and empty.
+    fn empty(&self, file: i16, rank: i16) -> Option<Square> {
+        let g = self.game.geometry();
+        if file < 0 || rank < 0 || file >= i16::from(g.files()) || rank >= i16::from(g.ranks()) {
+            return None;
+        }
+        let sq = Square::new(file as u8, rank as u8);
+        self.cells[self.index(sq)].is_none().then_some(sq)
+    }
+
+    /// Lifts the captured piece on `sq` off the board; with the real
+    /// habit, set down for a moment on an empty square beside it first
+    /// (`diagonal`: only diagonal neighbours, the dark squares of a
+    /// draughts board).
+    fn take_off(&mut self, sq: Square, diagonal: bool) {
+        let piece = self.cells[self.index(sq)];
+        if let Some(piece) = piece
+            && self.real_habit(5.0 / 36.0)
+        {
+            let (f, r) = (i16::from(sq.file), i16::from(sq.rank));
+            let steps: &[(i16, i16)] = if diagonal {
+                &[(1, 1), (1, -1), (-1, 1), (-1, -1)]
+            } else {
+                &[(1, 0), (-1, 0), (0, 1), (0, -1)]
+            };
+            let beside: Vec<Square> = steps
+                .iter()
+                .filter_map(|(df, dr)| self.empty(f + df, r + dr))
+                .collect();
+            if !beside.is_empty() {
+                let to = beside[self.rng.gen_range(0..beside.len())];
+                self.up(sq);
+                self.wait(100, 300);
+                self.down(to, piece);
+                self.wait(300, 1_500);
+                self.up(to);
+                return;
+            }
+        }
+        self.up(sq);
     }
 
     fn phys(&self, sq: Square) -> Square {
@@ -309,7 +373,7 @@ pub(super) fn play_draughts(h: &mut Hands, pos: &draughts::Position, mv: &draugh
             } else {
                 h.wait(250, 700);
             }
-            h.up(c);
+            h.take_off(c, true);
         }
     };
     if when == 0 {
@@ -317,6 +381,21 @@ pub(super) fn play_draughts(h: &mut Hands, pos: &draughts::Position, mv: &draugh
         h.wait(200, 600);
     }
     h.up(path[0]);
+    // A simple move first set down on the other square the man could step
+    // to (a real stop on the way), then on its own.
+    if captured.is_empty() && path.len() == 2 && h.real_habit(10.0 / 193.0) {
+        let (from, to) = (path[0], path[1]);
+        let other = h.empty(
+            2 * i16::from(from.file) - i16::from(to.file),
+            i16::from(to.rank),
+        );
+        if let Some(other) = other {
+            h.wait(150, 450);
+            h.down(other, man);
+            h.stop_on_the_way();
+            h.up(other);
+        }
+    }
     let set_down_each = !profile.human || h.rng.gen_bool(0.5);
     for (k, &land) in path.iter().enumerate().skip(1) {
         let last = k == path.len() - 1;
@@ -449,21 +528,66 @@ pub(super) fn play_xiangqi(h: &mut Hands, pos: &xiangqi::Position, mv: xiangqi::
     let piece = pos.piece_at(mv.from).expect("a piece to move").fen_char();
     let (from, to) = (xsq(mv.from), xsq(mv.to));
     let capture = pos.piece_at(mv.to).is_some();
-    if capture {
+    let straight = from.file == to.file || from.rank == to.rank;
+    let line_piece = "RrCc".contains(piece);
+    // The square next to `to` on the line from `from` (where a chariot or
+    // cannon sets down short of its victim), if it is not `from`.
+    let short_of = || {
+        let (df, dr) = (
+            (i16::from(to.file) - i16::from(from.file)).signum(),
+            (i16::from(to.rank) - i16::from(from.rank)).signum(),
+        );
+        let sq = Square::new(
+            (i16::from(to.file) - df) as u8,
+            (i16::from(to.rank) - dr) as u8,
+        );
+        (sq != from).then_some(sq)
+    };
+    if capture
+        && straight
+        && piece_is_chariot(piece)
+        && let Some(short) = short_of().filter(|&s| h.cells[h.index(s)].is_none())
+        && h.real_habit(0.2)
+    {
+        // A chariot set down on the way to its capture: short of the
+        // victim, the victim lifted (perhaps set beside), then the capture.
+        h.up(from);
+        h.wait(150, 450);
+        h.down(short, piece);
+        h.stop_on_the_way();
+        h.take_off(to, false);
+        h.wait(150, 400);
+        h.up(short);
+        h.wait(100, 300);
+        h.down(to, piece);
+    } else if capture {
         if !profile.human || h.rng.gen_bool(0.5) {
-            h.up(to);
+            h.take_off(to, false);
             h.wait(150, 600);
             h.up(from);
         } else {
             h.up(from);
             h.wait(150, 600);
-            h.up(to);
+            h.take_off(to, false);
         }
         h.wait(150, 500);
         h.down(to, piece);
+    } else if straight
+        && line_piece
+        && let Some(short) = short_of().filter(|&s| h.cells[h.index(s)].is_none())
+        && h.real_habit(10.0 / 193.0)
+    {
+        // A real stop on the way: set down on the line short of its
+        // square (a move it could have made), then on.
+        h.up(from);
+        h.wait(150, 450);
+        h.down(short, piece);
+        h.stop_on_the_way();
+        h.up(short);
+        h.wait(100, 300);
+        h.down(to, piece);
     } else {
         h.up(from);
-        let straight = from.file == to.file || from.rank == to.rank;
         let slider = "RrCcKkPp".contains(piece);
         if profile.human && straight && slider && h.rng.gen_bool(0.5) {
             // Slid along the line, the sensors seeing it on the way.
@@ -491,6 +615,11 @@ pub(super) fn play_xiangqi(h: &mut Hands, pos: &xiangqi::Position, mv: xiangqi::
         h.down(to, piece);
     }
     h.maybe_knock(&[from, to]);
+}
+
+/// Whether a xiangqi FEN letter is a chariot (rook).
+fn piece_is_chariot(piece: char) -> bool {
+    piece.eq_ignore_ascii_case(&'r')
 }
 
 /// Plays a xiangqi game (moves legal from the start) on a simulated board.

@@ -1184,9 +1184,15 @@ impl<G: Game> Reconstructor<G> {
         if self.finality.final_plies() >= p.game.len() {
             return;
         }
+        // Begun: a piece of theirs lifted, or their reply made (set down
+        // before its piece was lifted, the board may never show the lift).
         let confirmed = p.candidate.as_ref().is_some_and(|c| {
+            let after = candidate_position(&p.game, &c.explanation);
             held_correction(p, &c.explanation)
-                && lifted_by_side_to_move::<G>(&candidate_position(&p.game, &c.explanation), target)
+                && (lifted_by_side_to_move::<G>(&after, target)
+                    || after
+                        .legal_moves()
+                        .any(|m| after.board_after(&m).diff(target).is_empty()))
         });
         if confirmed {
             let c = p.candidate.take().expect("checked");
