@@ -134,6 +134,10 @@ fn clean_table(
             if std::env::var_os("BENCH_SHOW_TOUCH").is_some() && touch_alerts(&r) > 0 && i < 3 {
                 show_touch(&r, &s_lines(i, profile));
             }
+            if std::env::var("BENCH_SHOW_ERROR").is_ok_and(|n| n == name) && e > 0 {
+                println!("   game {}:", i + 1);
+                show_error(&r, &s_lines(i, profile));
+            }
             if (w > 0 || e > 0) && misses.len() < 3 {
                 misses.push(format!("game {}: {w} wrong moves, {e} error alerts", i + 1));
             }
@@ -250,6 +254,24 @@ fn show_touch(r: &GameReplay, lines: &[(u64, String)]) {
     let t0 = r.events[i.saturating_sub(1)].t_ms;
     for (t, l) in lines.iter().filter(|(t, _)| *t + 200 >= t0).take(12) {
         println!("   line {t} {l}");
+    }
+}
+
+/// The events and the board's lines in the 15 s before a replay's first
+/// error alert (`BENCH_SHOW_ERROR=<profile name>`).
+fn show_error(r: &GameReplay, lines: &[(u64, String)]) {
+    let Some(t) = r.events.iter().find_map(|e| match &e.kind {
+        EventKind::Alert(a) if a.kind.is_error() && !a.cleared => Some(e.t_ms),
+        _ => None,
+    }) else {
+        return;
+    };
+    let near = |x: u64| x + 15_000 >= t && x <= t + 1_000;
+    for e in r.events.iter().filter(|e| near(e.t_ms)) {
+        println!("   event {} {:?}", e.t_ms, e.kind);
+    }
+    for (x, l) in lines.iter().filter(|(x, _)| near(*x)) {
+        println!("   line {x} {l}");
     }
 }
 

@@ -36,24 +36,40 @@ pub(super) fn confirmed_by_lift<G: Game>(rules: &G, p: &Playing<G>, target: &Boa
         };
         // (Nor the victim of a capture the candidate's piece is about to
         // make: it was set down short of it first, taking nothing.)
-        let about_to_capture = moves.len() == 1
-            && (moves[0].touched() & before.board().by_color(before.turn().other())).is_empty()
-            && {
-                let removed = after.board().occupied() & !target.occupied();
-                let theirs = removed & after.board().by_color(after.turn());
-                let on = moves[0].to();
-                // (A victim that can take the piece may be replying by
-                // taking it, lifted after it: then the order tells.)
-                let threat = after
-                    .legal_moves()
-                    .any(|r| theirs.contains(r.from()) && r.touched().contains(on));
-                victims_of_capture_from(rules, before, moves[0].from(), on, theirs)
-                    && (!threat || lifted_under_the_piece(p, on, theirs))
-            };
+        let about_to_capture =
+            moves.len() == 1 && about_to_capture(rules, p, before, &moves[0], &after, target);
         lifted_by_side_to_move::<G>(&after, target)
             && !about_to_capture
             && !signal_into(rules, &c.explanation)
     })
+}
+
+/// Whether the pieces of the side to move that `target` lacks after `m`
+/// (played from `before` to `after`, taking nothing) are victims the piece
+/// of `m` may yet capture: it was set down short of them (a capture in
+/// three touches: set down, the victim lifted, the capture made), so their
+/// lift is not the opponent beginning to reply. A victim that can take the
+/// piece may be replying by taking it, lifted after it: then the order
+/// tells.
+pub(super) fn about_to_capture<G: Game>(
+    rules: &G,
+    p: &Playing<G>,
+    before: &Position<G>,
+    m: &Move<G>,
+    after: &Position<G>,
+    target: &Board<G>,
+) -> bool {
+    if (m.touched() & before.board().by_color(before.turn().other())).any() {
+        return false;
+    }
+    let removed = after.board().occupied() & !target.occupied();
+    let theirs = removed & after.board().by_color(after.turn());
+    let on = m.to();
+    let threat = after
+        .legal_moves()
+        .any(|r| theirs.contains(r.from()) && r.touched().contains(on));
+    victims_of_capture_from(rules, before, m.from(), on, theirs)
+        && (!threat || lifted_under_the_piece(p, on, theirs))
 }
 
 /// Whether the opponent's reply stands on the board, made: the board is

@@ -969,8 +969,15 @@ impl<G: Game> Reconstructor<G> {
         let position = p.game.position();
         let mover = self.finality.pending_mover();
         let pending_last = mover == Some(position.turn().other().side());
+        // (Not a victim the last ply's piece was set down short of: the
+        // capture may go on.)
+        let last = p.game.plies().last().and_then(|x| x.m.as_ref());
+        let continuing = last.is_some_and(|m| {
+            let before = p.game.position_at(p.game.len() - 1);
+            about_to_capture(&self.rules, p, before, m, position, &target)
+        });
         let replied = pending_last
-            && (lifted_by_side_to_move::<G>(position, &target)
+            && (lifted_by_side_to_move::<G>(position, &target) && !continuing
                 || p.candidate
                     .as_ref()
                     .is_some_and(|c| matches!(c.explanation, Explanation::Forward(_))));
