@@ -23,10 +23,10 @@
 //! 0.5, 1 and 2 s, each without a clock and with one pressed 0.5-1.5 s
 //! after the move (the full run prints them too, after the human profile
 //! with a clock).
-//! `BENCH_ONLY=finality` prints, for the real, human and knock profiles,
-//! what a finality stage in front of today's reader would give (a move
-//! final on the press, the reply, or after a hold of 1-3 s; wrong final
-//! moves and final delays), issue 43's starting point.
+//! `BENCH_ONLY=clocks` prints the human and knock (0.1 a move) profiles
+//! with a DGT clock. Every table counts wrong *final* moves (`move`
+//! events later retracted) and gives the delay of the final `move` event
+//! and of the first `provisional` one.
 //! `BENCH_DUMP=dir` writes every game that went wrong (not exact, a wrong
 //! move shown, an error alert, a knock-bench result missed) to `dir`
 //! (human-profile games under `rate0-...`; the families table's under
@@ -490,183 +490,6 @@ fn real(games: &[SourceGame], seeds: &[u64]) {
     }
 }
 
-/// What a move published today would look like with a finality stage in
-/// front of the records (issue 43): each `move` the reader publishes is
-/// shown at once as provisional, and becomes final `hold` ms after it,
-/// or earlier on evidence: the mover's clock press (with a clock), the
-/// next ply published (the reply). A move retracted before it is final
-/// was only a superseded provisional; one retracted after is a wrong
-/// final move. Measured on today's event stream, for each hold.
-struct Finality {
-    /// Per hold: wrong final moves, final moves, final delays (from the
-    /// reading that completed the ply), delays after the press.
-    rows: Vec<(usize, usize, Vec<u64>, Vec<u64>)>,
-}
-
-const HOLDS: [u64; 5] = [1_000, 1_500, 2_000, 2_500, 3_000];
-
-impl Finality {
-    fn new() -> Finality {
-        Finality {
-            rows: HOLDS
-                .iter()
-                .map(|_| (0, 0, Vec::new(), Vec::new()))
-                .collect(),
-        }
-    }
-
-    /// One replayed game; `presses[p]` is when ply `p + 1` was pressed.
-    fn add(
-        &mut self,
-        session: &sim::Session,
-        events: &[(u64, boardcast::event::Event)],
-        presses: &[u64],
-    ) {
-        use boardcast::event::EventKind;
-        let done = |ply: u32| {
-            session.truth.iter().rev().find_map(|t| match t {
-                sim::Truth::Ply { ply: q, at } if *q == ply as usize => Some(*at),
-                _ => None,
-            })
-        };
-        for (k, &hold) in HOLDS.iter().enumerate() {
-            let row = &mut self.rows[k];
-            for (i, (t, e)) in events.iter().enumerate() {
-                let EventKind::Move { ply, .. } = e.kind else {
-                    continue;
-                };
-                let mut due = t + hold;
-                if let Some(&press) = presses.get(ply as usize - 1) {
-                    due = due.min(press.max(*t));
-                }
-                let later = &events[i + 1..];
-                if let Some((reply, _)) = later
-                    .iter()
-                    .find(|(_, e)| matches!(e.kind, EventKind::Move { ply: q, .. } if q == ply + 1))
-                {
-                    due = due.min(*reply);
-                }
-                // Withdrawn (or published again) before it was final: a
-                // superseded provisional.
-                let again = |e: &boardcast::event::Event| match e.kind {
-                    EventKind::Retract { ply: q, .. } | EventKind::Move { ply: q, .. } => q == ply,
-                    EventKind::Takeback { to_ply, .. } => to_ply < ply,
-                    _ => false,
-                };
-                if later.iter().any(|(r, e)| *r <= due && again(e)) {
-                    continue;
-                }
-                row.1 += 1;
-                let retracted = later
-                    .iter()
-                    .find(|(_, e)| again(e))
-                    .is_some_and(|(_, e)| matches!(e.kind, EventKind::Retract { .. }));
-                row.0 += usize::from(retracted);
-                if let Some(at) = done(ply).filter(|at| *at <= *t) {
-                    row.2.push(due - at);
-                }
-                if let Some(&press) = presses.get(ply as usize - 1) {
-                    row.3.push(due.saturating_sub(press));
-                }
-            }
-        }
-    }
-
-    fn print(&mut self, label: &str) {
-        println!("== {label}: moves final on evidence or after a hold (today's reader, issue 43)");
-        println!(
-            "{:>8} {:>24} {:>26} {:>26}",
-            "hold", "wrong final per 1000", "final delay p50/p99 ms", "after press p50/p99 ms"
-        );
-        for (k, hold) in HOLDS.iter().enumerate() {
-            let (wrong, finals, delays, after) = &mut self.rows[k];
-            delays.sort_unstable();
-            after.sort_unstable();
-            let press = if after.is_empty() {
-                "-".to_string()
-            } else {
-                format!("{}/{}", percentile(after, 0.5), percentile(after, 0.99))
-            };
-            println!(
-                "{:>7}s {:>24.3} {:>26} {:>26}",
-                *hold as f64 / 1000.0,
-                1000.0 * *wrong as f64 / (*finals).max(1) as f64,
-                format!("{}/{}", percentile(delays, 0.5), percentile(delays, 0.99)),
-                press
-            );
-        }
-    }
-}
-
-/// The finality table (`BENCH_ONLY=finality`): the real profile at each
-/// tail, without and with a clock, the human profile and 0.1 knocks a
-/// move.
-fn finality(games: &[SourceGame], seeds: &[u64]) {
-    use boardcast::clock::TimeControl;
-    use boardcast::event::Side;
-    use boardcast_sim::clock::{ClockSetup, add_clock};
-    let replay = |session: &sim::Session| {
-        let text = sim::dgt::capture_text(session, &[]);
-        replay_reader(text.as_bytes(), Config::default(), Path::new("finality")).unwrap()
-    };
-    type Make = Box<dyn Fn() -> Box<dyn Profile>>;
-    let mut profiles: Vec<(String, Make, bool)> = Vec::new();
-    for tail in [500u64, 1_000, 2_000] {
-        let label = format!("real, stops up to {} s", tail as f64 / 1000.0);
-        profiles.push((
-            label.clone(),
-            Box::new(move || Box::new(Real::with_dwell_tail(tail))),
-            false,
-        ));
-        profiles.push((
-            format!("{label}, with a clock"),
-            Box::new(move || Box::new(Real::with_dwell_tail(tail).pressing_a_clock())),
-            true,
-        ));
-    }
-    profiles.push((
-        "human".into(),
-        Box::new(|| Box::new(Human::default())),
-        false,
-    ));
-    profiles.push((
-        "human, 0.1 knocks a move".into(),
-        Box::new(|| {
-            Box::new(Human {
-                knock: 0.1 * 2.0 / 3.0,
-                knock_moved: 0.1 / 3.0,
-                ..Human::default()
-            })
-        }),
-        false,
-    ));
-    for (label, make, clock) in &profiles {
-        let mut table = Finality::new();
-        for &seed in seeds {
-            for (i, g) in games.iter().enumerate() {
-                let mut profile = make();
-                let mut session =
-                    sim::simulate(g, profile.as_mut(), seed * 100_003 + i as u64, i % 5 == 0);
-                let presses: Vec<u64> = if *clock {
-                    let mut setup = ClockSetup::new(TimeControl::parse("5400+30").unwrap());
-                    setup.press_ms = Real::default().press_ms;
-                    let side = Side::from(g.start.turn());
-                    add_clock(&mut session, &setup, side, i as u64)
-                        .presses
-                        .iter()
-                        .map(|(t, _)| *t)
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                let r = replay(&session);
-                table.add(&session, &r.events, &presses);
-            }
-        }
-        table.print(label);
-    }
-}
-
 /// Knocked pieces and results signalled with the kings in the centre: per
 /// knock rate, every game under human handling, its result then reported
 /// by setting both kings on centre squares (either king first).
@@ -1066,10 +889,6 @@ fn main() {
     if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "clocks") {
         with_clock(&games, "human", &human, (150, 600));
         with_clock(&games, "knocks 0.1 a move", &knocked, (150, 600));
-        return;
-    }
-    if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "finality") {
-        finality(&games, &seeds);
         return;
     }
     run("clean", &games, &|| Box::new(Clean), &[1]);

@@ -1598,11 +1598,30 @@ impl<G: Game> Reconstructor<G> {
                 // (Nor the pieces a legal capture by the same piece takes:
                 // it was set down short of its victim, which is being
                 // cleared.)
+                // (Nor the capturing piece lifted again when the "illegal
+                // move" is its victim set down beside by the capturer's
+                // hand: the last ply's piece was set down short of that
+                // victim, and the capture goes on.)
+                let capture_goes_on = |x: &Irregular<G>, opponents: Set<G>| {
+                    let Some(last) = p.game.plies().last().and_then(|r| r.m.as_ref()) else {
+                        return false;
+                    };
+                    let before = p.game.position_at(p.game.len() - 1);
+                    opponents == Set::<G>::from(last.to())
+                        && victims_of_capture_from(
+                            rules,
+                            before,
+                            last.from(),
+                            last.to(),
+                            x.m.from().into(),
+                        )
+                };
                 let confirmed = lifted
                     && pending.is_some_and(|x| {
                         let removed = x.board.occupied() & !target.occupied();
                         let opponents = removed & x.made.by_color(x.m.mover().other());
                         opponents.any()
+                            && !capture_goes_on(x, opponents)
                             && !victims_of_capture_from(
                                 rules,
                                 &pos,
