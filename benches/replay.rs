@@ -342,10 +342,21 @@ fn show_wrong(g: &SourceGame, replay: &boardcast::replay::Replay) {
 /// (`BENCH_SHOW_GAME=N` in the clock tables).
 fn show_around_error(session: &sim::Session, text: &str, replay: &boardcast::replay::Replay) {
     use boardcast::event::EventKind;
-    let Some(at) = replay.events.iter().find_map(|(at, e)| match &e.kind {
-        EventKind::Alert(a) if a.kind.is_error() && !a.cleared => Some(*at),
-        _ => None,
-    }) else {
+    // Around the first error alert, or `BENCH_SHOW_PLY`'s completion.
+    let ply: Option<usize> = std::env::var("BENCH_SHOW_PLY")
+        .ok()
+        .and_then(|p| p.parse().ok());
+    let at = match ply {
+        Some(ply) => session.truth.iter().find_map(|t| match t {
+            sim::Truth::Ply { ply: p, at } if *p == ply => Some(*at + 12_000),
+            _ => None,
+        }),
+        None => replay.events.iter().find_map(|(at, e)| match &e.kind {
+            EventKind::Alert(a) if a.kind.is_error() && !a.cleared => Some(*at),
+            _ => None,
+        }),
+    };
+    let Some(at) = at else {
         return;
     };
     let near = |t: u64| t + 15_000 >= at && t <= at + 3_000;
@@ -435,6 +446,15 @@ fn with_clock(
                 moves += 1;
                 from_reading.push(published.saturating_sub(done.unwrap_or(*published)));
                 from_press.push(published.saturating_sub(press));
+                if std::env::var_os("BENCH_SHOW_LATE").is_some()
+                    && published.saturating_sub(press) > 10_000
+                {
+                    println!(
+                        "  late: game {} ply {ply}: final {} ms after the press",
+                        i + 1,
+                        published.saturating_sub(press)
+                    );
+                }
             }
         }
     }
