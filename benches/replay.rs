@@ -23,6 +23,8 @@
 //! 0.5, 1 and 2 s, each without a clock and with one pressed 0.5-1.5 s
 //! after the move (the full run prints them too, after the human profile
 //! with a clock).
+//! `BENCH_ONLY=final` prints the final-time curve (wrong final moves and
+//! final delays for `final_ms` from 1 to 3 s, real and knock profiles).
 //! `BENCH_ONLY=clocks` prints the human and knock (0.1 a move) profiles
 //! with a DGT clock. Every table counts wrong *final* moves (`move`
 //! events later retracted) and gives the delay of the final `move` event
@@ -184,6 +186,76 @@ struct Point {
     exact: usize,
     games: usize,
     errors: usize,
+}
+
+/// A simulated game, its capture text and its session.
+type Capture<'a> = (&'a SourceGame, String, sim::Session);
+
+/// The final-time curve (`BENCH_ONLY=final`): wrong final moves and the
+/// final delay without a clock for `final_ms` from 1 to 3 s, on the real
+/// profile (stops of up to 2 s) and on the human profile with 0.1 knocks a
+/// move, the games simulated once and replayed at each setting.
+fn final_curve(games: &[SourceGame], seeds: &[u64]) {
+    let limit: usize = env_or("BENCH_LIMIT", usize::MAX);
+    let games: Vec<&SourceGame> = games.iter().take(limit).collect();
+    let mut profiles: Vec<(&str, Vec<Capture>)> = vec![
+        ("real, stops up to 2 s", Vec::new()),
+        ("knocks 0.1", Vec::new()),
+    ];
+    for &seed in seeds {
+        for (i, g) in games.iter().enumerate() {
+            let rotated = (i as u64 + seed).is_multiple_of(5);
+            let mut real = Real::with_dwell_tail(2_000);
+            let session = sim::simulate(g, &mut real, seed * 100_003 + i as u64, rotated);
+            profiles[0]
+                .1
+                .push((*g, sim::dgt::capture_text(&session, &[]), session));
+            let mut knocking = Human {
+                knock: 0.1 * 2.0 / 3.0,
+                knock_moved: 0.1 / 3.0,
+                ..Human::default()
+            };
+            let seed = 5_000_000 + (seed - 1) * 1_000_000 + i as u64;
+            let session = sim::simulate(g, &mut knocking, seed, i % 5 == 0);
+            profiles[1]
+                .1
+                .push((*g, sim::dgt::capture_text(&session, &[]), session));
+        }
+    }
+    println!(
+        "== final time against wrong final moves: {} games per profile ({} seeds), no clock",
+        games.len() * seeds.len(),
+        seeds.len()
+    );
+    println!(
+        "{:<22} {:>9} {:>22} {:>14} {:>8} {:>12} {:>12}",
+        "profile", "final ms", "wrong final per 1000", "exact games", "errors", "p50 ms", "p99 ms"
+    );
+    for (name, captures) in &profiles {
+        for final_ms in [1_000, 1_500, 2_000, 2_500, 3_000] {
+            let mut config = Config::default();
+            config.settle.final_ms = final_ms;
+            let (mut exact, mut moves, mut wrong, mut errors) = (0, 0, 0, 0);
+            let mut delays = Vec::new();
+            for (g, text, session) in captures {
+                let replay = replay_reader(text.as_bytes(), config, Path::new("final")).unwrap();
+                let c = compare(g, session, &replay);
+                exact += usize::from(c.exact);
+                moves += c.moves_published;
+                wrong += c.retracts;
+                errors += c.error_alerts;
+                delays.extend(c.delays);
+            }
+            delays.sort_unstable();
+            println!(
+                "{name:<22} {final_ms:>9} {:>22.3} {:>14} {errors:>8} {:>12} {:>12}",
+                1000.0 * wrong as f64 / moves.max(1) as f64,
+                format!("{exact}/{}", captures.len()),
+                percentile(&delays, 0.5),
+                percentile(&delays, 0.99),
+            );
+        }
+    }
 }
 
 /// The trade-off between publication delay and wrong moves shown, as a
@@ -875,6 +947,10 @@ fn main() {
     }
     if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "families") {
         families(&games);
+        return;
+    }
+    if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "final") {
+        final_curve(&games, &seeds);
         return;
     }
     if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "curve") {
