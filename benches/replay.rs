@@ -188,6 +188,18 @@ struct Point {
     errors: usize,
 }
 
+/// Game `i` handled by the human profile with 0.1 knocks a move (a third
+/// of them of the piece that has just moved), as the curves play it.
+fn knocked_session(g: &SourceGame, seed: u64, i: usize) -> sim::Session {
+    let mut knocking = Human {
+        knock: 0.1 * 2.0 / 3.0,
+        knock_moved: 0.1 / 3.0,
+        ..Human::default()
+    };
+    let seed = 5_000_000 + (seed - 1) * 1_000_000 + i as u64;
+    sim::simulate(g, &mut knocking, seed, i.is_multiple_of(5))
+}
+
 /// A simulated game, its capture text and its session.
 type Capture<'a> = (&'a SourceGame, String, sim::Session);
 
@@ -210,13 +222,7 @@ fn final_curve(games: &[SourceGame], seeds: &[u64]) {
             profiles[0]
                 .1
                 .push((*g, sim::dgt::capture_text(&session, &[]), session));
-            let mut knocking = Human {
-                knock: 0.1 * 2.0 / 3.0,
-                knock_moved: 0.1 / 3.0,
-                ..Human::default()
-            };
-            let seed = 5_000_000 + (seed - 1) * 1_000_000 + i as u64;
-            let session = sim::simulate(g, &mut knocking, seed, i % 5 == 0);
+            let session = knocked_session(g, seed, i);
             profiles[1]
                 .1
                 .push((*g, sim::dgt::capture_text(&session, &[]), session));
@@ -274,13 +280,7 @@ fn curve(games: &[SourceGame], seeds: &[u64]) {
             let rotated = (i as u64 + seed).is_multiple_of(5);
             let session = sim::simulate(g, &mut human, seed * 100_003 + i as u64, rotated);
             captures.push((*g, sim::dgt::capture_text(&session, &[]), session));
-            let mut knocking = Human {
-                knock: 0.1 * 2.0 / 3.0,
-                knock_moved: 0.1 / 3.0,
-                ..Human::default()
-            };
-            let seed = 5_000_000 + (seed - 1) * 1_000_000 + i as u64;
-            let session = sim::simulate(g, &mut knocking, seed, i % 5 == 0);
+            let session = knocked_session(g, seed, i);
             captures.push((*g, sim::dgt::capture_text(&session, &[]), session));
         }
     }
