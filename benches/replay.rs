@@ -237,8 +237,13 @@ fn final_curve(games: &[SourceGame], seeds: &[u64]) {
         "{:<22} {:>9} {:>22} {:>14} {:>8} {:>12} {:>12}",
         "profile", "final ms", "wrong final per 1000", "exact games", "errors", "p50 ms", "p99 ms"
     );
+    // `BENCH_FINAL_MS=2400,2500`: other settings.
+    let finals: Vec<u64> = env_or("BENCH_FINAL_MS", "1000,1500,2000,2500,3000".to_string())
+        .split(',')
+        .filter_map(|v| v.trim().parse().ok())
+        .collect();
     for (name, captures) in &profiles {
-        for final_ms in [1_000, 1_500, 2_000, 2_500, 3_000] {
+        for &final_ms in &finals {
             let mut config = Config::default();
             config.settle.final_ms = final_ms;
             let (mut exact, mut moves, mut wrong, mut errors) = (0, 0, 0, 0);

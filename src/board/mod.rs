@@ -38,8 +38,8 @@ use std::ops::ControlFlow;
 use crate::event::{Alert, AlertKind, EventKind, Millis, Side};
 use crate::games::chess::Chess;
 use crate::games::{
-    Article, Change, Game, GameColor, GameMove, GamePiece, GamePosition, Placement, Record,
-    SquareSet, Start, Verdict,
+    Article, Change, Game, GameColor, GameMove, GamePiece, GamePosition, Placement, PlyRecord,
+    Record, SquareSet, Start, Verdict,
 };
 
 /// Readings kept for the order evidence of [`came_back`]: enough for a
@@ -930,28 +930,33 @@ impl<G: Game> Reconstructor<G> {
     }
 
     /// Whether the board is quiet enough for provisional plies to become
-    /// final on time at `now`: nothing settling, no displaced piece or
-    /// unexplained board that the re-examination at the misplacement delay
-    /// could still read otherwise (one that stood past it is the arbiter's
-    /// business, and play goes on around it), and every square of the
-    /// provisional plies as they left it (no piece of theirs in the air or
-    /// gone on).
+    /// final on time at `now`: nothing settling, and every square of the
+    /// provisional plies and of the ply before them as those plies left
+    /// it, unless what differs there has stood past the misplacement
+    /// delay (the re-examination there could still read those plies
+    /// otherwise: a piece of theirs in the air, gone on, or pushed; what
+    /// stood past it is the arbiter's business, and play goes on around
+    /// it). A piece knocked elsewhere changes nothing about those plies.
     fn quiet(&self, now: Millis) -> bool {
         let Phase::Playing(p) = &self.phase else {
             return false;
         };
         let target = self.target();
-        let plies = &p.game.plies()[self.finality.final_plies().min(p.game.len())..];
-        let squares = plies
-            .iter()
-            .filter_map(|x| x.m.as_ref())
-            .fold(Set::<G>::default(), |s, m| s | m.touched());
+        let first = self.finality.final_plies().min(p.game.len());
+        let touched = |plies: &[PlyRecord<G>]| {
+            plies
+                .iter()
+                .filter_map(|x| x.m.as_ref())
+                .fold(Set::<G>::default(), |s, m| s | m.touched())
+        };
+        let pending = touched(&p.game.plies()[first..]);
+        let before = touched(&p.game.plies()[first.saturating_sub(1)..first]);
+        let differ = p.game.position().board().diff(&target);
         let check = self.config.delays.misplaced_ms;
-        p.candidate.is_none()
-            && p.displaced.as_ref().is_none_or(|d| d.since + check <= now)
-            && p.unexplained
-                .is_none_or(|u| u.raised.is_some() || u.reexamined)
-            && !(p.game.position().board().diff(&target) & squares).any()
+        let stood = p.displaced.as_ref().is_some_and(|d| d.since + check <= now)
+            || p.unexplained
+                .is_some_and(|u| u.raised.is_some() || u.reexamined);
+        p.candidate.is_none() && !(differ & pending).any() && (stood || !(differ & before).any())
     }
 
     /// Makes the provisional moves final when the board proves them so:

@@ -59,7 +59,7 @@ impl Default for SettleRule {
             unbacked_ms: 3_000,
             short_of_capture_ms: 1_300,
             sole_landing_ms: 300,
-            final_ms: 2_500,
+            final_ms: 2_400,
             provisional_ms: 150,
         }
     }
