@@ -513,13 +513,28 @@ fn with_clock(
         for (published, e) in &replay.events {
             if let EventKind::Move { ply, .. } = e.kind {
                 let p = ply as usize - 1;
-                let Some(&(press, _)) = truth.presses.get(p) else {
+                // The ply's completion the event follows (a ply completed
+                // twice, after a knock or in a game played again, counts
+                // from its last completion before the event), and the
+                // first press after it.
+                let done = session
+                    .truth
+                    .iter()
+                    .filter_map(|t| match t {
+                        sim::Truth::Ply { ply: q, at } if *q == p + 1 && at <= published => {
+                            Some(*at)
+                        }
+                        _ => None,
+                    })
+                    .max();
+                let Some(press) = truth
+                    .presses
+                    .iter()
+                    .map(|(t, _)| *t)
+                    .find(|&t| t >= done.unwrap_or(0))
+                else {
                     continue;
                 };
-                let done = session.truth.iter().find_map(|t| match t {
-                    sim::Truth::Ply { ply: q, at } if *q == p + 1 => Some(*at),
-                    _ => None,
-                });
                 moves += 1;
                 from_reading.push(published.saturating_sub(done.unwrap_or(*published)));
                 from_press.push(published.saturating_sub(press));
@@ -604,11 +619,17 @@ fn knocks(games: &[SourceGame], seeds: &[u64]) {
         seeds.len()
     );
     println!(
-        "{:>10} {:>14} {:>22} {:>14} {:>20}",
-        "knock rate", "games exact", "wrong moves per 1000", "error alerts", "results recognised"
+        "{:>10} {:>14} {:>22} {:>14} {:>20} {:>16}",
+        "knock rate",
+        "games exact",
+        "wrong moves per 1000",
+        "error alerts",
+        "results recognised",
+        "final p50/p99 ms"
     );
     for rate in [0.02, 0.05, 0.1, 0.2] {
         let (mut exact, mut moves, mut retracts, mut errors) = (0usize, 0usize, 0usize, 0usize);
+        let mut delays = Vec::new();
         let (mut signalled, mut recognised) = (0usize, 0usize);
         let mut failures = Vec::new();
         let mut played = 0usize;
@@ -649,6 +670,7 @@ fn knocks(games: &[SourceGame], seeds: &[u64]) {
             moves += c.moves_published;
             retracts += c.retracts;
             errors += c.error_alerts;
+            delays.extend(c.delays);
             let recognised_here = !signal
                 || replay.events.iter().any(|(_, e)| {
                     matches!(&e.kind, EventKind::GameEnd { result: r, reason, .. }
@@ -677,13 +699,17 @@ fn knocks(games: &[SourceGame], seeds: &[u64]) {
             }
         }
         println!(
-            "{rate:>10} {:>14} {:>22} {errors:>14} {:>20}",
+            "{rate:>10} {:>14} {:>22} {errors:>14} {:>20} {:>16}",
             format!("{:.2}%", 100.0 * exact as f64 / played.max(1) as f64),
             format!("{:.3}", 1000.0 * retracts as f64 / moves.max(1) as f64),
             format!(
                 "{recognised}/{signalled} ({:.1}%)",
                 100.0 * recognised as f64 / signalled.max(1) as f64
             ),
+            {
+                delays.sort_unstable();
+                format!("{}/{}", percentile(&delays, 0.5), percentile(&delays, 0.99))
+            },
         );
         for f in failures {
             println!("  not exact: {f}");
@@ -970,9 +996,12 @@ fn main() {
         real(&games, &seeds);
         return;
     }
+    // With a clock (pressed 150-600 ms after each move), nothing happens
+    // on the board before the press.
     let human = || -> Box<dyn Profile> {
         Box::new(Human {
             takeback: 0.0,
+            first_ms: 700,
             ..Human::default()
         })
     };
@@ -983,6 +1012,7 @@ fn main() {
             takeback: 0.0,
             knock: 0.1 * 2.0 / 3.0,
             knock_moved: 0.1 / 3.0,
+            first_ms: 700,
             ..Human::default()
         })
     };

@@ -149,6 +149,7 @@ proptest! {
             capture_beside: 0.2,
             takeback: 0.03,
             blitz: 0.5,
+            first_ms: 0,
         };
         let session = sim::simulate(&game, &mut profile, seed, rotated);
         let replay = replay_session(&session);

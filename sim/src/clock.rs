@@ -64,22 +64,7 @@ pub struct ClockTruth {
 /// Adds a clock to a session without takebacks; returns what it did.
 /// Plies after a flag are still played on the board but never pressed.
 pub fn add_clock(session: &mut Session, setup: &ClockSetup, first: Side, seed: u64) -> ClockTruth {
-    // The mover presses before anything else happens on the board: a
-    // press drawn later than the next reading (a knock during a quick
-    // reply's thought, the reply itself) comes just before it.
-    let plies: Vec<(Millis, Millis)> = ply_times(session)
-        .into_iter()
-        .map(|at| {
-            let next = session
-                .readings
-                .iter()
-                .map(|(t, _)| *t)
-                .find(|&t| t > at)
-                .unwrap_or(Millis::MAX);
-            (at, next)
-        })
-        .collect();
-    let (signals, truth) = run_clock(&plies, setup, first, seed);
+    let (signals, truth) = run_clock(&ply_times(session), setup, first, seed);
     session.clock = signals;
     truth
 }
@@ -96,8 +81,7 @@ pub fn add_open_clock(
     setup: &ClockSetup,
     seed: u64,
 ) -> ClockTruth {
-    let plies: Vec<(Millis, Millis)> = session.plies.iter().map(|&at| (at, Millis::MAX)).collect();
-    let (signals, truth) = run_clock(&plies, setup, Side::White, seed);
+    let (signals, truth) = run_clock(&session.plies, setup, Side::White, seed);
     let line = |signal: Signal| {
         let line = match signal {
             Signal::Times(r) => open::Line::Clock(r),
@@ -113,10 +97,9 @@ pub fn add_open_clock(
     truth
 }
 
-/// The clock's signals and what it did, for plies completed at `plies`
-/// (with, for each, the time before which its press must come, if any).
+/// The clock's signals and what it did, for plies completed at `plies`.
 fn run_clock(
-    plies: &[(Millis, Millis)],
+    plies: &[Millis],
     setup: &ClockSetup,
     first: Side,
     seed: u64,
@@ -136,14 +119,9 @@ fn run_clock(
     };
     signals.push((start, Signal::Times(reading(&left, Some(running), None))));
     let mut ply_iter = plies.iter().peekable();
-    let press_after = |at: Millis, before: Millis, rng: &mut SmallRng| {
-        (at + rng.gen_range(setup.press_ms.0..=setup.press_ms.1))
-            .min(before.saturating_sub(1))
-            .max(at + 1)
-    };
     let mut next_press = ply_iter
         .next()
-        .map(|&(at, before)| press_after(at, before, &mut rng));
+        .map(|at| at + rng.gen_range(setup.press_ms.0..=setup.press_ms.1));
     loop {
         let tick = now + 1_000;
         let i = running as usize;
@@ -177,11 +155,11 @@ fn run_clock(
             ));
             next_press = ply_iter
                 .next()
-                .map(|&(at, before)| press_after(at, before, &mut rng).max(now + 1));
+                .map(|at| (at + rng.gen_range(setup.press_ms.0..=setup.press_ms.1)).max(now + 1));
         } else {
             signals.push((now, Signal::Times(reading(&left, Some(running), None))));
         }
-        if next_press.is_none() && now > plies.last().map_or(start, |p| p.0) + 3_000 {
+        if next_press.is_none() && now > plies.last().copied().unwrap_or(start) + 3_000 {
             break;
         }
     }

@@ -45,6 +45,10 @@ pub struct Human {
     pub takeback: f64,
     /// Share of moves made in time trouble (reply within 1.5 s).
     pub blitz: f64,
+    /// The least time before anything happens on the board after a move
+    /// (the opponent's reply, a knock): with a clock, its press comes
+    /// first. 0: no such wait.
+    pub first_ms: u64,
 }
 
 impl Default for Human {
@@ -61,13 +65,15 @@ impl Default for Human {
             capture_beside: 0.1,
             takeback: 0.006,
             blitz: 0.25,
+            first_ms: 0,
         }
     }
 }
 
 impl Profile for Human {
     fn think(&mut self, table: &mut Table, pos: &Position) {
-        let ms = thinking_time(table, self.blitz, 1_200_000);
+        // (With a clock, the opponent's hand waits for the press.)
+        let ms = thinking_time(table, self.blitz, 1_200_000).max(self.first_ms);
         // A knock of the piece that just moved comes first, while the hand
         // that moved it is still over the board.
         if table.rng().gen_bool(self.knock_moved)
