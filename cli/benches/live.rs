@@ -126,18 +126,7 @@ async fn real_hands(n: usize, secs: u64, think: u64) {
             setup.press_ms = Real::default().press_ms;
             add_clock(&mut session, &setup, Side::from(g.start.turn()), i as u64)
         });
-        let opts = SimOptions {
-            serial: format!("{:05}", 20_000 + i),
-            pace: Pace::Compressed {
-                think_ms: think,
-                factor: 1,
-            },
-            garbage_every: None,
-            lead_in: Duration::from_millis(500 + (i as u64 * 7919) % think.max(1)),
-            between_games: Duration::from_secs(3),
-            protocol: boardcast::family::Family::Dgt,
-            occupancy: false,
-        };
+        let opts = paced(20_000 + i, i, think);
         boards.push(SimBoard::with_session(
             dir.path(),
             &format!("r{i}"),
@@ -147,31 +136,9 @@ async fn real_hands(n: usize, secs: u64, think: u64) {
         ));
         clocks.push(truth);
     }
-    let confs: Vec<BoardConf> = boards
-        .iter()
-        .enumerate()
-        .map(|(i, b)| BoardConf {
-            id: format!("{i}"),
-            port: b.path().to_string_lossy().into_owned(),
-            serial: None,
-        })
-        .collect();
-    let cfg = config(dir.path(), broker.port, &confs);
+    let cfg = config(dir.path(), broker.port, &confs(&boards));
     let mut daemon = Daemon::start(&cfg);
-    sub.wait_for("every board connected", Duration::from_secs(60), |msgs| {
-        let connected: std::collections::HashSet<&str> = msgs
-            .iter()
-            // (The public topics: the arbiters' carry the same states.)
-            .filter(|m| {
-                m.topic.starts_with("bench/board/")
-                    && m.topic.ends_with("/state")
-                    && m.json()["status"] == "connected"
-            })
-            .map(|m| m.topic.as_str())
-            .collect();
-        (connected.len() == n).then_some(())
-    })
-    .await;
+    all_connected(&sub, n).await;
     tokio::time::sleep(Duration::from_secs(secs)).await;
     let status = daemon.stop();
     assert!(status.success(), "daemon exit: {status:?}");
@@ -250,6 +217,54 @@ async fn real_hands(n: usize, secs: u64, think: u64) {
     drop(boards);
 }
 
+/// A DGT board with serial number `serial` thinking `think` ms a move, the
+/// `i`-th of a hall: its moves spread over the think time.
+fn paced(serial: usize, i: usize, think: u64) -> SimOptions {
+    SimOptions {
+        serial: format!("{serial:05}"),
+        pace: Pace::Compressed {
+            think_ms: think,
+            factor: 1,
+        },
+        garbage_every: None,
+        lead_in: Duration::from_millis(500 + (i as u64 * 7919) % think.max(1)),
+        between_games: Duration::from_secs(3),
+        protocol: boardcast::family::Family::Dgt,
+        occupancy: false,
+    }
+}
+
+/// The daemon's board entries for `boards`, numbered from 0.
+fn confs(boards: &[SimBoard]) -> Vec<BoardConf> {
+    boards
+        .iter()
+        .enumerate()
+        .map(|(i, b)| BoardConf {
+            id: format!("{i}"),
+            port: b.path().to_string_lossy().into_owned(),
+            serial: None,
+        })
+        .collect()
+}
+
+/// Waits until each of `n` boards has said it is connected (on the public
+/// topics: the arbiters' carry the same states).
+async fn all_connected(sub: &Subscriber, n: usize) {
+    sub.wait_for("every board connected", Duration::from_secs(60), |msgs| {
+        let connected: std::collections::HashSet<&str> = msgs
+            .iter()
+            .filter(|m| {
+                m.topic.starts_with("bench/board/")
+                    && m.topic.ends_with("/state")
+                    && m.json()["status"] == "connected"
+            })
+            .map(|m| m.topic.as_str())
+            .collect();
+        (connected.len() == n).then_some(())
+    })
+    .await;
+}
+
 /// When the reading that completed `ply` of a board's first session was
 /// written to its line.
 fn completed_at(b: &SimBoard, ply: u64) -> Option<Instant> {
@@ -300,19 +315,7 @@ async fn run(n: usize, secs: u64, think: u64, baseline: u64) -> u64 {
     let mut boards = Vec::with_capacity(n);
     for i in 0..n {
         let g = games[i % games.len()].clone();
-        let opts = SimOptions {
-            serial: format!("{:05}", 10_000 + i),
-            pace: Pace::Compressed {
-                think_ms: think,
-                factor: 1,
-            },
-            garbage_every: None,
-            // Spread the boards' moves over the think time.
-            lead_in: Duration::from_millis(500 + (i as u64 * 7919) % think.max(1)),
-            between_games: Duration::from_secs(3),
-            protocol: boardcast::family::Family::Dgt,
-            occupancy: false,
-        };
+        let opts = paced(10_000 + i, i, think);
         boards.push(SimBoard::new(
             dir.path(),
             &format!("b{i}"),
@@ -321,35 +324,13 @@ async fn run(n: usize, secs: u64, think: u64, baseline: u64) -> u64 {
             opts,
         ));
     }
-    let confs: Vec<BoardConf> = boards
-        .iter()
-        .enumerate()
-        .map(|(i, b)| BoardConf {
-            id: format!("{i}"),
-            port: b.path().to_string_lossy().into_owned(),
-            serial: None,
-        })
-        .collect();
-    let cfg = config(dir.path(), broker.port, &confs);
+    let cfg = config(dir.path(), broker.port, &confs(&boards));
     let started = Instant::now();
     let mut daemon = Daemon::start(&cfg);
     let pid = daemon.pid();
 
     // All boards connected.
-    sub.wait_for("every board connected", Duration::from_secs(60), |msgs| {
-        let mut connected = std::collections::HashSet::new();
-        for m in msgs {
-            // (The public topics: the arbiters' carry the same states.)
-            if m.topic.starts_with("bench/board/")
-                && m.topic.ends_with("/state")
-                && m.json()["status"] == "connected"
-            {
-                connected.insert(m.topic.clone());
-            }
-        }
-        (connected.len() == n).then_some(())
-    })
-    .await;
+    all_connected(&sub, n).await;
     let connect_time = started.elapsed();
     let t0 = Instant::now();
     let cpu0 = cpu_ms(pid);
