@@ -29,6 +29,10 @@
 //! with a DGT clock. Every table counts wrong *final* moves (`move`
 //! events later retracted) and gives the delay of the final `move` event
 //! and of the first `provisional` one.
+//! `BENCH_SHOW_LATE=ms` lists, in the knock and clock tables, the moves
+//! final later than that (after the reading, or 10 s after the press) and
+//! the takebacks read; with `BENCH_SHOW_GAME=N` (and `BENCH_SHOW_PLY=P` or
+//! `BENCH_SHOW_AT=ms`) the readings and events around one of them.
 //! `BENCH_DUMP=dir` writes every game that went wrong (not exact, a wrong
 //! move shown, an error alert, a knock-bench result missed) to `dir`
 //! (human-profile games under `rate0-...`; the families table's under
@@ -424,6 +428,9 @@ fn show_around_error(session: &sim::Session, text: &str, replay: &boardcast::rep
         .ok()
         .and_then(|p| p.parse().ok());
     let at = match ply {
+        _ if std::env::var("BENCH_SHOW_AT").is_ok() => std::env::var("BENCH_SHOW_AT")
+            .ok()
+            .and_then(|a| a.parse().ok()),
         Some(ply) => session.truth.iter().find_map(|t| match t {
             sim::Truth::Ply { ply: p, at } if *p == ply => Some(*at + 12_000),
             _ => None,
@@ -482,6 +489,7 @@ fn with_clock(
     let (mut moves, mut exact, mut retracts, mut errors) = (0usize, 0usize, 0usize, 0usize);
     let mut shown = Vec::new();
     let mut provisional = Vec::new();
+    let mut remade = 0;
     for (i, game) in games.iter().enumerate() {
         let mut profile = make();
         let mut session = sim::simulate(game, profile.as_mut(), 77 + i as u64, i % 5 == 0);
@@ -510,8 +518,32 @@ fn with_clock(
                 shown.push(format!("game {}: {:?}: {}", i + 1, a.kind, a.message));
             }
         }
+        // These profiles play no takeback: a takeback read (a piece that
+        // had moved knocked back onto the square it came from, which the
+        // board cannot tell from one) withdrew final moves, and the moves
+        // made again after it are not the press's.
+        let mut last_ply = 0u32;
+        let mut taken_back = std::collections::HashSet::new();
         for (published, e) in &replay.events {
+            if let EventKind::Retract { ply, .. } = e.kind
+                && std::env::var_os("BENCH_SHOW_LATE").is_some()
+            {
+                println!("  retract: game {} ply {ply} at {published}", i + 1);
+            }
+            if let EventKind::Takeback { to_ply, .. } = e.kind {
+                if std::env::var_os("BENCH_SHOW_LATE").is_some() {
+                    println!("  takeback: game {} to ply {to_ply} at {published}", i + 1);
+                }
+                // (Counted as wrong final moves by `compare`.)
+                taken_back.extend(to_ply + 1..=last_ply);
+                last_ply = to_ply;
+            }
             if let EventKind::Move { ply, .. } = e.kind {
+                last_ply = ply;
+                if taken_back.remove(&ply) {
+                    remade += 1;
+                    continue;
+                }
                 let p = ply as usize - 1;
                 // The ply's completion the event follows (a ply completed
                 // twice, after a knock or in a game played again, counts
@@ -542,7 +574,7 @@ fn with_clock(
                     && published.saturating_sub(press) > 10_000
                 {
                     println!(
-                        "  late: game {} ply {ply}: final {} ms after the press",
+                        "  late: game {} ply {ply}: final {} ms after the press (completed {done:?}, pressed {press}, final {published})",
                         i + 1,
                         published.saturating_sub(press)
                     );
@@ -561,7 +593,7 @@ fn with_clock(
     );
     println!("exact games        {exact}/{}", games.len());
     println!(
-        "wrong final moves  {retracts} in {moves} final ({:.3} per 1000)",
+        "wrong final moves  {retracts} in {moves} final ({:.3} per 1000; retracted, or taken back by a knock onto the square a piece came from and made again: {remade})",
         1000.0 * retracts as f64 / moves.max(1) as f64
     );
     println!("error alerts       {errors}");
@@ -619,17 +651,19 @@ fn knocks(games: &[SourceGame], seeds: &[u64]) {
         seeds.len()
     );
     println!(
-        "{:>10} {:>14} {:>22} {:>14} {:>20} {:>16}",
+        "{:>10} {:>14} {:>22} {:>14} {:>20} {:>16} {:>16}",
         "knock rate",
         "games exact",
         "wrong moves per 1000",
         "error alerts",
         "results recognised",
-        "final p50/p99 ms"
+        "final p50/p99 ms",
+        "first p50/p99 ms"
     );
     for rate in [0.02, 0.05, 0.1, 0.2] {
         let (mut exact, mut moves, mut retracts, mut errors) = (0usize, 0usize, 0usize, 0usize);
         let mut delays = Vec::new();
+        let mut first_delays = Vec::new();
         let (mut signalled, mut recognised) = (0usize, 0usize);
         let mut failures = Vec::new();
         let mut played = 0usize;
@@ -670,7 +704,18 @@ fn knocks(games: &[SourceGame], seeds: &[u64]) {
             moves += c.moves_published;
             retracts += c.retracts;
             errors += c.error_alerts;
+            if let Ok(limit) = std::env::var("BENCH_SHOW_LATE") {
+                show_late(
+                    rate,
+                    i,
+                    &c,
+                    limit.parse().unwrap_or(2_500),
+                    &session,
+                    &replay,
+                );
+            }
             delays.extend(c.delays);
+            first_delays.extend(c.first_delays);
             let recognised_here = !signal
                 || replay.events.iter().any(|(_, e)| {
                     matches!(&e.kind, EventKind::GameEnd { result: r, reason, .. }
@@ -699,7 +744,7 @@ fn knocks(games: &[SourceGame], seeds: &[u64]) {
             }
         }
         println!(
-            "{rate:>10} {:>14} {:>22} {errors:>14} {:>20} {:>16}",
+            "{rate:>10} {:>14} {:>22} {errors:>14} {:>20} {:>16} {:>16}",
             format!("{:.2}%", 100.0 * exact as f64 / played.max(1) as f64),
             format!("{:.3}", 1000.0 * retracts as f64 / moves.max(1) as f64),
             format!(
@@ -710,10 +755,55 @@ fn knocks(games: &[SourceGame], seeds: &[u64]) {
                 delays.sort_unstable();
                 format!("{}/{}", percentile(&delays, 0.5), percentile(&delays, 0.99))
             },
+            {
+                first_delays.sort_unstable();
+                format!(
+                    "{}/{}",
+                    percentile(&first_delays, 0.5),
+                    percentile(&first_delays, 0.99)
+                )
+            },
         );
         for f in failures {
             println!("  not exact: {f}");
         }
+    }
+}
+
+/// The moves of a knock-table game final later than `limit` after their
+/// reading (`BENCH_SHOW_LATE=limit`), each from its first completion, and
+/// with `BENCH_SHOW_GAME` the readings and events around
+/// `BENCH_SHOW_PLY`'s completion or `BENCH_SHOW_AT`.
+fn show_late(
+    rate: f64,
+    i: usize,
+    c: &boardcast_sim::check::GameCheck,
+    limit: u64,
+    session: &sim::Session,
+    replay: &boardcast::replay::Replay,
+) {
+    use boardcast::event::EventKind;
+    let Some(worst) = c.delays.iter().max().filter(|w| **w > limit) else {
+        return;
+    };
+    println!(
+        "  late: rate {rate} game {} final {worst} ms after its reading",
+        i + 1
+    );
+    for (at, e) in &replay.events {
+        let EventKind::Move { ply, .. } = &e.kind else {
+            continue;
+        };
+        let done = session.truth.iter().filter_map(|t| match t {
+            sim::Truth::Ply { ply: p, at: d } if *p == *ply as usize && d <= at => Some(*d),
+            _ => None,
+        });
+        if let Some(done) = done.max().filter(|d| at - d > limit) {
+            println!("    ply {ply} read {done}, final {at}");
+        }
+    }
+    if std::env::var("BENCH_SHOW_GAME").is_ok_and(|g| g == (i + 1).to_string()) {
+        show_around_error(session, "", replay);
     }
 }
 
@@ -848,7 +938,9 @@ fn dump(
     }
     for t in &session.truth {
         let at = match t {
-            sim::Truth::Ply { at, .. } | sim::Truth::Takeback { at, .. } => *at,
+            sim::Truth::Ply { at, .. }
+            | sim::Truth::Shown { at, .. }
+            | sim::Truth::Takeback { at, .. } => *at,
         };
         lines.push((at, 1, format!("TRUTH {t:?}")));
     }

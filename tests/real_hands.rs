@@ -321,3 +321,68 @@ fn a_reply_set_down_before_its_piece_is_lifted_confirms_the_correction() {
     clean(&e);
     assert_eq!(record(&e), ["e4", "d6"], "{e:?}");
 }
+
+/// The piece that has just moved, knocked by a sleeve onto a square it
+/// could not have gone to and left there: the move cannot change while it
+/// stands there (going on to another square would be a new reading, a
+/// piece in the air is not standing), so the move is final at its time,
+/// not when the knock is put right four seconds later. Before: final only
+/// when the bishop was set back.
+#[test]
+fn a_moved_piece_knocked_where_it_could_not_go_does_not_hold_its_move_back() {
+    let bishop = piece(Color::White, Role::Bishop);
+    let e = scene(
+        "4k3/8/8/8/8/8/8/2B1K3 w - - 0 1",
+        &[
+            Read(1_000, Square::C1, Cell::Empty),
+            Read(1_200, Square::E3, bishop),
+            // Knocked onto e2 1.5 s later, set back 4 s after that.
+            Read(2_700, Square::E3, Cell::Empty),
+            Read(2_800, Square::E2, bishop),
+            Read(6_800, Square::E2, Cell::Empty),
+            Read(7_000, Square::E3, bishop),
+        ],
+    );
+    clean(&e);
+    assert_eq!(record(&e), ["Be3"], "{e:?}");
+    let final_at = e
+        .iter()
+        .find_map(|(t, e)| matches!(e, EventKind::Move { .. }).then_some(*t))
+        .expect("a final move");
+    let final_ms = Config::default().settle.final_ms;
+    assert!(
+        final_at <= 1_200 + final_ms + 100,
+        "final at {final_at}: {e:?}"
+    );
+}
+
+/// A pawn its player has moved and completed with the clock (Law 6.2a),
+/// knocked back onto the square it came from while the opponent thinks and
+/// set right 2.5 s later: the board shows the position before the move,
+/// as a takeback would, but a completed move is not withdrawn on a few
+/// seconds of evidence (a takeback of it is held as long as a displaced
+/// piece). Before: the move was taken back 1.5 s after the knock and made
+/// again when the pawn was set right.
+#[test]
+fn a_completed_move_knocked_back_to_where_it_came_from_is_no_takeback() {
+    let pawn = piece(Color::White, Role::Pawn);
+    let e = scene(
+        "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1",
+        &[
+            Read(1_000, Square::E2, Cell::Empty),
+            Read(1_200, Square::E4, pawn),
+            Press(1_900, Side::White),
+            Read(4_000, Square::E4, Cell::Empty),
+            Read(4_100, Square::E2, pawn),
+            Read(6_600, Square::E2, Cell::Empty),
+            Read(6_700, Square::E4, pawn),
+        ],
+    );
+    clean(&e);
+    assert!(
+        !e.iter()
+            .any(|(_, e)| matches!(e, EventKind::Takeback { .. })),
+        "{e:?}"
+    );
+    assert_eq!(record(&e), ["e4"], "{e:?}");
+}

@@ -263,7 +263,10 @@ pub fn session(game: &SourceGame, board: usize, number: usize, seed: u64) -> Ses
             sim::simulate(game, &mut human, seed, false)
         }
     };
-    let plain = session.truth.iter().all(|t| matches!(t, Truth::Ply { .. }));
+    let plain = session
+        .truth
+        .iter()
+        .all(|t| matches!(t, Truth::Ply { .. } | Truth::Shown { .. }));
     if plain && let Ok(tc) = TimeControl::parse("5400+30") {
         add_clock(&mut session, &ClockSetup::new(tc), Side::White, seed);
     }

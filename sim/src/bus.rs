@@ -188,6 +188,7 @@ impl SimBus {
             match *truth {
                 super::Truth::Ply { ply, at } if at <= now => plies = ply,
                 super::Truth::Takeback { to_ply, at } if at <= now => plies = to_ply,
+                super::Truth::Shown { at, .. } if at <= now => {}
                 _ => break,
             }
         }

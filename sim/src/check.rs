@@ -1,6 +1,7 @@
 //! Checking a reconstruction against what the simulator really played:
 //! the measure behind the integration tests and the benchmarks.
 
+use std::collections::HashMap;
 use std::path::Path;
 
 use super::{Profile, Session, SourceGame, Truth, dgt, simulate};
@@ -19,11 +20,19 @@ pub struct GameCheck {
     pub plies_right: usize,
     /// Move events published.
     pub moves_published: usize,
-    /// Retract events: moves shown that were not played.
+    /// Final moves shown that were not played: retract events, and the
+    /// plies takeback events withdrew beyond those the players took back
+    /// (a piece knocked back onto the square it came from reads as a
+    /// takeback).
     pub retracts: usize,
     /// For each published move: capture time from the completing reading
-    /// to publication (final moves: `move` events).
+    /// to publication (final moves: `move` events). A move whose piece was
+    /// knocked off its square or lifted, and set back, is completed again
+    /// by the reading that set it back ([`Truth::Shown`]): while the board
+    /// does not show a move, no reader can know it is final.
     pub delays: Vec<Millis>,
+    /// The same delays counted from the move's first completion only.
+    pub first_delays: Vec<Millis>,
     /// For each ply: capture time from the completing reading to its first
     /// `provisional` event after it (the fast view screens may show).
     pub provisional_delays: Vec<Millis>,
@@ -62,27 +71,26 @@ pub fn compare(game: &SourceGame, session: &Session, replay: &Replay) -> GameChe
         .zip(&game.sans)
         .take_while(|(a, b)| a == b)
         .count();
-    let mut delays = Vec::new();
+    let mut c = GameCheck {
+        exact: published == game.sans,
+        plies: game.sans.len(),
+        plies_right,
+        moves_published: 0,
+        retracts: 0,
+        delays: Vec::new(),
+        first_delays: Vec::new(),
+        provisional_delays: Vec::new(),
+        readings: replay.stats.square_readings,
+        error_alerts: 0,
+        published,
+    };
     // When each ply was last published: a ply published again after a
     // takeback or a correction of a knock is not a delay of the real move
     // (it was shown on time, then withdrawn: that counts as a wrong move).
-    let mut shown: std::collections::HashMap<u32, u64> = std::collections::HashMap::new();
-    let mut retracts = 0;
-    let mut moves_published = 0;
-    let mut error_alerts = 0;
-    let mut provisional_delays = Vec::new();
-    let mut shown_provisional: std::collections::HashMap<u32, u64> =
-        std::collections::HashMap::new();
-    let done_by = |ply: u32, by: u64| {
-        session
-            .truth
-            .iter()
-            .filter_map(|t| match t {
-                Truth::Ply { ply: p, at } if *p == ply as usize && *at <= by => Some(*at),
-                _ => None,
-            })
-            .max()
-    };
+    let mut shown: HashMap<u32, Millis> = HashMap::new();
+    let mut shown_provisional: HashMap<u32, Millis> = HashMap::new();
+    // Plies withdrawn by takeback events.
+    let (mut withdrawn, mut last_ply) = (0, 0u32);
     for (published_at, e) in &replay.events {
         match &e.kind {
             EventKind::Provisional {
@@ -90,47 +98,65 @@ pub fn compare(game: &SourceGame, session: &Session, replay: &Replay) -> GameChe
                 withdrawn: false,
                 ..
             } => {
-                if let Some(at) = done_by(*ply, *published_at)
+                if let Some(at) = last_truth(session, *ply, *published_at, false)
                     && shown_provisional.get(ply).is_none_or(|&before| before < at)
                 {
-                    provisional_delays.push(published_at - at);
+                    c.provisional_delays.push(published_at - at);
                 }
                 shown_provisional.insert(*ply, *published_at);
             }
             EventKind::Move { ply, .. } => {
-                moves_published += 1;
-                let done = session
-                    .truth
-                    .iter()
-                    .filter_map(|t| match t {
-                        Truth::Ply { ply: p, at } if *p == *ply as usize && at <= published_at => {
-                            Some(*at)
-                        }
-                        _ => None,
-                    })
-                    .max();
-                if let Some(at) = done
+                c.moves_published += 1;
+                last_ply = *ply;
+                if let Some(at) = last_truth(session, *ply, *published_at, false)
                     && shown.get(ply).is_none_or(|&before| before < at)
                 {
-                    delays.push(published_at - at);
+                    let again = last_truth(session, *ply, *published_at, true);
+                    c.first_delays.push(published_at - at);
+                    c.delays
+                        .push(published_at - again.map_or(at, |again| again.max(at)));
                 }
                 shown.insert(*ply, *published_at);
             }
-            EventKind::Retract { .. } => retracts += 1,
-            EventKind::Alert(a) if a.kind.is_error() && !a.cleared => error_alerts += 1,
+            EventKind::Retract { .. } => c.retracts += 1,
+            EventKind::Takeback { to_ply, .. } => {
+                withdrawn += last_ply.saturating_sub(*to_ply) as usize;
+                last_ply = *to_ply;
+            }
+            EventKind::Alert(a) if a.kind.is_error() && !a.cleared => c.error_alerts += 1,
             _ => {}
         }
     }
-    GameCheck {
-        exact: published == game.sans,
-        plies: game.sans.len(),
-        plies_right,
-        moves_published,
-        retracts,
-        delays,
-        provisional_delays,
-        readings: replay.stats.square_readings,
-        error_alerts,
-        published,
+    c.retracts += withdrawn.saturating_sub(taken_back(session));
+    c
+}
+
+/// The last time at or before `by` that ply `ply` was completed
+/// ([`Truth::Ply`]), or, with `again`, shown again ([`Truth::Shown`]).
+fn last_truth(session: &Session, ply: u32, by: Millis, again: bool) -> Option<Millis> {
+    session
+        .truth
+        .iter()
+        .filter_map(|t| match *t {
+            Truth::Ply { ply: p, at } if !again && p == ply as usize && at <= by => Some(at),
+            Truth::Shown { ply: p, at } if again && p == ply as usize && at <= by => Some(at),
+            _ => None,
+        })
+        .max()
+}
+
+/// Plies the players took back in a session.
+fn taken_back(session: &Session) -> usize {
+    let (mut plies, mut now) = (0, 0);
+    for t in &session.truth {
+        match *t {
+            Truth::Ply { ply, .. } => now = ply,
+            Truth::Takeback { to_ply, .. } => {
+                plies += now.saturating_sub(to_ply);
+                now = to_ply;
+            }
+            Truth::Shown { .. } => {}
+        }
     }
+    plies
 }

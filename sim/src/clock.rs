@@ -172,8 +172,9 @@ fn ply_times(session: &Session) -> Vec<Millis> {
     session
         .truth
         .iter()
-        .map(|t| match t {
-            Truth::Ply { at, .. } => *at,
+        .filter_map(|t| match t {
+            Truth::Ply { at, .. } => Some(*at),
+            Truth::Shown { .. } => None,
             Truth::Takeback { .. } => {
                 panic!("the clock simulation needs a session without takebacks")
             }

@@ -86,6 +86,7 @@ impl Profile for Human {
             let came_from = table.last_lifted();
             table.pause(900, 2_000);
             knock(table, pos, sq, came_from, 800, 3_000);
+            table.mark_shown();
         }
         // Habits happen during the thinking time, which they lengthen.
         table.wait(ms);

@@ -52,6 +52,16 @@ pub enum Truth {
         /// Time of the completing reading.
         at: Millis,
     },
+    /// The board showed ply `ply`'s position again after its piece was
+    /// knocked off its square or lifted after the move: the reading at
+    /// `at` completes the move a second time (a screen cannot know the
+    /// move is final while the board does not show it).
+    Shown {
+        /// 1-based ply.
+        ply: usize,
+        /// Time of the reading that set the piece back.
+        at: Millis,
+    },
     /// The players restored the position after `to_ply` plies.
     Takeback {
         /// Plies left.
@@ -191,6 +201,19 @@ impl Table {
     pub fn mark(&mut self, truth: impl FnOnce(Millis) -> Truth) {
         let at = self.session.readings.last().map_or(self.now, |(t, _)| *t);
         self.session.truth.push(truth(at));
+    }
+
+    /// Marks that the board shows the last ply's position again (see
+    /// [`Truth::Shown`]); nothing before the first ply.
+    pub fn mark_shown(&mut self) {
+        let ply = self.session.truth.iter().rev().find_map(|t| match t {
+            Truth::Ply { ply, .. } => Some(*ply),
+            Truth::Takeback { to_ply, .. } => Some(*to_ply),
+            Truth::Shown { .. } => None,
+        });
+        if let Some(ply) = ply.filter(|&p| p > 0) {
+            self.mark(|at| Truth::Shown { ply, at });
+        }
     }
 
     /// Finishes the session.

@@ -328,8 +328,8 @@ pub(super) fn moves_reported_piece<G: Game>(p: &Playing<G>, e: &Explanation<Move
 /// How long a new candidate settles: the game's settle time, longer for
 /// an explanation the readings do not back up, and as long as a
 /// displacement for a correction a knock can fake (see
-/// [`held_correction`]) or a takeback of several plies one piece's change
-/// makes.
+/// [`held_correction`]), a takeback of several plies one piece's change
+/// makes, or a takeback of a move completed by a clock press.
 pub(super) fn candidate_settle<G: Game>(
     rules: &G,
     config: &Config,
@@ -365,6 +365,19 @@ pub(super) fn candidate_settle<G: Game>(
         }
     }
     if held_correction(p, explanation) || reads_pending_as_other_piece(p, explanation) {
+        settle = settle.max(hold);
+    }
+    // A takeback of a move its player completed by pressing the clock
+    // (Law 6.2a) is held as long as a displacement too: the piece that
+    // moved, knocked back onto the square it came from, makes the same
+    // board, and is set right within seconds; players or an arbiter
+    // restoring a completed move leave the position standing. (Not every
+    // final move: without a clock, players do take moves back, and a
+    // knock during a held takeback would be read as moves.)
+    if let Explanation::Back { plies, then } = explanation
+        && then.is_empty()
+        && p.game.len() - plies < p.completed
+    {
         settle = settle.max(hold);
     }
     settle

@@ -956,7 +956,25 @@ impl<G: Game> Reconstructor<G> {
         let stood = p.displaced.as_ref().is_some_and(|d| d.since + check <= now)
             || p.unexplained
                 .is_some_and(|u| u.raised.is_some() || u.reexamined);
-        p.candidate.is_none() && !(differ & pending).any() && (stood || !(differ & before).any())
+        // The piece of the last (provisional) ply knocked off its square
+        // after it, standing where that ply could not have taken it, with
+        // nothing else out of place, cannot change the move: a move on
+        // would be a candidate, and it is not a piece in the air.
+        let last_to = p
+            .game
+            .plies()
+            .last()
+            .and_then(|x| x.m.as_ref())
+            .map(|m| m.to());
+        let knocked = first < p.game.len()
+            && p.displaced.as_ref().is_some_and(|d| {
+                !d.shadow
+                    && d.plies == p.game.len()
+                    && Some(d.m.from()) == last_to
+                    && put_back(d, &target).is_some_and(|b| p.game.position().board().matches(&b))
+            });
+        p.candidate.is_none()
+            && (knocked || !(differ & pending).any() && (stood || !(differ & before).any()))
     }
 
     /// Makes the provisional moves final when the board proves them so:
