@@ -131,7 +131,10 @@ fn clean_table(
             wrong += w;
             errors += e;
             touches += touch_alerts(&r);
-            if std::env::var_os("BENCH_SHOW_TOUCH").is_some() && touch_alerts(&r) > 0 && i < 3 {
+            if std::env::var_os("BENCH_SHOW_TOUCH").is_some()
+                && touch_alerts(&r) > 0
+                && touches <= 3
+            {
                 show_touch(&r, &s_lines(i, profile));
             }
             if std::env::var("BENCH_SHOW_ERROR").is_ok_and(|n| n == name) && e > 0 {

@@ -865,3 +865,79 @@ fn assert_pushed_only(events: &[EventKind], want: &[&str], side: Side) {
         .any(|e| matches!(e, EventKind::Alert(a) if a.kind == AlertKind::Misplaced && a.cleared));
     assert!(cleared, "{events:?}");
 }
+
+/// Issue 44: a knock is not a touch. Black's soldier on a6, pushed sideways
+/// onto b6 (where it cannot go) long after Red's move and set back a second
+/// later, is a piece displaced and set back, not a piece its player lifted
+/// and put back: no touch-move notice when Black then plays another piece,
+/// on a board that names its pieces or one that senses occupancy only. A
+/// lift and put back on the spot stays a touch.
+#[test]
+fn xiangqi_a_soldier_displaced_and_set_back_is_no_touch_move() {
+    let occupied = XIANGQI_START.replace(|c: char| c != '.', "o");
+    for (hello, start, soldier, cannon) in [
+        (
+            "hello xiangqi 9x10 id=XQ-1 pieces=yes",
+            XIANGQI_START,
+            " p",
+            " C",
+        ),
+        (
+            "hello xiangqi 9x10 id=XQ-1 pieces=no",
+            occupied.as_str(),
+            "",
+            "",
+        ),
+    ] {
+        let board = format!("board {start}");
+        let lines = [
+            (10, board.clone()),
+            (2_000, "up h2".to_string()),
+            (2_300, format!("down e2{cannon}")),
+            (6_000, "up a6".to_string()),
+            (6_100, format!("down b6{soldier}")),
+            (7_300, "up b6".to_string()),
+            (7_500, format!("down a6{soldier}")),
+            (10_000, "up c6".to_string()),
+            (10_300, format!("down c5{soldier}")),
+        ];
+        let lines: Vec<(u64, &str)> = lines.iter().map(|(t, l)| (*t, l.as_str())).collect();
+        let r = capture(hello, &lines);
+        assert_eq!(
+            short(&kinds(&r)),
+            ["start", "move h2e2", "move c6c5"],
+            "{hello}"
+        );
+    }
+}
+
+/// Issue 44: the mover's hand clearing the men it took is still the
+/// mover's: a knock of the opponent's man by that hand just after the last
+/// man came off (more than the grace after the capturing man was set
+/// down) is no touch-move by the opponent.
+#[test]
+fn draughts_a_knock_by_the_hand_clearing_a_capture_is_no_touch_move() {
+    let board = format!("board {DRAUGHTS_START}");
+    let r = draughts_board(&[
+        (10, &board),
+        (2_000, "up c3"),
+        (2_300, "down d4 M"),
+        (5_000, "up f6"),
+        (5_300, "down e5 m"),
+        // Black jumps d4 over e5 to f6, sets the man down, then clears the
+        // taken man 1.4 s later and knocks White's man on e7 (which could
+        // take f6 too) on the way back.
+        (8_000, "up d4"),
+        (8_300, "down f6 M"),
+        (9_700, "up e5"),
+        (10_000, "up e7"),
+        (11_000, "down e7 m"),
+        // White must take back: g7 over f6 to e5.
+        (14_000, "up g7"),
+        (14_300, "down e5 m"),
+        (14_800, "up f6"),
+    ]);
+    let e = short(&kinds(&r));
+    assert_eq!(e.len(), 5, "{e:?}");
+    assert!(!e.iter().any(|x| x.contains("touch_move")), "{e:?}");
+}

@@ -29,6 +29,17 @@ mod evidence;
 pub mod finality;
 pub mod search;
 pub mod settle;
+/// Marks the open touch `open` displaced when its piece was set down on
+/// `to`, an empty square of the game (see [`Touch::displaced`]); an illegal
+/// move read there makes it a touch again ([`Reconstructor::report_illegal`]).
+fn mark_displaced_touch<G: Game>(p: &mut Playing<G>, open: Option<usize>, to: Square<G>) {
+    if let Some(i) = open
+        && p.game.position().board().piece_at(to).is_none()
+    {
+        p.touches[i].displaced = true;
+    }
+}
+
 #[cfg(test)]
 mod tests;
 
@@ -892,6 +903,18 @@ impl<G: Game> Reconstructor<G> {
             Some(_) => Some(piece),
             None => p.game.position().board().piece_at(game_sq),
         });
+        // The mover's hand finishing its move (a captured piece taken off
+        // after the capturing piece was set down, as draughts players
+        // clear the men they took) is still the mover's: the grace below
+        // counts from it.
+        if p.moved_at.is_some()
+            && seen.is_some()
+            && let Some(m) = p.game.plies().last().and_then(|x| x.m.as_ref())
+            && m.touched().contains(game_sq)
+            && Board::<G>::agrees(p.game.position().board().piece_at(game_sq), seen.flatten())
+        {
+            p.moved_at = Some(at);
+        }
         // Design: a lift this soon after the last move was set down is
         // the hand that made it on its way back (a knock), not the
         // opponent touching a piece: no accusation (see
@@ -908,6 +931,7 @@ impl<G: Game> Reconstructor<G> {
                     piece,
                     lifted: at,
                     back: None,
+                    displaced: false,
                 });
             }
             (None, Cell::Piece(piece)) => {
@@ -917,7 +941,18 @@ impl<G: Game> Reconstructor<G> {
                         && t.back.is_none()
                 }) {
                     t.back = Some(at);
+                } else {
+                    let open = p.touches.iter().rposition(|t| {
+                        Board::<G>::agrees(Some(t.piece), Some(piece)) && t.back.is_none()
+                    });
+                    mark_displaced_touch(p, open, game_sq);
                 }
+            }
+            (None, Cell::Token(_)) => {
+                // Without piece identity, the piece in the air last lifted
+                // is the one set down.
+                let open = p.touches.iter().rposition(|t| t.back.is_none());
+                mark_displaced_touch(p, open, game_sq);
             }
             _ => {}
         }
@@ -2018,6 +2053,12 @@ impl<G: Game> Reconstructor<G> {
             .rules
             .illegal_move_alert(&before, &x.m, *count, p.game.len(), completed);
         x.reported = Some(self.rules.irregular(&before, x.made.clone(), color.other()));
+        // The piece was moved, not displaced: lifted and later put back,
+        // it was touched.
+        let from = x.m.from();
+        for t in p.touches.iter_mut().filter(|t| t.sq == from) {
+            t.displaced = false;
+        }
         self.emit(at, EventKind::Alert(alert));
     }
 

@@ -15,6 +15,10 @@ pub struct Touch<G: Game> {
     pub lifted: Millis,
     /// When it was set back on its square, if it was.
     pub back: Option<Millis>,
+    /// It was set down on another square before it was set back, and no
+    /// move was read there: a piece displaced (knocked, pushed) and set
+    /// back, not one its player lifted and put back; no touch-move.
+    pub displaced: bool,
 }
 
 /// The piece touched, put back and not moved, if one was, when `m` is
@@ -29,6 +33,7 @@ pub fn put_back_touch<'a, G: Game>(
 ) -> Option<&'a Touch<G>> {
     touches.iter().copied().find(|t| {
         t.sq != m.from()
+            && !t.displaced
             && t.back
                 .is_some_and(|b| b.saturating_sub(t.lifted) >= touch_ms)
             && pos.legal_moves().any(|l| l.from() == t.sq)
