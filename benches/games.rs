@@ -43,8 +43,8 @@ use boardcast::event::EventKind;
 use boardcast::replay::{GameReplay, replay_game_text};
 use boardcast_games::{draughts, xiangqi};
 use boardcast_sim::open::{
-    OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts,
-    simulate_xiangqi, tabutronic_capture_text,
+    Habits, OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts,
+    simulate_draughts_with, simulate_xiangqi_with, tabutronic_capture_text,
 };
 use boardcast_sim::open_faults::{
     self, OpenFaultCase, OpenFaultKind, record_ids, standing_errors, touch_alerts,
@@ -65,14 +65,25 @@ fn replay(session: &OpenSession, game: &str, split: bool) -> GameReplay {
     replay_game_text(&text, Config::default(), Path::new("bench.capture")).unwrap()
 }
 
-fn profiles() -> Vec<(&'static str, OpenProfile)> {
+/// The handling profiles of the fault-free table: the profile's own, then
+/// (issue 44) one row per habit of [`Habits`] a game has, on a board with
+/// piece identity and on one sensing occupancy only.
+fn profiles(game: &str) -> Vec<(&'static str, OpenProfile, Habits)> {
     let p = |human, pieces, rotated| OpenProfile {
         human,
         pieces,
         rotated,
         real: false,
     };
-    vec![
+    let knock = Habits {
+        first_move_knock: 1.0,
+        ..Habits::default()
+    };
+    let slide = Habits {
+        capture_slide: 0.5,
+        ..Habits::default()
+    };
+    let mut rows: Vec<(&str, OpenProfile)> = vec![
         ("clean, pieces", p(false, true, false)),
         ("clean, occupancy", p(false, false, false)),
         ("human, pieces", p(true, true, false)),
@@ -93,17 +104,40 @@ fn profiles() -> Vec<(&'static str, OpenProfile)> {
                 ..p(true, false, false)
             },
         ),
-    ]
+    ];
+    let mut out: Vec<(&str, OpenProfile, Habits)> = rows
+        .drain(..)
+        .map(|(n, p)| (n, p, Habits::default()))
+        .collect();
+    out.push(("knock before move 1, pieces", p(true, true, false), knock));
+    out.push((
+        "knock before move 1, occupancy",
+        p(true, false, false),
+        knock,
+    ));
+    if game == "xiangqi" {
+        out.push(("capture slide, pieces", p(true, true, false), slide));
+        out.push(("capture slide, occupancy", p(true, false, false), slide));
+    }
+    out
 }
 
-/// Wrong moves in a replay: moves published then retracted, and plies of
-/// the final record that differ from the game.
+/// Wrong moves in a replay: final moves published then retracted or taken
+/// back (these profiles take no move back), and plies of the final record
+/// that differ from the game.
 fn wrong_moves(r: &GameReplay, want: &[String]) -> usize {
-    let retracted = r
-        .events
-        .iter()
-        .filter(|e| matches!(e.kind, EventKind::Retract { .. }))
-        .count();
+    let (mut retracted, mut plies) = (0, 0u32);
+    for e in &r.events {
+        match e.kind {
+            EventKind::Move { ply, .. } => plies = ply,
+            EventKind::Retract { .. } => retracted += 1,
+            EventKind::Takeback { to_ply, .. } => {
+                retracted += plies.saturating_sub(to_ply) as usize;
+                plies = to_ply;
+            }
+            _ => {}
+        }
+    }
     let got = record_ids(r);
     let differ =
         got.iter().zip(want).filter(|(a, b)| a != b).count() + got.len().abs_diff(want.len());
@@ -113,18 +147,23 @@ fn wrong_moves(r: &GameReplay, want: &[String]) -> usize {
 fn clean_table(
     game: &str,
     games: usize,
-    run: impl Fn(usize, OpenProfile) -> (GameReplay, Vec<String>),
-    s_lines: impl Fn(usize, OpenProfile) -> Vec<(u64, String)>,
+    run: impl Fn(usize, OpenProfile, Habits) -> (GameReplay, Vec<String>),
+    s_lines: impl Fn(usize, OpenProfile, Habits) -> Vec<(u64, String)>,
 ) {
     println!(
         "{game}, fault-free: {:<26} {:>6} {:>7} {:>12} {:>13} {:>13}",
         "profile", "games", "exact", "wrong moves", "error alerts", "touch alerts"
     );
-    for (name, profile) in profiles() {
+    let kind = if game.starts_with("xiangqi") {
+        "xiangqi"
+    } else {
+        "draughts"
+    };
+    for (name, profile, habits) in profiles(kind) {
         let (mut exact, mut wrong, mut errors, mut touches) = (0, 0, 0, 0);
         let mut misses = Vec::new();
         for i in 0..games {
-            let (r, want) = run(i, profile);
+            let (r, want) = run(i, profile, habits);
             let w = wrong_moves(&r, &want);
             let e = standing_errors(&r);
             exact += usize::from(record_ids(&r) == want);
@@ -135,11 +174,11 @@ fn clean_table(
                 && touch_alerts(&r) > 0
                 && touches <= 3
             {
-                show_touch(&r, &s_lines(i, profile));
+                show_touch(&r, &s_lines(i, profile, habits));
             }
             if std::env::var("BENCH_SHOW_ERROR").is_ok_and(|n| n == name) && e > 0 {
                 println!("   game {}:", i + 1);
-                show_error(&r, &s_lines(i, profile));
+                show_error(&r, &s_lines(i, profile, habits));
             }
             if (w > 0 || e > 0) && misses.len() < 3 {
                 misses.push(format!("game {}: {w} wrong moves, {e} error alerts", i + 1));
@@ -316,14 +355,14 @@ fn draughts_tables(
     clean_table(
         label,
         if clean { n } else { 0 },
-        |i, profile| {
-            let s = simulate_draughts(&games[i], profile, i as u64);
+        |i, profile, habits| {
+            let s = simulate_draughts_with(&games[i], profile, habits, i as u64);
             (
                 replay(&s, "draughts", profile.human),
                 games[i].iter().map(draughts::Move::id).collect(),
             )
         },
-        |i, profile| simulate_draughts(&games[i], profile, i as u64).lines,
+        |i, profile, habits| simulate_draughts_with(&games[i], profile, habits, i as u64).lines,
     );
     // The same games on an 8x8 vendor board that senses occupancy
     // only (a Certabo board in occupancy mode: Tabutronic frames).
@@ -378,14 +417,14 @@ fn xiangqi_tables(
     clean_table(
         label,
         if clean { n } else { 0 },
-        |i, profile| {
-            let s = simulate_xiangqi(&games[i], profile, i as u64);
+        |i, profile, habits| {
+            let s = simulate_xiangqi_with(&games[i], profile, habits, i as u64);
             (
                 replay(&s, "xiangqi", profile.human),
                 games[i].iter().map(ToString::to_string).collect(),
             )
         },
-        |i, profile| simulate_xiangqi(&games[i], profile, i as u64).lines,
+        |i, profile, habits| simulate_xiangqi_with(&games[i], profile, habits, i as u64).lines,
     );
     fault_table(
         label,

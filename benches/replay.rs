@@ -812,7 +812,10 @@ fn show_late(
 /// second through that family's driver and the reconstructor (best of
 /// three passes). A Certabo board plays the standard games the normal way
 /// round (it calibrates from the standard start), an occupancy-only board
-/// those without an underpromotion (their limits, docs/boards.md).
+/// those without an underpromotion (their limits, docs/boards.md). The
+/// last row: an occupancy-only board with half the captures by bishops,
+/// rooks and queens made victim first and slid to the victim touching
+/// down on the way (`Human::capture_slide`, issue 44), and no takeback.
 fn families(games: &[SourceGame]) {
     use boardcast::family::Family;
     println!("== families: every bundled game, human handling, one seed");
@@ -823,7 +826,7 @@ fn families(games: &[SourceGame]) {
     type Encode = fn(&sim::Session) -> String;
     // (family, encoder, standard start the normal way round only, no
     // underpromotion)
-    let rows: [(&str, Encode, bool, bool); 5] = [
+    let rows: [(&str, Encode, bool, bool); 6] = [
         ("dgt", |s| sim::dgt::capture_text(s, &[]), false, false),
         (
             "millennium",
@@ -849,6 +852,12 @@ fn families(games: &[SourceGame]) {
             true,
             true,
         ),
+        (
+            "occupancy, slides",
+            sim::family::occupancy_capture_text,
+            true,
+            true,
+        ),
     ];
     // `BENCH_GAMES=35,47`: only these games (numbered from 1).
     let only: Option<Vec<usize>> = std::env::var("BENCH_GAMES")
@@ -870,7 +879,19 @@ fn families(games: &[SourceGame]) {
                 continue;
             }
             let rotated = !standard && i % 5 == 4;
-            let session = sim::simulate(g, &mut Human::default(), 100_003 + i as u64, rotated);
+            // (The slides row plays no takeback: it measures the slide
+            // alone.)
+            let slides = name == "occupancy, slides";
+            let mut person = Human {
+                capture_slide: if slides { 0.5 } else { 0.0 },
+                takeback: if slides {
+                    0.0
+                } else {
+                    Human::default().takeback
+                },
+                ..Human::default()
+            };
+            let session = sim::simulate(g, &mut person, 100_003 + i as u64, rotated);
             let text = encode(&session);
             captures.push((i, g, session, text));
         }

@@ -941,3 +941,43 @@ fn draughts_a_knock_by_the_hand_clearing_a_capture_is_no_touch_move() {
     assert_eq!(e.len(), 5, "{e:?}");
     assert!(!e.iter().any(|x| x.contains("touch_move")), "{e:?}");
 }
+
+/// Issue 44, xiangqi on a board without piece identity: Red's chariot on
+/// i3 takes Black's chariot on i9 victim first, then slides up the file
+/// touching i4 to i8 for a moment each. The board read at i4 is what Red's
+/// i3-i4 and Black's chariot taking it would show; at i5, Red's i3-i5 and
+/// Black's i9xi5; but Black's chariot left i9 before Red's left i3, and no
+/// reply begins before the move it answers. Before: R1+1 published, then a
+/// Black capture, then `misplaced`. Now: the capture i3xi9, and Black's
+/// reply, with no alert and nothing withdrawn.
+#[test]
+fn xiangqi_a_capture_slid_to_its_victim_lifted_first_is_the_capture() {
+    let unknown = "?";
+    let mut readings = vec![(600, "i9", ""), (900, "i3", "")];
+    let mut t = 1_000;
+    for point in ["i4", "i5", "i6", "i7", "i8"] {
+        readings.push((t, point, unknown));
+        readings.push((t + 200, point, ""));
+        t += 300;
+    }
+    readings.push((t, "i9", unknown));
+    // Black replies with the general, 4 s later.
+    readings.push((t + 4_000, "e9", ""));
+    readings.push((t + 4_300, "e8", unknown));
+    let events = occupancy_xiangqi("4k3r/9/9/9/9/9/8R/9/9/3K5 w - - 0 1", &readings);
+    let moves: Vec<_> = events
+        .iter()
+        .filter_map(|e| match e {
+            EventKind::Move { id, .. } => Some(id.as_str()),
+            EventKind::Retract { .. } | EventKind::Takeback { .. } => Some("withdrawn"),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(moves, ["i3i9", "e9e8"], "{events:?}");
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, EventKind::Alert(a) if a.kind.is_error() && !a.cleared)),
+        "{events:?}"
+    );
+}

@@ -535,9 +535,10 @@ fn xiangqi_move_limit_is_the_events_from_the_capture_header() {
 /// games.
 #[test]
 fn captures_and_crownings_left_for_the_opponent_are_read_exactly() {
-    use boardcast_sim::open::{DraughtsHabits, simulate_draughts_with};
-    let habits = DraughtsHabits {
+    use boardcast_sim::open::{Habits, simulate_draughts_with};
+    let habits = Habits {
         left_for_opponent: 0.5,
+        ..Habits::default()
     };
     let acf = std::fs::read_to_string(data("english-draughts-acf.pdn")).unwrap();
     let real = draughts::read_pdn(&acf).unwrap();

@@ -462,3 +462,34 @@ fn a_draughts_knock_published_as_the_last_move_then_set_back_reopens_the_game() 
     }
     assert_eq!(log.games().last().unwrap().result, None, "{e:?}");
 }
+
+/// Issue 44: a man knocked forward onto a square that is a legal first
+/// move (10-15) and set back 2.3 s later, before the real first move: a
+/// knock, not a move. It is shown provisionally at most, withdrawn when the
+/// man is back; the record is the real first move and its reply, no move
+/// is ever final and then withdrawn, and the opponent is accused of
+/// nothing. Before: 10-15 was published as the first move, then White's
+/// reply alleged to be a wrong-square illegal move.
+#[test]
+fn a_man_knocked_onto_a_first_move_square_for_seconds_is_no_first_move() {
+    let e = draughts_from(
+        None,
+        &[
+            (1_000, 10, None),
+            (1_100, 15, Some(b'M')),
+            (3_400, 15, None),
+            (3_600, 10, Some(b'M')),
+            (7_000, 11, None),
+            (7_300, 16, Some(b'M')),
+            (11_000, 22, None),
+            (11_300, 18, Some(b'm')),
+        ],
+    );
+    assert_eq!(moves(&e), ["11-16", "22-18"], "{e:?}");
+    assert!(
+        !e.iter()
+            .any(|e| matches!(e, EventKind::Retract { .. } | EventKind::Takeback { .. })),
+        "{e:?}"
+    );
+    assert!(error_alerts(&e).is_empty(), "{e:?}");
+}

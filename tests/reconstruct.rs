@@ -150,6 +150,7 @@ proptest! {
             takeback: 0.03,
             blitz: 0.5,
             first_ms: 0,
+            capture_slide: 0.0,
         };
         let session = sim::simulate(&game, &mut profile, seed, rotated);
         let replay = replay_session(&session);

@@ -49,6 +49,11 @@ pub struct Human {
     /// (the opponent's reply, a knock): with a clock, its press comes
     /// first. 0: no such wait.
     pub first_ms: u64,
+    /// A capture by a bishop, rook or queen made victim first, the piece
+    /// then slid to the victim's square touching down on every square on
+    /// its way for 80-400 ms each (issue 44: on a board sensing occupancy
+    /// only, the last square touched is not the landing).
+    pub capture_slide: f64,
 }
 
 impl Default for Human {
@@ -66,6 +71,7 @@ impl Default for Human {
             takeback: 0.006,
             blitz: 0.25,
             first_ms: 0,
+            capture_slide: 0.0,
         }
     }
 }
@@ -127,6 +133,9 @@ impl Profile for Human {
             && table.rng().gen_bool(self.capture_beside)
             && self.capture_in_three_touches(table, &p)
         {
+            return;
+        }
+        if !ep && self.slide_to_capture(table, &p) {
             return;
         }
         let victim_first = table.rng().gen_bool(0.5);
@@ -282,6 +291,30 @@ fn castle(table: &mut Table, p: &super::Parts, rook_from: Square, rook_to: Squar
 }
 
 impl Human {
+    /// With [`Human::capture_slide`], a capture by a bishop, rook or queen
+    /// made victim first and slid to the victim; whether it was.
+    fn slide_to_capture(&mut self, table: &mut Table, p: &super::Parts) -> bool {
+        let slider = matches!(p.piece.role, Role::Bishop | Role::Rook | Role::Queen);
+        let Some(v) = p.victim.filter(|_| slider && self.capture_slide > 0.0) else {
+            return false;
+        };
+        if !table.rng().gen_bool(self.capture_slide) {
+            return false;
+        }
+        table.lift(v);
+        reach(table);
+        table.lift(p.from);
+        for sq in between(p.from, p.to) {
+            table.pause(60, 200);
+            table.put(sq, p.piece);
+            table.pause(80, 400);
+            table.lift(sq);
+        }
+        table.pause(80, 250);
+        self.set_down(table, p.to, p.placed);
+        true
+    }
+
     /// A capture in three touches: the piece lifted and set down on a free
     /// square beside its victim or on its way, the victim lifted, the piece
     /// moved onto the victim's square. Returns `false` (nothing done) when

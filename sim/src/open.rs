@@ -109,21 +109,32 @@ pub(super) struct Hands {
     cells: Vec<Option<char>>,
     /// No knocks (while a fault is being staged).
     pub(super) quiet: bool,
-    /// Draughts habits beyond the profile's.
-    habits: DraughtsHabits,
+    /// Habits beyond the profile's.
+    habits: Habits,
     /// What the mover left for the opponent, done at the opponent's turn.
     deferred: Vec<Deferred>,
 }
 
-/// Draughts habits a profile does not draw (so that sessions simulated
-/// without them stay as they were).
+/// Habits a profile does not draw (so that sessions simulated without them
+/// stay as they were), each the profile of one habit the real games showed
+/// (issue 44).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct DraughtsHabits {
-    /// How often a capture's men, and a crowning, are left for the
-    /// opponent: the captured men cleared and the man crowned by the
+pub struct Habits {
+    /// Draughts: how often a capture's men, and a crowning, are left for
+    /// the opponent: the captured men cleared and the man crowned by the
     /// opponent at the start of their turn, as the rule book's note on
     /// crowning (the opponent crowns) and many clubs do.
     pub left_for_opponent: f64,
+    /// How often, before the game's first move, a piece is knocked onto a
+    /// square one of its first moves goes to, stands there 1 to 4 s, and
+    /// is set back; the real first move follows.
+    pub first_move_knock: f64,
+    /// Xiangqi: how often a chariot's or cannon's capture along a line is
+    /// made victim first, the piece then slid to the victim's point
+    /// touching every empty point on its way for a moment each (a horse:
+    /// its leg's point); on a board that senses occupancy only, the last
+    /// point touched is not the landing.
+    pub capture_slide: f64,
 }
 
 /// Something left for the opponent to do.
@@ -151,7 +162,7 @@ impl Hands {
             plies: Vec::new(),
             cells,
             quiet: false,
-            habits: DraughtsHabits::default(),
+            habits: Habits::default(),
             deferred: Vec::new(),
         }
     }
@@ -302,6 +313,30 @@ impl Hands {
         self.up(sq);
         self.wait(300, 2500);
         self.down(sq, piece);
+    }
+
+    /// With [`Habits::first_move_knock`], before the first move: the piece
+    /// on `from` knocked onto `to` (the empty square of a first move),
+    /// standing there 1 to 4 s, then set back.
+    fn maybe_knock_before_first_move(&mut self, from: Square, to: Square) {
+        let p = self.habits.first_move_knock;
+        if p <= 0.0 || !self.rng.gen_bool(p) {
+            return;
+        }
+        let piece = self.cells[self.index(from)].expect("a piece to knock");
+        self.wait(500, 2_000);
+        self.up(from);
+        self.wait(60, 200);
+        self.down(to, piece);
+        self.wait(1_000, 4_000);
+        self.up(to);
+        self.wait(100, 300);
+        self.down(from, piece);
+    }
+
+    /// Picks one of `moves` (its squares), if there is one.
+    fn pick<T: Copy>(&mut self, moves: &[T]) -> Option<T> {
+        (!moves.is_empty()).then(|| moves[self.rng.gen_range(0..moves.len())])
     }
 
     pub(super) fn think(&mut self) {
@@ -478,20 +513,30 @@ fn do_deferred(h: &mut Hands) {
 
 /// Plays a draughts game (moves legal from the start) on a simulated board.
 pub fn simulate_draughts(moves: &[draughts::Move], profile: OpenProfile, seed: u64) -> OpenSession {
-    simulate_draughts_with(moves, profile, DraughtsHabits::default(), seed)
+    simulate_draughts_with(moves, profile, Habits::default(), seed)
 }
 
 /// [`simulate_draughts`] with more habits.
 pub fn simulate_draughts_with(
     moves: &[draughts::Move],
     profile: OpenProfile,
-    habits: DraughtsHabits,
+    habits: Habits,
     seed: u64,
 ) -> OpenSession {
     let mut pos = draughts::Position::start();
     let mut h = draughts_hands(profile, seed, &pos);
     h.habits = habits;
     h.hello();
+    if habits.first_move_knock > 0.0 {
+        let firsts: Vec<(Square, Square)> = pos
+            .legal_moves()
+            .iter()
+            .map(|m| (dsq(m.from()), dsq(m.to())))
+            .collect();
+        if let Some((from, to)) = h.pick(&firsts) {
+            h.maybe_knock_before_first_move(from, to);
+        }
+    }
     for mv in moves {
         h.think();
         play_draughts(&mut h, &pos, mv);
@@ -543,7 +588,14 @@ pub(super) fn play_xiangqi(h: &mut Hands, pos: &xiangqi::Position, mv: xiangqi::
         );
         (sq != from).then_some(sq)
     };
+    let slide = h.habits.capture_slide;
     if capture
+        && (straight && line_piece || "Nn".contains(piece))
+        && slide > 0.0
+        && h.rng.gen_bool(slide)
+    {
+        slide_to_capture(h, from, to, piece);
+    } else if capture
         && straight
         && piece_is_chariot(piece)
         && let Some(short) = short_of().filter(|&s| h.cells[h.index(s)].is_none())
@@ -617,6 +669,55 @@ pub(super) fn play_xiangqi(h: &mut Hands, pos: &xiangqi::Position, mv: xiangqi::
     h.maybe_knock(&[from, to]);
 }
 
+/// A capture made victim first, then the piece slid to the victim's point
+/// over the empty points on its way, each touched for a moment (a horse:
+/// its leg) ([`Habits::capture_slide`]).
+fn slide_to_capture(h: &mut Hands, from: Square, to: Square, piece: char) {
+    h.up(to);
+    h.wait(200, 700);
+    h.up(from);
+    for point in points_between(from, to, "Nn".contains(piece)) {
+        if h.cells[h.index(point)].is_none() {
+            h.wait(60, 200);
+            h.down(point, piece);
+            h.wait(80, 400);
+            h.up(point);
+        }
+    }
+    h.wait(80, 250);
+    h.down(to, piece);
+}
+
+/// The points a piece passes between `from` and `to`: on a line, every
+/// point between; a horse (`horse`), the point of its leg (one step
+/// along the longer leg of its move).
+fn points_between(from: Square, to: Square, horse: bool) -> Vec<Square> {
+    let (df, dr) = (
+        i16::from(to.file) - i16::from(from.file),
+        i16::from(to.rank) - i16::from(from.rank),
+    );
+    if horse {
+        let leg = if df.abs() > dr.abs() {
+            (df.signum(), 0)
+        } else {
+            (0, dr.signum())
+        };
+        return vec![Square::new(
+            (i16::from(from.file) + leg.0) as u8,
+            (i16::from(from.rank) + leg.1) as u8,
+        )];
+    }
+    let steps = df.abs().max(dr.abs());
+    (1..steps)
+        .map(|k| {
+            Square::new(
+                (i16::from(from.file) + k * df.signum()) as u8,
+                (i16::from(from.rank) + k * dr.signum()) as u8,
+            )
+        })
+        .collect()
+}
+
 /// Whether a xiangqi FEN letter is a chariot (rook).
 fn piece_is_chariot(piece: char) -> bool {
     piece.eq_ignore_ascii_case(&'r')
@@ -624,9 +725,31 @@ fn piece_is_chariot(piece: char) -> bool {
 
 /// Plays a xiangqi game (moves legal from the start) on a simulated board.
 pub fn simulate_xiangqi(moves: &[xiangqi::Move], profile: OpenProfile, seed: u64) -> OpenSession {
+    simulate_xiangqi_with(moves, profile, Habits::default(), seed)
+}
+
+/// [`simulate_xiangqi`] with more habits.
+pub fn simulate_xiangqi_with(
+    moves: &[xiangqi::Move],
+    profile: OpenProfile,
+    habits: Habits,
+    seed: u64,
+) -> OpenSession {
     let mut pos = xiangqi::Position::start();
     let mut h = xiangqi_hands(profile, seed, &pos);
+    h.habits = habits;
     h.hello();
+    if habits.first_move_knock > 0.0 {
+        let firsts: Vec<(Square, Square)> = pos
+            .legal_moves()
+            .iter()
+            .filter(|m| pos.piece_at(m.to).is_none())
+            .map(|m| (xsq(m.from), xsq(m.to)))
+            .collect();
+        if let Some((from, to)) = h.pick(&firsts) {
+            h.maybe_knock_before_first_move(from, to);
+        }
+    }
     for &mv in moves {
         h.think();
         play_xiangqi(&mut h, &pos, mv);

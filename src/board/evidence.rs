@@ -50,7 +50,9 @@ pub(super) fn confirmed_by_lift<G: Game>(rules: &G, p: &Playing<G>, target: &Boa
 /// three touches: set down, the victim lifted, the capture made), so their
 /// lift is not the opponent beginning to reply. A victim that can take the
 /// piece may be replying by taking it, lifted after it: then the order
-/// tells.
+/// tells. A victim lifted before the piece left its square is the
+/// capture's too (victim first, then the piece slid to it: where it
+/// touches down on the way is its path, not its landing; issue 44).
 pub(super) fn about_to_capture<G: Game>(
     rules: &G,
     p: &Playing<G>,
@@ -69,7 +71,20 @@ pub(super) fn about_to_capture<G: Game>(
         .legal_moves()
         .any(|r| theirs.contains(r.from()) && r.touched().contains(on));
     victims_of_capture_from(rules, before, m.from(), on, theirs)
-        && (!threat || lifted_under_the_piece(p, on, theirs))
+        && (!threat
+            || lifted_under_the_piece(p, on, theirs)
+            || lifted_before_the_piece(p, m.from(), theirs))
+}
+
+/// Whether a piece on `victims` was lifted before the piece on `from` was
+/// (its newest lift): the victim of a capture made victim first. No reply
+/// comes before the move it replies to.
+fn lifted_before_the_piece<G: Game>(p: &Playing<G>, from: Square<G>, victims: Set<G>) -> bool {
+    let mut older = p.recent.iter().rev();
+    if !older.any(|&(sq, seen)| sq == from && seen.is_none()) {
+        return false;
+    }
+    older.any(|&(sq, seen)| seen.is_none() && victims.contains(sq))
 }
 
 /// Whether the opponent's reply stands on the board, made: the board is

@@ -97,7 +97,26 @@ impl Evidence<'_> {
     /// touching either). One piece lifts before it lands, so the readings
     /// show another history (a piece pushed onto the square a move of the
     /// same side would have left).
+    ///
+    ///
+    /// Also a reply that would have begun before the move it answers: a
+    /// later ply of the line whose origin was last touched before an
+    /// earlier ply's origin was (unless it lands there, touching it
+    /// later). Issue 44: a victim lifted first, then the capturing piece
+    /// slid to it touching down on the way, reads on a board sensing
+    /// occupancy as a move short of the victim and the victim taking it,
+    /// or the victim capturing elsewhere.
     fn out_of_order<G: Game>(&self, rules: &G, pos: &G::Position, moves: &[G::Move]) -> bool {
+        let early_reply = moves.iter().enumerate().any(|(i, m)| {
+            moves[i + 1..].iter().any(|r| {
+                r.from() != m.from()
+                    && r.to() != m.from()
+                    && self.at_ms(rules, r.from()) < self.at_ms(rules, m.from())
+            })
+        });
+        if early_reply {
+            return true;
+        }
         let mut pos = pos.clone();
         for (i, m) in moves.iter().enumerate() {
             let quiet = m.from() != m.to() && pos.board().piece_at(m.to()).is_none();
