@@ -493,3 +493,34 @@ fn a_man_knocked_onto_a_first_move_square_for_seconds_is_no_first_move() {
     );
     assert!(error_alerts(&e).is_empty(), "{e:?}");
 }
+
+/// Issue 44: a king's circular multi-jump (c3 over d4, d6, b6 and b4 back
+/// to c3) takes the same four men going round either way; the king set
+/// down on every landing square says which way it went, and the record
+/// follows the landings seen, both ways round. Before: either way was
+/// recorded as the one the move generator found first.
+#[test]
+fn a_kings_circular_jump_follows_the_landings_seen() {
+    for (path, id) in [
+        ([18, 27, 20], "11x18x27x20x11"),
+        ([20, 27, 18], "11x20x27x18x11"),
+    ] {
+        let mut readings = vec![(1_000, 11, None)];
+        let mut t = 1_300;
+        for sq in path {
+            readings.push((t, sq, Some(b'K')));
+            readings.push((t + 200, sq, None));
+            t += 400;
+        }
+        readings.push((t, 11, Some(b'K')));
+        for (k, man) in [15, 23, 24, 16].into_iter().enumerate() {
+            readings.push((t + 500 + 300 * k as u64, man, None));
+        }
+        // White replies 29-25 four seconds later.
+        readings.push((t + 6_000, 29, None));
+        readings.push((t + 6_300, 25, Some(b'm')));
+        let e = draughts_from(Some("B:W15,16,23,24,29:BK11"), &readings);
+        assert_eq!(moves(&e), [id, "29-25"], "{e:?}");
+        assert!(error_alerts(&e).is_empty(), "{e:?}");
+    }
+}

@@ -1314,9 +1314,23 @@ impl<G: Game> Reconstructor<G> {
                 return Some(Explanation::Same);
             }
         }
+        // Two captures may leave the same men standing (a king's circular
+        // jump, either way round): the one whose landings were read in its
+        // order is the one made.
+        let in_order = |m: &Move<G>| {
+            let seen = |sq| p.touched_at.get(self.rules.index(sq)).map_or(0, |t| t.0);
+            self.rules
+                .landings(m)
+                .windows(2)
+                .filter(|w| seen(w[0]) < seen(w[1]))
+                .count()
+        };
         p.successors
             .iter()
-            .find(|(after, m)| standing_only::<G>(pos, m, after, target))
+            .filter(|(after, m)| standing_only::<G>(pos, m, after, target))
+            // (The first found among equals.)
+            .rev()
+            .max_by_key(|(_, m)| in_order(m))
             .map(|(_, m)| Explanation::Forward(vec![m.clone()]))
     }
 

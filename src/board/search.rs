@@ -30,8 +30,9 @@ use crate::games::{Game, GameMove, GamePiece, GamePosition, Placement, Record, S
 /// not left by that move (see [`Evidence::out_of_order`]).
 const OUT_OF_ORDER_MS: u64 = 1_000;
 
-/// How well the readings back an explanation up (backed, then count).
-type Score = (bool, usize);
+/// How well the readings back an explanation up (backed, then count, then
+/// landings read in their order).
+type Score = (bool, usize, usize);
 
 /// What the readings touched, for ranking explanations.
 #[derive(Clone, Copy, Debug)]
@@ -62,9 +63,14 @@ impl Evidence<'_> {
     /// every square they change was touched (a capture onto an occupied
     /// square: its destination after its origin), and how many of their
     /// squares (with the squares they pass) were.
-    fn score<G: Game>(&self, rules: &G, pos: &G::Position, moves: &[G::Move]) -> (bool, usize) {
+    ///
+    /// Last, how many consecutive landings of a multi-jump
+    /// ([`Game::landings`]) the readings touched in that order: the way
+    /// round a circular jump went.
+    fn score<G: Game>(&self, rules: &G, pos: &G::Position, moves: &[G::Move]) -> Score {
         let mut all = true;
         let mut n = 0;
+        let mut in_order = 0;
         let mut pos = pos.clone();
         for m in moves {
             for sq in m.touched() {
@@ -85,9 +91,18 @@ impl Evidence<'_> {
                 .into_iter()
                 .filter(|&sq| self.seen(rules, sq))
                 .count();
+            in_order += rules
+                .landings(m)
+                .windows(2)
+                .filter(|w| {
+                    self.seen(rules, w[0])
+                        && self.seen(rules, w[1])
+                        && self.at(rules, w[0]) < self.at(rules, w[1])
+                })
+                .count();
             pos = pos.play(m);
         }
-        (all, n)
+        (all, n, in_order)
     }
 
     /// Whether a quiet move of `moves` (played from `pos`) would have
@@ -514,7 +529,7 @@ fn all_back<G: Game>(
         if rest == 0 {
             if earlier.board().matches(target) {
                 back.push((
-                    (true, 0),
+                    (true, 0, 0),
                     Explanation::Back {
                         plies,
                         then: Vec::new(),

@@ -397,6 +397,14 @@ impl Game for Draughts {
         self.route(m).contains(sq) || m.captured().iter().any(|&c| near(point(c), sq))
     }
 
+    fn landings(&self, m: &dr::Move) -> Vec<Square> {
+        let path = m.path();
+        path[1..path.len() - 1]
+            .iter()
+            .map(|&sq| point(sq))
+            .collect()
+    }
+
     fn route(&self, m: &dr::Move) -> Points<Cells> {
         let path = m.path();
         let mut set = Points::default();

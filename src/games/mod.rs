@@ -485,6 +485,13 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
     fn route(&self, _m: &Self::Move) -> Self::Set {
         Self::Set::default()
     }
+    /// The squares of [`Game::route`] in the order the piece lands on
+    /// them (a multi-jump's landings): a king's circular jump takes the
+    /// same men going round either way, and only the order the readings
+    /// saw its landings in tells which way it went.
+    fn landings(&self, _m: &Self::Move) -> Vec<Self::Square> {
+        Vec::new()
+    }
     /// Whether a player making the capture `m` may set its piece down on
     /// `sq` before the victims are cleared: next to a victim, or on the
     /// way to it (a landing of a multi-jump, a square a sliding piece
