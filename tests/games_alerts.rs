@@ -843,18 +843,23 @@ fn follow<G: boardcast::games::Game>(
     events
 }
 
-/// The moves published are `want` (none withdrawn), and a piece of `side`
-/// was reported misplaced, then cleared.
-fn assert_pushed_only(events: &[EventKind], want: &[&str], side: Side) {
-    let moves: Vec<_> = events
+/// The moves' ids in order, and `withdrawn` for each retraction or
+/// takeback.
+fn move_ids(events: &[EventKind]) -> Vec<&str> {
+    events
         .iter()
         .filter_map(|e| match e {
             EventKind::Move { id, .. } => Some(id.as_str()),
             EventKind::Retract { .. } | EventKind::Takeback { .. } => Some("withdrawn"),
             _ => None,
         })
-        .collect();
-    assert_eq!(moves, want, "{events:?}");
+        .collect()
+}
+
+/// The moves published are `want` (none withdrawn), and a piece of `side`
+/// was reported misplaced, then cleared.
+fn assert_pushed_only(events: &[EventKind], want: &[&str], side: Side) {
+    assert_eq!(move_ids(events), want, "{events:?}");
     let raised = events.iter().any(|e| {
         matches!(e, EventKind::Alert(a) if a.kind == AlertKind::Misplaced
             && !a.cleared && a.side == Some(side))
@@ -965,15 +970,7 @@ fn xiangqi_a_capture_slid_to_its_victim_lifted_first_is_the_capture() {
     readings.push((t + 4_000, "e9", ""));
     readings.push((t + 4_300, "e8", unknown));
     let events = occupancy_xiangqi("4k3r/9/9/9/9/9/8R/9/9/3K5 w - - 0 1", &readings);
-    let moves: Vec<_> = events
-        .iter()
-        .filter_map(|e| match e {
-            EventKind::Move { id, .. } => Some(id.as_str()),
-            EventKind::Retract { .. } | EventKind::Takeback { .. } => Some("withdrawn"),
-            _ => None,
-        })
-        .collect();
-    assert_eq!(moves, ["i3i9", "e9e8"], "{events:?}");
+    assert_eq!(move_ids(&events), ["i3i9", "e9e8"], "{events:?}");
     assert!(
         !events
             .iter()

@@ -315,14 +315,16 @@ impl Hands {
         self.down(sq, piece);
     }
 
-    /// With [`Habits::first_move_knock`], before the first move: the piece
-    /// on `from` knocked onto `to` (the empty square of a first move),
-    /// standing there 1 to 4 s, then set back.
-    fn maybe_knock_before_first_move(&mut self, from: Square, to: Square) {
+    /// With [`Habits::first_move_knock`], before the first move: a piece
+    /// knocked from one of `firsts` (the squares of the first moves onto
+    /// empty squares) onto its other square, standing there 1 to 4 s,
+    /// then set back.
+    fn maybe_knock_before_first_move(&mut self, firsts: &[(Square, Square)]) {
         let p = self.habits.first_move_knock;
-        if p <= 0.0 || !self.rng.gen_bool(p) {
+        if p <= 0.0 || firsts.is_empty() || !self.rng.gen_bool(p) {
             return;
         }
+        let (from, to) = firsts[self.rng.gen_range(0..firsts.len())];
         let piece = self.cells[self.index(from)].expect("a piece to knock");
         self.wait(500, 2_000);
         self.up(from);
@@ -332,11 +334,6 @@ impl Hands {
         self.up(to);
         self.wait(100, 300);
         self.down(from, piece);
-    }
-
-    /// Picks one of `moves` (its squares), if there is one.
-    fn pick<T: Copy>(&mut self, moves: &[T]) -> Option<T> {
-        (!moves.is_empty()).then(|| moves[self.rng.gen_range(0..moves.len())])
     }
 
     pub(super) fn think(&mut self) {
@@ -527,16 +524,12 @@ pub fn simulate_draughts_with(
     let mut h = draughts_hands(profile, seed, &pos);
     h.habits = habits;
     h.hello();
-    if habits.first_move_knock > 0.0 {
-        let firsts: Vec<(Square, Square)> = pos
-            .legal_moves()
-            .iter()
-            .map(|m| (dsq(m.from()), dsq(m.to())))
-            .collect();
-        if let Some((from, to)) = h.pick(&firsts) {
-            h.maybe_knock_before_first_move(from, to);
-        }
-    }
+    let firsts: Vec<_> = pos
+        .legal_moves()
+        .iter()
+        .map(|m| (dsq(m.from()), dsq(m.to())))
+        .collect();
+    h.maybe_knock_before_first_move(&firsts);
     for mv in moves {
         h.think();
         play_draughts(&mut h, &pos, mv);
@@ -739,17 +732,11 @@ pub fn simulate_xiangqi_with(
     let mut h = xiangqi_hands(profile, seed, &pos);
     h.habits = habits;
     h.hello();
-    if habits.first_move_knock > 0.0 {
-        let firsts: Vec<(Square, Square)> = pos
-            .legal_moves()
-            .iter()
-            .filter(|m| pos.piece_at(m.to).is_none())
-            .map(|m| (xsq(m.from), xsq(m.to)))
-            .collect();
-        if let Some((from, to)) = h.pick(&firsts) {
-            h.maybe_knock_before_first_move(from, to);
-        }
-    }
+    let firsts: Vec<_> = (pos.legal_moves().iter())
+        .filter(|m| pos.piece_at(m.to).is_none())
+        .map(|m| (xsq(m.from), xsq(m.to)))
+        .collect();
+    h.maybe_knock_before_first_move(&firsts);
     for &mv in moves {
         h.think();
         play_xiangqi(&mut h, &pos, mv);
