@@ -91,6 +91,14 @@ fn shown(events: &[(u64, EventKind)]) -> Vec<String> {
         .collect()
 }
 
+/// When the first final move (`move` event) was published.
+fn first_final(events: &[(u64, EventKind)]) -> Option<u64> {
+    events
+        .iter()
+        .find(|(_, e)| matches!(e, EventKind::Move { .. }))
+        .map(|(t, _)| *t)
+}
+
 /// Never a wrong final move, never an error alert.
 fn clean(events: &[(u64, EventKind)]) {
     for (_, e) in events {
@@ -250,10 +258,7 @@ fn with_a_clock_a_move_is_final_at_the_press() {
         .iter()
         .find(|(_, e)| matches!(e, EventKind::Provisional { .. }))
         .map(|(t, _)| *t);
-    let last = e
-        .iter()
-        .find(|(_, e)| matches!(e, EventKind::Move { .. }))
-        .map(|(t, _)| *t);
+    let last = first_final(&e);
     assert_eq!(provisional, Some(1_350), "shown after the debounce: {e:?}");
     assert_eq!(last, Some(2_300), "final at the press: {e:?}");
 }
@@ -345,10 +350,7 @@ fn a_moved_piece_knocked_where_it_could_not_go_does_not_hold_its_move_back() {
     );
     clean(&e);
     assert_eq!(record(&e), ["Be3"], "{e:?}");
-    let final_at = e
-        .iter()
-        .find_map(|(t, e)| matches!(e, EventKind::Move { .. }).then_some(*t))
-        .expect("a final move");
+    let final_at = first_final(&e).expect("a final move");
     let final_ms = Config::default().settle.final_ms;
     assert!(
         final_at <= 1_200 + final_ms + 100,

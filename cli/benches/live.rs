@@ -102,15 +102,20 @@ fn main() {
     });
 }
 
+/// The bundled games of 80 plies or more (a board plays through the run).
+fn long_games() -> Vec<boardcast_sim::SourceGame> {
+    util::games()
+        .into_iter()
+        .filter(|g| g.moves.len() >= 80)
+        .collect()
+}
+
 /// Real hands on the wire (see the module documentation).
 async fn real_hands(n: usize, secs: u64, think: u64) {
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "bench/#", "bench-watcher", false).await;
-    let games: Vec<_> = util::games()
-        .into_iter()
-        .filter(|g| g.moves.len() >= 80)
-        .collect();
+    let games = long_games();
     let mut boards = Vec::with_capacity(n);
     let mut clocks: Vec<Option<ClockTruth>> = Vec::with_capacity(n);
     for i in 0..n {
@@ -308,10 +313,7 @@ async fn run(n: usize, secs: u64, think: u64, baseline: u64) -> u64 {
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "bench/#", "bench-watcher", false).await;
-    let games: Vec<_> = util::games()
-        .into_iter()
-        .filter(|g| g.moves.len() >= 80)
-        .collect();
+    let games = long_games();
     let mut boards = Vec::with_capacity(n);
     for i in 0..n {
         let g = games[i % games.len()].clone();

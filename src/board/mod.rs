@@ -1317,14 +1317,11 @@ impl<G: Game> Reconstructor<G> {
         // Two captures may leave the same men standing (a king's circular
         // jump, either way round): the one whose landings were read in its
         // order is the one made.
-        let in_order = |m: &Move<G>| {
-            let seen = |sq| p.touched_at.get(self.rules.index(sq)).map_or(0, |t| t.0);
-            self.rules
-                .landings(m)
-                .windows(2)
-                .filter(|w| seen(w[0]) < seen(w[1]))
-                .count()
+        let evidence = Evidence {
+            touched_at: &p.touched_at,
+            base: p.evidence_base,
         };
+        let in_order = |m: &Move<G>| evidence.landings_in_order(&self.rules, m);
         p.successors
             .iter()
             .filter(|(after, m)| standing_only::<G>(pos, m, after, target))

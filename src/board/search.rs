@@ -91,18 +91,24 @@ impl Evidence<'_> {
                 .into_iter()
                 .filter(|&sq| self.seen(rules, sq))
                 .count();
-            in_order += rules
-                .landings(m)
-                .windows(2)
-                .filter(|w| {
-                    self.seen(rules, w[0])
-                        && self.seen(rules, w[1])
-                        && self.at(rules, w[0]) < self.at(rules, w[1])
-                })
-                .count();
+            in_order += self.landings_in_order(rules, m);
             pos = pos.play(m);
         }
         (all, n, in_order)
+    }
+
+    /// How many consecutive landings of `m` ([`Game::landings`]) the
+    /// readings touched, in that order.
+    pub(crate) fn landings_in_order<G: Game>(&self, rules: &G, m: &G::Move) -> usize {
+        rules
+            .landings(m)
+            .windows(2)
+            .filter(|w| {
+                self.seen(rules, w[0])
+                    && self.seen(rules, w[1])
+                    && self.at(rules, w[0]) < self.at(rules, w[1])
+            })
+            .count()
     }
 
     /// Whether a quiet move of `moves` (played from `pos`) would have
