@@ -180,6 +180,10 @@ fn clean_table(
                 println!("   game {}:", i + 1);
                 show_error(&r, &s_lines(i, profile, habits));
             }
+            if std::env::var("BENCH_SHOW_WRONG").is_ok_and(|n| n == name) && w > 0 {
+                println!("   game {}:", i + 1);
+                show_wrong(&r, &want, &s_lines(i, profile, habits));
+            }
             if (w > 0 || e > 0) && misses.len() < 3 {
                 misses.push(format!("game {}: {w} wrong moves, {e} error alerts", i + 1));
             }
@@ -309,6 +313,26 @@ fn show_error(r: &GameReplay, lines: &[(u64, String)]) {
         return;
     };
     let near = |x: u64| x + 15_000 >= t && x <= t + 1_000;
+    for e in r.events.iter().filter(|e| near(e.t_ms)) {
+        println!("   event {} {:?}", e.t_ms, e.kind);
+    }
+    for (x, l) in lines.iter().filter(|(x, _)| near(*x)) {
+        println!("   line {x} {l}");
+    }
+}
+
+/// The events and the board's lines from 6 s before a replay's first
+/// wrong final move (a move that differs from the game's, or a
+/// retraction) to 3 s after it (`BENCH_SHOW_WRONG=<profile name>`).
+fn show_wrong(r: &GameReplay, want: &[String], lines: &[(u64, String)]) {
+    let Some(t) = r.events.iter().find_map(|e| match &e.kind {
+        EventKind::Move { ply, id, .. } if want.get(*ply as usize - 1) != Some(id) => Some(e.t_ms),
+        EventKind::Retract { .. } | EventKind::Takeback { .. } => Some(e.t_ms),
+        _ => None,
+    }) else {
+        return;
+    };
+    let near = |x: u64| x + 6_000 >= t && x <= t + 3_000;
     for e in r.events.iter().filter(|e| near(e.t_ms)) {
         println!("   event {} {:?}", e.t_ms, e.kind);
     }

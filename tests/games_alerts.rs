@@ -978,3 +978,61 @@ fn xiangqi_a_capture_slid_to_its_victim_lifted_first_is_the_capture() {
         "{events:?}"
     );
 }
+
+/// Issue 44, as real hands replayed on master games showed it: a chariot
+/// set down short of the chariot it takes, the victim lifted and set down
+/// beside for a moment on a point it could move to (a legal reply, read
+/// alone), then lifted away and the capture made. Before: both the stop
+/// and the "reply" were final at once, and the capture had nothing to
+/// explain it (`misplaced` 7 s later, the record invented from there).
+#[test]
+fn xiangqi_a_victim_set_beside_on_a_point_it_could_move_to_is_no_reply() {
+    let occupied = XIANGQI_START.replace(|c: char| c != '.', "o");
+    for (hello, start, red, black) in [
+        (
+            "hello xiangqi 9x10 id=XQ-1 pieces=yes",
+            XIANGQI_START,
+            " R",
+            " r",
+        ),
+        (
+            "hello xiangqi 9x10 id=XQ-1 pieces=no",
+            occupied.as_str(),
+            "",
+            "",
+        ),
+    ] {
+        let lines = [
+            (10, format!("board {start}")),
+            (2_000, "up a0".to_string()),
+            (2_300, format!("down a1{red}")),
+            (5_000, "up i9".to_string()),
+            (5_300, format!("down i8{black}")),
+            (8_000, "up a1".to_string()),
+            (8_300, format!("down d1{red}")),
+            (11_000, "up i8".to_string()),
+            (11_300, format!("down d8{black}")),
+            (14_000, "up d1".to_string()),
+            (14_437, format!("down d6{red}")),
+            (14_772, "up d8".to_string()),
+            (15_034, format!("down c8{black}")),
+            (16_398, "up c8".to_string()),
+            (16_580, "up d6".to_string()),
+            (16_702, format!("down d8{red}")),
+        ];
+        let lines: Vec<(u64, &str)> = lines.iter().map(|(t, l)| (*t, l.as_str())).collect();
+        let r = capture(hello, &lines);
+        assert_eq!(
+            short(&kinds(&r)),
+            [
+                "start",
+                "move a0a1",
+                "move i9i8",
+                "move a1d1",
+                "move i8d8",
+                "move d1d8"
+            ],
+            "{hello}"
+        );
+    }
+}

@@ -388,3 +388,29 @@ fn a_completed_move_knocked_back_to_where_it_came_from_is_no_takeback() {
     );
     assert_eq!(record(&e), ["e4"], "{e:?}");
 }
+
+/// A rook set down short of its victim, the victim lifted and set down
+/// beside for a moment on a square it could move to (a legal reply, read
+/// alone), then lifted away and the capture made: the reply moved the very
+/// piece the rook could take from where it stood, so it proves nothing
+/// until it stands. Before: Ra4 and ...Rb5 were final at once, and the
+/// capture on a5 had nothing to explain it.
+#[test]
+fn a_victim_set_beside_on_a_square_it_could_move_to_is_no_reply() {
+    let rook = piece(Color::White, Role::Rook);
+    let black_rook = piece(Color::Black, Role::Rook);
+    let e = scene(
+        "4k3/8/8/r7/8/8/8/R3K3 w - - 0 1",
+        &[
+            Read(1_000, Square::A1, Cell::Empty),
+            Read(1_300, Square::A4, rook),
+            Read(1_800, Square::A5, Cell::Empty),
+            Read(1_950, Square::B5, black_rook),
+            Read(2_400, Square::B5, Cell::Empty),
+            Read(2_700, Square::A4, Cell::Empty),
+            Read(2_800, Square::A5, rook),
+        ],
+    );
+    clean(&e);
+    assert_eq!(record(&e), ["Rxa5"], "{e:?}");
+}

@@ -76,6 +76,78 @@ pub(super) fn about_to_capture<G: Game>(
             || lifted_before_the_piece(p, m.from(), theirs))
 }
 
+/// Whether `reply` moves the piece that the game's last ply's piece could
+/// capture from where it was set down (see [`victims_of_capture_from`]):
+/// a victim set down beside for a moment before the capture is finished
+/// looks just like it, so such a reply alone proves nothing of the ply.
+pub(super) fn moves_its_victim<G: Game>(rules: &G, p: &Playing<G>, reply: &Move<G>) -> bool {
+    moves_victim_of(rules, p, p.game.len(), reply)
+}
+
+/// Whether `reply` moves the piece that the piece of the first `plies`
+/// plies' last could capture from where it was set down.
+fn moves_victim_of<G: Game>(rules: &G, p: &Playing<G>, plies: usize, reply: &Move<G>) -> bool {
+    let Some(last) = plies
+        .checked_sub(1)
+        .and_then(|i| p.game.plies()[i].m.as_ref())
+    else {
+        return false;
+    };
+    let before = p.game.position_at(plies - 1);
+    victims_of_capture_from(rules, before, last.from(), last.to(), reply.from().into())
+}
+
+/// The square of the piece whose capture a reply held by
+/// [`moves_its_victim`] may still finish: the game's last ply moved the
+/// piece that the ply before's piece, on that square, could capture.
+pub(super) fn capture_held_from<G: Game>(rules: &G, p: &Playing<G>) -> Option<Square<G>> {
+    let n = p.game.len();
+    let reply = p.game.plies().last()?.m.as_ref()?;
+    let before = p.game.plies().get(n.checked_sub(2)?)?.m.as_ref()?;
+    moves_victim_of(rules, p, n - 1, reply).then(|| before.to())
+}
+
+/// The capture a held reply waited for, made: the game ends in a move
+/// short of a capture and a reply moving its victim (see
+/// [`capture_held_from`]), and `e` plays the first move's piece on from its
+/// stop to the victim's square. When the capture from where that piece
+/// started explains `target` as well (a board sensing occupancy cannot
+/// tell the two apart), it is that capture: the stop and the "reply" are
+/// withdrawn. A reply made and answered that fast is a victim set down
+/// beside on its way off the board, not two moves.
+pub(super) fn capture_finished<G: Game>(
+    rules: &G,
+    p: &Playing<G>,
+    e: &Explanation<Move<G>>,
+    target: &Board<G>,
+) -> Option<Explanation<Move<G>>> {
+    let Explanation::Forward(moves) = e else {
+        return None;
+    };
+    let [m] = &moves[..] else {
+        return None;
+    };
+    let stop = capture_held_from(rules, p)?;
+    let n = p.game.len();
+    let victim = p.game.plies()[n - 1].m.as_ref()?.from();
+    let first = p.game.plies()[n - 2].m.as_ref()?;
+    if m.from() != stop || m.to() != victim {
+        return None;
+    }
+    let before = p.game.position_at(n - 2);
+    let capture = before
+        .legal_moves()
+        .find(|c| c.from() == first.from() && c.to() == victim)?;
+    before
+        .play(&capture)
+        .board()
+        .matches(target)
+        .then(|| Explanation::Back {
+            plies: 2,
+            then: vec![capture],
+        })
+}
+
 /// Whether a piece on `victims` was lifted before the piece on `from` was
 /// (its newest lift): the victim of a capture made victim first. No reply
 /// comes before the move it replies to.

@@ -13,7 +13,11 @@
 //! - the mover pressed the clock (FIDE Law 6.2a: the move is completed);
 //! - the opponent replied: their move was published, or they lifted a
 //!   piece of their own (a capture's victim is the mover's piece, not
-//!   theirs);
+//!   theirs). A reply that moves the very piece the last move's piece
+//!   could take from where it stands proves nothing alone (a victim set
+//!   down beside for a moment, on a square it could move to, before the
+//!   capture is finished): both wait, for the clock, the next move or
+//!   their time;
 //! - time: the board has shown the move, with nothing else settling, for
 //!   [`crate::games::settle::SettleRule::final_ms`] since the reading that
 //!   completed it, longer than any stop on the way in the real recordings;
@@ -67,9 +71,20 @@ pub(super) struct Finality {
     /// The provisional moves screens were last shown beyond the final
     /// plies, as (ply, id, mover): a preview or a pending move.
     shown: Vec<(u32, String, Side)>,
+    /// The ply that, if the opponent's, leaves the pending moves
+    /// provisional (see [`Finality::hold_reply`]).
+    hold: Option<u32>,
 }
 
 impl Finality {
+    /// Ply `ply`, when routed, does not make the pending moves final if it
+    /// is the opponent's reply: it moves the piece the last pending move's
+    /// piece could capture from where it stands, as a victim set down
+    /// beside on the way off the board does.
+    pub(super) fn hold_reply(&mut self, ply: u32) {
+        self.hold = Some(ply);
+    }
+
     /// The number of final plies.
     pub(super) fn final_plies(&self) -> usize {
         self.positions.len().saturating_sub(1)
@@ -91,6 +106,11 @@ impl Finality {
             Entry::Ply { kind, .. } => Some(kind),
             Entry::Loose(..) => None,
         })
+    }
+
+    /// How many plies are provisional.
+    pub(super) fn pending_plies(&self) -> usize {
+        self.plies().count()
     }
 
     /// The side that made the provisional moves' last ply.
@@ -227,10 +247,12 @@ impl Finality {
         final_ms: Millis,
         out: &mut Out,
     ) {
-        let EventKind::Move { side, .. } = &kind else {
+        let EventKind::Move { side, ply, .. } = &kind else {
             return;
         };
-        if self.pending_mover().is_some_and(|s| s != *side) {
+        let held = self.hold == Some(*ply);
+        self.hold = self.hold.filter(|h| h > ply);
+        if self.pending_mover().is_some_and(|s| s != *side) && !held {
             self.make_final(out);
         }
         self.show(at, &kind, out);

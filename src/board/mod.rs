@@ -1034,11 +1034,23 @@ impl<G: Game> Reconstructor<G> {
             let before = p.game.position_at(p.game.len() - 1);
             about_to_capture(&self.rules, p, before, m, position, &target)
         });
+        // (Nor while the last ply's own piece is off its square: a victim
+        // set down beside and lifted away again is no reply that stands.)
+        let stands = last.is_none_or(|m| target.occupied().contains(m.to()));
+        // (Nor, after a reply that moved the piece the move before could
+        // capture, while that move's piece is off its square: the capture
+        // goes on, and the "reply" was its victim on the way off.)
+        let resumed = self.finality.pending_plies() >= 2
+            && capture_held_from(&self.rules, p).is_some_and(|sq| !target.occupied().contains(sq));
         let replied = pending_last
-            && (lifted_by_side_to_move::<G>(position, &target) && !continuing
-                || p.candidate
-                    .as_ref()
-                    .is_some_and(|c| matches!(c.explanation, Explanation::Forward(_))));
+            && (lifted_by_side_to_move::<G>(position, &target)
+                && !continuing
+                && stands
+                && !resumed
+                || p.candidate.as_ref().is_some_and(|c| {
+                    matches!(&c.explanation, Explanation::Forward(moves)
+                        if !moves.first().is_some_and(|m| moves_its_victim(&self.rules, p, m)))
+                }));
         let settled = now >= due && self.quiet(now);
         let overdue = now >= due + self.config.delays.misplaced_ms;
         if replied || settled || overdue {
@@ -1103,6 +1115,7 @@ impl<G: Game> Reconstructor<G> {
         let evidence = self.rules.ranks_by_evidence().then(|| Evidence {
             touched_at: &p.touched_at,
             base: p.evidence_base,
+            provisional: p.game.len().saturating_sub(self.finality.final_plies()),
         });
         let out = search::explain(
             &self.rules,
@@ -1118,7 +1131,13 @@ impl<G: Game> Reconstructor<G> {
         self.stats.nodes += out.nodes as u64;
         self.stats.max_nodes = self.stats.max_nodes.max(out.nodes);
         self.backed = out.backed;
-        out.explanation
+        let explanation = out.explanation?;
+        if self.finality.pending_plies() >= 2
+            && let Some(capture) = capture_finished(&self.rules, p, &explanation, target)
+        {
+            return Some(capture);
+        }
+        Some(explanation)
     }
 
     /// A reading while a game is on: its ordered rules, each a named step.
@@ -1320,6 +1339,7 @@ impl<G: Game> Reconstructor<G> {
         let evidence = Evidence {
             touched_at: &p.touched_at,
             base: p.evidence_base,
+            provisional: p.game.len().saturating_sub(self.finality.final_plies()),
         };
         let in_order = |m: &Move<G>| evidence.landings_in_order(&self.rules, m);
         p.successors
@@ -1565,6 +1585,7 @@ impl<G: Game> Reconstructor<G> {
         let evidence = self.rules.ranks_by_evidence().then(|| Evidence {
             touched_at: &p.touched_at,
             base: p.evidence_base,
+            provisional: p.game.len().saturating_sub(self.finality.final_plies()),
         });
         let out = search::explain(
             &self.rules,
@@ -1844,6 +1865,7 @@ impl<G: Game> Reconstructor<G> {
         let evidence = self.rules.ranks_by_evidence().then(|| Evidence {
             touched_at: &p.touched_at,
             base: p.evidence_base,
+            provisional: p.game.len().saturating_sub(self.finality.final_plies()),
         });
         let out = search::explain(
             &self.rules,
@@ -1992,6 +2014,7 @@ impl<G: Game> Reconstructor<G> {
         let evidence = self.rules.ranks_by_evidence().then(|| Evidence {
             touched_at: &evidence.0,
             base: evidence.1,
+            provisional: 0,
         });
         let out = search::explain(
             &self.rules,
@@ -2249,6 +2272,9 @@ impl<G: Game> Reconstructor<G> {
                     }
                     p.touches.clear();
                     p.moved_at = Some(t);
+                    if moves_its_victim(rules, p, &m) {
+                        self.finality.hold_reply(p.game.len() as u32 + 1);
+                    }
                     out.push(push_move(rules, p, m));
                     out.extend(after_move(rules, p));
                 }
@@ -2273,6 +2299,9 @@ impl<G: Game> Reconstructor<G> {
                 out.extend(withdraw(rules, p, plies));
                 p.course = Course::InPlay;
                 for m in then {
+                    if moves_its_victim(rules, p, &m) {
+                        self.finality.hold_reply(p.game.len() as u32 + 1);
+                    }
                     out.push(push_move(rules, p, m));
                     out.extend(after_move(rules, p));
                 }

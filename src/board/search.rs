@@ -43,6 +43,10 @@ pub struct Evidence<'a> {
     /// Readings numbered up to this one belong to the game's current
     /// position, not to what follows it.
     pub base: u64,
+    /// How many of the game's last plies are still provisional (not
+    /// final): only those may be withdrawn by the deeper search of a
+    /// reply that proved nothing (see [`explain`]).
+    pub provisional: usize,
 }
 
 impl Evidence<'_> {
@@ -68,13 +72,28 @@ impl Evidence<'_> {
     /// ([`Game::landings`]) the readings touched in that order: the way
     /// round a circular jump went.
     fn score<G: Game>(&self, rules: &G, pos: &G::Position, moves: &[G::Move]) -> Score {
+        self.score_after(rules, pos, moves, &[])
+    }
+
+    /// [`Evidence::score`] of `moves` played after `withdrawn` plies are
+    /// taken back: the squares those plies touched count as seen (the
+    /// readings that made them are the evidence of what replaces them: a
+    /// capturing piece's lift read as its stop short of the victim).
+    fn score_after<G: Game>(
+        &self,
+        rules: &G,
+        pos: &G::Position,
+        moves: &[G::Move],
+        withdrawn: &[G::Move],
+    ) -> Score {
+        let was_touched = |sq| withdrawn.iter().any(|w| w.touched().contains(sq));
         let mut all = true;
         let mut n = 0;
         let mut in_order = 0;
         let mut pos = pos.clone();
         for m in moves {
             for sq in m.touched() {
-                if self.seen(rules, sq) {
+                if self.seen(rules, sq) || was_touched(sq) {
                     n += 1;
                 } else {
                     all = false;
@@ -468,11 +487,26 @@ fn explain_ranked<G: Game>(
             let score = evidence.score(rules, pos, &moves);
             (score, Explanation::Forward(moves))
         });
-        let back = if lifted {
-            Vec::new()
+        // (Pieces only lifted, provisional plies only: the piece of a move
+        // read from its stop short of a capture lifted again, the capture
+        // done from where it started, on a board that senses occupancy.)
+        let back_limits = if lifted {
+            Limits {
+                back: limits.back.min(evidence.provisional),
+                ..limits
+            }
         } else {
-            all_back(rules, game, target, cost, limits, evidence, &mut budget)
+            limits
         };
+        let back = all_back(
+            rules,
+            game,
+            target,
+            cost,
+            back_limits,
+            evidence,
+            &mut budget,
+        );
         let all: Vec<_> = if prefer_back {
             back.into_iter().chain(forward).collect()
         } else {
@@ -485,6 +519,30 @@ fn explain_ranked<G: Game>(
     }
     if lifted {
         return done(None, true, &budget);
+    }
+    // One ply deeper, withdrawing provisional plies only: a reply read
+    // from a victim set down beside for a moment, and the move it replied
+    // to read from the capturing piece set down short of it, then the
+    // capture made from where the piece started (two plies withdrawn, one
+    // played).
+    let withdrawn = Limits {
+        back: limits.back.min(evidence.provisional),
+        ..limits
+    };
+    let deeper = all_back(
+        rules,
+        game,
+        target,
+        depth + 1,
+        withdrawn,
+        evidence,
+        &mut budget,
+    );
+    let deeper = deeper
+        .into_iter()
+        .filter(|(_, e)| matches!(e, Explanation::Back { plies, .. } if *plies >= 2));
+    if let Some((score, e)) = best_ranked(deeper.collect(), lifted) {
+        return done(Some(e), score.0 || !unknown, &budget);
     }
     let now = pos.board();
     let allowed = |earlier: &G::Board| evidence.restores_seen(rules, now, earlier);
@@ -551,7 +609,11 @@ fn all_back<G: Game>(
             .into_iter()
             .filter(|then| !evidence.out_of_order(rules, earlier, then));
         back.extend(lines.map(|then| {
-            let score = evidence.score(rules, earlier, &then);
+            let withdrawn: Vec<G::Move> = game.plies()[n - plies..]
+                .iter()
+                .filter_map(|x| x.m.clone())
+                .collect();
+            let score = evidence.score_after(rules, earlier, &then, &withdrawn);
             (score, Explanation::Back { plies, then })
         }));
     }
