@@ -471,27 +471,36 @@ fn a_draughts_knock_published_as_the_last_move_then_set_back_reopens_the_game() 
 /// nothing. Before: 10-15 was published as the first move, then White's
 /// reply alleged to be a wrong-square illegal move.
 #[test]
+///
+/// Standing 4 s, longer than a move stands before it is final on time:
+/// the game's first move from the start is final on time only a
+/// misplacement delay after it stands (or on the reply, or the clock).
+/// Before: 10-15 was final after 2.4 s and taken back when the man was set
+/// back.
 fn a_man_knocked_onto_a_first_move_square_for_seconds_is_no_first_move() {
-    let e = draughts_from(
-        None,
-        &[
-            (1_000, 10, None),
-            (1_100, 15, Some(b'M')),
-            (3_400, 15, None),
-            (3_600, 10, Some(b'M')),
-            (7_000, 11, None),
-            (7_300, 16, Some(b'M')),
-            (11_000, 22, None),
-            (11_300, 18, Some(b'm')),
-        ],
-    );
-    assert_eq!(moves(&e), ["11-16", "22-18"], "{e:?}");
-    assert!(
-        !e.iter()
-            .any(|e| matches!(e, EventKind::Retract { .. } | EventKind::Takeback { .. })),
-        "{e:?}"
-    );
-    assert!(error_alerts(&e).is_empty(), "{e:?}");
+    for stands in [2_300, 4_000] {
+        let back = 1_100 + stands;
+        let e = draughts_from(
+            None,
+            &[
+                (1_000, 10, None),
+                (1_100, 15, Some(b'M')),
+                (back, 15, None),
+                (back + 200, 10, Some(b'M')),
+                (back + 3_600, 11, None),
+                (back + 3_900, 16, Some(b'M')),
+                (back + 7_600, 22, None),
+                (back + 7_900, 18, Some(b'm')),
+            ],
+        );
+        assert_eq!(moves(&e), ["11-16", "22-18"], "{stands}: {e:?}");
+        assert!(
+            !e.iter()
+                .any(|e| matches!(e, EventKind::Retract { .. } | EventKind::Takeback { .. })),
+            "{stands}: {e:?}"
+        );
+        assert!(error_alerts(&e).is_empty(), "{stands}: {e:?}");
+    }
 }
 
 /// Issue 44: a king's circular multi-jump (c3 over d4, d6, b6 and b4 back

@@ -748,10 +748,12 @@ impl<G: Game> Reconstructor<G> {
                 // (else a reading will tell), at the latest a misplacement
                 // delay later.
                 let quiet = self.quiet(self.finality.due().unwrap_or(0));
+                // (The game's first move: see `check_finality`.)
+                let first = self.first_move_pending();
                 let finality = self
                     .finality
                     .due()
-                    .map(|d| if quiet { d } else { d + check });
+                    .map(|d| if quiet && !first { d } else { d + check });
                 [candidate, unexplained, kings, finality, preview]
                     .into_iter()
                     .flatten()
@@ -976,6 +978,11 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &self.phase else {
             return false;
         };
+        // (Not while the victim of a capture the last ply may go on to
+        // make is off the board: the capture is under way.)
+        if self.capture_under_way() {
+            return false;
+        }
         let target = self.target();
         let first = self.finality.final_plies().min(p.game.len());
         let touched = |plies: &[PlyRecord<G>]| {
@@ -1012,6 +1019,31 @@ impl<G: Game> Reconstructor<G> {
             && (knocked || !(differ & pending).any() && (stood || !(differ & before).any()))
     }
 
+    /// Whether the game's first move from the initial position is still
+    /// provisional, in a game that holds it ([`Game::holds_first_move`]).
+    fn first_move_pending(&self) -> bool {
+        let Phase::Playing(p) = &self.phase else {
+            return false;
+        };
+        self.rules.holds_first_move()
+            && self.finality.final_plies() == 0
+            && p.game.start().board() == self.rules.start().board()
+    }
+
+    /// Whether a piece the last ply's piece could capture from where it
+    /// was set down is off the board, lifted as a capture's victim (see
+    /// [`about_to_capture`]): the capture may go on.
+    fn capture_under_way(&self) -> bool {
+        let Phase::Playing(p) = &self.phase else {
+            return false;
+        };
+        let Some(m) = p.game.plies().last().and_then(|x| x.m.as_ref()) else {
+            return false;
+        };
+        let before = p.game.position_at(p.game.len() - 1);
+        about_to_capture(&self.rules, p, before, m, p.game.position(), &self.target())
+    }
+
     /// Makes the provisional moves final when the board proves them so:
     /// the opponent lifted a piece of their own or their reply stands on
     /// the board, or the moves have stood their time with nothing else
@@ -1030,10 +1062,7 @@ impl<G: Game> Reconstructor<G> {
         // (Not a victim the last ply's piece was set down short of: the
         // capture may go on.)
         let last = p.game.plies().last().and_then(|x| x.m.as_ref());
-        let continuing = last.is_some_and(|m| {
-            let before = p.game.position_at(p.game.len() - 1);
-            about_to_capture(&self.rules, p, before, m, position, &target)
-        });
+        let continuing = self.capture_under_way();
         // (Nor while the last ply's own piece is off its square: a victim
         // set down beside and lifted away again is no reply that stands.)
         let stands = last.is_none_or(|m| target.occupied().contains(m.to()));
@@ -1051,7 +1080,10 @@ impl<G: Game> Reconstructor<G> {
                     matches!(&c.explanation, Explanation::Forward(moves)
                         if !moves.first().is_some_and(|m| moves_its_victim(&self.rules, p, m)))
                 }));
-        let settled = now >= due && self.quiet(now);
+        // The game's first move is final on time only a misplacement delay
+        // later where the game holds it (see `Game::holds_first_move`).
+        let first = self.first_move_pending();
+        let settled = !first && now >= due && self.quiet(now);
         let overdue = now >= due + self.config.delays.misplaced_ms;
         if replied || settled || overdue {
             self.finality.make_final(&mut self.events);

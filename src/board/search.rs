@@ -520,34 +520,45 @@ fn explain_ranked<G: Game>(
     if lifted {
         return done(None, true, &budget);
     }
-    // One ply deeper, withdrawing provisional plies only: a reply read
-    // from a victim set down beside for a moment, and the move it replied
-    // to read from the capturing piece set down short of it, then the
-    // capture made from where the piece started (two plies withdrawn, one
-    // played).
-    let withdrawn = Limits {
-        back: limits.back.min(evidence.provisional),
-        ..limits
-    };
-    let deeper = all_back(
+    let deeper = deeper_back(
         rules,
         game,
         target,
         depth + 1,
-        withdrawn,
+        limits,
         evidence,
         &mut budget,
     );
-    let deeper = deeper
-        .into_iter()
-        .filter(|(_, e)| matches!(e, Explanation::Back { plies, .. } if *plies >= 2));
-    if let Some((score, e)) = best_ranked(deeper.collect(), lifted) {
+    if let Some((score, e)) = best_ranked(deeper, lifted) {
         return done(Some(e), score.0 || !unknown, &budget);
     }
     let now = pos.board();
     let allowed = |earlier: &G::Board| evidence.restores_seen(rules, now, earlier);
     let far = far_takeback(game, target, depth, limits, allowed);
     done(far, true, &budget)
+}
+
+/// The explanations one ply deeper than the search goes that withdraw
+/// two provisional plies or more: a reply read from a victim set down
+/// beside for a moment, and the move it replied to read from the
+/// capturing piece set down short of it, then the capture made from where
+/// the piece started (two plies withdrawn, one played).
+fn deeper_back<G: Game>(
+    rules: &G,
+    game: &Record<G>,
+    target: &G::Board,
+    cost: usize,
+    limits: Limits,
+    evidence: &Evidence,
+    budget: &mut Budget,
+) -> Vec<(Score, Explanation<G::Move>)> {
+    let withdrawn = Limits {
+        back: limits.back.min(evidence.provisional),
+        ..limits
+    };
+    let mut deeper = all_back(rules, game, target, cost, withdrawn, evidence, budget);
+    deeper.retain(|(_, e)| matches!(e, Explanation::Back { plies, .. } if *plies >= 2));
+    deeper
 }
 
 /// Every line of `cost` legal plies from `pos` to `target`.

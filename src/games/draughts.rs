@@ -388,6 +388,10 @@ impl Game for Draughts {
         true
     }
 
+    fn holds_first_move(&self) -> bool {
+        true
+    }
+
     /// A landing square of the jump, or a square diagonally next to a
     /// man it takes.
     fn short_of_capture(&self, m: &dr::Move, sq: Square) -> bool {

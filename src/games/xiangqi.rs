@@ -376,6 +376,10 @@ impl Game for Xiangqi {
         true
     }
 
+    fn holds_first_move(&self) -> bool {
+        true
+    }
+
     fn referee(&self, record: &Record<Self>) -> Tracker {
         let from = record.plies().iter().rposition(|p| p.m.is_none());
         let start = from.map_or(record.start(), |i| &record.plies()[i].after);
