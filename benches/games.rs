@@ -312,13 +312,7 @@ fn show_error(r: &GameReplay, lines: &[(u64, String)]) {
     }) else {
         return;
     };
-    let near = |x: u64| x + 15_000 >= t && x <= t + 1_000;
-    for e in r.events.iter().filter(|e| near(e.t_ms)) {
-        println!("   event {} {:?}", e.t_ms, e.kind);
-    }
-    for (x, l) in lines.iter().filter(|(x, _)| near(*x)) {
-        println!("   line {x} {l}");
-    }
+    print_near(r, lines, t - t.min(15_000), t + 1_000);
 }
 
 /// The events and the board's lines from 6 s before a replay's first
@@ -332,7 +326,12 @@ fn show_wrong(r: &GameReplay, want: &[String], lines: &[(u64, String)]) {
     }) else {
         return;
     };
-    let near = |x: u64| x + 6_000 >= t && x <= t + 3_000;
+    print_near(r, lines, t - t.min(6_000), t + 3_000);
+}
+
+/// The events of a replay and the board's lines from `from` to `to`.
+fn print_near(r: &GameReplay, lines: &[(u64, String)], from: u64, to: u64) {
+    let near = |x: u64| (from..=to).contains(&x);
     for e in r.events.iter().filter(|e| near(e.t_ms)) {
         println!("   event {} {:?}", e.t_ms, e.kind);
     }

@@ -151,6 +151,16 @@ struct Irregular<G: Game> {
     reported: Option<Option<Position<G>>>,
 }
 
+/// What the readings of the game on `p` touched, for ranking explanations,
+/// with the plies `finality` still holds provisional.
+fn evidence_of<'a, G: Game>(p: &'a Playing<G>, finality: &Finality) -> Evidence<'a> {
+    Evidence {
+        touched_at: &p.touched_at,
+        base: p.evidence_base,
+        provisional: p.game.len().saturating_sub(finality.final_plies()),
+    }
+}
+
 /// The square an opponent's piece left, when `target` is the board the
 /// illegal move `x` made with that one piece moved to an empty square
 /// (the same piece, as far as the sensors tell: their reply, made).
@@ -1144,11 +1154,10 @@ impl<G: Game> Reconstructor<G> {
                 ..
             })
         );
-        let evidence = self.rules.ranks_by_evidence().then(|| Evidence {
-            touched_at: &p.touched_at,
-            base: p.evidence_base,
-            provisional: p.game.len().saturating_sub(self.finality.final_plies()),
-        });
+        let evidence = self
+            .rules
+            .ranks_by_evidence()
+            .then(|| evidence_of(p, &self.finality));
         let out = search::explain(
             &self.rules,
             &p.game,
@@ -1368,11 +1377,7 @@ impl<G: Game> Reconstructor<G> {
         // Two captures may leave the same men standing (a king's circular
         // jump, either way round): the one whose landings were read in its
         // order is the one made.
-        let evidence = Evidence {
-            touched_at: &p.touched_at,
-            base: p.evidence_base,
-            provisional: p.game.len().saturating_sub(self.finality.final_plies()),
-        };
+        let evidence = evidence_of(p, &self.finality);
         let in_order = |m: &Move<G>| evidence.landings_in_order(&self.rules, m);
         p.successors
             .iter()
@@ -1614,11 +1619,10 @@ impl<G: Game> Reconstructor<G> {
         let mut game = p.game.clone();
         game.push_irregular(notation.clone(), id.clone(), after.clone());
         let successors = search::successors(after);
-        let evidence = self.rules.ranks_by_evidence().then(|| Evidence {
-            touched_at: &p.touched_at,
-            base: p.evidence_base,
-            provisional: p.game.len().saturating_sub(self.finality.final_plies()),
-        });
+        let evidence = self
+            .rules
+            .ranks_by_evidence()
+            .then(|| evidence_of(p, &self.finality));
         let out = search::explain(
             &self.rules,
             &game,
@@ -1894,11 +1898,10 @@ impl<G: Game> Reconstructor<G> {
         game.truncate(game.len() - 1);
         game.push(then[0].clone());
         let successors = search::successors(game.position());
-        let evidence = self.rules.ranks_by_evidence().then(|| Evidence {
-            touched_at: &p.touched_at,
-            base: p.evidence_base,
-            provisional: p.game.len().saturating_sub(self.finality.final_plies()),
-        });
+        let evidence = self
+            .rules
+            .ranks_by_evidence()
+            .then(|| evidence_of(p, &self.finality));
         let out = search::explain(
             &self.rules,
             &game,
