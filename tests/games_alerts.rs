@@ -1036,3 +1036,194 @@ fn xiangqi_a_victim_set_beside_on_a_point_it_could_move_to_is_no_reply() {
         );
     }
 }
+
+/// Issue 44, draughts on a board without piece identity, as real hands
+/// replayed on self-play games showed it: Black jumps 15 over 19 to 24,
+/// lifts the taken man and sets it down for a moment on 15, the square the
+/// capturing man left, on its way off the board. That moment's occupancy
+/// is the position before White's 24-19, so 15 is touched after 24: the
+/// capture looked as if it landed before it left (a sign of a piece
+/// pushed), and only the takeback explained the board. Before: nothing
+/// published after 24-19 (on replayed games, `misplaced` once White
+/// replied with a capture of its own). Now: the capture, final on time.
+#[test]
+fn draughts_a_victim_set_down_where_the_capture_began_is_no_takeback() {
+    let events = occupancy_draughts(
+        "W:W21,24,28:B1,2,15",
+        &[
+            (1_000, 24, ""),
+            (1_300, 19, "?"),
+            (5_000, 15, ""),
+            (5_400, 24, "?"),
+            (5_800, 19, ""),
+            (6_100, 15, "?"),
+            (6_500, 15, ""),
+        ],
+    );
+    assert_eq!(move_ids(&events), ["24-19", "15x24"], "{events:?}");
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, EventKind::Alert(a) if a.kind.is_error())),
+        "{events:?}"
+    );
+}
+
+/// Follows a xiangqi board with piece identity from `fen` through
+/// `(time, point, "" for empty or the piece's letter)` readings and every
+/// timer after them; returns the events.
+fn pieces_xiangqi(fen: &str, readings: &[(u64, &str, &str)]) -> Vec<EventKind> {
+    use boardcast::games::grid::Stone;
+    let readings: Vec<_> = readings
+        .iter()
+        .map(|&(t, s, c)| {
+            let cell = match c.as_bytes().first() {
+                Some(&b) => Cell::Piece(Stone::new(b)),
+                None => Cell::Empty,
+            };
+            (t, xq_point(s), cell)
+        })
+        .collect();
+    follow(xiangqi_from(fen), &readings)
+}
+
+/// No alert but cleared ones among `events`.
+fn assert_no_error(events: &[EventKind]) {
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, EventKind::Alert(a) if a.kind.is_error() && !a.cleared)),
+        "{events:?}"
+    );
+}
+
+/// Issue 44, as real hands replayed on self-play games showed it, on a
+/// board without piece identity: Red's chariot on e4 takes the soldier on
+/// c4, the soldier lifted while the chariot is in the air, the chariot
+/// touching down on d4 on its way. That moment reads as Red's e4-d4 and
+/// Black's soldier taking it, but the soldier left c4 before anything
+/// stood on d4: no reply begins before the move it answers is set down.
+/// Before: e4-d4 made final by that "reply" at once, and `misplaced` when
+/// the capture was finished. Now: the capture.
+#[test]
+fn xiangqi_a_victim_lifted_before_the_move_landed_is_no_reply() {
+    let events = occupancy_xiangqi(
+        "2bak4/4a4/6r2/8p/9/2p1R4/8P/3CB4/2N6/3AKAB2 w - - 6 36",
+        &[
+            (1_000, "e4", ""),
+            (1_360, "c4", ""),
+            (1_500, "d4", "?"),
+            (2_310, "d4", ""),
+            (2_480, "c4", "?"),
+        ],
+    );
+    assert_eq!(move_ids(&events), ["e4c4"], "{events:?}");
+    assert_no_error(&events);
+}
+
+/// Issue 44, on a board without piece identity: Red's chariot a0-d0, then
+/// Black takes it with the chariot on d9 the real-hands way: the victim
+/// lifted first, set down beside on c0 for a moment (read as Red's
+/// chariot going on to c0), lifted away, the capture made. Black's lift of
+/// its chariot while nothing stands on c0 proves no correction to c0.
+/// Before: a0-c0 final, and `misplaced` after the capture. Now: a0-d0 and
+/// d9xd0.
+#[test]
+fn xiangqi_a_victim_set_beside_is_no_correction_the_opponent_confirms() {
+    let events = occupancy_xiangqi(
+        "3rk4/9/9/9/9/4P4/9/9/9/R3K4 w - - 0 1",
+        &[
+            (1_000, "a0", ""),
+            (1_250, "d0", "?"),
+            (3_540, "d0", ""),
+            (3_650, "c0", "?"),
+            (4_020, "c0", ""),
+            (4_550, "d9", ""),
+            (4_750, "d0", "?"),
+        ],
+    );
+    assert_eq!(move_ids(&events), ["a0d0", "d9d0"], "{events:?}");
+    assert_no_error(&events);
+}
+
+/// Issue 44, on a board with piece identity: Black's chariot on i9 takes
+/// Red's cannon on g9 (which checks the general through the adviser), set
+/// down short of it on h9 first (an illegal move, read alone: the check
+/// stands); Black's hand lifts the cannon, sets it down beside on g8 for
+/// under a second, lifts it away and finishes the capture. The cannon on
+/// g8 is no Red reply to an illegal move until it has stood its time.
+/// Before: `illegal_move` against Black at once. Now: i9xg9, no alert.
+#[test]
+fn xiangqi_a_victim_set_beside_for_a_moment_is_no_reply_to_an_illegal_stop() {
+    let events = pieces_xiangqi(
+        "1nbakaC1r/4r4/8n/p3c4/1cp1R3p/4P2C1/P1P3P1P/9/8R/1NBAKABN1 b - - 0 12",
+        &[
+            (1_000, "i9", ""),
+            (1_270, "h9", "r"),
+            (1_650, "g9", ""),
+            (1_820, "g8", "C"),
+            (2_600, "g8", ""),
+            (3_100, "h9", ""),
+            (3_300, "g9", "r"),
+        ],
+    );
+    assert_eq!(move_ids(&events), ["i9g9"], "{events:?}");
+    assert_no_error(&events);
+}
+
+/// Issue 44, as real hands replayed on a WXF master game showed it, on a
+/// board without piece identity: after Black's h5xf5, Red takes the
+/// chariot on h6 with the chariot from h0, the victim lifted first and set
+/// down beside on h5 for a second. That board reads as Black's chariot
+/// taking the cannon on g6 instead of h5xf5 (a correction whose capture no
+/// reading backs up: g6 was never touched); Red lifting a piece proves no
+/// such correction. Before: h6xg6 final, then `misplaced`. Now: h5xf5 and
+/// h0xh6.
+#[test]
+fn xiangqi_an_unbacked_correction_is_not_proved_by_a_lift() {
+    let events = occupancy_xiangqi(
+        "4kab2/4a3n/2n1b4/6Crp/5Ppc1/C1P6/P7P/6N2/9/2BAKABR1 b - - 0 19",
+        &[
+            (1_000, "h5", ""),
+            (1_430, "f5", ""),
+            (1_690, "f5", "?"),
+            (3_230, "h6", ""),
+            (3_380, "h5", "?"),
+            (4_350, "h5", ""),
+            (4_545, "h0", ""),
+            (4_737, "h6", "?"),
+        ],
+    );
+    assert_eq!(move_ids(&events), ["h5f5", "h0h6"], "{events:?}");
+    assert_no_error(&events);
+}
+
+/// Xiangqi Art. 16 (a move leaving one's own general in check), as the
+/// fault bench injects it: after Red's chariot e0-e4, Black's adviser
+/// e8-f7 opens the e file to it, and it could take the adviser's point
+/// from where it stands. Red lifts the chariot, then sets it back on e4: it did not take
+/// anything (the adviser was no victim set down beside), and Red's hand on
+/// a piece of its own says the move was made. Before: read as a capture
+/// that might go on, then `misplaced` with the adviser. Now: the illegal
+/// move, named against Black.
+#[test]
+fn xiangqi_art_16_a_chariot_lifted_and_set_back_after_a_self_check_makes_it_a_move() {
+    let events = pieces_xiangqi(
+        "2bCk4/4a4/6n1b/p1c6/6p2/1rB6/P5P2/9/3N5/4RK3 w - - 1 29",
+        &[
+            (500, "e0", ""),
+            (920, "e4", "R"),
+            (8_000, "e8", ""),
+            (8_460, "f7", "a"),
+            (12_333, "e4", ""),
+            (12_670, "e4", "R"),
+            (17_100, "f7", ""),
+            (17_577, "e8", "a"),
+        ],
+    );
+    let alerts: Vec<String> = short(&events)
+        .into_iter()
+        .filter(|e| e.starts_with("alert"))
+        .collect();
+    assert_eq!(alerts, ["alert illegal_move black 16"], "{events:?}");
+}

@@ -19,7 +19,10 @@ pub(super) fn cell_piece<P>(cell: Cell<P>) -> Option<P> {
 /// candidate move (or correction) finished. (Not a takeback: lifting a
 /// piece after restoring a position proves nothing; nor a correction a
 /// knock can fake; nor any lift after a king went to the centre: the
-/// result signal may be under way, with pieces cleared for it.)
+/// result signal may be under way, with pieces cleared for it; nor of a
+/// candidate the readings did not back up, such as a capture onto a
+/// square no reading touched: a victim set down beside for a moment on a
+/// board sensing occupancy reads as one.)
 pub(super) fn confirmed_by_lift<G: Game>(rules: &G, p: &Playing<G>, target: &Board<G>) -> bool {
     p.candidate.as_ref().is_some_and(|c| {
         let after = candidate_position(&p.game, &c.explanation);
@@ -39,6 +42,7 @@ pub(super) fn confirmed_by_lift<G: Game>(rules: &G, p: &Playing<G>, target: &Boa
         let about_to_capture =
             moves.len() == 1 && about_to_capture(rules, p, before, &moves[0], &after, target);
         lifted_by_side_to_move::<G>(&after, target)
+            && !c.unbacked
             && !about_to_capture
             && !signal_into(rules, &c.explanation)
     })
@@ -924,4 +928,33 @@ pub(super) fn turn_touched_at<G: Game>(rules: &G, p: &mut Playing<G>) {
         let sq = rules.turn_round(rules.square(i));
         p.touched_at[rules.index(sq)] = t;
     }
+}
+
+/// Whether a piece of the side to move in `after`, lifted in `target`,
+/// could capture the piece on `sq` (onto it, or en passant).
+pub(super) fn taken_there<G: Game>(after: &Position<G>, target: &Board<G>, sq: Square<G>) -> bool {
+    let lifted = after.board().by_color(after.turn()) & !target.occupied();
+    after.board().piece_at(sq).is_some()
+        && after.legal_moves().any(|m| {
+            lifted.contains(m.from())
+                && (m.to() == sq || after.board_after(&m).piece_at(sq).is_none())
+        })
+}
+
+/// Whether a piece of the side to move that `target` lacks was lifted
+/// after the game's last ply's piece was set down, as the readings number
+/// them: a reply begins after the move it answers. (A victim lifted while
+/// the capturing piece was still in the air, the piece then touching down
+/// short of it, reads as a move and a reply taking it.) Always so in games
+/// that keep no evidence (see [`Game::ranks_by_evidence`]).
+pub(super) fn lifted_after_landing<G: Game>(rules: &G, p: &Playing<G>, target: &Board<G>) -> bool {
+    let reading = |sq| p.touched_at.get(rules.index(sq)).map_or(0, |t| t.0);
+    let position = p.game.position();
+    let lifted = position.board().by_color(position.turn()) & !target.occupied();
+    p.touched_at.is_empty()
+        || p.game
+            .plies()
+            .last()
+            .and_then(|x| x.m.as_ref())
+            .is_none_or(|m| lifted.into_iter().any(|sq| reading(sq) > reading(m.to())))
 }

@@ -128,6 +128,10 @@ struct Candidate<G: Game> {
     /// Whether its moves were shown as provisional before it settled, or
     /// need not be (see [`Reconstructor::preview`]).
     previewed: bool,
+    /// Whether the readings did not back it up when it was found (see
+    /// [`search::Outcome::backed`]): the opponent lifting a piece proves
+    /// nothing of it.
+    unbacked: bool,
 }
 
 impl<G: Game> Candidate<G> {
@@ -149,6 +153,13 @@ struct Irregular<G: Game> {
     /// The alert has been raised; the position it made, when play can go
     /// on from it.
     reported: Option<Option<Position<G>>>,
+    /// Since when the piece its move could capture stands on another
+    /// square (the opponent's reply, once it has stood its time; see
+    /// [`Reconstructor::watch_unexplained`]).
+    reply_since: Option<Millis>,
+    /// The last ply's piece was lifted again while this move's piece stood
+    /// beside it as its victim (see [`Reconstructor::watch_unexplained`]).
+    capture_lifted: bool,
 }
 
 /// What the readings of the game on `p` touched, for ranking explanations,
@@ -573,6 +584,8 @@ impl<G: Game> Reconstructor<G> {
                 board: target,
                 made,
                 reported: None,
+                reply_since: None,
+                capture_lifted: false,
             });
             self.report_illegal(at, Completed::Press);
             return Press::IllegalMove;
@@ -697,6 +710,22 @@ impl<G: Game> Reconstructor<G> {
                     self.commit(c);
                     return;
                 }
+                // The victim of an illegal move's piece, set down on
+                // another square, has stood its time: the reply, made.
+                if Self::reply_due(p, self.config.settle.final_ms).is_some_and(|d| d <= now) {
+                    let target = self.target();
+                    self.watch_unexplained(now, &target);
+                    // (Never due again unless a reading sets it anew.)
+                    if let Phase::Playing(p) = &mut self.phase
+                        && let Some(x) = p.pseudo.as_mut().filter(|x| x.reported.is_none())
+                    {
+                        x.reply_since = None;
+                    }
+                    return;
+                }
+                let Phase::Playing(p) = &mut self.phase else {
+                    return;
+                };
                 // A displacement is re-examined at the misplacement delay
                 // even when its alert waits longer (a king displaced onto
                 // a centre square): the delay is about the alert, not
@@ -727,6 +756,17 @@ impl<G: Game> Reconstructor<G> {
         }
     }
 
+    /// When the piece an unreported illegal move's piece could capture,
+    /// set down on another square, will have stood its time as the
+    /// opponent's reply (see [`Reconstructor::watch_unexplained`]).
+    fn reply_due(p: &Playing<G>, final_ms: Millis) -> Option<Millis> {
+        p.pseudo
+            .as_ref()
+            .filter(|x| x.reported.is_none())
+            .and_then(|x| x.reply_since)
+            .map(|since| since + final_ms)
+    }
+
     /// When [`Reconstructor::handle_timeout`] should next be called, if at all.
     pub fn poll_timeout(&self) -> Option<Millis> {
         match &self.phase {
@@ -749,6 +789,7 @@ impl<G: Game> Reconstructor<G> {
                         }
                     });
                 let kings = p.kings.as_ref().map(|k| k.due);
+                let reply = Self::reply_due(p, self.config.settle.final_ms);
                 let preview = p
                     .candidate
                     .as_ref()
@@ -764,7 +805,7 @@ impl<G: Game> Reconstructor<G> {
                     .finality
                     .due()
                     .map(|d| if quiet && !first { d } else { d + check });
-                [candidate, unexplained, kings, finality, preview]
+                [candidate, unexplained, kings, finality, preview, reply]
                     .into_iter()
                     .flatten()
                     .min()
@@ -1081,8 +1122,13 @@ impl<G: Game> Reconstructor<G> {
         // goes on, and the "reply" was its victim on the way off.)
         let resumed = self.finality.pending_plies() >= 2
             && capture_held_from(&self.rules, p).is_some_and(|sq| !target.occupied().contains(sq));
+        // (Nor a lift read before the last ply's piece was set down: a
+        // victim lifted first, its capture read on the way as a move and
+        // a reply taking it.)
+        let after_landing = lifted_after_landing(&self.rules, p, &target);
         let replied = pending_last
             && (lifted_by_side_to_move::<G>(position, &target)
+                && after_landing
                 && !continuing
                 && stands
                 && !resumed
@@ -1311,9 +1357,21 @@ impl<G: Game> Reconstructor<G> {
         }
         // Begun: a piece of theirs lifted, or their reply made (set down
         // before its piece was lifted, the board may never show the lift).
+        // (Not while the corrected piece is off its new square, unless a
+        // piece lifted by the opponent could take it there, as its victim
+        // lifted first: the piece an opponent's capture takes elsewhere,
+        // set down beside for a moment and lifted away, is no move of its
+        // own.)
         let confirmed = p.candidate.as_ref().is_some_and(|c| {
             let after = candidate_position(&p.game, &c.explanation);
+            let stands = match &c.explanation {
+                Explanation::Back { then, .. } => then.last().is_none_or(|m| {
+                    target.occupied().contains(m.to()) || taken_there::<G>(&after, target, m.to())
+                }),
+                _ => true,
+            };
             held_correction(p, &c.explanation)
+                && stands
                 && (lifted_by_side_to_move::<G>(&after, target)
                     || after
                         .legal_moves()
@@ -1533,6 +1591,7 @@ impl<G: Game> Reconstructor<G> {
                 reading,
                 showing: true,
                 previewed,
+                unbacked,
             });
         } else if let Some(c) = &mut p.candidate {
             c.showing = true;
@@ -1592,6 +1651,7 @@ impl<G: Game> Reconstructor<G> {
                     reading,
                     showing: false,
                     previewed: true,
+                    unbacked,
                 });
                 Explanation::Forward(vec![last])
             }
@@ -1659,6 +1719,7 @@ impl<G: Game> Reconstructor<G> {
     /// and for boards that stay wrong.
     fn watch_unexplained(&mut self, at: Millis, target: &Board<G>) {
         let delays = self.config.delays;
+        let final_ms = self.config.settle.final_ms;
         let Phase::Playing(p) = &mut self.phase else {
             return;
         };
@@ -1700,13 +1761,25 @@ impl<G: Game> Reconstructor<G> {
                     .is_some_and(|x| x.m == m && x.board == *target);
                 // Time alone never makes it a move (a knocked piece stands
                 // as long as it stands): the press or the reply does.
-                if !same && p.pseudo.as_ref().is_none_or(|x| x.reported.is_none()) {
+                // The last ply's piece, lifted again as if to capture this
+                // move's piece, set back where it stood: no capture, and the
+                // opponent's hand on a piece of their own, so the move was
+                // made.
+                let set_back = same
+                    && p.pseudo
+                        .as_ref()
+                        .is_some_and(|x| x.reported.is_none() && x.capture_lifted);
+                if set_back {
+                    self.report_illegal(at, Completed::Reply);
+                } else if !same && p.pseudo.as_ref().is_none_or(|x| x.reported.is_none()) {
                     let made = rules.pseudo_board(&pos, &m, target);
                     p.pseudo = Some(Irregular {
                         m,
                         board: target.clone(),
                         made,
                         reported: None,
+                        reply_since: None,
+                        capture_lifted: false,
                     });
                 }
             }
@@ -1760,7 +1833,9 @@ impl<G: Game> Reconstructor<G> {
                 // The piece whose lift read as a capture's victim (the
                 // illegal move's piece standing beside it) set down on
                 // another square: no capture, but the opponent's reply,
-                // made.
+                // made, once it has stood its time (a victim is often set
+                // down beside for a moment on its way off the board, and
+                // the capture made then).
                 let replied = pending.is_some_and(|x| {
                     opponent_moved_one(x, target).is_some_and(|from| {
                         !rules.signal_pseudo(&x.m)
@@ -1773,9 +1848,27 @@ impl<G: Game> Reconstructor<G> {
                             )
                     })
                 });
-                if confirmed || replied {
+                let capture_lifted = lifted
+                    && pending.is_some_and(|x| {
+                        let removed = x.board.occupied() & !target.occupied();
+                        capture_goes_on(x, removed & x.made.by_color(x.m.mover().other()))
+                    });
+                let waiting = pending.is_some();
+                let stood = match p.pseudo.as_mut().filter(|_| waiting) {
+                    Some(x) if replied => {
+                        let since = *x.reply_since.get_or_insert(at);
+                        at >= since + final_ms
+                    }
+                    Some(x) => {
+                        x.reply_since = None;
+                        x.capture_lifted |= capture_lifted;
+                        false
+                    }
+                    None => false,
+                };
+                if confirmed || stood {
                     self.report_illegal(at, Completed::Reply);
-                } else if pending.is_some() && !lifted {
+                } else if waiting && !lifted && !replied {
                     p.pseudo = None;
                 }
             }
@@ -2091,6 +2184,7 @@ impl<G: Game> Reconstructor<G> {
             reading,
             showing: false,
             previewed: true,
+            unbacked: false,
         });
     }
 

@@ -130,14 +130,13 @@ impl Evidence<'_> {
             .count()
     }
 
-    /// Whether a quiet move of `moves` (played from `pos`) would have
-    /// arrived before it left: its origin, empty at the end of the line,
-    /// was last touched more than [`OUT_OF_ORDER_MS`] after its
-    /// destination, occupied at the end, was (no other ply of the line
-    /// touching either). One piece lifts before it lands, so the readings
-    /// show another history (a piece pushed onto the square a move of the
-    /// same side would have left).
-    ///
+    /// Whether a quiet move (one taking nothing) of `moves` (played from
+    /// `pos`) would have arrived before it left: its origin, empty at the
+    /// end of the line, was last touched more than [`OUT_OF_ORDER_MS`]
+    /// after its destination, occupied at the end, was (no other ply of
+    /// the line touching either). One piece lifts before it lands, so the
+    /// readings show another history (a piece pushed onto the square a
+    /// move of the same side would have left).
     ///
     /// Also a reply that would have begun before the move it answers: a
     /// later ply of the line whose origin was last touched before an
@@ -159,7 +158,13 @@ impl Evidence<'_> {
         }
         let mut pos = pos.clone();
         for (i, m) in moves.iter().enumerate() {
-            let quiet = m.from() != m.to() && pos.board().piece_at(m.to()).is_none();
+            let next = pos.play(m);
+            // (Taking nothing: a draughts jump lands on an empty square, and
+            // its victim set down for a moment on the square it left touches
+            // that square last.)
+            let quiet = m.from() != m.to()
+                && pos.board().piece_at(m.to()).is_none()
+                && pos.board().diff(next.board()).into_iter().count() == 2;
             let alone = moves.iter().enumerate().all(|(j, o)| {
                 j == i
                     || ![o.from(), o.to()]
@@ -174,7 +179,7 @@ impl Evidence<'_> {
             if quiet && alone && late {
                 return true;
             }
-            pos = pos.play(m);
+            pos = next;
         }
         false
     }

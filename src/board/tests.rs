@@ -112,6 +112,7 @@ fn a_lift_by_the_side_to_move_confirms_the_candidate() {
         reading: 0,
         showing: true,
         previewed: true,
+        unbacked: false,
     });
     let mut target = after(&["e2e4"]).board().clone();
     target.discard_piece_at(Sq::E7);
@@ -164,6 +165,8 @@ fn a_reported_illegal_move_is_not_replayed_elsewhere() {
         board: board.clone(),
         made: board,
         reported: Some(None),
+        reply_since: None,
+        capture_lifted: false,
     });
     let two = Explanation::Forward(vec![uci(&start, "e2e4"), uci(&after(&["e2e4"]), "e7e5")]);
     assert!(moves_reported_piece(state(&r), &two));
@@ -194,6 +197,7 @@ fn a_takeback_under_way_is_not_two_new_plies() {
         reading: 0,
         showing: true,
         previewed: true,
+        unbacked: false,
     });
     // The knight back on g1 and Black's pawn lifted from e5.
     let mut target = after(&["e2e4"]).board().clone();
