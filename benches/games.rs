@@ -56,12 +56,26 @@ fn data(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn replay(session: &OpenSession, game: &str, split: bool) -> GameReplay {
+/// A simulated game's replay; `BENCH_SAVE=dir` also writes its capture
+/// there, named by game number and board kind, to replay on its own.
+fn replay(
+    session: &OpenSession,
+    game: &str,
+    split: bool,
+    (i, p): (usize, OpenProfile),
+) -> GameReplay {
     let meta = vec![
         ("board".to_string(), "1".to_string()),
         ("game".to_string(), game.to_string()),
     ];
     let text = capture_text(session, &meta, split);
+    if let Some(dir) = std::env::var_os("BENCH_SAVE") {
+        let kind = if p.pieces { "pieces" } else { "occupancy" };
+        let real = if p.real { "-real" } else { "" };
+        let name = format!("{game}-{i}-{kind}{real}.capture");
+        std::fs::create_dir_all(&dir).expect("BENCH_SAVE folder");
+        std::fs::write(Path::new(&dir).join(name), &text).expect("BENCH_SAVE capture");
+    }
     replay_game_text(&text, Config::default(), Path::new("bench.capture")).unwrap()
 }
 
@@ -233,7 +247,7 @@ fn fault_table(
                 continue;
             };
             distinct.insert(i);
-            let r = replay(&case.session, word, true);
+            let r = replay(&case.session, word, true, (i, profile));
             let c = open_faults::evaluate(&case, &r);
             n += 1;
             raised += usize::from(c.raised);
@@ -312,7 +326,8 @@ fn show_error(r: &GameReplay, lines: &[(u64, String)]) {
     }) else {
         return;
     };
-    print_near(r, lines, t - t.min(15_000), t + 1_000);
+    let from = common::env_or("BENCH_SHOW_FROM", t - t.min(15_000));
+    print_near(r, lines, from, t + 1_000);
 }
 
 /// The events and the board's lines from 6 s before a replay's first
@@ -381,7 +396,7 @@ fn draughts_tables(
         |i, profile, habits| {
             let s = simulate_draughts_with(&games[i], profile, habits, i as u64);
             (
-                replay(&s, "draughts", profile.human),
+                replay(&s, "draughts", profile.human, (i, profile)),
                 games[i].iter().map(draughts::Move::id).collect(),
             )
         },
@@ -443,7 +458,7 @@ fn xiangqi_tables(
         |i, profile, habits| {
             let s = simulate_xiangqi_with(&games[i], profile, habits, i as u64);
             (
-                replay(&s, "xiangqi", profile.human),
+                replay(&s, "xiangqi", profile.human, (i, profile)),
                 games[i].iter().map(ToString::to_string).collect(),
             )
         },
