@@ -29,6 +29,12 @@
 //! are injected into, per corpus (default all);
 //! `BENCH_CASES=N` sets the cases per fault kind (default 200);
 //! `BENCH_DUMP=dir` writes the capture of each fault case missed;
+//! `BENCH_SAVE=dir` writes the capture of every fault-free game replayed,
+//! as `<game>-<index from 0>-<pieces|occupancy>[-real].capture` (run one
+//! corpus at a time: the names repeat across corpora), to replay with
+//! `boardcast replay`; `BENCH_SHOW_ERROR="<profile>"` prints the 15 s
+//! before each game's first error alert (`BENCH_SHOW_FROM=ms`: from then),
+//! `BENCH_SHOW_WRONG="<profile>"` the moments around its first wrong move;
 //! `BENCH_GAME=draughts|xiangqi` and `BENCH_CORPUS=made|real` run one
 //! game or one kind of corpus.
 
