@@ -1227,3 +1227,35 @@ fn xiangqi_art_16_a_chariot_lifted_and_set_back_after_a_self_check_makes_it_a_mo
         .collect();
     assert_eq!(alerts, ["alert illegal_move black 16"], "{events:?}");
 }
+
+/// Issue 44, the touch grace (`docs/arbiter.md`), as real hands replayed
+/// on self-play games showed it: Black jumps d4 over e5 to f6 and takes
+/// the man off the real-hands way, set down beside on c5 for a second,
+/// then lifted away; that hand knocks White's man on e7 half a second
+/// later, 1.8 s after the jump was set down. The grace counts from the
+/// last stray man taken off, not only from squares of the move. Before: a
+/// `touch_move` notice against White. Now: none.
+#[test]
+fn draughts_a_knock_after_a_taken_man_left_from_beside_is_no_touch_move() {
+    let board = format!("board {DRAUGHTS_START}");
+    let r = draughts_board(&[
+        (10, &board),
+        (2_000, "up c3"),
+        (2_300, "down d4 M"),
+        (5_000, "up f6"),
+        (5_300, "down e5 m"),
+        (8_000, "up d4"),
+        (8_300, "down f6 M"),
+        (8_500, "up e5"),
+        (8_800, "down c5 m"),
+        (9_600, "up c5"),
+        (10_100, "up e7"),
+        (10_400, "down e7 m"),
+        (14_000, "up g7"),
+        (14_300, "down e5 m"),
+        (14_800, "up f6"),
+    ]);
+    let e = short(&kinds(&r));
+    assert_eq!(e.len(), 5, "{e:?}");
+    assert!(!e.iter().any(|x| x.contains("touch_move")), "{e:?}");
+}

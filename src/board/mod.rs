@@ -958,14 +958,23 @@ impl<G: Game> Reconstructor<G> {
         });
         // The mover's hand finishing its move (a captured piece taken off
         // after the capturing piece was set down, as draughts players
-        // clear the men they took) is still the mover's: the grace below
-        // counts from it.
-        if p.moved_at.is_some()
-            && seen.is_some()
-            && let Some(m) = p.game.plies().last().and_then(|x| x.m.as_ref())
-            && m.touched().contains(game_sq)
-            && Board::<G>::agrees(p.game.position().board().piece_at(game_sq), seen.flatten())
-        {
+        // clear the men they took, or taken off from beside, where it was
+        // set down for a moment: a square the game holds empty) is still
+        // the mover's: the grace below counts from it.
+        let finishing = p
+            .game
+            .plies()
+            .last()
+            .and_then(|x| x.m.as_ref())
+            .is_some_and(|m| {
+                m.touched().contains(game_sq)
+                    && Board::<G>::agrees(
+                        p.game.position().board().piece_at(game_sq),
+                        seen.flatten(),
+                    )
+            });
+        let stray_off = seen == Some(None) && p.game.position().board().piece_at(game_sq).is_none();
+        if p.moved_at.is_some() && seen.is_some() && (finishing || stray_off) {
             p.moved_at = Some(at);
         }
         // Design: a lift this soon after the last move was set down is
@@ -2400,7 +2409,9 @@ impl<G: Game> Reconstructor<G> {
                         out.extend(alerts.into_iter().map(EventKind::Alert));
                     }
                     p.touches.clear();
-                    p.moved_at = Some(t);
+                    // (Or later, when the hand went on finishing it before
+                    // the board settled: a man taken off from beside.)
+                    p.moved_at = Some(p.moved_at.map_or(t, |m| m.max(t)));
                     if moves_its_victim(rules, p, &m) {
                         self.finality.hold_reply(p.game.len() as u32 + 1);
                     }
