@@ -7,7 +7,9 @@
 //! record published as expected, error alerts beyond the expected one that
 //! were never withdrawn, and how often displaced pieces were reported first
 //! (an illegal move that stood past the misplacement delay before the
-//! opponent began to reply, withdrawn then).
+//! opponent began to reply, withdrawn then), and the `retract` events
+//! (final moves shown, then withdrawn: a wrong move shown, or an illegal
+//! move taken back).
 //! False alarms on fault-free games come from `cargo bench --bench replay`
 //! (`error alerts`). `BENCH_CASES=N` sets the cases per kind (default 250);
 //! `BENCH_DUMP=dir` writes the capture of each case missed.
@@ -37,7 +39,7 @@ fn main() {
         .unwrap(),
     );
     println!(
-        "{:<18} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8} {:>12} {:>13}",
+        "{:<18} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8} {:>12} {:>13} {:>9}",
         "fault",
         "cases",
         "games",
@@ -46,11 +48,12 @@ fn main() {
         "record",
         "cleared",
         "extra errors",
-        "misplaced 1st"
+        "misplaced 1st",
+        "retracts"
     );
     for kind in faults::FaultKind::ALL {
         let (mut n, mut raised, mut side, mut exact, mut cleared, mut extra) = (0, 0, 0, 0, 0, 0);
-        let mut reclassified = 0;
+        let (mut reclassified, mut retracted) = (0, 0);
         let mut misses = Vec::new();
         let mut distinct = std::collections::HashSet::new();
         for attempt in 0..40 * games.len() {
@@ -74,6 +77,7 @@ fn main() {
             cleared += usize::from(c.cleared);
             extra += c.extra_errors;
             reclassified += usize::from(c.reclassified);
+            retracted += c.retracted;
             let missed = !c.raised || !c.side_right || !c.exact || c.extra_errors > 0;
             if missed && misses.len() < 3 {
                 misses.push(format!("game {} at ply {}: {c:?}", i + 1, case.at_ply));
@@ -87,7 +91,7 @@ fn main() {
         }
         let pct = |k: usize| format!("{:.1}%", 100.0 * k as f64 / n.max(1) as f64);
         println!(
-            "{:<18} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8} {:>12} {:>13}",
+            "{:<18} {:>6} {:>6} {:>8} {:>8} {:>8} {:>8} {:>12} {:>13} {:>9}",
             format!("{kind:?}"),
             n,
             distinct.len(),
@@ -96,7 +100,8 @@ fn main() {
             pct(exact),
             pct(cleared),
             extra,
-            pct(reclassified)
+            pct(reclassified),
+            retracted
         );
         for m in misses {
             println!("   miss: {m}");

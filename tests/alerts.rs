@@ -677,6 +677,8 @@ fn injected_faults_over_real_games_raise_their_alert_with_the_right_side() {
                 faults::FaultKind::Displaced
                     | faults::FaultKind::Pushed
                     | faults::FaultKind::WrongSetup
+                    | faults::FaultKind::IllegalUncompleted
+                    | faults::FaultKind::PushedOn
             ) {
                 assert!(c.cleared, "{kind:?} in game {}", i + 1);
             }
@@ -725,6 +727,34 @@ fn law_7_4_a_push_left_standing_is_misplaced_naming_the_side_and_play_goes_on_ar
     assert_eq!(s.take(), ["alert misplaced - 7.4 cleared"]);
     s.mv("g1", "f3");
     assert_eq!(s.take(), ["move Nf3"]);
+}
+
+#[test]
+fn law_7_4_an_illegal_capture_left_uncompleted_is_misplaced_naming_the_side_that_made_it() {
+    // White's king takes the pawn on d3, which the pawn on e4 guards
+    // (Law 3.8: no king moves into check), and nobody completes it: the
+    // board stands displaced, and the pieces that differ are White's
+    // doing, the black pawn taken off by White's hand included.
+    let mut s = Scene::fen("4k3/8/8/8/4p3/3p4/3K4/8 w - - 0 1");
+    s.take();
+    let king = s.lift("d2");
+    s.wait(200);
+    let pawn = s.lift("d3");
+    s.wait(150);
+    s.set("d3", king);
+    s.wait(8_000);
+    let messages = s.messages();
+    assert_eq!(s.take(), ["alert misplaced White 7.4"]);
+    assert!(messages[0].contains("White's pieces"), "{messages:?}");
+    // Set right, then White plays a legal move.
+    s.lift("d3");
+    s.wait(200);
+    s.set("d3", pawn);
+    s.wait(200);
+    s.set("d2", king);
+    assert_eq!(s.take(), ["alert misplaced - 7.4 cleared"]);
+    s.mv("d2", "c1");
+    assert_eq!(s.take(), ["move Kc1"]);
 }
 
 #[test]
@@ -812,14 +842,54 @@ fn a_knock_of_the_piece_that_just_moved_never_shifts_the_turn_order() {
 }
 
 #[test]
-fn a_piece_that_travelled_on_after_a_pause_is_corrected_once_it_has_stood() {
+fn law_7_4_the_piece_of_a_final_move_pushed_on_along_its_line_is_displaced_not_moved_on() {
+    // Qh5 has stood its time (final); the queen is pushed on to g4, on
+    // the line it came along (Qd1-g4 is legal too), left there 12 s and
+    // set back: a displacement of White's, never the move travelling on.
     let mut s = queen_just_set_on_h5();
-    // The queen goes on to g4 (Qd1-g4 was the move) and stays.
+    s.push("h5", "g4");
+    s.wait(12_000);
+    s.push("g4", "h5");
+    s.mv("b8", "c6");
+    assert_eq!(
+        s.take(),
+        [
+            "move e4",
+            "move e5",
+            "move Qh5",
+            "alert misplaced White 7.4",
+            "alert misplaced - 7.4 cleared",
+            "move Nc6"
+        ]
+    );
+}
+
+#[test]
+fn a_piece_that_travelled_on_after_its_move_was_final_is_corrected_by_the_reply() {
+    let mut s = queen_just_set_on_h5();
+    // The queen goes on to g4 (Qd1-g4 was the move) and stays: time
+    // alone does not tell it from a knock, so it is reported as displaced.
     s.push("h5", "g4");
     s.wait(10_000);
     assert_eq!(
         s.take(),
-        ["move e4", "move e5", "move Qh5", "retract d1h5", "move Qg4"]
+        [
+            "move e4",
+            "move e5",
+            "move Qh5",
+            "alert misplaced White 7.4"
+        ]
+    );
+    // Black replies to the queen where it stands: Qg4 was the move.
+    s.mv("b8", "c6");
+    assert_eq!(
+        s.take(),
+        [
+            "alert misplaced - 7.4 cleared",
+            "retract d1h5",
+            "move Qg4",
+            "move Nc6"
+        ]
     );
 }
 
@@ -1013,11 +1083,12 @@ fn a_knocked_king_set_back_where_it_stood_first_makes_the_reply_read_from_there(
 fn a_king_pushed_off_its_published_square_is_re_examined_at_the_misplacement_delay() {
     // Black's king goes e6-d6 (published), then is pushed to e5 (a centre
     // square) and left there. White replies Rh5, legal with the king on
-    // either square, so it is published around the displaced king. At the
-    // misplacement delay (6 s, though a king displaced onto a centre
-    // square is alerted only after 12 s) the last plies are re-examined:
-    // Ke5 Rh5+ explains every reading with no displacement, and replaces
-    // Kd6 Rh5. No alert is raised.
+    // either square, so it is published around the displaced king (a
+    // king gone into the centre waits for no reply: the result signal may
+    // be under way). At the misplacement delay (6 s, though a king
+    // displaced onto a centre square is alerted only after 12 s) the last
+    // plies are re-examined: Ke5 Rh5+ explains every reading with no
+    // displacement, and replaces Kd6 Rh5. No alert is raised.
     let mut s = Scene::fen("8/7R/4k3/8/8/5K2/8/8 b - - 0 1");
     s.take();
     s.mv("e6", "d6");
@@ -1039,14 +1110,11 @@ fn a_king_pushed_off_its_published_square_is_re_examined_at_the_misplacement_del
 }
 
 #[test]
-fn a_displaced_piece_its_side_plays_on_from_where_it_stands_corrects_the_history() {
-    // White plays Ra1-a4; it is published, then the rook is pushed on to
-    // a5 and left there while Black replies ...Kd7 (legal with the rook on
-    // either square, so it is published around the displaced rook). Before
-    // the misplacement delay, White plays the rook from a5 to h5, a move
-    // legal only from a5: the players treated a5 as the rook's square, so
-    // the history Ra5 Kd7 Rh5 replaces Ra4 Kd7. No alert is raised, and
-    // no illegal move.
+fn a_piece_pushed_on_and_played_on_from_where_it_stands_corrects_the_history() {
+    // White plays Ra1-a4 (final), then the rook is pushed on to a5 and
+    // left there while Black replies ...Kd7 to it where it stands: Ra5 was
+    // the move, published when Black begins to reply. White then plays
+    // the rook from a5. No alert is raised, and no illegal move.
     let mut s = Scene::fen("4k3/8/8/8/8/8/8/R6K w - - 0 1");
     s.take();
     s.mv("a1", "a4");
@@ -1054,37 +1122,21 @@ fn a_displaced_piece_its_side_plays_on_from_where_it_stands_corrects_the_history
     s.push("a4", "a5");
     s.wait(1_000);
     s.mv("e8", "d7");
-    // Read around a displaced piece that has not stood the misplacement
-    // delay yet: ...Kd7 stays provisional (the board may yet be read
-    // otherwise, and it is).
-    assert_eq!(s.take(), Vec::<String>::new());
-    // White lifting the rook completes ...Kd7 (the opponent began to
-    // reply); the rook's move from a5 then rewrites the history under it.
+    assert_eq!(s.take(), ["retract a1a4", "move Ra5", "move Kd7"]);
     s.mv("a5", "h5");
     s.wait(10_000);
-    assert_eq!(
-        s.take(),
-        [
-            "move Kd7",
-            "retract e8d7",
-            "retract a1a4",
-            "move Ra5",
-            "move Kd7",
-            "move Rh5"
-        ]
-    );
+    assert_eq!(s.take(), ["move Rh5"]);
     assert_eq!(record(&s), ["Ra5", "Kd7", "Rh5"]);
 }
 
 #[test]
-fn a_displaced_piece_played_on_after_its_alert_corrects_the_history_and_clears_it() {
-    // White plays Ra1-a4 (published); the rook is pushed on to a5 and left
-    // there. Black begins ...Nxe2 by lifting the pawn first and holds it
-    // past the misplacement delay: the history cannot be re-examined with
-    // a piece of the side not to move in the air, so the rook is reported
-    // misplaced. ...Nxe2 is then published around it. White plays the rook
-    // from a5 to h5, legal only from a5: Ra5 Nxe2 Rh5 replaces the record,
-    // and the misplaced alert is cleared. No illegal move is reported.
+fn a_piece_pushed_on_and_alerted_then_replied_to_where_it_stands_clears_the_alert() {
+    // White plays Ra1-a4 (final); the rook is pushed on to a5 and left
+    // there. Black begins ...Nxe2 by lifting the pawn first (no piece of
+    // Black's own: not yet a reply) and holds it past the misplacement
+    // delay: the rook is reported misplaced. The knight's capture is
+    // Black's reply to the rook on a5: Ra5 was the move, the alert is
+    // cleared, and no illegal move is reported.
     let mut s = Scene::fen("4k3/8/8/8/8/2n5/4P3/R6K w - - 0 1");
     s.take();
     s.mv("a1", "a4");
@@ -1098,20 +1150,18 @@ fn a_displaced_piece_played_on_after_its_alert_corrects_the_history_and_clears_i
     s.wait(200);
     s.set("e2", knight);
     s.wait(2_600);
-    assert_eq!(s.take(), ["move Nxe2"]);
-    s.mv("a5", "h5");
-    s.wait(10_000);
     assert_eq!(
         s.take(),
         [
             "alert misplaced - 7.4 cleared",
-            "retract c3e2",
             "retract a1a4",
             "move Ra5",
-            "move Nxe2",
-            "move Rh5"
+            "move Nxe2"
         ]
     );
+    s.mv("a5", "h5");
+    s.wait(10_000);
+    assert_eq!(s.take(), ["move Rh5"]);
     assert_eq!(record(&s), ["Ra5", "Nxe2", "Rh5"]);
 }
 

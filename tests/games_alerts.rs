@@ -1087,6 +1087,13 @@ fn pieces_xiangqi(fen: &str, readings: &[(u64, &str, &str)]) -> Vec<EventKind> {
     follow(xiangqi_from(fen), &readings)
 }
 
+/// The moves published are `ids` (`move_ids`), and no alert was raised but
+/// cleared ones.
+fn assert_clean_moves(events: &[EventKind], ids: &[&str]) {
+    assert_eq!(move_ids(events), ids, "{events:?}");
+    assert_no_error(events);
+}
+
 /// No alert but cleared ones among `events`.
 fn assert_no_error(events: &[EventKind]) {
     assert!(
@@ -1117,8 +1124,7 @@ fn xiangqi_a_victim_lifted_before_the_move_landed_is_no_reply() {
             (2_480, "c4", "?"),
         ],
     );
-    assert_eq!(move_ids(&events), ["e4c4"], "{events:?}");
-    assert_no_error(&events);
+    assert_clean_moves(&events, &["e4c4"]);
 }
 
 /// Issue 44, on a board without piece identity: Red's chariot a0-d0, then
@@ -1142,8 +1148,7 @@ fn xiangqi_a_victim_set_beside_is_no_correction_the_opponent_confirms() {
             (4_750, "d0", "?"),
         ],
     );
-    assert_eq!(move_ids(&events), ["a0d0", "d9d0"], "{events:?}");
-    assert_no_error(&events);
+    assert_clean_moves(&events, &["a0d0", "d9d0"]);
 }
 
 /// Issue 44, on a board with piece identity: Black's chariot on i9 takes
@@ -1167,8 +1172,7 @@ fn xiangqi_a_victim_set_beside_for_a_moment_is_no_reply_to_an_illegal_stop() {
             (3_300, "g9", "r"),
         ],
     );
-    assert_eq!(move_ids(&events), ["i9g9"], "{events:?}");
-    assert_no_error(&events);
+    assert_clean_moves(&events, &["i9g9"]);
 }
 
 /// Issue 44, as real hands replayed on a WXF master game showed it, on a
@@ -1194,8 +1198,39 @@ fn xiangqi_an_unbacked_correction_is_not_proved_by_a_lift() {
             (4_737, "h6", "?"),
         ],
     );
-    assert_eq!(move_ids(&events), ["h5f5", "h0h6"], "{events:?}");
-    assert_no_error(&events);
+    assert_clean_moves(&events, &["h5f5", "h0h6"]);
+}
+
+/// Issue 44, as real hands replayed on a WXF master game showed it: Black's
+/// cannon slides b6-f6 (final after 6 s on f6), and Red takes it with the
+/// chariot from g6 the real-hands way: the cannon lifted first, set down
+/// beside on e6 for under a second (on the cannon's own line: b6-e6 was
+/// legal too), lifted away, the capture made. A final move is corrected
+/// only when the reply finds its piece standing where it went on; Red's
+/// lift of the chariot, with the cannon off e6, proves nothing. Before:
+/// b6-e6 made the move by that lift, 165 wrong moves after it and
+/// `misplaced`. Now: b6-f6 and g6xf6.
+#[test]
+fn xiangqi_a_victim_set_beside_on_its_line_is_no_correction_of_a_final_move() {
+    let events = pieces_xiangqi(
+        "1rbak1r2/4a4/2nCb1n2/pc4R1p/2p1p4/5NP2/P1P1P3P/4C4/2N6/1RBA1KB2 b - - 4 14",
+        &[
+            (1_000, "b6", ""),
+            (1_107, "c6", "c"),
+            (1_150, "c6", ""),
+            (1_268, "d6", "c"),
+            (1_308, "d6", ""),
+            (1_446, "e6", "c"),
+            (1_494, "e6", ""),
+            (1_913, "f6", "c"),
+            (7_996, "f6", ""),
+            (8_255, "e6", "c"),
+            (8_965, "e6", ""),
+            (9_409, "g6", ""),
+            (9_819, "f6", "R"),
+        ],
+    );
+    assert_clean_moves(&events, &["b6f6", "g6f6"]);
 }
 
 /// Xiangqi Art. 16 (a move leaving one's own general in check), as the

@@ -45,17 +45,27 @@ pub enum FaultKind {
     WrongSetup,
     /// A pawn left unexchanged on the last rank.
     Unpromoted,
+    /// An illegal move (onto an empty square, or taking a piece) left
+    /// standing without its player pressing the clock or the opponent
+    /// touching anything, then taken back (issue 44).
+    IllegalUncompleted,
+    /// The piece that just moved, its move final, pushed on along its own
+    /// line to a neighbouring square its move could have reached, left
+    /// there a while and set back (issue 44).
+    PushedOn,
 }
 
 impl FaultKind {
     /// Every kind.
-    pub const ALL: [FaultKind; 6] = [
+    pub const ALL: [FaultKind; 8] = [
         FaultKind::IllegalTakenBack,
         FaultKind::IllegalStands,
         FaultKind::Displaced,
         FaultKind::Pushed,
         FaultKind::WrongSetup,
         FaultKind::Unpromoted,
+        FaultKind::IllegalUncompleted,
+        FaultKind::PushedOn,
     ];
 
     /// The alert boardcast must raise.
@@ -64,7 +74,10 @@ impl FaultKind {
             FaultKind::IllegalTakenBack | FaultKind::IllegalStands | FaultKind::Unpromoted => {
                 AlertKind::IllegalMove
             }
-            FaultKind::Displaced | FaultKind::Pushed => AlertKind::Misplaced,
+            FaultKind::Displaced
+            | FaultKind::Pushed
+            | FaultKind::IllegalUncompleted
+            | FaultKind::PushedOn => AlertKind::Misplaced,
             FaultKind::WrongSetup => AlertKind::Setup,
         }
     }
@@ -182,13 +195,15 @@ pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase
 type Injector = fn(&mut Inject<'_>) -> Option<FaultCase>;
 
 /// The injector of every fault kind.
-const INJECTORS: [(FaultKind, Injector); 6] = [
+const INJECTORS: [(FaultKind, Injector); 8] = [
     (FaultKind::WrongSetup, wrong_setup),
     (FaultKind::IllegalTakenBack, illegal_taken_back),
     (FaultKind::IllegalStands, illegal_stands),
     (FaultKind::Displaced, displaced),
     (FaultKind::Pushed, pushed),
     (FaultKind::Unpromoted, unpromoted),
+    (FaultKind::IllegalUncompleted, illegal_uncompleted),
+    (FaultKind::PushedOn, pushed_on),
 ];
 
 /// What every injector starts from: the game, its positions, the fault's
@@ -351,6 +366,114 @@ fn pushed(at: &mut Inject<'_>) -> Option<FaultCase> {
     table.pause(500, 2_000);
     at.play_on(&mut table, pos, k);
     Some(at.case(table, Some(side), at.game.sans.clone(), k))
+}
+
+/// The piece that just moved pushed on along its own line: its move
+/// stood past the final time (2.4 s: shorter stops are stops on the way,
+/// which only the board's next readings tell from a push), then it is
+/// pushed to a neighbouring empty square the same move could have
+/// reached, left there 10-20 s and set back.
+fn pushed_on(at: &mut Inject<'_>) -> Option<FaultCase> {
+    let MidGame { k, pos, mut table } = at.mid_game()?;
+    let before = &at.positions[k - 1];
+    let last = at.game.moves[k - 1];
+    let on: Vec<Square> = before
+        .legal_moves()
+        .filter(|m| {
+            m.from() == last.from()
+                && m.to() != last.to()
+                && m.promotion().is_none()
+                && !m.is_castle()
+                && pos.board().piece_at(m.to()).is_none()
+                && super::human::neighbours(last.to()).any(|n| n == m.to())
+                && matches!(m.role(), Role::Bishop | Role::Rook | Role::Queen)
+        })
+        .map(|m| m.to())
+        .collect();
+    if on.is_empty() {
+        return None;
+    }
+    let to = on[at.rng.gen_range(0..on.len())];
+    table.pause(1_500, 3_000);
+    let cell = table.lift(last.to());
+    table.pause(40, 150);
+    table.set(to, cell);
+    table.pause(10_000, 20_000);
+    table.lift(to);
+    table.pause(100, 400);
+    table.set(last.to(), cell);
+    table.pause(500, 2_000);
+    at.play_on(&mut table, pos.clone(), k);
+    Some(at.case(table, Some(!pos.turn()), at.game.sans.clone(), k))
+}
+
+/// An illegal move nobody completes: a piece of the side to move (not the
+/// king or a pawn) set on a square it cannot legally reach, empty or
+/// holding a piece of the other side (not its king) that the hand takes
+/// off first, or the king taking a piece the other side guards. It stands
+/// 10-20 s with no clock press and no piece of the opponent touched, and
+/// is taken back; play goes on.
+fn illegal_uncompleted(at: &mut Inject<'_>) -> Option<FaultCase> {
+    let MidGame { k, pos, mut table } = at.mid_game()?;
+    let rng = &mut at.rng;
+    let mover = pos.turn();
+    let board = pos.board();
+    let king = board.king_of(mover)?;
+    // King captures into check, then any piece's illegal shift or capture.
+    let mut shifts: Vec<(Square, Square)> = super::human::neighbours(king)
+        .filter(|&t| {
+            board
+                .piece_at(t)
+                .is_some_and(|p| p.color != mover && p.role != Role::King)
+                && !pos.legal_moves().any(|m| m.from() == king && m.to() == t)
+        })
+        .map(|t| (king, t))
+        .collect();
+    if shifts.is_empty() || rng.gen_bool(0.5) {
+        let pieces: Vec<Square> = board
+            .iter()
+            .filter(|(_, p)| p.color == mover && p.role != Role::King && p.role != Role::Pawn)
+            .map(|(s, _)| s)
+            .collect();
+        for _ in 0..64 {
+            if pieces.is_empty() {
+                break;
+            }
+            let from = pieces[rng.gen_range(0..pieces.len())];
+            let to = Square::new(rng.gen_range(0..64));
+            let target = board.piece_at(to);
+            if to == from
+                || target.is_some_and(|p| p.color == mover || p.role == Role::King)
+                || pos.legal_moves().any(|m| m.from() == from && m.to() == to)
+            {
+                continue;
+            }
+            shifts = vec![(from, to)];
+            break;
+        }
+    }
+    let &(from, to) = shifts.first()?;
+    let piece = board.piece_at(from)?;
+    let taken = board.piece_at(to);
+    table.lift(from);
+    table.pause(200, 600);
+    if taken.is_some() {
+        table.lift(to);
+        table.pause(100, 300);
+    }
+    table.put(to, piece);
+    table.pause(10_000, 20_000);
+    // Noticed by its player, and taken back.
+    table.lift(to);
+    table.pause(100, 300);
+    if let Some(victim) = taken {
+        table.put(to, victim);
+        table.pause(100, 300);
+    }
+    table.put(from, piece);
+    table.pause(1_000, 3_000);
+    at.play_on(&mut table, pos.clone(), k);
+    Some(at.case(table, Some(mover), at.game.sans.clone(), k))
 }
 
 /// One piece of each side, neither a king, knocked off the board and set
@@ -531,6 +654,9 @@ pub struct FaultCheck {
     pub reclassified: bool,
     /// The expected alert was later cleared (for `misplaced` and `setup`).
     pub cleared: bool,
+    /// `retract` events: final moves shown and then withdrawn (a wrong
+    /// move shown, or an illegal move taken back).
+    pub retracted: usize,
 }
 
 /// Checks a replay of a fault case.
@@ -581,6 +707,11 @@ pub fn evaluate(case: &FaultCase, replay: &boardcast::replay::Replay) -> FaultCh
         extra_errors,
         reclassified,
         cleared: alerts.iter().any(|a| a.kind == want && a.cleared),
+        retracted: replay
+            .events
+            .iter()
+            .filter(|(_, e)| matches!(e.kind, EventKind::Retract { .. }))
+            .count(),
     }
 }
 

@@ -604,12 +604,30 @@ pub(super) fn lifted_under_the_piece<G: Game>(
     false
 }
 
+/// The squares of the pieces of the side to move in `after` that `target`
+/// lacks (lifted, as far as the board tells).
+fn lifted_of_side_to_move<G: Game>(after: &Position<G>, target: &Board<G>) -> Set<G> {
+    after.board().by_color(after.turn()) & !target.occupied()
+}
+
 /// Whether `target` is `after`'s board with one or more pieces of the side
 /// to move lifted.
 pub(super) fn lifted_by_side_to_move<G: Game>(after: &Position<G>, target: &Board<G>) -> bool {
-    let removed = after.board().occupied() & !target.occupied();
+    search::only_removals(after.board(), target) && lifted_of_side_to_move::<G>(after, target).any()
+}
+
+/// Whether `target` is the board of `after` (a correction of the game's
+/// last ply) with one or more pieces of the side to move lifted that stand
+/// in the game's position too: a piece the published ply took is off the
+/// board already, and its empty square is no lift.
+pub(super) fn lifted_against_correction<G: Game>(
+    p: &Playing<G>,
+    after: &Position<G>,
+    target: &Board<G>,
+) -> bool {
+    let standing = p.game.position().board().by_color(after.turn());
     search::only_removals(after.board(), target)
-        && (removed & after.board().by_color(after.turn())).any()
+        && (lifted_of_side_to_move::<G>(after, target) & standing).any()
 }
 
 /// Game-end and draw reports after a ply: the rule book's verdicts.
@@ -785,22 +803,56 @@ pub(super) fn came_back<G: Game>(
     last: &Move<G>,
     placed: Piece<G>,
     to: Square<G>,
-) -> bool {
+) -> Option<usize> {
     let placed = Some(placed);
     let seen_placed = |seen: Option<Piece<G>>| seen.is_some() && Board::<G>::agrees(placed, seen);
-    let mut older = recent.iter().rev();
-    if !older.any(|&(sq, seen)| sq == last.to() && seen_placed(seen)) {
-        return false;
-    }
-    for &(sq, seen) in older {
+    let mut older = recent.iter().enumerate().rev();
+    older.find(|&(_, &(sq, seen))| sq == last.to() && seen_placed(seen))?;
+    for (j, &(sq, seen)) in older {
         if sq == last.from() && seen.is_none() {
-            return false;
+            return None;
         }
         if sq == to && seen_placed(seen) {
-            return true;
+            return Some(j);
         }
     }
-    false
+    None
+}
+
+/// Whether the correction `c` (a held correction, see
+/// [`held_correction`]) sets the piece of the last ply back on a square it
+/// stood on before the one its ply was published to (see [`came_back`]),
+/// rather than moving it on.
+///
+/// `stood_ms`: only when the piece stood on that square at least this
+/// long before it went on (0: any touch). A slide touches the squares on
+/// its way for a moment; a piece set back onto one of them was knocked
+/// there, not returned to where it stood.
+pub(super) fn piece_came_back<G: Game>(p: &Playing<G>, c: &Candidate<G>, stood_ms: Millis) -> bool {
+    let e @ Explanation::Back { then, .. } = &c.explanation else {
+        return false;
+    };
+    if !travels_on::<G>(&p.game, e) {
+        return false;
+    }
+    let Some(last) = p.game.plies().last().and_then(|r| r.m.as_ref()) else {
+        return false;
+    };
+    let Some(placed) = p.game.position().board().piece_at(last.to()) else {
+        return false;
+    };
+    came_back::<G>(&p.recent, last, placed, then[0].to()).is_some_and(|j| {
+        let set = p.recent_at.get(j).copied().unwrap_or(0);
+        // The first reading after it that emptied that square.
+        let left = p
+            .recent
+            .iter()
+            .zip(&p.recent_at)
+            .skip(j + 1)
+            .find(|&(&(sq, seen), _)| sq == then[0].to() && seen.is_none())
+            .map_or(set, |(_, &t)| t);
+        left >= set + stood_ms
+    })
 }
 
 /// The held correction: the candidate when it is one, else the one a
@@ -845,6 +897,48 @@ pub(super) fn held_correction<G: Game>(p: &Playing<G>, e: &Explanation<Move<G>>)
     let after = before.play(next);
     let changed = game.position().board().diff(after.board());
     changed.count() <= 2 && (changed & game.position().board().by_color(before.turn())).any()
+}
+
+/// How long a piece stood on a square before it went on, for its return
+/// there to be a return (see [`piece_came_back`]): longer than a slide's
+/// touch on the way.
+const STOOD_MS: Millis = 500;
+
+/// Whether the candidate is a held correction (see [`held_correction`])
+/// of a move that is already final (`final_plies` of the game are). A
+/// move final on its time has stood longer than any stop a real hand
+/// makes on the way (every one under 2 s in the recordings of real play,
+/// docs/boards.md), so its piece moving on is a knock until the opponent
+/// replies to it where it stands (Law 4.6: a piece released on a square
+/// is not moved on to another): time alone never turns it into the move.
+/// Reported as displaced at the misplacement delay meanwhile.
+///
+/// Not a piece set back where it stood before the square its move was
+/// published to (see [`piece_came_back`]), the board then showing the
+/// corrected position whole: that is the order of readings a knock
+/// leaves, the knock being the published square. (A capture's piece
+/// pushed back onto a square it passed leaves its victim's square empty:
+/// the correction would need the victim in a hand.) Nor a king gone on
+/// into the centre (see [`signal_into`]): the result signal may be under
+/// way, and the history is re-examined at the delay as before.
+pub(super) fn awaits_reply<G: Game>(
+    rules: &G,
+    p: &Playing<G>,
+    final_plies: usize,
+    target: &Board<G>,
+) -> bool {
+    final_plies >= p.game.len()
+        && p.candidate.as_ref().is_some_and(|c| {
+            let whole = || {
+                candidate_position(&p.game, &c.explanation)
+                    .board()
+                    .diff(target)
+                    .is_empty()
+            };
+            held_correction(p, &c.explanation)
+                && !(piece_came_back(p, c, STOOD_MS) && whole())
+                && !signal_into(rules, &c.explanation)
+        })
 }
 
 /// Whether the piece of the last ply went on to capture with its victim
@@ -933,7 +1027,7 @@ pub(super) fn turn_touched_at<G: Game>(rules: &G, p: &mut Playing<G>) {
 /// Whether a piece of the side to move in `after`, lifted in `target`,
 /// could capture the piece on `sq` (onto it, or en passant).
 pub(super) fn taken_there<G: Game>(after: &Position<G>, target: &Board<G>, sq: Square<G>) -> bool {
-    let lifted = after.board().by_color(after.turn()) & !target.occupied();
+    let lifted = lifted_of_side_to_move::<G>(after, target);
     after.board().piece_at(sq).is_some()
         && after.legal_moves().any(|m| {
             lifted.contains(m.from())
@@ -947,11 +1041,15 @@ pub(super) fn taken_there<G: Game>(after: &Position<G>, target: &Board<G>, sq: S
 /// the capturing piece was still in the air, the piece then touching down
 /// short of it, reads as a move and a reply taking it.) Always so in games
 /// that keep no evidence (see [`Game::ranks_by_evidence`]).
-pub(super) fn lifted_after_landing<G: Game>(rules: &G, p: &Playing<G>, target: &Board<G>) -> bool {
-    let reading = |sq| p.touched_at.get(rules.index(sq)).map_or(0, |t| t.0);
-    let position = p.game.position();
-    let lifted = position.board().by_color(position.turn()) & !target.occupied();
-    p.touched_at.is_empty()
+pub(super) fn lifted_after_landing<G: Game>(
+    rules: &G,
+    p: &Playing<G>,
+    evidence: &search::Evidence<'_>,
+    target: &Board<G>,
+) -> bool {
+    let reading = |sq| evidence.at(rules, sq);
+    let lifted = lifted_of_side_to_move::<G>(p.game.position(), target);
+    evidence.touched_at.is_empty()
         || p.game
             .plies()
             .last()

@@ -298,6 +298,8 @@ struct Playing<G: Game> {
     /// square emptied), newest last, for the order evidence of
     /// [`came_back`].
     recent: VecDeque<(Square<G>, Option<Piece<G>>)>,
+    /// When each of [`Playing::recent`] was read, in the same order.
+    recent_at: VecDeque<Millis>,
     /// Games that rank explanations by evidence ([`Game::ranks_by_evidence`]):
     /// for each square (game orientation, by [`Game::index`]), the number
     /// and the time of the last reading that touched it.
@@ -676,6 +678,7 @@ impl<G: Game> Reconstructor<G> {
     }
 
     fn fire_timers(&mut self, now: Millis) {
+        let board = self.target();
         match &mut self.phase {
             Phase::Waiting(w) => {
                 if w.setup_due.is_some_and(|d| d <= now) {
@@ -706,8 +709,12 @@ impl<G: Game> Reconstructor<G> {
                     .as_ref()
                     .is_some_and(|c| c.showing && c.due() <= now)
                 {
-                    let c = p.candidate.take().expect("checked");
-                    self.commit(c);
+                    if awaits_reply(&self.rules, p, self.finality.final_plies(), &board) {
+                        self.raise_awaiting_correction(now);
+                    } else {
+                        let c = p.candidate.take().expect("checked");
+                        self.commit(c);
+                    }
                     return;
                 }
                 // The victim of an illegal move's piece, set down on
@@ -739,7 +746,7 @@ impl<G: Game> Reconstructor<G> {
                 {
                     u.reexamined = true;
                     let target = self.target();
-                    if self.reexamine(now, &target) {
+                    if self.reexamine(now, &target, true) {
                         return;
                     }
                 }
@@ -772,10 +779,14 @@ impl<G: Game> Reconstructor<G> {
         match &self.phase {
             Phase::Waiting(w) => w.setup_due,
             Phase::Playing(p) => {
+                // (A correction of a final move waits for the reply once
+                // it has been reported as a displacement.)
+                let raised = p.unexplained.is_some_and(|u| u.raised.is_some())
+                    && awaits_reply(&self.rules, p, self.finality.final_plies(), &self.target());
                 let candidate = p
                     .candidate
                     .as_ref()
-                    .filter(|c| c.showing)
+                    .filter(|c| c.showing && !raised)
                     .map(Candidate::<G>::due);
                 let check = self.config.delays.misplaced_ms;
                 let unexplained = p
@@ -943,8 +954,10 @@ impl<G: Game> Reconstructor<G> {
         if let Some(seen) = seen {
             if p.recent.len() == RECENT {
                 p.recent.pop_front();
+                p.recent_at.pop_front();
             }
             p.recent.push_back((game_sq, seen));
+            p.recent_at.push_back(at);
         }
         if self.rules.ranks_by_evidence() {
             // This reading's number (`on_reading` counts it).
@@ -1134,7 +1147,8 @@ impl<G: Game> Reconstructor<G> {
         // (Nor a lift read before the last ply's piece was set down: a
         // victim lifted first, its capture read on the way as a move and
         // a reply taking it.)
-        let after_landing = lifted_after_landing(&self.rules, p, &target);
+        let evidence = evidence_of(p, &self.finality);
+        let after_landing = lifted_after_landing(&self.rules, p, &evidence, &target);
         let replied = pending_last
             && (lifted_by_side_to_move::<G>(position, &target)
                 && after_landing
@@ -1264,7 +1278,7 @@ impl<G: Game> Reconstructor<G> {
         if self.correction_came_back() && self.follow_from_correction(at, &target) {
             return;
         }
-        self.correction_confirmed_by_reply(&target);
+        self.correction_confirmed_by_reply(at, &target);
         if self.follow_standing_displacement(at, &target) {
             return;
         }
@@ -1299,10 +1313,18 @@ impl<G: Game> Reconstructor<G> {
                 self.watch_unexplained(at, &target);
             }
             Some(explanation) => {
+                // (The correction of a final move reported as a
+                // displacement, read again: still displaced.)
+                let still = awaits_reply(&self.rules, p, self.finality.final_plies(), &target)
+                    && p.candidate
+                        .as_ref()
+                        .is_some_and(|c| c.explanation == explanation);
                 p.resync = false;
                 p.pseudo = None;
                 p.displaced = None;
-                self.clear_unexplained(at);
+                if !still {
+                    self.clear_unexplained(at);
+                }
                 self.follow(at, explanation);
             }
         }
@@ -1352,20 +1374,22 @@ impl<G: Game> Reconstructor<G> {
 
     /// Step: the opponent began to reply (lifted a piece of their own)
     /// while a correction of the last ply was held (its piece travelled
-    /// on, see [`held_correction`]) and that ply was still provisional: the
-    /// correction is the move, published at once. Players reply to the
-    /// move as it stands; a knocked piece is set back before they do.
-    /// (Once the last ply is final, a knock can still fake a correction,
-    /// and only time tells.)
-    fn correction_confirmed_by_reply(&mut self, target: &Board<G>) {
+    /// on, see [`held_correction`]): the correction is the move, published
+    /// at once. Players reply to the move as it stands; a knocked piece is
+    /// set back before they do. (A correction of a final move waits for
+    /// nothing else: see [`awaits_reply`].)
+    fn correction_confirmed_by_reply(&mut self, at: Millis, target: &Board<G>) {
         let Phase::Playing(p) = &mut self.phase else {
             return;
         };
-        if self.finality.final_plies() >= p.game.len() {
-            return;
-        }
+        let last_final = self.finality.final_plies() >= p.game.len();
         // Begun: a piece of theirs lifted, or their reply made (set down
         // before its piece was lifted, the board may never show the lift).
+        // (Not a final move's king gone on into the centre: the other
+        // king may be coming for the result signal. Nor, for a final
+        // move, a corrected piece off its new square: a piece the reply
+        // takes, lifted by the opponent's hand and set down beside on its
+        // own line for a moment, reads as that piece moved on.)
         // (Not while the corrected piece is off its new square, unless a
         // piece lifted by the opponent could take it there, as its victim
         // lifted first: the piece an opponent's capture takes elsewhere,
@@ -1375,21 +1399,47 @@ impl<G: Game> Reconstructor<G> {
             let after = candidate_position(&p.game, &c.explanation);
             let stands = match &c.explanation {
                 Explanation::Back { then, .. } => then.last().is_none_or(|m| {
-                    target.occupied().contains(m.to()) || taken_there::<G>(&after, target, m.to())
+                    target.occupied().contains(m.to())
+                        || !last_final && taken_there::<G>(&after, target, m.to())
                 }),
                 _ => true,
             };
             held_correction(p, &c.explanation)
                 && stands
-                && (lifted_by_side_to_move::<G>(&after, target)
+                && !(last_final && signal_into(&self.rules, &c.explanation))
+                && (lifted_against_correction::<G>(p, &after, target)
                     || after
                         .legal_moves()
                         .any(|m| after.board_after(&m).diff(target).is_empty()))
         });
         if confirmed {
             let c = p.candidate.take().expect("checked");
+            self.clear_unexplained(at);
             self.commit(c);
         }
+    }
+
+    /// The correction of a final move (see [`awaits_reply`]) has stood the
+    /// misplacement delay: the board is reported as displaced, as it would
+    /// be had the piece been knocked anywhere else; the reply (or the
+    /// piece set back) will tell which it was.
+    fn raise_awaiting_correction(&mut self, now: Millis) {
+        let target = self.target();
+        let Phase::Playing(p) = &mut self.phase else {
+            return;
+        };
+        if p.unexplained.is_some_and(|u| u.raised.is_some()) {
+            return;
+        }
+        let since = p.candidate.as_ref().map_or(now, |c| c.since);
+        let alert = self.rules.misplaced_alert(p.game.position(), &target);
+        p.unexplained = Some(Unexplained {
+            since,
+            due: now,
+            raised: Some(alert.kind),
+            reexamined: true,
+        });
+        self.emit(now, EventKind::Alert(alert));
     }
 
     /// Step: the search, with the board turned round while its orientation
@@ -1545,7 +1595,7 @@ impl<G: Game> Reconstructor<G> {
         let moved_on = matches!(&self.phase, Phase::Playing(p) if p.displaced.as_ref().is_some_and(|d| {
             !d.shadow && !Board::<G>::agrees(Some(d.m.placed()), target.piece_at(d.m.to()))
         }));
-        moved_on && self.reexamine(at, target)
+        moved_on && self.reexamine(at, target, false)
     }
 
     /// The board is explained: make the explanation the candidate.
@@ -1824,10 +1874,14 @@ impl<G: Game> Reconstructor<G> {
                             x.m.from().into(),
                         )
                 };
+                // The opponent's pieces the board lacks.
+                let opponents = |x: &Irregular<G>| {
+                    let removed = x.board.occupied() & !target.occupied();
+                    removed & x.made.by_color(x.m.mover().other())
+                };
                 let confirmed = lifted
                     && pending.is_some_and(|x| {
-                        let removed = x.board.occupied() & !target.occupied();
-                        let opponents = removed & x.made.by_color(x.m.mover().other());
+                        let opponents = opponents(x);
                         opponents.any()
                             && !capture_goes_on(x, opponents)
                             && !victims_of_capture_from(
@@ -1857,11 +1911,8 @@ impl<G: Game> Reconstructor<G> {
                             )
                     })
                 });
-                let capture_lifted = lifted
-                    && pending.is_some_and(|x| {
-                        let removed = x.board.occupied() & !target.occupied();
-                        capture_goes_on(x, removed & x.made.by_color(x.m.mover().other()))
-                    });
+                let capture_lifted =
+                    lifted && pending.is_some_and(|x| capture_goes_on(x, opponents(x)));
                 let waiting = pending.is_some();
                 let stood = match p.pseudo.as_mut().filter(|_| waiting) {
                     Some(x) if replied => {
@@ -2046,26 +2097,7 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &self.phase else {
             return false;
         };
-        let Some((
-            Candidate {
-                explanation: e @ Explanation::Back { then, .. },
-                ..
-            },
-            _,
-        )) = held_or_prior(p)
-        else {
-            return false;
-        };
-        if !travels_on::<G>(&p.game, e) {
-            return false;
-        }
-        let Some(last) = p.game.plies().last().and_then(|r| r.m.as_ref()) else {
-            return false;
-        };
-        let Some(placed) = p.game.position().board().piece_at(last.to()) else {
-            return false;
-        };
-        came_back::<G>(&p.recent, last, placed, then[0].to())
+        held_or_prior(p).is_some_and(|(c, _)| piece_came_back(p, c, 0))
     }
 
     /// A displacement of the piece its side moved last has stood past the
@@ -2073,7 +2105,12 @@ impl<G: Game> Reconstructor<G> {
     /// plies for a history that explains the board with no displacement
     /// (the piece travelled on after a pause). Returns whether one did; it
     /// is then published as a correction (`retract` and moves).
-    fn reexamine(&mut self, at: Millis, target: &Board<G>) -> bool {
+    ///
+    /// `on_time`: re-examined because the delay ran out, not because the
+    /// piece was played on from where it stands. Then a final last ply
+    /// with no reply after it is never withdrawn: time alone does not
+    /// correct a final move (see [`awaits_reply`]).
+    fn reexamine(&mut self, at: Millis, target: &Board<G>, on_time: bool) -> bool {
         let mut limits = self.config.limits;
         let Phase::Playing(p) = &mut self.phase else {
             return false;
@@ -2106,6 +2143,9 @@ impl<G: Game> Reconstructor<G> {
         // as deep as it withdrew, plus one. A ply completed by a clock
         // press is never withdrawn.
         if i < p.completed || i + 1 != d.plies {
+            return false;
+        }
+        if on_time && i + 1 == n && self.finality.final_plies() >= n {
             return false;
         }
         // The withdrawn ply is played again, to where the piece stands;
@@ -2236,7 +2276,7 @@ impl<G: Game> Reconstructor<G> {
 
     fn raise_unexplained(&mut self, at: Millis) {
         let target = self.target();
-        if self.reexamine(at, &target) {
+        if self.reexamine(at, &target, true) {
             return;
         }
         let Phase::Playing(p) = &mut self.phase else {
@@ -2369,6 +2409,7 @@ impl<G: Game> Reconstructor<G> {
             touches: Vec::new(),
             moved_at: None,
             recent: VecDeque::new(),
+            recent_at: VecDeque::new(),
             touched_at: if self.rules.ranks_by_evidence() {
                 vec![(0, 0); self.rules.square_count()]
             } else {

@@ -50,7 +50,8 @@ pub struct Evidence<'a> {
 }
 
 impl Evidence<'_> {
-    fn at<G: Game>(&self, rules: &G, sq: G::Square) -> u64 {
+    /// The number of the last reading that touched `sq` (0: none).
+    pub(super) fn at<G: Game>(&self, rules: &G, sq: G::Square) -> u64 {
         self.touched_at.get(rules.index(sq)).map_or(0, |t| t.0)
     }
 

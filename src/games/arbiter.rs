@@ -52,6 +52,23 @@ fn cited(cite: &str) -> String {
     }
 }
 
+/// The side whose pieces were displaced, when only one side's differ
+/// (`None` otherwise): `squares` gives, for each square that differs, the
+/// colour of the piece the game has there and of the one the board shows.
+/// A square counts for the piece standing on it now, else for the one
+/// that left it: a piece set down on another's square took it, and the
+/// hand that did so is its side's (an illegal capture left standing is
+/// the mover's displacement, not both sides').
+pub fn displaced_side<C: PartialEq + Copy>(
+    squares: impl IntoIterator<Item = (Option<C>, Option<C>)>,
+) -> Option<C> {
+    let mut colors = squares
+        .into_iter()
+        .filter_map(|(game, board)| board.or(game));
+    let first = colors.next();
+    first.filter(|&c| colors.all(|x| x == c))
+}
+
 /// The `misplaced` message: the squares that differ (`differences`), the
 /// side whose pieces they are when only one side's (`side`, its name),
 /// and the last correct position (`fen`).

@@ -24,8 +24,8 @@ use super::{
 };
 use crate::event::{Alert, AlertKind, GameId, Millis, Side};
 use crate::games::arbiter::{
-    Completed, alert, displaced_message, illegal_move_opening, made_evidence, setup_message,
-    touch_message,
+    Completed, alert, displaced_message, displaced_side, illegal_move_opening, made_evidence,
+    setup_message, touch_message,
 };
 use crate::games::settle::SettleRule;
 use crate::games::{Cell, Touch, put_back_touch};
@@ -623,14 +623,10 @@ impl Game for Draughts {
 
     /// Art. 1.26: pieces displaced are put back, without penalty.
     fn misplaced_alert(&self, pos: &Position, board: &Board) -> Alert {
-        let d = pos.board().diff(board);
-        let mut colors = d
-            .into_iter()
-            .flat_map(|sq| [pos.board().piece_at(sq), board.piece_at(sq)])
-            .flatten()
-            .filter_map(|p| Cells::color(p.letter() as u8));
-        let first = colors.next();
-        let side = first.filter(|&c| colors.all(|x| x == c));
+        let side = displaced_side(pos.board().diff(board).into_iter().map(|sq| {
+            let color = |b: &Board| b.piece_at(sq).and_then(|p| Cells::color(p.letter() as u8));
+            (color(pos.board()), color(board))
+        }));
         alert(
             AlertKind::Misplaced,
             side.map(GameColor::side),

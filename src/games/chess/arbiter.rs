@@ -5,7 +5,8 @@
 use crate::event::{Alert, AlertKind};
 use crate::games::GameColor;
 use crate::games::arbiter::{
-    Completed, displaced_message, illegal_move_opening, setup_message, touch_message,
+    Completed, displaced_message, displaced_side, illegal_move_opening, setup_message,
+    touch_message,
 };
 use crate::games::chess::irregular::{PseudoMove, color_name, role_name};
 use crate::games::chess::laws::Law;
@@ -118,14 +119,10 @@ pub fn piece_name(p: Piece) -> String {
 /// The `side` is the side whose pieces were displaced, when only one
 /// side's pieces differ.
 pub fn misplaced(game: &Position, board: &Board) -> Alert {
-    let d = diff(game.board(), board);
-    let mut colors = d
-        .into_iter()
-        .flat_map(|sq| [game.board().piece_at(sq), board.piece_at(sq)])
-        .flatten()
-        .map(|p| p.color);
-    let first = colors.next();
-    let side = first.filter(|&c| colors.all(|x| x == c));
+    let side = displaced_side(diff(game.board(), board).into_iter().map(|sq| {
+        let color = |b: &Board| b.piece_at(sq).map(|p| p.color);
+        (color(game.board()), color(board))
+    }));
     alert(
         AlertKind::Misplaced,
         side,
