@@ -252,6 +252,9 @@ impl Inject<'_> {
             return None;
         }
         let k = self.rng.gen_range(2..n - 2);
+        if ended_by_law(&self.positions[..=k]) {
+            return None;
+        }
         let pos = self.positions[k].clone();
         let mut table = first_plies(self.game, k, self.seed, &mut self.profile);
         table.pause(1_000, 5_000);
@@ -262,6 +265,24 @@ impl Inject<'_> {
     fn play_on(&mut self, table: &mut Table, pos: Position, k: usize) {
         play_line(table, &mut self.profile, pos, &self.game.moves[k..], k + 1);
     }
+}
+
+/// Whether the game had ended by Law 9.6 by the last of `positions` (the
+/// same position five times, or 75 moves by each side with no capture or
+/// pawn move), though the players went on: boardcast reports the end and
+/// reads later changes as pieces being put away, so no fault after it
+/// makes an alert.
+fn ended_by_law(positions: &[Position]) -> bool {
+    let mut seen = std::collections::HashMap::new();
+    positions.iter().any(|p| {
+        // The position as repetition counts it: placement, side to move,
+        // castling rights and en passant square (the FEN's first fields).
+        let fen = p.fen();
+        let key: Vec<&str> = fen.split(' ').take(4).collect();
+        let n = seen.entry(key.join(" ")).or_insert(0);
+        *n += 1;
+        *n >= 5 || p.halfmoves() >= 150
+    })
 }
 
 /// The back rank set up wrongly (a knight and a bishop swapped, or a pawn
