@@ -157,10 +157,10 @@ pub(super) fn capture_finished<G: Game>(
 /// comes before the move it replies to.
 fn lifted_before_the_piece<G: Game>(p: &Playing<G>, from: Square<G>, victims: Set<G>) -> bool {
     let mut older = p.recent.iter().rev();
-    if !older.any(|&(sq, seen)| sq == from && seen.is_none()) {
+    if !older.any(|&(sq, seen, _)| sq == from && seen.is_none()) {
         return false;
     }
-    older.any(|&(sq, seen)| seen.is_none() && victims.contains(sq))
+    older.any(|&(sq, seen, _)| seen.is_none() && victims.contains(sq))
 }
 
 /// Whether the opponent's reply stands on the board, made: the board is
@@ -252,10 +252,10 @@ pub(super) fn as_seen<G: Game>(p: &Playing<G>, e: Explanation<Move<G>>) -> Expla
             .recent
             .iter()
             .rev()
-            .find(|&&(sq, seen)| {
+            .find(|&&(sq, seen, _)| {
                 sq == m.to() && seen.is_some_and(|s| mover.is_some() && s.color() == mover)
             })
-            .and_then(|&(_, seen)| seen);
+            .and_then(|&(_, seen, _)| seen);
         if gone && last.is_some() && !Board::<G>::agrees(placed, last) {
             let choice = pos.legal_moves().find(|c| {
                 c.from() == m.from()
@@ -314,7 +314,7 @@ pub(super) fn captured_unseen<G: Game>(p: &Playing<G>, e: &Explanation<Move<G>>)
             && next.touched().contains(m.to())
             && after.board_after(next).piece_at(m.to()) != placed;
         if taken {
-            let seen = p.recent.iter().any(|&(sq, seen)| {
+            let seen = p.recent.iter().any(|&(sq, seen, _)| {
                 sq == m.to() && seen.is_some() && Board::<G>::agrees(placed, seen)
             });
             if !seen {
@@ -354,10 +354,10 @@ pub(super) fn moves_waiting_piece<G: Game>(p: &Playing<G>, e: &Explanation<Move<
     let placed = Some(p.game.position().board_after(first).piece_at(first.to())).flatten();
     // Where the piece was set down last: on the history's square, or on
     // the waiting move's.
-    let last_seen = p.recent.iter().rev().find(|&&(sq, seen)| {
+    let last_seen = p.recent.iter().rev().find(|&&(sq, seen, _)| {
         (sq == first.to() || sq == w.to()) && seen.is_some() && Board::<G>::agrees(placed, seen)
     });
-    last_seen.is_none_or(|&(sq, _)| sq != first.to())
+    last_seen.is_none_or(|&(sq, _, _)| sq != first.to())
 }
 
 /// A takeback under way (one ply restored, the board now lacking only
@@ -593,10 +593,10 @@ pub(super) fn lifted_under_the_piece<G: Game>(
     // From the newest lift of a victim back in time: the piece's arrival
     // on `on` before any lift of it.
     let mut older = p.recent.iter().rev();
-    if !older.any(|&(sq, seen)| seen.is_none() && victims.contains(sq)) {
+    if !older.any(|&(sq, seen, _)| seen.is_none() && victims.contains(sq)) {
         return false;
     }
-    for &(sq, seen) in older {
+    for &(sq, seen, _) in older {
         if sq == on {
             return seen.is_some();
         }
@@ -799,7 +799,7 @@ pub(super) fn in_hand_of_mover<G: Game>(
 /// new one). The evidence is in the order of the readings, not in any
 /// game's rules.
 pub(super) fn came_back<G: Game>(
-    recent: &VecDeque<(Square<G>, Option<Piece<G>>)>,
+    recent: &Recent<G>,
     last: &Move<G>,
     placed: Piece<G>,
     to: Square<G>,
@@ -807,8 +807,8 @@ pub(super) fn came_back<G: Game>(
     let placed = Some(placed);
     let seen_placed = |seen: Option<Piece<G>>| seen.is_some() && Board::<G>::agrees(placed, seen);
     let mut older = recent.iter().enumerate().rev();
-    older.find(|&(_, &(sq, seen))| sq == last.to() && seen_placed(seen))?;
-    for (j, &(sq, seen)) in older {
+    older.find(|&(_, &(sq, seen, _))| sq == last.to() && seen_placed(seen))?;
+    for (j, &(sq, seen, _)) in older {
         if sq == last.from() && seen.is_none() {
             return None;
         }
@@ -842,15 +842,14 @@ pub(super) fn piece_came_back<G: Game>(p: &Playing<G>, c: &Candidate<G>, stood_m
         return false;
     };
     came_back::<G>(&p.recent, last, placed, then[0].to()).is_some_and(|j| {
-        let set = p.recent_at.get(j).copied().unwrap_or(0);
+        let set = p.recent[j].2;
         // The first reading after it that emptied that square.
         let left = p
             .recent
             .iter()
-            .zip(&p.recent_at)
             .skip(j + 1)
-            .find(|&(&(sq, seen), _)| sq == then[0].to() && seen.is_none())
-            .map_or(set, |(_, &t)| t);
+            .find(|&&(sq, seen, _)| sq == then[0].to() && seen.is_none())
+            .map_or(set, |&(_, _, t)| t);
         left >= set + stood_ms
     })
 }
@@ -959,7 +958,7 @@ pub(super) fn victim_cleared_first<G: Game>(p: &Playing<G>, e: &Explanation<Move
     let before = p.game.position_at(p.game.len() - 1);
     let victims = next.touched() & before.board().by_color(before.turn().other());
     let mut lifted = false;
-    for &(sq, seen) in p.recent.iter().rev() {
+    for &(sq, seen, _) in p.recent.iter().rev() {
         match seen {
             Some(_) if sq == last.to() => return lifted,
             None if victims.contains(sq) => lifted = true,

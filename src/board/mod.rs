@@ -115,6 +115,10 @@ pub struct Stats {
     pub nodes: u64,
 }
 
+/// Readings kept for their order (see [`Playing::recent`]): the square, what
+/// it showed (a piece, or empty) and when.
+type Recent<G> = VecDeque<(Square<G>, Option<Piece<G>>, Millis)>;
+
 #[derive(Clone, Debug)]
 struct Candidate<G: Game> {
     explanation: Explanation<Move<G>>,
@@ -295,11 +299,9 @@ struct Playing<G: Game> {
     /// (see [`AlertDelays::touch_grace_ms`]).
     moved_at: Option<Millis>,
     /// The last readings in game orientation (a piece set down, or a
-    /// square emptied), newest last, for the order evidence of
-    /// [`came_back`].
-    recent: VecDeque<(Square<G>, Option<Piece<G>>)>,
-    /// When each of [`Playing::recent`] was read, in the same order.
-    recent_at: VecDeque<Millis>,
+    /// square emptied) with their times, newest last, for the order
+    /// evidence of [`came_back`].
+    recent: Recent<G>,
     /// Games that rank explanations by evidence ([`Game::ranks_by_evidence`]):
     /// for each square (game orientation, by [`Game::index`]), the number
     /// and the time of the last reading that touched it.
@@ -954,10 +956,8 @@ impl<G: Game> Reconstructor<G> {
         if let Some(seen) = seen {
             if p.recent.len() == RECENT {
                 p.recent.pop_front();
-                p.recent_at.pop_front();
             }
-            p.recent.push_back((game_sq, seen));
-            p.recent_at.push_back(at);
+            p.recent.push_back((game_sq, seen, at));
         }
         if self.rules.ranks_by_evidence() {
             // This reading's number (`on_reading` counts it).
@@ -2409,7 +2409,6 @@ impl<G: Game> Reconstructor<G> {
             touches: Vec::new(),
             moved_at: None,
             recent: VecDeque::new(),
-            recent_at: VecDeque::new(),
             touched_at: if self.rules.ranks_by_evidence() {
                 vec![(0, 0); self.rules.square_count()]
             } else {
