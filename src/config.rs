@@ -158,6 +158,8 @@ pub struct RawWeb {
     pub write_timeout_s: Option<u64>,
     /// The arbiter view's own password (not the operator secret).
     pub arbiter_password: Option<String>,
+    /// The operator's desk's own password (neither of the others).
+    pub desk_password: Option<String>,
     /// How long an arbiter's login lasts, in seconds.
     pub session_s: Option<u64>,
 }
@@ -458,6 +460,10 @@ pub struct WebLogin {
     /// The view password; `None`: the operator secret opens the view, as
     /// before there was one (a warning says so at start).
     pub password: Option<String>,
+    /// The operator's desk's password (`[web] desk_password`); `None`:
+    /// the one chosen on the desk at first run, kept hashed in the
+    /// recorder folder.
+    pub desk_password: Option<String>,
     /// How long a login lasts (default 12 h).
     pub session: Duration,
 }
@@ -466,6 +472,7 @@ impl Default for WebLogin {
     fn default() -> WebLogin {
         WebLogin {
             password: None,
+            desk_password: None,
             session: Duration::from_secs(12 * 3600),
         }
     }
@@ -1618,6 +1625,20 @@ pub fn web_login(
             "web.arbiter_password: at least 12 characters, no control characters".into(),
         ));
     }
+    let desk_password = pick(|w| w.desk_password.as_ref()).filter(|p| !p.is_empty());
+    if let Some(p) = desk_password
+        && (p.chars().count() < crate::desk::MIN_PASSWORD_CHARS
+            || p.chars().any(char::is_control)
+            || Some(p) == password)
+    {
+        return Err(src.invalid(
+            None,
+            format!(
+                "web.desk_password: at least {} characters, no control characters, not the arbiter password",
+                crate::desk::MIN_PASSWORD_CHARS
+            ),
+        ));
+    }
     let session_s = raw
         .and_then(|w| w.session_s)
         .or(defaults.and_then(|w| w.session_s));
@@ -1628,6 +1649,7 @@ pub fn web_login(
     }
     Ok(WebLogin {
         password: password.cloned(),
+        desk_password: desk_password.cloned(),
         session,
     })
 }

@@ -70,6 +70,25 @@ pub enum OperatorCommand {
         /// Black.
         black: Player,
     },
+    /// The board stands the other way round from what the game assumed
+    /// (turned during the game, or read wrongly at its start): read it so
+    /// from now on.
+    TurnRound,
+    /// Take the game up from a position (a FEN of the board's game): a new
+    /// game starts there, the sensors taken to show it.
+    TakeUp {
+        /// The position.
+        fen: String,
+    },
+    /// The board plays board `board` of round `round` from now on: its
+    /// game ends (as `restart`) and the next one belongs to that round and
+    /// pairing board (the operator's desk starts a round with it).
+    StartGame {
+        /// The round.
+        round: u32,
+        /// The pairing board.
+        board: u32,
+    },
     /// An arbiter's decision about one of the board's alerts.
     Decide {
         /// The alert's `evidence.seq`.
@@ -89,6 +108,9 @@ impl OperatorCommand {
             OperatorCommand::SetResult { .. } => "set_result",
             OperatorCommand::Restart => "restart",
             OperatorCommand::SetPlayers { .. } => "set_players",
+            OperatorCommand::TurnRound => "turn_round",
+            OperatorCommand::TakeUp { .. } => "take_up",
+            OperatorCommand::StartGame { .. } => "start_game",
             OperatorCommand::Decide { .. } => "decide",
         }
     }
@@ -111,6 +133,19 @@ impl OperatorCommand {
                     crate::text::check_text(side, p.title.as_deref())?;
                     crate::text::check_text(side, p.federation.as_deref())?;
                 }
+            }
+            OperatorCommand::TakeUp { fen } => {
+                crate::text::check_text("fen", Some(fen))?;
+                if fen.is_empty() || fen.len() > 200 {
+                    return Err("`fen`: a position, at most 200 characters".into());
+                }
+            }
+            OperatorCommand::StartGame { round, board }
+                if *round == 0 || *board == 0 || *round > 99 || *board > 9999 =>
+            {
+                return Err(format!(
+                    "round {round}, board {board}: a round from 1 to 99 and a board from 1 to 9999"
+                ));
             }
             OperatorCommand::Decide {
                 note: Some(note), ..

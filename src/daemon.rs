@@ -133,11 +133,18 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     let writer = tokio::spawn(Arc::clone(&round).run_writer(async {
         let _ = writer_stop_rx.await;
     }));
+    // The desk takes up the round it last started before the boards take
+    // up their games.
+    let desk = services.web.as_ref().map(|_| desk(&config, &round));
     let (stop_boards, stop_rx) = watch::channel(false);
     let session = session_stamp();
     let (mut boards, routes) = start_boards(&config, &services, &round, clock, &session, &stop_rx);
     if let Some(web) = &services.web {
         web.commands.set(routes.clone());
+        if let Some(desk) = desk {
+            web.set_desk(desk);
+            info!(url = %format!("http://{}/desk", web.addr), "the operator's desk");
+        }
     }
     services.outbox.route_commands(routes);
     // The broker connection starts once every board's command route is
@@ -306,6 +313,23 @@ pub fn round_report(
         &event,
         round.unwrap_or(latest),
         parts,
+    ))
+}
+
+/// The operator's desk over `round`, with what it kept in the recorder
+/// folder.
+fn desk(config: &Config, round: &Arc<Round>) -> Arc<crate::desk::live::Desk> {
+    if config.recorder.is_none() {
+        warn!(
+            "no recorder folder: what is set up on the operator's desk is forgotten at a restart"
+        );
+    }
+    Arc::new(crate::desk::live::Desk::new(
+        crate::desk::store::Store::new(config.recorder.as_deref()),
+        Arc::clone(round),
+        config.boards.iter().map(|b| b.id.clone()).collect(),
+        config.event.pairings.clone(),
+        config.web_login.desk_password.clone(),
     ))
 }
 

@@ -404,12 +404,16 @@ pub enum EventKind {
         #[serde(skip_serializing_if = "std::ops::Not::not", default)]
         estimated: bool,
     },
-    /// An operator's correction (set result, restart, players).
+    /// An operator's correction (set result, restart, players, ...).
     Correction {
-        /// The command (`set_result`, `restart`, `set_players`).
+        /// The command (`set_result`, `restart`, `set_players`, ...).
         command: String,
         /// What it did, in words.
         message: String,
+        /// Who made it, when known: `desk: <operator>` for the operator's
+        /// desk; absent for a signed command from outside.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        by: Option<String>,
     },
     /// An arbiter's decision about an alert (confirmed, dismissed,
     /// handled), given with a signed command or from the arbiter view.

@@ -72,6 +72,9 @@
 //!   pairings, MQTT messages the hub and the LiveChess follower read).
 //! - [`delay`]: the broadcast delay: each board's public view, `delay`
 //!   behind the arbiters' live view.
+//! - [`desk`]: the operator's desk: the round set up from the browser
+//!   (pairing file, round, boards assigned, typed results), kept in the
+//!   recorder folder; served by [`web`].
 //! - [`livechess`]: an imitation of DGT LiveChess 2's local API (REST and
 //!   WebSocket) for the tools that speak to it.
 //! - [`tournament`]: event metadata, players and pairings (CSV, TOML,
@@ -112,6 +115,7 @@ pub mod config;
 pub mod control;
 pub mod daemon;
 pub mod delay;
+pub mod desk;
 pub mod event;
 pub mod family;
 pub mod games;

@@ -284,19 +284,28 @@ pub async fn serve_limited(listener: TcpListener, app: Router, limits: Limits, n
     }
 }
 
+/// The one route whose body may be larger than `max_body`: the desk's
+/// pairing file upload (up to [`crate::tournament::MAX_PAIRINGS_BYTES`]).
+pub const UPLOAD_PATH: &str = "/desk/trf";
+
 /// Reads a request's whole body within `body_timeout` and `max_body`
 /// before any route sees it: a body trickled byte by byte, or one never
 /// finished, gets `408` and the connection closed, a larger one `413`.
 async fn read_body(State(limits): State<Limits>, request: Request, next: Next) -> Response {
     let (parts, body) = request.into_parts();
-    let read = axum::body::to_bytes(body, limits.max_body);
+    // The desk's pairing file upload may be as large as a pairings file.
+    let max_body = if parts.uri.path() == UPLOAD_PATH {
+        limits
+            .max_body
+            .max(crate::tournament::MAX_PAIRINGS_BYTES as usize)
+    } else {
+        limits.max_body
+    };
+    let read = axum::body::to_bytes(body, max_body);
     let bytes = match tokio::time::timeout(limits.body_timeout, read).await {
         Ok(Ok(bytes)) => bytes,
         Ok(Err(_)) => {
-            let m = format!(
-                "the request body is over {} bytes or broken off\n",
-                limits.max_body
-            );
+            let m = format!("the request body is over {max_body} bytes or broken off\n");
             return closing(StatusCode::PAYLOAD_TOO_LARGE, m);
         }
         Err(_) => {

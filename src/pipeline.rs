@@ -342,13 +342,22 @@ impl BoardPipeline {
         self.drain();
     }
 
+    /// The operator says the board stands the other way round; returns
+    /// whether it is read turned round now.
+    pub fn turn_round(&mut self, at: Millis) -> bool {
+        self.game.turn_round(at);
+        self.drain();
+        self.game.is_rotated()
+    }
+
     /// Publishes an operator's correction as a `correction` event.
-    pub fn push_correction(&mut self, at: Millis, command: &str, message: &str) {
+    pub fn push_correction(&mut self, at: Millis, command: &str, message: &str, by: Option<&str>) {
         self.push_unnumbered(
             at,
             EventKind::Correction {
                 command: command.into(),
                 message: message.into(),
+                by: by.map(str::to_string),
             },
         );
     }

@@ -41,6 +41,17 @@ enum Command {
         /// %ProgramData%\boardcast\boardcast.toml (Windows).
         #[arg(long)]
         config: Option<PathBuf>,
+        /// First run only (no configuration file anywhere): where the live
+        /// page and the operator's desk are served.
+        #[arg(long, default_value = "127.0.0.1:8080")]
+        web: std::net::SocketAddr,
+        /// First run only: the embedded MQTT broker's address.
+        #[arg(long, default_value = "127.0.0.1:18830")]
+        broker: std::net::SocketAddr,
+        /// First run only: the folder that keeps the captures and what the
+        /// desk sets up (default: the user's data folder, `boardcast`).
+        #[arg(long)]
+        data: Option<PathBuf>,
     },
     /// Gather every board of every bridge on the broker (cluster): the live
     /// page, the arbiter view, the PGN folder and the delayed public view
@@ -407,7 +418,16 @@ fn send_correction(path: &Path, board: &str, correction: Correction, timeout: f6
 
 fn run(cli: Cli) -> Result<()> {
     match cli.command {
-        Command::Run { config } => run_daemon(&config.unwrap_or_else(platform::default_config)),
+        Command::Run {
+            config,
+            web,
+            broker,
+            data,
+        } => match config {
+            Some(path) => run_daemon(&path),
+            None if platform::default_config().exists() => run_daemon(&platform::default_config()),
+            None => first_run(web, broker, data.unwrap_or_else(platform::data_dir)),
+        },
         Command::Hub { config } => run_hub(&config),
         Command::Demo(args) => demo(args),
         Command::Correct {
@@ -525,6 +545,32 @@ where
         let shutdown = Box::pin(platform::stop_signal()?);
         job(shutdown).await
     })
+}
+
+/// `boardcast run` with no configuration file: the demo's simulated boards
+/// with the operator's desk, everything the desk sets up kept in `data`,
+/// so the operator sets up the event from the browser.
+fn first_run(web: std::net::SocketAddr, broker: std::net::SocketAddr, data: PathBuf) -> Result<()> {
+    use crate::demo::{self, DemoOptions};
+    std::fs::create_dir_all(&data)
+        .with_context(|| format!("creating the data folder {}", data.display()))?;
+    let opts = DemoOptions {
+        web,
+        broker,
+        livechess: None,
+        ..DemoOptions::default()
+    };
+    let folder = PathBuf::from(format!("{}first-run", boardcast::port::memory::PREFIX));
+    let mut config = demo::config(&opts, &folder)?;
+    config.recorder = Some(data.clone());
+    init_logging(&config.log)?;
+    println!(
+        "boardcast: no configuration file ({}): first run with {} simulated boards\n  the operator's desk: http://{web}/desk (choose its password there, on this machine)\n  live page: http://{web}/\n  kept in: {}\n  Ctrl-C stops.",
+        platform::default_config().display(),
+        opts.boards,
+        data.display()
+    );
+    until_stopped(|shutdown| async move { Ok(demo::run(opts, config, &folder, shutdown).await?) })
 }
 
 fn demo(args: DemoArgs) -> Result<()> {

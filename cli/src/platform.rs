@@ -77,6 +77,23 @@ pub fn raise_open_files() {
     }
 }
 
+/// The user's data folder for boardcast on a first run without a
+/// configuration file: `%LOCALAPPDATA%\boardcast` (Windows),
+/// `$XDG_DATA_HOME/boardcast` or `~/.local/share/boardcast` (elsewhere),
+/// else `boardcast-data` here.
+pub fn data_dir() -> PathBuf {
+    let var = |name: &str| {
+        std::env::var_os(name)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    #[cfg(windows)]
+    let base = var("LOCALAPPDATA");
+    #[cfg(not(windows))]
+    let base = var("XDG_DATA_HOME").or_else(|| var("HOME").map(|h| h.join(".local/share")));
+    base.map_or_else(|| PathBuf::from("boardcast-data"), |b| b.join("boardcast"))
+}
+
 /// Where `boardcast run` and `check-config` look for the configuration
 /// when none is given: `/etc/boardcast/boardcast.toml` on Linux (where the
 /// Debian package puts it), `%ProgramData%\boardcast\boardcast.toml` on

@@ -494,6 +494,16 @@ impl<G: Game> Reconstructor<G> {
         self.on_reading(at);
     }
 
+    /// The operator says the board stands the other way round from how it
+    /// is read: the game goes on, its squares read turned from now on (the
+    /// sensors' squares are the board's; only their reading changes).
+    pub fn turn_round(&mut self, at: Millis) {
+        if let Phase::Playing(p) = &mut self.phase {
+            p.orientation = Orientation::of_start(Some(!p.orientation.is_rotated()));
+        }
+        self.on_reading(at);
+    }
+
     /// A whole board was read (a board dump), squares in board orientation.
     pub fn handle_board(&mut self, at: Millis, cells: &[Cell<Piece<G>>]) {
         let before = (self.raw.clone(), self.tokens);

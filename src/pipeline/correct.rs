@@ -28,6 +28,8 @@ pub(super) struct Published {
     ended_at: Option<u32>,
     /// The players the last `set_players` fixed.
     players: Option<(Player, Player)>,
+    /// The round and pairing board the last `start_game` gave the board.
+    seat: Option<(u32, u32)>,
 }
 
 impl Published {
@@ -80,6 +82,17 @@ impl BoardPipeline {
     /// caller keeps the pairings and says whether they changed); a
     /// decision is not a correction (see `Session::decide`) and is refused.
     pub fn correct(&mut self, t: Millis, command: &OperatorCommand) -> Outcome {
+        self.correct_by(t, command, None)
+    }
+
+    /// [`BoardPipeline::correct`], naming who made the correction (`by`,
+    /// carried by its `correction` event).
+    pub fn correct_by(
+        &mut self,
+        t: Millis,
+        command: &OperatorCommand,
+        by: Option<&str>,
+    ) -> Outcome {
         self.advance_to(t);
         self.now = self.now.max(t);
         let done = |changed: bool, message: String| Outcome {
@@ -124,6 +137,34 @@ impl BoardPipeline {
                 self.restart(t);
                 done(true, "game restarted".to_string())
             }
+            OperatorCommand::StartGame { round, board } => {
+                self.published_game.seat = Some((*round, *board));
+                self.restart(t);
+                done(
+                    true,
+                    format!("board {board} of round {round} from its next game"),
+                )
+            }
+            OperatorCommand::TurnRound => {
+                let rotated = self.turn_round(t);
+                let way = if rotated {
+                    "turned round"
+                } else {
+                    "the normal way round"
+                };
+                done(true, format!("the board is read {way}"))
+            }
+            OperatorCommand::TakeUp { fen } => {
+                let rotated = self.game.is_rotated();
+                match self.take_up(t, fen, &[], rotated) {
+                    Ok(()) => done(true, format!("game taken up from {fen}")),
+                    Err(e) => Outcome {
+                        accepted: false,
+                        changed: false,
+                        message: format!("the position cannot be taken up: {e}"),
+                    },
+                }
+            }
             OperatorCommand::SetPlayers { white, black } => {
                 self.published_game.players = Some((white.clone(), black.clone()));
                 done(
@@ -138,7 +179,7 @@ impl BoardPipeline {
             },
         };
         if outcome.changed {
-            self.push_correction(t, command.name(), &outcome.message);
+            self.push_correction(t, command.name(), &outcome.message, by);
         }
         outcome
     }
@@ -146,10 +187,12 @@ impl BoardPipeline {
     /// A correction as a capture holds it (the command's JSON): applied
     /// as [`BoardPipeline::correct`] does; one that cannot be read is
     /// reported as a diagnostic and changes nothing.
+    /// The line's JSON is the command's, with who made it under `by` when
+    /// known (see [`recorded`]).
     pub(super) fn correct_recorded(&mut self, t: Millis, json: &[u8]) {
-        match OperatorCommand::parse(json) {
-            Ok(command) => {
-                self.correct(t, &command);
+        match unrecord(json) {
+            Ok((command, by)) => {
+                self.correct_by(t, &command, by.as_deref());
             }
             Err(reason) => self.diagnostics.push_back(Diagnostic::BadFrame {
                 t_ms: t,
@@ -163,4 +206,31 @@ impl BoardPipeline {
     pub fn players_set(&self) -> Option<&(Player, Player)> {
         self.published_game.players.as_ref()
     }
+
+    /// The round and pairing board the last `start_game` gave the board (a
+    /// resume gives them back to the session).
+    pub fn pairing_seat(&self) -> Option<(u32, u32)> {
+        self.published_game.seat
+    }
+}
+
+/// A correction as its capture line holds it: the command's JSON, with
+/// `by` added when it is known.
+pub fn recorded(command: &OperatorCommand, by: Option<&str>) -> Vec<u8> {
+    let mut value = serde_json::to_value(command).expect("commands serialise");
+    if let (Some(by), Some(map)) = (by, value.as_object_mut()) {
+        map.insert("by".into(), by.into());
+    }
+    serde_json::to_vec(&value).expect("commands serialise")
+}
+
+/// Reads a capture's correction line back (see [`recorded`]).
+fn unrecord(json: &[u8]) -> Result<(OperatorCommand, Option<String>), String> {
+    let mut value: serde_json::Value = serde_json::from_slice(json).map_err(|e| e.to_string())?;
+    let by = value
+        .as_object_mut()
+        .and_then(|m| m.remove("by"))
+        .and_then(|b| b.as_str().map(str::to_string));
+    let json = serde_json::to_vec(&value).map_err(|e| e.to_string())?;
+    Ok((OperatorCommand::parse(&json)?, by))
 }

@@ -477,6 +477,12 @@ impl AnyGame {
         each!(self, r => r.recon.restart(t))
     }
 
+    /// The board stands the other way round (see
+    /// [`crate::board::Reconstructor::turn_round`]).
+    pub(super) fn turn_round(&mut self, t: Millis) {
+        each!(self, r => r.recon.turn_round(t))
+    }
+
     /// A clock press by `side` at `t` (Law 6.2a: their move is complete).
     pub(super) fn handle_clock_press(&mut self, t: Millis, side: Side) -> Press {
         each!(self, r => r.recon.handle_clock_press(t, side))

@@ -180,7 +180,8 @@ impl BoardTask {
                 && correction
                 && let Some(r) = &mut self.recorder
             {
-                let json = serde_json::to_vec(&request.command).expect("commands serialise");
+                let json =
+                    crate::pipeline::correct::recorded(&request.command, request.by.as_deref());
                 r.record(t, Direction::Operator, &json);
                 r.flush();
             }

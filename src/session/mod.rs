@@ -185,7 +185,7 @@ impl Session {
         if matches!(e.kind, EventKind::GameStart { .. }) {
             self.game_rounds
                 .resize(self.log.games().len().saturating_sub(1), self.game_round);
-            self.game_rounds.push(self.round.current());
+            self.game_rounds.push(self.new_game_round());
         }
         let EventKind::Alert(a) = &e.kind else {
             return;
@@ -351,7 +351,7 @@ impl Session {
             match &e.kind {
                 EventKind::GameStart { .. } => {
                     self.disagrees = false;
-                    self.game_round = self.round.current();
+                    self.take_seat();
                 }
                 EventKind::Move { .. } | EventKind::Takeback { .. } => self.disagrees = false,
                 EventKind::Alert(a)
@@ -487,7 +487,7 @@ impl Session {
                 let by = request.by.as_deref().unwrap_or("signed command");
                 self.decide(t, *alert, *decision, note, by)
             }
-            command => self.handle_command(t, command),
+            command => self.handle_command_by(t, command, request.by.as_deref()),
         };
         let ack = Ack {
             nonce: request.nonce.clone(),
@@ -508,6 +508,16 @@ impl Session {
     /// event when it changes something); the players also go to the
     /// round's pairings, unless they are already so.
     pub fn handle_command(&mut self, t: Millis, command: &OperatorCommand) -> Outcome {
+        self.handle_command_by(t, command, None)
+    }
+
+    /// [`Session::handle_command`], naming who made the correction.
+    pub fn handle_command_by(
+        &mut self,
+        t: Millis,
+        command: &OperatorCommand,
+        by: Option<&str>,
+    ) -> Outcome {
         let outcome = match command {
             OperatorCommand::Decide {
                 alert,
@@ -529,9 +539,11 @@ impl Session {
             OperatorCommand::SetPlayers { white, black } => {
                 self.round
                     .set_players(self.number, white.clone(), black.clone());
-                self.pipeline.correct(t, command)
+                self.pipeline.correct_by(t, command, by)
             }
-            _ => self.pipeline.correct(t, command),
+            // The game in progress ends under its own round and board
+            // number; the next one takes the new ones (`take_seat`).
+            _ => self.pipeline.correct_by(t, command, by),
         };
         if outcome.changed {
             info!(command = command.name(), message = %outcome.message, "operator correction");
@@ -541,6 +553,23 @@ impl Session {
         self.drain(t);
         self.publish_state(t);
         outcome
+    }
+
+    /// The round a game starting now belongs to: the one the desk gave
+    /// the board (`start_game`), else the round being played.
+    fn new_game_round(&self) -> u32 {
+        self.pipeline
+            .pairing_seat()
+            .map_or_else(|| self.round.current(), |(round, _)| round)
+    }
+
+    /// A game starts: it belongs to [`Session::new_game_round`], on the
+    /// pairing board the desk gave the board if it did.
+    fn take_seat(&mut self) {
+        self.game_round = self.new_game_round();
+        if let Some((_, board)) = self.pipeline.pairing_seat() {
+            self.number = board;
+        }
     }
 
     /// The state as published now (the live game).
@@ -826,7 +855,7 @@ impl Session {
                 ..
             } => {
                 self.disagrees = false;
-                self.game_round = self.round.current();
+                self.take_seat();
                 info!(%fen, rotated, "game start");
             }
             EventKind::Move { ply, notation, .. } => {

@@ -144,9 +144,22 @@ impl Round {
     /// Reads the pairings from `source` (the pairings file, or its last
     /// good copy) as [`Round::reload`] does; returns the bytes read.
     pub fn reload_from(&self, source: &std::path::Path) -> Result<Vec<u8>, PairingsError> {
-        let path = source;
-        let bytes = read_pairings_bytes(path)?;
-        let file = parse_pairings(&bytes, path, self.asked_round)?;
+        let bytes = read_pairings_bytes(source)?;
+        self.load(&bytes, source, self.asked_round)?;
+        Ok(bytes)
+    }
+
+    /// Takes up the pairings in `bytes` (a file named `path`; a TRF file
+    /// read for round `asked`, else its last paired round) as
+    /// [`Round::reload`] does: the operator's desk loads the file it was
+    /// given so when it starts a round.
+    pub fn load(
+        &self,
+        bytes: &[u8],
+        path: &std::path::Path,
+        asked: Option<u32>,
+    ) -> Result<(), PairingsError> {
+        let file = parse_pairings(bytes, path, asked)?;
         if let Some(why) = &file.not_paired {
             warn!(path = %path.display(), "{why}");
         }
@@ -155,7 +168,7 @@ impl Round {
         if let Some(trf) = &file.trf {
             state.event = self.configured.clone();
             fill_event(&mut state.event, trf, pairings.round);
-            if let (Some(asked), Some(r)) = (self.asked_round, pairings.round)
+            if let (Some(asked), Some(r)) = (asked, pairings.round)
                 && asked != r
             {
                 warn!(path = %path.display(), "[event] round = {asked}: the TRF file does not pair it; reading its last paired round, {r}");
@@ -182,7 +195,7 @@ impl Round {
             self.warn_conflicts(round, &results);
             self.mark(round, None);
         }
-        Ok(bytes)
+        Ok(())
     }
 
     /// The TRF file and its round, when the pairings come from one.
@@ -191,8 +204,29 @@ impl Round {
         Some((Arc::clone(state.trf.as_ref()?), state.pairings.round?))
     }
 
+    /// The TRF file the pairings come from, when they do.
+    pub fn trf(&self) -> Option<Arc<Trf>> {
+        self.state.read().expect("round state lock").trf.clone()
+    }
+
+    /// The games of `round` as one PGN text, in board order.
+    pub fn round_pgn(&self, round: u32) -> String {
+        let games: Vec<(u32, Arc<GameRecord>)> = self
+            .games
+            .lock()
+            .expect("round games lock")
+            .iter()
+            .filter(|((r, _), _)| *r == round)
+            .map(|((_, b), g)| (*b, Arc::clone(g)))
+            .collect();
+        games
+            .iter()
+            .map(|(b, g)| super::pgn::render(g, &self.tags(round, *b)))
+            .collect()
+    }
+
     /// The results of `round`'s games, board by board (`*` included).
-    fn results(&self, round: u32) -> BTreeMap<u32, String> {
+    pub fn results(&self, round: u32) -> BTreeMap<u32, String> {
         self.games
             .lock()
             .expect("round games lock")
@@ -270,9 +304,8 @@ impl Round {
 
     /// A board's game changed: remember it for the folder.
     pub fn update(&self, round: u32, board: u32, record: &GameRecord) {
-        if self.folder.is_none() {
-            return;
-        }
+        // Kept without a folder too: the operator's desk hands the round's
+        // games out.
         self.games
             .lock()
             .expect("round games lock")

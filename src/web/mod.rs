@@ -26,6 +26,8 @@
 //! reconnects by itself and starts again from a fresh snapshot.
 
 pub mod check;
+pub mod desk;
+mod guard;
 pub mod lockout;
 #[cfg(test)]
 mod stream_tests;
@@ -319,6 +321,12 @@ impl Sessions {
         token
     }
 
+    /// Ends the session `token` (a logout).
+    fn close(&self, token: &str) {
+        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        m.retain(|t, _| !same(t, token));
+    }
+
     /// Whether `token` is a live session.
     fn valid(&self, token: &str) -> bool {
         let now = std::time::Instant::now();
@@ -349,12 +357,41 @@ struct Views {
     arbiter_streams: Arc<tokio::sync::Semaphore>,
     /// Where the arbiters' decisions go: each board's command queue.
     commands: tools::Commands,
+    /// The operator's desk, once the daemon has set it up.
+    desk: Mutex<Option<Arc<crate::desk::live::Desk>>>,
+    /// The desk's sessions (apart from the arbiter view's).
+    desk_sessions: Sessions,
+    /// Failed desk logins per client address.
+    desk_lockout: Mutex<lockout::Lockout>,
 }
 
 impl Views {
+    /// Views of `public` and `arbiter` for `audience`, within `limits`.
+    fn new(public: Arc<Hub>, arbiter: Arc<Hub>, audience: Audience, limits: &Limits) -> Views {
+        Views {
+            public,
+            arbiter,
+            token: audience.arbiter_secret.as_deref().map(arbiter_token),
+            sessions: Sessions::default(),
+            lockout: Mutex::default(),
+            audience,
+            streams: Arc::new(tokio::sync::Semaphore::new(limits.max_streams)),
+            arbiter_streams: Arc::new(tokio::sync::Semaphore::new(limits.arbiter_streams)),
+            commands: tools::Commands::default(),
+            desk: Mutex::new(None),
+            desk_sessions: Sessions::default(),
+            desk_lockout: Mutex::default(),
+        }
+    }
+
     /// The failed logins per address.
     fn lockout(&self) -> MutexGuard<'_, lockout::Lockout> {
         self.lockout.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The failed desk logins per address.
+    fn desk_lockout(&self) -> MutexGuard<'_, lockout::Lockout> {
+        self.desk_lockout.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -370,6 +407,7 @@ pub struct WebServer {
     /// Where the arbiter view's decisions go (set by the daemon once its
     /// boards run).
     pub commands: tools::Commands,
+    views: Arc<Views>,
     task: JoinHandle<()>,
 }
 
@@ -388,26 +426,27 @@ impl WebServer {
         limits: Limits,
     ) -> std::io::Result<WebServer> {
         let (hub, arbiter) = (Hub::new(ids), Hub::new(ids));
-        let views = Arc::new(Views {
-            public: Arc::clone(&hub),
-            arbiter: Arc::clone(&arbiter),
-            token: audience.arbiter_secret.as_deref().map(arbiter_token),
-            sessions: Sessions::default(),
-            lockout: Mutex::default(),
+        let views = Arc::new(Views::new(
+            Arc::clone(&hub),
+            Arc::clone(&arbiter),
             audience,
-            streams: Arc::new(tokio::sync::Semaphore::new(limits.max_streams)),
-            arbiter_streams: Arc::new(tokio::sync::Semaphore::new(limits.arbiter_streams)),
-            commands: tools::Commands::default(),
-        });
+            &limits,
+        ));
         let commands = views.commands.clone();
-        let (addr, task) = serve_views(addr, views, limits).await?;
+        let (addr, task) = serve_views(addr, Arc::clone(&views), limits).await?;
         Ok(WebServer {
             addr,
             hub,
             arbiter,
             commands,
+            views,
             task,
         })
+    }
+
+    /// Serves the operator's desk (`/desk`) from now on.
+    pub fn set_desk(&self, desk: Arc<crate::desk::live::Desk>) {
+        *self.views.desk.lock().unwrap_or_else(|e| e.into_inner()) = Some(desk);
     }
 
     /// The public feed of board `index`.
@@ -435,19 +474,12 @@ pub async fn serve(
     hub: Arc<Hub>,
 ) -> std::io::Result<(SocketAddr, JoinHandle<()>)> {
     let arbiter = Hub::new(&hub.lock().boards.clone());
-    let views = Arc::new(Views {
-        public: hub,
+    let views = Arc::new(Views::new(
+        hub,
         arbiter,
-        audience: Audience::default(),
-        token: None,
-        sessions: Sessions::default(),
-        lockout: Mutex::default(),
-        streams: Arc::new(tokio::sync::Semaphore::new(Limits::default().max_streams)),
-        arbiter_streams: Arc::new(tokio::sync::Semaphore::new(
-            Limits::default().arbiter_streams,
-        )),
-        commands: tools::Commands::default(),
-    });
+        Audience::default(),
+        &Limits::default(),
+    ));
     serve_views(addr, views, Limits::default()).await
 }
 
@@ -477,6 +509,7 @@ async fn serve_views(
         .route("/report.json", get(tools::report_json))
         .route("/arbiter/decide", axum::routing::post(tools::decide))
         .merge(check::routes())
+        .merge(desk::routes())
         .with_state(views);
     info!(url = %format!("http://{local}/"), ?limits, "live page");
     let task = tokio::spawn(accept_loop(listener, app, limits));
@@ -517,16 +550,20 @@ fn json_response(json: String) -> impl IntoResponse {
 
 /// Whether the request carries a live session's cookie.
 fn admitted(views: &Views, headers: &HeaderMap) -> bool {
-    if views.token.is_none() {
-        return false;
-    }
+    views.token.is_some()
+        && cookie(headers, ARBITER_COOKIE).is_some_and(|v| views.sessions.valid(v))
+}
+
+/// The value of cookie `name` in a request's headers.
+fn cookie<'h>(headers: &'h HeaderMap, name: &str) -> Option<&'h str> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|c| c.trim().split_once('='))
-        .any(|(name, value)| name == ARBITER_COOKIE && views.sessions.valid(value))
+        .find(|(n, _)| *n == name)
+        .map(|(_, v)| v)
 }
 
 /// The value of field `name` in an `application/x-www-form-urlencoded`
@@ -571,12 +608,16 @@ const MAX_LOGIN_BODY: usize = 4096;
 /// ([`lockout`]), right password or not.
 async fn arbiter_login(
     State(views): State<Arc<Views>>,
+    headers: HeaderMap,
     extensions: axum::http::Extensions,
     body: axum::body::Bytes,
 ) -> Response {
     let Some(token) = &views.token else {
         return (StatusCode::NOT_FOUND, Html(NO_ARBITER_VIEW)).into_response();
     };
+    if !guard::same_site(&headers) {
+        return guard::refused();
+    }
     // The accept loop ([`crate::listener`]) tells each request its peer.
     let addr = extensions
         .get::<axum::extract::ConnectInfo<SocketAddr>>()

@@ -10,7 +10,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
 
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
@@ -56,7 +56,7 @@ impl Commands {
         *self.0.lock().unwrap_or_else(|e| e.into_inner()) = routes;
     }
 
-    fn route(&self, board: &str) -> Option<tokio::sync::mpsc::Sender<Request>> {
+    pub(super) fn route(&self, board: &str) -> Option<tokio::sync::mpsc::Sender<Request>> {
         self.0
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -82,7 +82,7 @@ impl Answers {
     }
 
     /// Waits for the answer to the command sent with `nonce`.
-    fn expect(&self, nonce: &str) -> tokio::sync::oneshot::Receiver<Ack> {
+    pub(super) fn expect(&self, nonce: &str) -> tokio::sync::oneshot::Receiver<Ack> {
         let (tx, rx) = tokio::sync::oneshot::channel();
         let mut m = self.lock();
         // Answers nobody waits for any more (timed out) go.
@@ -231,7 +231,7 @@ pub(super) struct RoundQuery {
     round: Option<u32>,
 }
 
-fn round_report(views: &Views, round: Option<u32>) -> RoundReport {
+pub(super) fn round_report(views: &Views, round: Option<u32>) -> RoundReport {
     let parts: Vec<BoardReport> = views
         .arbiter
         .lock()
@@ -290,13 +290,8 @@ pub(super) async fn decide(
     if !admitted(&views, &headers) {
         return forbidden();
     }
-    // A form posted from another site carries no Origin of ours.
-    if let (Some(origin), Some(host)) = (
-        headers.get(header::ORIGIN).and_then(|v| v.to_str().ok()),
-        headers.get(header::HOST).and_then(|v| v.to_str().ok()),
-    ) && origin.split("://").nth(1) != Some(host)
-    {
-        return (StatusCode::FORBIDDEN, "cross-site request refused\n").into_response();
+    if !super::guard::same_site(&headers) {
+        return super::guard::refused();
     }
     let Some(form) = (body.len() <= MAX_DECISION_BODY)
         .then(|| std::str::from_utf8(&body).ok())
@@ -349,7 +344,7 @@ pub(super) async fn decide(
 }
 
 /// The answer to a decision: the board's outcome, or `504`.
-fn outcome(
+pub(super) fn outcome(
     answer: Result<
         Result<Ack, tokio::sync::oneshot::error::RecvError>,
         tokio::time::error::Elapsed,
