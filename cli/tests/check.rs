@@ -22,13 +22,13 @@ use crate::util::{BoardConf, Pace, SimBoard, SimOptions, binary, game, write_con
 const TIME_CONTROL: &str = "5400+30";
 
 /// The start position as the board's squares (a1 first).
-fn start() -> [Cell; 64] {
+pub(crate) fn start() -> [Cell; 64] {
     boardcast::games::chess::sensors::start_cells(false)
 }
 
 /// A DGT board `name` standing still with `cells` on it, its clock
 /// showing `clock` seconds (left, right; stopped), serial `serial`.
-fn dgt_board(
+pub(crate) fn dgt_board(
     dir: &Path,
     (name, serial): (&str, &str),
     cells: [Cell; 64],

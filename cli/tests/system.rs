@@ -25,6 +25,7 @@ mod cluster;
 mod control;
 mod daemon;
 mod delay_drills;
+mod desk;
 mod families_live;
 mod games;
 mod games_open_binary;

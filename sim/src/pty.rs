@@ -380,6 +380,15 @@ impl SimBoard {
         }
     }
 
+    /// A hand sets `cell` on `sq` now (`Cell::Empty`: lifts the piece):
+    /// the board reports it as it reports its game's readings, and shows
+    /// it from now on (a later board dump included).
+    pub fn hand(&self, sq: boardcast::games::chess::Square, cell: boardcast::board::Cell) {
+        let mut s = lock(&self.shared);
+        // Not a reading of the first session: `applied` stays.
+        apply_reading(&mut s, 0, &Reading::Square(sq, cell), 1);
+    }
+
     /// Readings of the first session applied so far.
     pub fn applied(&self) -> usize {
         lock(&self.shared).applied

@@ -58,6 +58,8 @@ pub struct Session {
     status: LinkStatus,
     port: Option<String>,
     serial: Option<String>,
+    /// The board's family, by name.
+    family: &'static str,
     /// An uncleared misplaced / illegal-position alert.
     disagrees: bool,
     /// The sensed placement last published (see [`StateMessage::placement`]).
@@ -109,6 +111,7 @@ impl Session {
             status: LinkStatus::Offline,
             port: None,
             serial: None,
+            family: setup.protocol.name(),
             disagrees: false,
             sensed: String::new(),
             readiness: None,
@@ -590,6 +593,7 @@ impl Session {
             status: self.status,
             port: self.port.clone(),
             serial: self.serial.clone(),
+            family: self.family,
             // The delayed public view says nothing of the board's live
             // agreement with the game (an alert is the arbiters' business).
             recognised: if live {

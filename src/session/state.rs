@@ -95,6 +95,8 @@ pub struct StateMessage {
     pub port: Option<String>,
     /// The serial number the board reported.
     pub serial: Option<String>,
+    /// The board's family (its wire protocol: `dgt`, `open`, ...).
+    pub family: &'static str,
     /// A game is on and the board agrees with it: a start position was
     /// recognised and no displaced-pieces or impossible-position alert is
     /// open.

@@ -305,12 +305,24 @@ async fn state(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response 
 fn state_json(views: &Views, desk: &Desk) -> serde_json::Value {
     let (state, file, plan) = desk.view();
     let snapshot = views.arbiter.lock();
+    let mut checks = views.desk_checks.lock().unwrap_or_else(|e| e.into_inner());
     let boards: Vec<serde_json::Value> = snapshot
         .boards
         .iter()
         .zip(&snapshot.states)
-        .map(|(id, s)| board_json(id, s.as_ref(), state.assigned.get(id).copied()))
+        .map(|(id, s)| {
+            // The last board check stays on the desk after the first move.
+            let check = match s.as_ref().map(|s| &s["readiness"]) {
+                Some(r) if r.is_object() => {
+                    checks.insert(id.clone(), r.clone());
+                    r.clone()
+                }
+                _ => checks.get(id).cloned().unwrap_or_default(),
+            };
+            board_json(id, s.as_ref(), &check, state.assigned.get(id).copied())
+        })
         .collect();
+    drop(checks);
     let event = snapshot
         .states
         .iter()
@@ -335,10 +347,15 @@ fn state_json(views: &Views, desk: &Desk) -> serde_json::Value {
 }
 
 /// One board as the desk shows it, from its live state.
-fn board_json(id: &str, s: Option<&serde_json::Value>, assigned: Option<u32>) -> serde_json::Value {
+fn board_json(
+    id: &str,
+    s: Option<&serde_json::Value>,
+    check: &serde_json::Value,
+    assigned: Option<u32>,
+) -> serde_json::Value {
     let null = serde_json::Value::Null;
     let s = s.unwrap_or(&null);
-    let readiness: Vec<serde_json::Value> = s["readiness"]
+    let readiness: Vec<serde_json::Value> = check
         .as_object()
         .map(|r| {
             r.iter()
@@ -362,9 +379,9 @@ fn board_json(id: &str, s: Option<&serde_json::Value>, assigned: Option<u32>) ->
         "family": s["family"],
         "port": s["port"],
         "serial": s["serial"],
-        "identity": s["readiness"]["identity"]["message"],
+        "identity": check["identity"]["message"],
         "rotated": s["rotated"].as_bool().unwrap_or(false),
-        "ready": s["readiness"]["ready"],
+        "ready": check["ready"],
         "readiness": readiness,
         "game_type": s["game_type"],
         "number": s["number"],

@@ -222,7 +222,15 @@ impl crate::session::BoardSink for BoardFeed {
     }
 
     fn reading(&self, t_ms: crate::event::Millis, placement: &str) {
-        self.hub.lock().kept[self.index].reading(t_ms, placement);
+        let id = {
+            let mut s = self.hub.lock();
+            s.kept[self.index].reading(t_ms, placement);
+            s.boards[self.index].clone()
+        };
+        // Every piece lifted or set down, for the desk's "Identify" (only
+        // the arbiters' hub is handed readings).
+        let json = serde_json::json!({ "board": id, "t_ms": t_ms, "placement": placement });
+        self.hub.send("placement", json.to_string());
     }
 
     fn report(&self, json: &str) {
@@ -363,6 +371,9 @@ struct Views {
     desk_sessions: Sessions,
     /// Failed desk logins per client address.
     desk_lockout: Mutex<lockout::Lockout>,
+    /// Each board's board check as last published (a state carries it
+    /// only until the first move), for the desk.
+    desk_checks: Mutex<std::collections::HashMap<String, serde_json::Value>>,
 }
 
 impl Views {
@@ -381,6 +392,7 @@ impl Views {
             desk: Mutex::new(None),
             desk_sessions: Sessions::default(),
             desk_lockout: Mutex::default(),
+            desk_checks: Mutex::default(),
         }
     }
 
