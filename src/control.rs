@@ -88,6 +88,13 @@ pub enum OperatorCommand {
         round: u32,
         /// The pairing board.
         board: u32,
+        /// White, when the sender knows the pairing (a hub's desk does; a
+        /// bridge without the pairing file then shows the right players).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        white: Option<Player>,
+        /// Black, likewise.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        black: Option<Player>,
     },
     /// An arbiter's decision about one of the board's alerts.
     Decide {
@@ -140,12 +147,24 @@ impl OperatorCommand {
                     return Err("`fen`: a position, at most 200 characters".into());
                 }
             }
-            OperatorCommand::StartGame { round, board }
-                if *round == 0 || *board == 0 || *round > 99 || *board > 9999 =>
-            {
-                return Err(format!(
-                    "round {round}, board {board}: a round from 1 to 99 and a board from 1 to 9999"
-                ));
+            OperatorCommand::StartGame {
+                round,
+                board,
+                white,
+                black,
+            } => {
+                if *round == 0 || *board == 0 || *round > 99 || *board > 9999 {
+                    return Err(format!(
+                        "round {round}, board {board}: a round from 1 to 99 and a board from 1 to 9999"
+                    ));
+                }
+                for (side, p) in [("white", white), ("black", black)] {
+                    if let Some(p) = p {
+                        crate::text::check_text(side, Some(&p.name))?;
+                        crate::text::check_text(side, p.title.as_deref())?;
+                        crate::text::check_text(side, p.federation.as_deref())?;
+                    }
+                }
             }
             OperatorCommand::Decide {
                 note: Some(note), ..

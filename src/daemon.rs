@@ -327,7 +327,6 @@ fn desk(config: &Config, round: &Arc<Round>) -> Arc<crate::desk::live::Desk> {
     Arc::new(crate::desk::live::Desk::new(
         crate::desk::store::Store::new(config.recorder.as_deref()),
         Arc::clone(round),
-        config.boards.iter().map(|b| b.id.clone()).collect(),
         config.event.pairings.clone(),
         config.web_login.desk_password.clone(),
     ))

@@ -33,6 +33,11 @@ fn screenshot(name: &str) -> PathBuf {
 use boardcast::board::Cell;
 use boardcast::games::chess::Square;
 
+/// Leaves a screenshot of the page in the target folder.
+async fn snap(client: &fantoccini::Client, name: &str) {
+    std::fs::write(screenshot(name), client.screenshot().await.unwrap()).unwrap();
+}
+
 /// A white pawn, as the board's sensors read it.
 fn white_pawn() -> Cell {
     start()[Square::E2 as usize]
@@ -177,6 +182,7 @@ async fn a_whole_round_run_from_the_desk_in_chromium_across_a_restart() {
     client.set_window_size(1440, 900).await.unwrap();
     let base = format!("http://127.0.0.1:{web}");
     client.goto(&format!("{base}/desk")).await.unwrap();
+    snap(&client, "desk-login.png").await;
     log_in(&client).await;
 
     // The round: the pairing program's file, uploaded.
@@ -226,6 +232,14 @@ async fn a_whole_round_run_from_the_desk_in_chromium_across_a_restart() {
     choose(&client, "typed-4", "1/2-1/2").await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     assert_eq!(pairing(&desk_state(&client).await, 4)["typed"], "1/2-1/2");
+    client
+        .execute(
+            "document.getElementById('round').scrollIntoView(); return true;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    snap(&client, "desk-round.png").await;
 
     // Start the round: each board takes up a new game with its players.
     client
@@ -301,6 +315,7 @@ async fn a_whole_round_run_from_the_desk_in_chromium_across_a_restart() {
     )
     .await;
     click(&client, "button.correct[data-board=\"d1\"]").await;
+    snap(&client, "desk-correct.png").await;
     click(
         &client,
         "button[data-command=\"set_result\"][data-result=\"1-0\"]",
@@ -334,11 +349,11 @@ async fn a_whole_round_run_from_the_desk_in_chromium_across_a_restart() {
     }
 
     // Screenshots: desktop, then a 1024x768 tablet without sideways scrolling.
-    std::fs::write(
-        screenshot("desk-1440x900.png"),
-        client.screenshot().await.unwrap(),
-    )
-    .unwrap();
+    client
+        .execute("window.scrollTo(0, 0); return true;", vec![])
+        .await
+        .unwrap();
+    snap(&client, "desk-1440x900.png").await;
     client.set_window_size(1024, 768).await.unwrap();
     tokio::time::sleep(Duration::from_millis(500)).await;
     let wide = client
@@ -352,11 +367,7 @@ async fn a_whole_round_run_from_the_desk_in_chromium_across_a_restart() {
         wide.as_i64().is_some_and(|w| w <= 0),
         "sideways scroll at 1024: {wide}"
     );
-    std::fs::write(
-        screenshot("desk-1024x768.png"),
-        client.screenshot().await.unwrap(),
-    )
-    .unwrap();
+    snap(&client, "desk-1024x768.png").await;
 
     // A restart mid-round: everything as it was.
     assert!(daemon.stop().success(), "{}", daemon.log());
@@ -525,4 +536,119 @@ fn the_first_run_without_a_configuration_serves_the_demo_boards_on_the_desk() {
     assert_eq!(code, 403);
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// Issue 45, item 6: the hub's desk sets a result on a board of a bridge
+/// it does not run, as a signed command over the broker.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_hubs_desk_sets_a_result_on_a_board_of_another_bridge() {
+    use crate::hub::{HubBoard, HubProc, bridge_config, hub_config, wait_until};
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let sub = Subscriber::connect(broker.port, "hd/#", "watcher", false).await;
+    let url = format!("\"mqtt://127.0.0.1:{}\"", broker.port);
+    let mut sims = Vec::new();
+    let mut bridges = Vec::new();
+    for (name, id, number) in [("hall-a", "a1", 1), ("hall-b", "b1", 2)] {
+        let bdir = dir.path().join(name);
+        std::fs::create_dir_all(&bdir).unwrap();
+        let sim = dgt_board(&bdir, (id, &format!("4600{number}")), start(), (5400, 5400));
+        let conf = [HubBoard {
+            id: id.into(),
+            port: sim.pattern(),
+            number,
+        }];
+        sims.push(sim);
+        bridges.push(Daemon::start(&bridge_config(
+            &bdir, name, &url, "hd", &conf,
+        )));
+    }
+    let web = free_port();
+    let hub_file = hub_config(
+        &dir.path().join("hub"),
+        &url,
+        "hd",
+        &format!("127.0.0.1:{web}"),
+    );
+    let text = std::fs::read_to_string(&hub_file).unwrap().replacen(
+        "[web]\n",
+        &format!(
+            "[control]\nsecret = \"{}\"\n\n[web]\ndesk_password = \"{PASSWORD}\"\n",
+            crate::util::TEST_SECRET
+        ),
+        1,
+    );
+    std::fs::write(&hub_file, text).unwrap();
+    let hub = HubProc::start(&hub_file);
+    let deadline = std::time::Instant::now() + Duration::from_secs(20);
+    while std::net::TcpStream::connect(("127.0.0.1", web)).is_err() {
+        assert!(std::time::Instant::now() < deadline, "{}", hub.log());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let body = format!("key={}", PASSWORD.replace(' ', "+"));
+    let (code, reply) = request(
+        web,
+        &format!(
+            "POST /desk/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    );
+    assert_eq!(code, 303, "{reply}\n{}", hub.log());
+    let cookie = reply
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("set-cookie: ")
+                .map(|c| c.to_string())
+        })
+        .and_then(|c| c.split(';').next().map(str::to_string))
+        .expect("a session");
+    // Both bridges' boards are on the hub's desk, with their games.
+    wait_until("both bridges' boards on the hub's desk", 30, || {
+        let (_, reply) = request(
+            web,
+            &format!(
+                "GET /desk/state HTTP/1.1\r\nHost: x\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
+            ),
+        );
+        let state: Value = serde_json::from_str(reply.split_once("\r\n\r\n")?.1).ok()?;
+        let games = state["boards"]
+            .as_array()?
+            .iter()
+            .filter(|b| b["game"].as_u64().is_some_and(|g| g >= 1))
+            .count();
+        (games == 2).then_some(())
+    });
+    // The result of hall-b's board, set from the hub.
+    let form = "board=b1&command=set_result&result=0-1";
+    let (code, reply) = request(
+        web,
+        &format!(
+            "POST /desk/command HTTP/1.1\r\nHost: x\r\nCookie: {cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{form}",
+            form.len()
+        ),
+    );
+    assert_eq!(code, 200, "{reply}\n{}", hub.log());
+    assert!(reply.contains("result set to 0-1"), "{reply}");
+    let end = sub
+        .wait_for("hall-b's game ended 0-1", Duration::from_secs(10), |msgs| {
+            msgs.iter()
+                .filter(|m| m.topic == "hd/board/b1/event")
+                .map(|m| m.json())
+                .find(|e| e["type"] == "game_end" && e["result"] == "0-1")
+        })
+        .await;
+    assert_eq!(end["board"], "b1");
+    // hall-a's board is untouched.
+    assert!(
+        !sub.json_on("hd/board/a1/event")
+            .iter()
+            .any(|e| e["type"] == "correction"),
+        "no correction on hall-a"
+    );
+    drop(bridges);
+    drop(sims);
 }

@@ -29,8 +29,6 @@ pub struct Desk {
     inner: Mutex<Inner>,
     store: Store,
     round: Arc<Round>,
-    /// The daemon's boards, in order.
-    sensors: Vec<String>,
     /// `[event] pairings`, when configured.
     configured: Option<PathBuf>,
     /// `[desk] password`, when configured: it wins over one chosen here.
@@ -52,14 +50,12 @@ pub enum LoadError {
 }
 
 impl Desk {
-    /// The desk for `sensors` (the daemon's board ids) over `round`,
-    /// taking up what `store` kept: the round last started is loaded into
+    /// The desk over `round`, taking up what `store` kept: the round last started is loaded into
     /// `round` again, unless a configured pairing file (`configured`) is
     /// in force (it wins).
     pub fn new(
         store: Store,
         round: Arc<Round>,
-        sensors: Vec<String>,
         configured: Option<PathBuf>,
         configured_password: Option<String>,
     ) -> Desk {
@@ -81,7 +77,6 @@ impl Desk {
             }),
             store,
             round,
-            sensors,
             configured,
             configured_password,
         };
@@ -103,11 +98,6 @@ impl Desk {
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
         self.inner.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The daemon's boards.
-    pub fn sensors(&self) -> &[String] {
-        &self.sensors
     }
 
     /// Whether a desk password is set (configured or chosen).
@@ -179,18 +169,19 @@ impl Desk {
     /// Applies a change to the state (kept when it succeeds).
     pub fn change(
         &self,
-        f: impl FnOnce(&mut DeskState, Option<&Trf>, &[String]) -> Result<(), DeskError>,
+        f: impl FnOnce(&mut DeskState, Option<&Trf>) -> Result<(), DeskError>,
     ) -> Result<(), DeskError> {
         let mut inner = self.lock();
         let trf = inner.trf.as_ref().map(|(t, _)| Arc::clone(t));
-        f(&mut inner.state, trf.as_deref(), &self.sensors)?;
+        f(&mut inner.state, trf.as_deref())?;
         self.save(&inner);
         Ok(())
     }
 
     /// The state, the pairing file's rounds and player count, and the plan
-    /// of the chosen round.
-    pub fn view(&self) -> (DeskState, Option<(Vec<u32>, usize)>, Plan) {
+    /// of the chosen round for the boards `sensors` (the daemon's, or
+    /// every bridge's on a hub).
+    pub fn view(&self, sensors: &[String]) -> (DeskState, Option<(Vec<u32>, usize)>, Plan) {
         let inner = self.lock();
         let trf = inner.trf.as_ref().map(|(t, _)| Arc::clone(t));
         let games = inner
@@ -198,19 +189,19 @@ impl Desk {
             .round
             .map(|r| self.round.results(r))
             .unwrap_or_default();
-        let plan = inner.state.plan(trf.as_deref(), &self.sensors, &games);
+        let plan = inner.state.plan(trf.as_deref(), sensors, &games);
         let file = trf.map(|t| (t.paired_rounds(), t.players.len()));
         (inner.state.clone(), file, plan)
     }
 
-    /// Prepares the chosen round's start: its pairings become the round's
+    /// Prepares the chosen round's start on `sensors`: its pairings become the round's
     /// (games started from now on belong to it); returns the round and
     /// each sensor board's pairing. The caller sends the boards their
     /// `start_game` and then calls [`Desk::started`].
-    pub fn start(&self) -> Result<(u32, Vec<(String, Pairing)>), DeskError> {
+    pub fn start(&self, sensors: &[String]) -> Result<(u32, Vec<(String, Pairing)>), DeskError> {
         let inner = self.lock();
         let (trf, bytes) = inner.trf.as_ref().ok_or(DeskError::NoFile)?;
-        let (round, starts) = inner.state.to_start(trf, &self.sensors)?;
+        let (round, starts) = inner.state.to_start(trf, sensors)?;
         if let Err(e) = self
             .round
             .load(bytes, Path::new("pairings.trf"), Some(round))

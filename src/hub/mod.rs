@@ -31,6 +31,7 @@ use self::config::HubConfig;
 use self::liveness::{Change, Liveness};
 use self::model::{HubModel, Output};
 use crate::backoff::Backoff;
+use crate::control::Request;
 use crate::mqtt::link::{self, Health};
 use crate::sink::round::Round;
 use crate::tournament::{Pairings, Player};
@@ -81,6 +82,9 @@ struct Sinks {
     /// Board id to its index in both views.
     index: HashMap<String, usize>,
     round: Arc<Round>,
+    /// Where the page's commands for the bridges' boards go (to be signed
+    /// and published), when the hub has the operator secret.
+    outgoing: Option<tokio::sync::mpsc::Sender<(String, Request)>>,
 }
 
 impl Sinks {
@@ -91,6 +95,9 @@ impl Sinks {
                     if let Some(w) = &self.web {
                         let i = w.hub.add_board(&id);
                         w.arbiter.add_board(&id);
+                        if let Some(out) = &self.outgoing {
+                            w.commands.add(&id, forward(&id, out.clone()));
+                        }
                         self.index.insert(id, i);
                     }
                 }
@@ -148,6 +155,24 @@ impl Sinks {
     }
 }
 
+/// A board's command queue on the hub: what arrives goes, with the board's
+/// id, to the MQTT task, which signs and publishes it.
+fn forward(
+    id: &str,
+    out: tokio::sync::mpsc::Sender<(String, Request)>,
+) -> tokio::sync::mpsc::Sender<Request> {
+    let (tx, mut rx) = tokio::sync::mpsc::channel::<Request>(16);
+    let id = id.to_string();
+    tokio::spawn(async move {
+        while let Some(r) = rx.recv().await {
+            if out.send((id.clone(), r)).await.is_err() {
+                break;
+            }
+        }
+    });
+    tx
+}
+
 /// Runs the hub until `shutdown` resolves; `started` is told what it
 /// serves once the page is up. Then the folder is written a last time.
 pub async fn run(
@@ -186,14 +211,37 @@ pub async fn run(
             web: web.as_ref().map(|w| w.addr),
         });
     }
+    // The desk: for every board of every bridge, its actions sent to the
+    // bridges as signed commands (so only with the operator secret).
+    let (outgoing_tx, mut outgoing) = tokio::sync::mpsc::channel::<(String, Request)>(256);
+    let outgoing_tx = match (&web, &cfg.control.secret) {
+        (Some(w), Some(_)) => {
+            w.set_desk(Arc::new(crate::desk::live::Desk::new(
+                crate::desk::store::Store::new(Some(&cfg.state_dir)),
+                Arc::clone(&round),
+                None,
+                cfg.web_login.desk_password.clone(),
+            )));
+            info!(url = %format!("http://{}/desk", w.addr), "hub: the operator's desk for every bridge's boards");
+            Some(outgoing_tx)
+        }
+        (Some(_), None) => {
+            warn!(
+                "hub: no operator secret ([control] secret): no desk, the bridges would refuse its commands"
+            );
+            None
+        }
+        _ => None,
+    };
     let mut sinks = Sinks {
         web,
         index: HashMap::new(),
         round,
+        outgoing: outgoing_tx,
     };
     let journals = (cfg.delay_ms > 0).then(|| cfg.state_dir.clone());
     let mut model = HubModel::new(&cfg.mqtt.prefix, cfg.delay_ms).with_journals(journals);
-    let result = follow(&cfg, &mut model, &mut sinks, shutdown).await;
+    let result = follow(&cfg, &mut model, &mut sinks, &mut outgoing, shutdown).await;
     let _ = stop_writer.send(());
     let _ = writer.await;
     info!("hub stopped");
@@ -207,12 +255,18 @@ async fn follow(
     cfg: &HubConfig,
     model: &mut HubModel,
     sinks: &mut Sinks,
+    outgoing: &mut tokio::sync::mpsc::Receiver<(String, Request)>,
     shutdown: impl Future<Output = ()>,
 ) -> Result<(), HubError> {
     let mut link = HubLink::open(cfg)?;
     let mut liveness = Liveness::new(&cfg.mqtt.prefix, cfg.silence.as_millis() as u64);
     let mut filters = model.filters();
     filters.push(liveness.filter());
+    // The bridges' answers to the desk's commands.
+    let acks = format!("{}/bridge/+/ack", cfg.mqtt.prefix);
+    if sinks.outgoing.is_some() {
+        filters.push(acks.clone());
+    }
     tokio::pin!(shutdown);
     loop {
         let now = crate::wall::unix_ms();
@@ -241,6 +295,10 @@ async fn follow(
                 }
                 continue;
             }
+            Some((board, request)) = outgoing.recv() => {
+                publish_command(cfg, &link.client, &board, &request);
+                continue;
+            }
             r = link.eventloop.poll() => r,
         };
         match polled {
@@ -255,6 +313,13 @@ async fn follow(
                     {
                         warn!(filter = %f, "hub: could not subscribe");
                     }
+                }
+            }
+            Ok(MqttEvent::Incoming(Incoming::Publish(p)))
+                if sinks.outgoing.is_some() && is_ack(&cfg.mqtt.prefix, &p.topic) =>
+            {
+                if let (Some(w), Ok(ack)) = (&sinks.web, serde_json::from_slice(&p.payload)) {
+                    w.hub.answer(&ack);
                 }
             }
             Ok(MqttEvent::Incoming(Incoming::Publish(p))) => {
@@ -277,6 +342,45 @@ async fn follow(
     }
     let _ = link.client.try_disconnect();
     Ok(())
+}
+
+/// Whether `topic` is a bridge's acknowledgement topic
+/// (`{prefix}/bridge/{name}/ack`).
+fn is_ack(prefix: &str, topic: &str) -> bool {
+    topic
+        .strip_prefix(prefix)
+        .and_then(|t| t.strip_prefix("/bridge/"))
+        .and_then(|t| t.strip_suffix("/ack"))
+        .is_some_and(|name| !name.is_empty() && !name.contains('/'))
+}
+
+/// Signs the desk's `request` for `board` with the operator secret and
+/// publishes it on the board's command topic, as `boardcast command` does
+/// (the bridge that has the board obeys and acknowledges it).
+fn publish_command(cfg: &HubConfig, client: &AsyncClient, board: &str, request: &Request) {
+    let Some(secret) = &cfg.control.secret else {
+        return;
+    };
+    let topic = format!("{}/board/{board}/command", cfg.mqtt.prefix);
+    let nonce = request
+        .nonce
+        .clone()
+        .unwrap_or_else(crate::control::new_nonce);
+    let payload = crate::control::sign(
+        secret,
+        &topic,
+        &request.command,
+        crate::wall::unix_ms(),
+        &nonce,
+    );
+    if client
+        .try_publish(&topic, QoS::AtLeastOnce, false, payload)
+        .is_err()
+    {
+        warn!(%board, "hub: the desk's command could not be handed to the broker");
+    } else {
+        info!(%board, command = request.command.name(), "hub: desk command sent to its bridge");
+    }
 }
 
 /// Shows the bridges' liveness changes: a silent bridge as offline (as its

@@ -137,8 +137,16 @@ impl BoardPipeline {
                 self.restart(t);
                 done(true, "game restarted".to_string())
             }
-            OperatorCommand::StartGame { round, board } => {
+            OperatorCommand::StartGame {
+                round,
+                board,
+                white,
+                black,
+            } => {
                 self.published_game.seat = Some((*round, *board));
+                if let (Some(w), Some(b)) = (white, black) {
+                    self.published_game.players = Some((w.clone(), b.clone()));
+                }
                 self.restart(t);
                 done(
                     true,

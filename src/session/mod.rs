@@ -545,7 +545,18 @@ impl Session {
                 self.pipeline.correct_by(t, command, by)
             }
             // The game in progress ends under its own round and board
-            // number; the next one takes the new ones (`take_seat`).
+            // number; the next one takes the new ones (`take_seat`), with
+            // the players the command names, if it does.
+            OperatorCommand::StartGame {
+                round,
+                board,
+                white: Some(white),
+                black: Some(black),
+            } => {
+                self.round
+                    .set_players_in(*round, *board, white.clone(), black.clone());
+                self.pipeline.correct_by(t, command, by)
+            }
             _ => self.pipeline.correct_by(t, command, by),
         };
         if outcome.changed {

@@ -302,8 +302,13 @@ async fn state(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response 
     }
 }
 
+/// The boards the desk runs: the daemon's, or every bridge's on a hub.
+fn sensors(views: &Views) -> Vec<String> {
+    views.arbiter.lock().boards.clone()
+}
+
 fn state_json(views: &Views, desk: &Desk) -> serde_json::Value {
-    let (state, file, plan) = desk.view();
+    let (state, file, plan) = desk.view(&sensors(views));
     let snapshot = views.arbiter.lock();
     let mut checks = views.desk_checks.lock().unwrap_or_else(|e| e.into_inner());
     let boards: Vec<serde_json::Value> = snapshot
@@ -467,8 +472,9 @@ async fn change(
         Err(r) => return r,
     };
     let mut why = None;
-    let done = desk.change(|state, trf, sensors| {
-        f(text, state, trf, sensors).map_err(|e| {
+    let sensors = sensors(&views);
+    let done = desk.change(|state, trf| {
+        f(text, state, trf, &sensors).map_err(|e| {
             why = Some(e);
             crate::desk::DeskError::NoRound
         })
@@ -594,7 +600,7 @@ async fn start(
         Ok(d) => d,
         Err(r) => return r,
     };
-    let (round, starts) = match desk.start() {
+    let (round, starts) = match desk.start(&sensors(&views)) {
         Ok(s) => s,
         Err(e) => return fail(StatusCode::CONFLICT, e),
     };
@@ -612,6 +618,8 @@ async fn start(
         let command = OperatorCommand::StartGame {
             round,
             board: pairing.board,
+            white: Some(pairing.white.clone()),
+            black: Some(pairing.black.clone()),
         };
         waiting.push((sensor, dispatch(&views, sensor, command, &who)));
     }
@@ -782,6 +790,6 @@ async fn report(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response
         Ok(d) => d,
         Err(r) => return r,
     };
-    let round = desk.view().0.round;
+    let round = desk.view(&[]).0.round;
     Html(super::tools::round_report(&views, round).to_html()).into_response()
 }

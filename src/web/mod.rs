@@ -149,6 +149,13 @@ impl Hub {
         serde_json::to_string(&*self.lock()).expect("snapshots serialise")
     }
 
+    /// A board's acknowledgement of a command, heard from elsewhere (a
+    /// hub hears the bridges' on MQTT): the answer the desk or the arbiter
+    /// view may wait for.
+    pub fn answer(&self, ack: &crate::control::Ack) {
+        self.answers.answer(ack);
+    }
+
     /// The feed of board `index`.
     pub fn feed(self: &Arc<Self>, index: usize) -> BoardFeed {
         BoardFeed {

@@ -56,6 +56,15 @@ impl Commands {
         *self.0.lock().unwrap_or_else(|e| e.into_inner()) = routes;
     }
 
+    /// Adds where board `id`'s commands go (a hub learns its boards as
+    /// the bridges publish them).
+    pub fn add(&self, id: &str, route: tokio::sync::mpsc::Sender<Request>) {
+        self.0
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(id.to_string(), route);
+    }
+
     pub(super) fn route(&self, board: &str) -> Option<tokio::sync::mpsc::Sender<Request>> {
         self.0
             .lock()
