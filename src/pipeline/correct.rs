@@ -101,38 +101,7 @@ impl BoardPipeline {
             message,
         };
         let outcome = match command {
-            OperatorCommand::SetResult { result } => match &self.published_game.result {
-                None => Outcome {
-                    accepted: false,
-                    changed: false,
-                    message: "no game on this board yet: no result to set".into(),
-                },
-                Some(Some(r)) if r == result => {
-                    done(false, format!("the result is already {result}"))
-                }
-                Some(before) => {
-                    let before = before.clone();
-                    self.set_result(t, result, OPERATOR_RESULT);
-                    if self.published_game.result != Some(Some(result.clone())) {
-                        // The game had already ended (a result piece, the
-                        // operator, a restart): its record is corrected.
-                        let winner = self.game().winner(result);
-                        self.push_event(
-                            t,
-                            EventKind::GameEnd {
-                                result: result.clone(),
-                                reason: OPERATOR_RESULT.into(),
-                                winner,
-                            },
-                        );
-                    }
-                    let message = match before {
-                        Some(old) => format!("result changed from {old} to {result}"),
-                        None => format!("result set to {result}"),
-                    };
-                    done(true, message)
-                }
-            },
+            OperatorCommand::SetResult { result } => self.correct_result(t, result),
             OperatorCommand::Restart => {
                 self.restart(t);
                 done(true, "game restarted".to_string())
@@ -190,6 +159,46 @@ impl BoardPipeline {
             self.push_correction(t, command.name(), &outcome.message, by);
         }
         outcome
+    }
+
+    /// `set_result`: the game's result set, or set again (the last one
+    /// set wins).
+    fn correct_result(&mut self, t: Millis, result: &str) -> Outcome {
+        let done = |changed: bool, message: String| Outcome {
+            accepted: true,
+            changed,
+            message,
+        };
+        match &self.published_game.result {
+            None => Outcome {
+                accepted: false,
+                changed: false,
+                message: "no game on this board yet: no result to set".into(),
+            },
+            Some(Some(r)) if r == result => done(false, format!("the result is already {result}")),
+            Some(before) => {
+                let before = before.clone();
+                self.set_result(t, result, OPERATOR_RESULT);
+                if self.published_game.result != Some(Some(result.to_string())) {
+                    // The game had already ended (a result piece, the
+                    // operator, a restart): its record is corrected.
+                    let winner = self.game().winner(result);
+                    self.push_event(
+                        t,
+                        EventKind::GameEnd {
+                            result: result.to_string(),
+                            reason: OPERATOR_RESULT.into(),
+                            winner,
+                        },
+                    );
+                }
+                let message = match before {
+                    Some(old) => format!("result changed from {old} to {result}"),
+                    None => format!("result set to {result}"),
+                };
+                done(true, message)
+            }
+        }
     }
 
     /// A correction as a capture holds it (the command's JSON): applied

@@ -106,25 +106,42 @@ fn peer(extensions: &axum::http::Extensions) -> Option<std::net::IpAddr> {
 
 /// What every desk action checks first: a desk, a session, and (for a
 /// POST) a request from the page itself.
-fn gate(views: &Views, headers: &HeaderMap, post: bool) -> Result<Arc<Desk>, Response> {
+fn gate(views: &Views, headers: &HeaderMap, post: bool) -> Result<Arc<Desk>, Refused> {
     let Some(desk) = desk(views) else {
-        return Err((StatusCode::NOT_FOUND, "there is no operator's desk here\n").into_response());
+        return Err(Refused(
+            StatusCode::NOT_FOUND,
+            "there is no operator's desk here".into(),
+        ));
     };
     if post && !super::guard::same_site(headers) {
-        return Err(super::guard::refused());
+        return Err(Refused(StatusCode::FORBIDDEN, super::guard::REFUSED.into()));
     }
     if !admitted(views, headers) {
-        return Err((StatusCode::UNAUTHORIZED, "the desk's login is needed\n").into_response());
+        return Err(Refused(
+            StatusCode::UNAUTHORIZED,
+            "the desk's login is needed".into(),
+        ));
     }
     Ok(desk)
 }
 
-fn fail(code: StatusCode, text: impl std::fmt::Display) -> Response {
-    (code, format!("{text}\n")).into_response()
+/// A refusal: its status and one line saying why.
+#[derive(Debug)]
+struct Refused(StatusCode, String);
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        (self.0, format!("{}\n", self.1)).into_response()
+    }
 }
 
-fn form(body: &[u8]) -> Result<&str, Response> {
-    std::str::from_utf8(body).map_err(|_| fail(StatusCode::BAD_REQUEST, "the form is not text"))
+fn fail(code: StatusCode, text: impl std::fmt::Display) -> Response {
+    Refused(code, text.to_string()).into_response()
+}
+
+fn form(body: &[u8]) -> Result<&str, Refused> {
+    std::str::from_utf8(body)
+        .map_err(|_| Refused(StatusCode::BAD_REQUEST, "the form is not text".into()))
 }
 
 /// `GET /desk`: the desk for a live session, else its login (or, at first
@@ -298,7 +315,7 @@ async fn logout(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response
 async fn state(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
     match gate(&views, &headers, false) {
         Ok(desk) => json_response(state_json(&views, &desk).to_string()).into_response(),
-        Err(r) => r,
+        Err(r) => r.into_response(),
     }
 }
 
@@ -406,7 +423,7 @@ fn board_json(
 /// the sensed pieces, which "Identify" watches).
 async fn events(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
     if let Err(r) = gate(&views, &headers, false) {
-        return r;
+        return r.into_response();
     }
     super::stream(&views.arbiter_streams, &views.arbiter)
 }
@@ -426,7 +443,7 @@ async fn upload(
 ) -> Response {
     let desk = match gate(&views, &headers, true) {
         Ok(d) => d,
-        Err(r) => return r,
+        Err(r) => return r.into_response(),
     };
     let name = q
         .name
@@ -442,7 +459,7 @@ async fn upload(
 async fn load_configured(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
     let desk = match gate(&views, &headers, true) {
         Ok(d) => d,
-        Err(r) => return r,
+        Err(r) => return r.into_response(),
     };
     match desk.load_configured() {
         Ok(()) => json_response(state_json(&views, &desk).to_string()).into_response(),
@@ -465,11 +482,11 @@ async fn change(
 ) -> Response {
     let desk = match gate(&views, &headers, true) {
         Ok(d) => d,
-        Err(r) => return r,
+        Err(r) => return r.into_response(),
     };
     let text = match form(&body) {
         Ok(t) => t,
-        Err(r) => return r,
+        Err(r) => return r.into_response(),
     };
     let mut why = None;
     let sensors = sensors(&views);
@@ -558,12 +575,12 @@ fn dispatch(
     board: &str,
     command: OperatorCommand,
     by: &str,
-) -> Result<tokio::sync::oneshot::Receiver<crate::control::Ack>, Response> {
+) -> Result<tokio::sync::oneshot::Receiver<crate::control::Ack>, Refused> {
     // The same checks as a command from the broker.
     let json = serde_json::to_vec(&command).expect("commands serialise");
-    let command = OperatorCommand::parse(&json).map_err(|e| fail(StatusCode::BAD_REQUEST, e))?;
+    let command = OperatorCommand::parse(&json).map_err(|e| Refused(StatusCode::BAD_REQUEST, e))?;
     let Some(route) = views.commands.route(board) else {
-        return Err(fail(StatusCode::NOT_FOUND, "no such board"));
+        return Err(Refused(StatusCode::NOT_FOUND, "no such board".into()));
     };
     let nonce = format!("desk-{}", &super::new_session_token()[..24]);
     let answer = views.public.answers.expect(&nonce);
@@ -573,9 +590,9 @@ fn dispatch(
         by: Some(by.to_string()),
     };
     if route.try_send(request).is_err() {
-        return Err(fail(
+        return Err(Refused(
             StatusCode::SERVICE_UNAVAILABLE,
-            "the board is busy; try again",
+            "the board is busy; try again".into(),
         ));
     }
     Ok(answer)
@@ -586,7 +603,7 @@ fn dispatch(
 async fn send(views: &Views, board: &str, command: OperatorCommand, by: &str) -> Response {
     match dispatch(views, board, command, by) {
         Ok(answer) => outcome(tokio::time::timeout(DECISION_WAIT, answer).await),
-        Err(r) => r,
+        Err(r) => r.into_response(),
     }
 }
 
@@ -598,7 +615,7 @@ async fn start(
 ) -> Response {
     let desk = match gate(&views, &headers, true) {
         Ok(d) => d,
-        Err(r) => return r,
+        Err(r) => return r.into_response(),
     };
     let (round, starts) = match desk.start(&sensors(&views)) {
         Ok(s) => s,
@@ -675,11 +692,11 @@ async fn command(
     body: axum::body::Bytes,
 ) -> Response {
     if let Err(r) = gate(&views, &headers, true) {
-        return r;
+        return r.into_response();
     }
     let text = match form(&body) {
         Ok(t) => t,
-        Err(r) => return r,
+        Err(r) => return r.into_response(),
     };
     let board = form_field(text, "board").unwrap_or_default();
     let field = |name: &str| form_field(text, name).map(|v| v.trim().to_string());
@@ -741,7 +758,7 @@ fn players_of(views: &Views, board: &str) -> Option<(Player, Player)> {
 async fn round_pgn(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
     let desk = match gate(&views, &headers, false) {
         Ok(d) => d,
-        Err(r) => return r,
+        Err(r) => return r.into_response(),
     };
     match desk.round_pgn() {
         Ok(pgn) => (
@@ -763,7 +780,7 @@ async fn round_pgn(State(views): State<Arc<Views>>, headers: HeaderMap) -> Respo
 async fn results_trf(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
     let desk = match gate(&views, &headers, false) {
         Ok(d) => d,
-        Err(r) => return r,
+        Err(r) => return r.into_response(),
     };
     match desk.results_trf() {
         Ok((round, bytes)) => (
@@ -788,7 +805,7 @@ async fn results_trf(State(views): State<Arc<Views>>, headers: HeaderMap) -> Res
 async fn report(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
     let desk = match gate(&views, &headers, false) {
         Ok(d) => d,
-        Err(r) => return r,
+        Err(r) => return r.into_response(),
     };
     let round = desk.view(&[]).0.round;
     Html(super::tools::round_report(&views, round).to_html()).into_response()

@@ -27,13 +27,12 @@ pub(super) fn same_site(headers: &HeaderMap) -> bool {
     origin_ok && fetch_ok
 }
 
+/// Why a POST from elsewhere is refused.
+pub(super) const REFUSED: &str = "cross-site request refused: post from the page itself";
+
 /// The answer to a POST from elsewhere.
 pub(super) fn refused() -> Response {
-    (
-        StatusCode::FORBIDDEN,
-        "cross-site request refused: post from the page itself\n",
-    )
-        .into_response()
+    (StatusCode::FORBIDDEN, format!("{REFUSED}\n")).into_response()
 }
 
 #[cfg(test)]
