@@ -135,11 +135,8 @@ impl OperatorCommand {
                 ));
             }
             OperatorCommand::SetPlayers { white, black } => {
-                for (side, p) in [("white", white), ("black", black)] {
-                    crate::text::check_text(side, Some(&p.name))?;
-                    crate::text::check_text(side, p.title.as_deref())?;
-                    crate::text::check_text(side, p.federation.as_deref())?;
-                }
+                check_player("white", white)?;
+                check_player("black", black)?;
             }
             OperatorCommand::TakeUp { fen } => {
                 crate::text::check_text("fen", Some(fen))?;
@@ -160,9 +157,7 @@ impl OperatorCommand {
                 }
                 for (side, p) in [("white", white), ("black", black)] {
                     if let Some(p) = p {
-                        crate::text::check_text(side, Some(&p.name))?;
-                        crate::text::check_text(side, p.title.as_deref())?;
-                        crate::text::check_text(side, p.federation.as_deref())?;
+                        check_player(side, p)?;
                     }
                 }
             }
@@ -178,6 +173,14 @@ impl OperatorCommand {
         }
         Ok(c)
     }
+}
+
+/// A player's name, title and federation: no control characters, of
+/// bounded length.
+fn check_player(side: &str, p: &Player) -> Result<(), String> {
+    crate::text::check_text(side, Some(&p.name))?;
+    crate::text::check_text(side, p.title.as_deref())?;
+    crate::text::check_text(side, p.federation.as_deref())
 }
 
 /// The operator secret. Its `Debug` never shows it.

@@ -427,6 +427,39 @@ async fn a_whole_round_run_from_the_desk_in_chromium_across_a_restart() {
     drop(boards);
 }
 
+/// A form POST to the page at `port` from the page itself (its `Origin`),
+/// with the session `cookie`: the status and the reply.
+fn post_form(port: u16, path: &str, body: &str, cookie: &str) -> (u16, String) {
+    request(
+        port,
+        &format!(
+            "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nOrigin: http://127.0.0.1:{port}\r\nCookie: {cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+}
+
+/// A GET with the session `cookie`.
+fn get_with(port: u16, path: &str, cookie: &str) -> (u16, String) {
+    request(
+        port,
+        &format!("GET {path} HTTP/1.1\r\nHost: x\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"),
+    )
+}
+
+/// The session a login's reply sets (`name=value`).
+fn session_cookie(reply: &str) -> String {
+    reply
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .strip_prefix("set-cookie: ")
+                .map(|c| c.to_string())
+        })
+        .and_then(|c| c.split(';').next().map(str::to_string))
+        .unwrap_or_else(|| panic!("a session cookie in {reply}"))
+}
+
 /// The first run: no configuration file; the demo's boards are on the desk
 /// and a round starts from it.
 #[test]
@@ -453,15 +486,7 @@ fn the_first_run_without_a_configuration_serves_the_demo_boards_on_the_desk() {
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    let post = |path: &str, body: &str, cookie: &str| {
-        request(
-            web,
-            &format!(
-                "POST {path} HTTP/1.1\r\nHost: 127.0.0.1:{web}\r\nOrigin: http://127.0.0.1:{web}\r\nCookie: {cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-                body.len()
-            ),
-        )
-    };
+    let post = |path: &str, body: &str, cookie: &str| post_form(web, path, body, cookie);
     // The desk asks for its password first.
     let (code, page) = request(
         web,
@@ -471,23 +496,8 @@ fn the_first_run_without_a_configuration_serves_the_demo_boards_on_the_desk() {
     assert!(page.contains("first run"), "{page}");
     let (code, reply) = post("/desk/password", "key=first+run+pw&again=first+run+pw", "");
     assert_eq!(code, 303, "{reply}");
-    let cookie = reply
-        .lines()
-        .find_map(|l| {
-            l.to_ascii_lowercase()
-                .strip_prefix("set-cookie: ")
-                .map(|c| c.to_string())
-        })
-        .and_then(|c| c.split(';').next().map(str::to_string))
-        .expect("a session");
-    let get = |path: &str| {
-        request(
-            web,
-            &format!(
-                "GET {path} HTTP/1.1\r\nHost: x\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
-            ),
-        )
-    };
+    let cookie = session_cookie(&reply);
+    let get = |path: &str| get_with(web, path, &cookie);
     let body = |reply: &str| {
         reply
             .split_once("\r\n\r\n")
@@ -589,31 +599,12 @@ async fn the_hubs_desk_sets_a_result_on_a_board_of_another_bridge() {
         std::thread::sleep(Duration::from_millis(100));
     }
     let body = format!("key={}", PASSWORD.replace(' ', "+"));
-    let (code, reply) = request(
-        web,
-        &format!(
-            "POST /desk/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-            body.len()
-        ),
-    );
+    let (code, reply) = post_form(web, "/desk/login", &body, "");
     assert_eq!(code, 303, "{reply}\n{}", hub.log());
-    let cookie = reply
-        .lines()
-        .find_map(|l| {
-            l.to_ascii_lowercase()
-                .strip_prefix("set-cookie: ")
-                .map(|c| c.to_string())
-        })
-        .and_then(|c| c.split(';').next().map(str::to_string))
-        .expect("a session");
+    let cookie = session_cookie(&reply);
     // Both bridges' boards are on the hub's desk, with their games.
     wait_until("both bridges' boards on the hub's desk", 30, || {
-        let (_, reply) = request(
-            web,
-            &format!(
-                "GET /desk/state HTTP/1.1\r\nHost: x\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
-            ),
-        );
+        let (_, reply) = get_with(web, "/desk/state", &cookie);
         let state: Value = serde_json::from_str(reply.split_once("\r\n\r\n")?.1).ok()?;
         let games = state["boards"]
             .as_array()?
@@ -624,13 +615,7 @@ async fn the_hubs_desk_sets_a_result_on_a_board_of_another_bridge() {
     });
     // The result of hall-b's board, set from the hub.
     let form = "board=b1&command=set_result&result=0-1";
-    let (code, reply) = request(
-        web,
-        &format!(
-            "POST /desk/command HTTP/1.1\r\nHost: x\r\nCookie: {cookie}\r\nContent-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{form}",
-            form.len()
-        ),
-    );
+    let (code, reply) = post_form(web, "/desk/command", form, &cookie);
     assert_eq!(code, 200, "{reply}\n{}", hub.log());
     assert!(reply.contains("result set to 0-1"), "{reply}");
     let end = sub

@@ -211,17 +211,21 @@ impl Round {
 
     /// The games of `round` as one PGN text, in board order.
     pub fn round_pgn(&self, round: u32) -> String {
-        let games: Vec<(u32, Arc<GameRecord>)> = self
-            .games
+        self.games_of(round)
+            .iter()
+            .map(|(b, g)| super::pgn::render(g, &self.tags(round, *b)))
+            .collect()
+    }
+
+    /// The games of `round` by board, in board order: a snapshot taken
+    /// under the lock (the records are shared, not copied).
+    fn games_of(&self, round: u32) -> Vec<(u32, Arc<GameRecord>)> {
+        self.games
             .lock()
             .expect("round games lock")
             .iter()
             .filter(|((r, _), _)| *r == round)
             .map(|((_, b), g)| (*b, Arc::clone(g)))
-            .collect();
-        games
-            .iter()
-            .map(|(b, g)| super::pgn::render(g, &self.tags(round, *b)))
             .collect()
     }
 
@@ -337,14 +341,7 @@ impl Round {
         let last = self.current();
         for (round, changed) in rounds {
             // A snapshot under the lock; the files are written without it.
-            let games: Vec<(u32, Arc<GameRecord>)> = self
-                .games
-                .lock()
-                .expect("round games lock")
-                .iter()
-                .filter(|((r, _), _)| *r == round)
-                .map(|((_, b), record)| (*b, Arc::clone(record)))
-                .collect();
+            let games = self.games_of(round);
             let pairings: BTreeMap<u32, Option<Pairing>> =
                 games.iter().map(|(b, _)| (*b, self.pairing(*b))).collect();
             let list: Vec<BoardGame<'_>> = games

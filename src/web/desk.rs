@@ -503,6 +503,14 @@ async fn change(
     }
 }
 
+/// Field `name` of `form`, a number (`what` says what it is when it is
+/// not one).
+fn number(form: &str, name: &str, what: &str) -> Result<u32, String> {
+    form_field(form, name)
+        .and_then(|n| n.trim().parse().ok())
+        .ok_or_else(|| format!("`{name}`: {what}"))
+}
+
 /// `POST /desk/round` (field `round`).
 async fn choose_round(
     State(views): State<Arc<Views>>,
@@ -510,9 +518,7 @@ async fn choose_round(
     body: axum::body::Bytes,
 ) -> Response {
     change(views, headers, body, |form, state, trf, _| {
-        let round = form_field(form, "round")
-            .and_then(|r| r.trim().parse().ok())
-            .ok_or("`round`: a round number")?;
+        let round = number(form, "round", "a round number")?;
         let trf = trf.ok_or(crate::desk::DeskError::NoFile.to_string())?;
         state.choose_round(trf, round).map_err(|e| e.to_string())
     })
@@ -550,9 +556,7 @@ async fn typed(
     body: axum::body::Bytes,
 ) -> Response {
     change(views, headers, body, |form, state, _, _| {
-        let number = form_field(form, "number")
-            .and_then(|n| n.trim().parse().ok())
-            .ok_or("`number`: a pairing board's number")?;
+        let number = number(form, "number", "a pairing board's number")?;
         let result = form_field(form, "result").unwrap_or_default();
         state
             .type_result(number, &result)
@@ -760,20 +764,13 @@ async fn round_pgn(State(views): State<Arc<Views>>, headers: HeaderMap) -> Respo
         Ok(d) => d,
         Err(r) => return r.into_response(),
     };
-    match desk.round_pgn() {
-        Ok(pgn) => (
-            [
-                (header::CONTENT_TYPE, "application/x-chess-pgn".to_string()),
-                (
-                    header::CONTENT_DISPOSITION,
-                    "attachment; filename=\"round.pgn\"".to_string(),
-                ),
-            ],
-            pgn,
+    download(desk.round_pgn().map(|pgn| {
+        (
+            "application/x-chess-pgn",
+            "round.pgn".to_string(),
+            pgn.into_bytes(),
         )
-            .into_response(),
-        Err(e) => fail(StatusCode::CONFLICT, e),
-    }
+    }))
 }
 
 /// `GET /desk/results.trf`.
@@ -782,16 +779,25 @@ async fn results_trf(State(views): State<Arc<Views>>, headers: HeaderMap) -> Res
         Ok(d) => d,
         Err(r) => return r.into_response(),
     };
-    match desk.results_trf() {
-        Ok((round, bytes)) => (
+    download(desk.results_trf().map(|(round, bytes)| {
+        (
+            "text/plain; charset=utf-8",
+            format!("results-round-{round}.trf"),
+            bytes,
+        )
+    }))
+}
+
+/// A file to download (its type, name and bytes), or `409` saying why
+/// there is none.
+fn download(file: Result<(&'static str, String, Vec<u8>), crate::desk::DeskError>) -> Response {
+    match file {
+        Ok((kind, name, bytes)) => (
             [
-                (
-                    header::CONTENT_TYPE,
-                    "text/plain; charset=utf-8".to_string(),
-                ),
+                (header::CONTENT_TYPE, kind.to_string()),
                 (
                     header::CONTENT_DISPOSITION,
-                    format!("attachment; filename=\"results-round-{round}.trf\""),
+                    format!("attachment; filename=\"{name}\""),
                 ),
             ],
             bytes,
