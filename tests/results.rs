@@ -257,3 +257,92 @@ fn corrections_recorded_in_a_capture_are_applied_where_they_were_made() {
     assert_eq!(plain.log.games()[0].sans, g.sans);
     assert_eq!(plain.log.games()[0].result, None);
 }
+
+/// The desk's corrections recorded in a capture, with who made them:
+/// a game taken up from a position (a new game there), the board turned
+/// round (the game goes on, read turned), a board given a round's pairing
+/// board (the game ends, the next is that board's). Each is a correction
+/// event naming the desk; a replay applies them where they were made.
+#[test]
+fn the_desks_corrections_replay_from_the_capture_with_who_made_them() {
+    use boardcast::capture::{Direction, Writer};
+
+    let full = &all_games()[0];
+    let g = sim::SourceGame {
+        start: full.start.clone(),
+        moves: full.moves[..10].to_vec(),
+        sans: full.sans[..10].to_vec(),
+        tags: Vec::new(),
+    };
+    let session = sim::simulate(&g, &mut sim::Clean, 11, false);
+    let mut text = sim::dgt::capture_text(&session, &[]);
+    let last: u64 = text
+        .lines()
+        .rev()
+        .find(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .and_then(|l| l.split(' ').next()?.parse().ok())
+        .expect("a line of bytes");
+    let fen = "4k3/8/8/8/8/8/8/4K2R w K - 0 1";
+    let commands = [
+        format!(r#"{{"command":"take_up","fen":"{fen}","by":"desk: 127.0.0.1"}}"#),
+        r#"{"command":"turn_round","by":"desk: 127.0.0.1"}"#.to_string(),
+        r#"{"command":"start_game","round":3,"board":7,"by":"desk: 10.0.0.5"}"#.to_string(),
+    ];
+    let mut w = Writer::append(Vec::new());
+    for (i, json) in commands.iter().enumerate() {
+        w.write_chunk(
+            last + 5_000 + i as u64 * 1_000,
+            Direction::Operator,
+            json.as_bytes(),
+        )
+        .unwrap();
+    }
+    text.push_str(&String::from_utf8(w.into_inner()).unwrap());
+    let replay = replay_reader(
+        text.as_bytes(),
+        boardcast::board::Config::default(),
+        std::path::Path::new("desk"),
+    )
+    .unwrap();
+    let games = replay.log.games();
+    assert_eq!(games.len(), 2, "the game taken up is a new one");
+    assert_eq!(games[0].sans, g.sans);
+    assert_eq!(games[1].start_fen, fen);
+    assert_eq!(
+        games[1].result.as_deref(),
+        Some("*"),
+        "start_game ends the game in progress"
+    );
+    let corrections: Vec<(&str, &str, Option<&str>)> = replay
+        .events
+        .iter()
+        .filter_map(|(_, e)| match &e.kind {
+            EventKind::Correction {
+                command,
+                message,
+                by,
+            } => Some((command.as_str(), message.as_str(), by.as_deref())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        corrections,
+        [
+            (
+                "take_up",
+                &*format!("game taken up from {fen}"),
+                Some("desk: 127.0.0.1")
+            ),
+            (
+                "turn_round",
+                "the board is read turned round",
+                Some("desk: 127.0.0.1")
+            ),
+            (
+                "start_game",
+                "board 7 of round 3 from its next game",
+                Some("desk: 10.0.0.5")
+            ),
+        ]
+    );
+}

@@ -351,8 +351,13 @@ fn state_json(views: &Views, desk: &Desk) -> serde_json::Value {
         .flatten()
         .find_map(|s| s["event"].as_str().map(str::to_string));
     drop(snapshot);
+    let read: Vec<String> = boards
+        .iter()
+        .filter_map(|b| b["port"].as_str().map(str::to_string))
+        .collect();
     serde_json::json!({
         "event": event,
+        "found_ports": found_ports(&read),
         "trf": file.map(|(rounds, players)| serde_json::json!({
             "name": state.trf_name,
             "rounds": rounds,
@@ -366,6 +371,32 @@ fn state_json(views: &Views, desk: &Desk) -> serde_json::Value {
         "warnings": plan.warnings,
         "differences": plan.differences,
     })
+}
+
+/// The serial ports with a board boardcast knows by its USB id
+/// ([`crate::port::usb`]) that none of the boards reads (`read`: the ports
+/// in use): plugged in, but not in the configuration.
+fn found_ports(read: &[String]) -> Vec<serde_json::Value> {
+    let Ok(ports) = tokio_serial::available_ports() else {
+        return Vec::new();
+    };
+    ports
+        .into_iter()
+        .filter_map(|p| {
+            let tokio_serial::SerialPortType::UsbPort(usb) = &p.port_type else {
+                return None;
+            };
+            let known = crate::port::usb::identify(usb.vid, usb.pid)?;
+            (!read.contains(&p.port_name)).then(|| {
+                serde_json::json!({
+                    "port": p.port_name,
+                    "board": known.name,
+                    "family": known.family.name(),
+                    "serial": usb.serial_number,
+                })
+            })
+        })
+        .collect()
 }
 
 /// One board as the desk shows it, from its live state.
