@@ -536,6 +536,32 @@ fn the_first_run_without_a_configuration_serves_the_demo_boards_on_the_desk() {
         serde_json::from_slice(&std::fs::read(data.join("desk/state.json")).unwrap()).unwrap();
     assert_eq!(kept["started"], 2);
     assert_eq!(kept["assigned"]["1"], 1);
+    // Every action is in the desk's journal, with who made it.
+    let journal = std::fs::read_to_string(data.join("desk/actions.jsonl")).unwrap();
+    let actions: Vec<Value> = journal
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let names: Vec<&str> = actions
+        .iter()
+        .map(|a| a["action"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "choose_password",
+            "load_pairings",
+            "choose_round",
+            "assign",
+            "assign",
+            "start_round"
+        ],
+        "{journal}"
+    );
+    assert!(
+        actions.iter().all(|a| a["by"] == "desk: 127.0.0.1"),
+        "{journal}"
+    );
     // A POST from another site is refused.
     let (code, _) = request(
         web,

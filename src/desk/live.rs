@@ -235,6 +235,21 @@ impl Desk {
         Ok((round, trf.fill_results(round, &results).bytes))
     }
 
+    /// Records an action of the desk: a log line and a line of the
+    /// desk's journal (`who` made it; `what` names it; `detail` says how).
+    pub fn record(&self, who: &str, what: &str, detail: &str) {
+        info!(by = who, action = what, detail, "desk action");
+        let line = serde_json::json!({
+            "t": crate::wall::unix_ms(),
+            "by": who,
+            "action": what,
+            "detail": detail,
+        });
+        if let Err(e) = self.store.append_action(&line) {
+            warn!(error = %e, "the desk's journal cannot be written");
+        }
+    }
+
     fn save(&self, inner: &Inner) {
         if let Err(e) = self.store.write_state(&inner.state) {
             warn!(error = %e, "the desk's state cannot be kept: a restart would forget this change");

@@ -1,6 +1,7 @@
 //! The desk's files in the recorder folder (`<recorder>/desk/`):
 //! `state.json` (the [`DeskState`]), `pairings.trf` (the pairing file as
-//! loaded) and `password` (the desk password's hash). Each is written
+//! loaded), `password` (the desk password's hash) and `actions.jsonl`
+//! (every action, one JSON line each). Each is written
 //! whole and atomically; a file that does not read is warned about and
 //! left, and the desk starts without it.
 
@@ -85,6 +86,22 @@ impl Store {
     /// Keeps the desk password's hash.
     pub fn write_password(&self, hash: &PasswordHash) -> std::io::Result<()> {
         self.write("password", format!("{}\n", hash.as_str()).as_bytes())
+    }
+
+    /// Appends one line to `actions.jsonl`, the desk's journal: every
+    /// action with its wall time and who made it (flushed at once).
+    pub fn append_action(&self, line: &serde_json::Value) -> std::io::Result<()> {
+        use std::io::Write;
+        let Some(dir) = &self.dir else {
+            return Ok(());
+        };
+        std::fs::create_dir_all(dir)?;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dir.join("actions.jsonl"))?;
+        f.write_all(format!("{line}\n").as_bytes())?;
+        f.sync_data()
     }
 
     fn write(&self, name: &str, bytes: &[u8]) -> std::io::Result<()> {

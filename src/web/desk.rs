@@ -233,7 +233,7 @@ async fn login(
     if let Some(ip) = ip {
         views.desk_lockout().succeeded(ip);
     }
-    tracing::info!(?ip, "desk: operator logged in");
+    desk.record(&by(&extensions), "login", "");
     open_session(&views)
 }
 
@@ -285,7 +285,7 @@ async fn choose_password(
     };
     match chosen {
         Ok(()) => {
-            tracing::info!("desk: password chosen at first run");
+            desk.record(&by(&extensions), "choose_password", "first run");
             open_session(&views)
         }
         Err(e) => (StatusCode::BAD_REQUEST, Html(first_run_form(&message(&e)))).into_response(),
@@ -469,6 +469,7 @@ struct Name {
 async fn upload(
     State(views): State<Arc<Views>>,
     headers: HeaderMap,
+    extensions: axum::http::Extensions,
     Query(q): Query<Name>,
     body: axum::body::Bytes,
 ) -> Response {
@@ -481,35 +482,46 @@ async fn upload(
         .filter(|n| crate::text::check_text("name", Some(n)).is_ok() && !n.is_empty())
         .unwrap_or_else(|| "pairings.trf".into());
     match desk.load_trf(&body, &name) {
-        Ok(()) => json_response(state_json(&views, &desk).to_string()).into_response(),
+        Ok(()) => {
+            desk.record(&by(&extensions), "load_pairings", &name);
+            json_response(state_json(&views, &desk).to_string()).into_response()
+        }
         Err(e) => fail(StatusCode::BAD_REQUEST, e),
     }
 }
 
 /// `POST /desk/trf/configured`: the configured pairing file.
-async fn load_configured(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
+async fn load_configured(
+    State(views): State<Arc<Views>>,
+    headers: HeaderMap,
+    extensions: axum::http::Extensions,
+) -> Response {
     let desk = match gate(&views, &headers, true) {
         Ok(d) => d,
         Err(r) => return r.into_response(),
     };
     match desk.load_configured() {
-        Ok(()) => json_response(state_json(&views, &desk).to_string()).into_response(),
+        Ok(()) => {
+            desk.record(&by(&extensions), "load_pairings", "the configured file");
+            json_response(state_json(&views, &desk).to_string()).into_response()
+        }
         Err(e) => fail(StatusCode::BAD_REQUEST, e),
     }
 }
 
-/// A change of the desk's set-up from a form: 200 with the new state, or
-/// 400 saying why not.
+/// A change of the desk's set-up from a form (`f` says what it did, or why
+/// not): 200 with the new state, or 400 saying why not. The change is
+/// recorded as `action`.
 async fn change(
-    views: Arc<Views>,
-    headers: HeaderMap,
+    (views, headers, extensions): (Arc<Views>, HeaderMap, axum::http::Extensions),
     body: axum::body::Bytes,
+    action: &str,
     f: impl FnOnce(
         &str,
         &mut crate::desk::DeskState,
         Option<&crate::tournament::trf::Trf>,
         &[String],
-    ) -> Result<(), String>,
+    ) -> Result<String, String>,
 ) -> Response {
     let desk = match gate(&views, &headers, true) {
         Ok(d) => d,
@@ -519,16 +531,23 @@ async fn change(
         Ok(t) => t,
         Err(r) => return r.into_response(),
     };
-    let mut why = None;
+    let (mut why, mut what) = (None, String::new());
     let sensors = sensors(&views);
-    let done = desk.change(|state, trf| {
-        f(text, state, trf, &sensors).map_err(|e| {
+    let done = desk.change(|state, trf| match f(text, state, trf, &sensors) {
+        Ok(done) => {
+            what = done;
+            Ok(())
+        }
+        Err(e) => {
             why = Some(e);
-            crate::desk::DeskError::NoRound
-        })
+            Err(crate::desk::DeskError::NoRound)
+        }
     });
     match (done, why) {
-        (Ok(()), _) => json_response(state_json(&views, &desk).to_string()).into_response(),
+        (Ok(()), _) => {
+            desk.record(&by(&extensions), action, &what);
+            json_response(state_json(&views, &desk).to_string()).into_response()
+        }
         (Err(_), Some(why)) => fail(StatusCode::BAD_REQUEST, why),
         (Err(e), None) => fail(StatusCode::BAD_REQUEST, e),
     }
@@ -546,12 +565,15 @@ fn number(form: &str, name: &str, what: &str) -> Result<u32, String> {
 async fn choose_round(
     State(views): State<Arc<Views>>,
     headers: HeaderMap,
+    extensions: axum::http::Extensions,
     body: axum::body::Bytes,
 ) -> Response {
-    change(views, headers, body, |form, state, trf, _| {
+    let request = (views, headers, extensions);
+    change(request, body, "choose_round", |form, state, trf, _| {
         let round = number(form, "round", "a round number")?;
         let trf = trf.ok_or(crate::desk::DeskError::NoFile.to_string())?;
-        state.choose_round(trf, round).map_err(|e| e.to_string())
+        state.choose_round(trf, round).map_err(|e| e.to_string())?;
+        Ok(format!("round {round}"))
     })
     .await
 }
@@ -561,9 +583,11 @@ async fn choose_round(
 async fn assign(
     State(views): State<Arc<Views>>,
     headers: HeaderMap,
+    extensions: axum::http::Extensions,
     body: axum::body::Bytes,
 ) -> Response {
-    change(views, headers, body, |form, state, trf, sensors| {
+    let request = (views, headers, extensions);
+    change(request, body, "assign", |form, state, trf, sensors| {
         let board = form_field(form, "board").unwrap_or_default();
         if !sensors.contains(&board) {
             return Err(crate::desk::DeskError::NoSuchSensor(board).to_string());
@@ -575,7 +599,13 @@ async fn assign(
                     .map_err(|_| "`number`: a pairing board's number")?,
             ),
         };
-        state.assign(trf, &board, number).map_err(|e| e.to_string())
+        state
+            .assign(trf, &board, number)
+            .map_err(|e| e.to_string())?;
+        Ok(match number {
+            Some(n) => format!("sensor board {board} plays pairing board {n}"),
+            None => format!("sensor board {board} plays no pairing board"),
+        })
     })
     .await
 }
@@ -584,14 +614,17 @@ async fn assign(
 async fn typed(
     State(views): State<Arc<Views>>,
     headers: HeaderMap,
+    extensions: axum::http::Extensions,
     body: axum::body::Bytes,
 ) -> Response {
-    change(views, headers, body, |form, state, _, _| {
+    let request = (views, headers, extensions);
+    change(request, body, "type_result", |form, state, _, _| {
         let number = number(form, "number", "a pairing board's number")?;
         let result = form_field(form, "result").unwrap_or_default();
         state
             .type_result(number, &result)
-            .map_err(|e| e.to_string())
+            .map_err(|e| e.to_string())?;
+        Ok(format!("pairing board {number}: {result}"))
     })
     .await
 }
@@ -692,6 +725,15 @@ async fn start(
         }
     }
     desk.started(round);
+    desk.record(
+        &who,
+        "start_round",
+        &format!(
+            "round {round} on {} boards, {} without an answer",
+            starts.len(),
+            failed.len()
+        ),
+    );
     tracing::info!(
         round,
         boards = starts.len(),
@@ -775,8 +817,11 @@ async fn command(
             );
         }
     };
-    tracing::info!(%board, command = command.name(), "desk: correction sent");
-    send(&views, &board, command, &by(&extensions)).await
+    let who = by(&extensions);
+    if let Some(desk) = desk(&views) {
+        desk.record(&who, command.name(), &format!("board {board}"));
+    }
+    send(&views, &board, command, &who).await
 }
 
 /// The players a board's live state shows.
