@@ -314,7 +314,7 @@ async fn logout(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response
 /// docs/operator.md).
 async fn state(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
     match gate(&views, &headers, false) {
-        Ok(desk) => json_response(state_json(&views, &desk).to_string()).into_response(),
+        Ok(desk) => state_reply(&views, &desk).await,
         Err(r) => r.into_response(),
     }
 }
@@ -324,7 +324,39 @@ fn sensors(views: &Views) -> Vec<String> {
     views.arbiter.lock().boards.clone()
 }
 
-fn state_json(views: &Views, desk: &Desk) -> serde_json::Value {
+/// The desk's state as the answer to a request (JSON).
+async fn state_reply(views: &Views, desk: &Desk) -> Response {
+    let found = found_ports_cached(views).await;
+    json_response(state_json(views, desk, found).to_string()).into_response()
+}
+
+/// The serial ports with a known board: each port's path and what the
+/// desk says of it.
+pub(super) type FoundPorts = Vec<(String, serde_json::Value)>;
+
+/// How long a look at the serial ports is shown before the next.
+const PORTS_KEPT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// The ports [`found_ports`] lists, looked at no more than every
+/// [`PORTS_KEPT`] and off the async workers (listing ports blocks).
+async fn found_ports_cached(views: &Views) -> FoundPorts {
+    {
+        let kept = views.desk_ports.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((at, ports)) = &*kept
+            && at.elapsed() < PORTS_KEPT
+        {
+            return ports.clone();
+        }
+    }
+    let ports = tokio::task::spawn_blocking(found_ports)
+        .await
+        .unwrap_or_default();
+    *views.desk_ports.lock().unwrap_or_else(|e| e.into_inner()) =
+        Some((std::time::Instant::now(), ports.clone()));
+    ports
+}
+
+fn state_json(views: &Views, desk: &Desk, found: FoundPorts) -> serde_json::Value {
     let (state, file, plan) = desk.view(&sensors(views));
     let snapshot = views.arbiter.lock();
     let mut checks = views.desk_checks.lock().unwrap_or_else(|e| e.into_inner());
@@ -357,7 +389,11 @@ fn state_json(views: &Views, desk: &Desk) -> serde_json::Value {
         .collect();
     serde_json::json!({
         "event": event,
-        "found_ports": found_ports(&read),
+        "found_ports": found
+            .into_iter()
+            .filter(|(port, _)| !read.contains(port))
+            .map(|(_, p)| p)
+            .collect::<Vec<_>>(),
         "trf": file.map(|(rounds, players)| serde_json::json!({
             "name": state.trf_name,
             "rounds": rounds,
@@ -374,9 +410,9 @@ fn state_json(views: &Views, desk: &Desk) -> serde_json::Value {
 }
 
 /// The serial ports with a board boardcast knows by its USB id
-/// ([`crate::port::usb`]) that none of the boards reads (`read`: the ports
-/// in use): plugged in, but not in the configuration.
-fn found_ports(read: &[String]) -> Vec<serde_json::Value> {
+/// ([`crate::port::usb`]), by path; the desk lists those no board reads
+/// (plugged in, but not in the configuration).
+fn found_ports() -> FoundPorts {
     let Ok(ports) = tokio_serial::available_ports() else {
         return Vec::new();
     };
@@ -387,14 +423,13 @@ fn found_ports(read: &[String]) -> Vec<serde_json::Value> {
                 return None;
             };
             let known = crate::port::usb::identify(usb.vid, usb.pid)?;
-            (!read.contains(&p.port_name)).then(|| {
-                serde_json::json!({
-                    "port": p.port_name,
-                    "board": known.name,
-                    "family": known.family.name(),
-                    "serial": usb.serial_number,
-                })
-            })
+            let json = serde_json::json!({
+                "port": p.port_name,
+                "board": known.name,
+                "family": known.family.name(),
+                "serial": usb.serial_number,
+            });
+            Some((p.port_name, json))
         })
         .collect()
 }
@@ -484,7 +519,7 @@ async fn upload(
     match desk.load_trf(&body, &name) {
         Ok(()) => {
             desk.record(&by(&extensions), "load_pairings", &name);
-            json_response(state_json(&views, &desk).to_string()).into_response()
+            state_reply(&views, &desk).await
         }
         Err(e) => fail(StatusCode::BAD_REQUEST, e),
     }
@@ -503,7 +538,7 @@ async fn load_configured(
     match desk.load_configured() {
         Ok(()) => {
             desk.record(&by(&extensions), "load_pairings", "the configured file");
-            json_response(state_json(&views, &desk).to_string()).into_response()
+            state_reply(&views, &desk).await
         }
         Err(e) => fail(StatusCode::BAD_REQUEST, e),
     }
@@ -546,7 +581,7 @@ async fn change(
     match (done, why) {
         (Ok(()), _) => {
             desk.record(&by(&extensions), action, &what);
-            json_response(state_json(&views, &desk).to_string()).into_response()
+            state_reply(&views, &desk).await
         }
         (Err(_), Some(why)) => fail(StatusCode::BAD_REQUEST, why),
         (Err(e), None) => fail(StatusCode::BAD_REQUEST, e),

@@ -381,6 +381,8 @@ struct Views {
     /// Each board's board check as last published (a state carries it
     /// only until the first move), for the desk.
     desk_checks: Mutex<std::collections::HashMap<String, serde_json::Value>>,
+    /// The serial ports with a known board, as last looked at, and when.
+    desk_ports: Mutex<Option<(std::time::Instant, desk::FoundPorts)>>,
 }
 
 impl Views {
@@ -400,6 +402,7 @@ impl Views {
             desk_sessions: Sessions::default(),
             desk_lockout: Mutex::default(),
             desk_checks: Mutex::default(),
+            desk_ports: Mutex::new(None),
         }
     }
 
