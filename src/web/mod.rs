@@ -382,7 +382,7 @@ struct Views {
     /// only until the first move), for the desk.
     desk_checks: Mutex<std::collections::HashMap<String, serde_json::Value>>,
     /// The serial ports with a known board, as last looked at, and when.
-    desk_ports: Mutex<Option<(std::time::Instant, desk::FoundPorts)>>,
+    desk_ports: Mutex<Option<(std::time::Instant, desk::view::FoundPorts)>>,
 }
 
 impl Views {

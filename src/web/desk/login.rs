@@ -1,0 +1,210 @@
+//! The desk's login: its password (configured, or chosen at first run from
+//! the machine itself), the session cookie, the lockout, log out.
+
+use std::sync::Arc;
+
+use axum::extract::State;
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+
+use super::{DESK_COOKIE, DESK_PAGE, admitted, by, desk, peer};
+use crate::web::{Views, form_field};
+
+const NO_DESK: &str = "<!doctype html><title>boardcast desk</title><p>There is no operator's desk: the daemon serves it beside its boards (<code>boardcast run</code> with <code>[web] listen</code>).</p>";
+
+fn login_form(message: &str) -> String {
+    format!(
+        "<!doctype html><meta name=viewport content=\"width=device-width, initial-scale=1\"><title>boardcast desk</title>\
+<style>body{{font:16px system-ui,sans-serif;background:#14171c;color:#e8eaed;display:grid;place-items:center;min-height:90vh}}form{{background:#1e232b;padding:1.5rem;border-radius:10px;max-width:28rem}}input,button{{font:inherit;padding:.4rem;margin:.3rem 0}}p.m{{color:#f85149}}</style>\
+<form method=post action=/desk/login><h1>boardcast desk</h1><p>The operator's desk runs the round: boards, pairings, corrections, results.</p>{message}\
+<label>Desk password<br><input id=desk-key type=password name=key autocomplete=current-password autofocus></label><br><button id=desk-login>Open the desk</button></form>"
+    )
+}
+
+fn first_run_form(message: &str) -> String {
+    format!(
+        "<!doctype html><meta name=viewport content=\"width=device-width, initial-scale=1\"><title>boardcast desk: first run</title>\
+<style>body{{font:16px system-ui,sans-serif;background:#14171c;color:#e8eaed;display:grid;place-items:center;min-height:90vh}}form{{background:#1e232b;padding:1.5rem;border-radius:10px;max-width:30rem}}input,button{{font:inherit;padding:.4rem;margin:.3rem 0}}p.m{{color:#f85149}}</style>\
+<form method=post action=/desk/password><h1>boardcast desk: first run</h1><p>Choose the desk password (at least {} characters). Whoever knows it runs the round from this page; keep it from the players and the public.</p>{message}\
+<label>Desk password<br><input id=desk-new type=password name=key autocomplete=new-password autofocus></label><br>\
+<label>Once more<br><input id=desk-again type=password name=again autocomplete=new-password></label><br><button id=desk-choose>Choose it and open the desk</button></form>",
+        crate::desk::MIN_PASSWORD_CHARS
+    )
+}
+
+fn message(text: &str) -> String {
+    format!("<p class=m>{}</p>", escape(text))
+}
+
+fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// `GET /desk`: the desk for a live session, else its login (or, at first
+/// run, the form that chooses the password).
+pub(super) async fn page(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
+    let Some(desk) = desk(&views) else {
+        return (StatusCode::NOT_FOUND, Html(NO_DESK)).into_response();
+    };
+    if admitted(&views, &headers) {
+        return Html(DESK_PAGE).into_response();
+    }
+    let form = if desk.has_password() {
+        login_form("")
+    } else {
+        first_run_form("")
+    };
+    (StatusCode::UNAUTHORIZED, Html(form)).into_response()
+}
+
+/// A new desk session: the cookie, and back to the desk.
+fn open_session(views: &Views) -> Response {
+    let ttl = views.audience.session;
+    let session = views.desk_sessions.open(ttl);
+    let cookie = format!(
+        "{DESK_COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/desk; Max-Age={}",
+        ttl.as_secs()
+    );
+    (
+        StatusCode::SEE_OTHER,
+        [
+            (header::SET_COOKIE, cookie),
+            (header::LOCATION, "/desk".into()),
+        ],
+    )
+        .into_response()
+}
+
+/// `POST /desk/login` (field `key`).
+pub(super) async fn login(
+    State(views): State<Arc<Views>>,
+    headers: HeaderMap,
+    extensions: axum::http::Extensions,
+    body: axum::body::Bytes,
+) -> Response {
+    let Some(desk) = desk(&views) else {
+        return (StatusCode::NOT_FOUND, Html(NO_DESK)).into_response();
+    };
+    if !crate::web::guard::same_site(&headers) {
+        return crate::web::guard::refused();
+    }
+    let ip = peer(&extensions);
+    if let Some(ip) = ip
+        && let Err(left) = views.desk_lockout().check(ip, std::time::Instant::now())
+    {
+        return (
+            StatusCode::TOO_MANY_REQUESTS,
+            [(header::RETRY_AFTER, left.as_secs().max(1).to_string())],
+            "too many wrong passwords from this address; try again later\n",
+        )
+            .into_response();
+    }
+    let key = std::str::from_utf8(&body)
+        .ok()
+        .and_then(|b| form_field(b, "key"));
+    let right = match key {
+        Some(k) => {
+            let desk = Arc::clone(&desk);
+            // PBKDF2 takes a moment: off the reactor.
+            tokio::task::spawn_blocking(move || desk.verify(k.trim()))
+                .await
+                .unwrap_or(false)
+        }
+        None => false,
+    };
+    if !right {
+        if let Some(ip) = ip
+            && views.desk_lockout().failed(ip, std::time::Instant::now())
+        {
+            tracing::warn!(%ip, "desk: too many wrong passwords; this address is locked out for a while");
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        tracing::info!("desk: a wrong password");
+        return (
+            StatusCode::UNAUTHORIZED,
+            Html(login_form(&message("That is not the desk password."))),
+        )
+            .into_response();
+    }
+    if let Some(ip) = ip {
+        views.desk_lockout().succeeded(ip);
+    }
+    desk.record(&by(&extensions), "login", "");
+    open_session(&views)
+}
+
+/// `POST /desk/password` (fields `key`, `again`): the first run's
+/// password, chosen from the machine that runs boardcast (a loopback
+/// address) only; refused once one is set.
+pub(super) async fn choose_password(
+    State(views): State<Arc<Views>>,
+    headers: HeaderMap,
+    extensions: axum::http::Extensions,
+    body: axum::body::Bytes,
+) -> Response {
+    let Some(desk) = desk(&views) else {
+        return (StatusCode::NOT_FOUND, Html(NO_DESK)).into_response();
+    };
+    if !crate::web::guard::same_site(&headers) {
+        return crate::web::guard::refused();
+    }
+    if desk.has_password() {
+        return (
+            StatusCode::CONFLICT,
+            Html(login_form(&message("The desk password is set already."))),
+        )
+            .into_response();
+    }
+    if !peer(&extensions).is_some_and(|ip| ip.is_loopback()) {
+        return (
+            StatusCode::FORBIDDEN,
+            Html(first_run_form(&message(
+                "Choose the desk password on the machine that runs boardcast (http://127.0.0.1/desk there), or set [desk] password in its configuration.",
+            ))),
+        )
+            .into_response();
+    }
+    let text = std::str::from_utf8(&body).unwrap_or_default();
+    let (key, again) = (form_field(text, "key"), form_field(text, "again"));
+    let Some(key) = key.filter(|k| Some(k) == again.as_ref()) else {
+        return (
+            StatusCode::BAD_REQUEST,
+            Html(first_run_form(&message("The two passwords differ."))),
+        )
+            .into_response();
+    };
+    let chosen = {
+        let desk = Arc::clone(&desk);
+        tokio::task::spawn_blocking(move || desk.choose_password(&key))
+            .await
+            .unwrap_or_else(|_| Err("the password could not be kept".into()))
+    };
+    match chosen {
+        Ok(()) => {
+            desk.record(&by(&extensions), "choose_password", "first run");
+            open_session(&views)
+        }
+        Err(e) => (StatusCode::BAD_REQUEST, Html(first_run_form(&message(&e)))).into_response(),
+    }
+}
+
+/// `POST /desk/logout`.
+pub(super) async fn logout(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
+    if let Some(token) = crate::web::cookie(&headers, DESK_COOKIE) {
+        views.desk_sessions.close(token);
+    }
+    (
+        StatusCode::SEE_OTHER,
+        [
+            (
+                header::SET_COOKIE,
+                format!("{DESK_COOKIE}=; HttpOnly; SameSite=Strict; Path=/desk; Max-Age=0"),
+            ),
+            (header::LOCATION, "/desk".to_string()),
+        ],
+    )
+        .into_response()
+}
