@@ -95,11 +95,15 @@ pub fn data_dir() -> PathBuf {
 }
 
 /// Where `boardcast run` and `check-config` look for the configuration
-/// when none is given: `/etc/boardcast/boardcast.toml` on Linux (where the
+/// when none is given: `$BOARDCAST_CONFIG` when set, else
+/// `/etc/boardcast/boardcast.toml` on Linux (where the
 /// Debian package puts it), `%ProgramData%\boardcast\boardcast.toml` on
 /// Windows, `/Library/Application Support/boardcast/boardcast.toml` on
 /// macOS.
 pub fn default_config() -> PathBuf {
+    if let Some(path) = std::env::var_os("BOARDCAST_CONFIG").filter(|p| !p.is_empty()) {
+        return PathBuf::from(path);
+    }
     #[cfg(windows)]
     {
         let data = std::env::var_os("ProgramData")

@@ -473,6 +473,9 @@ fn the_first_run_without_a_configuration_serves_the_demo_boards_on_the_desk() {
         .args(["--broker", &format!("127.0.0.1:{broker}")])
         .arg("--data")
         .arg(&data)
+        // No configuration file where `run` looks, whatever this machine
+        // has installed.
+        .env("BOARDCAST_CONFIG", dir.path().join("none.toml"))
         .stdout(Stdio::null())
         .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
