@@ -286,36 +286,76 @@ pub async fn serve_limited(listener: TcpListener, app: Router, limits: Limits, n
 
 /// The one route whose body may be larger than `max_body`: the desk's
 /// pairing file upload (up to [`crate::tournament::MAX_PAIRINGS_BYTES`]).
+/// Its body is not read before the route: the route reads it with
+/// [`read_upload`] once the desk's login is checked, so a stranger cannot
+/// make the listener hold megabytes.
 pub const UPLOAD_PATH: &str = "/desk/trf";
+
+/// How the upload route reads its body: within this time, up to this size.
+#[derive(Debug, Clone, Copy)]
+struct UploadLimits {
+    timeout: Duration,
+    max: usize,
+}
 
 /// Reads a request's whole body within `body_timeout` and `max_body`
 /// before any route sees it: a body trickled byte by byte, or one never
 /// finished, gets `408` and the connection closed, a larger one `413`.
 async fn read_body(State(limits): State<Limits>, request: Request, next: Next) -> Response {
-    let (parts, body) = request.into_parts();
-    // The desk's pairing file upload may be as large as a pairings file.
-    let max_body = if parts.uri.path() == UPLOAD_PATH {
-        limits
-            .max_body
-            .max(crate::tournament::MAX_PAIRINGS_BYTES as usize)
-    } else {
-        limits.max_body
-    };
+    let (mut parts, body) = request.into_parts();
+    if parts.uri.path() == UPLOAD_PATH {
+        parts.extensions.insert(UploadLimits {
+            timeout: limits.body_timeout,
+            max: limits
+                .max_body
+                .max(crate::tournament::MAX_PAIRINGS_BYTES as usize),
+        });
+        return next.run(Request::from_parts(parts, body)).await;
+    }
+    match read_within(body, limits.body_timeout, limits.max_body).await {
+        Ok(bytes) => {
+            next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
+                .await
+        }
+        Err(refused) => refused,
+    }
+}
+
+/// The upload route's body, read within the listener's limits (the
+/// pairing file's size, the body timeout) once the route has checked who
+/// sends it; an error answer when it is too large or too slow.
+pub async fn read_upload(
+    extensions: &axum::http::Extensions,
+    body: axum::body::Body,
+) -> Result<axum::body::Bytes, Response> {
+    let limits = extensions
+        .get::<UploadLimits>()
+        .copied()
+        .unwrap_or(UploadLimits {
+            timeout: Limits::default().body_timeout,
+            max: crate::tournament::MAX_PAIRINGS_BYTES as usize,
+        });
+    read_within(body, limits.timeout, limits.max).await
+}
+
+async fn read_within(
+    body: axum::body::Body,
+    timeout: Duration,
+    max_body: usize,
+) -> Result<axum::body::Bytes, Response> {
     let read = axum::body::to_bytes(body, max_body);
-    let bytes = match tokio::time::timeout(limits.body_timeout, read).await {
-        Ok(Ok(bytes)) => bytes,
+    match tokio::time::timeout(timeout, read).await {
+        Ok(Ok(bytes)) => Ok(bytes),
         Ok(Err(_)) => {
             let m = format!("the request body is over {max_body} bytes or broken off\n");
-            return closing(StatusCode::PAYLOAD_TOO_LARGE, m);
+            Err(closing(StatusCode::PAYLOAD_TOO_LARGE, m))
         }
         Err(_) => {
-            let s = limits.body_timeout.as_secs_f32();
+            let s = timeout.as_secs_f32();
             let m = format!("the request body did not arrive within {s} s\n");
-            return closing(StatusCode::REQUEST_TIMEOUT, m);
+            Err(closing(StatusCode::REQUEST_TIMEOUT, m))
         }
-    };
-    next.run(Request::from_parts(parts, axum::body::Body::from(bytes)))
-        .await
+    }
 }
 
 /// An error answer after which the connection is closed.

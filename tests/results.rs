@@ -167,37 +167,21 @@ fn the_operator_sets_a_result_or_restarts_the_board() {
 /// line that is no command is reported and changes nothing.
 #[test]
 fn corrections_recorded_in_a_capture_are_applied_where_they_were_made() {
-    use boardcast::capture::{Direction, Writer};
     use boardcast::pipeline::Diagnostic;
 
-    let full = &all_games()[0];
     // Twenty plies: the game is still going on when the commands come.
-    let g = sim::SourceGame {
-        start: full.start.clone(),
-        moves: full.moves[..20].to_vec(),
-        sans: full.sans[..20].to_vec(),
-        tags: Vec::new(),
-    };
-    let session = sim::simulate(&g, &mut sim::Clean, 7, false);
-    let mut text = sim::dgt::capture_text(&session, &[]);
-    let last: u64 = text
-        .lines()
-        .rev()
-        .find(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .and_then(|l| l.split(' ').next()?.parse().ok())
-        .expect("a line of bytes");
-    let mut w = Writer::append(Vec::new());
-    let commands: [&[u8]; 4] = [
-        br#"{"command":"set_result","result":"1-0"}"#,
-        br#"{"command":"set_result","result":"0-1"}"#,
-        br#"{"command":"set_players","white":{"name":"Carlsen, Magnus"},"black":{"name":"Firouzja, Alireza"}}"#,
-        br#"{"command":"set_result","result":"2-0"}"#,
+    let (g, mut text, last) = played(0, 20, 0, 7);
+    let commands = [
+        r#"{"command":"set_result","result":"1-0"}"#,
+        r#"{"command":"set_result","result":"0-1"}"#,
+        r#"{"command":"set_players","white":{"name":"Carlsen, Magnus"},"black":{"name":"Firouzja, Alireza"}}"#,
+        r#"{"command":"set_result","result":"2-0"}"#,
     ];
-    for (i, json) in commands.iter().enumerate() {
-        w.write_chunk(last + 5_000 + i as u64 * 1_000, Direction::Operator, json)
-            .unwrap();
-    }
-    let lines = String::from_utf8(w.into_inner()).unwrap();
+    let timed: Vec<(u64, &str)> = (0..)
+        .map(|i| last + 5_000 + i * 1_000)
+        .zip(commands)
+        .collect();
+    let lines = command_lines(&timed);
     assert!(
         lines.lines().all(|l| l.starts_with("# command ")),
         "{lines}"
@@ -265,39 +249,20 @@ fn corrections_recorded_in_a_capture_are_applied_where_they_were_made() {
 /// event naming the desk; a replay applies them where they were made.
 #[test]
 fn the_desks_corrections_replay_from_the_capture_with_who_made_them() {
-    use boardcast::capture::{Direction, Writer};
-
-    let full = &all_games()[0];
-    let g = sim::SourceGame {
-        start: full.start.clone(),
-        moves: full.moves[..10].to_vec(),
-        sans: full.sans[..10].to_vec(),
-        tags: Vec::new(),
-    };
-    let session = sim::simulate(&g, &mut sim::Clean, 11, false);
-    let mut text = sim::dgt::capture_text(&session, &[]);
-    let last: u64 = text
-        .lines()
-        .rev()
-        .find(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .and_then(|l| l.split(' ').next()?.parse().ok())
-        .expect("a line of bytes");
+    let (g, mut text, last) = played(0, 10, 0, 11);
     let fen = "4k3/8/8/8/8/8/8/4K2R w K - 0 1";
-    let commands = [
-        format!(r#"{{"command":"take_up","fen":"{fen}","by":"desk: 127.0.0.1"}}"#),
-        r#"{"command":"turn_round","by":"desk: 127.0.0.1"}"#.to_string(),
-        r#"{"command":"start_game","round":3,"board":7,"by":"desk: 10.0.0.5"}"#.to_string(),
-    ];
-    let mut w = Writer::append(Vec::new());
-    for (i, json) in commands.iter().enumerate() {
-        w.write_chunk(
-            last + 5_000 + i as u64 * 1_000,
-            Direction::Operator,
-            json.as_bytes(),
-        )
-        .unwrap();
-    }
-    text.push_str(&String::from_utf8(w.into_inner()).unwrap());
+    let take_up = format!(r#"{{"command":"take_up","fen":"{fen}","by":"desk: 127.0.0.1"}}"#);
+    text.push_str(&command_lines(&[
+        (last + 5_000, &take_up),
+        (
+            last + 6_000,
+            r#"{"command":"turn_round","by":"desk: 127.0.0.1"}"#,
+        ),
+        (
+            last + 7_000,
+            r#"{"command":"start_game","round":3,"board":7,"by":"desk: 10.0.0.5"}"#,
+        ),
+    ]));
     let replay = replay_reader(
         text.as_bytes(),
         boardcast::board::Config::default(),
@@ -344,5 +309,157 @@ fn the_desks_corrections_replay_from_the_capture_with_who_made_them() {
                 Some("desk: 10.0.0.5")
             ),
         ]
+    );
+}
+
+/// The capture of the first `plies` plies of real game `n`, played
+/// cleanly, from daemon time `from` (its first lines, the board's hello
+/// and the whole board read, are those of a new connection), and the time
+/// of its last line.
+fn played(n: usize, plies: usize, from: u64, seed: u64) -> (sim::SourceGame, String, u64) {
+    let full = &all_games()[n];
+    let g = sim::SourceGame {
+        start: full.start.clone(),
+        moves: full.moves[..plies].to_vec(),
+        sans: full.sans[..plies].to_vec(),
+        tags: Vec::new(),
+    };
+    let session = sim::simulate(&g, &mut sim::Clean, seed, false);
+    let mut text = String::new();
+    let mut last = from;
+    for line in sim::dgt::capture_text(&session, &[]).lines() {
+        match line.split_once(' ') {
+            Some((t, rest)) if !line.starts_with('#') => {
+                last = from + t.parse::<u64>().expect("a time");
+                text.push_str(&format!("{last} {rest}\n"));
+            }
+            // The header, once.
+            _ if from == 0 => text.push_str(&format!("{line}\n")),
+            _ => {}
+        }
+    }
+    (g, text, last)
+}
+
+/// `commands` as a capture's operator lines, the `i`th at `times[i]`.
+fn command_lines(commands: &[(u64, &str)]) -> String {
+    use boardcast::capture::{Direction, Writer};
+    let mut w = Writer::append(Vec::new());
+    for (t, json) in commands {
+        w.write_chunk(*t, Direction::Operator, json.as_bytes())
+            .unwrap();
+    }
+    String::from_utf8(w.into_inner()).unwrap()
+}
+
+/// A board resumed from `capture` (a file) on a fresh round: the round,
+/// the board's state and its report.
+fn resumed(
+    capture: &std::path::Path,
+) -> (
+    std::sync::Arc<boardcast::sink::round::Round>,
+    boardcast::session::StateMessage,
+    boardcast::report::BoardReport,
+) {
+    let text = std::fs::read_to_string(capture).unwrap();
+    let (header, _) = boardcast::capture::Reader::new(text.as_bytes()).unwrap();
+    let setup = boardcast::setup::BoardSetup::of_header(&header).unwrap();
+    let round =
+        boardcast::sink::round::Round::new(Default::default(), Default::default(), None, None)
+            .unwrap();
+    let outputs = boardcast::session::Outputs::none();
+    let mut s = boardcast::session::Session::new(
+        &setup,
+        Config::default(),
+        outputs,
+        std::sync::Arc::clone(&round),
+        1,
+    );
+    s.resume(capture).expect("the capture replays");
+    s.announce(s.now());
+    (round, s.state(s.now()), s.report())
+}
+
+/// A restart between the desk's `start_game` and the next game: the game
+/// that was on stays the board's own (round 1, board 1); the seat waits
+/// for the next game.
+#[test]
+fn a_resume_before_the_seated_game_began_keeps_the_old_game_where_it_was() {
+    let (g, mut text, last) = played(0, 10, 0, 11);
+    text.push_str(&command_lines(&[(
+        last + 5_000,
+        r#"{"command":"start_game","round":3,"board":7,"by":"desk: 127.0.0.1"}"#,
+    )]));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("1.capture");
+    std::fs::write(&path, &text).unwrap();
+    let (round, state, report) = resumed(&path);
+    assert_eq!(state.number, 1, "the seat applies from the next game");
+    assert_eq!(report.games.len(), 1);
+    assert_eq!(
+        (report.games[0].round, report.games[0].plies),
+        (1, g.sans.len())
+    );
+    assert_eq!(round.results(1).keys().collect::<Vec<_>>(), [&1]);
+    assert!(round.results(3).is_empty(), "{:?}", round.results(3));
+}
+
+/// Two games with the desk's `start_game` between them, and the start
+/// pressed again during the second: resumed, each game is filed under its
+/// own seat, and the second start left the game on (no `*`).
+#[test]
+fn each_game_keeps_its_seat_and_a_second_start_leaves_the_game_on() {
+    let (a, mut text, last) = played(0, 10, 0, 11);
+    let start = r#"{"command":"start_game","round":3,"board":7,"white":{"name":"White, Seven"},"black":{"name":"Black, Seven"},"by":"desk: 127.0.0.1"}"#;
+    text.push_str(&command_lines(&[(last + 2_000, start)]));
+    let (b, second, _) = played(1, 8, last + 5_000, 12);
+    // The start pressed again halfway through the second game.
+    let mut lines: Vec<&str> = second.lines().collect();
+    let half = lines.len() / 2;
+    let at: u64 = lines[half].split(' ').next().unwrap().parse().unwrap();
+    let again = command_lines(&[(at, start)]);
+    lines.insert(half + 1, again.trim_end());
+    text.push_str(&lines.join("\n"));
+    text.push('\n');
+    let replay = replay_reader(text.as_bytes(), Config::default(), "seats".as_ref()).unwrap();
+    let games = replay.log.games();
+    assert_eq!(
+        games.len(),
+        2,
+        "{:?}",
+        games.iter().map(|g| &g.sans).collect::<Vec<_>>()
+    );
+    assert_eq!(games[0].sans, a.sans);
+    assert_eq!(
+        games[0].result.as_deref(),
+        Some("*"),
+        "the first start ends game one"
+    );
+    assert_eq!(games[1].sans, b.sans);
+    assert_eq!(games[1].result, None, "the second start leaves game two on");
+    let messages: Vec<&str> = replay
+        .events
+        .iter()
+        .filter_map(|(_, e)| match &e.kind {
+            EventKind::Correction { message, .. } => Some(message.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(messages, ["board 7 of round 3 from its next game"]);
+
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("1.capture");
+    std::fs::write(&path, &text).unwrap();
+    let (round, state, report) = resumed(&path);
+    assert_eq!(state.number, 7);
+    let rounds: Vec<u32> = report.games.iter().map(|g| g.round).collect();
+    assert_eq!(rounds, [1, 3]);
+    // The game on (the second) is handed to the round under its seat.
+    assert!(round.results(1).is_empty(), "{:?}", round.results(1));
+    assert_eq!(round.results(3).keys().collect::<Vec<_>>(), [&7]);
+    assert!(
+        round.round_pgn(3).contains("[White \"White, Seven\"]"),
+        "{}",
+        round.round_pgn(3)
     );
 }

@@ -114,6 +114,60 @@ fn listeners_a_trickled_body_is_cut_off_at_the_body_deadline() {
     drop(daemon);
 }
 
+/// The desk's first password is chosen only on the machine itself, by
+/// its own name: a page whose name points at loopback (DNS rebinding) and
+/// a proxy on the machine (which makes every client look local) are
+/// refused. The pairing file upload is answered before its body is read
+/// when there is no login: a stranger cannot make the daemon wait for (or
+/// hold) megabytes.
+#[test]
+fn listeners_the_desks_first_password_and_upload_ask_who_first() {
+    let keys = "body_timeout_s = 20\nheader_timeout_s = 30";
+    let Some((port, _dir, _broker, daemon)) = listening("web", keys) else {
+        return;
+    };
+    let form = "key=a+new+desk+key&again=a+new+desk+key";
+    let choose = |host: &str, extra: &str| {
+        request(
+            port,
+            &format!(
+                "POST /desk/password HTTP/1.1\r\nHost: {host}\r\n{extra}Content-Type: application/x-www-form-urlencoded\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{form}",
+                form.len()
+            ),
+        )
+    };
+    let own = format!("127.0.0.1:{port}");
+    let (code, reply) = choose(&format!("evil.example:{port}"), "");
+    assert_eq!(code, 403, "rebinding: {reply}");
+    for proxy in [
+        "X-Forwarded-For: 203.0.113.9\r\n",
+        "Forwarded: for=203.0.113.9\r\n",
+    ] {
+        let (code, reply) = choose(&own, proxy);
+        assert_eq!(code, 403, "{proxy}: {reply}");
+    }
+    let started = Instant::now();
+    let (code, reply) = request(
+        port,
+        &format!(
+            "POST /desk/trf?name=x.trf HTTP/1.1\r\nHost: {own}\r\nContent-Length: 4000000\r\nConnection: close\r\n\r\n"
+        ),
+    );
+    assert_eq!(code, 401, "{reply}");
+    assert!(
+        started.elapsed() < Duration::from_secs(4),
+        "{:?}",
+        started.elapsed()
+    );
+    // The machine itself, by its own name, chooses it; once.
+    let (code, reply) = choose(&format!("localhost:{port}"), "");
+    assert_eq!(code, 303, "{reply}");
+    assert!(reply.contains("boardcast_desk="), "{reply}");
+    let (code, reply) = choose(&own, "");
+    assert_eq!(code, 409, "{reply}");
+    drop(daemon);
+}
+
 /// Opens a live stream and reads its head: the status code, and the
 /// connection (never read again).
 fn open_stream(port: u16, path: &str, cookie: &str) -> (u16, TcpStream) {

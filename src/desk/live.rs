@@ -31,7 +31,7 @@ pub struct Desk {
     round: Arc<Round>,
     /// `[event] pairings`, when configured.
     configured: Option<PathBuf>,
-    /// `[desk] password`, when configured: it wins over one chosen here.
+    /// `[web] desk_password`, when configured: it wins over one chosen here.
     configured_password: Option<String>,
 }
 
@@ -105,34 +105,43 @@ impl Desk {
         self.configured_password.is_some() || self.lock().password.is_some()
     }
 
-    /// Whether `password` opens the desk.
+    /// Whether `password` opens the desk (spaces around it do not count,
+    /// as when it was chosen).
     pub fn verify(&self, password: &str) -> bool {
+        let password = password.trim();
         match &self.configured_password {
             Some(p) => {
+                let p = p.trim();
                 p.len() == password.len()
                     && p.bytes()
                         .zip(password.bytes())
                         .fold(0, |d, (a, b)| d | (a ^ b))
                         == 0
             }
-            None => self
-                .lock()
-                .password
-                .as_ref()
-                .is_some_and(|h| h.verify(password)),
+            None => {
+                // Hashed outside the lock: the desk is not held meanwhile.
+                let hash = self.lock().password.clone();
+                hash.is_some_and(|h| h.verify(password))
+            }
         }
     }
 
-    /// Chooses the desk password at first run (refused once one is set).
+    /// Chooses the desk password at first run (spaces around it do not
+    /// count); refused once one is set, also when two are chosen at once.
     pub fn choose_password(&self, password: &str) -> Result<(), String> {
+        const SET: &str = "the desk password is set already";
         if self.has_password() {
-            return Err("the desk password is set already".into());
+            return Err(SET.into());
         }
-        let hash = PasswordHash::new(password)?;
+        let hash = PasswordHash::new(password.trim())?;
+        let mut inner = self.lock();
+        if self.configured_password.is_some() || inner.password.is_some() {
+            return Err(SET.into());
+        }
         self.store
             .write_password(&hash)
             .map_err(|e| format!("the password cannot be kept: {e}"))?;
-        self.lock().password = Some(hash);
+        inner.password = Some(hash);
         Ok(())
     }
 
@@ -202,6 +211,10 @@ impl Desk {
         let inner = self.lock();
         let (trf, bytes) = inner.trf.as_ref().ok_or(DeskError::NoFile)?;
         let (round, starts) = inner.state.to_start(trf, sensors)?;
+        if starts.is_empty() {
+            // Refused before the round is touched.
+            return Err(DeskError::NothingAssigned(round));
+        }
         if let Err(e) = self
             .round
             .load(bytes, Path::new("pairings.trf"), Some(round))
@@ -262,4 +275,65 @@ fn parse(bytes: &[u8], name: &str) -> Result<Trf, LoadError> {
         return Err(LoadError::NotTrf(name.to_string()));
     }
     crate::tournament::parse_trf(bytes, name).map_err(|e| LoadError::Unreadable(e.to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tournament::{EventInfo, Pairings};
+
+    fn open(dir: &Path) -> (Desk, Arc<Round>) {
+        let round = Round::new(EventInfo::default(), Pairings::default(), None, None).unwrap();
+        let desk = Desk::new(Store::new(Some(dir)), Arc::clone(&round), None, None);
+        (desk, round)
+    }
+
+    #[test]
+    fn two_first_passwords_chosen_at_once_give_one_desk_password() {
+        let dir = tempfile::tempdir().unwrap();
+        let desk = Arc::new(open(dir.path()).0);
+        let chosen: Vec<bool> = ["first password", "second password"]
+            .map(|p| {
+                let desk = Arc::clone(&desk);
+                std::thread::spawn(move || desk.choose_password(p).is_ok())
+            })
+            .map(|t| t.join().unwrap())
+            .into();
+        assert_eq!(chosen.iter().filter(|ok| **ok).count(), 1, "{chosen:?}");
+        let won = if chosen[0] {
+            "first password"
+        } else {
+            "second password"
+        };
+        assert!(desk.verify(won));
+        // What is kept is the one that opens the desk after a restart.
+        assert!(open(dir.path()).0.verify(won));
+    }
+
+    #[test]
+    fn spaces_around_the_password_count_neither_when_chosen_nor_at_login() {
+        let dir = tempfile::tempdir().unwrap();
+        let (desk, _) = open(dir.path());
+        desk.choose_password("  the desk key ").unwrap();
+        assert!(desk.verify("the desk key"));
+        assert!(desk.verify(" the desk key  "));
+        assert!(!desk.verify("the desk"));
+    }
+
+    #[test]
+    fn a_start_with_no_board_assigned_leaves_the_round_alone() {
+        let dir = tempfile::tempdir().unwrap();
+        let (desk, round) = open(dir.path());
+        desk.load_trf(super::super::tests::TRF.as_bytes(), "desk.trf")
+            .unwrap();
+        let sensors = ["a".to_string()];
+        assert_eq!(
+            desk.start(&sensors).unwrap_err(),
+            DeskError::NothingAssigned(2)
+        );
+        assert_eq!(round.current(), 1, "the round is not loaded");
+        desk.change(|s, trf| s.assign(trf, "a", Some(1))).unwrap();
+        let (r, starts) = desk.start(&sensors).unwrap();
+        assert_eq!((r, starts.len(), round.current()), (2, 1, 2));
+    }
 }

@@ -74,6 +74,9 @@ pub enum DeskError {
     /// The daemon has no such sensor board.
     #[error("there is no sensor board `{0}`")]
     NoSuchSensor(String),
+    /// No sensor board plays a pairing board of the round.
+    #[error("no sensor board is assigned to a pairing board of round {0}")]
+    NothingAssigned(u32),
 }
 
 /// One pairing of the chosen round, as the desk shows it.
@@ -388,12 +391,12 @@ fn derive(password: &str, salt: &[u8], rounds: u32) -> [u8; 32] {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
 
     /// Two rounds, four players: round 1 played (1-2 1-0, 3-4 drawn),
     /// round 2 paired (3-1 on board 1, 4-2 on board 2), results blank.
-    const TRF: &str = "012 Desk Open\n\
+    pub(super) const TRF: &str = "012 Desk Open\n\
 001    1 m GM Alpha, One                        2700 NOR     1503014 1990/01/01  1.0    1     2 w 1     3 b\n\
 001    2 m IM Beta, Two                         2600 SWE     1700001 1991/01/01  0.0    4     1 b 0     4 b\n\
 001    3 m    Gamma, Three                      2500 DEN     1600001 1992/01/01  0.5    2     4 w =     1 w\n\

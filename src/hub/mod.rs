@@ -142,7 +142,7 @@ impl Sinks {
                         let (w, b) = (white.unwrap_or_else(unknown), black.unwrap_or_else(unknown));
                         if self
                             .round
-                            .pairing(number)
+                            .pairing_in(round, number)
                             .is_none_or(|p| p.white != w || p.black != b)
                         {
                             self.round.set_players_in(round, number, w, b);
@@ -150,6 +150,11 @@ impl Sinks {
                     }
                     self.round.update(round, number, &record);
                 }
+                Output::LiveGame {
+                    round,
+                    number,
+                    record,
+                } => self.round.update_live(round, number, &record),
             }
         }
     }

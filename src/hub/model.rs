@@ -73,6 +73,16 @@ pub enum Output {
         /// The game.
         record: Box<GameRecord>,
     },
+    /// A board's live game, for the operator's desk (its results and
+    /// round PGN never wait for the delay).
+    LiveGame {
+        /// Round of the game.
+        round: u32,
+        /// Board number in the round.
+        number: u32,
+        /// The game.
+        record: Box<GameRecord>,
+    },
 }
 
 #[derive(Debug, Default)]
@@ -204,8 +214,17 @@ impl HubModel {
         let result = match parts.as_slice() {
             ["bridge", name, "status"] => Ok(self.on_status(name, payload)),
             ["bridge", name, "instance"] => Ok(self.on_instance(name, payload)),
-            ["arbiter", "board", id, "state"] => self.on_state(id, payload, now_ms),
-            ["arbiter", "board", id, "event"] => self.on_event(id, payload, now_ms),
+            ["arbiter", "board", id, kind @ ("state" | "event")] => {
+                let read = if *kind == "state" {
+                    self.on_state(id, payload, now_ms)
+                } else {
+                    self.on_event(id, payload, now_ms)
+                };
+                read.map(|mut out| {
+                    out.extend(self.live_game(id));
+                    out
+                })
+            }
             _ => Ok(Vec::new()),
         };
         result.unwrap_or_else(|why| self.dropped(topic, &why, now_ms))
@@ -556,6 +575,18 @@ impl HubModel {
             }
         }
         self.marked(b, s).to_string()
+    }
+
+    /// Board `id`'s live game, where the board's state places it.
+    fn live_game(&self, id: &str) -> Option<Output> {
+        let b = self.boards.get(id)?;
+        let state = b.state.as_ref()?;
+        let n = |k: &str| state[k].as_u64().map(|v| v as u32);
+        Some(Output::LiveGame {
+            round: n("round").unwrap_or(1),
+            number: n("number").or_else(|| id.parse().ok())?,
+            record: Box::new(b.log.current()?.clone()),
+        })
     }
 
     fn folder(&self, id: &str) -> Option<Output> {

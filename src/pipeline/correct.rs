@@ -30,6 +30,9 @@ pub(super) struct Published {
     players: Option<(Player, Player)>,
     /// The round and pairing board the last `start_game` gave the board.
     seat: Option<(u32, u32)>,
+    /// The seat each game started under, by the order games started (a
+    /// resume files each earlier game under its own).
+    game_seats: Vec<Option<(u32, u32)>>,
 }
 
 impl Published {
@@ -40,6 +43,7 @@ impl Published {
                 self.result = Some(None);
                 self.plies = 0;
                 self.ended_at = None;
+                self.game_seats.push(self.seat);
             }
             EventKind::Move { ply, .. } => {
                 self.truncate(ply.saturating_sub(1));
@@ -112,15 +116,28 @@ impl BoardPipeline {
                 white,
                 black,
             } => {
-                self.published_game.seat = Some((*round, *board));
-                if let (Some(w), Some(b)) = (white, black) {
-                    self.published_game.players = Some((w.clone(), b.clone()));
+                let players = white.clone().zip(black.clone());
+                if self.published_game.seat == Some((*round, *board)) {
+                    // Start pressed again: the game under way stays.
+                    match players {
+                        Some(p) if self.published_game.players.as_ref() != Some(&p) => {
+                            let message = format!("players set: {} - {}", p.0.name, p.1.name);
+                            self.published_game.players = Some(p);
+                            done(true, message)
+                        }
+                        _ => done(false, format!("board {board} of round {round} already")),
+                    }
+                } else {
+                    self.published_game.seat = Some((*round, *board));
+                    if players.is_some() {
+                        self.published_game.players = players;
+                    }
+                    self.restart(t);
+                    done(
+                        true,
+                        format!("board {board} of round {round} from its next game"),
+                    )
                 }
-                self.restart(t);
-                done(
-                    true,
-                    format!("board {board} of round {round} from its next game"),
-                )
             }
             OperatorCommand::TurnRound => {
                 let rotated = self.turn_round(t);
@@ -228,6 +245,13 @@ impl BoardPipeline {
     /// resume gives them back to the session).
     pub fn pairing_seat(&self) -> Option<(u32, u32)> {
         self.published_game.seat
+    }
+
+    /// The seat the `n`th game (0: the first this pipeline started) began
+    /// under: the round and pairing board the last `start_game` before it
+    /// gave the board.
+    pub fn seat_of_game(&self, n: usize) -> Option<(u32, u32)> {
+        self.published_game.game_seats.get(n).copied().flatten()
     }
 }
 

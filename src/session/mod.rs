@@ -50,8 +50,14 @@ pub struct Session {
     outputs: Outputs,
     /// The round (tags from the pairings; the PGN folder).
     round: Arc<Round>,
-    /// This board's number in the round.
+    /// This board's number in the round (the pairing board the desk gave
+    /// it, else its own).
     number: u32,
+    /// The board's own number, from its configuration.
+    own_number: u32,
+    /// The games the pipeline started so far (each game's seat is looked
+    /// up by its order).
+    games_started: usize,
     /// The round the current game belongs to (the one current when it
     /// started).
     game_round: u32,
@@ -107,6 +113,8 @@ impl Session {
             outputs,
             round,
             number,
+            own_number: number,
+            games_started: 0,
             game_round,
             status: LinkStatus::Offline,
             port: None,
@@ -141,11 +149,7 @@ impl Session {
     /// This board's part of the round's report: its games and its error
     /// and action alerts with the arbiter's decisions.
     pub fn report(&self) -> BoardReport {
-        let pairing = |round: u32| {
-            (round == self.round.current())
-                .then(|| self.round.pairing(self.number))
-                .flatten()
-        };
+        let pairing = |round: u32| self.round.pairing_in(round, self.number);
         let games = self
             .log
             .games()
@@ -186,9 +190,10 @@ impl Session {
     /// Keeps an error or action alert (or a withdrawal) for the report.
     fn track(&mut self, e: &Event) {
         if matches!(e.kind, EventKind::GameStart { .. }) {
+            // The seat is taken (`take_seat`) before the start is tracked.
             self.game_rounds
                 .resize(self.log.games().len().saturating_sub(1), self.game_round);
-            self.game_rounds.push(self.new_game_round());
+            self.game_rounds.push(self.game_round);
         }
         let EventKind::Alert(a) = &e.kind else {
             return;
@@ -305,8 +310,9 @@ impl Session {
     /// to the arbiters; the public's own (with a delay, the game as the
     /// public has seen it, also in the PGN folder).
     pub fn announce(&mut self, t: Millis) {
-        if self.log.current().is_some() {
+        if let Some(g) = self.log.current() {
             self.pgn_dirty = true;
+            self.round.update_live(self.game_round, self.number, g);
         }
         let public = match &self.public {
             None => self.log.current(),
@@ -343,6 +349,10 @@ impl Session {
             events.push((t, e));
         })?;
         for (_, e) in &events {
+            if matches!(e.kind, EventKind::GameStart { .. }) {
+                // Each earlier game under the seat it began with.
+                self.take_seat(false);
+            }
             self.log.handle(e);
             self.track(e);
             if matches!(e.kind, EventKind::GameStart { .. })
@@ -352,10 +362,7 @@ impl Session {
                 g.date = Some(crate::wall::pgn_date());
             }
             match &e.kind {
-                EventKind::GameStart { .. } => {
-                    self.disagrees = false;
-                    self.take_seat();
-                }
+                EventKind::GameStart { .. } => self.disagrees = false,
                 EventKind::Move { .. } | EventKind::Takeback { .. } => self.disagrees = false,
                 EventKind::Alert(a)
                     if matches!(a.kind, AlertKind::Misplaced | AlertKind::IllegalPosition) =>
@@ -375,7 +382,7 @@ impl Session {
         // Players fixed by a correction in the captures stay fixed.
         if let Some((white, black)) = self.pipeline.players_set() {
             self.round
-                .set_players(self.number, white.clone(), black.clone());
+                .set_players_in(self.game_round, self.number, white.clone(), black.clone());
         }
         // The delayed public view takes up what the public had seen.
         if let Some(p) = &mut self.public {
@@ -530,7 +537,7 @@ impl Session {
             OperatorCommand::SetPlayers { white, black }
                 if self
                     .round
-                    .pairing(self.number)
+                    .pairing_in(self.game_round, self.number)
                     .is_some_and(|p| &p.white == white && &p.black == black) =>
             {
                 Outcome {
@@ -540,8 +547,12 @@ impl Session {
                 }
             }
             OperatorCommand::SetPlayers { white, black } => {
-                self.round
-                    .set_players(self.number, white.clone(), black.clone());
+                self.round.set_players_in(
+                    self.game_round,
+                    self.number,
+                    white.clone(),
+                    black.clone(),
+                );
                 self.pipeline.correct_by(t, command, by)
             }
             // The game in progress ends under its own round and board
@@ -569,21 +580,19 @@ impl Session {
         outcome
     }
 
-    /// The round a game starting now belongs to: the one the desk gave
-    /// the board (`start_game`), else the round being played.
-    fn new_game_round(&self) -> u32 {
-        self.pipeline
-            .pairing_seat()
-            .map_or_else(|| self.round.current(), |(round, _)| round)
-    }
-
-    /// A game starts: it belongs to [`Session::new_game_round`], on the
-    /// pairing board the desk gave the board if it did.
-    fn take_seat(&mut self) {
-        self.game_round = self.new_game_round();
-        if let Some((_, board)) = self.pipeline.pairing_seat() {
-            self.number = board;
-        }
+    /// A game starts: it belongs to the round and pairing board the desk
+    /// gave the board before it (`start_game`), else to the round being
+    /// played, on the board's own number. Live (`live`), a seat of a round
+    /// before the one being played has expired: a board the desk did not
+    /// start again plays under its own number in the new round. A resume
+    /// files each earlier game under the seat it began with.
+    fn take_seat(&mut self, live: bool) {
+        let seat = self
+            .pipeline
+            .seat_of_game(self.games_started)
+            .filter(|(round, _)| !live || *round >= self.round.current());
+        self.games_started += 1;
+        (self.game_round, self.number) = seat.unwrap_or((self.round.current(), self.own_number));
     }
 
     /// The state as published now (the live game).
@@ -595,7 +604,7 @@ impl Session {
     /// what the delayed public has seen.
     fn state_of(&self, log: &GameLog, live: bool, t: Millis) -> StateMessage {
         let game = log.current();
-        let pairing = self.round.pairing(self.number);
+        let pairing = self.round.pairing_in(self.game_round, self.number);
         let kind = self.pipeline.game();
         let chess = kind == crate::event::GameId::Chess;
         StateMessage {
@@ -812,10 +821,11 @@ impl Session {
         self.readiness = readiness;
         if changed {
             self.pgn_dirty = true;
-            if self.public.is_none()
-                && let Some(g) = self.log.current()
-            {
-                self.round.update(self.game_round, self.number, g);
+            if let Some(g) = self.log.current() {
+                self.round.update_live(self.game_round, self.number, g);
+                if self.public.is_none() {
+                    self.round.update(self.game_round, self.number, g);
+                }
             }
         }
         if changed || moved || checked {
@@ -870,7 +880,7 @@ impl Session {
                 ..
             } => {
                 self.disagrees = false;
-                self.take_seat();
+                self.take_seat(true);
                 info!(%fen, rotated, "game start");
             }
             EventKind::Move { ply, notation, .. } => {

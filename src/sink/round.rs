@@ -42,8 +42,12 @@ struct State {
     pairings: Pairings,
     /// The TRF file the pairings come from, when they do.
     trf: Option<Arc<Trf>>,
-    /// Players fixed by the operator, by board; they win over the file.
-    overrides: BTreeMap<u32, Pairing>,
+    /// Players fixed by the operator, by round and board; they win over
+    /// the file.
+    overrides: BTreeMap<(u32, u32), Pairing>,
+    /// The pairings of rounds loaded before the current one, by round: a
+    /// game of round 2 keeps round 2's players once round 3 is loaded.
+    earlier: BTreeMap<u32, Pairings>,
 }
 
 /// The live round (shared by every board task and the writer task).
@@ -52,8 +56,12 @@ pub struct Round {
     state: RwLock<State>,
     pairings_path: Option<PathBuf>,
     folder: Option<Folder>,
-    /// The latest record of each (round, board).
+    /// The latest record of each (round, board) as the public has seen it
+    /// (with a broadcast delay, the delayed game): the PGN folder's.
     games: Mutex<BTreeMap<(u32, u32), Arc<GameRecord>>>,
+    /// The latest live record of each (round, board): the operator's
+    /// desk's (its results and round PGN never wait for the delay).
+    live: Mutex<BTreeMap<(u32, u32), Arc<GameRecord>>>,
     /// Rounds to write, with the boards whose game file changed.
     dirty: Mutex<BTreeMap<u32, BTreeSet<u32>>>,
     notify: Notify,
@@ -112,10 +120,12 @@ impl Round {
                 pairings: fallback,
                 trf: None,
                 overrides: BTreeMap::new(),
+                earlier: BTreeMap::new(),
             }),
             pairings_path,
             folder: pgn_dir.map(Folder::new),
             games: Mutex::new(BTreeMap::new()),
+            live: Mutex::new(BTreeMap::new()),
             dirty: Mutex::new(BTreeMap::new()),
             notify: Notify::new(),
             failing: std::sync::atomic::AtomicBool::new(false),
@@ -183,15 +193,26 @@ impl Round {
             path = %path.display(),
             "pairings loaded"
         );
-        state.pairings = pairings;
+        // The round loaded before keeps its pairings (a file read again
+        // for the same round replaces them, and the operator's fixes).
+        let before = std::mem::replace(&mut state.pairings, pairings);
+        if let Some(r) = before.round
+            && state.pairings.round != Some(r)
+        {
+            state.earlier.insert(r, before);
+        }
         state.trf = file.trf;
-        state.overrides.clear();
         let round = state.event.round;
+        state.overrides.retain(|(r, _), _| *r != round);
         drop(state);
         if self.trf_round().is_some() {
             // The file's results against the boards' games, said again.
             self.warned.lock().expect("round warned lock").clear();
-            let results = self.results(round);
+            let results = self
+                .games_of(round)
+                .into_iter()
+                .map(|(b, g)| (b, g.result_token().to_string()))
+                .collect();
             self.warn_conflicts(round, &results);
             self.mark(round, None);
         }
@@ -209,34 +230,27 @@ impl Round {
         self.state.read().expect("round state lock").trf.clone()
     }
 
-    /// The games of `round` as one PGN text, in board order.
+    /// The live games of `round` as one PGN text, in board order.
     pub fn round_pgn(&self, round: u32) -> String {
-        self.games_of(round)
+        of_round(&self.live, round)
             .iter()
             .map(|(b, g)| super::pgn::render(g, &self.tags(round, *b)))
             .collect()
     }
 
-    /// The games of `round` by board, in board order: a snapshot taken
-    /// under the lock (the records are shared, not copied).
+    /// The games of `round` as the public has seen them, by board, in
+    /// board order: a snapshot taken under the lock (the records are
+    /// shared, not copied).
     fn games_of(&self, round: u32) -> Vec<(u32, Arc<GameRecord>)> {
-        self.games
-            .lock()
-            .expect("round games lock")
-            .iter()
-            .filter(|((r, _), _)| *r == round)
-            .map(|((_, b), g)| (*b, Arc::clone(g)))
-            .collect()
+        of_round(&self.games, round)
     }
 
-    /// The results of `round`'s games, board by board (`*` included).
+    /// The results of `round`'s live games, board by board (`*`
+    /// included).
     pub fn results(&self, round: u32) -> BTreeMap<u32, String> {
-        self.games
-            .lock()
-            .expect("round games lock")
-            .iter()
-            .filter(|((r, _), _)| *r == round)
-            .map(|((_, b), g)| (*b, g.result_token().to_string()))
+        of_round(&self.live, round)
+            .into_iter()
+            .map(|(b, g)| (b, g.result_token().to_string()))
             .collect()
     }
 
@@ -266,19 +280,35 @@ impl Round {
         self.state.read().expect("round state lock").event.round
     }
 
-    /// The pairing of a board, operator corrections first.
+    /// The pairing of a board in the round being played, operator
+    /// corrections first.
     pub fn pairing(&self, board: u32) -> Option<Pairing> {
+        self.pairing_in(self.current(), board)
+    }
+
+    /// The pairing of board `board` in round `round`, operator corrections
+    /// first: the current pairings, else the round's from the TRF file,
+    /// else those loaded for it before. Pairings that name no round (the
+    /// configuration's boards) stand for every round.
+    pub fn pairing_in(&self, round: u32, board: u32) -> Option<Pairing> {
         let state = self.state.read().expect("round state lock");
-        state
-            .overrides
-            .get(&board)
-            .or_else(|| state.pairings.board(board))
-            .cloned()
+        if let Some(p) = state.overrides.get(&(round, board)) {
+            return Some(p.clone());
+        }
+        if state.pairings.round.is_none_or(|r| r == round) {
+            return state.pairings.board(board).cloned();
+        }
+        if let Some(trf) = &state.trf
+            && trf.paired_rounds().contains(&round)
+        {
+            return trf.pairings(round).board(board).cloned();
+        }
+        state.earlier.get(&round)?.board(board).cloned()
     }
 
     /// The PGN tags of board `board`'s game in round `round`.
     pub fn tags(&self, round: u32, board: u32) -> Tags {
-        let pairing = self.pairing(board);
+        let pairing = self.pairing_in(round, board);
         let state = self.state.read().expect("round state lock");
         tags_for(&state.event, round, board, pairing.as_ref())
     }
@@ -295,7 +325,7 @@ impl Round {
     pub fn set_players_in(&self, round: u32, board: u32, white: Player, black: Player) {
         let mut state = self.state.write().expect("round state lock");
         state.overrides.insert(
-            board,
+            (round, board),
             Pairing {
                 board,
                 white,
@@ -306,15 +336,23 @@ impl Round {
         self.mark(round, Some(board));
     }
 
-    /// A board's game changed: remember it for the folder.
+    /// A board's game as the public has seen it changed: remember it for
+    /// the folder.
     pub fn update(&self, round: u32, board: u32, record: &GameRecord) {
-        // Kept without a folder too: the operator's desk hands the round's
-        // games out.
         self.games
             .lock()
             .expect("round games lock")
             .insert((round, board), Arc::new(record.clone()));
         self.mark(round, Some(board));
+    }
+
+    /// A board's live game changed: kept without a folder too (the
+    /// operator's desk hands the round's games and results out).
+    pub fn update_live(&self, round: u32, board: u32, record: &GameRecord) {
+        self.live
+            .lock()
+            .expect("round live lock")
+            .insert((round, board), Arc::new(record.clone()));
     }
 
     /// Marks `round` for writing, with `board`'s game file.
@@ -342,8 +380,10 @@ impl Round {
         for (round, changed) in rounds {
             // A snapshot under the lock; the files are written without it.
             let games = self.games_of(round);
-            let pairings: BTreeMap<u32, Option<Pairing>> =
-                games.iter().map(|(b, _)| (*b, self.pairing(*b))).collect();
+            let pairings: BTreeMap<u32, Option<Pairing>> = games
+                .iter()
+                .map(|(b, _)| (*b, self.pairing_in(round, *b)))
+                .collect();
             let list: Vec<BoardGame<'_>> = games
                 .iter()
                 .map(|(b, record)| BoardGame {
@@ -436,6 +476,19 @@ impl Round {
 /// Fills what the configured event leaves unknown from a TRF file's
 /// tournament lines: the name (`012`), the site (`022`, the city), and the
 /// date (`132`, the round's date, else `042`, the start).
+/// The games of `round` in `games`, by board, in board order.
+fn of_round(
+    games: &Mutex<BTreeMap<(u32, u32), Arc<GameRecord>>>,
+    round: u32,
+) -> Vec<(u32, Arc<GameRecord>)> {
+    games
+        .lock()
+        .expect("round games lock")
+        .range((round, 0)..=(round, u32::MAX))
+        .map(|((_, b), g)| (*b, Arc::clone(g)))
+        .collect()
+}
+
 fn fill_event(event: &mut EventInfo, trf: &Trf, round: Option<u32>) {
     let t = &trf.tournament;
     if event.name == "?"
@@ -535,6 +588,67 @@ mod tests {
         let written = std::fs::read(pgn.join("round-4/results.trf")).unwrap();
         let back = crate::tournament::trf::parse(&written).unwrap();
         assert_eq!(back.boards(4)[0].file_result().as_deref(), Some("1-0"));
+    }
+
+    #[test]
+    fn a_game_of_an_earlier_round_keeps_that_rounds_players() {
+        let example: &[u8] = include_bytes!("../../tests/data/trf/fide-example.trf");
+        let round = Round::new(EventInfo::default(), Pairings::default(), None, None).unwrap();
+        let path = std::path::Path::new("pairings.trf");
+        round.load(example, path, Some(3)).unwrap();
+        let trf = crate::tournament::trf::parse(example).unwrap();
+        let in_round = |r: u32| trf.pairings(r).board(1).unwrap().white.name.clone();
+        assert_ne!(in_round(3), in_round(4), "the example pairs board 1 anew");
+        round.set_players_in(
+            3,
+            2,
+            Player {
+                name: "Fixed, In Three".into(),
+                ..Player::default()
+            },
+            Player::default(),
+        );
+        round.update_live(3, 1, &record(2));
+        round.load(example, path, Some(4)).unwrap();
+        assert_eq!(round.current(), 4);
+        // Round 3's game keeps round 3's players, and its operator's fix.
+        assert!(
+            round
+                .round_pgn(3)
+                .contains(&format!("[White \"{}\"]", in_round(3)))
+        );
+        assert_eq!(round.tags(3, 1).white, in_round(3));
+        assert_eq!(round.tags(3, 2).white, "Fixed, In Three");
+        assert_eq!(round.pairing(1).unwrap().white.name, in_round(4));
+        assert_ne!(round.tags(4, 2).white, "Fixed, In Three");
+        // Without a TRF file, the pairings loaded for a round are kept.
+        let toml = |r: u32, name: &str| {
+            format!(
+                "round = {r}\n[[pairing]]\nboard = 1\nwhite = {{ name = \"{name}\" }}\nblack = {{ name = \"B\" }}\n"
+            )
+        };
+        let round = Round::new(EventInfo::default(), Pairings::default(), None, None).unwrap();
+        let path = std::path::Path::new("pairings.toml");
+        round
+            .load(toml(1, "First, Round").as_bytes(), path, None)
+            .unwrap();
+        round
+            .load(toml(2, "Second, Round").as_bytes(), path, None)
+            .unwrap();
+        assert_eq!(round.tags(1, 1).white, "First, Round");
+        assert_eq!(round.tags(2, 1).white, "Second, Round");
+    }
+
+    #[test]
+    fn the_desks_results_are_live_the_folders_public() {
+        let round = Round::new(EventInfo::default(), Pairings::default(), None, None).unwrap();
+        let mut live = record(4);
+        live.result = Some("1-0".into());
+        round.update(1, 1, &record(2));
+        round.update_live(1, 1, &live);
+        assert_eq!(round.results(1).get(&1).map(String::as_str), Some("1-0"));
+        assert_eq!(round.games_of(1)[0].1.sans.len(), 2);
+        assert!(round.round_pgn(1).contains("1-0"));
     }
 
     // Inodes tell a rewrite: a Unix test.

@@ -7,6 +7,8 @@
 //! present. A client that sends neither (curl, a script) is no browser
 //! carrying someone's cookie, and is let through to the login checks.
 
+use std::net::IpAddr;
+
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
@@ -25,6 +27,40 @@ pub(super) fn same_site(headers: &HeaderMap) -> bool {
     };
     let fetch_ok = text("sec-fetch-site").is_none_or(|s| matches!(s, "same-origin" | "none"));
     origin_ok && fetch_ok
+}
+
+/// Whether a request was made on the machine that runs boardcast, by a
+/// browser that knows it as that machine: the peer is a loopback address,
+/// the page's address (`Host`) names loopback (`localhost`, `127.0.0.1`,
+/// `[::1]`), and no proxy stands between (no `Forwarded`, `X-Forwarded-*`
+/// or `X-Real-IP`). A proxy on the same machine (a TLS front) makes every
+/// request come from loopback; a page of another site whose name is made
+/// to point at 127.0.0.1 (DNS rebinding) carries its own name in `Host`.
+/// Both are refused.
+pub(super) fn from_this_machine(peer: Option<IpAddr>, headers: &HeaderMap) -> bool {
+    let proxied = headers.keys().any(|k| {
+        let k = k.as_str();
+        k == "forwarded" || k.starts_with("x-forwarded-") || k == "x-real-ip"
+    });
+    let host = headers
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(names_loopback);
+    !proxied && host && peer.is_some_and(|ip| ip.to_canonical().is_loopback())
+}
+
+/// Whether a `Host` value (with or without a port) names loopback.
+fn names_loopback(host: &str) -> bool {
+    let host = host.trim().to_ascii_lowercase();
+    let name = match host.strip_prefix('[') {
+        // `[::1]:8080`
+        Some(rest) => rest.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host.as_str(), |(n, _)| n),
+    };
+    name == "localhost"
+        || name
+            .parse::<IpAddr>()
+            .is_ok_and(|ip| ip.to_canonical().is_loopback())
 }
 
 /// Why a POST from elsewhere is refused.
@@ -75,5 +111,45 @@ mod tests {
             host,
             ("origin", "http://127.0.0.1:9090")
         ])));
+    }
+
+    #[test]
+    fn only_the_machine_itself_by_its_own_name_chooses_the_first_password() {
+        let local: IpAddr = "127.0.0.1".parse().unwrap();
+        let mapped: IpAddr = "::ffff:127.0.0.1".parse().unwrap();
+        let far: IpAddr = "192.168.1.20".parse().unwrap();
+        let at = |host: &str| headers(&[("host", host)]);
+        for host in [
+            "127.0.0.1:8080",
+            "localhost:8080",
+            "[::1]:8080",
+            "LOCALHOST",
+            "127.0.0.2",
+        ] {
+            assert!(from_this_machine(Some(local), &at(host)), "{host}");
+        }
+        assert!(from_this_machine(Some(mapped), &at("localhost:8080")));
+        assert!(!from_this_machine(Some(far), &at("127.0.0.1:8080")));
+        assert!(!from_this_machine(None, &at("127.0.0.1:8080")));
+        // DNS rebinding: another site's name pointed at 127.0.0.1.
+        for host in [
+            "evil.example:8080",
+            "localhost.evil.example",
+            "192.168.1.2:8080",
+            "[fe80::1]:80",
+        ] {
+            assert!(!from_this_machine(Some(local), &at(host)), "{host}");
+        }
+        assert!(!from_this_machine(Some(local), &HeaderMap::new()));
+        // A proxy on this machine speaks for someone else.
+        for proxy in [
+            "x-forwarded-for",
+            "forwarded",
+            "x-real-ip",
+            "x-forwarded-host",
+        ] {
+            let h = headers(&[("host", "127.0.0.1:8080"), (proxy, "203.0.113.9")]);
+            assert!(!from_this_machine(Some(local), &h), "{proxy}");
+        }
     }
 }

@@ -42,6 +42,17 @@ impl Lockout {
         }
     }
 
+    /// A login from `addr` at `now`, counted as a failure before its
+    /// password is checked ([`Lockout::succeeded`] forgets it when the
+    /// password is right), so guesses sent in parallel cannot all be
+    /// checked before the first is counted; `Err` says how long `addr` is
+    /// still locked out.
+    pub fn attempt(&mut self, addr: IpAddr, now: Instant) -> Result<(), Duration> {
+        self.check(addr, now)?;
+        self.failed(addr, now);
+        Ok(())
+    }
+
     /// A wrong password from `addr` at `now`; returns whether it is now
     /// locked out.
     pub fn failed(&mut self, addr: IpAddr, now: Instant) -> bool {
@@ -116,5 +127,18 @@ mod tests {
         }
         l.succeeded(a);
         assert!(!l.failed(a, t0));
+    }
+
+    #[test]
+    fn parallel_guesses_get_no_more_tries_than_serial_ones() {
+        let t0 = Instant::now();
+        let a: IpAddr = "10.0.0.7".parse().unwrap();
+        let mut l = Lockout::default();
+        // A hundred logins arrive before any password is checked.
+        let let_in = (0..100).filter(|_| l.attempt(a, t0).is_ok()).count();
+        assert_eq!(let_in, MAX_FAILURES as usize);
+        // A right password among them opens the address again.
+        l.succeeded(a);
+        assert!(l.attempt(a, t0).is_ok());
     }
 }

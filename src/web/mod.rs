@@ -34,7 +34,7 @@ mod stream_tests;
 
 use std::collections::VecDeque;
 use std::convert::Infallible;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::Router;
@@ -378,6 +378,8 @@ struct Views {
     desk_sessions: Sessions,
     /// Failed desk logins per client address.
     desk_lockout: Mutex<lockout::Lockout>,
+    /// Desk passwords hashed at once (PBKDF2 costs a core for a moment).
+    desk_hashing: tokio::sync::Semaphore,
     /// Each board's board check as last published (a state carries it
     /// only until the first move), for the desk.
     desk_checks: Mutex<std::collections::HashMap<String, serde_json::Value>>,
@@ -401,6 +403,7 @@ impl Views {
             desk: Mutex::new(None),
             desk_sessions: Sessions::default(),
             desk_lockout: Mutex::default(),
+            desk_hashing: tokio::sync::Semaphore::new(2),
             desk_checks: Mutex::default(),
             desk_ports: Mutex::new(None),
         }
@@ -644,15 +647,8 @@ async fn arbiter_login(
     let addr = extensions
         .get::<axum::extract::ConnectInfo<SocketAddr>>()
         .map(|p| p.0.ip());
-    if let Some(ip) = addr
-        && let Err(left) = views.lockout().check(ip, std::time::Instant::now())
-    {
-        return (
-            StatusCode::TOO_MANY_REQUESTS,
-            [(header::RETRY_AFTER, left.as_secs().max(1).to_string())],
-            "too many wrong passwords from this address; try again later\n",
-        )
-            .into_response();
+    if let Some(locked) = login_refused(&mut views.lockout(), addr) {
+        return locked;
     }
     let key = (body.len() <= MAX_LOGIN_BODY)
         .then(|| std::str::from_utf8(&body).ok())
@@ -660,10 +656,8 @@ async fn arbiter_login(
         .and_then(|b| form_field(b, "key"));
     if !key.is_some_and(|k| same(&arbiter_token(k.trim()), token)) {
         // Guessing costs time, and soon the address.
-        if let Some(ip) = addr
-            && views.lockout().failed(ip, std::time::Instant::now())
-        {
-            tracing::warn!(%ip, "arbiter view: too many wrong passwords; this address is locked out for a while");
+        if locked_out(&views.lockout(), addr) {
+            tracing::warn!(ip = ?addr, "arbiter view: too many wrong passwords; this address is locked out for a while");
         }
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
         tracing::info!("arbiter view: a wrong password");
@@ -686,6 +680,26 @@ async fn arbiter_login(
         ],
     )
         .into_response()
+}
+
+/// A login from `ip`, counted as a failure before its password is
+/// checked (see [`lockout::Lockout::attempt`]): `Some(429)` while the
+/// address is locked out.
+fn login_refused(lockout: &mut lockout::Lockout, ip: Option<IpAddr>) -> Option<Response> {
+    let left = lockout.attempt(ip?, std::time::Instant::now()).err()?;
+    Some(
+        (
+            StatusCode::TOO_MANY_REQUESTS,
+            [(header::RETRY_AFTER, left.as_secs().max(1).to_string())],
+            "too many wrong passwords from this address; try again later\n",
+        )
+            .into_response(),
+    )
+}
+
+/// Whether `ip` is locked out now (after a wrong password: to say so once).
+fn locked_out(lockout: &lockout::Lockout, ip: Option<IpAddr>) -> bool {
+    ip.is_some_and(|ip| lockout.check(ip, std::time::Instant::now()).is_err())
 }
 
 /// `GET /arbiter`: the arbiters' page for a live session, else the login

@@ -78,6 +78,33 @@ fn open_session(views: &Views) -> Response {
         .into_response()
 }
 
+/// Why a login POST is not read.
+enum NotPosted {
+    /// The daemon serves no desk.
+    NoDesk,
+    /// The POST comes from another site.
+    CrossSite,
+}
+
+impl IntoResponse for NotPosted {
+    fn into_response(self) -> Response {
+        match self {
+            NotPosted::NoDesk => (StatusCode::NOT_FOUND, Html(NO_DESK)).into_response(),
+            NotPosted::CrossSite => crate::web::guard::refused(),
+        }
+    }
+}
+
+/// What the login's POSTs check first: there is a desk, and the request
+/// comes from its page.
+fn posted(views: &Views, headers: &HeaderMap) -> Result<Arc<crate::desk::live::Desk>, NotPosted> {
+    let desk = desk(views).ok_or(NotPosted::NoDesk)?;
+    if !crate::web::guard::same_site(headers) {
+        return Err(NotPosted::CrossSite);
+    }
+    Ok(desk)
+}
+
 /// `POST /desk/login` (field `key`).
 pub(super) async fn login(
     State(views): State<Arc<Views>>,
@@ -85,22 +112,13 @@ pub(super) async fn login(
     extensions: axum::http::Extensions,
     body: axum::body::Bytes,
 ) -> Response {
-    let Some(desk) = desk(&views) else {
-        return (StatusCode::NOT_FOUND, Html(NO_DESK)).into_response();
+    let desk = match posted(&views, &headers) {
+        Ok(d) => d,
+        Err(r) => return r.into_response(),
     };
-    if !crate::web::guard::same_site(&headers) {
-        return crate::web::guard::refused();
-    }
     let ip = peer(&extensions);
-    if let Some(ip) = ip
-        && let Err(left) = views.desk_lockout().check(ip, std::time::Instant::now())
-    {
-        return (
-            StatusCode::TOO_MANY_REQUESTS,
-            [(header::RETRY_AFTER, left.as_secs().max(1).to_string())],
-            "too many wrong passwords from this address; try again later\n",
-        )
-            .into_response();
+    if let Some(locked) = crate::web::login_refused(&mut views.desk_lockout(), ip) {
+        return locked;
     }
     let key = std::str::from_utf8(&body)
         .ok()
@@ -108,18 +126,20 @@ pub(super) async fn login(
     let right = match key {
         Some(k) => {
             let desk = Arc::clone(&desk);
-            // PBKDF2 takes a moment: off the reactor.
-            tokio::task::spawn_blocking(move || desk.verify(k.trim()))
+            // PBKDF2 takes a moment: off the reactor, a few at a time.
+            let _turn = views.desk_hashing.acquire().await;
+            tokio::task::spawn_blocking(move || desk.verify(&k))
                 .await
                 .unwrap_or(false)
         }
         None => false,
     };
     if !right {
-        if let Some(ip) = ip
-            && views.desk_lockout().failed(ip, std::time::Instant::now())
-        {
-            tracing::warn!(%ip, "desk: too many wrong passwords; this address is locked out for a while");
+        if crate::web::locked_out(&views.desk_lockout(), ip) {
+            tracing::warn!(
+                ?ip,
+                "desk: too many wrong passwords; this address is locked out for a while"
+            );
         }
         tokio::time::sleep(std::time::Duration::from_millis(300)).await;
         tracing::info!("desk: a wrong password");
@@ -145,12 +165,10 @@ pub(super) async fn choose_password(
     extensions: axum::http::Extensions,
     body: axum::body::Bytes,
 ) -> Response {
-    let Some(desk) = desk(&views) else {
-        return (StatusCode::NOT_FOUND, Html(NO_DESK)).into_response();
+    let desk = match posted(&views, &headers) {
+        Ok(d) => d,
+        Err(r) => return r.into_response(),
     };
-    if !crate::web::guard::same_site(&headers) {
-        return crate::web::guard::refused();
-    }
     if desk.has_password() {
         return (
             StatusCode::CONFLICT,
@@ -158,11 +176,11 @@ pub(super) async fn choose_password(
         )
             .into_response();
     }
-    if !peer(&extensions).is_some_and(|ip| ip.is_loopback()) {
+    if !crate::web::guard::from_this_machine(peer(&extensions), &headers) {
         return (
             StatusCode::FORBIDDEN,
             Html(first_run_form(&message(
-                "Choose the desk password on the machine that runs boardcast (http://127.0.0.1/desk there), or set [desk] password in its configuration.",
+                "Choose the desk password on the machine that runs boardcast, at http://127.0.0.1 or http://localhost with this port, not through a proxy; or set [web] desk_password in its configuration.",
             ))),
         )
             .into_response();
@@ -178,6 +196,7 @@ pub(super) async fn choose_password(
     };
     let chosen = {
         let desk = Arc::clone(&desk);
+        let _turn = views.desk_hashing.acquire().await;
         tokio::task::spawn_blocking(move || desk.choose_password(&key))
             .await
             .unwrap_or_else(|_| Err("the password could not be kept".into()))
@@ -193,6 +212,9 @@ pub(super) async fn choose_password(
 
 /// `POST /desk/logout`.
 pub(super) async fn logout(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
+    if !crate::web::guard::same_site(&headers) {
+        return crate::web::guard::refused();
+    }
     if let Some(token) = crate::web::cookie(&headers, DESK_COOKIE) {
         views.desk_sessions.close(token);
     }

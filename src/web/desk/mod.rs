@@ -134,11 +134,16 @@ async fn upload(
     headers: HeaderMap,
     extensions: axum::http::Extensions,
     Query(q): Query<Name>,
-    body: axum::body::Bytes,
+    body: axum::body::Body,
 ) -> Response {
     let desk = match gate(&views, &headers, true) {
         Ok(d) => d,
         Err(r) => return r.into_response(),
+    };
+    // Read only now, behind the login.
+    let body = match crate::listener::read_upload(&extensions, body).await {
+        Ok(b) => b,
+        Err(r) => return r,
     };
     let name = q
         .name
@@ -352,12 +357,6 @@ async fn start(
         Ok(s) => s,
         Err(e) => return fail(StatusCode::CONFLICT, e),
     };
-    if starts.is_empty() {
-        return fail(
-            StatusCode::CONFLICT,
-            format!("no sensor board is assigned to a pairing board of round {round}"),
-        );
-    }
     let who = by(&extensions);
     // Every board is told first; then each answer is awaited (the boards
     // answer in parallel).
