@@ -226,16 +226,42 @@ pub struct Envelope {
     pub body: String,
     /// Lowercase hex HMAC-SHA256 (see [`signature`]).
     pub sig: String,
+    /// Who sent it, when the sender says (the hub's desk: `desk:
+    /// <address>`); signed with the rest when present.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by: Option<String>,
 }
+
+/// The longest `by` a signed command may carry.
+pub const MAX_BY_CHARS: usize = 100;
 
 /// The HMAC-SHA256 of a command for `topic`, keyed with `secret`.
 pub fn signature(secret: &Secret, topic: &str, ts: u64, nonce: &str, body: &str) -> [u8; 32] {
+    mac(secret, topic, ts, nonce, body, None)
+        .finalize()
+        .into_bytes()
+        .into()
+}
+
+/// The MAC over a command's parts; `by`, when the envelope carries it, is
+/// one more line (an envelope without it signs as before `by` existed).
+fn mac(
+    secret: &Secret,
+    topic: &str,
+    ts: u64,
+    nonce: &str,
+    body: &str,
+    by: Option<&str>,
+) -> Hmac<Sha256> {
     let mut mac = Hmac::<Sha256>::new_from_slice(&secret.0).expect("HMAC takes any key length");
-    for part in [LABEL, topic, &ts.to_string(), nonce, body] {
+    for part in [LABEL, topic, &ts.to_string(), nonce, body]
+        .into_iter()
+        .chain(by)
+    {
         mac.update(part.as_bytes());
         mac.update(b"\n");
     }
-    mac.finalize().into_bytes().into()
+    mac
 }
 
 /// Signs `command` for `topic` at `ts_ms` with `nonce`: the payload to
@@ -247,13 +273,29 @@ pub fn sign(
     ts_ms: u64,
     nonce: &str,
 ) -> Vec<u8> {
+    sign_by(secret, topic, command, ts_ms, nonce, None)
+}
+
+/// [`sign`], saying who sends it (`by`, signed with the rest): the
+/// board's `correction` event and capture name them.
+pub fn sign_by(
+    secret: &Secret,
+    topic: &str,
+    command: &OperatorCommand,
+    ts_ms: u64,
+    nonce: &str,
+    by: Option<&str>,
+) -> Vec<u8> {
     let body = serde_json::to_string(command).expect("commands serialise");
-    let sig = hex::encode(signature(secret, topic, ts_ms, nonce, &body));
+    let sig = mac(secret, topic, ts_ms, nonce, &body, by)
+        .finalize()
+        .into_bytes();
     serde_json::to_vec(&Envelope {
         ts: ts_ms,
         nonce: nonce.to_string(),
         body,
-        sig,
+        sig: hex::encode(sig),
+        by: by.map(str::to_string),
     })
     .expect("envelopes serialise")
 }
@@ -341,6 +383,8 @@ pub struct Verified {
     pub command: OperatorCommand,
     /// Its nonce.
     pub nonce: String,
+    /// Who sent it, when the envelope says (signed).
+    pub by: Option<String>,
 }
 
 /// Checks incoming commands: signature, freshness, replays.
@@ -432,11 +476,7 @@ impl Verifier {
         let Ok(sig) = hex::decode(&e.sig) else {
             return Err(reject(nonce, Refusal::BadSignature));
         };
-        let mut mac = Hmac::<Sha256>::new_from_slice(&secret.0).expect("any key length");
-        for part in [LABEL, topic, &e.ts.to_string(), &e.nonce, &e.body] {
-            mac.update(part.as_bytes());
-            mac.update(b"\n");
-        }
+        let mac = mac(secret, topic, e.ts, &e.nonce, &e.body, e.by.as_deref());
         // Constant-time comparison.
         if mac.verify_slice(&sig).is_err() {
             return Err(reject(nonce, Refusal::BadSignature));
@@ -464,9 +504,21 @@ impl Verifier {
         self.keep(&e.nonce, expiry);
         let command = OperatorCommand::parse(e.body.as_bytes())
             .map_err(|m| reject(nonce, Refusal::Invalid(one_line(&m))))?;
+        if let Some(by) = &e.by
+            && (by.chars().count() > MAX_BY_CHARS
+                || crate::text::check_text("by", Some(by)).is_err())
+        {
+            return Err(reject(
+                nonce,
+                Refusal::Invalid(format!(
+                    "`by`: one line of at most {MAX_BY_CHARS} characters"
+                )),
+            ));
+        }
         Ok(Verified {
             command,
             nonce: e.nonce,
+            by: e.by,
         })
     }
 
@@ -660,6 +712,45 @@ mod tests {
         // At the edge of the window it is fine.
         let edge = sign(&secret(), TOPIC, &set_result(), 1_000_000, &nonce(3));
         assert!(v.verify(TOPIC, &edge, false, 1_030_000).is_ok());
+    }
+
+    #[test]
+    fn who_sent_a_command_is_signed_with_it() {
+        let mut v = Verifier::new(Some(secret()), 30_000);
+        let by = Some("hub desk: 10.0.0.5");
+        let p = sign_by(&secret(), TOPIC, &set_result(), 5_000, &nonce(1), by);
+        assert_eq!(v.verify(TOPIC, &p, false, 5_000).unwrap().by.as_deref(), by);
+        // Without `by`, an envelope is what it always was.
+        let plain = sign(&secret(), TOPIC, &set_result(), 5_000, &nonce(2));
+        assert!(!String::from_utf8_lossy(&plain).contains("\"by\""));
+        assert_eq!(v.verify(TOPIC, &plain, false, 5_000).unwrap().by, None);
+        // Another name, or none, breaks the signature.
+        for other in [Some("desk: 203.0.113.9".to_string()), None] {
+            let mut e: Envelope = serde_json::from_slice(&p).unwrap();
+            e.by = other;
+            e.nonce = nonce(3);
+            let p = serde_json::to_vec(&e).unwrap();
+            assert_eq!(
+                v.verify(TOPIC, &p, false, 5_000).unwrap_err().refusal,
+                Refusal::BadSignature
+            );
+        }
+        let long = "x".repeat(MAX_BY_CHARS + 1);
+        let p = sign_by(
+            &secret(),
+            TOPIC,
+            &set_result(),
+            5_000,
+            &nonce(4),
+            Some(&long),
+        );
+        assert_eq!(
+            v.verify(TOPIC, &p, false, 5_000)
+                .unwrap_err()
+                .refusal
+                .code(),
+            "invalid"
+        );
     }
 
     #[test]

@@ -463,3 +463,36 @@ fn each_game_keeps_its_seat_and_a_second_start_leaves_the_game_on() {
         round.round_pgn(3)
     );
 }
+
+/// `turn_round` before any game is on changes nothing and says why: the
+/// way round is read from the start position.
+#[test]
+fn turning_a_board_round_with_no_game_on_is_refused() {
+    let (g, text, _) = played(0, 6, 0, 13);
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    // Before the board is first read whole (its start position).
+    let first_read = lines
+        .iter()
+        .position(|l| l.contains(" < 86 "))
+        .expect("a whole board read");
+    let at: u64 = lines[first_read]
+        .split(' ')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let command = command_lines(&[(at.saturating_sub(1), r#"{"command":"turn_round"}"#)]);
+    lines.insert(first_read, command.trim_end().to_string());
+    let replay =
+        replay_reader(lines.join("\n").as_bytes(), Config::default(), "t".as_ref()).unwrap();
+    assert!(
+        !replay
+            .events
+            .iter()
+            .any(|(_, e)| matches!(e.kind, EventKind::Correction { .. })),
+        "no correction is published"
+    );
+    let games = replay.log.games();
+    assert_eq!(games.len(), 1);
+    assert_eq!(games[0].sans, g.sans, "read the normal way round");
+}

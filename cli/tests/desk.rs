@@ -656,6 +656,16 @@ async fn the_hubs_desk_sets_a_result_on_a_board_of_another_bridge() {
         })
         .await;
     assert_eq!(end["board"], "b1");
+    // The bridge's correction names the hub's desk (signed with the command).
+    let correction = sub
+        .wait_for("hall-b's correction", Duration::from_secs(10), |msgs| {
+            msgs.iter()
+                .filter(|m| m.topic == "hd/board/b1/event")
+                .map(|m| m.json())
+                .find(|e| e["type"] == "correction")
+        })
+        .await;
+    assert_eq!(correction["by"], "hub desk: 127.0.0.1", "{correction}");
     // hall-a's board is untouched.
     assert!(
         !sub.json_on("hd/board/a1/event")

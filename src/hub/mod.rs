@@ -301,7 +301,10 @@ async fn follow(
                 continue;
             }
             Some((board, request)) = outgoing.recv() => {
-                publish_command(cfg, &link.client, &board, &request);
+                match model.shared_id(&board, crate::wall::unix_ms()) {
+                    None => publish_command(cfg, &link.client, &board, &request),
+                    Some(bridges) => refuse_shared(sinks, &board, &request, &bridges),
+                }
                 continue;
             }
             r = link.eventloop.poll() => r,
@@ -362,6 +365,25 @@ fn is_ack(prefix: &str, topic: &str) -> bool {
 /// Signs the desk's `request` for `board` with the operator secret and
 /// publishes it on the board's command topic, as `boardcast command` does
 /// (the bridge that has the board obeys and acknowledges it).
+/// A desk command for a board id two bridges publish is not sent (both
+/// would obey it): the desk is answered why.
+fn refuse_shared(sinks: &Sinks, board: &str, request: &Request, bridges: &[String]) {
+    warn!(%board, ?bridges, command = request.command.name(), "hub: desk command not sent: two bridges publish this board id");
+    if let Some(w) = &sinks.web {
+        w.hub.answer(&crate::control::Ack {
+            nonce: request.nonce.clone(),
+            board: board.to_string(),
+            accepted: false,
+            changed: false,
+            message: format!(
+                "not sent: bridges {} both publish a board `{board}`, and both would obey; give one another id ([[board]] id)",
+                bridges.join(" and ")
+            ),
+            code: Some("shared_id".into()),
+        });
+    }
+}
+
 fn publish_command(cfg: &HubConfig, client: &AsyncClient, board: &str, request: &Request) {
     let Some(secret) = &cfg.control.secret else {
         return;
@@ -371,12 +393,15 @@ fn publish_command(cfg: &HubConfig, client: &AsyncClient, board: &str, request: 
         .nonce
         .clone()
         .unwrap_or_else(crate::control::new_nonce);
-    let payload = crate::control::sign(
+    // The hub's desk names itself, so the board's correction says who.
+    let by = request.by.as_ref().map(|b| format!("hub {b}"));
+    let payload = crate::control::sign_by(
         secret,
         &topic,
         &request.command,
         crate::wall::unix_ms(),
         &nonce,
+        by.as_deref(),
     );
     if client
         .try_publish(&topic, QoS::AtLeastOnce, false, payload)

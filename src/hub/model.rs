@@ -85,6 +85,11 @@ pub enum Output {
     },
 }
 
+/// How recently two bridges must both have published a board for its id
+/// to count as shared (bridges publish a board's state at least every
+/// few seconds while it is up).
+pub const SHARED_ID_MS: u64 = 120_000;
+
 #[derive(Debug, Default)]
 struct BridgeView {
     status: Option<String>,
@@ -94,6 +99,9 @@ struct BridgeView {
 #[derive(Debug)]
 struct BoardView {
     bridge: Option<String>,
+    /// Every bridge that published a state of this board, with when (wall
+    /// ms): two within [`SHARED_ID_MS`] publish the same board id.
+    heard_from: BTreeMap<String, u64>,
     /// The latest live state, as published.
     state: Option<Value>,
     log: GameLog,
@@ -197,6 +205,21 @@ impl HubModel {
             Some(p) => p.log().current(),
             None => b.log.current(),
         }
+    }
+
+    /// The bridges that published board `id` within [`SHARED_ID_MS`] of
+    /// `now_ms`, when more than one did: both would obey a command sent
+    /// to it.
+    pub fn shared_id(&self, id: &str, now_ms: u64) -> Option<Vec<String>> {
+        let heard: Vec<String> = self
+            .boards
+            .get(id)?
+            .heard_from
+            .iter()
+            .filter(|(_, t)| now_ms.saturating_sub(**t) < SHARED_ID_MS)
+            .map(|(b, _)| b.clone())
+            .collect();
+        (heard.len() > 1).then_some(heard)
     }
 
     /// One message from the broker, received at `now_ms` (wall time).
@@ -326,6 +349,7 @@ impl HubModel {
                 id.to_string(),
                 BoardView {
                     bridge: None,
+                    heard_from: BTreeMap::new(),
                     state: None,
                     log,
                     last_seq: 0,
@@ -347,6 +371,13 @@ impl HubModel {
             return Vec::new();
         }
         tracing::info!(bridge = name, %status, "bridge status");
+        if status == "offline" {
+            // A bridge gone obeys no command: its boards' ids are free.
+            for board in self.boards.values_mut() {
+                board.heard_from.remove(name);
+            }
+        }
+        let b = self.bridges.entry(name.to_string()).or_default();
         b.status = Some(status.clone());
         let mut out = vec![Output::Bridge {
             name: name.to_string(),
@@ -401,6 +432,16 @@ impl HubModel {
         let board = self.board(id, &mut out);
         let first = board.state.is_none();
         board.bridge = state["bridge"].as_str().map(str::to_string);
+        if let Some(bridge) = &board.bridge {
+            board
+                .heard_from
+                .retain(|_, t| now_ms.saturating_sub(*t) < SHARED_ID_MS);
+            let new = board.heard_from.insert(bridge.clone(), now_ms).is_none();
+            if new && board.heard_from.len() > 1 {
+                let names: Vec<&String> = board.heard_from.keys().collect();
+                tracing::warn!(board = id, bridges = ?names, "hub: two bridges publish the same board id; each obeys its commands, so the desk sends it none until one is renamed");
+            }
+        }
         if let Some(t) = state["t_ms"].as_u64() {
             board.state_t = t;
         }
@@ -851,6 +892,28 @@ mod tests {
         );
         assert_eq!(m.record("7").unwrap().sans, ["e4", "e5"]);
         assert_eq!(m.boards(), ["7"]);
+    }
+
+    #[test]
+    fn a_board_id_two_bridges_publish_is_known_as_shared_until_one_goes() {
+        let mut m = HubModel::new("p", 0);
+        let topic = "p/arbiter/board/3/state";
+        m.on_message(topic, &state("hall-a", "3", 3, &[], &[]), 1_000);
+        m.on_message(topic, &state("hall-a", "3", 3, &[], &[]), 2_000);
+        assert_eq!(m.shared_id("3", 2_000), None, "one bridge, heard twice");
+        m.on_message(topic, &state("hall-b", "3", 3, &[], &[]), 3_000);
+        assert_eq!(
+            m.shared_id("3", 3_000),
+            Some(vec!["hall-a".to_string(), "hall-b".to_string()])
+        );
+        // Long after the last word from hall-a, hall-b has the id alone.
+        assert_eq!(m.shared_id("3", 1_000 + 2 * SHARED_ID_MS), None);
+        // A bridge that goes offline obeys nothing.
+        m.on_message(topic, &state("hall-a", "3", 3, &[], &[]), 4_000);
+        assert!(m.shared_id("3", 4_000).is_some());
+        m.on_message("p/bridge/hall-a/status", b"online", 4_100);
+        m.on_message("p/bridge/hall-a/status", b"offline", 4_200);
+        assert_eq!(m.shared_id("3", 4_300), None);
     }
 
     #[test]

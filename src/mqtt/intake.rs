@@ -235,7 +235,7 @@ impl Outbox {
                 let request = Request {
                     command: v.command,
                     nonce: Some(v.nonce),
-                    by: None,
+                    by: v.by,
                 };
                 if let Err(e) = route.try_send(request) {
                     let request = match e {

@@ -139,6 +139,13 @@ impl BoardPipeline {
                     )
                 }
             }
+            OperatorCommand::TurnRound if !self.game.in_game() => Outcome {
+                accepted: false,
+                changed: false,
+                message:
+                    "no game is on: the way round is read from the start position when it is set up"
+                        .into(),
+            },
             OperatorCommand::TurnRound => {
                 let rotated = self.turn_round(t);
                 let way = if rotated {

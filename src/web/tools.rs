@@ -81,32 +81,47 @@ pub(super) const DECISION_WAIT: std::time::Duration = std::time::Duration::from_
 /// sent with. The board acknowledges every command it handles (the
 /// acknowledgement reaches the page's hub as it reaches the broker).
 #[derive(Debug, Default)]
-pub(super) struct Answers(Mutex<HashMap<String, tokio::sync::oneshot::Sender<Ack>>>);
+pub(super) struct Answers(Mutex<HashMap<String, Waiting>>);
+
+/// An answer waited for: the board the command went to, and who waits.
+#[derive(Debug)]
+struct Waiting {
+    board: String,
+    tx: tokio::sync::oneshot::Sender<Ack>,
+}
 
 impl Answers {
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<'_, HashMap<String, tokio::sync::oneshot::Sender<Ack>>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
         self.0.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Waits for the answer to the command sent with `nonce`.
-    pub(super) fn expect(&self, nonce: &str) -> tokio::sync::oneshot::Receiver<Ack> {
+    /// Waits for board `board`'s answer to the command sent with `nonce`.
+    pub(super) fn expect(&self, nonce: &str, board: &str) -> tokio::sync::oneshot::Receiver<Ack> {
         let (tx, rx) = tokio::sync::oneshot::channel();
         let mut m = self.lock();
         // Answers nobody waits for any more (timed out) go.
-        m.retain(|_, w| !w.is_closed());
-        m.insert(nonce.to_string(), tx);
+        m.retain(|_, w| !w.tx.is_closed());
+        m.insert(
+            nonce.to_string(),
+            Waiting {
+                board: board.to_string(),
+                tx,
+            },
+        );
         rx
     }
 
-    /// A board's acknowledgement: the answer someone may wait for.
+    /// A board's acknowledgement: the answer someone may wait for, when
+    /// it comes from the board the command was sent to.
     pub(super) fn answer(&self, ack: &Ack) {
         let Some(nonce) = &ack.nonce else {
             return;
         };
-        if let Some(w) = self.lock().remove(nonce) {
-            let _ = w.send(ack.clone());
+        let mut m = self.lock();
+        if m.get(nonce).is_some_and(|w| w.board == ack.board)
+            && let Some(w) = m.remove(nonce)
+        {
+            let _ = w.tx.send(ack.clone());
         }
     }
 }
@@ -336,7 +351,7 @@ pub(super) async fn decide(
     // The board answers every command with an acknowledgement naming the
     // command's nonce; the decision waits for it.
     let nonce = format!("arbiter-view-{}", &super::new_session_token()[..24]);
-    let answer = views.public.answers.expect(&nonce);
+    let answer = views.public.answers.expect(&nonce, &board);
     let request = Request {
         command,
         nonce: Some(nonce),

@@ -152,7 +152,8 @@ pub(super) async fn login(
     if let Some(ip) = ip {
         views.desk_lockout().succeeded(ip);
     }
-    desk.record(&by(&extensions), "login", "");
+    let who = by(&extensions);
+    super::on_desk(&desk, move |d| d.record(&who, "login", "")).await;
     open_session(&views)
 }
 
@@ -203,7 +204,11 @@ pub(super) async fn choose_password(
     };
     match chosen {
         Ok(()) => {
-            desk.record(&by(&extensions), "choose_password", "first run");
+            let who = by(&extensions);
+            super::on_desk(&desk, move |d| {
+                d.record(&who, "choose_password", "first run")
+            })
+            .await;
             open_session(&views)
         }
         Err(e) => (StatusCode::BAD_REQUEST, Html(first_run_form(&message(&e)))).into_response(),

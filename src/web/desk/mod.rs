@@ -149,13 +149,29 @@ async fn upload(
         .name
         .filter(|n| crate::text::check_text("name", Some(n)).is_ok() && !n.is_empty())
         .unwrap_or_else(|| "pairings.trf".into());
-    match desk.load_trf(&body, &name) {
-        Ok(()) => {
-            desk.record(&by(&extensions), "load_pairings", &name);
-            view::state_reply(&views, &desk).await
-        }
+    let who = by(&extensions);
+    let loaded = on_desk(&desk, move |d| {
+        d.load_trf(&body, &name)?;
+        d.record(&who, "load_pairings", &name);
+        Ok::<_, crate::desk::live::LoadError>(())
+    })
+    .await;
+    match loaded {
+        Ok(()) => view::state_reply(&views, &desk).await,
         Err(e) => fail(StatusCode::BAD_REQUEST, e),
     }
+}
+
+/// Runs `f` on the desk off the async workers: the desk writes its files
+/// (synced to disk) under its lock.
+pub(super) async fn on_desk<T: Send + 'static>(
+    desk: &Arc<Desk>,
+    f: impl FnOnce(&Desk) -> T + Send + 'static,
+) -> T {
+    let desk = Arc::clone(desk);
+    tokio::task::spawn_blocking(move || f(&desk))
+        .await
+        .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))
 }
 
 /// `POST /desk/trf/configured`: the configured pairing file.
@@ -168,11 +184,15 @@ async fn load_configured(
         Ok(d) => d,
         Err(r) => return r.into_response(),
     };
-    match desk.load_configured() {
-        Ok(()) => {
-            desk.record(&by(&extensions), "load_pairings", "the configured file");
-            view::state_reply(&views, &desk).await
-        }
+    let who = by(&extensions);
+    let loaded = on_desk(&desk, move |d| {
+        d.load_configured()?;
+        d.record(&who, "load_pairings", "the configured file");
+        Ok::<_, crate::desk::live::LoadError>(())
+    })
+    .await;
+    match loaded {
+        Ok(()) => view::state_reply(&views, &desk).await,
         Err(e) => fail(StatusCode::BAD_REQUEST, e),
     }
 }
@@ -189,7 +209,9 @@ async fn change(
         &mut crate::desk::DeskState,
         Option<&crate::tournament::trf::Trf>,
         &[String],
-    ) -> Result<String, String>,
+    ) -> Result<String, String>
+    + Send
+    + 'static,
 ) -> Response {
     let desk = match gate(&views, &headers, true) {
         Ok(d) => d,
@@ -199,25 +221,33 @@ async fn change(
         Ok(t) => t,
         Err(r) => return r.into_response(),
     };
-    let (mut why, mut what) = (None, String::new());
-    let sensors = view::sensors(&views);
-    let done = desk.change(|state, trf| match f(text, state, trf, &sensors) {
-        Ok(done) => {
-            what = done;
-            Ok(())
+    let (text, sensors, who) = (text.to_string(), view::sensors(&views), by(&extensions));
+    let action = action.to_string();
+    let done = on_desk(&desk, move |d| {
+        let (mut why, mut what) = (None, String::new());
+        let done = d.change(|state, trf| match f(&text, state, trf, &sensors) {
+            Ok(done) => {
+                what = done;
+                Ok(())
+            }
+            Err(e) => {
+                why = Some(e);
+                Err(crate::desk::DeskError::NoRound)
+            }
+        });
+        match (done, why) {
+            (Ok(()), _) => {
+                d.record(&who, &action, &what);
+                Ok(())
+            }
+            (Err(_), Some(why)) => Err(why),
+            (Err(e), None) => Err(e.to_string()),
         }
-        Err(e) => {
-            why = Some(e);
-            Err(crate::desk::DeskError::NoRound)
-        }
-    });
-    match (done, why) {
-        (Ok(()), _) => {
-            desk.record(&by(&extensions), action, &what);
-            view::state_reply(&views, &desk).await
-        }
-        (Err(_), Some(why)) => fail(StatusCode::BAD_REQUEST, why),
-        (Err(e), None) => fail(StatusCode::BAD_REQUEST, e),
+    })
+    .await;
+    match done {
+        Ok(()) => view::state_reply(&views, &desk).await,
+        Err(why) => fail(StatusCode::BAD_REQUEST, why),
     }
 }
 
@@ -319,7 +349,7 @@ fn dispatch(
         return Err(Refused(StatusCode::NOT_FOUND, "no such board".into()));
     };
     let nonce = format!("desk-{}", &super::new_session_token()[..24]);
-    let answer = views.public.answers.expect(&nonce);
+    let answer = views.public.answers.expect(&nonce, board);
     let request = Request {
         command,
         nonce: Some(nonce),
@@ -353,7 +383,8 @@ async fn start(
         Ok(d) => d,
         Err(r) => return r.into_response(),
     };
-    let (round, starts) = match desk.start(&view::sensors(&views)) {
+    let sensors = view::sensors(&views);
+    let (round, starts) = match on_desk(&desk, move |d| d.start(&sensors)).await {
         Ok(s) => s,
         Err(e) => return fail(StatusCode::CONFLICT, e),
     };
@@ -386,16 +417,16 @@ async fn start(
             None => failed.push(format!("board {sensor}: no answer")),
         }
     }
-    desk.started(round);
-    desk.record(
-        &who,
-        "start_round",
-        &format!(
-            "round {round} on {} boards, {} without an answer",
-            starts.len(),
-            failed.len()
-        ),
+    let detail = format!(
+        "round {round} on {} boards, {} not started",
+        starts.len(),
+        failed.len()
     );
+    on_desk(&desk, move |d| {
+        d.started(round);
+        d.record(&who, "start_round", &detail);
+    })
+    .await;
     tracing::info!(
         round,
         boards = starts.len(),
@@ -481,7 +512,8 @@ async fn command(
     };
     let who = by(&extensions);
     if let Some(desk) = desk(&views) {
-        desk.record(&who, command.name(), &format!("board {board}"));
+        let (who, what, detail) = (who.clone(), command.name(), format!("board {board}"));
+        on_desk(&desk, move |d| d.record(&who, what, &detail)).await;
     }
     send(&views, &board, command, &who).await
 }
