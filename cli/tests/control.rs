@@ -637,3 +637,70 @@ async fn a_signed_command_captured_on_the_broker_is_refused_after_a_restart() {
     );
     drop(daemon);
 }
+
+/// Issue 46: a command from MQTT acts the moment it arrives, not at the
+/// board task's next wake (it once waited for the line's poll or flush,
+/// up to 500 ms): from the publish to the daemon's acknowledgement, the
+/// median of ten commands is under 50 ms.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_command_from_mqtt_reaches_its_board_within_50_ms() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let sub = Subscriber::connect(broker.port, "fast/#", "watcher", false).await;
+    let sim = SimBoard::new(
+        dir.path(),
+        "a",
+        game(12, Some(60)),
+        3,
+        SimOptions::fast("30011"),
+    );
+    let config = write_config(
+        dir.path(),
+        broker.port,
+        "fast",
+        &[board(dir.path(), "a", &sim)],
+    );
+    let _daemon = Daemon::start(&config);
+    sub.wait_for("a move", LONG, |msgs| {
+        msgs.iter()
+            .any(|m| m.topic == "fast/board/a/event" && m.json()["type"] == "move")
+            .then_some(())
+    })
+    .await;
+    let topic = "fast/board/a/command";
+    let mut took = Vec::new();
+    for i in 0..10 {
+        let player = |name: &str| boardcast::tournament::Player {
+            name: format!("{name}, {i}"),
+            ..Default::default()
+        };
+        let command = OperatorCommand::SetPlayers {
+            white: player("White"),
+            black: player("Black"),
+        };
+        let (payload, nonce) = signed(topic, &command, 0);
+        let sent = tokio::time::Instant::now();
+        publish(broker.port, topic, payload, false).await;
+        let ack = sub
+            .wait_for("the ack", LONG, |msgs| {
+                msgs.iter()
+                    .filter(|m| m.topic == "fast/bridge/test/ack")
+                    .find(|m| m.json()["nonce"] == nonce.as_str())
+                    .cloned()
+            })
+            .await;
+        assert_eq!(ack.json()["changed"], true, "{}", ack.text());
+        took.push(ack.at.saturating_duration_since(sent));
+        // Apart, so that no command rides on another's wake.
+        tokio::time::sleep(Duration::from_millis(137)).await;
+    }
+    took.sort();
+    let median = took[took.len() / 2];
+    assert!(
+        median < Duration::from_millis(50),
+        "median {median:?}, all {took:?}"
+    );
+}

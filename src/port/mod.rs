@@ -165,26 +165,28 @@ impl BoardTask {
         self.session.handle_bytes(t, dir, bytes);
     }
 
-    /// Fires the pipeline's due timers and applies the operator
-    /// corrections that have arrived.
+    /// Fires the pipeline's due timers.
     fn advance(&mut self) {
         self.session.advance_to(self.clock.now_ms());
-        while let Ok(request) = self.commands.try_recv() {
-            let t = self.clock.now_ms();
-            let outcome = self.session.handle_request(t, &request);
-            // A correction that took effect goes into the capture, where a
-            // resume and `boardcast replay` find it (decisions have their
-            // own journal).
-            let correction = !matches!(request.command, OperatorCommand::Decide { .. });
-            if outcome.changed
-                && correction
-                && let Some(r) = &mut self.recorder
-            {
-                let json =
-                    crate::pipeline::correct::recorded(&request.command, request.by.as_deref());
-                r.record(t, Direction::Operator, &json);
-                r.flush();
-            }
+    }
+
+    /// Applies an operator command the moment it arrives (the line task
+    /// waits for commands beside its bytes and timers).
+    fn apply(&mut self, request: &crate::control::Request) {
+        let t = self.clock.now_ms();
+        self.session.advance_to(t);
+        let outcome = self.session.handle_request(t, request);
+        // A correction that took effect goes into the capture, where a
+        // resume and `boardcast replay` find it (decisions have their
+        // own journal).
+        let correction = !matches!(request.command, OperatorCommand::Decide { .. });
+        if outcome.changed
+            && correction
+            && let Some(r) = &mut self.recorder
+        {
+            let json = crate::pipeline::correct::recorded(&request.command, request.by.as_deref());
+            r.record(t, Direction::Operator, &json);
+            r.flush();
         }
     }
 

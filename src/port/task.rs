@@ -559,6 +559,7 @@ impl PortTask {
                         }
                     }
                 }
+                (i, request) = next_command(&mut self.units) => self.apply(i, &request),
                 _ = shutdown.changed() => return Lost::Shutdown,
             }
         }
@@ -700,18 +701,24 @@ impl PortTask {
     async fn wait(&mut self, delay: Duration) {
         let until = Instant::now() + delay;
         loop {
-            let next = self
-                .next_timer()
-                .unwrap_or(until)
-                .min(until)
-                // Wake at least once a second for operator corrections.
-                .min(Instant::now() + Duration::from_secs(1));
-            tokio::time::sleep_until(next).await;
-            self.advance_all();
-            if next >= until {
-                return;
+            let next = self.next_timer().unwrap_or(until).min(until);
+            tokio::select! {
+                _ = tokio::time::sleep_until(next) => {
+                    self.advance_all();
+                    if next >= until {
+                        return;
+                    }
+                }
+                (i, request) = next_command(&mut self.units) => self.apply(i, &request),
             }
         }
+    }
+
+    /// Applies `request` to unit `i`'s board, in its span.
+    fn apply(&mut self, i: usize, request: &crate::control::Request) {
+        let u = &mut self.units[i];
+        let _in = u.span.clone().entered();
+        u.task.apply(request);
     }
 
     /// The earliest timer of any board.
@@ -727,7 +734,7 @@ impl PortTask {
             .min()
     }
 
-    /// Fires every board's due timers and applies operator corrections.
+    /// Fires every board's due timers.
     fn advance_all(&mut self) {
         for u in &mut self.units {
             let _in = u.span.clone().entered();
@@ -782,4 +789,21 @@ impl LineTask for PortTask {
             u.task.stop();
         }
     }
+}
+
+/// The next operator command for any board of the line, with the board's
+/// index: a branch of the line task's `select!`, so a command acts the
+/// moment it arrives, whatever the line is doing.
+fn next_command(
+    units: &mut [Unit],
+) -> impl std::future::Future<Output = (usize, crate::control::Request)> + '_ {
+    std::future::poll_fn(move |cx| {
+        for (i, u) in units.iter_mut().enumerate() {
+            // A closed queue (`Ready(None)`) has nothing more to give.
+            if let std::task::Poll::Ready(Some(r)) = u.task.commands.poll_recv(cx) {
+                return std::task::Poll::Ready((i, r));
+            }
+        }
+        std::task::Poll::Pending
+    })
 }
