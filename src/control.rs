@@ -300,6 +300,21 @@ pub fn sign_by(
     .expect("envelopes serialise")
 }
 
+/// An envelope's `by`: one line of at most [`MAX_BY_CHARS`] characters.
+fn check_by(by: Option<&str>) -> Result<(), Refusal> {
+    match by {
+        Some(by)
+            if by.chars().count() > MAX_BY_CHARS
+                || crate::text::check_text("by", Some(by)).is_err() =>
+        {
+            Err(Refusal::Invalid(format!(
+                "`by`: one line of at most {MAX_BY_CHARS} characters"
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
 /// A fresh random nonce (32 hex digits).
 pub fn new_nonce() -> String {
     use rand::RngCore;
@@ -504,17 +519,7 @@ impl Verifier {
         self.keep(&e.nonce, expiry);
         let command = OperatorCommand::parse(e.body.as_bytes())
             .map_err(|m| reject(nonce, Refusal::Invalid(one_line(&m))))?;
-        if let Some(by) = &e.by
-            && (by.chars().count() > MAX_BY_CHARS
-                || crate::text::check_text("by", Some(by)).is_err())
-        {
-            return Err(reject(
-                nonce,
-                Refusal::Invalid(format!(
-                    "`by`: one line of at most {MAX_BY_CHARS} characters"
-                )),
-            ));
-        }
+        check_by(e.by.as_deref()).map_err(|r| reject(nonce, r))?;
         Ok(Verified {
             command,
             nonce: e.nonce,

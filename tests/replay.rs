@@ -215,6 +215,33 @@ fn gapped_capture(from: usize, to: usize, read_again: bool) -> (Vec<String>, Str
 
 /// Resumes a session from `capture` (its PGN beside it) and returns the
 /// game taken up and the events published after.
+/// Board 1 resumed from `capture` (a file) on a fresh round, publishing
+/// to `outputs`, and announced: the session and its round.
+pub(crate) fn resumed_session(
+    capture: &std::path::Path,
+    outputs: boardcast::session::Outputs,
+) -> (
+    boardcast::session::Session,
+    std::sync::Arc<boardcast::sink::round::Round>,
+) {
+    let text = std::fs::read_to_string(capture).unwrap();
+    let (header, _) = boardcast::capture::Reader::new(text.as_bytes()).unwrap();
+    let setup = boardcast::setup::BoardSetup::of_header(&header).unwrap();
+    let round =
+        boardcast::sink::round::Round::new(Default::default(), Default::default(), None, None)
+            .unwrap();
+    let mut s = boardcast::session::Session::new(
+        &setup,
+        Config::default(),
+        outputs,
+        std::sync::Arc::clone(&round),
+        1,
+    );
+    s.resume(capture).expect("the capture replays");
+    s.announce(s.now());
+    (s, round)
+}
+
 /// Resumes `capture` on a fresh session: the moves taken up, the events
 /// published and the board's report.
 fn resume(
@@ -224,17 +251,9 @@ fn resume(
     Vec<boardcast::event::Event>,
     boardcast::report::BoardReport,
 ) {
-    let text = std::fs::read_to_string(capture).unwrap();
-    let (header, _) = boardcast::capture::Reader::new(text.as_bytes()).unwrap();
-    let setup = boardcast::setup::BoardSetup::of_header(&header).unwrap();
-    let round =
-        boardcast::sink::round::Round::new(Default::default(), Default::default(), None, None)
-            .unwrap();
     let kept = Kept::default();
     let outputs = boardcast::session::Outputs::none().with_arbiter(kept.clone());
-    let mut s = boardcast::session::Session::new(&setup, Config::default(), outputs, round, 1);
-    s.resume(capture).expect("the capture replays");
-    s.announce(s.now());
+    let (mut s, _) = resumed_session(capture, outputs);
     s.advance_to(s.now() + 1);
     let sans = s.state(s.now()).chess.map(|c| c.moves).unwrap_or_default();
     let events = kept.0.lock().unwrap().clone();

@@ -361,22 +361,7 @@ fn resumed(
     boardcast::session::StateMessage,
     boardcast::report::BoardReport,
 ) {
-    let text = std::fs::read_to_string(capture).unwrap();
-    let (header, _) = boardcast::capture::Reader::new(text.as_bytes()).unwrap();
-    let setup = boardcast::setup::BoardSetup::of_header(&header).unwrap();
-    let round =
-        boardcast::sink::round::Round::new(Default::default(), Default::default(), None, None)
-            .unwrap();
-    let outputs = boardcast::session::Outputs::none();
-    let mut s = boardcast::session::Session::new(
-        &setup,
-        Config::default(),
-        outputs,
-        std::sync::Arc::clone(&round),
-        1,
-    );
-    s.resume(capture).expect("the capture replays");
-    s.announce(s.now());
+    let (s, round) = crate::replay::resumed_session(capture, boardcast::session::Outputs::none());
     (round, s.state(s.now()), s.report())
 }
 

@@ -10,11 +10,13 @@
 //! [`model`]); it needs none of their configuration files.
 //!
 //! Shape: [`model::HubModel`] is the pure core (messages and wall time in,
-//! [`model::Output`]s out); [`run`] is the I/O edge: one MQTT connection
+//! [`model::Output`]s out; `agree` brings its folded games in line with
+//! the bridges' retained states); [`run`] is the I/O edge: one MQTT connection
 //! (failing over along `[mqtt] url`; QoS 0, the retained states making up
 //! for what it misses while away), the web server and the folder writer
 //! task.
 
+mod agree;
 pub mod config;
 pub mod liveness;
 pub mod model;

@@ -117,27 +117,7 @@ impl BoardPipeline {
                 black,
             } => {
                 let players = white.clone().zip(black.clone());
-                if self.published_game.seat == Some((*round, *board)) {
-                    // Start pressed again: the game under way stays.
-                    match players {
-                        Some(p) if self.published_game.players.as_ref() != Some(&p) => {
-                            let message = format!("players set: {} - {}", p.0.name, p.1.name);
-                            self.published_game.players = Some(p);
-                            done(true, message)
-                        }
-                        _ => done(false, format!("board {board} of round {round} already")),
-                    }
-                } else {
-                    self.published_game.seat = Some((*round, *board));
-                    if players.is_some() {
-                        self.published_game.players = players;
-                    }
-                    self.restart(t);
-                    done(
-                        true,
-                        format!("board {board} of round {round} from its next game"),
-                    )
-                }
+                self.start_game(t, (*round, *board), players)
             }
             OperatorCommand::TurnRound if !self.game.in_game() => Outcome {
                 accepted: false,
@@ -240,6 +220,42 @@ impl BoardPipeline {
                 reason: format!("a recorded operator command cannot be read: {reason}"),
             }),
         }
+    }
+
+    /// `start_game`: the board plays `seat` (round, pairing board) from
+    /// its next game, with `players` when given. Sent again for the same
+    /// seat, the game under way stays (new players are only set).
+    fn start_game(
+        &mut self,
+        t: Millis,
+        seat: (u32, u32),
+        players: Option<(Player, Player)>,
+    ) -> Outcome {
+        let (round, board) = seat;
+        let done = |changed: bool, message: String| Outcome {
+            accepted: true,
+            changed,
+            message,
+        };
+        if self.published_game.seat == Some(seat) {
+            return match players {
+                Some(p) if self.published_game.players.as_ref() != Some(&p) => {
+                    let message = format!("players set: {} - {}", p.0.name, p.1.name);
+                    self.published_game.players = Some(p);
+                    done(true, message)
+                }
+                _ => done(false, format!("board {board} of round {round} already")),
+            };
+        }
+        self.published_game.seat = Some(seat);
+        if players.is_some() {
+            self.published_game.players = players;
+        }
+        self.restart(t);
+        done(
+            true,
+            format!("board {board} of round {round} from its next game"),
+        )
     }
 
     /// The players the last `set_players` correction fixed (a resume
