@@ -822,9 +822,10 @@ impl Session {
         if changed {
             self.pgn_dirty = true;
             if let Some(g) = self.log.current() {
-                self.round.update_live(self.game_round, self.number, g);
                 if self.public.is_none() {
-                    self.round.update(self.game_round, self.number, g);
+                    self.round.update_both(self.game_round, self.number, g);
+                } else {
+                    self.round.update_live(self.game_round, self.number, g);
                 }
             }
         }

@@ -346,6 +346,21 @@ impl Round {
         self.mark(round, Some(board));
     }
 
+    /// A board's game changed, and the public sees it live (no delay):
+    /// one copy serves the folder and the desk.
+    pub fn update_both(&self, round: u32, board: u32, record: &GameRecord) {
+        let record = Arc::new(record.clone());
+        self.live
+            .lock()
+            .expect("round live lock")
+            .insert((round, board), Arc::clone(&record));
+        self.games
+            .lock()
+            .expect("round games lock")
+            .insert((round, board), record);
+        self.mark(round, Some(board));
+    }
+
     /// A board's live game changed: kept without a folder too (the
     /// operator's desk hands the round's games and results out).
     pub fn update_live(&self, round: u32, board: u32, record: &GameRecord) {
@@ -649,6 +664,10 @@ mod tests {
         assert_eq!(round.results(1).get(&1).map(String::as_str), Some("1-0"));
         assert_eq!(round.games_of(1)[0].1.sans.len(), 2);
         assert!(round.round_pgn(1).contains("1-0"));
+        // Without a delay, one copy serves both.
+        round.update_both(1, 2, &record(3));
+        assert_eq!(round.games_of(1).len(), 2);
+        assert_eq!(round.results(1).len(), 2);
     }
 
     // Inodes tell a rewrite: a Unix test.
