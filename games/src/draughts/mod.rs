@@ -11,7 +11,9 @@
 //!
 //! - [`geometry`]: [`Square`] (1-32, `a1`-`h8`, 8x8 cells), [`Color`], [`Piece`].
 //! - [`position`]: [`Position`] with PDN FEN, legal moves, play/undo.
-//! - [`moves`]: [`Move`] with its `id` (full path) and short PDN notation.
+//! - [`moves`]: [`Move`] with its `id` (full path).
+//! - [`notation`]: a move's short PDN notation in a position, read and
+//!   written.
 //! - [`rules`]: [`Law`] (article numbers), [`Game`] with [`Verdict`]s,
 //!   [`classify`] for moves seen on a board, [`Offences`], [`touch`] and
 //!   [`moves_toward`] for touch-move (art. 1.22, 1.23, 1.25.2).
@@ -19,12 +21,14 @@
 
 pub mod geometry;
 pub mod moves;
+pub mod notation;
 pub mod pdn;
 pub mod position;
 pub mod rules;
 
 pub use geometry::{Color, Kind, ParseSquareError, Piece, Square};
-pub use moves::{Move, NotationError};
+pub use moves::Move;
+pub use notation::NotationError;
 pub use pdn::{Outcome, PdnError, PdnGame, read_pdn, write_pdn};
 pub use position::{FenError, Position, Undo};
 pub use rules::{

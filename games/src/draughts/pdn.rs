@@ -10,7 +10,8 @@ use std::fmt::Write as _;
 use thiserror::Error;
 
 use super::geometry::Color;
-use super::moves::{Move, NotationError};
+use super::moves::Move;
+use super::notation::NotationError;
 use super::position::{FenError, Position};
 
 /// How a game ended, for the `Result` tag and the movetext.
