@@ -13,12 +13,14 @@
 //!
 //! Every game walks it: the pipeline holds an [`AnyGame`] chosen at run
 //! time (chess, draughts, xiangqi), which hands the readings to that
-//! game's reconstructor ([`game`], [`chess`]); the clock, the counters and
-//! the diagnostics are the pipeline's, whatever the game.
+//! game's reconstructor ([`game`], [`chess`]; what both readers share is
+//! [`reader`]'s); the clock, the counters and the diagnostics are the
+//! pipeline's, whatever the game.
 
 pub mod chess;
 pub mod correct;
 pub mod game;
+pub mod reader;
 
 pub use game::{AnyGame, GameStats};
 
@@ -34,7 +36,7 @@ use crate::clock::{
 use crate::event::{Alert, AlertKind, Event, EventKind, Evidence, GameId, Millis, Side};
 use crate::family::{Driver, DriverEvent, DriverOptions, Family};
 use crate::games::{Article, GameOptions};
-use game::Report;
+use reader::Report;
 
 /// Something about the byte stream worth logging (not an event).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -10,7 +10,7 @@ use boardcast_protocols::reading::{
 };
 
 use super::Diagnostic;
-use super::game::Report;
+use super::reader::Report;
 use crate::board::{Cell, Config, Reconstructor, Variant};
 use crate::event::{Alert, AlertKind, EventKind, Millis, Side};
 use crate::games::chess::occupancy::OccupancyTracker;
@@ -61,7 +61,7 @@ impl ChessReader {
         ids: &[String],
         rotated: bool,
     ) -> Result<(), String> {
-        let (position, moves) = super::game::resolve(self.recon.rules(), start, ids)?;
+        let (position, moves) = super::reader::resolve(self.recon.rules(), start, ids)?;
         self.recon.take_up(at, position, moves, rotated);
         self.unrecognised = false;
         let sensed = self.recon.sensed().clone();

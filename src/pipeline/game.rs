@@ -23,22 +23,12 @@ use boardcast_protocols::reading::{
 };
 
 use super::chess::ChessReader;
-use super::{Diagnostic, PipelineStats};
+use super::reader::{Report, resolve};
 use crate::board::{Cell, Config, Press, Reconstructor};
 use crate::event::{EventKind, GameId, Millis, Side};
 use crate::games::draughts::Draughts;
 use crate::games::xiangqi::Xiangqi;
 use crate::games::{Game, GameColor, GameOptions, GamePosition};
-
-/// Where a reader reports what is not an event: the pipeline's counters
-/// and diagnostics.
-#[derive(Debug)]
-pub struct Report<'a> {
-    /// The pipeline's counters.
-    pub stats: &'a mut PipelineStats,
-    /// The pipeline's diagnostics.
-    pub diagnostics: &'a mut VecDeque<Diagnostic>,
-}
 
 /// Counters of a draughts or xiangqi board.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -348,31 +338,6 @@ pub fn geometry_of(game: GameId) -> boardcast_protocols::reading::Geometry {
         GameId::Xiangqi => Geometry::XIANGQI,
         GameId::Chess | GameId::Draughts => Geometry::CHESS,
     }
-}
-
-/// The start position and moves a game's record names: `start` a FEN of
-/// the game, `ids` its moves' ids (UCI, draughts paths, ICCS), each legal
-/// in turn. The error names the first that is not.
-pub(super) fn resolve<G: Game>(
-    rules: &G,
-    start: &str,
-    ids: &[String],
-) -> Result<(G::Position, Vec<G::Move>), String> {
-    use crate::games::GamePosition;
-    let position = rules
-        .parse_position(start)
-        .ok_or_else(|| format!("`{start}` is no {} position", rules.game_id().name()))?;
-    let mut at = position.clone();
-    let mut moves = Vec::with_capacity(ids.len());
-    for (i, id) in ids.iter().enumerate() {
-        let m = at
-            .legal_moves()
-            .find(|m| at.id(m) == *id)
-            .ok_or_else(|| format!("move {} (`{id}`) is not legal there", i + 1))?;
-        at = at.play(&m);
-        moves.push(m);
-    }
-    Ok((position, moves))
 }
 
 /// The game a board plays, chosen at run time.
