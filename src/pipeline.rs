@@ -281,19 +281,6 @@ impl BoardPipeline {
         self.game.sensed_placement()
     }
 
-    /// A pipeline for board `board` reading a board of `family` (a chess
-    /// board: DGT, Millennium, Certabo, or one on the open protocol that
-    /// identifies pieces).
-    pub fn with_family(
-        board: impl Into<String>,
-        config: Config,
-        family: crate::family::Family,
-    ) -> BoardPipeline {
-        let mut p = BoardPipeline::new(board, config);
-        p.set_family(family);
-        p
-    }
-
     /// Reads a board of `family` from now on (before any byte: a driver's
     /// state starts afresh). DGT is the default.
     pub fn set_family(&mut self, family: Family) {

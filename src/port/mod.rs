@@ -157,8 +157,9 @@ impl BoardTask {
         }
     }
 
-    /// Records bytes and feeds them to the pipeline.
-    fn record(&mut self, t: Millis, dir: Direction, bytes: &[u8]) {
+    /// Takes bytes seen on the line: recorded in the capture and fed to
+    /// the pipeline.
+    fn take_bytes(&mut self, t: Millis, dir: Direction, bytes: &[u8]) {
         if let Some(r) = &mut self.recorder {
             r.record(t, dir, bytes);
         }

@@ -301,7 +301,7 @@ impl PortTask {
             });
             for (at, dir, bytes) in chunks {
                 let t = u.task.clock.at(*at);
-                u.task.record(t, *dir, bytes);
+                u.task.take_bytes(t, *dir, bytes);
             }
         }
         if !self.bus {
@@ -470,7 +470,7 @@ impl PortTask {
         for u in &mut self.units {
             let _in = u.span.clone().entered();
             let t = u.task.clock.now_ms();
-            u.task.record(t, Direction::FromBoard, chunk);
+            u.task.take_bytes(t, Direction::FromBoard, chunk);
         }
         let mut events = Vec::new();
         link.driver
@@ -551,7 +551,7 @@ impl PortTask {
         for u in &mut self.units {
             let _in = u.span.clone().entered();
             let t = u.task.clock.now_ms();
-            u.task.record(t, Direction::ToBoard, bytes);
+            u.task.take_bytes(t, Direction::ToBoard, bytes);
         }
         write(&mut link.stream, bytes).await.map_err(Lost::Write)?;
         debug!(path = %link.path.display(), bytes = %hex(bytes), "sent");
