@@ -7,7 +7,7 @@
 //! one more MQTT client of the bridge (its own client id), subscribed to
 //! each board's retained `state` and its `event` topic, so it sees exactly
 //! what every other consumer sees. Each board's [`api::BoardView`] lives in
-//! the [`Hub`]; a change is fanned out on a `tokio::sync::broadcast`
+//! the [`BoardViews`]; a change is fanned out on a `tokio::sync::broadcast`
 //! channel to every WebSocket, which sends its feeds' frames (see
 //! [`socket`]: worked out off the runtime's workers, changes coalesced, the
 //! work per socket bounded). A slow client never blocks the others, nor the
@@ -67,7 +67,7 @@ fn now_ms() -> u64 {
 
 /// Every board's view and the fan-out of their changes.
 #[derive(Debug)]
-pub struct Hub {
+pub struct BoardViews {
     views: Mutex<Vec<BoardView>>,
     info: TournamentInfo,
     tx: broadcast::Sender<usize>,
@@ -81,11 +81,11 @@ fn checked_event(v: &Value) -> Result<(), String> {
     crate::games::position::check_incoming_event(v).map(|_| ())
 }
 
-impl Hub {
+impl BoardViews {
     /// A hub for `views` (configuration order) in the event `info`.
-    pub fn new(views: Vec<BoardView>, info: TournamentInfo) -> Arc<Hub> {
+    pub fn new(views: Vec<BoardView>, info: TournamentInfo) -> Arc<BoardViews> {
         let (tx, _) = broadcast::channel(CHANNEL);
-        Arc::new(Hub {
+        Arc::new(BoardViews {
             views: Mutex::new(views),
             info,
             tx,
@@ -95,7 +95,7 @@ impl Hub {
 
     /// The hub for the boards of `config`: serial numbers from the
     /// configuration, else derived from the bridge name and board id.
-    pub fn for_config(config: &Config) -> Arc<Hub> {
+    pub fn for_config(config: &Config) -> Arc<BoardViews> {
         let bridge = &config.bridge.name;
         let mut serials: Vec<String> = Vec::new();
         let views = config
@@ -132,7 +132,7 @@ impl Hub {
             date,
             round: e.round,
         };
-        Hub::new(views, info)
+        BoardViews::new(views, info)
     }
 
     fn lock(&self) -> MutexGuard<'_, Vec<BoardView>> {
@@ -223,7 +223,7 @@ pub struct LiveChessServer {
     /// The address bound.
     pub addr: SocketAddr,
     /// The boards' views.
-    pub hub: Arc<Hub>,
+    pub hub: Arc<BoardViews>,
     server: JoinHandle<()>,
     follower: JoinHandle<()>,
 }
@@ -264,7 +264,7 @@ impl LiveChessServer {
         addr: SocketAddr,
         config: &Config,
     ) -> Result<LiveChessServer, LiveChessError> {
-        let hub = Hub::for_config(config);
+        let hub = BoardViews::for_config(config);
         let topics = Topics::new(&config.mqtt.prefix, &config.bridge.name);
         let mut options = mqtt::options(&config.mqtt, &topics)?;
         // Design: a random part, so that two processes of one
@@ -316,7 +316,7 @@ async fn follow(
     mut backoff: crate::backoff::Backoff,
     topics: Topics,
     ids: Vec<String>,
-    hub: Arc<Hub>,
+    hub: Arc<BoardViews>,
 ) {
     let client_id = options.client_id();
     let (client, mut events) = AsyncClient::new(options, 64);
@@ -367,15 +367,15 @@ async fn follow(
 /// What the routes share: the views, and the WebSockets' limits.
 #[derive(Clone, Debug)]
 struct Api {
-    hub: Arc<Hub>,
+    hub: Arc<BoardViews>,
     socket: Arc<SocketLimits>,
     /// WebSockets open at once (after the upgrade they no longer hold a
     /// connection slot of the accept loop).
     sockets: Arc<tokio::sync::Semaphore>,
 }
 
-impl FromRef<Api> for Arc<Hub> {
-    fn from_ref(api: &Api) -> Arc<Hub> {
+impl FromRef<Api> for Arc<BoardViews> {
+    fn from_ref(api: &Api) -> Arc<BoardViews> {
         Arc::clone(&api.hub)
     }
 }
@@ -420,23 +420,26 @@ fn not_found(what: &str) -> Response {
     )
 }
 
-async fn eboards(State(hub): State<Arc<Hub>>) -> Response {
+async fn eboards(State(hub): State<Arc<BoardViews>>) -> Response {
     let boards: Vec<_> = hub.views().iter().map(api::eboard).collect();
     ok(&boards)
 }
 
-async fn tournaments(State(hub): State<Arc<Hub>>) -> Response {
+async fn tournaments(State(hub): State<Arc<BoardViews>>) -> Response {
     json(StatusCode::OK, api::tournaments(&hub.info, &hub.views()))
 }
 
-async fn tournament(State(hub): State<Arc<Hub>>, Path(uuid): Path<String>) -> Response {
+async fn tournament(State(hub): State<Arc<BoardViews>>, Path(uuid): Path<String>) -> Response {
     if uuid != hub.info.uuid {
         return not_found("tournament");
     }
     json(StatusCode::OK, api::tournament(&hub.info, &hub.views()))
 }
 
-async fn round(State(hub): State<Arc<Hub>>, Path((uuid, index)): Path<(String, u32)>) -> Response {
+async fn round(
+    State(hub): State<Arc<BoardViews>>,
+    Path((uuid, index)): Path<(String, u32)>,
+) -> Response {
     let views = hub.views();
     if uuid != hub.info.uuid || index >= api::rounds(&hub.info, &views) {
         return not_found("round");
@@ -444,7 +447,7 @@ async fn round(State(hub): State<Arc<Hub>>, Path((uuid, index)): Path<(String, u
     json(StatusCode::OK, api::round(&hub.info, &views, index))
 }
 
-async fn game(State(hub): State<Arc<Hub>>, Path(uuid): Path<String>) -> Response {
+async fn game(State(hub): State<Arc<BoardViews>>, Path(uuid): Path<String>) -> Response {
     match api::game(&hub.info, &hub.views(), &uuid) {
         Some(g) => json(StatusCode::OK, g),
         None => not_found("game"),
@@ -507,7 +510,7 @@ mod tests {
 
     #[test]
     fn a_forged_move_from_the_broker_never_reaches_a_view() {
-        let hub = Hub::new(
+        let hub = BoardViews::new(
             vec![BoardView::new("1", "11111".into(), 1, 1)],
             TournamentInfo::default(),
         );

@@ -22,7 +22,7 @@ use tokio::sync::broadcast;
 use tracing::debug;
 
 use super::api::{self, BoardView, Call, Sent};
-use super::{Hub, now_ms};
+use super::{BoardViews, now_ms};
 use crate::listener::SocketLimits;
 
 /// One subscription of one client.
@@ -69,7 +69,7 @@ impl Feeds {
     }
 
     /// The frames of the feeds on the `changed` boards (`None`: all).
-    fn changed(&mut self, hub: &Hub, changed: Option<&BTreeSet<usize>>) -> Vec<String> {
+    fn changed(&mut self, hub: &BoardViews, changed: Option<&BTreeSet<usize>>) -> Vec<String> {
         let views: Vec<(usize, BoardView)> = match changed {
             None => hub.views().into_iter().enumerate().collect(),
             Some(boards) => boards
@@ -92,7 +92,7 @@ impl Feeds {
 
     /// The messages that answer one request: the reply first, then (after
     /// a subscription or a setup) the feed's frame.
-    pub(super) fn answer(&mut self, hub: &Hub, text: &str) -> Vec<String> {
+    pub(super) fn answer(&mut self, hub: &BoardViews, text: &str) -> Vec<String> {
         let (id, call) = api::parse_request(text);
         let t = now_ms();
         let call = match call {
@@ -209,7 +209,7 @@ fn coalesce(
 
 /// Does one round of `work` on a blocking thread; the feeds come back
 /// with the messages to send (`None`: the thread failed).
-async fn run(hub: &Arc<Hub>, mut feeds: Feeds, work: Work) -> Option<(Feeds, Vec<String>)> {
+async fn run(hub: &Arc<BoardViews>, mut feeds: Feeds, work: Work) -> Option<(Feeds, Vec<String>)> {
     let hub = Arc::clone(hub);
     tokio::task::spawn_blocking(move || {
         let out = match work {
@@ -225,7 +225,7 @@ async fn run(hub: &Arc<Hub>, mut feeds: Feeds, work: Work) -> Option<(Feeds, Vec
 /// One WebSocket: answers calls, pushes its feeds' frames, pings the
 /// client every third of `idle_timeout` and closes the socket when the
 /// client has sent nothing (a message or a pong) for that long.
-pub(super) async fn client(mut socket: WebSocket, hub: Arc<Hub>, limits: Arc<SocketLimits>) {
+pub(super) async fn client(mut socket: WebSocket, hub: Arc<BoardViews>, limits: Arc<SocketLimits>) {
     let idle: Duration = limits.idle_timeout;
     let mut changes = hub.tx.subscribe();
     let mut feeds = Some(Feeds::new(&limits));
@@ -275,8 +275,8 @@ mod tests {
     use super::*;
     use api::TournamentInfo;
 
-    fn hub() -> Arc<Hub> {
-        Hub::new(
+    fn hub() -> Arc<BoardViews> {
+        BoardViews::new(
             vec![
                 BoardView::new("1", "11111".into(), 1, 1),
                 BoardView::new("2", "22222".into(), 2, 1),

@@ -25,7 +25,7 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::get;
 use serde_json::{Value, json};
 
-use super::{Hub, Views, admitted, json_response};
+use super::{FanOut, Views, admitted, json_response};
 
 /// The page: HTML, CSS and script in one file, no build step.
 pub const CHECK_PAGE: &str = include_str!("check.html");
@@ -42,18 +42,18 @@ pub(super) fn routes() -> Router<Arc<Views>> {
 /// Every board's readiness as the arbiters' hub has it: `boards` (each
 /// `board`, `status`, `number`, `readiness` or `null`, and `in_game` when
 /// a game is under way), `ready` (boards ready) and `total`.
-pub fn check_json(hub: &Hub) -> String {
+pub fn check_json(hub: &FanOut) -> String {
     board_check(hub, true)
 }
 
 /// The boards as the public's delayed hub has them: `status`, `number`,
 /// `in_game` (a move or a result is public), `readiness` always `null`,
 /// `delayed: true`. Nothing in it changes before the delay releases it.
-pub fn delayed_check_json(hub: &Hub) -> String {
+pub fn delayed_check_json(hub: &FanOut) -> String {
     board_check(hub, false)
 }
 
-fn board_check(hub: &Hub, live: bool) -> String {
+fn board_check(hub: &FanOut, live: bool) -> String {
     let s = hub.lock();
     let boards: Vec<Value> = s
         .boards
@@ -153,7 +153,7 @@ mod tests {
 
     #[test]
     fn the_json_lists_every_board_and_counts_the_ready_ones() {
-        let hub = Hub::new(&["1".into(), "2".into(), "3".into()]);
+        let hub = FanOut::new(&["1".into(), "2".into(), "3".into()]);
         hub.feed(0)
             .state(r#"{"board":"1","status":"connected","number":1,"readiness":{"ready":true}}"#);
         hub.feed(1)

@@ -1,7 +1,7 @@
 //! The live page: every board and the arbiter's alerts in a browser,
 //! served by the daemon over HTTP (`[web] listen`).
 //!
-//! The boards feed a [`Hub`] with the same events and retained state they
+//! The boards feed a [`FanOut`] with the same events and retained state they
 //! hand the MQTT outbox (see [`crate::session::BoardSink`]).
 //! The hub keeps a snapshot (each board's state and last clock, the latest
 //! alerts) and fans every change out on a `tokio::sync::broadcast`
@@ -94,18 +94,18 @@ struct Snapshot {
 
 /// The fan-out point between the boards and the browsers.
 #[derive(Debug)]
-pub struct Hub {
+pub struct FanOut {
     tx: broadcast::Sender<Message>,
     snapshot: Mutex<Snapshot>,
     /// The arbiter view's decisions waiting for their board's answer.
     answers: tools::Answers,
 }
 
-impl Hub {
+impl FanOut {
     /// A hub for the boards `ids` (in configuration order).
-    pub fn new(ids: &[String]) -> Arc<Hub> {
+    pub fn new(ids: &[String]) -> Arc<FanOut> {
         let (tx, _) = broadcast::channel(CHANNEL);
-        Arc::new(Hub {
+        Arc::new(FanOut {
             tx,
             snapshot: Mutex::new(Snapshot {
                 boards: ids.to_vec(),
@@ -177,10 +177,10 @@ impl Hub {
     }
 }
 
-/// One board's way into the [`Hub`]. Never blocks.
+/// One board's way into the [`FanOut`]. Never blocks.
 #[derive(Clone, Debug)]
 pub struct BoardFeed {
-    hub: Arc<Hub>,
+    hub: Arc<FanOut>,
     index: usize,
 }
 
@@ -358,8 +358,8 @@ fn same(a: &str, b: &str) -> bool {
 /// What the routes share: both views' hubs and who may see the arbiters'.
 #[derive(Debug)]
 struct Views {
-    public: Arc<Hub>,
-    arbiter: Arc<Hub>,
+    public: Arc<FanOut>,
+    arbiter: Arc<FanOut>,
     audience: Audience,
     /// The hash of the view password, compared in constant time.
     token: Option<String>,
@@ -389,7 +389,12 @@ struct Views {
 
 impl Views {
     /// Views of `public` and `arbiter` for `audience`, within `limits`.
-    fn new(public: Arc<Hub>, arbiter: Arc<Hub>, audience: Audience, limits: &Limits) -> Views {
+    fn new(
+        public: Arc<FanOut>,
+        arbiter: Arc<FanOut>,
+        audience: Audience,
+        limits: &Limits,
+    ) -> Views {
         Views {
             public,
             arbiter,
@@ -426,9 +431,9 @@ pub struct WebServer {
     /// The address bound.
     pub addr: SocketAddr,
     /// The hub the boards feed with what the public sees.
-    pub hub: Arc<Hub>,
+    pub hub: Arc<FanOut>,
     /// The hub the boards feed with the live games and alerts.
-    pub arbiter: Arc<Hub>,
+    pub arbiter: Arc<FanOut>,
     /// Where the arbiter view's decisions go (set by the daemon once its
     /// boards run).
     pub commands: tools::Commands,
@@ -450,7 +455,7 @@ impl WebServer {
         audience: Audience,
         limits: Limits,
     ) -> std::io::Result<WebServer> {
-        let (hub, arbiter) = (Hub::new(ids), Hub::new(ids));
+        let (hub, arbiter) = (FanOut::new(ids), FanOut::new(ids));
         let views = Arc::new(Views::new(
             Arc::clone(&hub),
             Arc::clone(&arbiter),
@@ -496,9 +501,9 @@ impl Drop for WebServer {
 /// port 0).
 pub async fn serve(
     addr: SocketAddr,
-    hub: Arc<Hub>,
+    hub: Arc<FanOut>,
 ) -> std::io::Result<(SocketAddr, JoinHandle<()>)> {
-    let arbiter = Hub::new(&hub.lock().boards.clone());
+    let arbiter = FanOut::new(&hub.lock().boards.clone());
     let views = Arc::new(Views::new(
         hub,
         arbiter,
@@ -735,7 +740,7 @@ async fn events(State(views): State<Arc<Views>>) -> Response {
 /// A live stream of `hub`, while `slots` has room (the public's
 /// `max_streams`, the arbiter view's own `arbiter_streams`); else 503 (the
 /// page's `EventSource` tries again later).
-fn stream(slots: &Arc<tokio::sync::Semaphore>, hub: &Hub) -> Response {
+fn stream(slots: &Arc<tokio::sync::Semaphore>, hub: &FanOut) -> Response {
     let Ok(permit) = Arc::clone(slots).try_acquire_owned() else {
         return (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -787,7 +792,7 @@ mod tests {
 
     #[test]
     fn the_snapshot_keeps_states_and_the_latest_alerts() {
-        let hub = Hub::new(&["1".into(), "2".into()]);
+        let hub = FanOut::new(&["1".into(), "2".into()]);
         let feed = hub.feed(1);
         feed.state(r#"{"board":"2","fen":"x"}"#);
         for n in 0..(ALERTS_KEPT as u64 + 5) {
@@ -890,7 +895,7 @@ mod tests {
 
     #[test]
     fn a_board_never_waits_for_a_browser_that_does_not_read() {
-        let hub = Hub::new(&["1".into()]);
+        let hub = FanOut::new(&["1".into()]);
         let mut rx = hub.tx.subscribe();
         let feed = hub.feed(0);
         // Far more than the channel holds: every send returns at once.
