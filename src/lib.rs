@@ -39,7 +39,9 @@
 //! - [`family`]: board families behind one seam: a sans-IO driver per wire
 //!   protocol, DGT included (line settings, hello, identity, keepalive,
 //!   board memory, bytes to neutral readings), used by the port task and
-//!   by the pipeline (so `replay` reads bytes as the daemon does).
+//!   by the pipeline (so `replay` reads bytes as the daemon does); the
+//!   families also tell what a capture header leaves out (a `dgt` line
+//!   that is a bus, a bus board, an open board's game).
 //! - [`pipeline`]: one board's pure pipeline for every family and every
 //!   game, bytes in (through its family's driver), events out: the game
 //!   chosen at run time ([`pipeline::AnyGame`]: chess, draughts, xiangqi,

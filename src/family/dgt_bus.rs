@@ -271,6 +271,54 @@ impl Driver for DgtBusDriver {
     }
 }
 
+/// Whether the bytes a DGT line sent (`from_board`, chunk by chunk) are a
+/// bus line's: more bus replies (checksum right) than single-board frames
+/// decode from them. A capture labelled `dgt` may hold a bus line.
+pub fn is_bus_line<'a>(from_board: impl Iterator<Item = &'a [u8]>) -> bool {
+    use boardcast_protocols::dgt::Decoder;
+    let (mut bus, mut single) = (BusDecoder::new(), Decoder::new());
+    let (mut a, mut b) = (bytes::BytesMut::new(), bytes::BytesMut::new());
+    let (mut bus_frames, mut single_frames) = (0usize, 0usize);
+    for chunk in from_board {
+        a.extend_from_slice(chunk);
+        b.extend_from_slice(chunk);
+        loop {
+            match bus.decode(&mut a) {
+                Ok(None) => break,
+                Ok(Some(_)) => bus_frames += 1,
+                Err(_) => {}
+            }
+        }
+        loop {
+            match single.decode(&mut b) {
+                Ok(None) => break,
+                Ok(Some(_)) => single_frames += 1,
+                Err(_) => {}
+            }
+        }
+    }
+    bus_frames > single_frames
+}
+
+/// The addresses of the boards that answer on a DGT bus line, in order of
+/// first answer, from the bytes the line sent (`from_board`).
+pub fn units<'a>(from_board: impl Iterator<Item = &'a [u8]>) -> Vec<u16> {
+    let mut decoder = BusDecoder::new();
+    let mut buf = bytes::BytesMut::new();
+    let mut units = Vec::new();
+    for chunk in from_board {
+        buf.extend_from_slice(chunk);
+        loop {
+            match decoder.decode(&mut buf) {
+                Ok(None) => break,
+                Ok(Some(m)) if !units.contains(&m.address) => units.push(m.address),
+                _ => {}
+            }
+        }
+    }
+    units
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

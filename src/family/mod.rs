@@ -146,6 +146,11 @@ impl fmt::Display for Family {
     }
 }
 
+// What a capture header leaves unsaid, told by the families themselves
+// (a `dgt` line that is a bus, a bus board, an open board's game).
+pub use dgt_bus::{is_bus_line as is_dgt_bus_line, units as dgt_bus_units};
+pub use open::board_game as open_board_game;
+
 /// The open protocol's name of a game.
 pub fn open_game(game: GameId) -> boardcast_protocols::open::Game {
     use boardcast_protocols::open::Game;

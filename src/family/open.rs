@@ -5,6 +5,7 @@ use boardcast_protocols::reading::{Reading, SnapshotDiff};
 use bytes::BytesMut;
 
 use super::{Driver, DriverEvent, Family, LineSettings, dropped, push_snapshot};
+use crate::event::GameId;
 
 /// How often a `board?` resynchronises the host.
 const RESYNC_MS: u64 = 10_000;
@@ -128,6 +129,65 @@ impl Driver for OpenDriver {
             }
         }
     }
+}
+
+/// The game an open-protocol board plays, from the bytes it sent
+/// (`from_board`): the one its first `hello` names, else the one its lines
+/// fit (`None`: they tell nothing). A capture without `game=` is read so.
+pub fn board_game(from_board: &[u8]) -> Option<GameId> {
+    let text = String::from_utf8_lossy(from_board);
+    let hello = text.lines().find_map(|l| {
+        let mut w = l.split_whitespace();
+        (w.next() == Some("hello"))
+            .then(|| w.next().and_then(Game::from_name))
+            .flatten()
+    });
+    let game = match hello {
+        Some(Game::Draughts) => GameId::Draughts,
+        Some(Game::Xiangqi) => GameId::Xiangqi,
+        Some(_) => GameId::Chess,
+        None => fits(&text)?,
+    };
+    Some(game)
+}
+
+/// The game an open-protocol board's lines fit, without a `hello` (a board
+/// whose first line was lost).
+///
+/// Design: a 90-cell `board` line or a point on file `i` or rank 0 is
+/// xiangqi; chess pieces other than a king (draughts has men and kings
+/// only) are chess; anything else draughts.
+fn fits(text: &str) -> Option<GameId> {
+    let xiangqi = text.lines().any(|l| {
+        let mut w = l.split_whitespace();
+        match (w.next(), w.next()) {
+            (Some("board"), Some(cells)) => cells.len() == 90,
+            (Some("up" | "down"), Some(sq)) => {
+                sq.starts_with('i') || (sq.len() == 2 && sq.ends_with('0'))
+            }
+            _ => false,
+        }
+    });
+    let any = text
+        .lines()
+        .any(|l| l.starts_with("up ") || l.starts_with("down ") || l.starts_with("board "));
+    let chess = text.lines().any(|l| {
+        let mut w = l.split_whitespace();
+        match (w.next(), w.next(), w.next()) {
+            (Some("down"), Some(_), Some(p)) => "QRBNPqrbnp".contains(p),
+            (Some("board"), Some(cells), None) => {
+                cells.len() == 64 && cells.chars().any(|c| "QRBNPqrbnp".contains(c))
+            }
+            _ => false,
+        }
+    });
+    any.then_some(if xiangqi {
+        GameId::Xiangqi
+    } else if chess {
+        GameId::Chess
+    } else {
+        GameId::Draughts
+    })
 }
 
 #[cfg(test)]

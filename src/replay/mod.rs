@@ -225,7 +225,7 @@ pub(crate) fn resolve_header(
                 None => break,
             }
         }
-        if header.word(BUS_UNIT).is_some() || is_bus_line(ahead) {
+        if header.word(BUS_UNIT).is_some() || crate::family::is_dgt_bus_line(board_bytes(ahead)) {
             header.protocol = crate::family::Family::DgtBus;
         }
     }
@@ -236,7 +236,7 @@ pub(crate) fn resolve_header(
         for chunk in &mut *reader {
             ahead.push(chunk?);
         }
-        if let [one] = bus_units(ahead)[..] {
+        if let [one] = crate::family::dgt_bus_units(board_bytes(ahead))[..] {
             header.meta.push((BUS_UNIT.to_string(), one.to_string()));
         }
     }
@@ -246,7 +246,8 @@ pub(crate) fn resolve_header(
         for chunk in &mut *reader {
             ahead.push(chunk?);
         }
-        if let Some(game) = sniff_open_game(ahead) {
+        let bytes: Vec<u8> = board_bytes(ahead).flatten().copied().collect();
+        if let Some(game) = crate::family::open_board_game(&bytes) {
             header
                 .meta
                 .push((GAME.to_string(), game.name().to_string()));
@@ -255,127 +256,17 @@ pub(crate) fn resolve_header(
     Ok(())
 }
 
-/// The game an open-protocol board plays: the one its first `hello` names,
-/// else the one its lines fit (`None`: they tell nothing).
-fn sniff_open_game(chunks: &[Chunk]) -> Option<GameId> {
-    use boardcast_protocols::open::Game;
-    let bytes: Vec<u8> = chunks
+/// The bytes from the board in `chunks`, chunk by chunk.
+fn board_bytes(chunks: &[Chunk]) -> impl Iterator<Item = &[u8]> + '_ {
+    chunks
         .iter()
         .filter(|c| c.dir == Direction::FromBoard)
-        .flat_map(|c| c.bytes.iter().copied())
-        .collect();
-    let text = String::from_utf8_lossy(&bytes);
-    let hello = text.lines().find_map(|l| {
-        let mut w = l.split_whitespace();
-        (w.next() == Some("hello"))
-            .then(|| w.next().and_then(Game::from_name))
-            .flatten()
-    });
-    let game = match hello {
-        Some(Game::Draughts) => GameId::Draughts,
-        Some(Game::Xiangqi) => GameId::Xiangqi,
-        Some(_) => GameId::Chess,
-        None => fits(&text)?,
-    };
-    Some(game)
-}
-
-/// The game an open-protocol board's lines fit, without a `hello` (a board
-/// whose first line was lost).
-///
-/// Design: a 90-cell `board` line or a point on file `i` or rank 0 is
-/// xiangqi; chess pieces other than a king (draughts has men and kings
-/// only) are chess; anything else draughts.
-fn fits(text: &str) -> Option<GameId> {
-    let xiangqi = text.lines().any(|l| {
-        let mut w = l.split_whitespace();
-        match (w.next(), w.next()) {
-            (Some("board"), Some(cells)) => cells.len() == 90,
-            (Some("up" | "down"), Some(sq)) => {
-                sq.starts_with('i') || (sq.len() == 2 && sq.ends_with('0'))
-            }
-            _ => false,
-        }
-    });
-    let any = text
-        .lines()
-        .any(|l| l.starts_with("up ") || l.starts_with("down ") || l.starts_with("board "));
-    let chess = text.lines().any(|l| {
-        let mut w = l.split_whitespace();
-        match (w.next(), w.next(), w.next()) {
-            (Some("down"), Some(_), Some(p)) => "QRBNPqrbnp".contains(p),
-            (Some("board"), Some(cells), None) => {
-                cells.len() == 64 && cells.chars().any(|c| "QRBNPqrbnp".contains(c))
-            }
-            _ => false,
-        }
-    });
-    any.then_some(if xiangqi {
-        GameId::Xiangqi
-    } else if chess {
-        GameId::Chess
-    } else {
-        GameId::Draughts
-    })
+        .map(|c| &c.bytes[..])
 }
 
 /// How many chunks from the board a `protocol=dgt` capture is read ahead
 /// to tell a single board from a bus line.
 const SNIFF_CHUNKS: usize = 64;
-
-/// Whether the board's bytes in `chunks` are a DGT bus line's: more bus
-/// replies (checksum right) than single-board frames decode from them.
-fn is_bus_line(chunks: &[crate::capture::Chunk]) -> bool {
-    use boardcast_protocols::dgt::{Decoder, bus::BusDecoder};
-    let (mut bus, mut single) = (BusDecoder::new(), Decoder::new());
-    let (mut a, mut b) = (bytes::BytesMut::new(), bytes::BytesMut::new());
-    let (mut bus_frames, mut single_frames) = (0usize, 0usize);
-    for chunk in chunks
-        .iter()
-        .filter(|c| c.dir == crate::capture::Direction::FromBoard)
-    {
-        a.extend_from_slice(&chunk.bytes);
-        b.extend_from_slice(&chunk.bytes);
-        loop {
-            match bus.decode(&mut a) {
-                Ok(None) => break,
-                Ok(Some(_)) => bus_frames += 1,
-                Err(_) => {}
-            }
-        }
-        loop {
-            match single.decode(&mut b) {
-                Ok(None) => break,
-                Ok(Some(_)) => single_frames += 1,
-                Err(_) => {}
-            }
-        }
-    }
-    bus_frames > single_frames
-}
-
-/// The addresses of the boards that answer on a DGT bus line, in order of
-/// first answer.
-fn bus_units(chunks: &[crate::capture::Chunk]) -> Vec<u16> {
-    use boardcast_protocols::dgt::bus::BusDecoder;
-    let mut decoder = BusDecoder::new();
-    let mut buf = bytes::BytesMut::new();
-    let mut units = Vec::new();
-    for chunk in chunks
-        .iter()
-        .filter(|c| c.dir == crate::capture::Direction::FromBoard)
-    {
-        buf.extend_from_slice(&chunk.bytes);
-        loop {
-            match decoder.decode(&mut buf) {
-                Ok(None) => break,
-                Ok(Some(m)) if !units.contains(&m.address) => units.push(m.address),
-                _ => {}
-            }
-        }
-    }
-    units
-}
 
 fn collect(pipeline: &mut BoardPipeline, out: &mut Replay) {
     while let Some((published, e)) = pipeline.poll_published() {
