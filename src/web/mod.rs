@@ -671,17 +671,30 @@ async fn arbiter_login(
     if let Some(ip) = addr {
         views.lockout().succeeded(ip);
     }
+    open_session(&views, &views.sessions, ARBITER_COOKIE, "/", "/arbiter")
+}
+
+/// A new login session in `sessions`: its cookie `name` (`HttpOnly`,
+/// `SameSite=Strict`, for `path`, lasting `[web] session_s`), and a
+/// redirect to `to`.
+fn open_session(
+    views: &Views,
+    sessions: &Sessions,
+    name: &str,
+    path: &str,
+    to: &'static str,
+) -> Response {
     let ttl = views.audience.session;
-    let session = views.sessions.open(ttl);
+    let session = sessions.open(ttl);
     let cookie = format!(
-        "{ARBITER_COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}",
+        "{name}={session}; HttpOnly; SameSite=Strict; Path={path}; Max-Age={}",
         ttl.as_secs()
     );
     (
         StatusCode::SEE_OTHER,
         [
             (header::SET_COOKIE, cookie),
-            (header::LOCATION, "/arbiter".into()),
+            (header::LOCATION, to.to_string()),
         ],
     )
         .into_response()

@@ -62,20 +62,7 @@ pub(super) async fn page(State(views): State<Arc<Views>>, headers: HeaderMap) ->
 
 /// A new desk session: the cookie, and back to the desk.
 fn open_session(views: &Views) -> Response {
-    let ttl = views.audience.session;
-    let session = views.desk_sessions.open(ttl);
-    let cookie = format!(
-        "{DESK_COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/desk; Max-Age={}",
-        ttl.as_secs()
-    );
-    (
-        StatusCode::SEE_OTHER,
-        [
-            (header::SET_COOKIE, cookie),
-            (header::LOCATION, "/desk".into()),
-        ],
-    )
-        .into_response()
+    crate::web::open_session(views, &views.desk_sessions, DESK_COOKIE, "/desk", "/desk")
 }
 
 /// Why a login POST is not read.
@@ -125,12 +112,9 @@ pub(super) async fn login(
         .and_then(|b| form_field(b, "key"));
     let right = match key {
         Some(k) => {
-            let desk = Arc::clone(&desk);
             // PBKDF2 takes a moment: off the reactor, a few at a time.
             let _turn = views.desk_hashing.acquire().await;
-            tokio::task::spawn_blocking(move || desk.verify(&k))
-                .await
-                .unwrap_or(false)
+            super::on_desk(&desk, move |d| d.verify(&k)).await
         }
         None => false,
     };
@@ -196,11 +180,8 @@ pub(super) async fn choose_password(
             .into_response();
     };
     let chosen = {
-        let desk = Arc::clone(&desk);
         let _turn = views.desk_hashing.acquire().await;
-        tokio::task::spawn_blocking(move || desk.choose_password(&key))
-            .await
-            .unwrap_or_else(|_| Err("the password could not be kept".into()))
+        super::on_desk(&desk, move |d| d.choose_password(&key)).await
     };
     match chosen {
         Ok(()) => {
