@@ -18,7 +18,7 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
-use boardcast::board::Config;
+use boardcast::track::Config;
 use boardcast::replay::replay_reader;
 use boardcast_sim::{self as sim, faults};
 

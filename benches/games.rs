@@ -44,7 +44,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use boardcast::board::Config;
+use boardcast::track::Config;
 use boardcast::event::EventKind;
 use boardcast::replay::{GameReplay, replay_game_text};
 use boardcast_games::{draughts, xiangqi};

@@ -46,7 +46,7 @@ use std::io::BufReader;
 use std::path::Path;
 use std::time::Instant;
 
-use boardcast::board::Config;
+use boardcast::track::Config;
 use boardcast::replay::replay_reader;
 use boardcast_sim::check::compare;
 use boardcast_sim::{self as sim, Clean, Human, Profile, Real, SourceGame};
@@ -978,7 +978,7 @@ fn dump(
 
 /// Adversarial input: the slowest single reading we could construct.
 fn worst_case(games: &[SourceGame]) {
-    use boardcast::board::{Cell, Reconstructor};
+    use boardcast::track::{Cell, Reconstructor};
     use boardcast::games::chess::{Color, Piece, Role, Square};
     use rand::{Rng, SeedableRng, rngs::SmallRng};
     let mut rng = SmallRng::seed_from_u64(7);

@@ -26,7 +26,7 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::backoff::BackoffConfig;
-use crate::board::{self, Limits, SettleRule};
+use crate::track::{self, Limits, SettleRule};
 use crate::family::Family;
 use crate::text::{MAX_BOARD_NUMBER, MAX_ROUND, check_text};
 
@@ -432,7 +432,7 @@ pub struct Config {
     /// Logging.
     pub log: Log,
     /// Reconstructor tunables.
-    pub reconstructor: board::Config,
+    pub reconstructor: track::Config,
     /// The event around the boards.
     pub event: Event,
     /// The boards, in file order.
@@ -1151,9 +1151,9 @@ pub fn log(
 pub fn reconstructor(
     raw: Option<RawReconstructor>,
     defaults: Option<RawReconstructor>,
-) -> board::Config {
+) -> track::Config {
     let (c, dc) = (raw.unwrap_or_default(), defaults.unwrap_or_default());
-    let mut reconstructor = board::Config::default();
+    let mut reconstructor = track::Config::default();
     let settle: &mut SettleRule = &mut reconstructor.settle;
     set(&mut settle.base_ms, c.settle_base_ms.or(dc.settle_base_ms));
     set(
@@ -1232,7 +1232,7 @@ pub fn event(
         None => None,
     };
     let variant = match e.variant.or(de.variant) {
-        Some(v) => v.get_ref().parse::<board::Variant>().map_err(|_| {
+        Some(v) => v.get_ref().parse::<track::Variant>().map_err(|_| {
             src.invalid(
                 Some(v.span()),
                 format!(
@@ -1241,7 +1241,7 @@ pub fn event(
                 ),
             )
         })?,
-        None => board::Variant::default(),
+        None => track::Variant::default(),
     };
     for (key, value) in [("event.name", &info.name), ("event.site", &info.site)] {
         check_text(key, Some(value)).map_err(|m| src.invalid(None, m))?;
@@ -1905,7 +1905,7 @@ mod tests {
         assert_eq!(c.mqtt.port, 1883);
         assert_eq!(c.mqtt.prefix, "boardcast");
         assert_eq!(c.mqtt.client_id, "boardcast-boardcast");
-        assert_eq!(c.reconstructor, board::Config::default());
+        assert_eq!(c.reconstructor, track::Config::default());
         assert_eq!(c.log.format, LogFormat::Text);
         assert_eq!(c.recorder, None);
         assert_eq!(c.mqtt.tls, None);

@@ -301,7 +301,7 @@ pub enum EventKind {
         #[serde(default)]
         rotated: bool,
     },
-    /// A move is final (see [`crate::board::finality`]): the mover
+    /// A move is final (see [`crate::track::finality`]): the mover
     /// pressed the clock, the opponent began to reply, or the board has
     /// stood long enough that no handling habit could still change it.
     Move {
@@ -331,7 +331,7 @@ pub enum EventKind {
     /// soon as it has stood its settle time, for screens that want speed.
     /// A later `provisional` or `move` event for the same ply supersedes
     /// it; no record (state, PGN, the delayed public view) ever holds it.
-    /// See [`crate::board::finality`] for what makes a move final.
+    /// See [`crate::track::finality`] for what makes a move final.
     Provisional {
         /// As in `move`.
         ply: u32,

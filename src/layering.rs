@@ -340,7 +340,7 @@ fn the_checks_find_what_they_look_for() {
     assert_eq!(cycles(&edges), vec![vec!["a", "b", "c"]]);
     // Imports: paths, groups, not strings, not another crate's `crate::`.
     let code: Vec<String> = [
-        "use crate::board::Cell;",
+        "use crate::track::Cell;",
         "use crate::{event, games::Game};",
         "let s = \"crate::web\";",
         "let x = mycrate::port::X;",

@@ -10,7 +10,7 @@
 //!          | bytes + time
 //!  family driver, protocol decoder   family, boardcast-protocols
 //!          | neutral readings (squares, snapshots, clock, identity, memory)
-//!  pipeline -> reconstructor         pipeline, board, games, clock
+//!  pipeline -> reconstructor         pipeline, track, games, clock
 //!          | events                  event
 //!  session: record, state, delay     session (Session, BoardSink), setup (BoardSetup)
 //!          | events, state, PGN
@@ -47,7 +47,7 @@
 //!   chosen at run time ([`pipeline::AnyGame`]: chess, draughts, xiangqi,
 //!   each its reader in front of the generic reconstructor), the clock
 //!   judge, counters and diagnostics.
-//! - [`board`]: the reconstructor, generic over the game: explains readings
+//! - [`track`]: the reconstructor (the tracker), generic over the game: explains readings
 //!   as legal play, settles and publishes moves, corrects, raises the
 //!   arbiter's alerts; its reading rules are named steps.
 //! - [`games`]: the game seam: the [`games::Game`] trait the reconstructor
@@ -109,7 +109,7 @@
 #![warn(missing_docs, unreachable_pub, missing_debug_implementations)]
 
 pub mod backoff;
-pub mod board;
+pub mod track;
 pub mod broker;
 pub mod capture;
 pub mod clock;

@@ -28,7 +28,7 @@ use std::collections::VecDeque;
 
 use boardcast_protocols::reading::{Identity, Reading as Sensed, Snapshot};
 
-use crate::board::{Config, Press};
+use crate::track::{Config, Press};
 use crate::capture::Direction;
 use crate::clock::{
     ClockTracker, FlagBook, GameView, Reading, TimeControl, VirtualClock, flag_message,
@@ -423,7 +423,7 @@ impl BoardPipeline {
     }
 
     /// The chess reconstructor, on a chess board (for state queries).
-    pub fn reconstructor(&self) -> Option<&crate::board::Reconstructor> {
+    pub fn reconstructor(&self) -> Option<&crate::track::Reconstructor> {
         self.game.chess().map(|c| c.reconstructor())
     }
 

@@ -577,7 +577,7 @@ fn clock(o: &Observed) -> Item {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::board::Config;
+    use crate::track::Config;
     use crate::capture::Direction;
     use crate::family::Family;
     use crate::games::GameOptions;

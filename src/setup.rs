@@ -4,7 +4,7 @@
 //! the recorder writes on a capture's header line are the ones replay
 //! reads back.
 
-use crate::board;
+use crate::track;
 use crate::capture::Header;
 use crate::clock::TimeControl;
 use crate::event::GameId;
@@ -243,7 +243,7 @@ impl BoardSetup {
     }
 
     /// A pipeline reading this board, with the reconstructor's `config`.
-    pub fn pipeline(&self, config: board::Config) -> BoardPipeline {
+    pub fn pipeline(&self, config: track::Config) -> BoardPipeline {
         let mut pipeline =
             BoardPipeline::for_game(&self.id, self.protocol, self.game, config, self.options);
         pipeline.set_driver(self.protocol, self.driver_options());
@@ -312,7 +312,7 @@ mod tests {
         .unwrap();
         assert_eq!(back, draughts);
         assert_eq!(
-            back.pipeline(board::Config::default()).game(),
+            back.pipeline(track::Config::default()).game(),
             GameId::Draughts
         );
         let err = BoardSetup::of_header(&header(Family::Dgt, &[("game", "xiangqi")])).unwrap_err();

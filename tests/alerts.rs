@@ -1,7 +1,7 @@
 //! Issue "Arbiter alerts": one scene per Law row, with the exact events
 //! expected, plus a sample of injected faults over real games.
 
-use boardcast::board::{Cell, Config, Reconstructor, Variant};
+use boardcast::track::{Cell, Config, Reconstructor, Variant};
 use boardcast::event::{EventKind, Side};
 use boardcast::games::chess::{Color, Piece, Position, Role, Square};
 use boardcast::replay::replay_reader;
@@ -96,7 +96,7 @@ impl Scene {
         }
         self.set(to, piece);
         // Long enough for the move to be final on time alone (see
-        // `boardcast::board::finality`).
+        // `boardcast::track::finality`).
         self.wait(2_600);
     }
 

@@ -2,7 +2,7 @@
 //! `clocks`, the system binary's `clocks_readers`): a handling without
 //! takebacks, a simulated game with a clock, its capture replayed.
 
-use boardcast::board::Config;
+use boardcast::track::Config;
 use boardcast::event::Side;
 use boardcast::replay::{Replay, replay_reader};
 use boardcast_sim::clock::{ClockSetup, ClockTruth, add_clock};

@@ -1,7 +1,7 @@
 //! Issue "Clocks": clock times and presses from the board, `%clk` in the
 //! PGN, flags judged against the time control.
 
-use boardcast::board::Config;
+use boardcast::track::Config;
 use boardcast::clock::{Face, TimeControl};
 use boardcast::event::{EventKind, Side};
 use boardcast::games::chess::Position;
@@ -225,7 +225,7 @@ fn law_6_2a_a_press_with_no_move_on_the_board_is_reported() {
         5_000,
         sim::Reading::Square(
             boardcast::games::chess::Square::A2,
-            boardcast::board::Cell::Empty,
+            boardcast::track::Cell::Empty,
         ),
     ));
     session.readings.push((

@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use boardcast::board::Config;
+use boardcast::track::Config;
 use boardcast::event::{Alert, AlertKind, EventKind};
 use boardcast::replay::replay_file;
 use boardcast::replay::slice::{Slice, SliceStart, write_slices, write_slices_where};

@@ -4,7 +4,7 @@
 //! fifth board turned round, replay through each family's driver into the
 //! same reconstructor exactly, with no error alert.
 
-use boardcast::board::Config;
+use boardcast::track::Config;
 use boardcast::family::Family;
 use boardcast::replay::replay_reader;
 use boardcast_sim::{self as sim, Clean, Human, Profile};

@@ -73,7 +73,7 @@ fn replay_with_tc(session: &OpenSession, game: GameId, tc: &str) -> GameReplay {
     crate::evidence::every_alert_slices(&text);
     boardcast::replay::replay_game_text(
         &text,
-        boardcast::board::Config::default(),
+        boardcast::track::Config::default(),
         std::path::Path::new("clock.capture"),
     )
     .unwrap()

@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use boardcast::board::{Cell, Config, Reconstructor};
+use boardcast::track::{Cell, Config, Reconstructor};
 use boardcast::event::{AlertKind, EventKind, Side};
 use boardcast::replay::{GameReplay, replay_game_text};
 use boardcast_games::{draughts, xiangqi};

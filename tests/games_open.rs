@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use crate::open_games::{data, draughts_games, errors, ids, replay, xiangqi_games};
-use boardcast::board::Config;
+use boardcast::track::Config;
 use boardcast::event::{EventKind, GameId};
 use boardcast::replay::{GameReplay, replay_game_text};
 use boardcast_games::{draughts, xiangqi};
@@ -410,7 +410,7 @@ fn draughts_a_multi_jump_in_progress_is_no_illegal_move_but_one_stopped_early_is
     // illegal move (art. 1.25.1), the multi-jump unfinished. (Lifting the
     // man on 26, the next one jumped, proves nothing: players remove
     // captured men before, during and after the jumps.)
-    use boardcast::board::{Cell, Reconstructor};
+    use boardcast::track::{Cell, Reconstructor};
     use boardcast::games::draughts::{Draughts, Position, point};
     use boardcast::games::grid::Stone;
     let pos = draughts::Position::from_fen("B:W18,26,30:B15").unwrap();

@@ -2,7 +2,7 @@
 //! scene is a reading sequence the reconstructor misread before its rule
 //! existed: the assertions name what it used to publish.
 
-use boardcast::board::{Cell, Config, Reconstructor};
+use boardcast::track::{Cell, Config, Reconstructor};
 use boardcast::event::{AlertKind, EventKind};
 use boardcast::games::chess::{Color, Piece, Position, Role, Square};
 

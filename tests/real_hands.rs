@@ -6,7 +6,7 @@
 //! a wrong move (no `retract`), that no error alert is raised, and what
 //! was shown provisionally on the way.
 
-use boardcast::board::{Cell, Config, Reconstructor};
+use boardcast::track::{Cell, Config, Reconstructor};
 use boardcast::delay::PublicView;
 use boardcast::event::{Event, EventKind, GameId, Side};
 use boardcast::games::chess::{Color, Piece, Position, Role, Square};

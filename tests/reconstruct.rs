@@ -1,7 +1,7 @@
 //! Issue "Reconstruct moves the way people really play": real handling,
 //! fast replies, reconnects, new games, retractions.
 
-use boardcast::board::{Cell, Config};
+use boardcast::track::{Cell, Config};
 use boardcast::event::EventKind;
 use boardcast::games::chess::{Position, Square};
 use boardcast::replay::{Replay, replay_reader};
@@ -344,7 +344,7 @@ fn a_rook_paused_on_its_way_is_shown_provisionally_and_superseded() {
     let session = table.into_session();
     // Not a start position: tell the reconstructor the game's position, as
     // an operator would for a game resumed mid-way.
-    let mut r = boardcast::board::Reconstructor::new(Config::default());
+    let mut r = boardcast::track::Reconstructor::new(Config::default());
     r.start_from(0, pos.clone(), false);
     r.handle_board(0, &session.initial[..]);
     while r.poll_event().is_some() {}

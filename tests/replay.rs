@@ -1,7 +1,7 @@
 //! Issue "Foundation": captures of cleanly played games replay to the right
 //! PGN, independent readers accept it, and corrupted captures are handled.
 
-use boardcast::board::Config;
+use boardcast::track::Config;
 use boardcast::replay::replay_reader;
 use boardcast_sim::{self as sim, Clean};
 

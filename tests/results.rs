@@ -2,7 +2,7 @@
 //! (result pieces, the kings in the centre) or the operator, and frozen
 //! records.
 
-use boardcast::board::{Cell, Config, Reconstructor, Token};
+use boardcast::track::{Cell, Config, Reconstructor, Token};
 use boardcast::event::EventKind;
 use boardcast::games::chess::{Color, Piece, Position, Role, Square};
 use boardcast::replay::replay_reader;
@@ -190,7 +190,7 @@ fn corrections_recorded_in_a_capture_are_applied_where_they_were_made() {
 
     let replay = replay_reader(
         text.as_bytes(),
-        boardcast::board::Config::default(),
+        boardcast::track::Config::default(),
         std::path::Path::new("corrections"),
     )
     .unwrap();
@@ -234,7 +234,7 @@ fn corrections_recorded_in_a_capture_are_applied_where_they_were_made() {
         .collect();
     let plain = replay_reader(
         without.as_bytes(),
-        boardcast::board::Config::default(),
+        boardcast::track::Config::default(),
         std::path::Path::new("plain"),
     )
     .unwrap();
@@ -265,7 +265,7 @@ fn the_desks_corrections_replay_from_the_capture_with_who_made_them() {
     ]));
     let replay = replay_reader(
         text.as_bytes(),
-        boardcast::board::Config::default(),
+        boardcast::track::Config::default(),
         std::path::Path::new("desk"),
     )
     .unwrap();

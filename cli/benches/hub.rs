@@ -45,7 +45,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use boardcast::board::SettleRule;
+use boardcast::track::SettleRule;
 use boardcast_sim::Truth;
 
 use common::{env_or, percentile};

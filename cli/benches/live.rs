@@ -47,7 +47,7 @@ use std::collections::HashMap;
 use std::fs;
 use std::time::Duration;
 
-use boardcast::board::SettleRule;
+use boardcast::track::SettleRule;
 use boardcast::clock::TimeControl;
 use boardcast::event::Side;
 use boardcast_sim::clock::{ClockSetup, ClockTruth, add_clock};

@@ -453,7 +453,7 @@ mod tests {
             let text = boardcast_sim::dgt::capture_text(&s, &[]);
             let replay = boardcast::replay::replay_reader(
                 text.as_bytes(),
-                boardcast::board::Config::default(),
+                boardcast::track::Config::default(),
                 "demo".as_ref(),
             )
             .unwrap();

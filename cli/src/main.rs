@@ -13,7 +13,7 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 
-use boardcast::board::Config;
+use boardcast::track::Config;
 use boardcast::config::{self, Config as DaemonConfig};
 use boardcast::daemon;
 use boardcast::replay::replay_file;

@@ -1,6 +1,6 @@
 //! Arbiter alerts read back by python-chess (moved from tests/alerts.rs).
 
-use boardcast::board::Config;
+use boardcast::track::Config;
 use boardcast::replay::replay_reader;
 use boardcast_sim::{self as sim, faults};
 

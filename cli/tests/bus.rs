@@ -8,7 +8,7 @@
 
 use std::time::Duration;
 
-use boardcast::board::Config;
+use boardcast::track::Config;
 use boardcast_sim::bus::{BusUnit, SimBus};
 use boardcast_sim::pty::Pace;
 use boardcast_sim::{self as sim, Human};

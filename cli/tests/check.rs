@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use boardcast::board::Cell;
+use boardcast::track::Cell;
 use boardcast::clock::Reading;
 use boardcast_sim::clock::Signal;
 use boardcast_sim::open::{OpenGame, OpenSession};

@@ -394,13 +394,13 @@ async fn sigterm_publishes_offline_flushes_the_capture_and_the_capture_replays_t
     // The recorder kept every byte: replaying the capture gives the same game.
     let rec = dir.path().join("rec");
     let capture = find_file(&rec, "s1-", ".capture");
-    let replay = boardcast::replay::replay_file(&capture, boardcast::board::Config::default())
+    let replay = boardcast::replay::replay_file(&capture, boardcast::track::Config::default())
         .expect("the capture replays");
     let replayed = replay.log.current().unwrap().sans.clone();
     assert_eq!(replayed, g.sans);
     // With the daemon's own settle times the replay is the session itself:
     // the very events that went over MQTT, times included.
-    let mut config = boardcast::board::Config::default();
+    let mut config = boardcast::track::Config::default();
     config.settle.base_ms = 50;
     config.settle.extendable_ms = 100;
     config.settle.takeback_ms = 300;

@@ -30,7 +30,7 @@ fn screenshot(name: &str) -> PathBuf {
     target.join(name)
 }
 
-use boardcast::board::Cell;
+use boardcast::track::Cell;
 use boardcast::games::chess::Square;
 
 /// Leaves a screenshot of the page in the target folder.

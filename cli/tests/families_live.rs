@@ -1,7 +1,7 @@
 //! Board families through the binary and the live daemon, and captures
 //! encoded in Python (moved from tests/families.rs).
 
-use boardcast::board::Config;
+use boardcast::track::Config;
 use boardcast::family::Family;
 use boardcast_sim::{self as sim, Human};
 

@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use boardcast::board::Config;
+use boardcast::track::Config;
 use boardcast::event::{EventKind, GameId};
 use boardcast::replay::replay_game_text;
 use boardcast_games::{draughts, xiangqi};

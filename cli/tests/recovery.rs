@@ -321,8 +321,8 @@ async fn moves_made_while_the_daemon_is_down_are_recovered_in_order_from_the_boa
 }
 
 /// The reconstructor settings of the tests' daemon configuration.
-fn fast_settle() -> boardcast::board::Config {
-    let mut config = boardcast::board::Config::default();
+fn fast_settle() -> boardcast::track::Config {
+    let mut config = boardcast::track::Config::default();
     config.settle.base_ms = 50;
     config.settle.extendable_ms = 100;
     config.settle.takeback_ms = 300;

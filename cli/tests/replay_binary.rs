@@ -1,7 +1,7 @@
 //! Captures replayed to PGN that python-chess reads, and the binary's
 //! `simulate` and `replay` (moved from tests/replay.rs).
 
-use boardcast::board::Config;
+use boardcast::track::Config;
 use boardcast::replay::replay_reader;
 use boardcast::sink::pgn::{Tags, render};
 use boardcast_sim::{self as sim, Clean};

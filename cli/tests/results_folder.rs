@@ -1,7 +1,7 @@
 //! A round of boards written to the PGN folder relay tools read, checked
 //! with python-chess (moved from tests/results.rs).
 
-use boardcast::board::Config;
+use boardcast::track::Config;
 use boardcast::replay::replay_reader;
 use boardcast_sim::{self as sim, Human};
 

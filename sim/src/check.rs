@@ -5,7 +5,7 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::{Profile, Session, SourceGame, Truth, dgt, simulate};
-use boardcast::board::Config;
+use boardcast::track::Config;
 use boardcast::event::{EventKind, Millis};
 use boardcast::replay::{Replay, replay_reader};
 

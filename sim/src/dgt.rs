@@ -9,7 +9,7 @@ use boardcast_protocols::dgt::{
 
 use super::clock::Signal;
 use super::{Reading, Session};
-use boardcast::board::Cell;
+use boardcast::track::Cell;
 use boardcast::capture::{Direction, Header, Writer};
 use boardcast::clock::Face;
 use boardcast::family::Family;

@@ -11,7 +11,7 @@ use boardcast_protocols::open::{Game, Hello, Line};
 use boardcast_protocols::reading::{Content, Geometry, Piece, Snapshot, Square as At};
 
 use super::{Reading, Session};
-use boardcast::board::Cell;
+use boardcast::track::Cell;
 use boardcast::capture::{Direction, Header, Writer};
 use boardcast::family::Family;
 use boardcast::games::chess::Square;

@@ -24,7 +24,7 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
 use super::{Human, Profile, Session, SourceGame, Table, Truth, parts};
-use boardcast::board::Cell;
+use boardcast::track::Cell;
 use boardcast::event::{AlertKind, Millis};
 use boardcast::games::chess::irregular::find_pseudo_move;
 use boardcast::games::chess::{Board, Color, Move, Piece, Position, Rank, Role, Square};

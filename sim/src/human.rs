@@ -10,7 +10,7 @@
 use rand::Rng;
 
 use super::{Profile, Table, castle_king_first, parts, reach};
-use boardcast::board::Cell;
+use boardcast::track::Cell;
 use boardcast::games::chess::{Piece, Position, Role, Square};
 
 /// Probabilities and timings of the human profile.

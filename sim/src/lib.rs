@@ -29,7 +29,7 @@ pub use human::Human;
 pub use real::Real;
 pub use source::{SourceGame, read_games};
 
-use boardcast::board::Cell;
+use boardcast::track::Cell;
 use boardcast::event::Millis;
 use boardcast::games::chess::{Board, Color, Move, Piece, Position, Role, Square};
 

@@ -38,7 +38,7 @@ use tokio::time::Instant;
 use super::clock::Signal;
 use super::dgt::{clock_message, dump_message, reading_message};
 use super::{Clean, Reading, Session, SourceGame};
-use boardcast::board::Cell;
+use boardcast::track::Cell;
 use boardcast::event::Millis;
 use boardcast::family::Family;
 
@@ -383,7 +383,7 @@ impl SimBoard {
     /// A hand sets `cell` on `sq` now (`Cell::Empty`: lifts the piece):
     /// the board reports it as it reports its game's readings, and shows
     /// it from now on (a later board dump included).
-    pub fn hand(&self, sq: boardcast::games::chess::Square, cell: boardcast::board::Cell) {
+    pub fn hand(&self, sq: boardcast::games::chess::Square, cell: boardcast::track::Cell) {
         let mut s = lock(&self.shared);
         // Not a reading of the first session: `applied` stays.
         apply_reading(&mut s, 0, &Reading::Square(sq, cell), 1);

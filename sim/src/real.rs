@@ -27,7 +27,7 @@ use rand::Rng;
 
 use super::human::{between, neighbours, thinking_time};
 use super::{Profile, Table, castle_king_first, parts};
-use boardcast::board::Cell;
+use boardcast::track::Cell;
 use boardcast::event::Millis;
 use boardcast::games::chess::{Piece, Position, Role, Square};
 

@@ -1,6 +1,6 @@
 //! The arbiter's vocabulary shared by every game: what completes an
 //! illegal move and the alert builders. The reconstructor
-//! ([`crate::board`]) decides when an alert is raised; each game words
+//! ([`crate::track`]) decides when an alert is raised; each game words
 //! its own.
 
 use crate::event::{Alert, AlertKind, Side};

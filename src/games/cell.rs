@@ -2,7 +2,7 @@
 //!
 //! Design: the vocabulary of readings every game and the reconstructor
 //! share lives with the games, so that the games need nothing from
-//! [`crate::board`] (which re-exports it).
+//! [`crate::track`] (which re-exports it).
 
 /// A result token (DGT's "magic pieces") an arbiter may place on a square.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

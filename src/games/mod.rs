@@ -1,4 +1,4 @@
-//! The game seam: what the reconstructor ([`crate::board`]) needs to know
+//! The game seam: what the reconstructor ([`crate::track`]) needs to know
 //! of a game, and one implementation per game.
 //!
 //! - [`Game`]: the trait. A value of it is one game's rules as an event
@@ -473,7 +473,7 @@ pub trait Game: Clone + Debug + Send + Sync + 'static {
         false
     }
     /// Whether the search ranks the explanations of a board by the squares
-    /// the readings touched (see [`crate::board::search`]): games whose
+    /// the readings touched (see [`crate::track::search`]): games whose
     /// boards may not identify pieces, where a capture can change only its
     /// origin's occupancy and two routes can end alike.
     fn ranks_by_evidence(&self) -> bool {

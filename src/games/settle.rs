@@ -1,5 +1,5 @@
 //! Settle times: how long a move must stand on the board before it is
-//! published (see [`crate::board::settle`] for the rule).
+//! published (see [`crate::track::settle`] for the rule).
 
 use crate::event::Millis;
 
@@ -40,7 +40,7 @@ pub struct SettleRule {
     /// How long a published move must stand, with nothing else waiting to
     /// be explained, before it is final without other evidence (no clock
     /// press, no reply): longer than the longest stop on the way the real
-    /// recordings show (see [`crate::board::finality`]).
+    /// recordings show (see [`crate::track::finality`]).
     pub final_ms: Millis,
     /// How long a move settling on the board must stand before screens are
     /// shown it as provisional (a debounce: a piece only passing over a

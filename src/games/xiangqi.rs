@@ -7,7 +7,7 @@
 //! for a piece of unknown colour. A capture on a board without piece
 //! identity changes only its origin's occupancy: the search ranks such
 //! explanations by the squares the readings touched (see
-//! [`crate::board::search`]).
+//! [`crate::track::search`]).
 
 use boardcast_games::xiangqi::notation::{iccs, parse_iccs, wxf};
 use boardcast_games::xiangqi::pgn::{self, GameResult, Record as Pgn};

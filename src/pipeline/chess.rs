@@ -11,7 +11,7 @@ use boardcast_protocols::reading::{
 
 use super::Diagnostic;
 use super::reader::Report;
-use crate::board::{Cell, Config, Reconstructor, Variant};
+use crate::track::{Cell, Config, Reconstructor, Variant};
 use crate::event::{Alert, AlertKind, EventKind, Millis, Side};
 use crate::games::chess::occupancy::OccupancyTracker;
 use crate::games::chess::{Chess, Color, Role, sensors};

@@ -24,7 +24,7 @@ use boardcast_protocols::reading::{
 
 use super::chess::ChessReader;
 use super::reader::{Report, resolve};
-use crate::board::{Cell, Config, Press, Reconstructor};
+use crate::track::{Cell, Config, Press, Reconstructor};
 use crate::event::{EventKind, GameId, Millis, Side};
 use crate::games::draughts::Draughts;
 use crate::games::xiangqi::Xiangqi;
@@ -443,7 +443,7 @@ impl AnyGame {
     }
 
     /// The board stands the other way round (see
-    /// [`crate::board::Reconstructor::turn_round`]).
+    /// [`crate::track::Reconstructor::turn_round`]).
     pub(super) fn turn_round(&mut self, t: Millis) {
         each!(self, r => r.recon.turn_round(t))
     }
@@ -500,7 +500,7 @@ impl AnyGame {
     }
 
     /// Whether the board shows the published game exactly (see
-    /// [`crate::board::Reconstructor::shows_game`]).
+    /// [`crate::track::Reconstructor::shows_game`]).
     pub fn shows_game(&self) -> bool {
         each!(self, r => r.reconstructor().shows_game())
     }
@@ -552,7 +552,7 @@ impl AnyGame {
     }
 
     /// Reconstructor counters.
-    pub fn recon_stats(&self) -> crate::board::Stats {
+    pub fn recon_stats(&self) -> crate::track::Stats {
         each!(self, r => r.reconstructor().stats())
     }
 

@@ -9,7 +9,7 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use crate::board::Config;
+use crate::track::Config;
 use crate::capture::RESUMED_FROM;
 use crate::capture::{self, CaptureError, Chunk, Direction};
 use crate::event::{Event, GameId};
@@ -65,7 +65,7 @@ pub struct Replay {
     /// Counters.
     pub stats: PipelineStats,
     /// Reconstructor counters.
-    pub recon: crate::board::Stats,
+    pub recon: crate::track::Stats,
     /// The game played on the board.
     pub game: GameId,
     /// Counters of a draughts or xiangqi board (`None` for chess).
@@ -366,7 +366,7 @@ mod tests {
     /// A bus line capture: two boards' whole boards (the start position on
     /// board 7, an empty board on board 9), then board 7's e2-e4.
     fn bus_capture(unit: Option<u16>) -> String {
-        let dump = |address: u16, cells: &[crate::board::Cell; 64]| {
+        let dump = |address: u16, cells: &[crate::track::Cell; 64]| {
             let mut codes = [boardcast_protocols::dgt::PieceCode::Empty; 64];
             for (f, code) in codes.iter_mut().enumerate() {
                 let field = boardcast_protocols::dgt::Field::new(f as u8).expect("0..64");
@@ -404,7 +404,7 @@ mod tests {
             "# boardcast capture v1 protocol=dgt-bus board=b{unit}\n\
              0 < {}\n10 < {}\n5000 < {}\n",
             hex(&dump(7, &start)),
-            hex(&dump(9, &[crate::board::Cell::Empty; 64])),
+            hex(&dump(9, &[crate::track::Cell::Empty; 64])),
             hex(&e4)
         )
     }

@@ -22,7 +22,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::board::Config;
+use crate::track::Config;
 use crate::capture::{self, CaptureError, Chunk, Header, RESUMED_FROM};
 use crate::event::{Alert, Event, EventKind, Millis, Severity};
 use crate::setup::{AT, GameRecordWords, MOVES, ROTATED, START};

@@ -24,7 +24,7 @@ use std::sync::Arc;
 
 use tracing::{debug, info, warn};
 
-use crate::board;
+use crate::track;
 use crate::capture::Direction;
 use crate::control::{Ack, OperatorCommand, Outcome, Request};
 use crate::delay::PublicView;
@@ -100,7 +100,7 @@ impl Session {
     /// one of a game in progress).
     pub fn new(
         setup: &BoardSetup,
-        config: board::Config,
+        config: track::Config,
         outputs: Outputs,
         round: Arc<Round>,
         number: u32,

@@ -1,6 +1,6 @@
 //! What the arbiter must hear in chess: the wording of every alert of the
 //! FIDE Laws, built from what the reconstructor sees
-//! ([`crate::board::Reconstructor`] decides when).
+//! ([`crate::track::Reconstructor`] decides when).
 
 use crate::event::{Alert, AlertKind};
 use crate::games::GameColor;

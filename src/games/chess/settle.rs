@@ -1,4 +1,4 @@
-//! Chess's settle times ([`crate::board::settle::SettleRule`]): which
+//! Chess's settle times ([`crate::track::settle::SettleRule`]): which
 //! moves may still be travelling (a sliding piece that could go further
 //! along its line, a rook that may be the first half of castling, a king
 //! stepping towards a castling rook) and the king stepping into the centre
