@@ -18,8 +18,8 @@ use std::fs::File;
 use std::io::BufReader;
 use std::path::Path;
 
-use boardcast::track::Config;
 use boardcast::replay::replay_reader;
+use boardcast::track::Config;
 use boardcast_sim::{self as sim, faults};
 
 fn main() {

@@ -44,9 +44,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use boardcast::track::Config;
 use boardcast::event::EventKind;
 use boardcast::replay::{GameReplay, replay_game_text};
+use boardcast::track::Config;
 use boardcast_games::{draughts, xiangqi};
 use boardcast_sim::open::{
     Habits, OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts,

@@ -46,8 +46,8 @@ use std::io::BufReader;
 use std::path::Path;
 use std::time::Instant;
 
-use boardcast::track::Config;
 use boardcast::replay::replay_reader;
+use boardcast::track::Config;
 use boardcast_sim::check::compare;
 use boardcast_sim::{self as sim, Clean, Human, Profile, Real, SourceGame};
 use common::{env_or, percentile};
@@ -978,8 +978,8 @@ fn dump(
 
 /// Adversarial input: the slowest single reading we could construct.
 fn worst_case(games: &[SourceGame]) {
-    use boardcast::track::{Cell, Reconstructor};
     use boardcast::games::chess::{Color, Piece, Role, Square};
+    use boardcast::track::{Cell, Reconstructor};
     use rand::{Rng, SeedableRng, rngs::SmallRng};
     let mut rng = SmallRng::seed_from_u64(7);
     let roles = [

@@ -26,9 +26,9 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::backoff::BackoffConfig;
-use crate::track::{self, Limits, SettleRule};
 use crate::family::Family;
 use crate::text::{MAX_BOARD_NUMBER, MAX_ROUND, check_text};
+use crate::track::{self, Limits, SettleRule};
 
 /// The default configuration, every key commented: the bottom layer.
 pub const DEFAULT_TOML: &str = include_str!("../config/default.toml");

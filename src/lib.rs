@@ -109,7 +109,6 @@
 #![warn(missing_docs, unreachable_pub, missing_debug_implementations)]
 
 pub mod backoff;
-pub mod track;
 pub mod broker;
 pub mod capture;
 pub mod clock;
@@ -137,5 +136,6 @@ pub mod setup;
 pub mod sink;
 pub mod text;
 pub mod tournament;
+pub mod track;
 pub mod wall;
 pub mod web;

@@ -28,7 +28,6 @@ use std::collections::VecDeque;
 
 use boardcast_protocols::reading::{Identity, Reading as Sensed, Snapshot};
 
-use crate::track::{Config, Press};
 use crate::capture::Direction;
 use crate::clock::{
     ClockTracker, FlagBook, GameView, Reading, TimeControl, VirtualClock, flag_message,
@@ -36,6 +35,7 @@ use crate::clock::{
 use crate::event::{Alert, AlertKind, Event, EventKind, Evidence, GameId, Millis, Side};
 use crate::family::{Driver, DriverEvent, DriverOptions, Family};
 use crate::games::{Article, GameOptions};
+use crate::track::{Config, Press};
 use reader::Report;
 
 /// Something about the byte stream worth logging (not an event).

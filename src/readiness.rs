@@ -577,10 +577,10 @@ fn clock(o: &Observed) -> Item {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::track::Config;
     use crate::capture::Direction;
     use crate::family::Family;
     use crate::games::GameOptions;
+    use crate::track::Config;
 
     const START: &str = "rnbqkbnrpppppppp................................PPPPPPPPRNBQKBNR";
 

@@ -4,7 +4,6 @@
 //! the recorder writes on a capture's header line are the ones replay
 //! reads back.
 
-use crate::track;
 use crate::capture::Header;
 use crate::clock::TimeControl;
 use crate::event::GameId;
@@ -13,6 +12,7 @@ use crate::family::Family;
 use crate::games::GameOptions;
 use crate::games::chess::Variant;
 use crate::pipeline::BoardPipeline;
+use crate::track;
 use boardcast_games::xiangqi::repetition::MoveLimit;
 
 /// The capture header key naming a DGT bus board's address.

@@ -1,10 +1,10 @@
 //! Issue "Arbiter alerts": one scene per Law row, with the exact events
 //! expected, plus a sample of injected faults over real games.
 
-use boardcast::track::{Cell, Config, Reconstructor, Variant};
 use boardcast::event::{EventKind, Side};
 use boardcast::games::chess::{Color, Piece, Position, Role, Square};
 use boardcast::replay::replay_reader;
+use boardcast::track::{Cell, Config, Reconstructor, Variant};
 use boardcast_sim::{self as sim, faults};
 
 use crate::games::all_games;

@@ -2,9 +2,9 @@
 //! `clocks`, the system binary's `clocks_readers`): a handling without
 //! takebacks, a simulated game with a clock, its capture replayed.
 
-use boardcast::track::Config;
 use boardcast::event::Side;
 use boardcast::replay::{Replay, replay_reader};
+use boardcast::track::Config;
 use boardcast_sim::clock::{ClockSetup, ClockTruth, add_clock};
 use boardcast_sim::{self as sim, Human, Session, SourceGame};
 

@@ -1,12 +1,12 @@
 //! Issue "Clocks": clock times and presses from the board, `%clk` in the
 //! PGN, flags judged against the time control.
 
-use boardcast::track::Config;
 use boardcast::clock::{Face, TimeControl};
 use boardcast::event::{EventKind, Side};
 use boardcast::games::chess::Position;
 use boardcast::replay::Replay;
 use boardcast::sink::pgn::{Tags, render};
+use boardcast::track::Config;
 use boardcast_sim::clock::{ClockSetup, add_clock, no_clock};
 use boardcast_sim::{self as sim, Human, SourceGame};
 

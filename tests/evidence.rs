@@ -5,10 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use boardcast::track::Config;
 use boardcast::event::{Alert, AlertKind, EventKind};
 use boardcast::replay::replay_file;
 use boardcast::replay::slice::{Slice, SliceStart, write_slices, write_slices_where};
+use boardcast::track::Config;
 use boardcast_games::draughts;
 use boardcast_sim::open::{OpenProfile, capture_text, read_xiangqi_games};
 use boardcast_sim::open_faults::{self, OpenFaultKind};

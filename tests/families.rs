@@ -4,9 +4,9 @@
 //! fifth board turned round, replay through each family's driver into the
 //! same reconstructor exactly, with no error alert.
 
-use boardcast::track::Config;
 use boardcast::family::Family;
 use boardcast::replay::replay_reader;
+use boardcast::track::Config;
 use boardcast_sim::{self as sim, Clean, Human, Profile};
 
 use crate::games::{all_games, error_alerts};

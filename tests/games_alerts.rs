@@ -10,9 +10,9 @@
 
 use std::path::Path;
 
-use boardcast::track::{Cell, Config, Reconstructor};
 use boardcast::event::{AlertKind, EventKind, Side};
 use boardcast::replay::{GameReplay, replay_game_text};
+use boardcast::track::{Cell, Config, Reconstructor};
 use boardcast_games::{draughts, xiangqi};
 use boardcast_sim::open::{OpenProfile, capture_text, read_xiangqi_games};
 use boardcast_sim::open_faults::{self, OpenFaultKind};

@@ -6,9 +6,9 @@
 use std::path::Path;
 
 use crate::open_games::{data, draughts_games, errors, ids, replay, xiangqi_games};
-use boardcast::track::Config;
 use boardcast::event::{EventKind, GameId};
 use boardcast::replay::{GameReplay, replay_game_text};
+use boardcast::track::Config;
 use boardcast_games::{draughts, xiangqi};
 use boardcast_sim::open::{
     OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts, simulate_xiangqi,
@@ -410,9 +410,9 @@ fn draughts_a_multi_jump_in_progress_is_no_illegal_move_but_one_stopped_early_is
     // illegal move (art. 1.25.1), the multi-jump unfinished. (Lifting the
     // man on 26, the next one jumped, proves nothing: players remove
     // captured men before, during and after the jumps.)
-    use boardcast::track::{Cell, Reconstructor};
     use boardcast::games::draughts::{Draughts, Position, point};
     use boardcast::games::grid::Stone;
+    use boardcast::track::{Cell, Reconstructor};
     let pos = draughts::Position::from_fen("B:W18,26,30:B15").unwrap();
     use boardcast::games::grid::Point;
     use boardcast::games::{GamePosition, Placement};

@@ -2,9 +2,9 @@
 //! scene is a reading sequence the reconstructor misread before its rule
 //! existed: the assertions name what it used to publish.
 
-use boardcast::track::{Cell, Config, Reconstructor};
 use boardcast::event::{AlertKind, EventKind};
 use boardcast::games::chess::{Color, Piece, Position, Role, Square};
+use boardcast::track::{Cell, Config, Reconstructor};
 
 /// Runs `readings` (time, square, cell) from `fen` and every timer after
 /// them; returns the events.

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use boardcast::track::Config;
 use boardcast::event::EventKind;
 use boardcast::replay::{GameReplay, replay_game_text};
+use boardcast::track::Config;
 use boardcast_games::{draughts, xiangqi};
 use boardcast_sim::open::{OpenSession, capture_text, read_xiangqi_games};
 

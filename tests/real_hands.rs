@@ -6,10 +6,10 @@
 //! a wrong move (no `retract`), that no error alert is raised, and what
 //! was shown provisionally on the way.
 
-use boardcast::track::{Cell, Config, Reconstructor};
 use boardcast::delay::PublicView;
 use boardcast::event::{Event, EventKind, GameId, Side};
 use boardcast::games::chess::{Color, Piece, Position, Role, Square};
+use boardcast::track::{Cell, Config, Reconstructor};
 
 /// What happens at the board.
 #[derive(Clone, Copy)]

@@ -1,10 +1,10 @@
 //! Issue "Reconstruct moves the way people really play": real handling,
 //! fast replies, reconnects, new games, retractions.
 
-use boardcast::track::{Cell, Config};
 use boardcast::event::EventKind;
 use boardcast::games::chess::{Position, Square};
 use boardcast::replay::{Replay, replay_reader};
+use boardcast::track::{Cell, Config};
 use boardcast_sim::{self as sim, Human, Reading, Session, SourceGame, Table, check::compare};
 use proptest::prelude::*;
 

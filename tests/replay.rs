@@ -1,8 +1,8 @@
 //! Issue "Foundation": captures of cleanly played games replay to the right
 //! PGN, independent readers accept it, and corrupted captures are handled.
 
-use boardcast::track::Config;
 use boardcast::replay::replay_reader;
+use boardcast::track::Config;
 use boardcast_sim::{self as sim, Clean};
 
 use crate::games::load;

@@ -2,10 +2,10 @@
 //! (result pieces, the kings in the centre) or the operator, and frozen
 //! records.
 
-use boardcast::track::{Cell, Config, Reconstructor, Token};
 use boardcast::event::EventKind;
 use boardcast::games::chess::{Color, Piece, Position, Role, Square};
 use boardcast::replay::replay_reader;
+use boardcast::track::{Cell, Config, Reconstructor, Token};
 use boardcast_sim::{self as sim, Human, faults};
 
 use crate::games::all_games;

@@ -47,9 +47,9 @@ use std::collections::HashMap;
 use std::fs;
 use std::time::Duration;
 
-use boardcast::track::SettleRule;
 use boardcast::clock::TimeControl;
 use boardcast::event::Side;
+use boardcast::track::SettleRule;
 use boardcast_sim::clock::{ClockSetup, ClockTruth, add_clock};
 use boardcast_sim::{Real, Truth};
 use tokio::time::Instant;

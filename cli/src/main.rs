@@ -13,11 +13,11 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use clap::{Parser, Subcommand, ValueEnum};
 
-use boardcast::track::Config;
 use boardcast::config::{self, Config as DaemonConfig};
 use boardcast::daemon;
 use boardcast::replay::replay_file;
 use boardcast::sink::pgn::{Tags, render};
+use boardcast::track::Config;
 use boardcast_sim::{self as sim, Clean, Human, Profile, Real};
 
 /// Bridges electronic chess boards to live broadcasts and arbiters.

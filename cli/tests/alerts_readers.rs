@@ -1,7 +1,7 @@
 //! Arbiter alerts read back by python-chess (moved from tests/alerts.rs).
 
-use boardcast::track::Config;
 use boardcast::replay::replay_reader;
+use boardcast::track::Config;
 use boardcast_sim::{self as sim, faults};
 
 use crate::games::{all_games, python_chess_mainlines};

@@ -10,8 +10,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use boardcast::track::Cell;
 use boardcast::clock::Reading;
+use boardcast::track::Cell;
 use boardcast_sim::clock::Signal;
 use boardcast_sim::open::{OpenGame, OpenSession};
 use boardcast_sim::open_line::OpenLineBoard;

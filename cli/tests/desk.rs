@@ -30,8 +30,8 @@ fn screenshot(name: &str) -> PathBuf {
     target.join(name)
 }
 
-use boardcast::track::Cell;
 use boardcast::games::chess::Square;
+use boardcast::track::Cell;
 
 /// Leaves a screenshot of the page in the target folder.
 async fn snap(client: &fantoccini::Client, name: &str) {

@@ -1,8 +1,8 @@
 //! Board families through the binary and the live daemon, and captures
 //! encoded in Python (moved from tests/families.rs).
 
-use boardcast::track::Config;
 use boardcast::family::Family;
+use boardcast::track::Config;
 use boardcast_sim::{self as sim, Human};
 
 use crate::games::all_games;

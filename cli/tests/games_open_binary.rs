@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use boardcast::track::Config;
 use boardcast::event::{EventKind, GameId};
 use boardcast::replay::replay_game_text;
+use boardcast::track::Config;
 use boardcast_games::{draughts, xiangqi};
 use boardcast_sim::open::{OpenProfile, simulate_draughts, simulate_xiangqi};
 

@@ -1,9 +1,9 @@
 //! Captures replayed to PGN that python-chess reads, and the binary's
 //! `simulate` and `replay` (moved from tests/replay.rs).
 
-use boardcast::track::Config;
 use boardcast::replay::replay_reader;
 use boardcast::sink::pgn::{Tags, render};
+use boardcast::track::Config;
 use boardcast_sim::{self as sim, Clean};
 
 use crate::games::{all_games, boardcast, data, load, python_chess_mainlines};

@@ -1,8 +1,8 @@
 //! A round of boards written to the PGN folder relay tools read, checked
 //! with python-chess (moved from tests/results.rs).
 
-use boardcast::track::Config;
 use boardcast::replay::replay_reader;
+use boardcast::track::Config;
 use boardcast_sim::{self as sim, Human};
 
 use crate::games::{all_games, python_chess_mainlines};

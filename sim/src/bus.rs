@@ -25,8 +25,8 @@ use tokio::time::Instant;
 use super::dgt::{code_of, field_of};
 use super::pty::{Line, Pace, PtyError, open_line, read_host, write_all};
 use super::{Reading, Session, SourceGame};
-use boardcast::track::Cell;
 use boardcast::games::chess::Square;
+use boardcast::track::Cell;
 
 /// One board of a simulated bus.
 #[derive(Clone, Debug)]

@@ -5,9 +5,9 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use super::{Profile, Session, SourceGame, Truth, dgt, simulate};
-use boardcast::track::Config;
 use boardcast::event::{EventKind, Millis};
 use boardcast::replay::{Replay, replay_reader};
+use boardcast::track::Config;
 
 /// How one simulated game came through.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -9,11 +9,11 @@ use boardcast_protocols::dgt::{
 
 use super::clock::Signal;
 use super::{Reading, Session};
-use boardcast::track::Cell;
 use boardcast::capture::{Direction, Header, Writer};
 use boardcast::clock::Face;
 use boardcast::family::Family;
 use boardcast::games::chess::Square;
+use boardcast::track::Cell;
 
 /// The board field a game square is read on.
 pub fn field_of(sq: Square, rotated: bool) -> Field {

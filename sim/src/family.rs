@@ -11,10 +11,10 @@ use boardcast_protocols::open::{Game, Hello, Line};
 use boardcast_protocols::reading::{Content, Geometry, Piece, Snapshot, Square as At};
 
 use super::{Reading, Session};
-use boardcast::track::Cell;
 use boardcast::capture::{Direction, Header, Writer};
 use boardcast::family::Family;
 use boardcast::games::chess::Square;
+use boardcast::track::Cell;
 
 /// Where the game's square `sq` is on the physical board (turned round
 /// when the session's board stands rotated).

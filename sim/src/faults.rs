@@ -24,10 +24,10 @@ use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
 use super::{Human, Profile, Session, SourceGame, Table, Truth, parts};
-use boardcast::track::Cell;
 use boardcast::event::{AlertKind, Millis};
 use boardcast::games::chess::irregular::find_pseudo_move;
 use boardcast::games::chess::{Board, Color, Move, Piece, Position, Rank, Role, Square};
+use boardcast::track::Cell;
 
 /// A kind of fault.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -10,8 +10,8 @@
 use rand::Rng;
 
 use super::{Profile, Table, castle_king_first, parts, reach};
-use boardcast::track::Cell;
 use boardcast::games::chess::{Piece, Position, Role, Square};
+use boardcast::track::Cell;
 
 /// Probabilities and timings of the human profile.
 #[derive(Clone, Debug, PartialEq)]

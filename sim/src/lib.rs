@@ -29,9 +29,9 @@ pub use human::Human;
 pub use real::Real;
 pub use source::{SourceGame, read_games};
 
-use boardcast::track::Cell;
 use boardcast::event::Millis;
 use boardcast::games::chess::{Board, Color, Move, Piece, Position, Role, Square};
+use boardcast::track::Cell;
 
 /// One change the sensors report, in game orientation.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -849,8 +849,8 @@ pub fn tabutronic_capture_text(session: &OpenSession, meta: &[(String, String)])
 /// the lines are in the board's own orientation, so the session does not
 /// stand turned round.
 pub fn draughts_on_a_vendor_board(session: &OpenSession) -> crate::Session {
-    use boardcast::track::Cell;
     use boardcast::games::chess::{Color, Piece, Role};
+    use boardcast::track::Cell;
     use boardcast_protocols::open::{Decoder, Game, Line};
     use boardcast_protocols::reading::Content;
     let decoder = Decoder::with_game(Game::Draughts, Geometry::CHESS);

@@ -38,9 +38,9 @@ use tokio::time::Instant;
 use super::clock::Signal;
 use super::dgt::{clock_message, dump_message, reading_message};
 use super::{Clean, Reading, Session, SourceGame};
-use boardcast::track::Cell;
 use boardcast::event::Millis;
 use boardcast::family::Family;
+use boardcast::track::Cell;
 
 /// Why a simulated board could not be plugged in.
 #[derive(Debug, thiserror::Error)]

@@ -27,9 +27,9 @@ use rand::Rng;
 
 use super::human::{between, neighbours, thinking_time};
 use super::{Profile, Table, castle_king_first, parts};
-use boardcast::track::Cell;
 use boardcast::event::Millis;
 use boardcast::games::chess::{Piece, Position, Role, Square};
+use boardcast::track::Cell;
 
 /// Probabilities and timings of the real profile.
 #[derive(Clone, Debug, PartialEq)]

@@ -11,10 +11,10 @@ use boardcast_protocols::reading::{
 
 use super::Diagnostic;
 use super::reader::Report;
-use crate::track::{Cell, Config, Reconstructor, Variant};
 use crate::event::{Alert, AlertKind, EventKind, Millis, Side};
 use crate::games::chess::occupancy::OccupancyTracker;
 use crate::games::chess::{Chess, Color, Role, sensors};
+use crate::track::{Cell, Config, Reconstructor, Variant};
 
 /// One chess board's readings, to its reconstructor.
 #[derive(Debug)]

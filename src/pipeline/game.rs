@@ -24,11 +24,11 @@ use boardcast_protocols::reading::{
 
 use super::chess::ChessReader;
 use super::reader::{Report, resolve};
-use crate::track::{Cell, Config, Press, Reconstructor};
 use crate::event::{EventKind, GameId, Millis, Side};
 use crate::games::draughts::Draughts;
 use crate::games::xiangqi::Xiangqi;
 use crate::games::{Game, GameColor, GameOptions, GamePosition};
+use crate::track::{Cell, Config, Press, Reconstructor};
 
 /// Counters of a draughts or xiangqi board.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

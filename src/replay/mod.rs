@@ -9,7 +9,6 @@ use std::fs::File;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use crate::track::Config;
 use crate::capture::RESUMED_FROM;
 use crate::capture::{self, CaptureError, Chunk, Direction};
 use crate::event::{Event, GameId};
@@ -17,6 +16,7 @@ use crate::family::Family;
 use crate::pipeline::{BoardPipeline, Diagnostic, GameStats, PipelineStats};
 use crate::setup::GAME;
 use crate::sink::record::GameLog;
+use crate::track::Config;
 
 /// How many captures a chain of resumed sessions may hold.
 pub const MAX_CHAIN: usize = 256;

@@ -22,11 +22,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use crate::track::Config;
 use crate::capture::{self, CaptureError, Chunk, Header, RESUMED_FROM};
 use crate::event::{Alert, Event, EventKind, Millis, Severity};
 use crate::setup::{AT, GameRecordWords, MOVES, ROTATED, START};
 use crate::sink::record::GameLog;
+use crate::track::Config;
 
 use super::{ReplayError, resolve_header};
 

@@ -24,7 +24,6 @@ use std::sync::Arc;
 
 use tracing::{debug, info, warn};
 
-use crate::track;
 use crate::capture::Direction;
 use crate::control::{Ack, OperatorCommand, Outcome, Request};
 use crate::delay::PublicView;
@@ -36,6 +35,7 @@ use crate::setup::BoardSetup;
 use crate::sink::pgn::render;
 use crate::sink::record::GameLog;
 use crate::sink::round::Round;
+use crate::track;
 pub use decisions::Journal;
 pub use outputs::{BoardSink, Outputs};
 pub use state::{ChessState, ClockState, GameState, LastMove, LinkStatus, StateMessage};
