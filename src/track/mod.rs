@@ -25,6 +25,7 @@
 //! reported for information.
 
 pub mod arbiter;
+mod capture;
 mod evidence;
 pub mod finality;
 pub mod search;
@@ -57,6 +58,7 @@ use crate::games::{
 /// move, a knock and its set-back, and the opponent's first lifts.
 const RECENT: usize = 48;
 
+use capture::*;
 use evidence::*;
 use finality::Finality;
 
@@ -271,7 +273,7 @@ struct Playing<G: Game> {
     oriented_by_play: bool,
     successors: Vec<(Board<G>, Move<G>)>,
     candidate: Option<Candidate<G>>,
-    /// A held correction (see `evidence::held_correction`) that another
+    /// A held correction (see `Playing::held_correction`) that another
     /// explanation replaced before it was published: the opponent's
     /// reply, on its way, made a board that the published game explains
     /// for a moment (a rook sliding through the square the knocked piece
@@ -711,7 +713,7 @@ impl<G: Game> Reconstructor<G> {
                     // Not moves: a king move into the centre published a
                     // moment before is withdrawn.
                     p.kings = None;
-                    for e in withdraw(&self.rules, p, plies) {
+                    for e in p.withdraw(&self.rules, plies) {
                         self.emit(now, e);
                     }
                     self.set_result(now, result, "kings in the centre");
@@ -721,7 +723,7 @@ impl<G: Game> Reconstructor<G> {
                     .as_ref()
                     .is_some_and(|c| c.showing && c.due() <= now)
                 {
-                    if awaits_reply(&self.rules, p, self.finality.final_plies(), &board) {
+                    if p.awaits_reply(&self.rules, self.finality.final_plies(), &board) {
                         self.raise_awaiting_correction(now);
                     } else {
                         let c = p.candidate.take().expect("checked");
@@ -794,7 +796,7 @@ impl<G: Game> Reconstructor<G> {
                 // (A correction of a final move waits for the reply once
                 // it has been reported as a displacement.)
                 let raised = p.unexplained.is_some_and(|u| u.raised.is_some())
-                    && awaits_reply(&self.rules, p, self.finality.final_plies(), &self.target());
+                    && p.awaits_reply(&self.rules, self.finality.final_plies(), &self.target());
                 let candidate = p
                     .candidate
                     .as_ref()
@@ -909,8 +911,8 @@ impl<G: Game> Reconstructor<G> {
         };
         let mut out = Vec::new();
         for m in moves {
-            out.push(push_move(&self.rules, p, m));
-            out.extend(after_move(&self.rules, p));
+            out.push(p.push_move(&self.rules, m));
+            out.extend(p.after_move(&self.rules));
         }
         p.orientation = Orientation::of_start(Some(rotated));
         let board = p.game.position().board().clone();
@@ -1115,7 +1117,7 @@ impl<G: Game> Reconstructor<G> {
 
     /// Whether a piece the last ply's piece could capture from where it
     /// was set down is off the board, lifted as a capture's victim (see
-    /// [`about_to_capture`]): the capture may go on.
+    /// [`Playing::about_to_capture`]): the capture may go on.
     fn capture_under_way(&self) -> bool {
         let Phase::Playing(p) = &self.phase else {
             return false;
@@ -1124,7 +1126,7 @@ impl<G: Game> Reconstructor<G> {
             return false;
         };
         let before = p.game.position_at(p.game.len() - 1);
-        about_to_capture(&self.rules, p, before, m, p.game.position(), &self.target())
+        p.about_to_capture(&self.rules, before, m, p.game.position(), &self.target())
     }
 
     /// Makes the provisional moves final when the board proves them so:
@@ -1153,12 +1155,13 @@ impl<G: Game> Reconstructor<G> {
         // capture, while that move's piece is off its square: the capture
         // goes on, and the "reply" was its victim on the way off.)
         let resumed = self.finality.pending_plies() >= 2
-            && capture_held_from(&self.rules, p).is_some_and(|sq| !target.occupied().contains(sq));
+            && p.capture_held_from(&self.rules)
+                .is_some_and(|sq| !target.occupied().contains(sq));
         // (Nor a lift read before the last ply's piece was set down: a
         // victim lifted first, its capture read on the way as a move and
         // a reply taking it.)
         let evidence = evidence_of(p, &self.finality);
-        let after_landing = lifted_after_landing(&self.rules, p, &evidence, &target);
+        let after_landing = p.lifted_after_landing(&self.rules, &evidence, &target);
         let replied = pending_last
             && (lifted_by_side_to_move::<G>(position, &target)
                 && after_landing
@@ -1167,7 +1170,7 @@ impl<G: Game> Reconstructor<G> {
                 && !resumed
                 || p.candidate.as_ref().is_some_and(|c| {
                     matches!(&c.explanation, Explanation::Forward(moves)
-                        if !moves.first().is_some_and(|m| moves_its_victim(&self.rules, p, m)))
+                        if !moves.first().is_some_and(|m| p.moves_its_victim(&self.rules, m)))
                 }));
         // The game's first move is final on time only a misplacement delay
         // later where the game holds it (see `Game::holds_first_move`).
@@ -1237,23 +1240,23 @@ impl<G: Game> Reconstructor<G> {
             .rules
             .ranks_by_evidence()
             .then(|| evidence_of(p, &self.finality));
-        let out = search::explain(
-            &self.rules,
-            &p.game,
-            &p.successors,
-            target,
+        let out = search::Query {
+            rules: &self.rules,
+            game: &p.game,
+            successors: &p.successors,
             prefer_back,
-            p.resync,
+            resync: p.resync,
             limits,
-            evidence.as_ref(),
-        );
+            evidence: evidence.as_ref(),
+        }
+        .explain(target);
         self.stats.searches += 1;
         self.stats.nodes += out.nodes as u64;
         self.stats.max_nodes = self.stats.max_nodes.max(out.nodes);
         self.backed = out.backed;
         let explanation = out.explanation?;
         if self.finality.pending_plies() >= 2
-            && let Some(capture) = capture_finished(&self.rules, p, &explanation, target)
+            && let Some(capture) = p.capture_finished(&self.rules, &explanation, target)
         {
             return Some(capture);
         }
@@ -1299,10 +1302,10 @@ impl<G: Game> Reconstructor<G> {
             return;
         };
         if let (Phase::Playing(p), Some(e)) = (&self.phase, explanation.take()) {
-            explanation = Some(as_seen(p, e));
+            explanation = Some(p.as_seen(e));
         }
         let contra = match (&self.phase, &explanation) {
-            (Phase::Playing(p), Some(e)) => contradicted(p, e, &target),
+            (Phase::Playing(p), Some(e)) => p.contradicted(e, &target),
             _ => false,
         };
         if contra {
@@ -1325,7 +1328,7 @@ impl<G: Game> Reconstructor<G> {
             Some(explanation) => {
                 // (The correction of a final move reported as a
                 // displacement, read again: still displaced.)
-                let still = awaits_reply(&self.rules, p, self.finality.final_plies(), &target)
+                let still = p.awaits_reply(&self.rules, self.finality.final_plies(), &target)
                     && p.candidate
                         .as_ref()
                         .is_some_and(|c| c.explanation == explanation);
@@ -1384,10 +1387,10 @@ impl<G: Game> Reconstructor<G> {
 
     /// Step: the opponent began to reply (lifted a piece of their own)
     /// while a correction of the last ply was held (its piece travelled
-    /// on, see [`held_correction`]): the correction is the move, published
+    /// on, see [`Playing::held_correction`]): the correction is the move, published
     /// at once. Players reply to the move as it stands; a knocked piece is
     /// set back before they do. (A correction of a final move waits for
-    /// nothing else: see [`awaits_reply`].)
+    /// nothing else: see [`Playing::awaits_reply`].)
     fn correction_confirmed_by_reply(&mut self, at: Millis, target: &Board<G>) {
         let Phase::Playing(p) = &mut self.phase else {
             return;
@@ -1414,10 +1417,10 @@ impl<G: Game> Reconstructor<G> {
                 }),
                 _ => true,
             };
-            held_correction(p, &c.explanation)
+            p.held_correction(&c.explanation)
                 && stands
                 && !(last_final && signal_into(&self.rules, &c.explanation))
-                && (lifted_against_correction::<G>(p, &after, target)
+                && (p.lifted_against_correction(&after, target)
                     || after
                         .legal_moves()
                         .any(|m| after.board_after(&m).diff(target).is_empty()))
@@ -1429,7 +1432,7 @@ impl<G: Game> Reconstructor<G> {
         }
     }
 
-    /// The correction of a final move (see [`awaits_reply`]) has stood the
+    /// The correction of a final move (see [`Playing::awaits_reply`]) has stood the
     /// misplacement delay: the board is reported as displaced, as it would
     /// be had the piece been knocked anywhere else; the reply (or the
     /// piece set back) will tell which it was.
@@ -1473,7 +1476,7 @@ impl<G: Game> Reconstructor<G> {
         // A completed move (its player pressed the clock) does not travel
         // on: a change of that piece is a displacement.
         if let Phase::Playing(p) = &self.phase
-            && explanation.as_ref().is_some_and(|e| held_correction(p, e))
+            && explanation.as_ref().is_some_and(|e| p.held_correction(e))
             && p.game.len() <= p.completed
         {
             explanation = None;
@@ -1558,7 +1561,7 @@ impl<G: Game> Reconstructor<G> {
         // candidate move finished (not a takeback: lifting a piece after
         // restoring a position proves nothing), and so does their reply
         // standing on the board when no legal move explains it.
-        if confirmed_by_lift(&self.rules, p, target) || confirmed_by_reply(&self.rules, p, target) {
+        if p.confirmed_by_lift(&self.rules, target) || p.confirmed_by_reply(&self.rules, target) {
             let c = p.candidate.take().expect("checked");
             self.commit(c);
             return ControlFlow::Continue(self.search(target));
@@ -1636,23 +1639,23 @@ impl<G: Game> Reconstructor<G> {
             .is_some_and(|c| c.explanation == explanation);
         if !same {
             if let Some(old) = &p.candidate
-                && held_correction(p, &old.explanation)
-                && !held_correction(p, &explanation)
+                && p.held_correction(&old.explanation)
+                && !p.held_correction(&explanation)
             {
                 p.prior_correction = Some(old.clone());
             }
-            let settle = candidate_settle(rules, &self.config, p, &explanation, unbacked);
-            if held_correction(p, &explanation) {
+            let settle = p.candidate_settle(rules, &self.config, &explanation, unbacked);
+            if p.held_correction(&explanation) {
                 // The piece that just moved is on another square: it
                 // travelled on after a pause, or it was knocked and will be
                 // set back. Only time (or the mover's clock press) tells:
                 // it is held as long as a displacement (see
                 // `candidate_settle`), and treated as one meanwhile.
-                p.displaced = shadow_displacement(rules, p, &explanation, at);
+                p.displaced = p.shadow_displacement(rules, &explanation, at);
             }
             // A correction a knock can fake, or an explanation the
             // readings do not back up, is not shown before it settles.
-            let previewed = unbacked || held_correction(p, &explanation);
+            let previewed = unbacked || p.held_correction(&explanation);
             p.candidate = Some(Candidate {
                 explanation,
                 since: at,
@@ -1665,12 +1668,12 @@ impl<G: Game> Reconstructor<G> {
         } else if let Some(c) = &mut p.candidate {
             c.showing = true;
             let c = p.candidate.as_ref().expect("checked");
-            if p.displaced.is_none() && held_correction(p, &c.explanation) {
+            if p.displaced.is_none() && p.held_correction(&c.explanation) {
                 // Back on the same correction (the piece travelled on, or
                 // was knocked, and a square flickered meanwhile): it still
                 // stands for a displacement, seen first when the
                 // correction was.
-                p.displaced = shadow_displacement(rules, p, &c.explanation, c.since);
+                p.displaced = p.shadow_displacement(rules, &c.explanation, c.since);
             }
         }
         // Back on a candidate that has already stood long enough.
@@ -1752,16 +1755,11 @@ impl<G: Game> Reconstructor<G> {
             .rules
             .ranks_by_evidence()
             .then(|| evidence_of(p, &self.finality));
-        let out = search::explain(
-            &self.rules,
-            &game,
-            &successors,
-            target,
-            false,
-            false,
-            limits,
-            evidence.as_ref(),
-        );
+        let out = search::Query {
+            evidence: evidence.as_ref(),
+            ..search::Query::new(&self.rules, &game, &successors, limits)
+        }
+        .explain(target);
         let Some(Explanation::Forward(moves)) = out.explanation else {
             return None;
         };
@@ -1776,7 +1774,7 @@ impl<G: Game> Reconstructor<G> {
         p.successors = successors;
         p.candidate = None;
         p.touches.clear();
-        rebuild_referee(&self.rules, p);
+        p.rebuild_referee(&self.rules);
         let event =
             self.rules
                 .move_event(ply, side, p.game.plies().last().expect("just pushed"), true);
@@ -1995,7 +1993,7 @@ impl<G: Game> Reconstructor<G> {
                 if !p
                     .candidate
                     .as_ref()
-                    .is_some_and(|c| held_correction(p, &c.explanation))
+                    .is_some_and(|c| p.held_correction(&c.explanation))
                 {
                     p.candidate = None;
                 }
@@ -2048,7 +2046,7 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &mut self.phase else {
             return false;
         };
-        let Some((c, from_prior)) = held_or_prior(p) else {
+        let Some((c, from_prior)) = p.held_or_prior() else {
             return false;
         };
         if p.game.len() <= p.completed {
@@ -2065,16 +2063,11 @@ impl<G: Game> Reconstructor<G> {
             .rules
             .ranks_by_evidence()
             .then(|| evidence_of(p, &self.finality));
-        let out = search::explain(
-            &self.rules,
-            &game,
-            &successors,
-            target,
-            false,
-            false,
-            limits,
-            evidence.as_ref(),
-        );
+        let out = search::Query {
+            evidence: evidence.as_ref(),
+            ..search::Query::new(&self.rules, &game, &successors, limits)
+        }
+        .explain(target);
         self.stats.searches += 1;
         self.stats.nodes += out.nodes as u64;
         let Some(reply @ Explanation::Forward(_)) = out.explanation else {
@@ -2107,7 +2100,8 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &self.phase else {
             return false;
         };
-        held_or_prior(p).is_some_and(|(c, _)| piece_came_back(p, c, 0))
+        p.held_or_prior()
+            .is_some_and(|(c, _)| p.piece_came_back(c, 0))
     }
 
     /// A displacement of the piece its side moved last has stood past the
@@ -2119,7 +2113,7 @@ impl<G: Game> Reconstructor<G> {
     /// `on_time`: re-examined because the delay ran out, not because the
     /// piece was played on from where it stands. Then a final last ply
     /// with no reply after it is never withdrawn: time alone does not
-    /// correct a final move (see [`awaits_reply`]).
+    /// correct a final move (see [`Playing::awaits_reply`]).
     fn reexamine(&mut self, at: Millis, target: &Board<G>, on_time: bool) -> bool {
         let mut limits = self.config.limits;
         let Phase::Playing(p) = &mut self.phase else {
@@ -2203,16 +2197,11 @@ impl<G: Game> Reconstructor<G> {
             base: evidence.1,
             provisional: 0,
         });
-        let out = search::explain(
-            &self.rules,
-            &game,
-            &successors,
-            target,
-            false,
-            false,
-            limits,
-            evidence.as_ref(),
-        );
+        let out = search::Query {
+            evidence: evidence.as_ref(),
+            ..search::Query::new(&self.rules, &game, &successors, limits)
+        }
+        .explain(target);
         self.stats.searches += 1;
         self.stats.nodes += out.nodes as u64;
         let rest = match out.explanation {
@@ -2368,7 +2357,7 @@ impl<G: Game> Reconstructor<G> {
         p.orientation = Orientation::Rotated;
         p.oriented_by_play = true;
         // (The readings' numbers per square were turned for the search.)
-        turn_readings_round(&self.rules, p);
+        p.turn_readings_round(&self.rules);
         Some((turned, e))
     }
 
@@ -2376,7 +2365,7 @@ impl<G: Game> Reconstructor<G> {
     /// round.
     fn turn_evidence(&mut self) {
         if let Phase::Playing(p) = &mut self.phase {
-            turn_touched_at(&self.rules, p);
+            p.turn_touched_at(&self.rules);
         }
     }
 
@@ -2437,7 +2426,7 @@ impl<G: Game> Reconstructor<G> {
             return;
         };
         let rules = &self.rules;
-        if held_correction(p, &c.explanation) {
+        if p.held_correction(&c.explanation) {
             p.displaced = None;
         }
         p.prior_correction = None;
@@ -2462,18 +2451,18 @@ impl<G: Game> Reconstructor<G> {
                     // (Or later, when the hand went on finishing it before
                     // the board settled: a man taken off from beside.)
                     p.moved_at = Some(p.moved_at.map_or(t, |m| m.max(t)));
-                    if moves_its_victim(rules, p, &m) {
+                    if p.moves_its_victim(rules, &m) {
                         self.finality.hold_reply(p.game.len() as u32 + 1);
                     }
-                    out.push(push_move(rules, p, m));
-                    out.extend(after_move(rules, p));
+                    out.push(p.push_move(rules, m));
+                    out.extend(p.after_move(rules));
                 }
             }
             Explanation::Back { plies, then } if then.is_empty() => {
                 let to = p.game.len() - plies;
                 p.game.truncate(to);
                 p.successors = search::successors(p.game.position());
-                rebuild_referee(rules, p);
+                p.rebuild_referee(rules);
                 out.push(rules.takeback_event(to as u32, p.game.position()));
                 p.course = Course::InPlay;
                 if to == 0 && p.oriented_by_play {
@@ -2482,18 +2471,18 @@ impl<G: Game> Reconstructor<G> {
                     // goes with it.
                     p.oriented_by_play = false;
                     p.orientation = Orientation::Open;
-                    turn_squares_round(rules, p);
+                    p.turn_squares_round(rules);
                 }
             }
             Explanation::Back { plies, then } => {
-                out.extend(withdraw(rules, p, plies));
+                out.extend(p.withdraw(rules, plies));
                 p.course = Course::InPlay;
                 for m in then {
-                    if moves_its_victim(rules, p, &m) {
+                    if p.moves_its_victim(rules, &m) {
                         self.finality.hold_reply(p.game.len() as u32 + 1);
                     }
-                    out.push(push_move(rules, p, m));
-                    out.extend(after_move(rules, p));
+                    out.push(p.push_move(rules, m));
+                    out.extend(p.after_move(rules));
                 }
             }
         }

@@ -45,7 +45,7 @@ pub struct Evidence<'a> {
     pub base: u64,
     /// How many of the game's last plies are still provisional (not
     /// final): only those may be withdrawn by the deeper search of a
-    /// reply that proved nothing (see [`explain`]).
+    /// reply that proved nothing (see [`Query::explain`]).
     pub provisional: usize,
 }
 
@@ -292,74 +292,105 @@ pub fn only_removals<B: Placement>(pos: &B, target: &B) -> bool {
     (pos.diff(target) & target.occupied()).is_empty()
 }
 
-/// Finds the cheapest explanation of `target` (in game orientation).
-///
-/// `successors` must be the placements after each legal move of the current
-/// position (see [`successors`]); `prefer_back` breaks ties towards undoing
-/// plies (used while a takeback is under way); `resync` allows the deep
-/// search of a whole-board read.
-#[allow(clippy::too_many_arguments)]
-pub fn explain<G: Game>(
-    rules: &G,
-    game: &Record<G>,
-    successors: &[(G::Board, G::Move)],
-    target: &G::Board,
-    prefer_back: bool,
-    resync: bool,
-    limits: Limits,
-    evidence: Option<&Evidence>,
-) -> Outcome<G::Move> {
-    if let Some(evidence) = evidence {
-        return explain_ranked(
+/// A search for what explains a board: the game so far, how to search,
+/// and the readings' evidence. Built by the reading rules for each board
+/// they ask about; [`Query::explain`] runs it.
+#[derive(Clone, Copy, Debug)]
+pub struct Query<'a, G: Game> {
+    /// The game's rules.
+    pub rules: &'a G,
+    /// The game as published so far.
+    pub game: &'a Record<G>,
+    /// The placements after each legal move of the game's position (see
+    /// [`successors`]).
+    pub successors: &'a [(G::Board, G::Move)],
+    /// Break ties towards undoing plies (a takeback is under way).
+    pub prefer_back: bool,
+    /// Allow the deep search of a whole-board read.
+    pub resync: bool,
+    /// How far and how much to search.
+    pub limits: Limits,
+    /// What the readings say, for games that rank explanations by
+    /// evidence ([`Game::ranks_by_evidence`]); `None` searches by cost
+    /// alone.
+    pub evidence: Option<&'a Evidence<'a>>,
+}
+
+impl<'a, G: Game> Query<'a, G> {
+    /// A streamed query (no takeback preferred, no deep search, no
+    /// evidence) of `game`, whose position's `successors` are given.
+    pub fn new(
+        rules: &'a G,
+        game: &'a Record<G>,
+        successors: &'a [(G::Board, G::Move)],
+        limits: Limits,
+    ) -> Self {
+        Query {
             rules,
             game,
             successors,
-            target,
+            prefer_back: false,
+            resync: false,
+            limits,
+            evidence: None,
+        }
+    }
+
+    /// Finds the cheapest explanation of `target` (in game orientation);
+    /// with evidence, the best backed-up one of the cheapest cost found.
+    pub fn explain(&self, target: &G::Board) -> Outcome<G::Move> {
+        if let Some(evidence) = self.evidence {
+            return self.explain_ranked(target, evidence);
+        }
+        let Query {
+            rules,
+            game,
+            successors,
             prefer_back,
             resync,
             limits,
-            evidence,
-        );
-    }
-    let pos = game.position();
-    let mut budget = Budget::for_search(limits, resync);
-    let done = |e: Option<Explanation<G::Move>>, b: &Budget| Outcome {
-        explanation: e,
-        nodes: b.used,
-        backed: true,
-    };
-    if pos.board().matches(target) {
-        return done(Some(Explanation::Same), &budget);
-    }
-    if only_removals(pos.board(), target) {
-        return done(None, &budget);
-    }
-    let depth = search_depth(limits, resync);
-    for cost in 1..=depth {
-        let forward = |budget: &mut Budget| -> Option<Explanation<G::Move>> {
-            if cost == 1 {
-                successors
-                    .iter()
-                    .find(|(b, _)| b.matches(target))
-                    .map(|(_, m)| Explanation::Forward(vec![m.clone()]))
-            } else {
-                let mut line = Vec::with_capacity(cost);
-                forward_search(rules, pos, target, cost, &mut line, budget)
-                    .then_some(Explanation::Forward(line))
-            }
+            ..
+        } = *self;
+        let pos = game.position();
+        let mut budget = Budget::for_search(limits, resync);
+        let done = |e: Option<Explanation<G::Move>>, b: &Budget| Outcome {
+            explanation: e,
+            nodes: b.used,
+            backed: true,
         };
-        let found = if prefer_back {
-            first_back(rules, game, target, cost, limits, &mut budget)
-                .or_else(|| forward(&mut budget))
-        } else {
-            forward(&mut budget)
-                .or_else(|| first_back(rules, game, target, cost, limits, &mut budget))
-        };
-        if found.is_some() {
-            return done(found, &budget);
+        if pos.board().matches(target) {
+            return done(Some(Explanation::Same), &budget);
         }
+        if only_removals(pos.board(), target) {
+            return done(None, &budget);
+        }
+        let depth = search_depth(limits, resync);
+        for cost in 1..=depth {
+            let forward = |budget: &mut Budget| -> Option<Explanation<G::Move>> {
+                if cost == 1 {
+                    successors
+                        .iter()
+                        .find(|(b, _)| b.matches(target))
+                        .map(|(_, m)| Explanation::Forward(vec![m.clone()]))
+                } else {
+                    let mut line = Vec::with_capacity(cost);
+                    forward_search(rules, pos, target, cost, &mut line, budget)
+                        .then_some(Explanation::Forward(line))
+                }
+            };
+            let found = if prefer_back {
+                first_back(rules, game, target, cost, limits, &mut budget)
+                    .or_else(|| forward(&mut budget))
+            } else {
+                forward(&mut budget)
+                    .or_else(|| first_back(rules, game, target, cost, limits, &mut budget))
+            };
+            if found.is_some() {
+                return done(found, &budget);
+            }
+        }
+        done(far_takeback(game, target, depth, limits, |_| true), &budget)
     }
-    done(far_takeback(game, target, depth, limits, |_| true), &budget)
 }
 
 /// How deep a search goes: a whole-board read searches deeper.
@@ -450,42 +481,88 @@ pub(crate) fn one_piece_apart<B: Placement>(a: &B, b: &B) -> bool {
     moved(x, y) || moved(y, x)
 }
 
-/// [`explain`] for games that rank explanations by evidence.
-#[allow(clippy::too_many_arguments)]
-fn explain_ranked<G: Game>(
-    rules: &G,
-    game: &Record<G>,
-    successors: &[(G::Board, G::Move)],
-    target: &G::Board,
-    prefer_back: bool,
-    resync: bool,
-    limits: Limits,
-    evidence: &Evidence,
-) -> Outcome<G::Move> {
-    let pos = game.position();
-    let mut budget = Budget::for_search(limits, resync);
-    let done = |e: Option<Explanation<G::Move>>, backed: bool, b: &Budget| Outcome {
-        explanation: e,
-        nodes: b.used,
-        backed,
-    };
-    if pos.board().matches(target) {
-        return done(Some(Explanation::Same), true, &budget);
+impl<G: Game> Query<'_, G> {
+    /// [`Query::explain`] for games that rank explanations by evidence.
+    fn explain_ranked(&self, target: &G::Board, evidence: &Evidence) -> Outcome<G::Move> {
+        let Query {
+            rules,
+            game,
+            resync,
+            limits,
+            ..
+        } = *self;
+        let pos = game.position();
+        let mut budget = Budget::for_search(limits, resync);
+        let done = |e: Option<Explanation<G::Move>>, backed: bool, b: &Budget| Outcome {
+            explanation: e,
+            nodes: b.used,
+            backed,
+        };
+        if pos.board().matches(target) {
+            return done(Some(Explanation::Same), true, &budget);
+        }
+        // Pieces only lifted: a move under way, or (on a board without piece
+        // identity) a capture done: only a move every square of which was
+        // touched.
+        let lifted = only_removals(pos.board(), target);
+        let unknown = target
+            .occupied()
+            .into_iter()
+            .any(|sq| target.piece_at(sq).is_some_and(|p| p.color().is_none()));
+        if lifted && !unknown {
+            return done(None, true, &budget);
+        }
+        let depth = search_depth(limits, resync);
+        for cost in 1..=depth {
+            let all = self.ranked_of_cost(target, evidence, cost, lifted, &mut budget);
+            if let Some((score, e)) = best_ranked(all, lifted) {
+                // (A board that identifies pieces backs any explanation up.)
+                return done(Some(e), score.0 || !unknown, &budget);
+            }
+        }
+        if lifted {
+            return done(None, true, &budget);
+        }
+        let deeper = deeper_back(
+            rules,
+            game,
+            target,
+            depth + 1,
+            limits,
+            evidence,
+            &mut budget,
+        );
+        if let Some((score, e)) = best_ranked(deeper, lifted) {
+            return done(Some(e), score.0 || !unknown, &budget);
+        }
+        let now = pos.board();
+        let allowed = |earlier: &G::Board| evidence.restores_seen(rules, now, earlier);
+        let far = far_takeback(game, target, depth, limits, allowed);
+        done(far, true, &budget)
     }
-    // Pieces only lifted: a move under way, or (on a board without piece
-    // identity) a capture done: only a move every square of which was
-    // touched.
-    let lifted = only_removals(pos.board(), target);
-    let unknown = target
-        .occupied()
-        .into_iter()
-        .any(|sq| target.piece_at(sq).is_some_and(|p| p.color().is_none()));
-    if lifted && !unknown {
-        return done(None, true, &budget);
-    }
-    let depth = search_depth(limits, resync);
-    for cost in 1..=depth {
-        let forward = all_forward(rules, pos, successors, target, cost, &mut budget);
+
+    /// Every explanation of `cost` plies that the evidence allows, with
+    /// its score, in the order ties break: forward and back, or back first
+    /// while a takeback is under way. With pieces only `lifted`, only
+    /// provisional plies may be withdrawn.
+    fn ranked_of_cost(
+        &self,
+        target: &G::Board,
+        evidence: &Evidence,
+        cost: usize,
+        lifted: bool,
+        budget: &mut Budget,
+    ) -> Vec<(Score, Explanation<G::Move>)> {
+        let Query {
+            rules,
+            game,
+            successors,
+            prefer_back,
+            limits,
+            ..
+        } = *self;
+        let pos = game.position();
+        let forward = all_forward(rules, pos, successors, target, cost, budget);
         let forward = forward.into_iter().filter(|moves| {
             !evidence.hands_over_unseen(rules, moves) && !evidence.out_of_order(rules, pos, moves)
         });
@@ -504,44 +581,13 @@ fn explain_ranked<G: Game>(
         } else {
             limits
         };
-        let back = all_back(
-            rules,
-            game,
-            target,
-            cost,
-            back_limits,
-            evidence,
-            &mut budget,
-        );
-        let all: Vec<_> = if prefer_back {
+        let back = all_back(rules, game, target, cost, back_limits, evidence, budget);
+        if prefer_back {
             back.into_iter().chain(forward).collect()
         } else {
             forward.chain(back).collect()
-        };
-        if let Some((score, e)) = best_ranked(all, lifted) {
-            // (A board that identifies pieces backs any explanation up.)
-            return done(Some(e), score.0 || !unknown, &budget);
         }
     }
-    if lifted {
-        return done(None, true, &budget);
-    }
-    let deeper = deeper_back(
-        rules,
-        game,
-        target,
-        depth + 1,
-        limits,
-        evidence,
-        &mut budget,
-    );
-    if let Some((score, e)) = best_ranked(deeper, lifted) {
-        return done(Some(e), score.0 || !unknown, &budget);
-    }
-    let now = pos.board();
-    let allowed = |earlier: &G::Board| evidence.restores_seen(rules, now, earlier);
-    let far = far_takeback(game, target, depth, limits, allowed);
-    done(far, true, &budget)
 }
 
 /// The explanations one ply deeper than the search goes that withdraw
@@ -784,16 +830,11 @@ mod tests {
     /// A resynchronising search (whole-board read) with default limits.
     fn search(game: &Game, target: &Board) -> Outcome<crate::games::chess::Move> {
         let succ = successors(game.position());
-        explain(
-            &Chess::default(),
-            game,
-            &succ,
-            target,
-            false,
-            true,
-            Limits::default(),
-            None,
-        )
+        Query {
+            resync: true,
+            ..Query::new(&Chess::default(), game, &succ, Limits::default())
+        }
+        .explain(target)
     }
 
     fn run(game: &Game, target: &Board) -> Option<Explanation<crate::games::chess::Move>> {
@@ -886,27 +927,13 @@ mod tests {
         target.set_piece_at(crate::games::chess::Square::C1, king);
         let succ = successors(&pos);
         let chess = Chess::default();
-        let streamed = explain(
-            &chess,
-            &g,
-            &succ,
-            &target,
-            false,
-            false,
-            Limits::default(),
-            None,
-        );
+        let streamed = Query::new(&chess, &g, &succ, Limits::default()).explain(&target);
         assert_eq!(streamed.explanation, None);
-        let resync = explain(
-            &chess,
-            &g,
-            &succ,
-            &target,
-            false,
-            true,
-            Limits::default(),
-            None,
-        );
+        let resync = Query {
+            resync: true,
+            ..Query::new(&chess, &g, &succ, Limits::default())
+        }
+        .explain(&target);
         assert_eq!(resync.explanation.map(|e| e.cost()), Some(4));
     }
 

@@ -116,11 +116,11 @@ fn a_lift_by_the_side_to_move_confirms_the_candidate() {
     });
     let mut target = after(&["e2e4"]).board().clone();
     target.discard_piece_at(Sq::E7);
-    assert!(confirmed_by_lift(&r.rules, state(&r), &target));
+    assert!(state(&r).confirmed_by_lift(&r.rules, &target));
     // A piece of the mover lifted proves nothing.
     let mut target = after(&["e2e4"]).board().clone();
     target.discard_piece_at(Sq::G1);
-    assert!(!confirmed_by_lift(&r.rules, state(&r), &target));
+    assert!(!state(&r).confirmed_by_lift(&r.rules, &target));
 }
 
 #[test]
@@ -141,14 +141,8 @@ fn a_displacement_seen_first_is_not_a_later_ply() {
     });
     let p = state(&r);
     let e4 = uci(&start, "e2e4");
-    assert!(against_displacement_order(
-        p,
-        &Explanation::Forward(vec![e4, pushed])
-    ));
-    assert!(!against_displacement_order(
-        p,
-        &Explanation::Forward(vec![e4])
-    ));
+    assert!(p.against_displacement_order(&Explanation::Forward(vec![e4, pushed])));
+    assert!(!p.against_displacement_order(&Explanation::Forward(vec![e4])));
 }
 
 #[test]
@@ -169,14 +163,14 @@ fn a_reported_illegal_move_is_not_replayed_elsewhere() {
         capture_lifted: false,
     });
     let two = Explanation::Forward(vec![uci(&start, "e2e4"), uci(&after(&["e2e4"]), "e7e5")]);
-    assert!(moves_reported_piece(state(&r), &two));
+    assert!(state(&r).moves_reported_piece(&two));
     let one = Explanation::Forward(vec![uci(&start, "e2e4")]);
-    assert!(!moves_reported_piece(state(&r), &one));
+    assert!(!state(&r).moves_reported_piece(&one));
     // Not reported yet: no contradiction.
     if let Some(x) = &mut state_mut(&mut r).pseudo {
         x.reported = None;
     }
-    assert!(!moves_reported_piece(state(&r), &two));
+    assert!(!state(&r).moves_reported_piece(&two));
 }
 
 #[test]
@@ -207,9 +201,9 @@ fn a_takeback_under_way_is_not_two_new_plies() {
         uci(&pos, "b8c6"),
         uci(&after(&["e2e4", "e7e5", "g1f3", "b8c6"]), "f1c4"),
     ]);
-    assert!(takeback_continues(state(&r), &two, &target));
+    assert!(state(&r).takeback_continues(&two, &target));
     let one = Explanation::Forward(vec![uci(&pos, "b8c6")]);
-    assert!(!takeback_continues(state(&r), &one, &target));
+    assert!(!state(&r).takeback_continues(&one, &target));
 }
 
 #[test]
@@ -222,18 +216,20 @@ fn the_piece_that_travelled_on_is_a_held_correction_and_its_shadow() {
         then: vec![uci(&ChessPosition::standard(), "e2e4")],
     };
     assert!(travels_on::<Chess>(&p.game, &correction));
-    assert!(held_correction::<Chess>(p, &correction));
+    assert!(p.held_correction(&correction));
     let other = Explanation::Back {
         plies: 1,
         then: vec![uci(&ChessPosition::standard(), "d2d4")],
     };
-    assert!(!held_correction::<Chess>(p, &other));
-    let d = shadow_displacement(&r.rules, state(&r), &correction, 700).expect("a change");
+    assert!(!p.held_correction(&other));
+    let d = state(&r)
+        .shadow_displacement(&r.rules, &correction, 700)
+        .expect("a change");
     assert_eq!((d.m.from(), d.m.to()), (Sq::E3, Sq::E4));
     assert_eq!((d.since, d.plies, d.shadow), (700, 1, true));
     // Held as long as a displacement.
     let config = Config::default();
-    let settle = candidate_settle(&r.rules, &config, state(&r), &correction, false);
+    let settle = state(&r).candidate_settle(&r.rules, &config, &correction, false);
     assert!(settle >= config.delays.misplaced_ms);
 }
 
