@@ -29,8 +29,9 @@
 //!   board simulated in the same process, an in-process line
 //!   ([`port::memory`]); [`port::usb`] knows boards by their USB ids.
 //! - [`capture`]: capture files, the byte-exact record of a board session.
-//! - [`setup`]: what a board is, from the config or a capture header: the
-//!   one place that turns either into a pipeline.
+//! - [`setup`]: what a board is, from the config or a capture header;
+//!   [`pipeline::BoardPipeline::new`] builds every board's pipeline from
+//!   it.
 //! - [`replay`]: a capture through the same pipeline with capture time;
 //!   [`replay::slice`] cuts the evidence behind each alert into a capture
 //!   that raises it again.
@@ -46,10 +47,11 @@
 //!   game, bytes in (through its family's driver), events out: the game
 //!   chosen at run time ([`pipeline::AnyGame`]: chess, draughts, xiangqi,
 //!   each its reader in front of the generic reconstructor), the clock
-//!   judge, counters and diagnostics.
-//! - [`track`]: the reconstructor (the tracker), generic over the game: explains readings
-//!   as legal play, settles and publishes moves, corrects, raises the
-//!   arbiter's alerts; its reading rules are named steps.
+//!   judge (`pipeline/judge.rs`), counters and diagnostics.
+//! - [`track`]: the reconstructor (the tracker), generic over the game:
+//!   explains readings as legal play, settles and publishes moves,
+//!   corrects, raises the arbiter's alerts; its reading rules are named
+//!   steps, the evidence they ask is the playing state's methods.
 //! - [`games`]: the game seam: the [`games::Game`] trait the reconstructor
 //!   is generic over (with default event builders), cells and tokens,
 //!   touches, the arbiter's shared sentences, the game record, and one

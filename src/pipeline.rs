@@ -20,6 +20,7 @@
 pub mod chess;
 pub mod correct;
 pub mod game;
+mod judge;
 pub mod reader;
 
 pub use game::{AnyGame, GameStats};
@@ -33,9 +34,11 @@ use crate::clock::{
     ClockTracker, FlagBook, GameView, Reading, TimeControl, VirtualClock, flag_message,
 };
 use crate::event::{Alert, AlertKind, Event, EventKind, Evidence, GameId, Millis, Side};
-use crate::family::{Driver, DriverEvent, DriverOptions, Family};
-use crate::games::{Article, GameOptions};
+use crate::family::{Driver, DriverEvent, Family};
+use crate::games::Article;
+use crate::setup::BoardSetup;
 use crate::track::{Config, Press};
+use judge::ClockFlags;
 use reader::Report;
 
 /// Something about the byte stream worth logging (not an event).
@@ -82,14 +85,6 @@ pub enum Diagnostic {
         /// The alert's kind.
         kind: AlertKind,
     },
-}
-
-/// What a `clock` event says besides the times.
-#[derive(Clone, Copy, Debug)]
-struct ClockFlags {
-    connected: bool,
-    battery_low: bool,
-    estimated: bool,
 }
 
 /// Counters of a pipeline.
@@ -205,48 +200,39 @@ pub struct BoardPipeline {
 pub const EVIDENCE_MARGIN_MS: Millis = 2_000;
 
 impl BoardPipeline {
-    /// A pipeline for chess board `board` (a DGT board until
-    /// [`BoardPipeline::set_family`] says otherwise).
-    pub fn new(board: impl Into<String>, config: Config) -> BoardPipeline {
-        BoardPipeline::for_game(
-            board,
-            Family::Dgt,
-            GameId::Chess,
-            config,
-            GameOptions::default(),
-        )
-    }
-
-    /// A pipeline for board `board` of `family` playing `game` under the
-    /// event's `options`: the one constructor every board goes through.
-    pub fn for_game(
-        board: impl Into<String>,
-        family: Family,
-        game: GameId,
-        config: Config,
-        options: GameOptions,
-    ) -> BoardPipeline {
-        // The driver is told the game played (an open-protocol board's
-        // lines are read as that game's), as `set_driver` tells it.
-        let driver = DriverOptions {
-            open_game: Some(crate::family::open_game(game)),
-            ..DriverOptions::default()
+    /// The pipeline of the board `setup` declares (the configuration's or
+    /// a capture header's), with the reconstructor's `config`: the one
+    /// constructor every board goes through. Its family's driver is told
+    /// the game played (an open-protocol board's lines are read as that
+    /// game's); on a DGT bus the bytes handed in are the whole line's, and
+    /// only the board at its address counts.
+    pub fn new(setup: &BoardSetup, config: Config) -> BoardPipeline {
+        let family = match setup.bus_unit {
+            Some(_) => Family::DgtBus,
+            None => setup.protocol,
         };
+        // Design: clocks are judged for chess only so far (flags and the
+        // virtual clock cite the FIDE Laws); a draughts or xiangqi board
+        // publishes no estimated times.
+        let time_control = setup
+            .time_control
+            .clone()
+            .filter(|_| setup.game == GameId::Chess);
         BoardPipeline {
-            board: board.into(),
-            driver: crate::family::for_family(family, &driver),
+            board: setup.id.clone(),
+            driver: crate::family::for_family(family, &setup.driver_options()),
             driver_events: Vec::new(),
-            game: AnyGame::new(game, config, options),
+            game: AnyGame::new(setup.game, config, setup.options),
             events: VecDeque::new(),
             diagnostics: VecDeque::new(),
             stats: PipelineStats::default(),
             now: 0,
             clock: ClockTracker::new(),
-            time_control: None,
+            time_control,
             virtual_clock: None,
             elapsed: [0; 2],
             last_clock_at: None,
-            unit: None,
+            unit: setup.bus_unit,
             published: 0,
             agreed_at: 0,
             sightings: Sightings::default(),
@@ -281,42 +267,9 @@ impl BoardPipeline {
         self.game.sensed_placement()
     }
 
-    /// Reads a board of `family` from now on (before any byte: a driver's
-    /// state starts afresh). DGT is the default.
-    pub fn set_family(&mut self, family: Family) {
-        self.set_driver(family, DriverOptions::default());
-    }
-
-    /// Reads a board of `family` with the driver's `options` from now on
-    /// (before any byte). The driver is told the game played (an
-    /// open-protocol board's lines are read as that game's).
-    pub fn set_driver(&mut self, family: Family, options: DriverOptions) {
-        self.unit = None;
-        let options = DriverOptions {
-            open_game: Some(crate::family::open_game(self.game.id())),
-            ..options
-        };
-        self.driver = crate::family::for_family(family, &options);
-    }
-
-    /// Reads the board at `address` of a DGT bus from now on (before any
-    /// byte): the bytes handed in are the whole line's, and only that
-    /// board's replies count.
-    pub fn set_bus_unit(&mut self, address: u16) {
-        self.set_family(crate::family::Family::DgtBus);
-        self.unit = Some(address);
-    }
-
     /// The bus address this pipeline reads, on a DGT bus.
     pub fn bus_unit(&self) -> Option<u16> {
         self.unit
-    }
-
-    /// Sets the time control of the board's games: flags are then judged
-    /// (Laws 6.4, 6.9), and without a physical clock the times are
-    /// estimated from move times.
-    pub fn set_time_control(&mut self, tc: Option<TimeControl>) {
-        self.time_control = tc;
     }
 
     /// The operator sets the current game's result.
@@ -610,55 +563,6 @@ impl BoardPipeline {
         }
     }
 
-    /// The clock's seat of a side: the clock judge ([`ClockTracker`],
-    /// [`VirtualClock`]) names the first player's seat `White` and the
-    /// second's `Black`, whatever the game calls them.
-    fn seat(&self, side: Side) -> Side {
-        if self.game.id().moves_first(side) {
-            Side::White
-        } else {
-            Side::Black
-        }
-    }
-
-    /// The game's side in a clock seat ([`Self::seat`]).
-    fn side_of_seat(&self, seat: Side) -> Side {
-        self.game.id().side(seat == Side::White)
-    }
-
-    /// A `clock` event: `times` are the first and second player's
-    /// seconds, `running` and `pressed` seats; each goes to the field of
-    /// its side's name in the game played.
-    fn clock_event(
-        &self,
-        times: [Option<u32>; 2],
-        faces: Option<Reading>,
-        running: Option<Side>,
-        pressed: Option<Side>,
-        flags: ClockFlags,
-    ) -> EventKind {
-        let (mut white, mut black, mut red) = (None, None, None);
-        for (first, secs) in [(true, times[0]), (false, times[1])] {
-            match self.game.id().side(first) {
-                Side::White => white = secs,
-                Side::Black => black = secs,
-                Side::Red => red = secs,
-            }
-        }
-        EventKind::Clock {
-            white,
-            black,
-            red,
-            left: faces.map(|r| r.left),
-            right: faces.map(|r| r.right),
-            running: running.map(|s| self.side_of_seat(s)),
-            pressed: pressed.map(|s| self.side_of_seat(s)),
-            connected: flags.connected,
-            battery_low: flags.battery_low,
-            estimated: flags.estimated,
-        }
-    }
-
     fn push(&mut self, t_ms: Millis, mut kind: EventKind) {
         if let EventKind::Alert(a) = &kind
             && let Some(i) = self.unseen.iter().position(|k| *k == a.kind)
@@ -692,133 +596,6 @@ impl BoardPipeline {
             kind,
         };
         self.events.push_back((self.now, event));
-    }
-
-    /// A clock message: presses complete moves (Law 6.2a), flags are judged
-    /// (Laws 6.4, 6.9), times are published.
-    fn handle_clock(&mut self, t: Millis, reading: Reading) {
-        self.run_clock_to(t);
-        let (plies, last_mover) = self.game.last_mover();
-        let last_mover = last_mover.map(|s| self.seat(s));
-        let update = self
-            .clock
-            .handle(t, reading, GameView { plies, last_mover });
-        if let Some((_, Some(seat))) = update.press {
-            self.clock_pressed(t, seat);
-        }
-        if update.publish {
-            let kind = self.clock_event(
-                [Side::White, Side::Black].map(|seat| self.clock.seconds(seat)),
-                Some(reading),
-                reading.running.and_then(|f| self.clock.side_of(f)),
-                update.press.and_then(|(_, s)| s),
-                ClockFlags {
-                    connected: true,
-                    battery_low: reading.battery_low,
-                    estimated: false,
-                },
-            );
-            self.push(t, kind);
-        }
-        if let Some(seat) = update.flag {
-            self.push(t, EventKind::Alert(self.flag_alert(seat)));
-        }
-    }
-
-    /// The board says no clock is connected: published once.
-    fn clock_disconnected(&mut self, t: Millis) {
-        if self.clock.handle_disconnected() {
-            let kind = self.clock_event(
-                [None, None],
-                None,
-                None,
-                None,
-                ClockFlags {
-                    connected: false,
-                    battery_low: false,
-                    estimated: false,
-                },
-            );
-            self.push(t, kind);
-        }
-    }
-
-    /// Adds the time since the last clock reading to the side whose clock
-    /// ran, for judging flags.
-    fn run_clock_to(&mut self, t: Millis) {
-        if let (Some(last), Some(face)) = (
-            self.last_clock_at,
-            self.clock.last().and_then(|r| r.running),
-        ) && let Some(side) = self.clock.side_of(face)
-        {
-            self.elapsed[side as usize] += t.saturating_sub(last);
-        }
-        self.last_clock_at = Some(t);
-    }
-
-    /// The player in `seat` pressed the clock: the move on the board is
-    /// complete; a press with no move is an alert (Law 6.2a, xiangqi Art.
-    /// 21).
-    fn clock_pressed(&mut self, t: Millis, seat: Side) {
-        let side = self.side_of_seat(seat);
-        let press = self.game.handle_clock_press(t, side);
-        self.drain();
-        if press == Press::NoMove {
-            let article = self.game.article(Article::ClockPress);
-            let cited = article
-                .as_ref()
-                .map(|(_, cite)| format!(" ({cite})"))
-                .unwrap_or_default();
-            self.push(
-                t,
-                EventKind::Alert(Alert {
-                    kind: AlertKind::ClockPress,
-                    side: Some(side),
-                    law: article.map(|(n, _)| n.to_owned()),
-                    message: format!(
-                        "{} pressed the clock with no move on the board{cited}.",
-                        side.name()
-                    ),
-                    cleared: false,
-                    evidence: None,
-                }),
-            );
-        }
-    }
-
-    /// The alert for the flag of the player in `seat`, in the words of the
-    /// game's rule book.
-    fn flag_alert(&self, seat: Side) -> Alert {
-        let side = self.side_of_seat(seat);
-        let (moves_made, cannot_mate) = self.game.flag_facts(side);
-        let elapsed = (self.elapsed[seat as usize] / 1000) as u32;
-        let article = self.game.article(Article::LostOnTime);
-        let book = match self.game.id() {
-            GameId::Chess => FlagBook::fide(side),
-            game => FlagBook {
-                loss: article
-                    .as_ref()
-                    .map(|(_, cite)| cite.clone())
-                    .unwrap_or_default(),
-                period: None,
-                opponent: game.side(!game.moves_first(side)),
-            },
-        };
-        Alert {
-            kind: AlertKind::Flag,
-            side: Some(side),
-            law: article.map(|(n, _)| n.to_owned()),
-            message: flag_message(
-                side,
-                self.time_control.as_ref(),
-                moves_made,
-                elapsed,
-                cannot_mate,
-                book,
-            ),
-            cleared: false,
-            evidence: None,
-        }
     }
 
     /// The next event.
@@ -867,13 +644,8 @@ mod tests {
 
     #[test]
     fn a_hello_naming_another_game_is_reported_and_the_board_read_as_configured() {
-        let mut p = BoardPipeline::for_game(
-            "d",
-            Family::Open,
-            GameId::Draughts,
-            Config::default(),
-            GameOptions::default(),
-        );
+        let setup = BoardSetup::new("d", Family::Open, GameId::Draughts);
+        let mut p = BoardPipeline::new(&setup, Config::default());
         p.handle_bytes(0, Direction::ToBoard, b"?\nboard?\n");
         p.handle_bytes(5, Direction::FromBoard, b"hello xiangqi 9x10 id=Q-1\n");
         p.handle_bytes(9, Direction::FromBoard, draughts_start().as_bytes());
@@ -908,8 +680,8 @@ mod tests {
             }
             ids
         };
-        let mut p = BoardPipeline::new("c", Config::default());
-        p.set_family(crate::family::Family::Certabo);
+        let setup = BoardSetup::new("c", Family::Certabo, GameId::Chess);
+        let mut p = BoardPipeline::new(&setup, Config::default());
         // Not yet the start position (a8 missing): not calibrated, so the
         // frame reads as occupancy only.
         let mut partial = start();

@@ -579,20 +579,20 @@ mod tests {
     use super::*;
     use crate::capture::Direction;
     use crate::family::Family;
-    use crate::games::GameOptions;
+    use crate::setup::BoardSetup;
     use crate::track::Config;
+
+    /// A DGT chess board.
+    fn dgt_board() -> BoardSetup {
+        BoardSetup::new("d", Family::Dgt, GameId::Chess)
+    }
 
     const START: &str = "rnbqkbnrpppppppp................................PPPPPPPPRNBQKBNR";
 
     /// An open-protocol board of `game` fed `lines`.
     fn open_board(game: GameId, lines: &str) -> BoardPipeline {
-        let mut p = BoardPipeline::for_game(
-            "b",
-            Family::Open,
-            game,
-            Config::default(),
-            GameOptions::default(),
-        );
+        let setup = BoardSetup::new("b", Family::Open, game);
+        let mut p = BoardPipeline::new(&setup, Config::default());
         p.handle_bytes(0, Direction::ToBoard, b"?\nboard?\n");
         for (i, line) in lines.lines().enumerate() {
             let t = 10 + i as Millis * 10;
@@ -728,7 +728,7 @@ mod tests {
         let mut bytes = Message::BoardDump(dump.clone()).to_bytes();
         // A code above 15 on d4 (field 35).
         bytes[3 + 35] = 0x1f;
-        let mut p = BoardPipeline::new("d", Config::default());
+        let mut p = BoardPipeline::new(&dgt_board(), Config::default());
         p.handle_bytes(5, Direction::FromBoard, &bytes);
         let r = Readiness::of(&p, up());
         assert!(r.pieces.status == Status::Fail, "{r:#?}");
@@ -736,7 +736,7 @@ mod tests {
         assert_eq!(r.setup.status, Status::Fail, "no board read: {r:#?}");
         // A draw piece on d4 instead: a result piece, no piece of a set.
         dump[35] = PieceCode::Draw;
-        let mut p = BoardPipeline::new("d", Config::default());
+        let mut p = BoardPipeline::new(&dgt_board(), Config::default());
         p.handle_bytes(
             5,
             Direction::FromBoard,
@@ -894,14 +894,9 @@ mod tests {
     #[test]
     fn the_state_carries_the_check_until_the_first_move() {
         use crate::session::{Outputs, Session};
-        let setup = crate::setup::BoardSetup {
-            id: "s".into(),
-            protocol: Family::Open,
-            bus_unit: None,
+        let setup = BoardSetup {
             time_control: Some(TimeControl::parse("5400+30").unwrap()),
-            game: GameId::Chess,
-            options: GameOptions::default(),
-            occupancy: false,
+            ..BoardSetup::new("s", Family::Open, GameId::Chess)
         };
         let states = States::default();
         let round =

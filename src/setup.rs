@@ -11,8 +11,6 @@ use crate::family::DriverOptions;
 use crate::family::Family;
 use crate::games::GameOptions;
 use crate::games::chess::Variant;
-use crate::pipeline::BoardPipeline;
-use crate::track;
 use boardcast_games::xiangqi::repetition::MoveLimit;
 
 /// The capture header key naming a DGT bus board's address.
@@ -129,6 +127,20 @@ pub struct BoardSetup {
 }
 
 impl BoardSetup {
+    /// Board `id` of `protocol` playing `game` under the event's default
+    /// options, with no bus address and no known time control.
+    pub fn new(id: impl Into<String>, protocol: Family, game: GameId) -> BoardSetup {
+        BoardSetup {
+            id: id.into(),
+            protocol,
+            bus_unit: None,
+            time_control: None,
+            game,
+            options: GameOptions::default(),
+            occupancy: false,
+        }
+    }
+
     /// The board a `[[board]]` table of the configuration declares.
     pub fn of_config(board: &crate::config::Board) -> BoardSetup {
         BoardSetup {
@@ -241,23 +253,6 @@ impl BoardSetup {
             ..DriverOptions::default()
         }
     }
-
-    /// A pipeline reading this board, with the reconstructor's `config`.
-    pub fn pipeline(&self, config: track::Config) -> BoardPipeline {
-        let mut pipeline =
-            BoardPipeline::for_game(&self.id, self.protocol, self.game, config, self.options);
-        pipeline.set_driver(self.protocol, self.driver_options());
-        if let Some(unit) = self.bus_unit {
-            pipeline.set_bus_unit(unit);
-        }
-        // Design: clocks are judged for chess only so far (flags and the
-        // virtual clock cite the FIDE Laws); a draughts or xiangqi board
-        // publishes no estimated times.
-        if self.game == GameId::Chess {
-            pipeline.set_time_control(self.time_control.clone());
-        }
-        pipeline
-    }
 }
 
 #[cfg(test)]
@@ -312,7 +307,7 @@ mod tests {
         .unwrap();
         assert_eq!(back, draughts);
         assert_eq!(
-            back.pipeline(track::Config::default()).game(),
+            crate::pipeline::BoardPipeline::new(&back, crate::track::Config::default()).game(),
             GameId::Draughts
         );
         let err = BoardSetup::of_header(&header(Family::Dgt, &[("game", "xiangqi")])).unwrap_err();

@@ -2,7 +2,8 @@
 //! PGN, flags judged against the time control.
 
 use boardcast::clock::{Face, TimeControl};
-use boardcast::event::{EventKind, Side};
+use boardcast::event::{EventKind, GameId, Side};
+use boardcast::family::Family;
 use boardcast::games::chess::Position;
 use boardcast::replay::Replay;
 use boardcast::sink::pgn::{Tags, render};
@@ -129,8 +130,11 @@ fn law_6_9_a_flag_against_a_bare_king_is_a_draw() {
     // Resume from the position: the reconstructor needs a start, so feed
     // the capture through a pipeline started from that FEN.
     let text = sim::dgt::capture_text(&session, &[("time_control".into(), "20".into())]);
-    let mut pipeline = boardcast::pipeline::BoardPipeline::new("1", Config::default());
-    pipeline.set_time_control(Some(TimeControl::parse("20").unwrap()));
+    let setup = boardcast::setup::BoardSetup {
+        time_control: Some(TimeControl::parse("20").unwrap()),
+        ..boardcast::setup::BoardSetup::new("1", Family::Dgt, GameId::Chess)
+    };
+    let mut pipeline = boardcast::pipeline::BoardPipeline::new(&setup, Config::default());
     pipeline
         .take_up(0, &game.start.fen(), &[], false)
         .expect("the game's start is taken up");

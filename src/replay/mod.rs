@@ -161,7 +161,7 @@ pub fn replay_reader(
             path: path.to_owned(),
             error: CaptureError::Malformed { line: 1, reason },
         })?;
-    let mut pipeline = setup.pipeline(config);
+    let mut pipeline = BoardPipeline::new(&setup, config);
     let meta = |key: &str| header.word(key).map(str::to_string);
     let mut out = Replay::default();
     if let Some(prev) = meta(RESUMED_FROM).map(|p| sibling(path, &p))

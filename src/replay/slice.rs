@@ -194,7 +194,7 @@ fn find_alerts(
             path: path.to_owned(),
             error: CaptureError::Malformed { line: 1, reason },
         })?;
-    let mut pipeline = setup.pipeline(config);
+    let mut pipeline = crate::pipeline::BoardPipeline::new(&setup, config);
     let mut log = GameLog::new();
     let mut last = start.clone();
     let mut game_start: Option<Checkpoint> = None;

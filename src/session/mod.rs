@@ -108,7 +108,7 @@ impl Session {
         let game_round = round.current();
         Session {
             id: setup.id.clone(),
-            pipeline: setup.pipeline(config),
+            pipeline: BoardPipeline::new(setup, config),
             log: GameLog::new(),
             outputs,
             round,
