@@ -12,18 +12,21 @@
 //! [`BoardPipeline::finish`] fires whatever is still pending.
 //!
 //! Every game walks it: the pipeline holds an [`AnyGame`] chosen at run
-//! time (chess, draughts, xiangqi), which hands the readings to that
-//! game's reconstructor ([`game`], [`chess`]; what both readers share is
-//! [`reader`]'s); the clock, the counters and the diagnostics are the
-//! pipeline's, whatever the game.
+//! time (chess, draughts, xiangqi), whose arms are each the same
+//! [`Reader`] of its game, handing the readings to that game's
+//! reconstructor; how a game's boards are read is its [`Sensing`]
+//! ([`chess`], [`diffing`]). The clock, the counters and the diagnostics
+//! are the pipeline's, whatever the game.
 
 pub mod chess;
 pub mod correct;
+pub mod diffing;
 pub mod game;
 mod judge;
 pub mod reader;
 
-pub use game::{AnyGame, GameStats};
+pub use game::AnyGame;
+pub use reader::{Reader, Sensing};
 
 use std::collections::VecDeque;
 
@@ -92,7 +95,8 @@ pub enum Diagnostic {
 pub struct PipelineStats {
     /// Messages decoded.
     pub messages: u64,
-    /// Square readings passed on (a board dump counts 64).
+    /// Square readings passed on to the reconstructor (a whole board
+    /// counts each of its squares: 64 on a chess board, 90 in xiangqi).
     pub square_readings: u64,
     /// Garbage bytes skipped.
     pub skipped_bytes: u64,
@@ -127,7 +131,7 @@ impl Sightings {
             Sensed::Snapshot(s) => self.contents = Some(s.clone()),
             Sensed::Square(change) => {
                 self.contents
-                    .get_or_insert_with(|| Snapshot::empty(game::geometry_of(game)))
+                    .get_or_insert_with(|| Snapshot::empty(diffing::geometry_of(game)))
                     .set(change.square, change.content);
             }
             Sensed::Identity(id) => {

@@ -13,7 +13,7 @@ use crate::capture::RESUMED_FROM;
 use crate::capture::{self, CaptureError, Chunk, Direction};
 use crate::event::{Event, GameId};
 use crate::family::Family;
-use crate::pipeline::{BoardPipeline, Diagnostic, GameStats, PipelineStats};
+use crate::pipeline::{BoardPipeline, Diagnostic, PipelineStats};
 use crate::setup::GAME;
 use crate::sink::record::GameLog;
 use crate::track::Config;
@@ -68,8 +68,6 @@ pub struct Replay {
     pub recon: crate::track::Stats,
     /// The game played on the board.
     pub game: GameId,
-    /// Counters of a draughts or xiangqi board (`None` for chess).
-    pub game_stats: Option<GameStats>,
 }
 
 impl Replay {
@@ -100,7 +98,7 @@ pub struct GameReplay {
     /// The capture's last line was cut short and left out: its number.
     pub cut_last_line: Option<usize>,
     /// Counters.
-    pub stats: GameStats,
+    pub stats: PipelineStats,
 }
 
 impl From<Replay> for GameReplay {
@@ -110,7 +108,7 @@ impl From<Replay> for GameReplay {
             records: r.records(),
             skipped_lines: r.stats.bad_frames,
             cut_last_line: r.cut_last_line,
-            stats: r.game_stats.unwrap_or_default(),
+            stats: r.stats,
             events: r.events.into_iter().map(|(_, e)| e).collect(),
         }
     }
@@ -197,7 +195,6 @@ pub fn replay_reader(
     out.stats = pipeline.stats();
     out.recon = pipeline.any_game().recon_stats();
     out.game = pipeline.game();
-    out.game_stats = pipeline.any_game().game_stats();
     Ok(out)
 }
 
