@@ -45,7 +45,7 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use boardcast::event::EventKind;
-use boardcast::replay::{GameReplay, replay_game_text};
+use boardcast::replay::{Played, replay_game_text};
 use boardcast::track::Config;
 use boardcast_games::{draughts, xiangqi};
 use boardcast_sim::open::{
@@ -64,12 +64,7 @@ fn data(name: &str) -> PathBuf {
 
 /// A simulated game's replay; `BENCH_SAVE=dir` also writes its capture
 /// there, named by game number and board kind, to replay on its own.
-fn replay(
-    session: &OpenSession,
-    game: &str,
-    split: bool,
-    (i, p): (usize, OpenProfile),
-) -> GameReplay {
+fn replay(session: &OpenSession, game: &str, split: bool, (i, p): (usize, OpenProfile)) -> Played {
     let meta = vec![
         ("board".to_string(), "1".to_string()),
         ("game".to_string(), game.to_string()),
@@ -145,7 +140,7 @@ fn profiles(game: &str) -> Vec<(&'static str, OpenProfile, Habits)> {
 /// Wrong moves in a replay: final moves published then retracted or taken
 /// back (these profiles take no move back), and plies of the final record
 /// that differ from the game.
-fn wrong_moves(r: &GameReplay, want: &[String]) -> usize {
+fn wrong_moves(r: &Played, want: &[String]) -> usize {
     let (mut retracted, mut plies) = (0, 0u32);
     for e in &r.events {
         match e.kind {
@@ -167,7 +162,7 @@ fn wrong_moves(r: &GameReplay, want: &[String]) -> usize {
 fn clean_table(
     game: &str,
     games: usize,
-    run: impl Fn(usize, OpenProfile, Habits) -> (GameReplay, Vec<String>),
+    run: impl Fn(usize, OpenProfile, Habits) -> (Played, Vec<String>),
     s_lines: impl Fn(usize, OpenProfile, Habits) -> Vec<(u64, String)>,
 ) {
     println!(
@@ -306,7 +301,7 @@ fn fault_table(
 
 /// The events around the first touch-move alert of a fault-free replay
 /// (`BENCH_SHOW_TOUCH=1`).
-fn show_touch(r: &GameReplay, lines: &[(u64, String)]) {
+fn show_touch(r: &Played, lines: &[(u64, String)]) {
     let Some(i) = r
         .events
         .iter()
@@ -325,7 +320,7 @@ fn show_touch(r: &GameReplay, lines: &[(u64, String)]) {
 
 /// The events and the board's lines in the 15 s before a replay's first
 /// error alert (`BENCH_SHOW_ERROR=<profile name>`).
-fn show_error(r: &GameReplay, lines: &[(u64, String)]) {
+fn show_error(r: &Played, lines: &[(u64, String)]) {
     let Some(t) = r.events.iter().find_map(|e| match &e.kind {
         EventKind::Alert(a) if a.kind.is_error() && !a.cleared => Some(e.t_ms),
         _ => None,
@@ -339,7 +334,7 @@ fn show_error(r: &GameReplay, lines: &[(u64, String)]) {
 /// The events and the board's lines from 6 s before a replay's first
 /// wrong final move (a move that differs from the game's, or a
 /// retraction) to 3 s after it (`BENCH_SHOW_WRONG=<profile name>`).
-fn show_wrong(r: &GameReplay, want: &[String], lines: &[(u64, String)]) {
+fn show_wrong(r: &Played, want: &[String], lines: &[(u64, String)]) {
     let Some(t) = r.events.iter().find_map(|e| match &e.kind {
         EventKind::Move { ply, id, .. } if want.get(*ply as usize - 1) != Some(id) => Some(e.t_ms),
         EventKind::Retract { .. } | EventKind::Takeback { .. } => Some(e.t_ms),
@@ -351,7 +346,7 @@ fn show_wrong(r: &GameReplay, want: &[String], lines: &[(u64, String)]) {
 }
 
 /// The events of a replay and the board's lines from `from` to `to`.
-fn print_near(r: &GameReplay, lines: &[(u64, String)], from: u64, to: u64) {
+fn print_near(r: &Played, lines: &[(u64, String)], from: u64, to: u64) {
     let near = |x: u64| (from..=to).contains(&x);
     for e in r.events.iter().filter(|e| near(e.t_ms)) {
         println!("   event {} {:?}", e.t_ms, e.kind);
@@ -363,7 +358,7 @@ fn print_near(r: &GameReplay, lines: &[(u64, String)], from: u64, to: u64) {
 
 /// The events of a replay and the board's lines around the fault
 /// (`BENCH_SHOW=1`).
-fn show(case: &OpenFaultCase, r: &GameReplay) {
+fn show(case: &OpenFaultCase, r: &Played) {
     for e in &r.events {
         if !matches!(e.kind, EventKind::Move { ply, .. } if (ply as usize) + 3 < case.at_ply) {
             println!("   event {} {:?}", e.t_ms, e.kind);

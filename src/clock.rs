@@ -163,7 +163,7 @@ pub use boardcast_protocols::reading::Face;
 
 /// One reading of a clock, as the board reports it (the neutral reading
 /// every family's codec makes).
-pub use boardcast_protocols::reading::ClockReading as Reading;
+pub use boardcast_protocols::reading::ClockReading;
 
 /// What the game around the clock looks like, for the tracker.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -190,7 +190,7 @@ pub struct Update {
 #[derive(Clone, Debug, Default)]
 pub struct ClockTracker {
     white_face: Option<Face>,
-    last: Option<Reading>,
+    last: Option<ClockReading>,
     last_published: Option<Millis>,
     flagged: [bool; 2],
     connected: Option<bool>,
@@ -235,7 +235,7 @@ impl ClockTracker {
     }
 
     /// The latest reading.
-    pub fn last(&self) -> Option<Reading> {
+    pub fn last(&self) -> Option<ClockReading> {
         self.last
     }
 
@@ -257,7 +257,7 @@ impl ClockTracker {
     }
 
     /// A clock reading at `at`.
-    pub fn handle(&mut self, at: Millis, r: Reading, game: GameView) -> Update {
+    pub fn handle(&mut self, at: Millis, r: ClockReading, game: GameView) -> Update {
         let mut update = Update::default();
         let previous = self.last.replace(r);
         if self.connected != Some(true) {
@@ -410,8 +410,8 @@ mod tests {
         assert!(TimeControl::parse("40/x").is_err());
     }
 
-    fn reading(left: u32, right: u32, running: Option<Face>) -> Reading {
-        Reading {
+    fn reading(left: u32, right: u32, running: Option<Face>) -> ClockReading {
+        ClockReading {
             left,
             right,
             running,

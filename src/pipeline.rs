@@ -34,7 +34,7 @@ use boardcast_protocols::reading::{Identity, Reading as Sensed, Snapshot};
 
 use crate::capture::Direction;
 use crate::clock::{
-    ClockTracker, FlagBook, GameView, Reading, TimeControl, VirtualClock, flag_message,
+    ClockReading, ClockTracker, FlagBook, GameView, TimeControl, VirtualClock, flag_message,
 };
 use crate::event::{Alert, AlertKind, Event, EventKind, Evidence, GameId, Millis, Side};
 use crate::family::{Driver, DriverEvent, Family};

@@ -211,13 +211,13 @@ fn a_board_without_a_clock_gets_estimated_clocks_from_move_times() {
 #[test]
 fn law_6_2a_a_press_with_no_move_on_the_board_is_reported() {
     // White's clock runs; White presses without moving.
-    use boardcast::clock::Reading;
+    use boardcast::clock::ClockReading;
     use boardcast_sim::clock::Signal;
     let game = &all_games()[0];
     let mut session = sim::simulate(game, &mut steady(), 1, false);
     session.readings.clear();
     let r = |left, right, running| {
-        Signal::Times(Reading {
+        Signal::Times(ClockReading {
             left,
             right,
             running,

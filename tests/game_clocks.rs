@@ -4,10 +4,10 @@
 //! name the game's sides, flags and presses without a move are judged by
 //! each rule book (draughts art. 1.30; xiangqi Art. 16 and 21).
 
-use crate::open_games::{draughts_games, errors, ids, xiangqi_games};
+use crate::corpora::{draughts_games, errors, ids, xiangqi_games};
 use boardcast::clock::{Face, TimeControl};
 use boardcast::event::{AlertKind, Event, EventKind, GameId, Side};
-use boardcast::replay::GameReplay;
+use boardcast::replay::Played;
 use boardcast_games::xiangqi::pgn;
 use boardcast_games::{draughts, xiangqi};
 use boardcast_sim::clock::{ClockSetup, ClockTruth, add_open_clock};
@@ -30,7 +30,7 @@ fn clocked(
     tc: &str,
     face: Face,
     profile: OpenProfile,
-) -> (OpenSession, ClockTruth, Vec<String>, GameReplay) {
+) -> (OpenSession, ClockTruth, Vec<String>, Played) {
     let setup = ClockSetup {
         white_face: face,
         ..ClockSetup::new(TimeControl::parse(tc).unwrap())
@@ -60,7 +60,7 @@ fn clocked(
     (session, truth, want, r)
 }
 
-fn replay_with_tc(session: &OpenSession, game: GameId, tc: &str) -> GameReplay {
+fn replay_with_tc(session: &OpenSession, game: GameId, tc: &str) -> Played {
     let text = boardcast_sim::open::capture_text(
         session,
         &[
@@ -79,7 +79,7 @@ fn replay_with_tc(session: &OpenSession, game: GameId, tc: &str) -> GameReplay {
     .unwrap()
 }
 
-fn clock_events(r: &GameReplay) -> Vec<&Event> {
+fn clock_events(r: &Played) -> Vec<&Event> {
     r.events
         .iter()
         .filter(|e| matches!(e.kind, EventKind::Clock { .. }))
@@ -164,7 +164,7 @@ fn the_records_with_clock_times_read_back_to_the_same_moves() {
 }
 
 /// The flag alert of a replay.
-fn flag(r: &GameReplay) -> Option<(Side, Option<String>, String)> {
+fn flag(r: &Played) -> Option<(Side, Option<String>, String)> {
     r.events.iter().find_map(|e| match &e.kind {
         EventKind::Alert(a) if a.kind == AlertKind::Flag => {
             Some((a.side.unwrap(), a.law.clone(), a.message.clone()))

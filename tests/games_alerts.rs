@@ -11,7 +11,7 @@
 use std::path::Path;
 
 use boardcast::event::{AlertKind, EventKind, Side};
-use boardcast::replay::{GameReplay, replay_game_text};
+use boardcast::replay::{Played, replay_game_text};
 use boardcast::track::{Cell, Config, Reconstructor};
 use boardcast_games::{draughts, xiangqi};
 use boardcast_sim::open::{OpenProfile, capture_text, read_xiangqi_games};
@@ -35,7 +35,7 @@ const XIANGQI_START: &str = concat!(
 );
 
 /// An open-protocol capture from a `hello` line and `(time, line)` pairs.
-pub(crate) fn capture(hello: &str, lines: &[(u64, &str)]) -> GameReplay {
+pub(crate) fn capture(hello: &str, lines: &[(u64, &str)]) -> Played {
     let hex = |s: &str| {
         s.bytes()
             .map(|b| format!("{b:02x}"))
@@ -72,11 +72,11 @@ fn short(events: &[EventKind]) -> Vec<String> {
         .collect()
 }
 
-fn kinds(r: &GameReplay) -> Vec<EventKind> {
+fn kinds(r: &Played) -> Vec<EventKind> {
     r.events.iter().map(|e| e.kind.clone()).collect()
 }
 
-fn message(r: &GameReplay, kind: AlertKind) -> String {
+fn message(r: &Played, kind: AlertKind) -> String {
     r.events
         .iter()
         .find_map(|e| match &e.kind {
@@ -86,11 +86,11 @@ fn message(r: &GameReplay, kind: AlertKind) -> String {
         .unwrap_or_else(|| panic!("no {kind:?} alert in {:?}", short(&kinds(r))))
 }
 
-fn draughts_board(lines: &[(u64, &str)]) -> GameReplay {
+fn draughts_board(lines: &[(u64, &str)]) -> Played {
     capture("hello draughts 8x8 id=DR-1 pieces=yes", lines)
 }
 
-fn xiangqi_board(lines: &[(u64, &str)]) -> GameReplay {
+fn xiangqi_board(lines: &[(u64, &str)]) -> Played {
     capture("hello xiangqi 9x10 id=XQ-1 pieces=yes", lines)
 }
 

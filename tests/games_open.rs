@@ -5,9 +5,9 @@
 
 use std::path::Path;
 
-use crate::open_games::{data, draughts_games, errors, ids, replay, xiangqi_games};
+use crate::corpora::{data, draughts_games, errors, ids, replay, xiangqi_games};
 use boardcast::event::{EventKind, GameId};
-use boardcast::replay::{GameReplay, replay_game_text};
+use boardcast::replay::{Played, replay_game_text};
 use boardcast::track::Config;
 use boardcast_games::{draughts, xiangqi};
 use boardcast_sim::open::{
@@ -289,7 +289,7 @@ const OPENING: [(u64, &str); 4] = [
 ];
 
 /// An open-protocol draughts capture from `(time, line)` pairs.
-fn draughts_lines(lines: &[(u64, &str)]) -> GameReplay {
+fn draughts_lines(lines: &[(u64, &str)]) -> Played {
     let hex = |s: &str| {
         s.bytes()
             .map(|b| format!("{b:02x}"))
@@ -306,7 +306,7 @@ fn draughts_lines(lines: &[(u64, &str)]) -> GameReplay {
 }
 
 /// Each event in short form: `move ID`, `alert KIND SIDE LAW [cleared]`.
-fn short(r: &GameReplay) -> Vec<String> {
+fn short(r: &Played) -> Vec<String> {
     r.events
         .iter()
         .filter_map(|e| match &e.kind {
@@ -471,7 +471,7 @@ fn xiangqi_self_play_games_replay_exactly_under_every_profile() {
     }
 }
 
-fn limit_alerts(r: &GameReplay) -> Vec<(Option<String>, String)> {
+fn limit_alerts(r: &Played) -> Vec<(Option<String>, String)> {
     r.events
         .iter()
         .filter_map(|e| match &e.kind {

@@ -3,9 +3,9 @@
 //! `start_not_seen` notice; the first move tells the side to move (and the
 //! board's orientation).
 
-use crate::open_games::{draughts_games, errors, ids, replay, xiangqi_games};
+use crate::corpora::{draughts_games, errors, ids, replay, xiangqi_games};
 use boardcast::event::{AlertKind, EventKind, GameId};
-use boardcast::replay::GameReplay;
+use boardcast::replay::Played;
 use boardcast_games::{draughts, xiangqi};
 use boardcast_protocols::open::{Decoder, Line};
 use boardcast_protocols::reading::{Content, Snapshot};
@@ -56,7 +56,7 @@ fn first_read_after(session: &OpenSession, game: OpenGame, k: usize) -> OpenSess
     }
 }
 
-fn check(r: &GameReplay, want: &[String], fen: &str, what: &str) {
+fn check(r: &Played, want: &[String], fen: &str, what: &str) {
     assert_eq!(ids(r), want, "{what}");
     assert_eq!(errors(r), Vec::<String>::new(), "{what}");
     let start = r

@@ -9,11 +9,11 @@
 //! alert), not only the first. `cargo bench --bench games` plays them all.
 
 use boardcast::event::{EventKind, GameId};
-use boardcast::replay::GameReplay;
+use boardcast::replay::Played;
 use boardcast_games::{draughts, xiangqi};
 use boardcast_sim::open::{OpenProfile, read_xiangqi_games, simulate_draughts, simulate_xiangqi};
 
-use crate::open_games::{data, replay};
+use crate::corpora::{data, replay};
 
 /// Games taken from each corpus: every `STEP`-th, from the first.
 const STEP: usize = 25;
@@ -65,7 +65,7 @@ fn real_xiangqi() -> Vec<(String, Vec<xiangqi::Move>)> {
 /// no error alert stands: the first published move that is not the
 /// game's (or the first retraction, or the record's length), and the first
 /// error alert never withdrawn.
-fn misreading(r: &GameReplay, want: &[String]) -> Option<String> {
+fn misreading(r: &Played, want: &[String]) -> Option<String> {
     let mut first_wrong = None;
     for e in &r.events {
         match &e.kind {
@@ -92,7 +92,7 @@ fn misreading(r: &GameReplay, want: &[String]) -> Option<String> {
             _ => {}
         }
     }
-    let got = crate::open_games::ids(r);
+    let got = crate::corpora::ids(r);
     if first_wrong.is_none() && got != want {
         first_wrong = Some(format!(
             "{} moves published, the game has {}",

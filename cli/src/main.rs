@@ -16,7 +16,6 @@ use clap::{Parser, Subcommand, ValueEnum};
 use boardcast::config::{self, Config as DaemonConfig};
 use boardcast::daemon;
 use boardcast::replay::replay_file;
-use boardcast::sink::pgn::{Tags, render};
 use boardcast::track::Config;
 use boardcast_sim::{self as sim, Clean, Human, Profile, Real};
 
@@ -782,12 +781,7 @@ fn replay(capture: &Path, pgn: Option<&Path>, events: Option<&Path>) -> Result<(
     }
     // Chess as PGN; draughts as PDN, xiangqi as its PGN, each in its own
     // record format.
-    let mut text = replay.records();
-    for game in replay.log.games() {
-        if game.game == boardcast::event::GameId::Chess {
-            text.push_str(&render(game, &Tags::default()));
-        }
-    }
+    let text = replay.records();
     match pgn {
         Some(path) => {
             fs::write(path, text).with_context(|| format!("writing {}", path.display()))?

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use boardcast::clock::Reading;
+use boardcast::clock::ClockReading;
 use boardcast::track::Cell;
 use boardcast_sim::clock::Signal;
 use boardcast_sim::open::{OpenGame, OpenSession};
@@ -41,7 +41,7 @@ pub(crate) fn dgt_board(
         initial: Box::new(cells),
         clock: vec![(
             1_000,
-            Signal::Times(Reading {
+            Signal::Times(ClockReading {
                 left: clock.0,
                 right: clock.1,
                 running: None,

@@ -1,6 +1,6 @@
 //! Draughts and xiangqi through the command line, and records read by
 //! pydraughts and cchess (moved from tests/games_open.rs; the helpers both
-//! share are in tests/open_games.rs).
+//! share are in tests/corpora.rs).
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -13,7 +13,7 @@ use boardcast_sim::open::{OpenProfile, simulate_draughts, simulate_xiangqi};
 
 use crate::util::binary;
 
-use crate::open_games::{data, draughts_games, errors, ids, replay, xiangqi_games};
+use crate::corpora::{data, draughts_games, errors, ids, replay, xiangqi_games};
 
 fn tempdir() -> tempfile::TempDir {
     tempfile::tempdir().unwrap()

@@ -329,7 +329,7 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
             "{head}"
         );
         let replay = boardcast::replay::replay_game_file(&capture, Default::default()).unwrap();
-        let ids = crate::open_games::ids(&replay);
+        let ids = crate::corpora::ids(&replay);
         assert_eq!(&ids, *want, "{name}: the capture replays to the same moves");
         // The route a restarted daemon resumes a game by (the capture's
         // header declares the board, its pipeline reads it) agrees.
@@ -460,7 +460,7 @@ async fn draughts_on_millennium_certabo_and_dgt_boards_plays_live_as_in_replay()
             "{head}"
         );
         let replay = boardcast::replay::replay_game_file(&capture, Default::default()).unwrap();
-        let ids = crate::open_games::ids(&replay);
+        let ids = crate::corpora::ids(&replay);
         assert_eq!(
             &ids, want,
             "{family}: the capture replays to the same moves"

@@ -20,7 +20,7 @@ use std::process::{Command, Stdio};
 use boardcast_games::draughts::{self, Outcome};
 use boardcast_games::xiangqi::pgn::{self, GameResult};
 
-use crate::open_games::data;
+use crate::corpora::data;
 use crate::util::{Tool, python, require};
 
 fn oracle(name: &str) -> PathBuf {

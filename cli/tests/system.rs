@@ -35,11 +35,11 @@ mod listeners;
 mod live_games;
 mod livechess;
 // Leader placement is used by the failover bench only.
+#[path = "../../tests/corpora.rs"]
+mod corpora;
 #[allow(dead_code)]
 mod nats;
 mod netns;
-#[path = "../../tests/open_games.rs"]
-mod open_games;
 mod real_games_oracle;
 mod recovery;
 mod replay_binary;

@@ -10,7 +10,7 @@ use rand::rngs::SmallRng;
 
 use super::open::{OpenGame, OpenSession};
 use super::{Session, Truth};
-use boardcast::clock::{Face, Reading, TimeControl};
+use boardcast::clock::{ClockReading, Face, TimeControl};
 use boardcast::event::{Millis, Side};
 use boardcast_protocols::open;
 
@@ -18,7 +18,7 @@ use boardcast_protocols::open;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Signal {
     /// The clock's faces.
-    Times(Reading),
+    Times(ClockReading),
     /// No clock is connected.
     NoClock,
 }
@@ -205,7 +205,7 @@ fn clock_reading(
     left: &[i64; 2],
     running: Option<Side>,
     flag: Option<Side>,
-) -> Reading {
+) -> ClockReading {
     let face = |side: Side| {
         if side == Side::White {
             setup.white_face
@@ -219,7 +219,7 @@ fn clock_reading(
     } else {
         (secs(Side::Black), secs(Side::White))
     };
-    Reading {
+    ClockReading {
         left: l,
         right: r,
         running: running.map(face),

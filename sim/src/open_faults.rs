@@ -45,7 +45,7 @@ use super::open::{
     xiangqi_hands, xsq,
 };
 use boardcast::event::{AlertKind, EventKind, Side};
-use boardcast::replay::GameReplay;
+use boardcast::replay::Played;
 
 /// A kind of fault on an open-protocol board.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -161,7 +161,7 @@ pub struct OpenFaultCheck {
 }
 
 /// The ids of the moves a replay published, retractions applied.
-pub fn record_ids(replay: &GameReplay) -> Vec<String> {
+pub fn record_ids(replay: &Played) -> Vec<String> {
     let mut ids: Vec<String> = Vec::new();
     for e in &replay.events {
         match &e.kind {
@@ -179,12 +179,12 @@ pub fn record_ids(replay: &GameReplay) -> Vec<String> {
 }
 
 /// Error alerts a replay raised and never withdrew.
-pub fn standing_errors(replay: &GameReplay) -> usize {
+pub fn standing_errors(replay: &Played) -> usize {
     alerts_errors(&replay.events)
 }
 
 /// Touch-move alerts a replay raised (information, not errors).
-pub fn touch_alerts(replay: &GameReplay) -> usize {
+pub fn touch_alerts(replay: &Played) -> usize {
     alerts(replay)
         .iter()
         .filter(|a| a.kind == AlertKind::TouchMove)
@@ -213,7 +213,7 @@ fn alerts_errors(events: &[boardcast::event::Event]) -> usize {
         .count()
 }
 
-fn alerts(replay: &GameReplay) -> Vec<&boardcast::event::Alert> {
+fn alerts(replay: &Played) -> Vec<&boardcast::event::Alert> {
     replay
         .events
         .iter()
@@ -225,7 +225,7 @@ fn alerts(replay: &GameReplay) -> Vec<&boardcast::event::Alert> {
 }
 
 /// Checks a replay of a fault case.
-pub fn evaluate(case: &OpenFaultCase, replay: &GameReplay) -> OpenFaultCheck {
+pub fn evaluate(case: &OpenFaultCase, replay: &Played) -> OpenFaultCheck {
     let want = case.kind.alert();
     // The alerts from the fault on (after the move that preceded it): an
     // earlier informational alert (a knock read as a touch) is not it.

@@ -38,7 +38,7 @@ impl BoardPipeline {
     pub(super) fn clock_event(
         &self,
         times: [Option<u32>; 2],
-        faces: Option<Reading>,
+        faces: Option<ClockReading>,
         running: Option<Side>,
         pressed: Option<Side>,
         flags: ClockFlags,
@@ -67,7 +67,7 @@ impl BoardPipeline {
 
     /// A clock message: presses complete moves (Law 6.2a), flags are judged
     /// (Laws 6.4, 6.9), times are published.
-    pub(super) fn handle_clock(&mut self, t: Millis, reading: Reading) {
+    pub(super) fn handle_clock(&mut self, t: Millis, reading: ClockReading) {
         self.run_clock_to(t);
         let (plies, last_mover) = self.game.last_mover();
         let last_mover = last_mover.map(|s| self.seat(s));

@@ -71,27 +71,32 @@ pub struct Replay {
 }
 
 impl Replay {
-    /// The draughts or xiangqi games' records, one after the other, in the
-    /// game's own format (PDN, xiangqi PGN; empty for chess, whose PGN
-    /// [`crate::sink::pgn::render`] writes from [`Replay::log`]).
+    /// The games' records, one after the other, each in its game's own
+    /// format with no roster tags: PGN for chess ([`crate::sink::pgn::render`]),
+    /// PDN for draughts, xiangqi's PGN ([`crate::sink::pgn::record_text`]).
     pub fn records(&self) -> String {
+        let tags = crate::sink::pgn::Tags::default();
         self.log
             .games()
             .iter()
-            .filter_map(crate::sink::pgn::record_text)
+            .filter_map(|game| match game.game {
+                GameId::Chess => Some(crate::sink::pgn::render(game, &tags)),
+                _ => crate::sink::pgn::record_text(game),
+            })
             .collect()
     }
 }
 
-/// A replay seen as the events and records of a draughts or xiangqi board
-/// (what the games' tests and benches compare).
+/// A replay seen as what the board published: its events and its games'
+/// records, whatever the game (what the games' tests and benches
+/// compare).
 #[derive(Debug, Default)]
-pub struct GameReplay {
+pub struct Played {
     /// The game played.
     pub game: GameId,
     /// Every event, in publication order.
     pub events: Vec<Event>,
-    /// The games' records, one after the other (PDN or xiangqi PGN).
+    /// The games' records, one after the other (see [`Replay::records`]).
     pub records: String,
     /// Lines or frames the driver dropped (unknown or malformed).
     pub skipped_lines: u64,
@@ -101,9 +106,9 @@ pub struct GameReplay {
     pub stats: PipelineStats,
 }
 
-impl From<Replay> for GameReplay {
-    fn from(r: Replay) -> GameReplay {
-        GameReplay {
+impl From<Replay> for Played {
+    fn from(r: Replay) -> Played {
+        Played {
             game: r.game,
             records: r.records(),
             skipped_lines: r.stats.bad_frames,
@@ -114,19 +119,15 @@ impl From<Replay> for GameReplay {
     }
 }
 
-/// Replays a capture held in `text` as a [`GameReplay`]; `path` names it
+/// Replays a capture held in `text` as a [`Played`]; `path` names it
 /// in errors.
-pub fn replay_game_text(
-    text: &str,
-    config: Config,
-    path: &Path,
-) -> Result<GameReplay, ReplayError> {
-    replay_reader(text.as_bytes(), config, path).map(GameReplay::from)
+pub fn replay_game_text(text: &str, config: Config, path: &Path) -> Result<Played, ReplayError> {
+    replay_reader(text.as_bytes(), config, path).map(Played::from)
 }
 
-/// Replays a capture file as a [`GameReplay`].
-pub fn replay_game_file(path: &Path, config: Config) -> Result<GameReplay, ReplayError> {
-    replay_file(path, config).map(GameReplay::from)
+/// Replays a capture file as a [`Played`].
+pub fn replay_game_file(path: &Path, config: Config) -> Result<Played, ReplayError> {
+    replay_file(path, config).map(Played::from)
 }
 
 /// Replays a capture file.

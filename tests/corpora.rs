@@ -5,7 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use boardcast::event::EventKind;
-use boardcast::replay::{GameReplay, replay_game_text};
+use boardcast::replay::{Played, replay_game_text};
 use boardcast::track::Config;
 use boardcast_games::{draughts, xiangqi};
 use boardcast_sim::open::{OpenSession, capture_text, read_xiangqi_games};
@@ -26,7 +26,7 @@ pub fn xiangqi_games() -> Vec<Vec<xiangqi::Move>> {
     read_xiangqi_games(&text).unwrap()
 }
 
-pub fn replay(session: &OpenSession, game: Option<&str>, split: bool) -> GameReplay {
+pub fn replay(session: &OpenSession, game: Option<&str>, split: bool) -> Played {
     let mut meta = vec![("board".to_string(), "7".to_string())];
     if let Some(g) = game {
         meta.push(("game".into(), g.into()));
@@ -35,7 +35,7 @@ pub fn replay(session: &OpenSession, game: Option<&str>, split: bool) -> GameRep
     replay_game_text(&text, Config::default(), Path::new("sim.capture")).unwrap()
 }
 
-pub fn ids(r: &GameReplay) -> Vec<String> {
+pub fn ids(r: &Played) -> Vec<String> {
     r.events
         .iter()
         .filter_map(|e| match &e.kind {
@@ -45,7 +45,7 @@ pub fn ids(r: &GameReplay) -> Vec<String> {
         .collect()
 }
 
-pub fn errors(r: &GameReplay) -> Vec<String> {
+pub fn errors(r: &Played) -> Vec<String> {
     r.events
         .iter()
         .filter_map(|e| match &e.kind {
