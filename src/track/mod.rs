@@ -28,6 +28,7 @@ pub mod arbiter;
 mod capture;
 mod evidence;
 pub mod finality;
+mod ranking;
 pub mod search;
 pub mod settle;
 /// Marks the open touch `open` displaced when its piece was set down on
