@@ -14,10 +14,10 @@ use boardcast_protocols::reading::{MemoryRecord, Reading};
 
 use super::reader::{Reader, Report};
 use crate::event::{EventKind, GameId, Millis, Side};
-use crate::games::{Game, GameOptions};
 use crate::games::chess::Chess;
 use crate::games::draughts::Draughts;
 use crate::games::xiangqi::Xiangqi;
+use crate::games::{Game, GameOptions};
 use crate::track::{Config, Press};
 
 /// The game a board plays, chosen at run time.
