@@ -46,8 +46,10 @@
 //! - [`pipeline`]: one board's pure pipeline for every family and every
 //!   game, bytes in (through its family's driver), events out: the game
 //!   chosen at run time ([`pipeline::AnyGame`]: chess, draughts, xiangqi,
-//!   each its reader in front of the generic reconstructor), the clock
-//!   judge (`pipeline/judge.rs`), counters and diagnostics.
+//!   each the same [`pipeline::Reader`] in front of the generic
+//!   reconstructor, reading the board as the game's
+//!   [`pipeline::Sensing`] says), the clock judge (`pipeline/judge.rs`),
+//!   counters and diagnostics.
 //! - [`track`]: the reconstructor (the tracker), generic over the game:
 //!   explains readings as legal play, settles and publishes moves,
 //!   corrects, raises the arbiter's alerts; its reading rules are named
