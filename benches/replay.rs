@@ -952,8 +952,8 @@ fn dump(
     let mut lines: Vec<(u64, u8, String)> = Vec::new();
     for (at, r) in &session.readings {
         let what = match r {
-            sim::Reading::Square(sq, cell) => format!("{sq} {cell:?}"),
-            sim::Reading::Dump(_) => "board dump".into(),
+            sim::Sensed::Square(sq, cell) => format!("{sq} {cell:?}"),
+            sim::Sensed::Dump(_) => "board dump".into(),
         };
         lines.push((*at, 0, format!("reading {what}")));
     }

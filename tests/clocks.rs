@@ -227,14 +227,14 @@ fn law_6_2a_a_press_with_no_move_on_the_board_is_reported() {
     };
     session.readings.push((
         5_000,
-        sim::Reading::Square(
+        sim::Sensed::Square(
             boardcast::games::chess::Square::A2,
             boardcast::track::Cell::Empty,
         ),
     ));
     session.readings.push((
         5_200,
-        sim::Reading::Square(
+        sim::Sensed::Square(
             boardcast::games::chess::Square::A2,
             session.initial[boardcast::games::chess::Square::A2 as usize],
         ),

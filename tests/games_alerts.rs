@@ -816,7 +816,7 @@ fn occupancy_follow<G: boardcast::games::Game>(
 }
 
 /// One reading: when, which square, what it showed.
-type Reading<G> = (
+type SquareAt<G> = (
     u64,
     <G as boardcast::games::Game>::Square,
     Cell<<G as boardcast::games::Game>::Piece>,
@@ -826,7 +826,7 @@ type Reading<G> = (
 /// returns the events.
 fn follow<G: boardcast::games::Game>(
     mut r: Reconstructor<G>,
-    readings: &[Reading<G>],
+    readings: &[SquareAt<G>],
 ) -> Vec<EventKind> {
     let mut events = Vec::new();
     for &(t, sq, cell) in readings {

@@ -5,7 +5,7 @@ use boardcast::event::EventKind;
 use boardcast::games::chess::{Position, Square};
 use boardcast::replay::{Replay, replay_reader};
 use boardcast::track::{Cell, Config};
-use boardcast_sim::{self as sim, Human, Reading, Session, SourceGame, Table, check::compare};
+use boardcast_sim::{self as sim, Human, Sensed, Session, SourceGame, Table, check::compare};
 use proptest::prelude::*;
 
 use crate::games::all_games;
@@ -213,8 +213,8 @@ fn board_at(session: &Session, t: u64) -> Box<[Cell; 64]> {
             break;
         }
         match r {
-            Reading::Square(sq, c) => cells[*sq as usize] = *c,
-            Reading::Dump(d) => cells = d.clone(),
+            Sensed::Square(sq, c) => cells[*sq as usize] = *c,
+            Sensed::Dump(d) => cells = d.clone(),
         }
     }
     cells
@@ -247,7 +247,7 @@ fn moves_made_while_the_board_was_away_are_explained_by_the_next_dump() {
             let dump = board_at(&session, to);
             session.readings.retain(|(t, _)| *t <= from || *t > to);
             let at = session.readings.partition_point(|(t, _)| *t <= from);
-            session.readings.insert(at, (to + 1, Reading::Dump(dump)));
+            session.readings.insert(at, (to + 1, Sensed::Dump(dump)));
             let replay = replay_session(&session);
             let c = compare(game, &session, &replay);
             if missed <= 2 {
@@ -289,13 +289,13 @@ fn a_new_start_position_begins_a_new_game_and_keeps_the_old_one() {
         if cells[sq as usize] != Cell::Empty {
             t += 300;
             cells[sq as usize] = Cell::Empty;
-            readings.push((t, Reading::Square(sq, Cell::Empty)));
+            readings.push((t, Sensed::Square(sq, Cell::Empty)));
         }
     }
     for sq in Square::ALL {
         if second.initial[sq as usize] != Cell::Empty {
             t += 300;
-            readings.push((t, Reading::Square(sq, second.initial[sq as usize])));
+            readings.push((t, Sensed::Square(sq, second.initial[sq as usize])));
         }
     }
     let offset = t + 1_000;
@@ -353,7 +353,7 @@ fn a_rook_paused_on_its_way_is_shown_provisionally_and_superseded() {
         while let Some(due) = r.poll_timeout().filter(|d| d <= t) {
             r.handle_timeout(due);
         }
-        if let Reading::Square(sq, cell) = reading {
+        if let Sensed::Square(sq, cell) = reading {
             r.handle_square(*t, *sq, *cell);
         }
         while let Some((_, e)) = r.poll_event() {

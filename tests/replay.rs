@@ -174,7 +174,7 @@ impl boardcast::session::BoardSink for Kept {
 /// they were), and, when `read_again`, the board read whole right after
 /// it (as the daemon has it read after a gap): the capture and the game.
 fn gapped_capture(from: usize, to: usize, read_again: bool) -> (Vec<String>, String) {
-    use boardcast_sim::{Reading, Truth};
+    use boardcast_sim::{Sensed, Truth};
     let game = load("master-games.pgn").swap_remove(0);
     let mut session = sim::simulate(&game, &mut Clean, 7, false);
     let at = |ply| {
@@ -188,13 +188,13 @@ fn gapped_capture(from: usize, to: usize, read_again: bool) -> (Vec<String>, Str
     let mut kept = Vec::new();
     for (t, r) in session.readings.drain(..) {
         match &r {
-            Reading::Square(sq, c) => cells[*sq as usize] = *c,
-            Reading::Dump(all) => cells = **all,
+            Sensed::Square(sq, c) => cells[*sq as usize] = *c,
+            Sensed::Dump(all) => cells = **all,
         }
         if t <= t0 || t > t1 {
             kept.push((t, r));
         } else if t == t1 && read_again {
-            kept.push((t, Reading::Dump(Box::new(cells))));
+            kept.push((t, Sensed::Dump(Box::new(cells))));
         }
     }
     session.readings = kept;

@@ -24,7 +24,7 @@ use tokio::time::Instant;
 
 use super::dgt::{code_of, field_of};
 use super::pty::{Line, Pace, PtyError, open_line, read_host, write_all};
-use super::{Reading, Session, SourceGame};
+use super::{Sensed, Session, SourceGame};
 use boardcast::games::chess::Square;
 use boardcast::track::Cell;
 
@@ -306,7 +306,7 @@ async fn play(
         let mut s = lock(&shared);
         let u = &mut s.units[i];
         match reading {
-            Reading::Square(sq, cell) => {
+            Sensed::Square(sq, cell) => {
                 u.cells[*sq as usize] = *cell;
                 let record = EeRecord::PieceChange {
                     field: field_of(*sq, u.rotated),
@@ -316,7 +316,7 @@ async fn play(
                 u.pending.push(record);
                 u.memory.push(record);
             }
-            Reading::Dump(cells) => u.cells = **cells,
+            Sensed::Dump(cells) => u.cells = **cells,
         }
         u.applied = n + 1;
     }

@@ -8,7 +8,7 @@ use boardcast_protocols::dgt::{
 };
 
 use super::clock::Signal;
-use super::{Reading, Session};
+use super::{Sensed, Session};
 use boardcast::capture::{Direction, Header, Writer};
 use boardcast::clock::Face;
 use boardcast::family::Family;
@@ -33,13 +33,13 @@ pub fn dump_message(cells: &[Cell; 64], rotated: bool) -> Message {
 }
 
 /// The messages of one reading.
-pub fn reading_message(reading: &Reading, rotated: bool) -> Message {
+pub fn reading_message(reading: &Sensed, rotated: bool) -> Message {
     match reading {
-        Reading::Square(sq, cell) => Message::FieldUpdate {
+        Sensed::Square(sq, cell) => Message::FieldUpdate {
             field: field_of(*sq, rotated),
             piece: code_of(*cell),
         },
-        Reading::Dump(cells) => dump_message(cells, rotated),
+        Sensed::Dump(cells) => dump_message(cells, rotated),
     }
 }
 
@@ -151,7 +151,7 @@ pub fn write_capture<W: Write>(
                 &clock_message(signal).to_bytes(),
             )?;
         }
-        if let Reading::Dump(_) = reading {
+        if let Sensed::Dump(_) = reading {
             w.write_chunk(*t, Direction::ToBoard, &Command::SendBoard.to_bytes())?;
         }
         let bytes = reading_message(reading, session.rotated).to_bytes();

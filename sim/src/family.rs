@@ -10,7 +10,7 @@ use boardcast_protocols::millennium::{Orientation, Reply, StatusReport};
 use boardcast_protocols::open::{Game, Hello, Line};
 use boardcast_protocols::reading::{Content, Geometry, Piece, Snapshot, Square as At};
 
-use super::{Reading, Session};
+use super::{Sensed, Session};
 use boardcast::capture::{Direction, Header, Writer};
 use boardcast::family::Family;
 use boardcast::games::chess::Square;
@@ -95,8 +95,8 @@ fn millennium_chunks(session: &Session, write: &mut Chunks<'_>) {
     write(20, &report(&cells));
     for (t, reading) in &session.readings {
         match reading {
-            Reading::Square(sq, cell) => cells[*sq as usize] = *cell,
-            Reading::Dump(all) => cells = **all,
+            Sensed::Square(sq, cell) => cells[*sq as usize] = *cell,
+            Sensed::Dump(all) => cells = **all,
         }
         write((*t).max(20), &report(&cells));
     }
@@ -131,7 +131,7 @@ fn open_chunks(session: &Session, pieces: bool, write: &mut Chunks<'_>) {
     write(20, board(&cells).encode(Game::Chess).as_bytes());
     for (t, reading) in &session.readings {
         let line = match reading {
-            Reading::Square(sq, cell) => {
+            Sensed::Square(sq, cell) => {
                 cells[*sq as usize] = *cell;
                 let square = physical(*sq, rotated);
                 match content(*cell) {
@@ -142,7 +142,7 @@ fn open_chunks(session: &Session, pieces: bool, write: &mut Chunks<'_>) {
                     _ => Line::Up(square),
                 }
             }
-            Reading::Dump(all) => {
+            Sensed::Dump(all) => {
                 cells = **all;
                 board(&cells)
             }
@@ -164,11 +164,11 @@ fn certabo_chunks(session: &Session, write: &mut Chunks<'_>) {
     write(20, &cards.frame(rotated, false));
     for (t, reading) in &session.readings {
         match reading {
-            Reading::Square(sq, cell) => {
+            Sensed::Square(sq, cell) => {
                 cards.set(*sq, cells[*sq as usize], *cell);
                 cells[*sq as usize] = *cell;
             }
-            Reading::Dump(all) => {
+            Sensed::Dump(all) => {
                 for sq in Square::ALL {
                     if cells[sq as usize] != all[sq as usize] {
                         cards.set(sq, cells[sq as usize], all[sq as usize]);

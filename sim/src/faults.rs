@@ -775,8 +775,8 @@ pub fn kings_to_centre(
     let mut cells = *session.initial;
     for (_, r) in &session.readings {
         match r {
-            super::Reading::Square(sq, c) => cells[*sq as usize] = *c,
-            super::Reading::Dump(d) => cells = **d,
+            super::Sensed::Square(sq, c) => cells[*sq as usize] = *c,
+            super::Sensed::Dump(d) => cells = **d,
         }
     }
     let mut t = session.readings.last().map_or(0, |(t, _)| *t) + rng.gen_range(3_000..20_000);
@@ -784,9 +784,7 @@ pub fn kings_to_centre(
     let mut set = |sq: Square, cell: Cell, t: &mut Millis, pause: Millis| {
         *t += pause;
         cells[sq as usize] = cell;
-        session
-            .readings
-            .push((*t, super::Reading::Square(sq, cell)));
+        session.readings.push((*t, super::Sensed::Square(sq, cell)));
     };
     // Pieces in the kings' way leave the board before the kings come;
     // another centre piece is cleared along with them a third of the time.

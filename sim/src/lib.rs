@@ -3,7 +3,7 @@
 //!
 //! A [`Table`] is the physical board: pieces, a hand that lifts and places
 //! them, and a clock of simulated milliseconds; every change it makes is a
-//! [`Reading`]. A [`Profile`] decides *how* each move is handled (clean, or
+//! [`Sensed`]. A [`Profile`] decides *how* each move is handled (clean, or
 //! with the habits of real players); it is a small pluggable piece that only
 //! talks to the table. [`dgt`] turns the readings into the bytes a DGT board
 //! sends, as a capture file.
@@ -35,7 +35,7 @@ use boardcast::track::Cell;
 
 /// One change the sensors report, in game orientation.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Reading {
+pub enum Sensed {
     /// One square changed.
     Square(Square, Cell),
     /// The whole board was read (after a reconnect, say).
@@ -75,7 +75,7 @@ pub enum Truth {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Session {
     /// Readings in time order.
-    pub readings: Vec<(Millis, Reading)>,
+    pub readings: Vec<(Millis, Sensed)>,
     /// What was really played.
     pub truth: Vec<Truth>,
     /// The board stood turned round (Black on ranks 1-2).
@@ -149,7 +149,7 @@ impl Table {
             self.cells[sq as usize] = cell;
             self.session
                 .readings
-                .push((self.now, Reading::Square(sq, cell)));
+                .push((self.now, Sensed::Square(sq, cell)));
         }
     }
 
@@ -173,7 +173,7 @@ impl Table {
             .iter()
             .rev()
             .find_map(|(_, r)| match r {
-                Reading::Square(sq, Cell::Piece(_)) => Some(*sq),
+                Sensed::Square(sq, Cell::Piece(_)) => Some(*sq),
                 _ => None,
             })
     }
@@ -185,7 +185,7 @@ impl Table {
             .iter()
             .rev()
             .find_map(|(_, r)| match r {
-                Reading::Square(sq, Cell::Empty) => Some(*sq),
+                Sensed::Square(sq, Cell::Empty) => Some(*sq),
                 _ => None,
             })
     }
@@ -194,7 +194,7 @@ impl Table {
     pub fn dump(&mut self) {
         self.session
             .readings
-            .push((self.now, Reading::Dump(Box::new(self.cells))));
+            .push((self.now, Sensed::Dump(Box::new(self.cells))));
     }
 
     /// Records a truth mark at the current time.
@@ -412,8 +412,8 @@ mod tests {
             .readings
             .iter()
             .map(|(_, r)| match r {
-                Reading::Square(sq, c) => (*sq, *c),
-                Reading::Dump(_) => unreachable!(),
+                Sensed::Square(sq, c) => (*sq, *c),
+                Sensed::Dump(_) => unreachable!(),
             })
             .collect();
         assert_eq!(squares[0], (Square::D5, Cell::Empty));

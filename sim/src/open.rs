@@ -892,7 +892,7 @@ pub fn draughts_on_a_vendor_board(session: &OpenSession) -> crate::Session {
         for (i, (was, now)) in before.iter().zip(next.iter()).enumerate() {
             if was != now {
                 let sq = boardcast::games::chess::Square::new(i as u32);
-                readings.push((*t, crate::Reading::Square(sq, *now)));
+                readings.push((*t, crate::Sensed::Square(sq, *now)));
             }
         }
         cells = Some(next);

@@ -37,7 +37,7 @@ use tokio::time::Instant;
 
 use super::clock::Signal;
 use super::dgt::{clock_message, dump_message, reading_message};
-use super::{Clean, Reading, Session, SourceGame};
+use super::{Clean, Sensed, Session, SourceGame};
 use boardcast::event::Millis;
 use boardcast::family::Family;
 use boardcast::track::Cell;
@@ -386,7 +386,7 @@ impl SimBoard {
     pub fn hand(&self, sq: boardcast::games::chess::Square, cell: boardcast::track::Cell) {
         let mut s = lock(&self.shared);
         // Not a reading of the first session: `applied` stays.
-        apply_reading(&mut s, 0, &Reading::Square(sq, cell), 1);
+        apply_reading(&mut s, 0, &Sensed::Square(sq, cell), 1);
     }
 
     /// Readings of the first session applied so far.
@@ -719,7 +719,7 @@ async fn serve_certabo(shared: Arc<Mutex<Shared>>, master: Arc<Line>, started: A
 /// One thing to write on the line at a wall time (ms from the session's
 /// start).
 enum Step<'a> {
-    Reading(usize, &'a Reading),
+    Sensed(usize, &'a Sensed),
     Clock(usize, &'a Signal),
 }
 
@@ -741,7 +741,7 @@ fn schedule(session: &Session, pace: Pace) -> Vec<(u64, Step<'_>)> {
         .readings
         .iter()
         .enumerate()
-        .map(|(i, (_, r))| (walls[i] as u64, Step::Reading(i, r)))
+        .map(|(i, (_, r))| (walls[i] as u64, Step::Sensed(i, r)))
         .collect();
     let mut last_kept: Option<(f64, Option<boardcast::clock::Face>)> = None;
     for (k, (t, signal)) in session.clock.iter().enumerate() {
@@ -804,7 +804,7 @@ async fn play(
             tokio::time::sleep_until(start + Duration::from_millis(wall)).await;
             let mut s = lock(&shared);
             match step {
-                Step::Reading(i, reading) => apply_reading(&mut s, i, reading, number),
+                Step::Sensed(i, reading) => apply_reading(&mut s, i, reading, number),
                 Step::Clock(k, signal) => {
                     if let Some(p) = &s.plugged
                         && p.updates
@@ -833,15 +833,15 @@ async fn play(
 
 /// Applies reading `i` of session `number` to the board and sends what
 /// the board sends for it (with garbage now and then, if asked for).
-fn apply_reading(s: &mut Shared, i: usize, reading: &Reading, number: usize) {
+fn apply_reading(s: &mut Shared, i: usize, reading: &Sensed, number: usize) {
     let rotated = s.rotated;
     let was = s.cells;
     match reading {
-        Reading::Square(sq, cell) => {
+        Sensed::Square(sq, cell) => {
             s.cells[*sq as usize] = *cell;
             s.memory.push(memory_record(*sq, *cell, rotated));
         }
-        Reading::Dump(cells) => {
+        Sensed::Dump(cells) => {
             for sq in boardcast::games::chess::Square::ALL {
                 if s.cells[sq as usize] != cells[sq as usize] {
                     s.memory
@@ -869,14 +869,14 @@ fn apply_reading(s: &mut Shared, i: usize, reading: &Reading, number: usize) {
         && p.updates
     {
         match (s.protocol, reading) {
-            (_, Reading::Dump(_)) => {}
+            (_, Sensed::Dump(_)) => {}
             (Family::Dgt, _) => write_all(&p.master, &reading_message(reading, rotated).to_bytes()),
             (Family::Certabo, _) => {
                 if let Some(frame) = s.certabo_frame(false) {
                     write_all(&p.master, &frame);
                 }
             }
-            (protocol, Reading::Square(sq, _)) => write_all(
+            (protocol, Sensed::Square(sq, _)) => write_all(
                 &p.master,
                 &super::family::update_bytes(protocol, *sq, &s.cells, rotated),
             ),
@@ -948,14 +948,14 @@ fn prepend_setup(cells: &[Cell; 64], next: &mut Session) {
         if now[sq] != Cell::Empty && now[sq] != target[sq] {
             t += 300;
             now[sq] = Cell::Empty;
-            out.push((t, Reading::Square(square(sq), Cell::Empty)));
+            out.push((t, Sensed::Square(square(sq), Cell::Empty)));
         }
     }
     for sq in 0..64 {
         if now[sq] != target[sq] {
             t += 300;
             now[sq] = target[sq];
-            out.push((t, Reading::Square(square(sq), target[sq])));
+            out.push((t, Sensed::Square(square(sq), target[sq])));
         }
     }
     let base = next.readings.first().map_or(0, |r| r.0);

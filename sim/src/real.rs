@@ -270,7 +270,7 @@ impl Profile for Real {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Reading;
+    use crate::Sensed;
     use boardcast::games::chess::Color;
 
     /// Every habit off: each test turns on the one it looks at.
@@ -298,8 +298,8 @@ mod tests {
             .readings
             .into_iter()
             .map(|(_, r)| match r {
-                Reading::Square(sq, c) => (sq, c),
-                Reading::Dump(_) => unreachable!(),
+                Sensed::Square(sq, c) => (sq, c),
+                Sensed::Dump(_) => unreachable!(),
             })
             .collect()
     }
