@@ -86,8 +86,9 @@
 //! - [`tournament`]: event metadata, players and pairings (CSV, TOML,
 //!   FIDE TRF read and written back with the round's results).
 //! - [`control`]: operator commands: parsing, signing, verification.
-//! - [`config`]: the daemon's TOML configuration, raw and validated, one
-//!   function per section (shared with the hub's).
+//! - [`config`]: the daemon's TOML configuration, raw and validated, each
+//!   section in its own file with its raw table, typed value and checks
+//!   (shared with the hub's).
 //! - [`daemon`]: `boardcast run`: services, board tasks, the MQTT task,
 //!   shutdown in order.
 //! - [`broker`]: the embedded MQTT broker, started when none listens.

@@ -125,68 +125,15 @@ impl HubConfig {
     pub fn parse(text: &str, path: &Path) -> Result<HubConfig, ConfigError> {
         let raw: RawHubConfig = config::parse_toml(text, path)?;
         let src = Source::new(text, path);
-        let invalid =
-            |span: std::ops::Range<usize>, message: String| src.invalid(Some(span), message);
-        if let Some(e) = &raw.event {
-            // A bridge's keys that mean nothing to the hub.
-            if e.pairings.is_some() {
-                return Err(ConfigError::Invalid {
-                    path: path.to_owned(),
-                    line: None,
-                    message: "event.pairings: the hub takes players from the bridges' states"
-                        .into(),
-                });
-            }
-            if let Some(v) = e.time_control.as_ref().or(e.variant.as_ref()) {
-                return Err(invalid(
-                    v.span(),
-                    "event: time_control and variant belong in the bridges' files".into(),
-                ));
-            }
-        }
+        refuse_bridge_keys(&raw, &src)?;
         let state_dir = raw.hub.as_ref().and_then(|h| h.state_dir.clone());
-        let silence = raw.hub.as_ref().and_then(|h| h.silence_s.clone());
-        let silence_s = match silence {
-            Some(s) if *s.get_ref() > MAX_SILENCE_S => {
-                return Err(invalid(
-                    s.span(),
-                    format!("hub.silence_s: at most {MAX_SILENCE_S} (0: never)"),
-                ));
-            }
-            Some(s) => s.into_inner(),
-            None => DEFAULT_SILENCE_S,
-        };
-        let name = raw
-            .hub
-            .and_then(|h| h.name)
-            .map(|n| (n.span(), n.into_inner()))
-            .unwrap_or((0..0, "hub".into()));
-        if name.1.is_empty()
-            || !name
-                .1
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-        {
-            return Err(invalid(
-                name.0,
-                format!(
-                    "hub.name `{}`: use letters, digits, `-` and `_` only",
-                    name.1
-                ),
-            ));
-        }
+        let silence = silence_s(raw.hub.as_ref().and_then(|h| h.silence_s.clone()), &src)?;
+        let name = hub_name(raw.hub.and_then(|h| h.name), &src)?;
         let mqtt = raw.mqtt.unwrap_or_default();
-        if mqtt.queue.is_some() || mqtt.embedded.is_some() {
-            return Err(ConfigError::Invalid {
-                path: path.to_owned(),
-                line: None,
-                message: "mqtt: queue and embedded are bridge keys; the hub only subscribes".into(),
-            });
-        }
         // The bridge's own sections, checked by the same code.
         let defaults = config::defaults();
         let bridge = config::bridge(None, defaults.bridge, &src)?;
-        let client_id = format!("boardcast-hub-{}", name.1);
+        let client_id = format!("boardcast-hub-{name}");
         let mqtt = RawMqtt {
             client_id: Some(client_id.clone()),
             ..mqtt
@@ -201,13 +148,13 @@ impl HubConfig {
         let base = path.parent().unwrap_or(Path::new("."));
         let state_dir = match state_dir {
             Some(d) => base.join(d),
-            None => base.join(format!("{}.state", name.1)),
+            None => base.join(format!("{name}.state")),
         };
         Ok(HubConfig {
             state_dir,
-            name: name.1,
+            name,
             mqtt,
-            silence: std::time::Duration::from_secs(silence_s),
+            silence: std::time::Duration::from_secs(silence),
             web,
             web_limits,
             web_login,
@@ -218,6 +165,67 @@ impl HubConfig {
             log,
         })
     }
+}
+
+/// Refuses the keys of a bridge's file that mean nothing to the hub:
+/// pairings (the hub takes players from the bridges' states), the games'
+/// time control and variant, the MQTT queue and embedded broker (the hub
+/// only subscribes).
+fn refuse_bridge_keys(raw: &RawHubConfig, src: &Source) -> Result<(), ConfigError> {
+    if let Some(e) = &raw.event {
+        if e.pairings.is_some() {
+            return Err(src.invalid(
+                None,
+                "event.pairings: the hub takes players from the bridges' states".into(),
+            ));
+        }
+        if let Some(v) = e.time_control.as_ref().or(e.variant.as_ref()) {
+            return Err(src.invalid(
+                Some(v.span()),
+                "event: time_control and variant belong in the bridges' files".into(),
+            ));
+        }
+    }
+    if let Some(mqtt) = &raw.mqtt
+        && (mqtt.queue.is_some() || mqtt.embedded.is_some())
+    {
+        return Err(src.invalid(
+            None,
+            "mqtt: queue and embedded are bridge keys; the hub only subscribes".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// `hub.silence_s`: at most [`MAX_SILENCE_S`], [`DEFAULT_SILENCE_S`] when
+/// not given.
+fn silence_s(raw: Option<Spanned<u64>>, src: &Source) -> Result<u64, ConfigError> {
+    match raw {
+        Some(s) if *s.get_ref() > MAX_SILENCE_S => Err(src.invalid(
+            Some(s.span()),
+            format!("hub.silence_s: at most {MAX_SILENCE_S} (0: never)"),
+        )),
+        Some(s) => Ok(s.into_inner()),
+        None => Ok(DEFAULT_SILENCE_S),
+    }
+}
+
+/// `hub.name`: letters, digits, `-` and `_`; `hub` when not given.
+fn hub_name(raw: Option<Spanned<String>>, src: &Source) -> Result<String, ConfigError> {
+    let (span, name) = raw
+        .map(|n| (n.span(), n.into_inner()))
+        .unwrap_or((0..0, "hub".into()));
+    if name.is_empty()
+        || !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        return Err(src.invalid(
+            Some(span),
+            format!("hub.name `{name}`: use letters, digits, `-` and `_` only"),
+        ));
+    }
+    Ok(name)
 }
 
 #[cfg(test)]

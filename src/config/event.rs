@@ -1,0 +1,184 @@
+//! The `[event]` section: the tournament (name, site, round), its games'
+//! rules and time control, and durations written `90s`, `2m`.
+
+use super::*;
+
+/// `[event]` as written.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawEvent {
+    /// PGN `Event`.
+    pub name: Option<String>,
+    /// PGN `Site`.
+    pub site: Option<String>,
+    /// PGN `Date` (`YYYY.MM.DD`).
+    pub date: Option<Spanned<String>>,
+    /// The round being played.
+    pub round: Option<u32>,
+    /// Pairings file (CSV, TOML or FIDE TRF).
+    pub pairings: Option<String>,
+    /// PGN folder for relay tools.
+    pub pgn_dir: Option<String>,
+    /// Time control of every board.
+    pub time_control: Option<Spanned<String>>,
+    /// `auto`, `standard` or `chess960`.
+    pub variant: Option<Spanned<String>>,
+    /// The xiangqi move limit (`60/6`, `none`).
+    pub move_limit: Option<Spanned<String>>,
+}
+
+/// `[event]`, validated.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Event {
+    /// Name, site, date and round.
+    pub info: crate::tournament::EventInfo,
+    /// The pairings file, reloaded when saved (and on SIGHUP, on Unix).
+    pub pairings: Option<PathBuf>,
+    /// `[event] round` when the file sets it (not the default layer): the
+    /// round a TRF pairings file is read for; unset, its last paired round.
+    pub asked_round: Option<u32>,
+    /// The PGN folder relay tools read.
+    pub pgn_dir: Option<PathBuf>,
+    /// The event's time control.
+    pub time_control: Option<crate::clock::TimeControl>,
+    /// The rules it fixes for its games: the chess variant
+    /// (`[event] variant`), the xiangqi move limit (`[event] move_limit`;
+    /// Art. 6: the event fixes it).
+    pub options: crate::games::GameOptions,
+}
+
+/// `[event]`: name, site, date and round (checked: they reach PGN tags
+/// and file names), the pairings file, the PGN folder, the time control,
+/// and the chess variant when one is set. `[bridge] event` and `site`
+/// (the first keys for these) still work.
+pub fn event(
+    raw: Option<RawEvent>,
+    defaults: Option<RawEvent>,
+    bridge: &Bridge,
+    src: &Source,
+) -> Result<Event, ConfigError> {
+    let (e, de) = (raw.unwrap_or_default(), defaults.unwrap_or_default());
+    let mut info = crate::tournament::EventInfo::default();
+    let known = |v: &String| (v != "?").then(|| v.clone());
+    set(&mut info.name, e.name.or(de.name).or(known(&bridge.event)));
+    set(&mut info.site, e.site.or(de.site).or(known(&bridge.site)));
+    if let Some(date) = e.date.or(de.date) {
+        info.date = pgn_date(date, src)?;
+    }
+    let asked_round = e.round;
+    set(&mut info.round, e.round.or(de.round));
+    let time_control = match e.time_control.or(de.time_control) {
+        Some(tc) => Some(
+            crate::clock::TimeControl::parse(tc.get_ref()).map_err(|err| {
+                src.invalid(Some(tc.span()), format!("event.time_control: {err}"))
+            })?,
+        ),
+        None => None,
+    };
+    let move_limit = match e.move_limit.or(de.move_limit) {
+        Some(l) => Some(
+            l.get_ref()
+                .parse()
+                .map_err(|err| src.invalid(Some(l.span()), format!("event.move_limit: {err}")))?,
+        ),
+        None => None,
+    };
+    let variant = variant(e.variant.or(de.variant), src)?;
+    for (key, value) in [("event.name", &info.name), ("event.site", &info.site)] {
+        check_text(key, Some(value)).map_err(|m| src.invalid(None, m))?;
+    }
+    if !(1..=MAX_ROUND).contains(&info.round) {
+        return Err(src.invalid(
+            None,
+            format!(
+                "event.round {} is out of range (1 to {MAX_ROUND})",
+                info.round
+            ),
+        ));
+    }
+    let event = Event {
+        info,
+        pairings: e.pairings.or(de.pairings).map(|p| src.resolve(&p)),
+        asked_round,
+        pgn_dir: e.pgn_dir.or(de.pgn_dir).map(|p| src.resolve(&p)),
+        time_control,
+        options: crate::games::GameOptions {
+            variant,
+            move_limit,
+        },
+    };
+    Ok(event)
+}
+
+/// `event.date`, as PGN writes dates: `YYYY.MM.DD`, `?` for what is not
+/// known.
+fn pgn_date(date: Spanned<String>, src: &Source) -> Result<String, ConfigError> {
+    let ok = date.get_ref().len() == 10
+        && date.get_ref().char_indices().all(|(i, c)| {
+            if i == 4 || i == 7 {
+                c == '.'
+            } else {
+                c.is_ascii_digit() || c == '?'
+            }
+        });
+    if !ok {
+        return Err(src.invalid(
+            Some(date.span()),
+            format!("event.date `{}` is not YYYY.MM.DD", date.get_ref()),
+        ));
+    }
+    Ok(date.into_inner())
+}
+
+/// `event.variant`: `auto` (the default), `standard` or `chess960`.
+fn variant(raw: Option<Spanned<String>>, src: &Source) -> Result<track::Variant, ConfigError> {
+    let Some(v) = raw else {
+        return Ok(track::Variant::default());
+    };
+    v.get_ref().parse::<track::Variant>().map_err(|_| {
+        src.invalid(
+            Some(v.span()),
+            format!(
+                "event.variant `{}`: expected auto, standard or chess960",
+                v.get_ref()
+            ),
+        )
+    })
+}
+
+/// Parses a duration as venues write it: `"15m"`, `"90s"`, `"1h"`,
+/// `"1h30m"`, `"500ms"`, or `"0"`. Returns milliseconds.
+pub fn parse_duration(text: &str) -> Option<u64> {
+    let text = text.trim();
+    if text == "0" {
+        return Some(0);
+    }
+    let mut total: u64 = 0;
+    let mut rest = text;
+    if rest.is_empty() {
+        return None;
+    }
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        if digits == 0 {
+            return None;
+        }
+        let n: u64 = rest[..digits].parse().ok()?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let scale = match &rest[..unit_len] {
+            "h" => 3_600_000,
+            "m" | "min" => 60_000,
+            "s" => 1_000,
+            "ms" => 1,
+            _ => return None,
+        };
+        total = total.checked_add(n.checked_mul(scale)?)?;
+        rest = &rest[unit_len..];
+    }
+    Some(total)
+}
