@@ -66,7 +66,8 @@
 //! - [`session`]: one board above its line: the pipeline driven with
 //!   daemon time, the game record, the link status, the retained state,
 //!   the broadcast delay, operator corrections, the arbiter's decisions
-//!   and the board's part of the report; it publishes through the
+//!   and the board's part of the report ([`session::Records`]); it
+//!   publishes (`session/publishing.rs`) through the
 //!   [`session::BoardSink`] trait the sinks implement.
 //! - [`sink`]: game records folded from events, PGN, the PGN folder relay
 //!   tools read (below the session, which writes through them).

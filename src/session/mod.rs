@@ -18,6 +18,8 @@
 pub mod decisions;
 pub mod outputs;
 pub mod published;
+mod publishing;
+pub mod records;
 pub mod state;
 
 use std::sync::Arc;
@@ -30,7 +32,7 @@ use crate::delay::PublicView;
 use crate::event::{AlertKind, Decision, Event, EventKind, Millis, Side};
 use crate::pipeline::{BoardPipeline, Diagnostic};
 use crate::readiness::{Context, Readiness};
-use crate::report::{AlertEntry, BoardReport, DecisionEntry, GameEntry};
+use crate::report::BoardReport;
 use crate::setup::BoardSetup;
 use crate::sink::pgn::render;
 use crate::sink::record::GameLog;
@@ -38,6 +40,7 @@ use crate::sink::round::Round;
 use crate::track;
 pub use decisions::Journal;
 pub use outputs::{BoardSink, Outputs};
+pub use records::Records;
 pub use state::{ChessState, ClockState, GameState, LastMove, LinkStatus, StateMessage};
 
 /// One board's pipeline, record and publications.
@@ -82,13 +85,8 @@ pub struct Session {
     /// Wall milliseconds (since 1970) at this board's daemon time 0: the
     /// day a game started, for its PGN `Date`.
     wall_epoch_ms: u64,
-    /// The board's error and action alerts, with the arbiter's decisions
-    /// (its part of the round's report).
-    alerts: Vec<AlertEntry>,
-    /// Each game's round, by the board's game number (1 = index 0).
-    game_rounds: Vec<u32>,
-    /// Where the arbiter's decisions are kept.
-    journal: Option<Journal>,
+    /// Its part of the round's report: alerts, decisions, games' rounds.
+    records: Records,
 }
 
 impl Session {
@@ -127,9 +125,7 @@ impl Session {
             pgn_dirty: false,
             public: None,
             wall_epoch_ms: crate::wall::unix_ms(),
-            alerts: Vec::new(),
-            game_rounds: Vec::new(),
-            journal: None,
+            records: Records::default(),
         }
     }
 
@@ -137,45 +133,22 @@ impl Session {
     /// board's capture chain), and applies those already there to the
     /// alerts resumed.
     pub fn set_decisions(&mut self, journal: Journal) {
-        for d in journal.read() {
-            if let Some(a) = self.alerts.iter_mut().find(|a| a.seq == d.alert) {
-                a.decision = Some(d);
-            }
-        }
-        self.journal = Some(journal);
+        self.records.keep_in(journal);
         self.publish_report();
     }
 
     /// This board's part of the round's report: its games and its error
     /// and action alerts with the arbiter's decisions.
     pub fn report(&self) -> BoardReport {
-        let pairing = |round: u32| self.round.pairing_in(round, self.number);
-        let games = self
-            .log
-            .games()
-            .iter()
-            .enumerate()
-            .map(|(i, g)| {
-                let round = self.game_rounds.get(i).copied().unwrap_or(self.game_round);
-                let p = pairing(round);
-                GameEntry {
-                    game: i + 1,
-                    round,
-                    white: p.as_ref().map(|p| p.white.name.clone()),
-                    black: p.as_ref().map(|p| p.black.name.clone()),
-                    result: g.result.clone().unwrap_or_else(|| "*".into()),
-                    reason: g.reason.clone(),
-                    plies: g.sans.len(),
-                }
-            })
-            .collect();
         BoardReport {
             board: self.id.clone(),
             number: self.number,
             game_type: self.pipeline.game(),
             event: Some(self.round.tags(self.game_round, self.number).event).filter(|e| e != "?"),
-            games,
-            alerts: self.alerts.clone(),
+            games: self
+                .records
+                .games(&self.log, &self.round, self.number, self.game_round),
+            alerts: self.records.alerts().to_vec(),
         }
     }
 
@@ -187,55 +160,6 @@ impl Session {
         }
     }
 
-    /// Keeps an error or action alert (or a withdrawal) for the report.
-    fn track(&mut self, e: &Event) {
-        if matches!(e.kind, EventKind::GameStart { .. }) {
-            // The seat is taken (`take_seat`) before the start is tracked.
-            self.game_rounds
-                .resize(self.log.games().len().saturating_sub(1), self.game_round);
-            self.game_rounds.push(self.game_round);
-        }
-        let EventKind::Alert(a) = &e.kind else {
-            return;
-        };
-        if !crate::report::reported(a.kind) {
-            return;
-        }
-        let game = self.log.games().len();
-        if a.cleared {
-            if let Some(open) = self
-                .alerts
-                .iter_mut()
-                .rev()
-                .find(|x| x.kind == a.kind && x.game == game && !x.withdrawn)
-            {
-                open.withdrawn = true;
-            }
-            return;
-        }
-        // An alert no reading made (a resume shorter than the published
-        // record) has no evidence: it is listed as number 0, which no
-        // reading's alert has, so the arbiter can still decide it.
-        let seq = a.evidence.map_or(0, |ev| ev.seq);
-        let evidence = a.evidence;
-        let ply = self.log.current().map_or(0, |g| g.sans.len());
-        self.alerts.push(AlertEntry {
-            seq,
-            t_ms: e.t_ms,
-            game,
-            ply,
-            move_number: ply / 2 + 1,
-            kind: a.kind,
-            severity: a.kind.severity(),
-            side: a.side,
-            law: a.law.clone(),
-            message: a.message.clone(),
-            evidence,
-            withdrawn: false,
-            decision: None,
-        });
-    }
-
     /// An arbiter's decision about alert `seq`, from `by`.
     fn decide(
         &mut self,
@@ -245,36 +169,9 @@ impl Session {
         note: &Option<String>,
         by: &str,
     ) -> Outcome {
-        let Some(entry) = self.alerts.iter_mut().find(|a| a.seq == seq) else {
-            return Outcome {
-                accepted: false,
-                changed: false,
-                message: format!("no error or action alert {seq} on this board"),
-            };
-        };
-        if entry
-            .decision
-            .as_ref()
-            .is_some_and(|d| d.decision == decision && &d.note == note)
-        {
-            return Outcome {
-                accepted: true,
-                changed: false,
-                message: format!("alert {seq} is already {}", decision.name()),
-            };
-        }
-        let d = DecisionEntry {
-            alert: seq,
-            decision,
-            note: note.clone(),
-            at_unix_ms: crate::wall::unix_ms(),
-            by: by.to_string(),
-        };
-        entry.decision = Some(d.clone());
-        if let Some(j) = &self.journal
-            && let Err(e) = j.append(&d)
-        {
-            warn!(journal = %j.path().display(), error = %e, "the decisions journal cannot be written: this decision is lost at a restart");
+        let at = crate::wall::unix_ms();
+        if let Err(unchanged) = self.records.decide(seq, decision, note, by, at) {
+            return unchanged;
         }
         self.pipeline.push_event(
             t,
@@ -354,7 +251,7 @@ impl Session {
                 self.take_seat(false);
             }
             self.log.handle(e);
-            self.track(e);
+            self.records.note(e, &self.log, self.game_round);
             if matches!(e.kind, EventKind::GameStart { .. })
                 && let Some(g) = self.log.current_mut()
             {
@@ -595,189 +492,6 @@ impl Session {
         (self.game_round, self.number) = seat.unwrap_or((self.round.current(), self.own_number));
     }
 
-    /// The state as published now (the live game).
-    pub fn state(&self, t: Millis) -> StateMessage {
-        self.state_of(&self.log, true, t)
-    }
-
-    /// The state with the game as `log` has it: the live log (`live`), or
-    /// what the delayed public has seen.
-    fn state_of(&self, log: &GameLog, live: bool, t: Millis) -> StateMessage {
-        let game = log.current();
-        let pairing = self.round.pairing_in(self.game_round, self.number);
-        let kind = self.pipeline.game();
-        let chess = kind == crate::event::GameId::Chess;
-        StateMessage {
-            game_type: kind,
-            board: self.id.clone(),
-            status: self.status,
-            port: self.port.clone(),
-            serial: self.serial.clone(),
-            family: self.family,
-            // The delayed public view says nothing of the board's live
-            // agreement with the game (an alert is the arbiters' business).
-            recognised: if live {
-                self.pipeline.in_game() && !self.disagrees
-            } else {
-                game.is_some()
-            },
-            // The delayed view: as the board stood for the public's game.
-            rotated: if live {
-                self.pipeline.is_rotated()
-            } else {
-                game.is_some_and(|g| g.rotated)
-            },
-            irregular: game.is_some_and(|g| !g.irregularities.is_empty()),
-            game: log.games().len(),
-            chess: chess.then(|| state::ChessState {
-                start_fen: game.map(|g| g.start_fen.clone()),
-                chess960: game.is_some_and(|g| g.chess960),
-                fen: game.map(|g| g.fen.clone()),
-                moves: game.map(|g| g.sans.clone()).unwrap_or_default(),
-                uci: game.map(|g| g.ucis.clone()).unwrap_or_default(),
-            }),
-            other: (!chess).then(|| state::GameState {
-                start_position: game.map(|g| g.start_fen.clone()),
-                position: game.map(|g| g.fen.clone()),
-                notation: game.map(|g| g.sans.clone()).unwrap_or_default(),
-                id: game.map(|g| g.ucis.clone()).unwrap_or_default(),
-            }),
-            placement: live.then(|| self.pipeline.sensed_placement()),
-            readiness: if live { self.readiness_now() } else { None },
-            ply: game.map_or(0, |g| g.sans.len()),
-            last_move: game.and_then(|g| state::last_move(g, chess)),
-            result: game.and_then(|g| g.result.clone()),
-            reason: game.and_then(|g| g.reason.clone()),
-            clock: game.and_then(|g| {
-                let (first, second) = g.clock?;
-                let (mut white, mut black, mut red) = (None, 0, None);
-                for (side, secs) in g.game.sides().into_iter().zip([first, second]) {
-                    match side {
-                        Side::White => white = Some(secs),
-                        Side::Black => black = secs,
-                        Side::Red => red = Some(secs),
-                    }
-                }
-                Some(ClockState {
-                    white,
-                    black,
-                    red,
-                    estimated: g.clock_estimated,
-                })
-            }),
-            round: self.game_round,
-            number: self.number,
-            white: pairing.as_ref().map(|p| p.white.clone()),
-            black: pairing.map(|p| p.black),
-            t_ms: t,
-        }
-    }
-
-    /// The board check, before the first move of a game (none yet, or
-    /// the last one over).
-    fn readiness_now(&self) -> Option<Readiness> {
-        let before = self
-            .log
-            .current()
-            .is_none_or(|g| g.sans.is_empty() || g.result.is_some());
-        let context = Context {
-            connected: self.status == LinkStatus::Connected,
-            port: self.port.clone(),
-            time_control: self.time_control.clone(),
-        };
-        before.then(|| Readiness::of(&self.pipeline, context))
-    }
-
-    /// The retained state and PGN of the game as `log` has it.
-    fn rendered(&self, log: &GameLog, live: bool, t: Millis) -> (String, String) {
-        let state = serde_json::to_string(&self.state_of(log, live, t)).expect("states serialise");
-        let pgn = match log.current() {
-            Some(g) => render(g, &self.round.tags(self.game_round, self.number)),
-            None => String::new(),
-        };
-        (state, pgn)
-    }
-
-    /// Publishes the live state to the arbiters and, without a delay, to
-    /// the public; with a delay the public's own goes out only when the
-    /// delay releases something (see `release`), or the board's link
-    /// changes ([`Session::publish_public_state`]).
-    fn publish_state(&self, t: Millis) {
-        self.publish_state_to(t, true);
-    }
-
-    /// [`Session::publish_state`]; `redraw`: `false` when only the
-    /// sensed placement changed, which a page need not redraw on every
-    /// lifted piece.
-    ///
-    /// Design: with a delay, a live change never republishes the public
-    /// state, not even unchanged: its arrival would tell the hall, within
-    /// milliseconds, that something just happened on the board.
-    fn publish_state_to(&self, t: Millis, redraw: bool) {
-        let (state, pgn) = self.rendered(&self.log, true, t);
-        for sink in &self.outputs.arbiter {
-            sink.state(&state, &pgn, redraw);
-        }
-        if self.public.is_none() {
-            self.publish_public_to(&state, &pgn, redraw);
-        }
-    }
-
-    /// With a delay: the public's state and PGN, made from the game as the
-    /// public has seen it and stamped with the time of the last event it
-    /// was given (never the live time).
-    fn publish_public_state(&self) {
-        if let Some(p) = &self.public {
-            let (state, pgn) = self.rendered(p.log(), false, p.shown_t());
-            self.publish_public_to(&state, &pgn, true);
-        }
-    }
-
-    fn publish_public_to(&self, state: &str, pgn: &str, redraw: bool) {
-        for sink in &self.outputs.public {
-            sink.state(state, pgn, redraw);
-        }
-    }
-
-    /// Hands the public what the delay lets out by `t`: its events, then
-    /// its state, PGN and folder entry.
-    fn release(&mut self, t: Millis) {
-        let Some(p) = &mut self.public else {
-            return;
-        };
-        let out = p.release(t);
-        if out.is_empty() {
-            return;
-        }
-        if let Some(start) = out
-            .iter()
-            .rev()
-            .find(|e| matches!(e.kind, EventKind::GameStart { .. }))
-            && let Some(g) = p.log_mut().current_mut()
-        {
-            g.date = Some(crate::wall::pgn_date_at(self.wall_epoch_ms + start.t_ms));
-        }
-        for event in &out {
-            self.push_public(event);
-        }
-        if let Some(g) = self.public.as_ref().and_then(|p| p.log().current()) {
-            self.round.update(self.game_round, self.number, g);
-        }
-        self.publish_public_state();
-    }
-
-    /// Hands one event to the public outputs (the page and the topics).
-    fn push_public(&self, event: &Event) {
-        for sink in &self.outputs.public {
-            if !sink.event(event) {
-                warn!(
-                    dropped = sink.dropped(),
-                    "event queue full: dropped the oldest unacknowledged event"
-                );
-            }
-        }
-    }
-
     fn drain(&mut self, t: Millis) -> Vec<String> {
         let mut changed = false;
         while let Some(event) = self.pipeline.poll_event() {
@@ -841,7 +555,7 @@ impl Session {
     fn emit_one(&mut self, t: Millis, event: &Event) {
         self.note(event);
         self.log.handle(event);
-        self.track(event);
+        self.records.note(event, &self.log, self.game_round);
         // The report changes with the alerts and the results (a retract
         // or takeback can void a result the position gave).
         if matches!(

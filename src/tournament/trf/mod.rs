@@ -46,6 +46,12 @@ use std::fmt;
 
 use super::{Pairing, Pairings, Player};
 
+mod results;
+mod round;
+
+use results::describe;
+pub use results::{Conflict, Filled};
+
 pub use super::pgn_match::{GameMismatch, pgn_results};
 
 /// A TRF file as read.
@@ -278,42 +284,6 @@ impl TrfBoard {
     pub fn file_result(&self) -> Option<String> {
         describe(self.white_result, self.black_result)
     }
-}
-
-/// A board whose game says another result than the pairing file.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Conflict {
-    /// The board.
-    pub board: u32,
-    /// White's name.
-    pub white: String,
-    /// Black's name.
-    pub black: String,
-    /// The file's result, as words.
-    pub file: String,
-    /// The game's result (`1-0`, `0-1`, `1/2-1/2`).
-    pub game: String,
-}
-
-impl fmt::Display for Conflict {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "board {} ({} - {}): the pairing file has {}, the board's game {}",
-            self.board, self.white, self.black, self.file, self.game
-        )
-    }
-}
-
-/// A TRF file with a round's results filled in.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Filled {
-    /// The file to write.
-    pub bytes: Vec<u8>,
-    /// The boards whose result was written (it was blank or differed).
-    pub written: Vec<u32>,
-    /// The boards whose game says another result than the file did.
-    pub conflicts: Vec<Conflict>,
 }
 
 /// Whether `bytes` look like a TRF file: a line starting `012 ` or `001 `.
@@ -694,44 +664,6 @@ fn parse_tenths(s: &str) -> Option<u32> {
     Some(whole.checked_mul(10)? + tenth)
 }
 
-/// Tenths as the file writes points (`11.5`).
-fn format_tenths(t: u32) -> String {
-    format!("{}.{}", t / 10, t % 10)
-}
-
-/// A pair of codes as words.
-fn describe(white: Option<Code>, black: Option<Code>) -> Option<String> {
-    use Code::*;
-    let words = match (white?, black) {
-        (Win, _) | (UnratedWin, _) if black.is_none_or(|b| b.tenths() == 0) => "1-0",
-        (Loss, _) | (UnratedLoss, _) if black.is_none_or(|b| b.tenths() == 10) => "0-1",
-        (Draw, _) | (UnratedDraw, _) if black.is_none_or(|b| b.tenths() == 5) => "1/2-1/2",
-        (ForfeitWin, Some(ForfeitLoss) | None) => "1-0 by forfeit",
-        (ForfeitLoss, Some(ForfeitWin) | None) => "0-1 by forfeit",
-        (ForfeitLoss, Some(ForfeitLoss)) => "a double forfeit",
-        (Loss, Some(Loss)) => "0-0",
-        (w, b) => {
-            return Some(format!(
-                "{} (white) and {} (black)",
-                w.letter(),
-                b.map_or(' ', Code::letter)
-            ));
-        }
-    };
-    Some(words.to_string())
-}
-
-/// A game result (`1-0`, `0-1`, `1/2-1/2`) as the codes of white and
-/// black; none for `*` and anything else.
-fn game_codes(result: &str) -> Option<(Code, Code)> {
-    match result.trim() {
-        "1-0" => Some((Code::Win, Code::Loss)),
-        "0-1" => Some((Code::Loss, Code::Win)),
-        "1/2-1/2" | "½-½" => Some((Code::Draw, Code::Draw)),
-        _ => None,
-    }
-}
-
 impl Trf {
     /// The lines' count.
     pub fn line_count(&self) -> usize {
@@ -801,281 +733,11 @@ impl Trf {
         }
         Ok(())
     }
-
-    /// The rounds with at least one game paired, in order.
-    pub fn paired_rounds(&self) -> Vec<u32> {
-        let mut rounds = BTreeSet::new();
-        for p in self.players.values() {
-            for (i, e) in p.rounds.iter().enumerate() {
-                if e.opponent.is_some() && e.colour.is_some() {
-                    rounds.insert(i as u32 + 1);
-                }
-            }
-        }
-        rounds.into_iter().collect()
-    }
-
-    /// The round to read: `asked` (the configured round) when the file
-    /// pairs it, else the last round it pairs (the one to be played when
-    /// its results are blank); none when it pairs none.
-    pub fn round_to_read(&self, asked: Option<u32>) -> Option<u32> {
-        let paired = self.paired_rounds();
-        match asked {
-            Some(r) if paired.contains(&r) => Some(r),
-            _ => paired.last().copied(),
-        }
-    }
-
-    /// A player's score before `round`, in tenths (each earlier round's
-    /// result with the default scoring).
-    pub fn score_before(&self, start_rank: u32, round: u32) -> u32 {
-        self.players.get(&start_rank).map_or(0, |p| {
-            p.rounds
-                .iter()
-                .take(round.saturating_sub(1) as usize)
-                .filter_map(|e| e.result)
-                .map(Code::tenths)
-                .sum()
-        })
-    }
-
-    /// The boards of `round`: every pair with colours, numbered in the
-    /// order the FIDE Swiss rules give for publishing pairings (Handbook
-    /// C.04.1, "Final Remarks" F.1): by the score of the higher player of
-    /// the pair, then the sum of both scores, then the rank of the higher
-    /// player; the order pairing programs print.
-    ///
-    /// Design: the higher player of a pair is the one higher in the
-    /// pairing order (C.04.3 A.2): the higher score, on equal scores the
-    /// smaller start rank (the pairing number; the file's start ranks are
-    /// the initial order). Scores are those before the round, counted from
-    /// the file's results with 1 - ½ - 0, a pairing-allocated or full-point
-    /// bye worth a win (the points column may already hold this round's).
-    /// Byes and unpaired players get no board: the pairing-allocated bye
-    /// comes after the last board, as FIDE prints it.
-    pub fn boards(&self, round: u32) -> Vec<TrfBoard> {
-        let i = round.saturating_sub(1) as usize;
-        let mut pairs: Vec<TrfBoard> = Vec::new();
-        for p in self.players.values() {
-            let Some(e) = p.rounds.get(i) else { continue };
-            let (Some(o), Some(Colour::White)) = (e.opponent, e.colour) else {
-                continue;
-            };
-            let theirs = self.players.get(&o).and_then(|q| q.rounds.get(i));
-            pairs.push(TrfBoard {
-                board: 0,
-                white: p.start_rank,
-                black: o,
-                white_result: e.result,
-                black_result: theirs.and_then(|t| t.result),
-            });
-        }
-        pairs.sort_by_key(|b| {
-            let (w, k) = (
-                self.score_before(b.white, round),
-                self.score_before(b.black, round),
-            );
-            // The higher player: more points, else the smaller start rank.
-            let higher = match w.cmp(&k) {
-                std::cmp::Ordering::Greater => b.white,
-                std::cmp::Ordering::Less => b.black,
-                std::cmp::Ordering::Equal => b.white.min(b.black),
-            };
-            (
-                std::cmp::Reverse(w.max(k)),
-                std::cmp::Reverse(w + k),
-                higher,
-            )
-        });
-        for (n, b) in pairs.iter_mut().enumerate() {
-            b.board = n as u32 + 1;
-        }
-        pairs
-    }
-
-    /// The players of `round` without a board: byes and absences, with
-    /// their result code (start rank order).
-    pub fn byes(&self, round: u32) -> Vec<(u32, Option<Code>)> {
-        let i = round.saturating_sub(1) as usize;
-        self.players
-            .values()
-            .filter_map(|p| {
-                let e = p.rounds.get(i).copied().unwrap_or_default();
-                (e.opponent.is_none() || e.colour.is_none()).then_some((p.start_rank, e.result))
-            })
-            .collect()
-    }
-
-    /// A player as PGN tags and relay tools know them.
-    pub fn player(&self, start_rank: u32) -> Player {
-        self.players
-            .get(&start_rank)
-            .map(|p| Player {
-                name: if p.name.is_empty() {
-                    "?".into()
-                } else {
-                    p.name.clone()
-                },
-                fide_id: p.fide_id,
-                title: p.title.clone(),
-                federation: p.federation.clone(),
-                rating: p.rating,
-            })
-            .unwrap_or_default()
-    }
-
-    /// The pairings of `round`, board by board.
-    pub fn pairings(&self, round: u32) -> Pairings {
-        Pairings {
-            round: Some(round),
-            pairings: self
-                .boards(round)
-                .iter()
-                .map(|b| Pairing {
-                    board: b.board,
-                    white: self.player(b.white),
-                    black: self.player(b.black),
-                })
-                .collect(),
-        }
-    }
-
-    /// The boards of `round` whose game (`results`: board to `1-0`, `0-1`,
-    /// `1/2-1/2`; `*` and others count as no result) says another result
-    /// than the file holds.
-    pub fn conflicts(&self, round: u32, results: &BTreeMap<u32, String>) -> Vec<Conflict> {
-        self.fill_results(round, results).conflicts
-    }
-
-    /// The file with `round`'s results filled in from `results` (board to
-    /// `1-0`, `0-1`, `1/2-1/2`; `*` leaves the board as it is): the result
-    /// column of both players, and their points changed by the difference
-    /// (so an offset the program put in, an acceleration, stays). A result
-    /// the file holds already in other words (`+` for a `1-0`) is kept, and
-    /// a forfeit (`+`, `-`) is never overwritten (a game that says
-    /// otherwise is a conflict). Every other byte is as read.
-    pub fn fill_results(&self, round: u32, results: &BTreeMap<u32, String>) -> Filled {
-        let mut lines = self.lines.clone();
-        let mut written = Vec::new();
-        let mut conflicts = Vec::new();
-        for b in self.boards(round) {
-            let Some(game) = results.get(&b.board) else {
-                continue;
-            };
-            let Some((w, k)) = game_codes(game) else {
-                continue;
-            };
-            let same =
-                |file: Option<Code>, new: Code| file.is_some_and(|f| f.tenths() == new.tenths());
-            if b.white_result.is_some() || b.black_result.is_some() {
-                let differs = b.white_result.is_some_and(|f| !same(Some(f), w))
-                    || b.black_result.is_some_and(|f| !same(Some(f), k));
-                if differs {
-                    conflicts.push(Conflict {
-                        board: b.board,
-                        white: self.player(b.white).name,
-                        black: self.player(b.black).name,
-                        file: b.file_result().unwrap_or_default(),
-                        game: game.trim().to_string(),
-                    });
-                }
-            }
-            // A forfeit the arbiter entered stands: a game on that board
-            // (a game played anyway, a wrong board) is listed, not written.
-            let forfeit = |c: Option<Code>| matches!(c, Some(Code::ForfeitWin | Code::ForfeitLoss));
-            if forfeit(b.white_result) || forfeit(b.black_result) {
-                continue;
-            }
-            let mut changed = false;
-            for (rank, file, new) in [(b.white, b.white_result, w), (b.black, b.black_result, k)] {
-                if same(file, new) {
-                    continue;
-                }
-                let p = &self.players[&rank];
-                let line = &mut lines[p.line - 1];
-                line.bytes = self.rewrite(p, &line.bytes, round, file, new);
-                changed = true;
-            }
-            if changed {
-                written.push(b.board);
-            }
-        }
-        let mut bytes = Vec::new();
-        for l in &lines {
-            bytes.extend_from_slice(&l.bytes);
-            bytes.extend_from_slice(l.end);
-        }
-        Filled {
-            bytes,
-            written,
-            conflicts,
-        }
-    }
-
-    /// A player's line with `new` as their result of `round` and the points
-    /// changed by it.
-    fn rewrite(
-        &self,
-        p: &TrfPlayer,
-        bytes: &[u8],
-        round: u32,
-        old: Option<Code>,
-        new: Code,
-    ) -> Vec<u8> {
-        let strip_bom = p.line == 1 && bytes.starts_with(b"\xEF\xBB\xBF");
-        let (bom, raw) = bytes.split_at(if strip_bom { 3 } else { 0 });
-        let points = match p.points {
-            Some(t) => (t + new.tenths()).saturating_sub(old.map_or(0, Code::tenths)),
-            None => {
-                let others: u32 = p
-                    .rounds
-                    .iter()
-                    .enumerate()
-                    .filter(|(i, _)| *i as u32 + 1 != round)
-                    .filter_map(|(_, e)| e.result)
-                    .map(Code::tenths)
-                    .sum();
-                others + new.tenths()
-            }
-        };
-        let points = format!("{:>4}", format_tenths(points));
-        let mut edits: BTreeMap<usize, u8> = BTreeMap::new();
-        edits.insert(92 + 10 * (round as usize - 1) + 7, new.letter() as u8);
-        for (k, c) in points.bytes().rev().enumerate() {
-            edits.insert(84 - k, c);
-        }
-        let mut out = bom.to_vec();
-        out.extend(edit_columns(raw, p.columns, &edits));
-        out
-    }
-}
-
-/// `raw` with single-byte (ASCII) replacements at columns (1-based), the
-/// line padded with spaces to reach them.
-fn edit_columns(raw: &[u8], columns: Columns, edits: &BTreeMap<usize, u8>) -> Vec<u8> {
-    let mut out = raw.to_vec();
-    let view = View::new(raw, columns).unwrap_or_else(|| View {
-        raw,
-        starts: (0..raw.len()).collect(),
-    });
-    let len = view.starts.len();
-    let last = edits.keys().next_back().copied().unwrap_or(0);
-    // Pad first (at the end, so no offset moves), then edit right to left.
-    out.extend(std::iter::repeat_n(b' ', last.saturating_sub(len)));
-    for (&col, &c) in edits.iter().rev() {
-        match view.offset(col) {
-            Some(from) => {
-                let to = view.offset(col + 1).unwrap_or(raw.len());
-                out.splice(from..to, [c]);
-            }
-            None => out[raw.len() + (col - len - 1)] = c,
-        }
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
+    use super::results::{edit_columns, format_tenths};
     use super::*;
 
     #[test]
