@@ -58,8 +58,8 @@
 //!   is generic over (with default event builders), cells and tokens,
 //!   touches, the arbiter's shared sentences, the game record, and one
 //!   module per game; [`games::chess`] is the only user of shakmaty
-//!   (legality, notation, outcomes, the FIDE Laws articles, the DGT and
-//!   occupancy-board sensors).
+//!   (legality, notation, outcomes, the FIDE Laws articles, the sensors'
+//!   neutral readings as chess, occupancy boards).
 //! - [`clock`]: time controls, the clock a board reports, presses and flags.
 //! - [`readiness`]: the board check before the round, from the pipeline.
 //! - [`event`]: the event type every sink consumes.

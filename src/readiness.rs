@@ -718,12 +718,10 @@ mod tests {
     #[test]
     fn a_dgt_dump_with_a_code_that_is_no_piece_fails_the_pieces() {
         use boardcast_protocols::dgt::{Message, PieceCode};
-        let start = crate::games::chess::sensors::start_cells(false);
         let mut dump = Box::new([PieceCode::Empty; 64]);
-        for (i, code) in dump.iter_mut().enumerate() {
-            // Field 0 is a8; the board's squares count a1 = 0.
-            let sq = (7 - i / 8) * 8 + i % 8;
-            *code = crate::games::chess::sensors::code_of(start[sq]);
+        // START lists the squares from a8 on, as DGT counts its fields.
+        for (code, letter) in dump.iter_mut().zip(START.chars()) {
+            *code = PieceCode::from_fen_char(letter).unwrap_or(PieceCode::Empty);
         }
         let mut bytes = Message::BoardDump(dump.clone()).to_bytes();
         // A code above 15 on d4 (field 35).

@@ -1,5 +1,7 @@
 //! A simulated DGT board: turns a session's readings into the bytes a DGT
-//! board exchanges with its host, written as a capture.
+//! board exchanges with its host, written as a capture. Chess squares and
+//! cells become DGT fields and piece codes here only: the daemon reads
+//! them through the neutral readings and never goes the other way.
 
 use std::io::{self, Write};
 
@@ -12,16 +14,28 @@ use super::{Sensed, Session};
 use boardcast::capture::{Direction, Header, Writer};
 use boardcast::clock::Face;
 use boardcast::family::Family;
+use boardcast::games::Token;
 use boardcast::games::chess::Square;
 use boardcast::track::Cell;
 
-/// The board field a game square is read on.
+/// The board field a game square is read on: DGT counts its fields from
+/// a8 as if the board stood the normal way round, so a board turned round
+/// (`rotated`) reads each square on the opposite field.
 pub fn field_of(sq: Square, rotated: bool) -> Field {
-    let field = boardcast::games::chess::sensors::field_of(sq);
+    let field = Field::from_file_rank(sq.file() as u8, sq.rank() as u8).expect("8 × 8");
     if rotated { field.rotated() } else { field }
 }
 
-pub use boardcast::games::chess::sensors::code_of;
+/// The DGT piece code of a cell.
+pub fn code_of(cell: Cell) -> PieceCode {
+    match cell {
+        Cell::Empty => PieceCode::Empty,
+        Cell::Token(Token::Draw) => PieceCode::Draw,
+        Cell::Token(Token::WhiteWins) => PieceCode::WhiteWins,
+        Cell::Token(Token::BlackWins) => PieceCode::BlackWins,
+        Cell::Piece(p) => PieceCode::from_fen_char(p.char()).expect("DGT codes every chess piece"),
+    }
+}
 
 /// The dump message of a whole board in game orientation.
 pub fn dump_message(cells: &[Cell; 64], rotated: bool) -> Message {
@@ -172,4 +186,24 @@ pub fn write_capture<W: Write>(
 pub fn capture_text(session: &Session, meta: &[(String, String)]) -> String {
     let bytes = write_capture(Vec::new(), session, meta).expect("writing to memory");
     String::from_utf8(bytes).expect("captures are ASCII")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use boardcast::games::chess::sensors::{at, cell, square};
+
+    #[test]
+    fn dgt_fields_and_codes_map_both_ways() {
+        for field in Field::all() {
+            let sq = square(field.square()).unwrap();
+            assert_eq!(field_of(sq, false), field);
+            assert_eq!(at(sq), field.square());
+            assert_eq!(field_of(sq, true), field.rotated());
+        }
+        assert_eq!(square(Field::new(0).unwrap().square()), Some(Square::A8));
+        for code in PieceCode::ALL {
+            assert_eq!(code_of(cell(code.content()).unwrap()), code);
+        }
+    }
 }

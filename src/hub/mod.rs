@@ -276,30 +276,12 @@ async fn follow(
     }
     tokio::pin!(shutdown);
     loop {
-        let now = crate::wall::unix_ms();
-        // Silence is judged only while the hub itself hears the broker.
-        let judged = link
-            .health
-            .is_connected()
-            .then(|| liveness.next_due())
-            .flatten();
-        let due = [model.next_due(), judged]
-            .into_iter()
-            .flatten()
-            .min()
-            .map(|wall| {
-                tokio::time::Instant::now() + Duration::from_millis(wall.saturating_sub(now))
-            });
+        let due = next_wakeup(model, &liveness, &link);
         let polled = tokio::select! {
             biased;
             _ = &mut shutdown => break,
             _ = sleep_until_opt(due) => {
-                let now = crate::wall::unix_ms();
-                sinks.apply(model.tick(now));
-                if link.health.is_connected() {
-                    let changes = liveness.tick(now);
-                    apply_liveness(cfg, model, sinks, changes, now);
-                }
+                on_due(cfg, model, sinks, &mut liveness, &link);
                 continue;
             }
             Some((board, request)) = outgoing.recv() => {
@@ -315,30 +297,10 @@ async fn follow(
             Ok(MqttEvent::Incoming(Incoming::ConnAck(_))) => {
                 link.on_connack();
                 liveness.resume(crate::wall::unix_ms());
-                for f in &filters {
-                    if link
-                        .client
-                        .try_subscribe(f.clone(), QoS::AtMostOnce)
-                        .is_err()
-                    {
-                        warn!(filter = %f, "hub: could not subscribe");
-                    }
-                }
-            }
-            Ok(MqttEvent::Incoming(Incoming::Publish(p)))
-                if sinks.outgoing.is_some() && is_ack(&cfg.mqtt.prefix, &p.topic) =>
-            {
-                if let (Some(w), Ok(ack)) = (&sinks.web, serde_json::from_slice(&p.payload)) {
-                    w.hub.answer(&ack);
-                }
+                subscribe(&link.client, &filters);
             }
             Ok(MqttEvent::Incoming(Incoming::Publish(p))) => {
-                let now = crate::wall::unix_ms();
-                let (pass, change) = liveness.on_message(&p.topic, &p.payload, p.retain, now);
-                if pass {
-                    sinks.apply(model.on_message(&p.topic, &p.payload, now));
-                }
-                apply_liveness(cfg, model, sinks, change.into_iter().collect(), now);
+                on_publish(cfg, model, sinks, &mut liveness, &p);
             }
             Ok(_) => {}
             Err(e) => {
@@ -352,6 +314,79 @@ async fn follow(
     }
     let _ = link.client.try_disconnect();
     Ok(())
+}
+
+/// When the hub must wake next (as a tokio instant): the model's next
+/// delayed release, or the next silence to judge while the hub itself
+/// hears the broker.
+fn next_wakeup(
+    model: &HubModel,
+    liveness: &Liveness,
+    link: &HubLink,
+) -> Option<tokio::time::Instant> {
+    let now = crate::wall::unix_ms();
+    // Silence is judged only while the hub itself hears the broker.
+    let judged = link
+        .health
+        .is_connected()
+        .then(|| liveness.next_due())
+        .flatten();
+    [model.next_due(), judged]
+        .into_iter()
+        .flatten()
+        .min()
+        .map(|wall| tokio::time::Instant::now() + Duration::from_millis(wall.saturating_sub(now)))
+}
+
+/// Time is up: releases the model's delayed events and judges silent
+/// bridges (only while the hub hears the broker).
+fn on_due(
+    cfg: &HubConfig,
+    model: &mut HubModel,
+    sinks: &mut Sinks,
+    liveness: &mut Liveness,
+    link: &HubLink,
+) {
+    let now = crate::wall::unix_ms();
+    sinks.apply(model.tick(now));
+    if link.health.is_connected() {
+        let changes = liveness.tick(now);
+        apply_liveness(cfg, model, sinks, changes, now);
+    }
+}
+
+/// Subscribes to every filter again (at each connection: the session is
+/// clean).
+fn subscribe(client: &AsyncClient, filters: &[String]) {
+    for f in filters {
+        if client.try_subscribe(f.clone(), QoS::AtMostOnce).is_err() {
+            warn!(filter = %f, "hub: could not subscribe");
+        }
+    }
+}
+
+/// A message from the broker: a bridge's acknowledgement goes to the desk
+/// (when the hub sends commands); anything else feeds the bridges'
+/// liveness and, when it passes, the model.
+fn on_publish(
+    cfg: &HubConfig,
+    model: &mut HubModel,
+    sinks: &mut Sinks,
+    liveness: &mut Liveness,
+    p: &rumqttc::Publish,
+) {
+    if sinks.outgoing.is_some() && is_ack(&cfg.mqtt.prefix, &p.topic) {
+        if let (Some(w), Ok(ack)) = (&sinks.web, serde_json::from_slice(&p.payload)) {
+            w.hub.answer(&ack);
+        }
+        return;
+    }
+    let now = crate::wall::unix_ms();
+    let (pass, change) = liveness.on_message(&p.topic, &p.payload, p.retain, now);
+    if pass {
+        sinks.apply(model.on_message(&p.topic, &p.payload, now));
+    }
+    apply_liveness(cfg, model, sinks, change.into_iter().collect(), now);
 }
 
 /// Whether `topic` is a bridge's acknowledgement topic

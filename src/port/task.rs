@@ -347,9 +347,7 @@ impl PortTask {
         let pending = std::mem::take(&mut link.pending);
         let mut out = std::mem::take(&mut link.start);
         out.extend(self.handle(pending, &mut link, &mut strangers));
-        if !out.is_empty()
-            && let Err(e) = self.send(&mut link, &out).await
-        {
+        if let Err(e) = self.send_any(&mut link, &out).await {
             return e;
         }
         let (poll, silence) = link.pace;
@@ -360,13 +358,8 @@ impl PortTask {
         let mut eofs = 0u32;
         let mut bytes = vec![0u8; 4096];
         loop {
-            let mut wake = next_poll.min(next_flush);
-            if let Some(silence) = silence {
-                wake = wake.min(last_rx + silence);
-            }
-            if let Some(t) = self.next_timer() {
-                wake = wake.min(t);
-            }
+            let silent_at = silence.map(|silence| last_rx + silence);
+            let wake = self.wake_at(next_poll.min(next_flush), silent_at);
             tokio::select! {
                 r = link.stream.read(&mut bytes) => match r {
                     Ok(0) => {
@@ -401,23 +394,14 @@ impl PortTask {
                         // keepalive due every poll is sent every poll.
                         let due = self.line_ms(next_poll);
                         next_poll = now + poll;
-                        let mut events = Vec::new();
-                        let out = link.driver.poll(due, &mut events);
-                        let more = self.handle(events, &mut link, &mut strangers);
-                        for bytes in [out, more] {
-                            if !bytes.is_empty()
-                                && let Err(e) = self.send(&mut link, &bytes).await
-                            {
-                                return e;
-                            }
+                        if let Err(e) = self.poll_driver(&mut link, due, &mut strangers).await {
+                            return e;
                         }
                     }
                     if now >= next_flush {
                         next_flush = now + flush_every;
                         let again = self.flush_all(link.driver.as_mut());
-                        if !again.is_empty()
-                            && let Err(e) = self.send(&mut link, &again).await
-                        {
+                        if let Err(e) = self.send_any(&mut link, &again).await {
                             return e;
                         }
                     }
@@ -476,10 +460,32 @@ impl PortTask {
         link.driver
             .feed(self.line_ms(Instant::now()), chunk, &mut events);
         let out = self.handle(events, link, strangers);
-        if out.is_empty() {
-            return Ok(());
-        }
-        self.send(link, &out).await
+        self.send_any(link, &out).await
+    }
+
+    /// The driver's keepalive at line time `due` (its poll), and what its
+    /// events ask for, written.
+    async fn poll_driver(
+        &mut self,
+        link: &mut Link,
+        due: u64,
+        strangers: &mut BTreeSet<u16>,
+    ) -> Result<(), Lost> {
+        let mut events = Vec::new();
+        let out = link.driver.poll(due, &mut events);
+        let more = self.handle(events, link, strangers);
+        self.send_any(link, &out).await?;
+        self.send_any(link, &more).await
+    }
+
+    /// When the live loop must wake: at `due` (the next poll or flush), the
+    /// line's silence deadline `silent_at`, or a board's timer, whichever
+    /// comes first.
+    fn wake_at(&self, due: Instant, silent_at: Option<Instant>) -> Instant {
+        [silent_at, self.next_timer()]
+            .into_iter()
+            .flatten()
+            .fold(due, Instant::min)
     }
 
     /// What the driver reports: units found and missing (their boards'
@@ -544,6 +550,15 @@ impl PortTask {
     /// The unit at `address`.
     fn index(&self, address: u16) -> Option<usize> {
         self.units.iter().position(|u| u.address == address)
+    }
+
+    /// Like [`Self::send`], but nothing at all (no record, no write) when
+    /// `bytes` is empty.
+    async fn send_any(&mut self, link: &mut Link, bytes: &[u8]) -> Result<(), Lost> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        self.send(link, bytes).await
     }
 
     /// Records `bytes` for every board and writes them.

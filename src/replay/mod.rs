@@ -358,18 +358,18 @@ pub fn feed_chain(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::chess::sensors;
     use boardcast_protocols::dgt::bus::{BusBody, BusMessage};
 
     /// A bus line capture: two boards' whole boards (the start position on
     /// board 7, an empty board on board 9), then board 7's e2-e4.
     fn bus_capture(unit: Option<u16>) -> String {
-        let dump = |address: u16, cells: &[crate::track::Cell; 64]| {
-            let mut codes = [boardcast_protocols::dgt::PieceCode::Empty; 64];
-            for (f, code) in codes.iter_mut().enumerate() {
-                let field = boardcast_protocols::dgt::Field::new(f as u8).expect("0..64");
-                let cell = cells[usize::from(sensors::square_of(field))];
-                *code = sensors::code_of(cell);
+        // A board's squares as FEN letters from a8 on, as DGT counts its
+        // fields ('.' for an empty one).
+        let dump = |address: u16, letters: &str| {
+            use boardcast_protocols::dgt::PieceCode;
+            let mut codes = [PieceCode::Empty; 64];
+            for (code, letter) in codes.iter_mut().zip(letters.chars()) {
+                *code = PieceCode::from_fen_char(letter).unwrap_or(PieceCode::Empty);
             }
             BusMessage {
                 address,
@@ -377,7 +377,7 @@ mod tests {
             }
             .to_bytes()
         };
-        let start = crate::games::chess::sensors::start_cells(false);
+        let start = "rnbqkbnrpppppppp................................PPPPPPPPRNBQKBNR";
         let change = |field: u8, piece| boardcast_protocols::dgt::EeRecord::PieceChange {
             field: boardcast_protocols::dgt::Field::new(field).unwrap(),
             piece,
@@ -401,8 +401,8 @@ mod tests {
         format!(
             "# boardcast capture v1 protocol=dgt-bus board=b{unit}\n\
              0 < {}\n10 < {}\n5000 < {}\n",
-            hex(&dump(7, &start)),
-            hex(&dump(9, &[crate::track::Cell::Empty; 64])),
+            hex(&dump(7, start)),
+            hex(&dump(9, &".".repeat(64))),
             hex(&e4)
         )
     }

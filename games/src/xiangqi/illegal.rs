@@ -403,43 +403,60 @@ impl Irregular {
 pub fn irregular_moves(pos: &Position) -> Vec<Irregular> {
     let side = pos.turn();
     let mut out = Vec::new();
-    let push = |m: Move, out: &mut Vec<Irregular>| {
-        if pos.piece_at(m.to).is_some_and(|t| t.side == side) {
-            return;
-        }
-        let c = classify(pos, &SeenMove::new(m.from, m.to));
-        if !c.is_legal() && !out.iter().any(|i: &Irregular| i.mv == m) {
-            out.push(Irregular {
-                mv: m,
-                classification: c,
-            });
-        }
-    };
+    // Design: one buffer for every piece's moves, cleared between pieces,
+    // so listing allocates no more than the result.
+    let mut moves = Vec::new();
     for (from, p) in pos.pieces(side) {
-        let mut pseudo = Vec::new();
-        pos.pseudo_moves_from(from, &mut pseudo);
-        for m in pseudo {
-            push(m, &mut out);
+        moves.clear();
+        pos.pseudo_moves_from(from, &mut moves);
+        movement_faults(pos, from, p.kind, &mut moves);
+        for &m in &moves {
+            push_irregular(pos, m, &mut out);
         }
-        let to = |df: i8, dr: i8| from.offset(df, dr).map(|to| Move { from, to });
-        let candidates: Vec<Move> = match p.kind {
-            Kind::General | Kind::Advisor => {
-                let steps: &[(i8, i8)] = if p.kind == Kind::General {
-                    &[(1, 0), (-1, 0), (0, 1), (0, -1)]
-                } else {
-                    &[(1, 1), (1, -1), (-1, 1), (-1, -1)]
-                };
-                steps
-                    .iter()
-                    .filter_map(|&(df, dr)| to(df, dr))
-                    .filter(|m| !m.to.in_palace(side))
-                    .collect()
-            }
-            Kind::Elephant => [(2, 2), (2, -2), (-2, 2), (-2, -2)]
+    }
+    out
+}
+
+/// Adds `m` to `out` when it is illegal for the side to move and not
+/// listed yet; a move onto the mover's own piece is no move at all.
+fn push_irregular(pos: &Position, m: Move, out: &mut Vec<Irregular>) {
+    if pos.piece_at(m.to).is_some_and(|t| t.side == pos.turn()) {
+        return;
+    }
+    let c = classify(pos, &SeenMove::new(m.from, m.to));
+    if !c.is_legal() && !out.iter().any(|i| i.mv == m) {
+        out.push(Irregular {
+            mv: m,
+            classification: c,
+        });
+    }
+}
+
+/// Adds the Art. 20 movement faults a `kind` on `from` plausibly makes:
+/// its steps without the rule that blocks them (palace, leg, eye, river,
+/// screen).
+fn movement_faults(pos: &Position, from: Square, kind: Kind, out: &mut Vec<Move>) {
+    let side = pos.turn();
+    let steps = |deltas: &[(i8, i8)], out: &mut Vec<Move>| {
+        let moves = deltas.iter().filter_map(|&(df, dr)| from.offset(df, dr));
+        out.extend(moves.map(|to| Move { from, to }));
+    };
+    match kind {
+        Kind::General | Kind::Advisor => {
+            let deltas: &[(i8, i8)] = if kind == Kind::General {
+                &[(1, 0), (-1, 0), (0, 1), (0, -1)]
+            } else {
+                &[(1, 1), (1, -1), (-1, 1), (-1, -1)]
+            };
+            let outside = deltas
                 .iter()
-                .filter_map(|&(df, dr)| to(df, dr))
-                .collect(),
-            Kind::Horse => [
+                .filter_map(|&(df, dr)| from.offset(df, dr))
+                .filter(|to| !to.in_palace(side));
+            out.extend(outside.map(|to| Move { from, to }));
+        }
+        Kind::Elephant => steps(&[(2, 2), (2, -2), (-2, 2), (-2, -2)], out),
+        Kind::Horse => steps(
+            &[
                 (1, 2),
                 (-1, 2),
                 (1, -2),
@@ -448,43 +465,34 @@ pub fn irregular_moves(pos: &Position) -> Vec<Irregular> {
                 (2, -1),
                 (-2, 1),
                 (-2, -1),
-            ]
-            .iter()
-            .filter_map(|&(df, dr)| to(df, dr))
-            .collect(),
-            Kind::Cannon => {
-                // Along each line: the first piece (captured with no
-                // screen) and the third (over two screens).
-                let mut v = Vec::new();
-                for (df, dr) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
-                    let mut s = from;
-                    let mut seen = 0;
-                    while let Some(next) = s.offset(df, dr) {
-                        s = next;
-                        if pos.piece_at(s).is_some() {
-                            seen += 1;
-                            if seen == 1 || seen == 3 {
-                                v.push(Move { from, to: s });
-                            }
-                            if seen == 3 {
-                                break;
-                            }
-                        }
-                    }
+            ],
+            out,
+        ),
+        Kind::Cannon => cannon_faults(pos, from, out),
+        Kind::Soldier if from.own_half(side) => steps(&[(1, 0), (-1, 0)], out),
+        Kind::Soldier | Kind::Chariot => {}
+    }
+}
+
+/// Adds a cannon's faulty captures: along each line, the first piece
+/// (captured with no screen) and the third (over two screens).
+fn cannon_faults(pos: &Position, from: Square, out: &mut Vec<Move>) {
+    for (df, dr) in [(1, 0), (-1, 0), (0, 1), (0, -1)] {
+        let mut s = from;
+        let mut seen = 0;
+        while let Some(next) = s.offset(df, dr) {
+            s = next;
+            if pos.piece_at(s).is_some() {
+                seen += 1;
+                if seen == 1 || seen == 3 {
+                    out.push(Move { from, to: s });
                 }
-                v
+                if seen == 3 {
+                    break;
+                }
             }
-            Kind::Soldier if from.own_half(side) => [(1, 0), (-1, 0)]
-                .iter()
-                .filter_map(|&(df, dr)| to(df, dr))
-                .collect(),
-            Kind::Soldier | Kind::Chariot => Vec::new(),
-        };
-        for m in candidates {
-            push(m, &mut out);
         }
     }
-    out
 }
 
 /// Illegal-move offences per side: technical fouls count toward the loss

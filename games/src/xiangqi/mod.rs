@@ -580,39 +580,32 @@ impl Position {
                     }
                 }
             }
-            Kind::Chariot | Kind::Cannon => {
-                for (df, dr) in ORTHO {
-                    let mut screened = false;
-                    let mut s = from;
-                    while let Some(to) = s.offset(df, dr) {
-                        s = to;
-                        match self.board[to.index()] {
-                            None => {
-                                if !screened {
-                                    push(to);
-                                }
-                            }
-                            Some(_) => {
-                                if p.kind == Kind::Chariot || screened {
-                                    push(to);
-                                    break;
-                                }
-                                screened = true;
-                            }
-                        }
-                    }
-                }
-            }
-            Kind::Soldier => {
-                let fwd = if p.side == Side::Red { 1 } else { -1 };
-                if let Some(to) = from.offset(0, fwd) {
-                    push(to);
-                }
-                if !from.own_half(p.side) {
-                    for df in [-1, 1] {
-                        if let Some(to) = from.offset(df, 0) {
+            Kind::Chariot | Kind::Cannon => self.line_moves(from, p.kind, &mut push),
+            Kind::Soldier => soldier_steps(from, p.side, &mut push),
+        }
+    }
+
+    /// The points a chariot or cannon on `from` reaches along its four
+    /// lines: every empty point up to the first piece, then that piece for
+    /// a chariot, or the piece beyond one screen for a cannon.
+    fn line_moves(&self, from: Square, kind: Kind, push: &mut impl FnMut(Square)) {
+        for (df, dr) in ORTHO {
+            let mut screened = false;
+            let mut s = from;
+            while let Some(to) = s.offset(df, dr) {
+                s = to;
+                match self.board[to.index()] {
+                    None => {
+                        if !screened {
                             push(to);
                         }
+                    }
+                    Some(_) => {
+                        if kind == Kind::Chariot || screened {
+                            push(to);
+                            break;
+                        }
+                        screened = true;
                     }
                 }
             }
@@ -755,6 +748,22 @@ impl Position {
     /// means for repetition).
     pub fn key(&self) -> ([Option<Piece>; 90], Side) {
         (self.board, self.turn)
+    }
+}
+
+/// The points a soldier of `side` on `from` steps to: forward, and
+/// sideways once it has crossed the river.
+fn soldier_steps(from: Square, side: Side, push: &mut impl FnMut(Square)) {
+    let fwd = if side == Side::Red { 1 } else { -1 };
+    if let Some(to) = from.offset(0, fwd) {
+        push(to);
+    }
+    if !from.own_half(side) {
+        for df in [-1, 1] {
+            if let Some(to) = from.offset(df, 0) {
+                push(to);
+            }
+        }
     }
 }
 

@@ -111,6 +111,12 @@ impl PieceCode {
             }
         }
     }
+
+    /// The chess piece whose FEN letter is `c` (the inverse of
+    /// [`PieceCode::fen_char`]); `None` for any other character.
+    pub fn from_fen_char(c: char) -> Option<PieceCode> {
+        Self::ALL.into_iter().find(|p| p.fen_char() == Some(c))
+    }
 }
 
 #[cfg(test)]
@@ -123,6 +129,18 @@ mod tests {
             let piece = PieceCode::from_u8(b).unwrap();
             assert_eq!(piece.to_u8(), b);
         }
+    }
+
+    #[test]
+    fn fen_letters_name_the_twelve_chess_pieces_both_ways() {
+        for code in PieceCode::ALL {
+            match code.fen_char() {
+                Some(c) => assert_eq!(PieceCode::from_fen_char(c), Some(code)),
+                None => assert!(!code.is_chess_piece()),
+            }
+        }
+        assert_eq!(PieceCode::from_fen_char('.'), None);
+        assert_eq!(PieceCode::from_fen_char('x'), None);
     }
 
     #[test]

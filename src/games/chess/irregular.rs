@@ -80,77 +80,94 @@ pub fn find_pseudo_move(pos: &Position, target: &Board) -> Option<PseudoMove> {
         .filter_map(|s| target.piece_at(s).map(|p| (s, p)))
         .collect();
     match (departures.as_slice(), arrivals.as_slice()) {
-        // One piece moved (perhaps taking a piece on its destination, perhaps
-        // a pawn exchanged on the last rank).
-        ([(from, piece)], [(to, placed)]) => {
-            let same = placed == piece || (piece.role == Role::Pawn && placed.color == piece.color);
-            if !same {
-                return None;
-            }
-            let captured = before.piece_at(*to).map(|p| (*to, p));
-            if captured.is_some_and(|(_, p)| p.color == piece.color) {
-                return None;
-            }
-            Some(PseudoMove {
-                piece: *piece,
-                from: *from,
-                to: *to,
-                placed: *placed,
-                captured,
-                rook: None,
-            })
-        }
-        // A pawn took a pawn beside it the en passant way, when en passant
-        // was not allowed.
-        ([a, b], [(to, placed)]) => {
-            let (mover, victim) = if a.1 == *placed { (a, b) } else { (b, a) };
-            let en_passant_shape = mover.1.role == Role::Pawn
-                && victim.1.role == Role::Pawn
-                && victim.0 == Square::from_coords(to.file(), mover.0.rank())
-                && mover.0.file().distance(to.file()) == 1;
-            if mover.1 != *placed
-                || victim.1.color == placed.color
-                || before.piece_at(*to).is_some()
-                || !en_passant_shape
-            {
-                return None;
-            }
-            Some(PseudoMove {
-                piece: mover.1,
-                from: mover.0,
-                to: *to,
-                placed: *placed,
-                captured: Some(*victim),
-                rook: None,
-            })
-        }
-        // King and rook of one side both moved: castling-like.
-        ([a, b], [c, e]) => {
-            let color = a.1.color;
-            if [b.1.color, c.1.color, e.1.color]
-                .iter()
-                .any(|&x| x != color)
-            {
-                return None;
-            }
-            let find =
-                |list: &[(Square, Piece)], role| list.iter().find(|(_, p)| p.role == role).copied();
-            let (kf, rf) = (
-                find(&departures, Role::King)?,
-                find(&departures, Role::Rook)?,
-            );
-            let (kt, rt) = (find(&arrivals, Role::King)?, find(&arrivals, Role::Rook)?);
-            Some(PseudoMove {
-                piece: kf.1,
-                from: kf.0,
-                to: kt.0,
-                placed: kt.1,
-                captured: None,
-                rook: Some((rf.0, rt.0)),
-            })
-        }
+        ([departure], [arrival]) => one_piece_moved(before, *departure, *arrival),
+        ([a, b], [arrival]) => en_passant_like(before, *a, *b, *arrival),
+        ([a, b], [c, e]) => castling_like([*a, *b], [*c, *e]),
         _ => None,
     }
+}
+
+/// One piece moved (perhaps taking a piece on its destination, perhaps a
+/// pawn exchanged on the last rank).
+fn one_piece_moved(
+    before: &Board,
+    (from, piece): (Square, Piece),
+    (to, placed): (Square, Piece),
+) -> Option<PseudoMove> {
+    let same = placed == piece || (piece.role == Role::Pawn && placed.color == piece.color);
+    if !same {
+        return None;
+    }
+    let captured = before.piece_at(to).map(|p| (to, p));
+    if captured.is_some_and(|(_, p)| p.color == piece.color) {
+        return None;
+    }
+    Some(PseudoMove {
+        piece,
+        from,
+        to,
+        placed,
+        captured,
+        rook: None,
+    })
+}
+
+/// A pawn took a pawn beside it the en passant way (`a` and `b` left the
+/// board, one piece arrived), when en passant was not allowed.
+fn en_passant_like(
+    before: &Board,
+    a: (Square, Piece),
+    b: (Square, Piece),
+    (to, placed): (Square, Piece),
+) -> Option<PseudoMove> {
+    let (mover, victim) = if a.1 == placed { (a, b) } else { (b, a) };
+    let en_passant_shape = mover.1.role == Role::Pawn
+        && victim.1.role == Role::Pawn
+        && victim.0 == Square::from_coords(to.file(), mover.0.rank())
+        && mover.0.file().distance(to.file()) == 1;
+    if mover.1 != placed
+        || victim.1.color == placed.color
+        || before.piece_at(to).is_some()
+        || !en_passant_shape
+    {
+        return None;
+    }
+    Some(PseudoMove {
+        piece: mover.1,
+        from: mover.0,
+        to,
+        placed,
+        captured: Some(victim),
+        rook: None,
+    })
+}
+
+/// King and rook of one side both moved: castling-like.
+fn castling_like(
+    departures: [(Square, Piece); 2],
+    arrivals: [(Square, Piece); 2],
+) -> Option<PseudoMove> {
+    let color = departures[0].1.color;
+    if [departures[1], arrivals[0], arrivals[1]]
+        .iter()
+        .any(|(_, p)| p.color != color)
+    {
+        return None;
+    }
+    let find = |list: &[(Square, Piece)], role| list.iter().find(|(_, p)| p.role == role).copied();
+    let (kf, rf) = (
+        find(&departures, Role::King)?,
+        find(&departures, Role::Rook)?,
+    );
+    let (kt, rt) = (find(&arrivals, Role::King)?, find(&arrivals, Role::Rook)?);
+    Some(PseudoMove {
+        piece: kf.1,
+        from: kf.0,
+        to: kt.0,
+        placed: kt.1,
+        captured: None,
+        rook: Some((rf.0, rt.0)),
+    })
 }
 
 /// Why a pseudo-move is not legal in `pos`, as a phrase ("the bishop cannot

@@ -458,48 +458,18 @@ fn choose(lifted: &[Lifted], to: Square, turn: Option<Color>, now: u64) -> Optio
     if lifted.len() <= 1 {
         return (!lifted.is_empty()).then_some(0);
     }
-    // A piece could have gone there, while another piece in the air of the
-    // other colour was lifted from there: that one is the victim. Not one
-    // that was set down there after the capturer was lifted: that one was
-    // passing there on its own way (set down a moment while the piece it
-    // is capturing is in the air), not standing there to be taken.
-    let victim_here = |capturer: &Lifted| {
-        lifted.iter().any(|l| {
-            l.from == to
-                && l.piece.color != capturer.piece.color
-                && l.landed_at.is_none_or(|t| t <= capturer.at)
-        })
-    };
     // The piece lifted last by the side to move (by anyone when the turn
     // is not known).
     let last = lifted
         .iter()
         .rposition(|l| turn.is_none_or(|t| t == l.piece.color));
-    let base = |l: &Lifted| -> i32 {
-        if can_reach(l.piece, l.from, to) || can_reach(l.piece, l.origin, to) {
-            if victim_here(l) { 4 } else { 2 }
-        } else if l.from != to
-            && last.is_some_and(|k| std::ptr::eq(l, &lifted[k]))
-            && now.saturating_sub(l.at) <= SLIDING_MS
-        {
-            // The piece just lifted, set down on a square it cannot go to
-            // in one move: it is sliding (set down for a moment on its
-            // way), not one lifted earlier.
-            3
-        } else if l.from == to || l.origin == to {
-            1
-        } else {
-            0
-        }
-    };
+    let score = |i: usize| set_down_score(lifted, i, to, last, now);
     // Best score; among equals, a piece of the side to move, then the
     // piece lifted last, except between two pieces of one colour, where
     // the one lifted first goes first (castling: the king is lifted first,
     // Law 4.4, and set down first).
-    let best = lifted.iter().map(base).max()?;
-    let tied: Vec<usize> = (0..lifted.len())
-        .filter(|&i| base(&lifted[i]) == best)
-        .collect();
+    let best = (0..lifted.len()).map(score).max()?;
+    let tied: Vec<usize> = (0..lifted.len()).filter(|&i| score(i) == best).collect();
     let side = tied
         .iter()
         .copied()
@@ -523,27 +493,65 @@ fn choose(lifted: &[Lifted], to: Square, turn: Option<Color>, now: u64) -> Optio
         .iter()
         .all(|&i| lifted[i].piece.color == lifted[first].piece.color)
     {
-        // Castling with both hands, the two set down in one frame of a
-        // board that reports whole frames (read square by square, in
-        // order): the rook's square after castling takes the rook.
-        if let Some(rook) = pool.iter().copied().find(|&i| {
-            lifted[i].piece.role == Role::Rook
-                && castling_squares(lifted[i].from).is_some_and(|(_, rook)| rook == to)
-        }) && pool
-            .iter()
-            .any(|&i| lifted[i].piece.role == Role::King && lifted[i].from.rank() == to.rank())
-        {
-            return Some(rook);
-        }
-        // One colour: a king before anything else (castling, or castling
-        // taken back), else the piece lifted first.
-        pool.iter()
-            .copied()
-            .find(|&i| lifted[i].piece.role == Role::King)
-            .or(Some(first))
+        one_colour_pick(lifted, &pool, to)
     } else {
         pool.last().copied()
     }
+}
+
+/// How well `lifted[i]` explains a piece set down on `to`: 4 it can go
+/// there and takes a victim lifted from there, 3 it is the piece just
+/// lifted (`last`) sliding through, 2 it can go there, 1 it is back where
+/// it stood, 0 none of these.
+fn set_down_score(lifted: &[Lifted], i: usize, to: Square, last: Option<usize>, now: u64) -> i32 {
+    let l = &lifted[i];
+    if can_reach(l.piece, l.from, to) || can_reach(l.piece, l.origin, to) {
+        if victim_here(lifted, l, to) { 4 } else { 2 }
+    } else if l.from != to && last == Some(i) && now.saturating_sub(l.at) <= SLIDING_MS {
+        // The piece just lifted, set down on a square it cannot go to
+        // in one move: it is sliding (set down for a moment on its
+        // way), not one lifted earlier.
+        3
+    } else if l.from == to || l.origin == to {
+        1
+    } else {
+        0
+    }
+}
+
+/// Whether `capturer` could be taking a piece on `to`: another piece in
+/// the air of the other colour was lifted from there. Not one that was set
+/// down there after the capturer was lifted: that one was passing there on
+/// its own way (set down a moment while the piece it is capturing is in
+/// the air), not standing there to be taken.
+fn victim_here(lifted: &[Lifted], capturer: &Lifted, to: Square) -> bool {
+    lifted.iter().any(|l| {
+        l.from == to
+            && l.piece.color != capturer.piece.color
+            && l.landed_at.is_none_or(|t| t <= capturer.at)
+    })
+}
+
+/// Among a `pool` of pieces of one colour, the one set down on `to`.
+fn one_colour_pick(lifted: &[Lifted], pool: &[usize], to: Square) -> Option<usize> {
+    // Castling with both hands, the two set down in one frame of a board
+    // that reports whole frames (read square by square, in order): the
+    // rook's square after castling takes the rook.
+    if let Some(rook) = pool.iter().copied().find(|&i| {
+        lifted[i].piece.role == Role::Rook
+            && castling_squares(lifted[i].from).is_some_and(|(_, rook)| rook == to)
+    }) && pool
+        .iter()
+        .any(|&i| lifted[i].piece.role == Role::King && lifted[i].from.rank() == to.rank())
+    {
+        return Some(rook);
+    }
+    // One colour: a king before anything else (castling, or castling
+    // taken back), else the piece lifted first.
+    pool.iter()
+        .copied()
+        .find(|&i| lifted[i].piece.role == Role::King)
+        .or(pool.first().copied())
 }
 
 /// Among `pool`, the king lifted from its start square while a rook of

@@ -1,13 +1,13 @@
 //! How a board's sensors read chess: the neutral squares and contents of
-//! [`boardcast_protocols::reading`] as chess squares and cells, DGT's field
-//! numbers and piece codes (the only DGT↔chess mapping), the start position
-//! as a board reads it, and a board memory log taken up where the board
-//! was last read.
+//! [`boardcast_protocols::reading`] as chess squares and cells, the start
+//! position as a board reads it, and a board memory log taken up where the
+//! board was last read. (Chess squares and cells as DGT fields and piece
+//! codes are the simulator's: `boardcast_sim::dgt`; the daemon reads DGT
+//! through the neutral readings.)
 
-use boardcast_protocols::dgt::{Field, PieceCode};
 use boardcast_protocols::reading::{Content, MemoryRecord, ResultToken, Square as At};
 
-use super::{Board, Color, Piece, Role, Square};
+use super::{Board, Piece, Square};
 use crate::games::{Cell, Token};
 
 /// The chess square a neutral square names (`None`: off an 8 × 8 board).
@@ -31,47 +31,6 @@ pub fn cell(content: Content) -> Option<Cell> {
         Content::Token(ResultToken::FirstWins) => Cell::Token(Token::WhiteWins),
         Content::Token(ResultToken::SecondWins) => Cell::Token(Token::BlackWins),
     })
-}
-
-/// The square a DGT field names, in the board's own orientation.
-pub fn square_of(field: Field) -> Square {
-    square(field.square()).expect("DGT fields are on an 8 × 8 board")
-}
-
-/// The DGT field of a square, in the board's own orientation.
-pub fn field_of(square: Square) -> Field {
-    let index = (7 - square.rank() as u8) * 8 + square.file() as u8;
-    Field::new(index).expect("0..64")
-}
-
-/// The cell a DGT piece code stands for.
-pub fn cell_of(code: PieceCode) -> Cell {
-    cell(code.content()).expect("DGT codes name pieces")
-}
-
-/// The DGT piece code of a cell.
-pub fn code_of(cell: Cell) -> PieceCode {
-    let piece = |color, role| match (color, role) {
-        (Color::White, Role::Pawn) => PieceCode::WhitePawn,
-        (Color::White, Role::Rook) => PieceCode::WhiteRook,
-        (Color::White, Role::Knight) => PieceCode::WhiteKnight,
-        (Color::White, Role::Bishop) => PieceCode::WhiteBishop,
-        (Color::White, Role::King) => PieceCode::WhiteKing,
-        (Color::White, Role::Queen) => PieceCode::WhiteQueen,
-        (Color::Black, Role::Pawn) => PieceCode::BlackPawn,
-        (Color::Black, Role::Rook) => PieceCode::BlackRook,
-        (Color::Black, Role::Knight) => PieceCode::BlackKnight,
-        (Color::Black, Role::Bishop) => PieceCode::BlackBishop,
-        (Color::Black, Role::King) => PieceCode::BlackKing,
-        (Color::Black, Role::Queen) => PieceCode::BlackQueen,
-    };
-    match cell {
-        Cell::Empty => PieceCode::Empty,
-        Cell::Token(Token::Draw) => PieceCode::Draw,
-        Cell::Token(Token::WhiteWins) => PieceCode::WhiteWins,
-        Cell::Token(Token::BlackWins) => PieceCode::BlackWins,
-        Cell::Piece(p) => piece(p.color, p.role),
-    }
 }
 
 /// The standard start position as a board reads it, turned round (Black
@@ -120,31 +79,25 @@ pub fn memory_since(records: &[MemoryRecord], sensed: &[Cell; 64]) -> Option<Vec
 #[cfg(test)]
 mod tests {
     use super::*;
-    use boardcast_protocols::dgt::{self, EeRecord};
+    use boardcast_protocols::dgt::{self, EeRecord, Field, PieceCode};
+
+    use crate::games::chess::{Color, Role};
+
+    /// The square a DGT field names, the board the normal way round.
+    fn square_of(field: u8) -> Square {
+        square(Field::new(field).unwrap().square()).unwrap()
+    }
+
+    /// The cell a DGT piece code stands for.
+    fn cell_of(code: PieceCode) -> Cell {
+        cell(code.content()).unwrap()
+    }
 
     fn change(field: u8, piece: PieceCode) -> EeRecord {
         EeRecord::PieceChange {
             field: Field::new(field).unwrap(),
             piece,
             rapid: false,
-        }
-    }
-
-    #[test]
-    fn dgt_fields_and_codes_map_both_ways() {
-        for i in 0..64 {
-            let field = Field::new(i).unwrap();
-            assert_eq!(field_of(square_of(field)), field);
-            assert_eq!(at(square_of(field)), field.square());
-        }
-        assert_eq!(square_of(Field::new(0).unwrap()), Square::A8);
-        for code in [
-            PieceCode::Empty,
-            PieceCode::WhiteKnight,
-            PieceCode::BlackQueen,
-            PieceCode::BlackWins,
-        ] {
-            assert_eq!(code_of(cell_of(code)), code);
         }
     }
 
@@ -168,17 +121,14 @@ mod tests {
             EeRecord::Eof,
         ]);
         let mut after_e4 = start_cells(false);
-        after_e4[square_of(Field::new(52).unwrap()) as usize] = Cell::Empty;
-        after_e4[square_of(Field::new(36).unwrap()) as usize] = cell_of(PieceCode::WhitePawn);
+        after_e4[square_of(52) as usize] = Cell::Empty;
+        after_e4[square_of(36) as usize] = cell_of(PieceCode::WhitePawn);
         let rest = memory_since(&log, &after_e4).unwrap();
         assert_eq!(
             rest,
             [
-                (square_of(Field::new(12).unwrap()), Cell::Empty),
-                (
-                    square_of(Field::new(28).unwrap()),
-                    cell_of(PieceCode::BlackPawn)
-                )
+                (square_of(12), Cell::Empty),
+                (square_of(28), cell_of(PieceCode::BlackPawn))
             ]
         );
         // From the start: every change; a board the log never shows: none.
