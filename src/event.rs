@@ -527,87 +527,16 @@ enum ChessKind<'a> {
 
 impl Serialize for Event {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let chess = |kind| ChessWire {
-            board: &self.board,
-            t_ms: self.t_ms,
-            game: self.game,
-            kind,
-        };
-        if self.game == GameId::Chess {
-            match &self.kind {
-                EventKind::GameStart {
-                    position,
-                    chess960,
-                    rotated,
-                } => {
-                    return chess(ChessKind::GameStart {
-                        fen: position,
-                        chess960: chess960.unwrap_or(false),
-                        rotated: *rotated,
-                        position,
-                    })
-                    .serialize(s);
-                }
-                EventKind::Move {
-                    ply,
-                    side,
-                    notation,
-                    id,
-                    position,
-                    irregular,
-                } => {
-                    return chess(ChessKind::Move {
-                        ply: *ply,
-                        side: *side,
-                        san: notation,
-                        uci: id,
-                        fen: position,
-                        notation,
-                        id,
-                        position,
-                        irregular: *irregular,
-                    })
-                    .serialize(s);
-                }
-                EventKind::Provisional {
-                    ply,
-                    side,
-                    notation,
-                    id,
-                    position,
-                    withdrawn,
-                } => {
-                    return chess(ChessKind::Provisional {
-                        ply: *ply,
-                        side: *side,
-                        san: notation,
-                        uci: id,
-                        fen: position,
-                        notation,
-                        id,
-                        position,
-                        withdrawn: *withdrawn,
-                    })
-                    .serialize(s);
-                }
-                EventKind::Retract { ply, id } => {
-                    return chess(ChessKind::Retract {
-                        ply: *ply,
-                        uci: id,
-                        id,
-                    })
-                    .serialize(s);
-                }
-                EventKind::Takeback { to_ply, position } => {
-                    return chess(ChessKind::Takeback {
-                        to_ply: *to_ply,
-                        fen: position,
-                        position,
-                    })
-                    .serialize(s);
-                }
-                _ => {}
+        if self.game == GameId::Chess
+            && let Some(kind) = chess_kind(&self.kind)
+        {
+            return ChessWire {
+                board: &self.board,
+                t_ms: self.t_ms,
+                game: self.game,
+                kind,
             }
+            .serialize(s);
         }
         Plain {
             board: &self.board,
@@ -617,6 +546,71 @@ impl Serialize for Event {
         }
         .serialize(s)
     }
+}
+
+/// A chess event's kind with its chess-only field names beside the
+/// generic ones (`san` beside `notation`, `uci` beside `id`, `fen` beside
+/// `position`); `None` for a kind written alike in every game.
+fn chess_kind(kind: &EventKind) -> Option<ChessKind<'_>> {
+    Some(match kind {
+        EventKind::GameStart {
+            position,
+            chess960,
+            rotated,
+        } => ChessKind::GameStart {
+            fen: position,
+            chess960: chess960.unwrap_or(false),
+            rotated: *rotated,
+            position,
+        },
+        EventKind::Move {
+            ply,
+            side,
+            notation,
+            id,
+            position,
+            irregular,
+        } => ChessKind::Move {
+            ply: *ply,
+            side: *side,
+            san: notation,
+            uci: id,
+            fen: position,
+            notation,
+            id,
+            position,
+            irregular: *irregular,
+        },
+        EventKind::Provisional {
+            ply,
+            side,
+            notation,
+            id,
+            position,
+            withdrawn,
+        } => ChessKind::Provisional {
+            ply: *ply,
+            side: *side,
+            san: notation,
+            uci: id,
+            fen: position,
+            notation,
+            id,
+            position,
+            withdrawn: *withdrawn,
+        },
+        EventKind::Retract { ply, id } => ChessKind::Retract {
+            ply: *ply,
+            uci: id,
+            id,
+        },
+        EventKind::Takeback { to_ply, position } => ChessKind::Takeback {
+            to_ply: *to_ply,
+            fen: position,
+            position,
+        },
+        _ => return None,
+    })
 }
 
 /// How an event is read.

@@ -64,7 +64,7 @@ fn escape(value: &str) -> String {
 /// position after it (`SetUp`/`FEN`), and so on. Every part is valid PGN.
 ///
 /// A game other than chess is written in its own record format instead
-/// ([`render_other`]).
+/// ([`render_record`]).
 pub fn render(game: &GameRecord, tags: &Tags) -> String {
     // The event's date when configured, else the day the game started.
     let dated;
@@ -79,7 +79,7 @@ pub fn render(game: &GameRecord, tags: &Tags) -> String {
         _ => tags,
     };
     if game.game != crate::event::GameId::Chess {
-        return render_other(game, tags);
+        return render_record(game, tags);
     }
     let comments = clock_comments(game);
     let mut out = String::new();
@@ -93,21 +93,8 @@ pub fn render(game: &GameRecord, tags: &Tags) -> String {
         let last = part == cuts.len();
         let result = if last { game.result_token() } else { "*" };
         write_tags(&mut out, tags, result, game.chess960, &fen);
-        if last
-            && result == "*"
-            && let Some((white, black)) = game.clock
-        {
-            // Relay tools show a game in progress with these.
-            out.push_str(&format!(
-                "[WhiteClock \"{}\"]\n[BlackClock \"{}\"]\n",
-                hms(white),
-                hms(black)
-            ));
-        }
-        if last && game.clock_estimated {
-            out.push_str(
-                "[ClockNote \"clock times estimated from move times, no clock connected\"]\n",
-            );
+        if last {
+            write_clock_tags(&mut out, game, result);
         }
         out.push('\n');
         let mut words = Vec::new();
@@ -120,25 +107,7 @@ pub fn render(game: &GameRecord, tags: &Tags) -> String {
         } else if let Some(first) = game.irregularities.first().filter(|_| cuts.is_empty()) {
             words.push(format!("{{ {} }}", first.message.replace(['{', '}'], "")));
         }
-        let (mut number, mut white) = move_number(&fen);
-        for (k, san) in game.sans[begin..end].iter().enumerate() {
-            // A move number stays on the line of its move.
-            if white {
-                words.push(format!("{number}. {san}"));
-            } else if k == 0 {
-                words.push(format!("{number}... {san}"));
-            } else {
-                words.push(san.clone());
-            }
-            let i = begin + k;
-            if let Some(Some(comment)) = comments.get(i) {
-                words.push(format!("{{{comment}}}"));
-            }
-            if !white {
-                number += 1;
-            }
-            white = !white;
-        }
+        movetext(&mut words, game, &comments, begin..end, &fen);
         if !last {
             let i = cuts[part];
             words.push(format!(
@@ -156,6 +125,54 @@ pub fn render(game: &GameRecord, tags: &Tags) -> String {
         }
     }
     out
+}
+
+/// The clock tags of a game's last part: the clocks of a game in
+/// progress (relay tools show them), and a note when the times are
+/// estimated.
+fn write_clock_tags(out: &mut String, game: &GameRecord, result: &str) {
+    if result == "*"
+        && let Some((white, black)) = game.clock
+    {
+        out.push_str(&format!(
+            "[WhiteClock \"{}\"]\n[BlackClock \"{}\"]\n",
+            hms(white),
+            hms(black)
+        ));
+    }
+    if game.clock_estimated {
+        out.push_str("[ClockNote \"clock times estimated from move times, no clock connected\"]\n");
+    }
+}
+
+/// The moves `plies` of `game`, played from `fen`, with their numbers and
+/// clock comments, as movetext words.
+fn movetext(
+    words: &mut Vec<String>,
+    game: &GameRecord,
+    comments: &[Option<String>],
+    plies: std::ops::Range<usize>,
+    fen: &str,
+) {
+    let begin = plies.start;
+    let (mut number, mut white) = move_number(fen);
+    for (k, san) in game.sans[plies].iter().enumerate() {
+        // A move number stays on the line of its move.
+        if white {
+            words.push(format!("{number}. {san}"));
+        } else if k == 0 {
+            words.push(format!("{number}... {san}"));
+        } else {
+            words.push(san.clone());
+        }
+        if let Some(Some(comment)) = comments.get(begin + k) {
+            words.push(format!("{{{comment}}}"));
+        }
+        if !white {
+            number += 1;
+        }
+        white = !white;
+    }
 }
 
 fn write_tags(out: &mut String, tags: &Tags, result: &str, chess960: bool, fen: &str) {
@@ -260,7 +277,7 @@ pub fn record_text(game: &GameRecord) -> Option<String> {
 /// known roster values filled in: `Event`, `Site`, `Date`, `Round`, and the
 /// players (`White`/`Black` in PDN; `Red` is the pairing's first player,
 /// `white`, and `Black` the second, in xiangqi).
-pub fn render_other(game: &GameRecord, tags: &Tags) -> String {
+pub fn render_record(game: &GameRecord, tags: &Tags) -> String {
     use crate::event::GameId;
     let Some(text) = record_text(game) else {
         return String::new();

@@ -74,6 +74,38 @@ impl GameRecord {
         self.game.side((i % 2 == 1) == second_starts)
     }
 
+    /// A move published: its notation, id, time and the position after
+    /// it, with no clock reading yet.
+    fn push_ply(&mut self, san: &str, uci: &str, t_ms: u64, fen: &str, irregular: bool) {
+        self.sans.push(san.to_string());
+        self.ucis.push(uci.to_string());
+        self.times.push(t_ms);
+        self.fens.push(fen.to_string());
+        self.irregular.push(irregular);
+        self.clks.push(None);
+        self.emts.push(None);
+        self.fen = fen.to_string();
+    }
+
+    /// A clock reading: both players' times (by side, as `time` gives
+    /// them) when the clock shows both, and the press it reports, by whom
+    /// and when.
+    fn note_clock(
+        &mut self,
+        time: impl Fn(Side) -> Option<u32>,
+        estimated: bool,
+        pressed: Option<(Side, u64)>,
+    ) {
+        let [first, second] = self.game.sides();
+        if let (Some(a), Some(b)) = (time(first), time(second)) {
+            self.clock = Some((a, b));
+            self.clock_estimated = estimated;
+        }
+        if let Some((side, t_ms)) = pressed {
+            self.attach_press(side, t_ms);
+        }
+    }
+
     /// A press by `side` at `at`: its last move gets the clock reading and
     /// the time it took (Law 6.2a: the press completes the move).
     fn attach_press(&mut self, side: crate::event::Side, at: Millis) {
@@ -148,14 +180,7 @@ impl GameLog {
             } => {
                 self.truncate((*ply as usize).saturating_sub(1));
                 if let Some(g) = self.games.last_mut() {
-                    g.sans.push(san.clone());
-                    g.ucis.push(uci.clone());
-                    g.times.push(e.t_ms);
-                    g.fens.push(fen.clone());
-                    g.irregular.push(*irregular);
-                    g.clks.push(None);
-                    g.emts.push(None);
-                    g.fen = fen.clone();
+                    g.push_ply(san, uci, e.t_ms, fen, *irregular);
                 }
             }
             EventKind::Clock {
@@ -172,14 +197,7 @@ impl GameLog {
                         Side::Black => *black,
                         Side::Red => *red,
                     };
-                    let [first, second] = g.game.sides();
-                    if let (Some(a), Some(b)) = (time(first), time(second)) {
-                        g.clock = Some((a, b));
-                        g.clock_estimated = *estimated;
-                    }
-                    if let Some(side) = pressed {
-                        g.attach_press(*side, e.t_ms);
-                    }
+                    g.note_clock(time, *estimated, pressed.map(|side| (side, e.t_ms)));
                 }
             }
             EventKind::Retract { ply, .. } => self.truncate((*ply as usize).saturating_sub(1)),

@@ -368,6 +368,21 @@ fn check_unique(p: Pairings, name: &str) -> Result<Pairings, PairingsError> {
     Ok(p)
 }
 
+/// The columns a CSV pairings file may have.
+const CSV_COLUMNS: [&str; 11] = [
+    "board",
+    "white",
+    "black",
+    "white_fide_id",
+    "white_title",
+    "white_federation",
+    "white_rating",
+    "black_fide_id",
+    "black_title",
+    "black_federation",
+    "black_rating",
+];
+
 /// Parses CSV pairings (see the module documentation for the columns).
 pub fn parse_csv(text: &str, name: &str) -> Result<Pairings, PairingsError> {
     let mut reader = csv::ReaderBuilder::new()
@@ -379,32 +394,7 @@ pub fn parse_csv(text: &str, name: &str) -> Result<Pairings, PairingsError> {
         reason,
     };
     let headers = reader.headers().map_err(|e| err(1, e.to_string()))?.clone();
-    const KNOWN: [&str; 11] = [
-        "board",
-        "white",
-        "black",
-        "white_fide_id",
-        "white_title",
-        "white_federation",
-        "white_rating",
-        "black_fide_id",
-        "black_title",
-        "black_federation",
-        "black_rating",
-    ];
-    for h in headers.iter() {
-        if !KNOWN.contains(&h) {
-            return Err(err(
-                1,
-                format!("unknown column `{h}`; known: {}", KNOWN.join(", ")),
-            ));
-        }
-    }
-    for needed in ["board", "white", "black"] {
-        if !headers.iter().any(|h| h == needed) {
-            return Err(err(1, format!("missing column `{needed}`")));
-        }
-    }
+    check_csv_headers(&headers).map_err(|m| err(1, m))?;
     let mut pairings = Vec::new();
     for record in reader.records() {
         let record = record.map_err(|e| {
@@ -412,51 +402,7 @@ pub fn parse_csv(text: &str, name: &str) -> Result<Pairings, PairingsError> {
             err(line, e.to_string())
         })?;
         let line = record.position().map_or(0, |p| p.line());
-        let get = |col: &str| {
-            headers
-                .iter()
-                .position(|h| h == col)
-                .and_then(|i| record.get(i))
-                .filter(|v| !v.is_empty())
-                .map(str::to_string)
-        };
-        let number = |col: &str| -> Result<Option<u64>, PairingsError> {
-            get(col)
-                .map(|v| {
-                    v.parse::<u64>()
-                        .map_err(|_| err(line, format!("`{col}` is not a number: `{v}`")))
-                })
-                .transpose()
-        };
-        let text = |col: &str| -> Result<Option<String>, PairingsError> {
-            let v = get(col);
-            crate::text::check_text(&format!("`{col}`"), v.as_deref()).map_err(|m| err(line, m))?;
-            Ok(v)
-        };
-        let player = |side: &str| -> Result<Player, PairingsError> {
-            Ok(Player {
-                name: text(side)?.ok_or_else(|| err(line, format!("`{side}` is empty")))?,
-                fide_id: number(&format!("{side}_fide_id"))?,
-                title: text(&format!("{side}_title"))?,
-                federation: text(&format!("{side}_federation"))?,
-                rating: number(&format!("{side}_rating"))?.map(|r| r as u32),
-            })
-        };
-        let board = number("board")?.ok_or_else(|| err(line, "`board` is empty".into()))?;
-        if !(1..=u64::from(crate::text::MAX_BOARD_NUMBER)).contains(&board) {
-            return Err(err(
-                line,
-                format!(
-                    "`board` {board} is out of range (1 to {})",
-                    crate::text::MAX_BOARD_NUMBER
-                ),
-            ));
-        }
-        pairings.push(Pairing {
-            board: board as u32,
-            white: player("white")?,
-            black: player("black")?,
-        });
+        pairings.push(csv_pairing(&headers, &record).map_err(|m| err(line, m))?);
     }
     check_unique(
         Pairings {
@@ -465,6 +411,71 @@ pub fn parse_csv(text: &str, name: &str) -> Result<Pairings, PairingsError> {
         },
         name,
     )
+}
+
+/// The header line: known columns only, `board`, `white` and `black`
+/// among them.
+fn check_csv_headers(headers: &csv::StringRecord) -> Result<(), String> {
+    if let Some(h) = headers.iter().find(|h| !CSV_COLUMNS.contains(h)) {
+        return Err(format!(
+            "unknown column `{h}`; known: {}",
+            CSV_COLUMNS.join(", ")
+        ));
+    }
+    match ["board", "white", "black"]
+        .into_iter()
+        .find(|needed| !headers.iter().any(|h| h == *needed))
+    {
+        Some(needed) => Err(format!("missing column `{needed}`")),
+        None => Ok(()),
+    }
+}
+
+/// One line of a CSV pairings file: its board and players. The error
+/// says which field is wrong.
+fn csv_pairing(headers: &csv::StringRecord, record: &csv::StringRecord) -> Result<Pairing, String> {
+    let get = |col: &str| {
+        headers
+            .iter()
+            .position(|h| h == col)
+            .and_then(|i| record.get(i))
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
+    let number = |col: &str| -> Result<Option<u64>, String> {
+        get(col)
+            .map(|v| {
+                v.parse::<u64>()
+                    .map_err(|_| format!("`{col}` is not a number: `{v}`"))
+            })
+            .transpose()
+    };
+    let text = |col: &str| -> Result<Option<String>, String> {
+        let v = get(col);
+        crate::text::check_text(&format!("`{col}`"), v.as_deref())?;
+        Ok(v)
+    };
+    let player = |side: &str| -> Result<Player, String> {
+        Ok(Player {
+            name: text(side)?.ok_or_else(|| format!("`{side}` is empty"))?,
+            fide_id: number(&format!("{side}_fide_id"))?,
+            title: text(&format!("{side}_title"))?,
+            federation: text(&format!("{side}_federation"))?,
+            rating: number(&format!("{side}_rating"))?.map(|r| r as u32),
+        })
+    };
+    let board = number("board")?.ok_or_else(|| "`board` is empty".to_string())?;
+    if !(1..=u64::from(crate::text::MAX_BOARD_NUMBER)).contains(&board) {
+        return Err(format!(
+            "`board` {board} is out of range (1 to {})",
+            crate::text::MAX_BOARD_NUMBER
+        ));
+    }
+    Ok(Pairing {
+        board: board as u32,
+        white: player("white")?,
+        black: player("black")?,
+    })
 }
 
 #[cfg(test)]
