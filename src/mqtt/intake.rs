@@ -6,10 +6,13 @@
 
 use bytes::Bytes;
 use rumqttc::{AsyncClient, QoS, SubscribeFilter};
-use std::sync::MutexGuard;
+use std::sync::{Mutex, MutexGuard};
 use tracing::{debug, error, info, warn};
 
-use super::{CommandRoutes, Outbox};
+use super::{
+    CommandRoutes, LATE_WILLS_PER_PERIOD, Outbox, REFUSALS_PER_SECOND, WARNING_PERIOD_MS,
+    WARNINGS_PER_PERIOD,
+};
 use crate::config;
 use crate::control::{Ack, RateLimit, Request, Verifier};
 
@@ -37,6 +40,35 @@ pub(super) struct Control {
     pub(super) clear_retained: bool,
 }
 
+/// What the bridge keeps to hear the broker: where each board's commands
+/// go, and the command checks with the bridge's warnings. The outbox owns
+/// one, as the replies (acknowledgements, warnings) go out through it.
+#[derive(Debug)]
+pub(super) struct Intake {
+    /// Each board's command queue, by board id.
+    pub(super) commands: Mutex<CommandRoutes>,
+    /// The command checks and the bridge's warnings.
+    pub(super) control: Mutex<Control>,
+}
+
+impl Intake {
+    /// An intake routing no command yet, checking commands with no key
+    /// (until [`Outbox::set_control`]).
+    pub(super) fn new() -> Intake {
+        Intake {
+            commands: Mutex::new(CommandRoutes::new()),
+            control: Mutex::new(Control {
+                verifier: Verifier::new(None, crate::control::DEFAULT_WINDOW_MS),
+                warnings: RateLimit::new(WARNINGS_PER_PERIOD, WARNING_PERIOD_MS),
+                refusals: RateLimit::new(REFUSALS_PER_SECOND, 1000),
+                late_wills: RateLimit::new(LATE_WILLS_PER_PERIOD, WARNING_PERIOD_MS),
+                others: Default::default(),
+                clear_retained: false,
+            }),
+        }
+    }
+}
+
 impl Outbox {
     /// Checks operator commands with the `[control]` settings. Without a
     /// secret every command is refused, and this says so at start-up.
@@ -55,7 +87,10 @@ impl Outbox {
     }
 
     pub(super) fn control_lock(&self) -> MutexGuard<'_, Control> {
-        self.control.lock().unwrap_or_else(|e| e.into_inner())
+        self.intake
+            .control
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
     }
 
     /// Publishes a warning on the bridge's warning topic and logs it, both
@@ -162,7 +197,7 @@ impl Outbox {
     /// Routes operator corrections arriving on the command topics to the
     /// board tasks.
     pub fn route_commands(&self, routes: CommandRoutes) {
-        *self.commands.lock().expect("command routes lock") = routes;
+        *self.intake.commands.lock().expect("command routes lock") = routes;
     }
 
     /// A message arrived on a subscribed topic.
@@ -212,6 +247,7 @@ impl Outbox {
             return;
         };
         let route = self
+            .intake
             .commands
             .lock()
             .expect("command routes lock")

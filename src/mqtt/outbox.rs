@@ -11,12 +11,9 @@ use rumqttc::{AsyncClient, QoS};
 use tokio::time::Instant;
 use tracing::error;
 
-use super::intake::Control;
-use super::{
-    CommandRoutes, LATE_WILLS_PER_PERIOD, MAX_NOTICES, REFUSALS_PER_SECOND, Topics, View,
-    WARNING_PERIOD_MS, WARNINGS_PER_PERIOD, WINDOW, fits,
-};
-use crate::control::{self, Ack, RateLimit, Verifier};
+use super::intake::Intake;
+use super::{MAX_NOTICES, Topics, View, WINDOW, fits};
+use crate::control::{self, Ack};
 use crate::event::Event;
 
 /// How long after losing a connection to a node every event is copied
@@ -359,8 +356,8 @@ pub struct Outbox {
     pub(super) inner: Mutex<Inner>,
     pub(super) topics: Topics,
     pub(super) capacity: usize,
-    pub(super) commands: Mutex<CommandRoutes>,
-    pub(super) control: Mutex<Control>,
+    /// What the bridge hears on the broker: commands and their checks.
+    pub(super) intake: Intake,
     /// This process's random id (in the client id and the instance topic).
     pub(super) instance: String,
 }
@@ -401,15 +398,7 @@ impl Outbox {
             }),
             topics,
             capacity: capacity.max(1),
-            commands: Mutex::new(CommandRoutes::new()),
-            control: Mutex::new(Control {
-                verifier: Verifier::new(None, control::DEFAULT_WINDOW_MS),
-                warnings: RateLimit::new(WARNINGS_PER_PERIOD, WARNING_PERIOD_MS),
-                refusals: RateLimit::new(REFUSALS_PER_SECOND, 1000),
-                late_wills: RateLimit::new(LATE_WILLS_PER_PERIOD, WARNING_PERIOD_MS),
-                others: Default::default(),
-                clear_retained: false,
-            }),
+            intake: Intake::new(),
             instance: control::new_nonce()[..12].to_string(),
         })
     }
