@@ -48,13 +48,12 @@ use boardcast::event::EventKind;
 use boardcast::replay::{Played, replay_game_text};
 use boardcast::track::Config;
 use boardcast_games::{draughts, xiangqi};
+use boardcast_sim::faults::FaultKind;
 use boardcast_sim::open::{
     Habits, OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts,
     simulate_draughts_with, simulate_xiangqi_with, tabutronic_capture_text,
 };
-use boardcast_sim::open_faults::{
-    self, OpenFaultCase, OpenFaultKind, record_ids, standing_errors, touch_alerts,
-};
+use boardcast_sim::open_faults::{self, OpenFaultCase, record_ids, standing_errors, touch_alerts};
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -215,10 +214,10 @@ fn clean_table(
 fn fault_table(
     game: &str,
     word: &str,
-    kinds: &[OpenFaultKind],
+    kinds: &[FaultKind],
     games: usize,
     cases: usize,
-    inject: impl Fn(usize, OpenFaultKind, OpenProfile, u64) -> Option<OpenFaultCase>,
+    inject: impl Fn(usize, FaultKind, OpenProfile, u64) -> Option<OpenFaultCase>,
 ) {
     println!(
         "{game}, faults: {:<15} {:>6} {:>6} {:>8} {:>8} {:>8} {:>13} {:>13}",
@@ -437,7 +436,7 @@ fn draughts_tables(
     fault_table(
         label,
         "draughts",
-        &OpenFaultKind::DRAUGHTS,
+        &FaultKind::DRAUGHTS,
         n,
         cases,
         |i, k, p, seed| open_faults::inject_draughts(&games[i], k, p, seed),
@@ -468,7 +467,7 @@ fn xiangqi_tables(
     fault_table(
         label,
         "xiangqi",
-        &OpenFaultKind::XIANGQI,
+        &FaultKind::XIANGQI,
         n,
         cases,
         |i, k, p, seed| open_faults::inject_xiangqi(&games[i], k, p, seed),

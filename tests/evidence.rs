@@ -10,8 +10,9 @@ use boardcast::replay::replay_file;
 use boardcast::replay::slice::{Slice, SliceStart, write_slices, write_slices_where};
 use boardcast::track::Config;
 use boardcast_games::draughts;
+use boardcast_sim::faults::FaultKind;
 use boardcast_sim::open::{OpenProfile, capture_text, read_xiangqi_games};
-use boardcast_sim::open_faults::{self, OpenFaultKind};
+use boardcast_sim::open_faults;
 use boardcast_sim::{self as sim, faults};
 
 use crate::games::all_games;
@@ -106,7 +107,7 @@ fn chess_faults_on_a_dgt_board_slice_to_the_position_before_and_replay_to_the_sa
     let games = all_games();
     let mut starts = Starts::default();
     let mut kinds = std::collections::BTreeSet::new();
-    for kind in faults::FaultKind::ALL {
+    for kind in faults::FaultKind::CHESS {
         let mut done = 0;
         for (i, game) in games.iter().enumerate().skip(5).step_by(7) {
             if done == 2 {
@@ -168,7 +169,7 @@ fn draughts_and_xiangqi_faults_slice_to_the_position_before_and_replay_to_the_sa
             }
         }
     };
-    for (n, kind) in OpenFaultKind::DRAUGHTS.into_iter().enumerate() {
+    for (n, kind) in FaultKind::DRAUGHTS.into_iter().enumerate() {
         let mut done = 0;
         for (i, g) in dgames.iter().enumerate().skip(n * 3 + 1) {
             let profile = OpenProfile {
@@ -186,7 +187,7 @@ fn draughts_and_xiangqi_faults_slice_to_the_position_before_and_replay_to_the_sa
             }
         }
     }
-    for (n, kind) in OpenFaultKind::XIANGQI.into_iter().enumerate() {
+    for (n, kind) in FaultKind::XIANGQI.into_iter().enumerate() {
         let mut done = 0;
         for (i, moves) in xgames.iter().enumerate().skip(n * 3 + 1) {
             let profile = OpenProfile {

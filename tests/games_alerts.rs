@@ -14,8 +14,9 @@ use boardcast::event::{AlertKind, EventKind, Side};
 use boardcast::replay::{Played, replay_game_text};
 use boardcast::track::{Cell, Config, Reconstructor};
 use boardcast_games::{draughts, xiangqi};
+use boardcast_sim::faults::FaultKind;
 use boardcast_sim::open::{OpenProfile, capture_text, read_xiangqi_games};
-use boardcast_sim::open_faults::{self, OpenFaultKind};
+use boardcast_sim::open_faults;
 
 /// The draughts start as a `board` line (rank 8 first, file a first).
 const DRAUGHTS_START: &str = ".m.m.m.mm.m.m.m..m.m.m.m................M.M.M.M..M.M.M.MM.M.M.M.";
@@ -409,7 +410,7 @@ fn injected_faults_on_draughts_and_xiangqi_boards_raise_their_alerts() {
             short(&kinds(&r))
         );
     };
-    for (n, kind) in OpenFaultKind::DRAUGHTS.into_iter().enumerate() {
+    for (n, kind) in FaultKind::DRAUGHTS.into_iter().enumerate() {
         let mut done = 0;
         for (i, g) in dgames.iter().enumerate().skip(n * 3) {
             let profile = OpenProfile {
@@ -428,7 +429,7 @@ fn injected_faults_on_draughts_and_xiangqi_boards_raise_their_alerts() {
         }
         assert_eq!(done, 3, "{kind:?}");
     }
-    for (n, kind) in OpenFaultKind::XIANGQI.into_iter().enumerate() {
+    for (n, kind) in FaultKind::XIANGQI.into_iter().enumerate() {
         let mut done = 0;
         for (i, moves) in xgames.iter().enumerate().skip(n * 3) {
             let profile = OpenProfile {

@@ -9,8 +9,9 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
+use boardcast_sim::faults::FaultKind;
 use boardcast_sim::open::{OpenGame, OpenProfile, read_xiangqi_games};
-use boardcast_sim::open_faults::{self, OpenFaultKind};
+use boardcast_sim::open_faults;
 use serde_json::{Value, json};
 
 use crate::live_games::open_boards;
@@ -50,7 +51,7 @@ async fn an_alert_replayed_decided_and_reported_across_a_restart_in_chromium() {
         .find_map(|(i, m)| {
             let mut m = m.clone();
             m.truncate(30);
-            open_faults::inject_xiangqi(&m, OpenFaultKind::Movement, profile, i as u64)
+            open_faults::inject_xiangqi(&m, FaultKind::Movement, profile, i as u64)
         })
         .expect("a game to inject an illegal move into");
     let pace = Pace::Compressed {

@@ -29,35 +29,55 @@ use boardcast::games::chess::irregular::find_pseudo_move;
 use boardcast::games::chess::{Board, Color, Move, Piece, Position, Rank, Role, Square};
 use boardcast::track::Cell;
 
-/// A kind of fault.
+/// A kind of fault, in any game: each game's injectors take the kinds of
+/// its table ([`FaultKind::CHESS`], [`FaultKind::DRAUGHTS`],
+/// [`FaultKind::XIANGQI`]; draughts and xiangqi are injected by
+/// `open_faults.rs`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum FaultKind {
-    /// An illegal move completed, then taken back.
+    /// Chess: an illegal move completed, then taken back.
     IllegalTakenBack,
-    /// An illegal move completed; play goes on from it.
+    /// Chess: an illegal move completed; play goes on from it.
     IllegalStands,
-    /// Pieces displaced for a while.
+    /// Pieces displaced for a while (chess: two; draughts, xiangqi: one
+    /// of each side).
     Displaced,
     /// A piece of the side not to move pushed to a neighbouring square
     /// and left there for a while.
     Pushed,
     /// A wrong initial set-up, corrected before the first move.
     WrongSetup,
-    /// A pawn left unexchanged on the last rank.
+    /// Chess: a pawn left unexchanged on the last rank.
     Unpromoted,
-    /// An illegal move (onto an empty square, or taking a piece) left
-    /// standing without its player pressing the clock or the opponent
-    /// touching anything, then taken back (issue 44).
+    /// Chess: an illegal move (onto an empty square, or taking a piece)
+    /// left standing without its player pressing the clock or the
+    /// opponent touching anything, then taken back (issue 44).
     IllegalUncompleted,
-    /// The piece that just moved, its move final, pushed on along its own
-    /// line to a neighbouring square its move could have reached, left
-    /// there a while and set back (issue 44).
+    /// Chess: the piece that just moved, its move final, pushed on along
+    /// its own line to a neighbouring square its move could have reached,
+    /// left there a while and set back (issue 44).
     PushedOn,
+    /// Draughts: a plain move while a capture was compulsory.
+    MissedCapture,
+    /// Draughts: the same, answered and never noticed: it stands (art.
+    /// 1.25) and play goes on from it.
+    MissedCaptureStands,
+    /// Draughts: a multi-jump stopped after its first jump.
+    UnfinishedJump,
+    /// Xiangqi: a piece moved to a point it cannot reach.
+    Movement,
+    /// Xiangqi: the generals left facing on an open file.
+    GeneralsFacing,
+    /// Xiangqi: the own general left in check, or a check not answered.
+    SelfCheck,
+    /// Draughts, xiangqi: a piece that could move touched, put back, and
+    /// another moved.
+    TouchMove,
 }
 
 impl FaultKind {
-    /// Every kind.
-    pub const ALL: [FaultKind; 8] = [
+    /// The kinds injected into chess games.
+    pub const CHESS: [FaultKind; 8] = [
         FaultKind::IllegalTakenBack,
         FaultKind::IllegalStands,
         FaultKind::Displaced,
@@ -68,17 +88,60 @@ impl FaultKind {
         FaultKind::PushedOn,
     ];
 
+    /// The kinds injected into draughts games.
+    pub const DRAUGHTS: [FaultKind; 7] = [
+        FaultKind::MissedCapture,
+        FaultKind::MissedCaptureStands,
+        FaultKind::UnfinishedJump,
+        FaultKind::Displaced,
+        FaultKind::Pushed,
+        FaultKind::WrongSetup,
+        FaultKind::TouchMove,
+    ];
+
+    /// The kinds injected into xiangqi games.
+    pub const XIANGQI: [FaultKind; 7] = [
+        FaultKind::Movement,
+        FaultKind::GeneralsFacing,
+        FaultKind::SelfCheck,
+        FaultKind::Displaced,
+        FaultKind::Pushed,
+        FaultKind::WrongSetup,
+        FaultKind::TouchMove,
+    ];
+
     /// The alert boardcast must raise.
     pub fn alert(self) -> AlertKind {
         match self {
-            FaultKind::IllegalTakenBack | FaultKind::IllegalStands | FaultKind::Unpromoted => {
-                AlertKind::IllegalMove
-            }
+            FaultKind::IllegalTakenBack
+            | FaultKind::IllegalStands
+            | FaultKind::Unpromoted
+            | FaultKind::MissedCapture
+            | FaultKind::MissedCaptureStands
+            | FaultKind::UnfinishedJump
+            | FaultKind::Movement
+            | FaultKind::GeneralsFacing
+            | FaultKind::SelfCheck => AlertKind::IllegalMove,
             FaultKind::Displaced
             | FaultKind::Pushed
             | FaultKind::IllegalUncompleted
             | FaultKind::PushedOn => AlertKind::Misplaced,
             FaultKind::WrongSetup => AlertKind::Setup,
+            FaultKind::TouchMove => AlertKind::TouchMove,
+        }
+    }
+
+    /// Words the alert's message must contain (it says what was wrong),
+    /// where the checks ask for them.
+    pub fn says(self) -> Option<&'static str> {
+        match self {
+            FaultKind::MissedCapture | FaultKind::MissedCaptureStands => {
+                Some("a capture was compulsory")
+            }
+            FaultKind::UnfinishedJump => Some("multi-jump was not completed"),
+            FaultKind::Movement => Some("cannot move from"),
+            FaultKind::GeneralsFacing | FaultKind::SelfCheck => Some("general in check or facing"),
+            _ => None,
         }
     }
 }

@@ -3,7 +3,7 @@
 //! what boardcast should say about it. The open-protocol counterpart of
 //! [`super::faults`], used by `cargo bench --bench games` and the tests.
 //!
-//! Each [`OpenFaultKind`] is injected into a real game of the bundled
+//! Each [`FaultKind`] is injected into a real game of the bundled
 //! corpora, played with the simulator's hands ([`super::open`]) under a
 //! given [`OpenProfile`]; every fault but `MissedCaptureStands` is put
 //! right before play goes on, so the expected record is the source game:
@@ -40,6 +40,7 @@ use boardcast_games::xiangqi::illegal::{Classification as XqClass, Exposure, irr
 use boardcast_games::xiangqi::{self, Kind as XqKind};
 use rand::Rng;
 
+use super::faults::FaultKind;
 use super::open::{
     Hands, OpenGame, OpenProfile, OpenSession, draughts_hands, dsq, play_draughts, play_xiangqi,
     xiangqi_hands, xsq,
@@ -47,91 +48,11 @@ use super::open::{
 use boardcast::event::{AlertKind, EventKind, Side};
 use boardcast::replay::Played;
 
-/// A kind of fault on an open-protocol board.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum OpenFaultKind {
-    /// Draughts: a plain move while a capture was compulsory.
-    MissedCapture,
-    /// Draughts: the same, answered and never noticed: it stands (art.
-    /// 1.25) and play goes on from it.
-    MissedCaptureStands,
-    /// Draughts: a multi-jump stopped after its first jump.
-    UnfinishedJump,
-    /// Xiangqi: a piece moved to a point it cannot reach.
-    Movement,
-    /// Xiangqi: the generals left facing on an open file.
-    GeneralsFacing,
-    /// Xiangqi: the own general left in check, or a check not answered.
-    SelfCheck,
-    /// One piece of each side off the board for a while.
-    Displaced,
-    /// A piece of the side not to move pushed to a neighbouring square.
-    Pushed,
-    /// The start position set up wrongly, corrected before the first move.
-    WrongSetup,
-    /// A piece that could move touched, put back, and another moved.
-    TouchMove,
-}
-
-impl OpenFaultKind {
-    /// The kinds that apply to draughts.
-    pub const DRAUGHTS: [OpenFaultKind; 7] = [
-        OpenFaultKind::MissedCapture,
-        OpenFaultKind::MissedCaptureStands,
-        OpenFaultKind::UnfinishedJump,
-        OpenFaultKind::Displaced,
-        OpenFaultKind::Pushed,
-        OpenFaultKind::WrongSetup,
-        OpenFaultKind::TouchMove,
-    ];
-
-    /// The kinds that apply to xiangqi.
-    pub const XIANGQI: [OpenFaultKind; 7] = [
-        OpenFaultKind::Movement,
-        OpenFaultKind::GeneralsFacing,
-        OpenFaultKind::SelfCheck,
-        OpenFaultKind::Displaced,
-        OpenFaultKind::Pushed,
-        OpenFaultKind::WrongSetup,
-        OpenFaultKind::TouchMove,
-    ];
-
-    /// The alert boardcast must raise.
-    pub fn alert(self) -> AlertKind {
-        match self {
-            OpenFaultKind::MissedCapture
-            | OpenFaultKind::MissedCaptureStands
-            | OpenFaultKind::UnfinishedJump
-            | OpenFaultKind::Movement
-            | OpenFaultKind::GeneralsFacing
-            | OpenFaultKind::SelfCheck => AlertKind::IllegalMove,
-            OpenFaultKind::Displaced | OpenFaultKind::Pushed => AlertKind::Misplaced,
-            OpenFaultKind::WrongSetup => AlertKind::Setup,
-            OpenFaultKind::TouchMove => AlertKind::TouchMove,
-        }
-    }
-
-    /// Words the alert's message must contain (it says what was wrong).
-    pub fn says(self) -> Option<&'static str> {
-        match self {
-            OpenFaultKind::MissedCapture | OpenFaultKind::MissedCaptureStands => {
-                Some("a capture was compulsory")
-            }
-            OpenFaultKind::UnfinishedJump => Some("multi-jump was not completed"),
-            OpenFaultKind::Movement => Some("cannot move from"),
-            OpenFaultKind::GeneralsFacing | OpenFaultKind::SelfCheck => {
-                Some("general in check or facing")
-            }
-            _ => None,
-        }
-    }
-}
-
 /// A session with a fault and what should come of it.
 #[derive(Clone, Debug)]
 pub struct OpenFaultCase {
     /// The kind injected.
-    pub kind: OpenFaultKind,
+    pub kind: FaultKind,
     /// The board's lines.
     pub session: OpenSession,
     /// The side the alert concerns, when it concerns one.
@@ -292,7 +213,7 @@ enum Act {
 /// thinking over the next), the position there, and the record so far.
 struct At<'a, M, P> {
     moves: &'a [M],
-    kind: OpenFaultKind,
+    kind: FaultKind,
     h: Hands,
     pos: P,
     k: usize,
@@ -303,13 +224,13 @@ struct At<'a, M, P> {
 type DraughtsAct = fn(&mut At<'_, draughts::Move, draughts::Position>) -> Option<Act>;
 
 /// The act of every draughts fault after the first move.
-const DRAUGHTS_ACTS: [(OpenFaultKind, DraughtsAct); 6] = [
-    (OpenFaultKind::MissedCaptureStands, dr_missed_capture_stands),
-    (OpenFaultKind::MissedCapture, dr_missed_capture),
-    (OpenFaultKind::UnfinishedJump, dr_unfinished_jump),
-    (OpenFaultKind::Displaced, dr_displaced),
-    (OpenFaultKind::Pushed, dr_pushed),
-    (OpenFaultKind::TouchMove, dr_touch_move),
+const DRAUGHTS_ACTS: [(FaultKind, DraughtsAct); 6] = [
+    (FaultKind::MissedCaptureStands, dr_missed_capture_stands),
+    (FaultKind::MissedCapture, dr_missed_capture),
+    (FaultKind::UnfinishedJump, dr_unfinished_jump),
+    (FaultKind::Displaced, dr_displaced),
+    (FaultKind::Pushed, dr_pushed),
+    (FaultKind::TouchMove, dr_touch_move),
 ];
 
 /// The letter of the draughts piece on `s`.
@@ -321,7 +242,7 @@ fn dr_letter(pos: &draughts::Position, s: draughts::Square) -> char {
 /// start), or `None` when the game offers no place for it.
 pub fn inject_draughts(
     moves: &[draughts::Move],
-    kind: OpenFaultKind,
+    kind: FaultKind,
     profile: OpenProfile,
     seed: u64,
 ) -> Option<OpenFaultCase> {
@@ -333,7 +254,7 @@ pub fn inject_draughts(
     let ids: Vec<String> = moves.iter().map(draughts::Move::id).collect();
     let start = positions[0];
     let mut h = draughts_hands(profile, seed, &start);
-    if kind == OpenFaultKind::WrongSetup {
+    if kind == FaultKind::WrongSetup {
         return Some(dr_wrong_setup(moves, h, profile, seed, ids));
     }
     let n = moves.len();
@@ -343,10 +264,8 @@ pub fn inject_draughts(
     // The plies where this fault can happen.
     let places: Vec<usize> = (1..n - 1)
         .filter(|&k| match kind {
-            OpenFaultKind::MissedCapture | OpenFaultKind::MissedCaptureStands => {
-                moves[k].is_capture()
-            }
-            OpenFaultKind::UnfinishedJump => moves[k].captured().len() >= 2,
+            FaultKind::MissedCapture | FaultKind::MissedCaptureStands => moves[k].is_capture(),
+            FaultKind::UnfinishedJump => moves[k].captured().len() >= 2,
             _ => true,
         })
         .collect();
@@ -445,7 +364,7 @@ fn dr_wrong_setup(
     }
     h.wait(2_000, 2_000);
     OpenFaultCase {
-        kind: OpenFaultKind::WrongSetup,
+        kind: FaultKind::WrongSetup,
         session: h.session(),
         side: None,
         ids,
@@ -688,13 +607,13 @@ fn dr_touch_move(at: &mut At<'_, draughts::Move, draughts::Position>) -> Option<
 type XiangqiAct = fn(&mut At<'_, xiangqi::Move, xiangqi::Position>) -> Option<Act>;
 
 /// The act of every xiangqi fault after the first move.
-const XIANGQI_ACTS: [(OpenFaultKind, XiangqiAct); 6] = [
-    (OpenFaultKind::Movement, xq_illegal_move),
-    (OpenFaultKind::GeneralsFacing, xq_illegal_move),
-    (OpenFaultKind::SelfCheck, xq_illegal_move),
-    (OpenFaultKind::Displaced, xq_displaced),
-    (OpenFaultKind::Pushed, xq_pushed),
-    (OpenFaultKind::TouchMove, xq_touch_move),
+const XIANGQI_ACTS: [(FaultKind, XiangqiAct); 6] = [
+    (FaultKind::Movement, xq_illegal_move),
+    (FaultKind::GeneralsFacing, xq_illegal_move),
+    (FaultKind::SelfCheck, xq_illegal_move),
+    (FaultKind::Displaced, xq_displaced),
+    (FaultKind::Pushed, xq_pushed),
+    (FaultKind::TouchMove, xq_touch_move),
 ];
 
 /// The letter of the xiangqi piece on `s`.
@@ -706,7 +625,7 @@ fn xq_letter(pos: &xiangqi::Position, s: xiangqi::Square) -> char {
 /// start), or `None` when the game offers no place for it.
 pub fn inject_xiangqi(
     moves: &[xiangqi::Move],
-    kind: OpenFaultKind,
+    kind: FaultKind,
     profile: OpenProfile,
     seed: u64,
 ) -> Option<OpenFaultCase> {
@@ -717,7 +636,7 @@ pub fn inject_xiangqi(
     }
     let ids: Vec<String> = moves.iter().map(ToString::to_string).collect();
     let mut h = xiangqi_hands(profile, seed, &positions[0]);
-    if kind == OpenFaultKind::WrongSetup {
+    if kind == FaultKind::WrongSetup {
         return xq_wrong_setup(moves, h, profile, seed, ids);
     }
     let n = moves.len();
@@ -726,7 +645,7 @@ pub fn inject_xiangqi(
     }
     let places: Vec<usize> = (1..n - 1)
         .filter(|&k| match kind {
-            OpenFaultKind::Movement | OpenFaultKind::GeneralsFacing | OpenFaultKind::SelfCheck => {
+            FaultKind::Movement | FaultKind::GeneralsFacing | FaultKind::SelfCheck => {
                 !xq_illegal(&positions[k], kind).is_empty()
             }
             _ => true,
@@ -831,7 +750,7 @@ fn xq_wrong_setup(
     }
     h.wait(2_000, 2_000);
     Some(OpenFaultCase {
-        kind: OpenFaultKind::WrongSetup,
+        kind: FaultKind::WrongSetup,
         session: h.session(),
         side: None,
         ids,
@@ -842,14 +761,14 @@ fn xq_wrong_setup(
 /// The illegal moves of fault `kind` open at `pos` (to an empty point: a
 /// capture on a board without piece identity shows only its origin
 /// emptied, which reads as no move at all).
-fn xq_illegal(pos: &xiangqi::Position, kind: OpenFaultKind) -> Vec<xiangqi::Move> {
+fn xq_illegal(pos: &xiangqi::Position, kind: FaultKind) -> Vec<xiangqi::Move> {
     irregular_moves(pos)
         .into_iter()
         .filter(|i| pos.piece_at(i.mv.to).is_none())
         .filter(|i| match (kind, &i.classification) {
-            (OpenFaultKind::Movement, XqClass::Movement(_)) => true,
-            (OpenFaultKind::GeneralsFacing, XqClass::Exposed(Exposure::GeneralsFacing)) => true,
-            (OpenFaultKind::SelfCheck, XqClass::Exposed(e)) => *e != Exposure::GeneralsFacing,
+            (FaultKind::Movement, XqClass::Movement(_)) => true,
+            (FaultKind::GeneralsFacing, XqClass::Exposed(Exposure::GeneralsFacing)) => true,
+            (FaultKind::SelfCheck, XqClass::Exposed(e)) => *e != Exposure::GeneralsFacing,
             _ => false,
         })
         .map(|i| i.mv)
