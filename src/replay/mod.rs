@@ -98,11 +98,10 @@ pub struct Played {
     pub events: Vec<Event>,
     /// The games' records, one after the other (see [`Replay::records`]).
     pub records: String,
-    /// Lines or frames the driver dropped (unknown or malformed).
-    pub skipped_lines: u64,
     /// The capture's last line was cut short and left out: its number.
     pub cut_last_line: Option<usize>,
-    /// Counters.
+    /// Counters (`bad_frames`: lines or frames the driver dropped, unknown
+    /// or malformed).
     pub stats: PipelineStats,
 }
 
@@ -111,7 +110,6 @@ impl From<Replay> for Played {
         Played {
             game: r.game,
             records: r.records(),
-            skipped_lines: r.stats.bad_frames,
             cut_last_line: r.cut_last_line,
             stats: r.stats,
             events: r.events.into_iter().map(|(_, e)| e).collect(),
