@@ -27,17 +27,25 @@ pub enum Direction {
     /// <json>`, so that readers that know nothing of corrections read the
     /// capture as before.
     Operator,
+    /// The line was opened here (a connection, or the board read whole
+    /// again): the family's decoder starts afresh
+    /// ([`Driver::reopen`](crate::family::Driver::reopen)). No bytes.
+    /// Written as a comment line, `# opened <t_ms>`.
+    Opened,
 }
 
 /// What starts the comment line of a correction ([`Direction::Operator`]).
 const COMMAND_PREFIX: &str = "# command ";
+
+/// What starts the comment line of a line opened ([`Direction::Opened`]).
+const OPENED_PREFIX: &str = "# opened ";
 
 impl Direction {
     fn symbol(self) -> char {
         match self {
             Direction::FromBoard => '<',
             Direction::ToBoard => '>',
-            Direction::Operator => '#',
+            Direction::Operator | Direction::Opened => '#',
         }
     }
 }
@@ -179,6 +187,9 @@ impl<R: BufRead> Reader<R> {
                 });
             };
             let text = text.trim();
+            if let Some(chunk) = opened_line(text) {
+                return self.in_order(chunk, line).map(Some);
+            }
             if let Some(chunk) = command_line(text) {
                 if last && !whole_json(&chunk.bytes) {
                     self.cut = Some(line);
@@ -293,6 +304,17 @@ fn command_line(text: &str) -> Option<Chunk> {
         t_ms,
         dir: Direction::Operator,
         bytes: json.as_bytes().to_vec(),
+    })
+}
+
+/// A line-opened comment line (`# opened <t_ms>`) as a chunk; `None` for
+/// any other line.
+fn opened_line(text: &str) -> Option<Chunk> {
+    let t_ms: Millis = text.strip_prefix(OPENED_PREFIX)?.trim().parse().ok()?;
+    Some(Chunk {
+        t_ms,
+        dir: Direction::Opened,
+        bytes: Vec::new(),
     })
 }
 
@@ -427,8 +449,12 @@ impl<W: Write> Writer<W> {
         Ok(Writer { out })
     }
 
-    /// Writes one chunk as one line. Empty chunks are skipped.
+    /// Writes one chunk as one line. Empty chunks are skipped, but for a
+    /// line opened, which has no bytes.
     pub fn write_chunk(&mut self, t_ms: Millis, dir: Direction, bytes: &[u8]) -> io::Result<()> {
+        if dir == Direction::Opened {
+            return writeln!(self.out, "{OPENED_PREFIX}{t_ms}");
+        }
         if bytes.is_empty() {
             return Ok(());
         }
@@ -512,6 +538,28 @@ mod tests {
             read_all(text),
             Err(CaptureError::Malformed { line: 3, .. })
         ));
+    }
+
+    #[test]
+    fn a_line_opened_is_a_comment_read_back_in_its_place() {
+        let mut w = Writer::append(Vec::new());
+        w.write_chunk(10, Direction::FromBoard, &[0x8e]).unwrap();
+        w.write_chunk(20, Direction::Opened, &[]).unwrap();
+        w.write_chunk(20, Direction::ToBoard, &[0x40]).unwrap();
+        let body = String::from_utf8(w.into_inner()).unwrap();
+        assert_eq!(body.lines().nth(1), Some("# opened 20"));
+        let text = format!("# boardcast capture v1 protocol=dgt\n{body}# opened later\n");
+        let (_, chunks) = read_all(&text).unwrap();
+        let dirs: Vec<(Millis, Direction)> = chunks.iter().map(|c| (c.t_ms, c.dir)).collect();
+        assert_eq!(
+            dirs,
+            [
+                (10, Direction::FromBoard),
+                (20, Direction::Opened),
+                (20, Direction::ToBoard)
+            ]
+        );
+        assert!(chunks[1].bytes.is_empty());
     }
 
     #[test]

@@ -37,7 +37,7 @@ use crate::clock::{
     ClockReading, ClockTracker, FlagBook, GameView, TimeControl, VirtualClock, flag_message,
 };
 use crate::event::{Alert, AlertKind, Event, EventKind, Evidence, GameId, Millis, Side};
-use crate::family::{Driver, DriverEvent, Family};
+use crate::family::{Driver, DriverEvent, DriverOptions, Family};
 use crate::games::Article;
 use crate::setup::BoardSetup;
 use crate::track::{Config, Press};
@@ -163,9 +163,15 @@ impl Sightings {
 #[derive(Debug)]
 pub struct BoardPipeline {
     board: String,
-    /// The board family's driver: bytes in, readings out.
-    driver: Box<dyn Driver>,
-    /// What the driver made of the last bytes (kept to reuse its memory).
+    /// How the board's bytes decode: its family and driver options.
+    decoding: (Family, DriverOptions),
+    /// The family's driver, made when bytes are handed in
+    /// ([`BoardPipeline::handle_bytes`]: `replay`, tests). Live, the
+    /// line's driver decodes and hands the pipeline its events
+    /// ([`BoardPipeline::handle_decoded`]): a line's bytes are decoded
+    /// once, whatever its number of boards.
+    decoder: Option<Box<dyn Driver>>,
+    /// What the decoder made of the last bytes (kept to reuse its memory).
     driver_events: Vec<DriverEvent>,
     /// The game played, its reader and reconstructor.
     game: AnyGame,
@@ -224,7 +230,8 @@ impl BoardPipeline {
             .filter(|_| setup.game == GameId::Chess);
         BoardPipeline {
             board: setup.id.clone(),
-            driver: crate::family::for_family(family, &setup.driver_options()),
+            decoding: (family, setup.driver_options()),
+            decoder: None,
             driver_events: Vec::new(),
             game: AnyGame::new(setup.game, config, setup.options),
             events: VecDeque::new(),
@@ -352,10 +359,10 @@ impl BoardPipeline {
         taken
     }
 
-    /// Whether the driver holds no part of a frame: the next bytes start
+    /// Whether the decoder holds no part of a frame: the next bytes start
     /// one (a capture may be cut here).
     pub fn between_frames(&self) -> bool {
-        self.driver.pending() == 0
+        self.decoder.as_ref().is_none_or(|d| d.pending() == 0)
     }
 
     /// Whether the board shows the published game exactly right now.
@@ -444,31 +451,58 @@ impl BoardPipeline {
         }
     }
 
-    /// Bytes seen on the line at time `t`.
+    /// Bytes seen on the line at time `t`, decoded here with the board
+    /// family's driver, made as the line task makes its own and reopened
+    /// where the capture says the line was opened: how `replay` reads a
+    /// capture exactly as the line read it live.
     pub fn handle_bytes(&mut self, t: Millis, dir: Direction, bytes: &[u8]) {
         self.advance_to(t);
         self.now = t;
         match dir {
             Direction::ToBoard => return,
             Direction::Operator => return self.correct_recorded(t, bytes),
+            Direction::Opened => return self.decoder().reopen(),
             Direction::FromBoard => {}
         }
         let mut out = std::mem::take(&mut self.driver_events);
-        self.driver.feed(t, bytes, &mut out);
-        for e in out.drain(..) {
+        self.decoder().feed(t, bytes, &mut out);
+        self.take_events(t, out.drain(..));
+        self.driver_events = out;
+    }
+
+    /// What the line's driver made of bytes read at `t`: live, the line
+    /// task decodes once and hands every board of the line the events
+    /// (each keeps its own unit's readings, see [`DriverEvent::unit`]).
+    pub fn handle_decoded(&mut self, t: Millis, events: impl IntoIterator<Item = DriverEvent>) {
+        self.advance_to(t);
+        self.now = t;
+        self.take_events(t, events);
+    }
+
+    /// The decoder of bytes handed in, made at the first.
+    fn decoder(&mut self) -> &mut dyn Driver {
+        let (family, options) = &self.decoding;
+        self.decoder
+            .get_or_insert_with(|| crate::family::for_family(*family, options))
+            .as_mut()
+    }
+
+    fn take_events(&mut self, t: Millis, events: impl IntoIterator<Item = DriverEvent>) {
+        for e in events {
             self.handle_driver_event(t, e);
             self.drain();
         }
-        self.driver_events = out;
         self.drain();
     }
 
     /// What the board's driver made of the bytes.
     fn handle_driver_event(&mut self, t: Millis, e: DriverEvent) {
+        if !e.concerns(self.unit) {
+            return;
+        }
         match e {
-            DriverEvent::Reading { unit, .. } if self.unit.is_some_and(|u| u != unit) => {}
             DriverEvent::Reading { reading, .. } => self.handle_reading(t, reading),
-            DriverEvent::Memory { unit, records } if self.unit.is_none_or(|u| u == unit) => {
+            DriverEvent::Memory { records, .. } => {
                 self.stats.messages += 1;
                 let report = Report {
                     stats: &mut self.stats,
@@ -497,9 +531,7 @@ impl BoardPipeline {
                     read_as: self.game.id(),
                 });
             }
-            DriverEvent::Memory { .. }
-            | DriverEvent::UnitMissing { .. }
-            | DriverEvent::UnitFound { .. } => {}
+            DriverEvent::UnitMissing { .. } | DriverEvent::UnitFound { .. } => {}
         }
     }
 

@@ -152,3 +152,91 @@ fn captures_in_three_touches_on_occupancy_only_chess_boards() {
         failures.len()
     );
 }
+
+/// Live, a line's bytes are decoded once, by the line's driver, and each
+/// board's pipeline takes the events; `replay` decodes the capture itself.
+/// Both must read alike, also across a reconnection in the middle of a
+/// game, cut in the middle of a frame: the line's driver is reopened
+/// (marked `# opened` in the capture) and keeps what it learnt of the
+/// board (a Certabo's calibration, a Millennium's square order).
+#[test]
+fn a_line_decoded_once_reads_as_its_capture_replays_across_a_reconnection() {
+    use boardcast::capture::{self, Direction};
+    use boardcast::event::GameId;
+    use boardcast::family::{DriverOptions, for_family};
+    use boardcast::pipeline::BoardPipeline;
+    use boardcast::setup::BoardSetup;
+
+    let games = all_games();
+    for (protocol, i, rotated) in [
+        (Family::Millennium, 10usize, true),
+        (Family::Certabo, 12, false),
+        (Family::Open, 14, true),
+    ] {
+        let game = &games[i];
+        assert_eq!(game.start, boardcast::games::chess::Position::standard());
+        let session = sim::simulate(game, &mut Human::default(), i as u64, rotated);
+        let text = sim::family::capture_text(&session, protocol);
+        let (header, reader) = capture::Reader::new(text.as_bytes()).unwrap();
+        let chunks: Vec<capture::Chunk> = reader.map(Result::unwrap).collect();
+        // The line is lost in the middle of the game, half way through a
+        // frame from the board, and opened again.
+        let from_board: Vec<usize> = (0..chunks.len())
+            .filter(|&c| chunks[c].dir == Direction::FromBoard && chunks[c].bytes.len() > 4)
+            .collect();
+        let cut = from_board[from_board.len() / 2];
+        let mut with_reopen = Vec::new();
+        for (c, chunk) in chunks.iter().enumerate() {
+            if c == cut {
+                let half = chunk.bytes.len() / 2;
+                with_reopen.push(capture::Chunk {
+                    bytes: chunk.bytes[..half].to_vec(),
+                    ..chunk.clone()
+                });
+                with_reopen.push(capture::Chunk {
+                    bytes: Vec::new(),
+                    dir: Direction::Opened,
+                    ..chunk.clone()
+                });
+            }
+            with_reopen.push(chunk.clone());
+        }
+        let setup = BoardSetup::new("t", header.protocol, GameId::Chess);
+        let options: DriverOptions = setup.driver_options();
+
+        // Live: the line's driver decodes, the pipeline takes the events.
+        let mut line = for_family(header.protocol, &options);
+        let mut live = BoardPipeline::new(&setup, Config::default());
+        // Replay: the pipeline decodes the capture's bytes itself.
+        let mut replayed = BoardPipeline::new(&setup, Config::default());
+        for chunk in &with_reopen {
+            match chunk.dir {
+                Direction::FromBoard => {
+                    let mut events = Vec::new();
+                    line.feed(chunk.t_ms, &chunk.bytes, &mut events);
+                    live.handle_decoded(chunk.t_ms, events);
+                }
+                Direction::Opened => line.reopen(),
+                _ => live.handle_bytes(chunk.t_ms, chunk.dir, &chunk.bytes),
+            }
+            replayed.handle_bytes(chunk.t_ms, chunk.dir, &chunk.bytes);
+        }
+        live.finish();
+        replayed.finish();
+        let drain =
+            |p: &mut BoardPipeline| std::iter::from_fn(|| p.poll_published()).collect::<Vec<_>>();
+        let (live_events, replay_events) = (drain(&mut live), drain(&mut replayed));
+        assert_eq!(live_events, replay_events, "{}", protocol.name());
+        let sans: Vec<String> = live_events
+            .iter()
+            .filter_map(|(_, e)| match &e.kind {
+                boardcast::event::EventKind::Move { notation, .. } => Some(notation.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(sans, game.sans, "{}: every move, once", protocol.name());
+        // The frame cut short was dropped by both, not read as garbage.
+        assert_eq!(live.stats(), replayed.stats(), "{}", protocol.name());
+        assert_eq!(live.stats().bad_frames, 0, "{}", protocol.name());
+    }
+}

@@ -258,3 +258,114 @@ fn independently_encoded_captures_of_every_family_replay_exactly_through_the_bin
     );
     assert!(families.values().all(|&n| n >= 7), "{families:?}");
 }
+
+/// A Certabo board learns which RFID card is which piece from the start
+/// position. Unplugged in the middle of a game and plugged in again at
+/// another path, it is read by the same line driver, which keeps that
+/// calibration: every move, the ones made while it was away too, is read
+/// with its pieces named, none retracted; the capture marks where the
+/// line was opened and replays to the same game.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_certabo_board_replugged_mid_game_keeps_its_calibration_and_its_capture_replays() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    use crate::util::{
+        BoardConf, Broker, Daemon, SimBoard, SimOptions, Subscriber, game, state_moves,
+        write_config,
+    };
+    use std::time::Duration;
+
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let sub = Subscriber::connect(broker.port, "cert/#", "watcher", false).await;
+    let g = game(23, Some(40));
+    let session = sim::simulate(&g, &mut Human::default(), 7, false);
+    let per_ply = session.readings.len() / g.sans.len();
+    let mut board = SimBoard::with_session(
+        dir.path(),
+        "c",
+        g.clone(),
+        session,
+        SimOptions {
+            protocol: Family::Certabo,
+            ..SimOptions::fast("sim-c")
+        },
+    );
+    let config = write_config(
+        dir.path(),
+        broker.port,
+        "cert",
+        &[BoardConf {
+            id: "c".into(),
+            port: board.pattern(),
+            serial: None,
+        }],
+    );
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(
+        &config,
+        text.replace("id = \"c\"\n", "id = \"c\"\nprotocol = \"certabo\"\n"),
+    )
+    .unwrap();
+    let mut daemon = Daemon::start(&config);
+
+    let moves_topic = "cert/board/c/event";
+    let ply_seen = |ply: u64| {
+        move |msgs: &[crate::util::Msg]| {
+            msgs.iter()
+                .filter(|m| m.topic == moves_topic)
+                .map(|m| m.json())
+                .any(|e| e["type"] == "move" && e["ply"].as_u64() >= Some(ply))
+                .then_some(())
+        }
+    };
+    let long = Duration::from_secs(60);
+    sub.wait_for("ply 8", long, ply_seen(8)).await;
+    board.unplug();
+    sub.wait_for("board c offline", long, |msgs| {
+        msgs.iter()
+            .filter(|m| m.topic == "cert/board/c/state")
+            .any(|m| m.json()["status"] == "offline")
+            .then_some(())
+    })
+    .await;
+    // Three plies are played while the board is away.
+    let before = board.applied();
+    while board.applied() < before + 3 * per_ply {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    board.plug();
+    let state = sub
+        .wait_for("every move", long, |msgs| {
+            let last = msgs
+                .iter()
+                .rev()
+                .find(|m| m.topic == "cert/board/c/state")?
+                .json();
+            (state_moves(&last) == g.sans).then_some(last)
+        })
+        .await;
+    assert_eq!(state["status"], "connected", "{state}");
+    let events = sub.json_on(moves_topic);
+    let moves: Vec<&str> = events
+        .iter()
+        .filter(|e| e["type"] == "move")
+        .map(|e| e["san"].as_str().unwrap())
+        .collect();
+    assert_eq!(moves, g.sans, "no move retracted or repeated");
+    assert!(
+        events.iter().all(|e| e["type"] != "retract"),
+        "nothing retracted"
+    );
+    assert!(daemon.stop().success(), "{}", daemon.log());
+
+    let capture = crate::util::capture_of(&dir.path().join("rec"), "c");
+    let text = std::fs::read_to_string(&capture).unwrap();
+    assert!(
+        text.lines().filter(|l| l.starts_with("# opened ")).count() >= 2,
+        "the capture marks both connections"
+    );
+    let replay = boardcast::replay::replay_file(&capture, Config::default()).unwrap();
+    assert_eq!(replay.log.current().unwrap().sans, g.sans);
+}

@@ -61,10 +61,13 @@ impl Driver for CertaboDriver {
         }
     }
 
-    fn hello(&mut self, _now_ms: u64) -> Vec<u8> {
+    fn reopen(&mut self) {
         self.decoder = Decoder::new(self.kind);
         self.buf.clear();
         self.diff.reset();
+    }
+
+    fn hello(&mut self, _now_ms: u64) -> Vec<u8> {
         Leds::default().to_bytes().to_vec()
     }
 

@@ -57,9 +57,12 @@ impl Driver for DgtDriver {
         LineSettings::eight_n_one(9600)
     }
 
-    fn hello(&mut self, now_ms: u64) -> Vec<u8> {
+    fn reopen(&mut self) {
         self.decoder = Decoder::new();
         self.buf.clear();
+    }
+
+    fn hello(&mut self, now_ms: u64) -> Vec<u8> {
         self.next_keepalive = now_ms + self.keepalive();
         [
             Command::Reset,

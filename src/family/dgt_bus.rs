@@ -134,9 +134,12 @@ impl Driver for DgtBusDriver {
         LineSettings::eight_n_one(9600)
     }
 
-    fn hello(&mut self, now_ms: u64) -> Vec<u8> {
+    fn reopen(&mut self) {
         self.decoder = BusDecoder::new();
         self.buf.clear();
+    }
+
+    fn hello(&mut self, now_ms: u64) -> Vec<u8> {
         for unit in self.units.values_mut() {
             *unit = Unit::default();
         }

@@ -69,10 +69,13 @@ impl Driver for MillenniumDriver {
         LineSettings::eight_n_one(38400)
     }
 
-    fn hello(&mut self, now_ms: u64) -> Vec<u8> {
+    fn reopen(&mut self) {
         self.decoder = Decoder::new();
         self.buf.clear();
         self.diff.reset();
+    }
+
+    fn hello(&mut self, now_ms: u64) -> Vec<u8> {
         self.next_poll = now_ms + POLL_MS;
         let mut bytes = Command::Version.to_bytes();
         bytes.extend(Command::Status.to_bytes());

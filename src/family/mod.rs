@@ -19,12 +19,14 @@
 //! the first snapshot is passed on whole, later ones as the squares that
 //! changed.
 //!
-//! [`for_family`] is the entry point: the pipeline decodes with one driver
-//! (the same in `replay`), and the port code (`crate::port`) uses another
-//! for the line settings, hello and keepalives. A DGT bus line is polled by one task
-//! (`crate::port::bus`) with its own [`DgtBusDriver`]; each board's
-//! pipeline decodes the whole line with another and keeps its own
-//! address's readings.
+//! [`for_family`] is the entry point. Live, each line task (`crate::port`)
+//! has one driver for its life: it opens the line, says the hello, keeps
+//! the board alive, and decodes every byte once, handing each board of the
+//! line the events ([`DriverEvent::concerns`]: its own unit's, and the
+//! line's). `replay` makes the same driver for a capture and reopens it
+//! where the capture says the line was opened ([`Driver::reopen`]), so it
+//! reads the bytes as the line did. A DGT bus line is one line task with
+//! a [`DgtBusDriver`]; each board takes its own address's readings.
 
 mod certabo;
 mod dgt;
@@ -286,6 +288,32 @@ pub enum DriverEvent {
     },
 }
 
+impl DriverEvent {
+    /// The board on the line this event is about; `None` for what
+    /// concerns the whole line (input dropped, a game named).
+    pub fn unit(&self) -> Option<u16> {
+        match self {
+            DriverEvent::Reading { unit, .. }
+            | DriverEvent::Memory { unit, .. }
+            | DriverEvent::UnitMissing { unit }
+            | DriverEvent::UnitFound { unit } => Some(*unit),
+            DriverEvent::Skipped { .. }
+            | DriverEvent::Dropped { .. }
+            | DriverEvent::OtherGame { .. } => None,
+        }
+    }
+
+    /// Whether the board at `unit` (a DGT bus address; `None` for a board
+    /// on its own line, which takes all) takes this event: every board of
+    /// a line hears what concerns the whole line, and its own readings.
+    pub fn concerns(&self, unit: Option<u16>) -> bool {
+        match (unit, self.unit()) {
+            (Some(mine), Some(its)) => mine == its,
+            _ => true,
+        }
+    }
+}
+
 /// A board family's sans-IO driver.
 pub trait Driver: Send + Sync + fmt::Debug {
     /// The family.
@@ -295,9 +323,22 @@ pub trait Driver: Send + Sync + fmt::Debug {
     fn line(&self) -> LineSettings;
 
     /// Bytes to write right after the line is opened (or reopened):
-    /// identification and start of reporting. Forgets what the previous
-    /// connection left behind.
+    /// identification and start of reporting. The decoder is left as it
+    /// is: the caller says where the byte stream starts afresh
+    /// ([`Driver::reopen`]).
     fn hello(&mut self, now_ms: u64) -> Vec<u8>;
+
+    /// The line was opened (again), or the board is to be read whole
+    /// again: a frame cut by the last connection is dropped and the next
+    /// whole board is passed on whole. What was learnt of the board (a
+    /// Certabo's calibration, a Millennium's square order, a bus's units)
+    /// is kept.
+    ///
+    /// Design: decoding depends on the bytes from the board and on these
+    /// calls only, never on what was written or when: a capture marks
+    /// each one ([`Direction::Opened`](crate::capture::Direction::Opened)),
+    /// so `replay` decodes its bytes exactly as the line did.
+    fn reopen(&mut self);
 
     /// How often, at most, [`Driver::poll`] wants to be called.
     fn tick_ms(&self) -> u64;
@@ -314,7 +355,7 @@ pub trait Driver: Send + Sync + fmt::Debug {
     /// for the identity (a [`Reading::Identity`] with a serial number is
     /// then required) and `start` starts the reports. `None` (the default):
     /// [`Driver::hello`] goes at once, and the board may name itself or
-    /// not. Either way the driver forgets the previous connection.
+    /// not.
     fn identify_first(&mut self, _now_ms: u64) -> Option<(Vec<u8>, Vec<u8>)> {
         None
     }

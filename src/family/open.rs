@@ -78,9 +78,12 @@ impl Driver for OpenDriver {
         LineSettings::eight_n_one(115_200)
     }
 
-    fn hello(&mut self, now_ms: u64) -> Vec<u8> {
+    fn reopen(&mut self) {
         self.buf.clear();
         self.diff.reset();
+    }
+
+    fn hello(&mut self, now_ms: u64) -> Vec<u8> {
         self.next_resync = now_ms + RESYNC_MS;
         [HostLine::Hello.to_bytes(), HostLine::Board.to_bytes()].concat()
     }

@@ -4,10 +4,11 @@
 //!
 //! The task owns the line: it finds and opens the device, sends the bus
 //! driver's ping, then the driver polls the units in turn. Every byte read
-//! from the line goes to every unit's [`Session`](crate::session::Session)
-//! (each pipeline keeps only the replies of its own address) and to every
-//! unit's capture, so each unit is a board of its own in every output
-//! (topics, PGN, page) and its capture replays alone.
+//! from the line is decoded once, by the bus driver; each unit's
+//! [`Session`](crate::session::Session) takes the replies of its own
+//! address, and every unit's capture takes all the bytes, so each unit is
+//! a board of its own in every output (topics, PGN, page) and its capture
+//! replays alone.
 //!
 //! A unit that stops answering is reported missing (a warning, and the
 //! board's state goes `offline`); the others are polled as before. When it

@@ -42,8 +42,12 @@
 //!
 //! The pipelines and the games survive all of this ([`Session`]).
 //! Bytes are read in a plain loop rather than through a `tokio_util` codec:
-//! the recorder needs the raw bytes before decoding, and the pipeline
-//! decodes them itself, so a codec would only add a copy.
+//! the recorder needs the raw bytes, and the line's driver, which decodes
+//! them once for every board of the line, keeps its own buffer, so a
+//! codec would only add a copy. The driver lives as long as the task,
+//! across unplugs: it keeps what it learnt of the board (a Certabo's
+//! calibration, a Millennium's square order), and each connection reopens
+//! its decoder, marked in the captures (`# opened`) for `replay`.
 //!
 //! A line task never waits for the broker (see [`crate::mqtt`]), and
 //! nothing one line does can stop another: each has its own task, device,
@@ -66,6 +70,7 @@ use crate::capture::Direction;
 use crate::config;
 use crate::control::OperatorCommand;
 use crate::event::Millis;
+use crate::family::DriverEvent;
 use crate::session::Session;
 use find::Claims;
 use recorder::Recorder;
@@ -157,13 +162,34 @@ impl BoardTask {
         }
     }
 
-    /// Takes bytes seen on the line: recorded in the capture and fed to
-    /// the pipeline.
+    /// Takes bytes written to the line: recorded in the capture; the
+    /// pipeline's time goes on.
     fn take_bytes(&mut self, t: Millis, dir: Direction, bytes: &[u8]) {
         if let Some(r) = &mut self.recorder {
             r.record(t, dir, bytes);
         }
         self.session.handle_bytes(t, dir, bytes);
+    }
+
+    /// Takes bytes read from the line and what the line's driver read in
+    /// them: the bytes recorded in the capture, the events of this board
+    /// (its own unit's on a bus, and the line's) to the pipeline.
+    fn read(&mut self, t: Millis, bytes: &[u8], events: &[DriverEvent]) {
+        if let Some(r) = &mut self.recorder {
+            r.record(t, Direction::FromBoard, bytes);
+        }
+        let unit = self.board.bus_address;
+        let mine = events.iter().filter(|e| e.concerns(unit)).cloned();
+        self.session.handle_decoded(t, mine);
+    }
+
+    /// The line's driver starts afresh at `t` (a connection, the board
+    /// read whole again): marked in the capture, where `replay` reopens
+    /// its decoder.
+    fn opened(&mut self, t: Millis) {
+        if let Some(r) = &mut self.recorder {
+            r.record(t, Direction::Opened, &[]);
+        }
     }
 
     /// Fires the pipeline's due timers.

@@ -55,11 +55,30 @@ pub struct PortTask {
     pinned: Option<String>,
     /// The drivers' time base.
     started: Instant,
-    /// The options every driver of the line is made with: the board's
-    /// own (a Tabutronic Certabo, the game an open-protocol board is read
-    /// as), so the pipeline's driver and the line's read alike; on a bus,
-    /// its addresses and pace.
+    /// The options the line's driver is made with: the board's own (a
+    /// Tabutronic Certabo, the game an open-protocol board is read as),
+    /// as `replay` makes its decoder; on a bus, its addresses and pace.
     options: DriverOptions,
+    /// The line's driver and pace between connections (a [`Link`] holds
+    /// them while one is open). One for the task's life: it decodes
+    /// every byte of the line once, for all its boards, and keeps what it
+    /// learnt of the board (a Certabo's calibration, a Millennium's
+    /// square order) across an unplug.
+    idle_driver: Option<(Box<dyn Driver>, Pace)>,
+}
+
+/// How often a line's driver is polled, and the silence after which the
+/// line is taken for gone (none on a bus: its driver reports units
+/// missing).
+type Pace = (Duration, Option<Duration>);
+
+/// Bytes that went over the line at an instant, with what the line's
+/// driver read in them (nothing in bytes written).
+struct Heard {
+    at: Instant,
+    dir: Direction,
+    bytes: Vec<u8>,
+    events: Vec<DriverEvent>,
 }
 
 /// An open, identified line.
@@ -67,10 +86,7 @@ pub(super) struct Link {
     stream: Box<dyn line::Stream>,
     path: PathBuf,
     driver: Box<dyn Driver>,
-    /// How often the driver is polled, and the silence after which the
-    /// line is taken for gone (none on a bus: its driver reports units
-    /// missing).
-    pace: (Duration, Option<Duration>),
+    pace: Pace,
     /// The board's own serial number (a board on its own line that names
     /// itself).
     serial: Option<String>,
@@ -86,9 +102,10 @@ pub(super) struct Link {
 
 /// What a line said to the hello.
 struct Greeting {
-    /// The traffic so far, not yet recorded (it may be another board's).
-    chunks: Vec<(Instant, Direction, Vec<u8>)>,
-    /// What the driver read in it.
+    /// The traffic so far, not yet recorded (it may be another board's),
+    /// with what the driver read in each part.
+    chunks: Vec<Heard>,
+    /// What the driver read in it, all of it.
     events: Vec<DriverEvent>,
     /// A configured unit answered.
     answered: bool,
@@ -162,6 +179,7 @@ impl PortTask {
             pinned: None,
             started: Instant::now(),
             options,
+            idle_driver: None,
         }
     }
 
@@ -185,10 +203,18 @@ impl PortTask {
         at.saturating_duration_since(self.started).as_millis() as u64
     }
 
+    /// The line's driver and pace, made at the first connection.
+    fn line_driver(&mut self) -> (Box<dyn Driver>, Pace) {
+        match self.idle_driver.take() {
+            Some(driver) => driver,
+            None => self.driver(),
+        }
+    }
+
     /// A fresh driver for the line, and how often to poll it (its
     /// keepalive at the configured pace when the family's is a configured
     /// poll) and the silence after which the line is gone.
-    fn driver(&self) -> (Box<dyn Driver>, (Duration, Option<Duration>)) {
+    fn driver(&self) -> (Box<dyn Driver>, Pace) {
         let mut driver = crate::family::for_family(self.family, &self.options);
         let poll_ms = self.serial.poll.as_millis() as u64;
         if driver.set_keepalive_ms(poll_ms) {
@@ -213,15 +239,15 @@ impl PortTask {
     /// (a configured unit of the bus) answers, or on a fixed bus path the
     /// line itself.
     async fn find(&mut self, shutdown: &mut watch::Receiver<bool>) -> Option<Link> {
+        let (mut driver, pace) = self.line_driver();
         for path in find::candidates(&self.port) {
             if *shutdown.borrow() {
-                return None;
+                break;
             }
             let device = find::device_of(&path);
             let Some(claim) = self.claims.claim_device(&device, &self.name) else {
                 continue;
             };
-            let (mut driver, pace) = self.driver();
             let settings = LineSettings {
                 baud: self.baud,
                 ..driver.line()
@@ -267,21 +293,17 @@ impl PortTask {
                 pending: greeting.events,
                 _claim: claim,
             };
-            self.connected(&mut link, &greeting.chunks, greeting.start);
+            self.connected(&mut link, greeting.chunks, greeting.start);
             return Some(link);
         }
+        self.idle_driver = Some((driver, pace));
         None
     }
 
     /// The line is accepted: the identification traffic belongs to its
     /// boards (recorded and fed to their pipelines, in order, each at its
     /// own clock); a board on its own line is connected.
-    fn connected(
-        &mut self,
-        link: &mut Link,
-        chunks: &[(Instant, Direction, Vec<u8>)],
-        start: Vec<u8>,
-    ) {
+    fn connected(&mut self, link: &mut Link, chunks: Vec<Heard>, start: Vec<u8>) {
         let port = link.path.to_string_lossy().into_owned();
         if self.bus {
             let addresses: Vec<u16> = self.units.iter().map(|u| u.address).collect();
@@ -299,9 +321,17 @@ impl PortTask {
             } else {
                 format!("connected {} serial {label}", link.path.display())
             });
-            for (at, dir, bytes) in chunks {
-                let t = u.task.clock.at(*at);
-                u.task.take_bytes(t, *dir, bytes);
+            // Where the driver started afresh (before the hello): replay
+            // reopens its decoder there.
+            if let Some(first) = chunks.first() {
+                u.task.opened(u.task.clock.at(first.at));
+            }
+            for heard in &chunks {
+                let t = u.task.clock.at(heard.at);
+                match heard.dir {
+                    Direction::FromBoard => u.task.read(t, &heard.bytes, &heard.events),
+                    dir => u.task.take_bytes(t, dir, &heard.bytes),
+                }
             }
         }
         if !self.bus {
@@ -340,14 +370,22 @@ impl PortTask {
         driver.request_memory_of(u.address)
     }
 
+    /// Serves `link` until it is lost or the daemon stops; its driver is
+    /// kept for the next connection.
+    async fn serve(&mut self, mut link: Link, shutdown: &mut watch::Receiver<bool>) -> Lost {
+        let why = self.serve_link(&mut link, shutdown).await;
+        self.idle_driver = Some((link.driver, link.pace));
+        why
+    }
+
     /// The live loop: the rest of the hello, then bytes, keepalives and
     /// timers until the line is lost or the daemon stops.
-    async fn serve(&mut self, mut link: Link, shutdown: &mut watch::Receiver<bool>) -> Lost {
+    async fn serve_link(&mut self, link: &mut Link, shutdown: &mut watch::Receiver<bool>) -> Lost {
         let mut strangers = BTreeSet::new();
         let pending = std::mem::take(&mut link.pending);
         let mut out = std::mem::take(&mut link.start);
-        out.extend(self.handle(pending, &mut link, &mut strangers));
-        if let Err(e) = self.send_any(&mut link, &out).await {
+        out.extend(self.handle(pending, link, &mut strangers));
+        if let Err(e) = self.send_any(link, &out).await {
             return e;
         }
         let (poll, silence) = link.pace;
@@ -375,7 +413,7 @@ impl PortTask {
                         eofs = 0;
                         last_rx = Instant::now();
                         let chunk = &bytes[..n];
-                        if let Err(e) = self.read(&mut link, chunk, &mut strangers).await {
+                        if let Err(e) = self.read(link, chunk, &mut strangers).await {
                             return e;
                         }
                     }
@@ -394,14 +432,14 @@ impl PortTask {
                         // keepalive due every poll is sent every poll.
                         let due = self.line_ms(next_poll);
                         next_poll = now + poll;
-                        if let Err(e) = self.poll_driver(&mut link, due, &mut strangers).await {
+                        if let Err(e) = self.poll_driver(link, due, &mut strangers).await {
                             return e;
                         }
                     }
                     if now >= next_flush {
                         next_flush = now + flush_every;
                         let again = self.flush_all(link.driver.as_mut());
-                        if let Err(e) = self.send_any(&mut link, &again).await {
+                        if let Err(e) = self.send_any(link, &again).await {
                             return e;
                         }
                     }
@@ -433,7 +471,11 @@ impl PortTask {
                     out.extend(driver.request_memory_of(u.address));
                 }
                 // A bus keeps polling its units: the memory is enough there.
+                // A board on its own line is greeted again, its decoder
+                // afresh (marked in the capture, where replay does the same).
                 if !bus {
+                    driver.reopen();
+                    u.task.opened(u.task.clock.now_ms());
                     let start = driver.identify_first(now).map(|(_, start)| start);
                     out.extend(start.unwrap_or_else(|| driver.hello(now)));
                 }
@@ -442,8 +484,10 @@ impl PortTask {
         out
     }
 
-    /// Bytes read from the line: recorded by every board and fed to its
-    /// pipeline (each reads its own unit), and to the line's driver.
+    /// Bytes read from the line, decoded once by the line's driver:
+    /// recorded by every board, and what they mean handed to its pipeline
+    /// (each takes its own unit's readings); then what they mean for the
+    /// line (units found and missing).
     async fn read(
         &mut self,
         link: &mut Link,
@@ -451,14 +495,14 @@ impl PortTask {
         strangers: &mut BTreeSet<u16>,
     ) -> Result<(), Lost> {
         tracing::trace!(bytes = %hex(chunk), "read");
-        for u in &mut self.units {
-            let _in = u.span.clone().entered();
-            let t = u.task.clock.now_ms();
-            u.task.take_bytes(t, Direction::FromBoard, chunk);
-        }
         let mut events = Vec::new();
         link.driver
             .feed(self.line_ms(Instant::now()), chunk, &mut events);
+        for u in &mut self.units {
+            let _in = u.span.clone().entered();
+            let t = u.task.clock.now_ms();
+            u.task.read(t, chunk, &events);
+        }
         let out = self.handle(events, link, strangers);
         self.send_any(link, &out).await
     }

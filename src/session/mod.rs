@@ -30,6 +30,7 @@ use crate::capture::Direction;
 use crate::control::{Ack, OperatorCommand, Outcome, Request};
 use crate::delay::PublicView;
 use crate::event::{AlertKind, Decision, Event, EventKind, Millis, Side};
+use crate::family::DriverEvent;
 use crate::pipeline::{BoardPipeline, Diagnostic};
 use crate::readiness::{Context, Readiness};
 use crate::report::BoardReport;
@@ -319,10 +320,23 @@ impl Session {
         self.pipeline.now()
     }
 
-    /// Bytes seen on the line at `t`. Returns the serial numbers the board
-    /// reported in them.
+    /// Bytes seen on the line at `t`, decoded by the pipeline (see
+    /// [`BoardPipeline::handle_bytes`]). Returns the serial numbers the
+    /// board reported in them.
     pub fn handle_bytes(&mut self, t: Millis, dir: Direction, bytes: &[u8]) -> Vec<String> {
         self.pipeline.handle_bytes(t, dir, bytes);
+        self.drain(t)
+    }
+
+    /// What the line's driver read at `t` (see
+    /// [`BoardPipeline::handle_decoded`]). Returns the serial numbers the
+    /// board reported in it.
+    pub fn handle_decoded(
+        &mut self,
+        t: Millis,
+        events: impl IntoIterator<Item = DriverEvent>,
+    ) -> Vec<String> {
+        self.pipeline.handle_decoded(t, events);
         self.drain(t)
     }
 

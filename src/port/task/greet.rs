@@ -12,7 +12,7 @@ use tracing::{debug, warn};
 
 use super::super::bus;
 use super::super::line::{self, write};
-use super::{Greeting, PortTask};
+use super::{Greeting, Heard, PortTask};
 use crate::capture::Direction;
 use crate::family::{Driver, DriverEvent, Reading};
 
@@ -30,12 +30,19 @@ impl PortTask {
         driver: &mut dyn Driver,
     ) -> io::Result<Greeting> {
         let now = self.line_ms(Instant::now());
+        // Whatever an earlier connection (or device) left half read.
+        driver.reopen();
         let (hello, start, must_name) = match driver.identify_first(now) {
             Some((ask, start)) => (ask, start, true),
             None => (driver.hello(now), Vec::new(), false),
         };
         let mut g = Greeting {
-            chunks: vec![(Instant::now(), Direction::ToBoard, hello.clone())],
+            chunks: vec![Heard {
+                at: Instant::now(),
+                dir: Direction::ToBoard,
+                bytes: hello.clone(),
+                events: Vec::new(),
+            }],
             events: Vec::new(),
             answered: false,
             serial: None,
@@ -77,15 +84,20 @@ impl PortTask {
                 }
                 Ok(Err(e)) => return Err(e),
             };
-            g.chunks
-                .push((Instant::now(), Direction::FromBoard, bytes[..n].to_vec()));
-            let seen = g.events.len();
-            driver.feed(self.line_ms(Instant::now()), &bytes[..n], &mut g.events);
-            for e in &g.events[seen..] {
+            let mut events = Vec::new();
+            driver.feed(self.line_ms(Instant::now()), &bytes[..n], &mut events);
+            for e in &events {
                 let (answered, serial) = self.heard(e);
                 g.answered |= answered;
                 g.serial = serial.or(g.serial.take());
             }
+            g.events.extend(events.iter().cloned());
+            g.chunks.push(Heard {
+                at: Instant::now(),
+                dir: Direction::FromBoard,
+                bytes: bytes[..n].to_vec(),
+                events,
+            });
             if g.serial.is_some() || (self.bus && g.answered) {
                 return Ok(g);
             }
