@@ -63,14 +63,14 @@ fn main() {
             }
             let i = (attempt + place * 37) % games.len();
             let game = &games[i];
-            let Some(case) = faults::inject(game, kind, attempt as u64) else {
+            let Some(case) = faults::chess::inject(game, kind, attempt as u64) else {
                 continue;
             };
             distinct.insert(i);
             let text = sim::dgt::capture_text(&case.session, &[]);
             let replay =
                 replay_reader(text.as_bytes(), Config::default(), "fault".as_ref()).unwrap();
-            let c = faults::evaluate(&case, &replay);
+            let c = case.check(&replay);
             n += 1;
             raised += usize::from(c.raised);
             side += usize::from(c.side_right);

@@ -11,7 +11,7 @@
 //!    alerts (must be 0: an alert is an accusation).
 //!    Draughts also on an 8x8 vendor board sensing occupancy only (a
 //!    Certabo board in occupancy mode, Tabutronic frames).
-//! 2. Each fault kind (`boardcast_sim::open_faults`) injected into games
+//! 2. Each fault kind (`boardcast_sim::faults`) injected into games
 //!    of the corpus under human handling, alternating boards with and
 //!    without piece identity: recall (the expected alert raised, its
 //!    message saying what was wrong), its side, the record exact after the
@@ -48,12 +48,13 @@ use boardcast::event::EventKind;
 use boardcast::replay::{Played, replay_game_text};
 use boardcast::track::Config;
 use boardcast_games::{draughts, xiangqi};
-use boardcast_sim::faults::FaultKind;
+use boardcast_sim::faults::{
+    self, FaultCase, FaultKind, record_ids, standing_errors, touch_alerts,
+};
 use boardcast_sim::open::{
     Habits, OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts,
     simulate_draughts_with, simulate_xiangqi_with, tabutronic_capture_text,
 };
-use boardcast_sim::open_faults::{self, OpenFaultCase, record_ids, standing_errors, touch_alerts};
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -217,7 +218,7 @@ fn fault_table(
     kinds: &[FaultKind],
     games: usize,
     cases: usize,
-    inject: impl Fn(usize, FaultKind, OpenProfile, u64) -> Option<OpenFaultCase>,
+    inject: impl Fn(usize, FaultKind, OpenProfile, u64) -> Option<FaultCase<OpenSession>>,
 ) {
     println!(
         "{game}, faults: {:<15} {:>6} {:>6} {:>8} {:>8} {:>8} {:>13} {:>13}",
@@ -248,7 +249,7 @@ fn fault_table(
             };
             distinct.insert(i);
             let r = replay(&case.session, word, true, (i, profile));
-            let c = open_faults::evaluate(&case, &r);
+            let c = case.check(&r);
             n += 1;
             raised += usize::from(c.raised);
             side += usize::from(c.side_right);
@@ -357,7 +358,7 @@ fn print_near(r: &Played, lines: &[(u64, String)], from: u64, to: u64) {
 
 /// The events of a replay and the board's lines around the fault
 /// (`BENCH_SHOW=1`).
-fn show(case: &OpenFaultCase, r: &Played) {
+fn show(case: &FaultCase<OpenSession>, r: &Played) {
     for e in &r.events {
         if !matches!(e.kind, EventKind::Move { ply, .. } if (ply as usize) + 3 < case.at_ply) {
             println!("   event {} {:?}", e.t_ms, e.kind);
@@ -439,7 +440,7 @@ fn draughts_tables(
         &FaultKind::DRAUGHTS,
         n,
         cases,
-        |i, k, p, seed| open_faults::inject_draughts(&games[i], k, p, seed),
+        |i, k, p, seed| faults::draughts::inject(&games[i], k, p, seed),
     );
 }
 
@@ -470,7 +471,7 @@ fn xiangqi_tables(
         &FaultKind::XIANGQI,
         n,
         cases,
-        |i, k, p, seed| open_faults::inject_xiangqi(&games[i], k, p, seed),
+        |i, k, p, seed| faults::xiangqi::inject(&games[i], k, p, seed),
     );
 }
 

@@ -644,7 +644,7 @@ fn knocks(games: &[SourceGame], seeds: &[u64]) {
     let only: Option<Vec<usize>> = std::env::var("BENCH_GAMES")
         .ok()
         .map(|v| v.split(',').filter_map(|n| n.trim().parse().ok()).collect());
-    use boardcast_sim::faults::kings_to_centre;
+    use boardcast_sim::faults::chess::kings_to_centre;
     println!(
         "== knocks and kings-in-the-centre results: {} games per rate ({} seeds)",
         games.len(),

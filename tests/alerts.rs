@@ -48,14 +48,18 @@ impl Scene {
 
     /// A game from the standard start.
     fn standard() -> Scene {
-        let start = faults::cells_of(Position::standard().board());
+        let start = faults::chess::cells_of(Position::standard().board());
         Scene::with(Config::default(), &start, None)
     }
 
     /// A game resumed from a FEN.
     fn fen(fen: &str) -> Scene {
         let pos = Position::from_fen(fen, false).unwrap();
-        Scene::with(Config::default(), &faults::cells_of(pos.board()), Some(pos))
+        Scene::with(
+            Config::default(),
+            &faults::chess::cells_of(pos.board()),
+            Some(pos),
+        )
     }
 
     fn drain(&mut self) {
@@ -198,7 +202,7 @@ fn piece(color: Color, role: Role) -> Cell {
 
 #[test]
 fn law_7_2a_a_wrong_set_up_is_named_before_the_first_move_and_cleared() {
-    let mut wrong = faults::cells_of(Position::standard().board());
+    let mut wrong = faults::chess::cells_of(Position::standard().board());
     wrong.swap(sq("b1") as usize, sq("c1") as usize);
     let mut s = Scene::with(Config::default(), &wrong, None);
     s.wait(6_000);
@@ -222,7 +226,7 @@ fn law_7_2a_a_wrong_set_up_is_named_before_the_first_move_and_cleared() {
 
 #[test]
 fn law_7_2a_king_and_queen_swapped_is_a_set_up_error_in_standard_events() {
-    let mut wrong = faults::cells_of(Position::standard().board());
+    let mut wrong = faults::chess::cells_of(Position::standard().board());
     wrong.swap(sq("d1") as usize, sq("e1") as usize);
     wrong.swap(sq("d8") as usize, sq("e8") as usize);
     let mut s = Scene::of_variant(Config::default(), Variant::Standard, &wrong, None);
@@ -659,12 +663,12 @@ fn injected_faults_over_real_games_raise_their_alert_with_the_right_side() {
             if done == 12 {
                 break;
             }
-            let Some(case) = faults::inject(game, kind, i as u64) else {
+            let Some(case) = faults::chess::inject(game, kind, i as u64) else {
                 continue;
             };
             let text = sim::dgt::capture_text(&case.session, &[]);
             let replay = replay_reader(text.as_bytes(), Config::default(), "f".as_ref()).unwrap();
-            let c = faults::evaluate(&case, &replay);
+            let c = case.check(&replay);
             assert!(
                 c.raised && c.side_right,
                 "{kind:?} in game {}: {c:?}",

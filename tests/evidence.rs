@@ -11,8 +11,7 @@ use boardcast::replay::slice::{Slice, SliceStart, write_slices, write_slices_whe
 use boardcast::track::Config;
 use boardcast_games::draughts;
 use boardcast_sim::faults::FaultKind;
-use boardcast_sim::open::{OpenProfile, capture_text, read_xiangqi_games};
-use boardcast_sim::open_faults;
+use boardcast_sim::open::{OpenProfile, OpenSession, capture_text, read_xiangqi_games};
 use boardcast_sim::{self as sim, faults};
 
 use crate::games::all_games;
@@ -113,7 +112,7 @@ fn chess_faults_on_a_dgt_board_slice_to_the_position_before_and_replay_to_the_sa
             if done == 2 {
                 break;
             }
-            let Some(case) = faults::inject(game, kind, i as u64) else {
+            let Some(case) = faults::chess::inject(game, kind, i as u64) else {
                 continue;
             };
             let path = dir.join(format!("{kind:?}-{i}.capture"));
@@ -152,7 +151,7 @@ fn draughts_and_xiangqi_faults_slice_to_the_position_before_and_replay_to_the_sa
         read_xiangqi_games(&std::fs::read_to_string(data.join("xiangqi-random.pgn")).unwrap())
             .unwrap();
     let mut starts = Starts::default();
-    let mut check = |case: open_faults::OpenFaultCase, game: &str, name: String| {
+    let mut check = |case: faults::FaultCase<OpenSession>, game: &str, name: String| {
         let meta = vec![("game".to_string(), game.to_string())];
         let path = dir.join(format!("{name}.capture"));
         std::fs::write(&path, capture_text(&case.session, &meta, true)).unwrap();
@@ -178,7 +177,7 @@ fn draughts_and_xiangqi_faults_slice_to_the_position_before_and_replay_to_the_sa
                 rotated: false,
                 real: false,
             };
-            if let Some(case) = open_faults::inject_draughts(&g.moves, kind, profile, i as u64) {
+            if let Some(case) = faults::draughts::inject(&g.moves, kind, profile, i as u64) {
                 check(case, "draughts", format!("draughts-{kind:?}-{i}"));
                 done += 1;
             }
@@ -196,7 +195,7 @@ fn draughts_and_xiangqi_faults_slice_to_the_position_before_and_replay_to_the_sa
                 rotated: i % 3 == 0,
                 real: false,
             };
-            if let Some(case) = open_faults::inject_xiangqi(moves, kind, profile, i as u64) {
+            if let Some(case) = faults::xiangqi::inject(moves, kind, profile, i as u64) {
                 check(case, "xiangqi", format!("xiangqi-{kind:?}-{i}"));
                 done += 1;
             }
@@ -334,7 +333,7 @@ fn every_chess_alert_kind_slices_to_a_capture_that_raises_it_again() {
             .iter()
             .enumerate()
             .skip(10 + i)
-            .find_map(|(j, g)| faults::inject(g, kind, j as u64))
+            .find_map(|(j, g)| faults::chess::inject(g, kind, j as u64))
             .unwrap();
         kinds.extend(every_alert_slices(&sim::dgt::capture_text(
             &case.session,

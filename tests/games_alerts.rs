@@ -14,9 +14,8 @@ use boardcast::event::{AlertKind, EventKind, Side};
 use boardcast::replay::{Played, replay_game_text};
 use boardcast::track::{Cell, Config, Reconstructor};
 use boardcast_games::{draughts, xiangqi};
-use boardcast_sim::faults::FaultKind;
-use boardcast_sim::open::{OpenProfile, capture_text, read_xiangqi_games};
-use boardcast_sim::open_faults;
+use boardcast_sim::faults::{self, FaultKind};
+use boardcast_sim::open::{OpenProfile, OpenSession, capture_text, read_xiangqi_games};
 
 /// The draughts start as a `board` line (rank 8 first, file a first).
 const DRAUGHTS_START: &str = ".m.m.m.mm.m.m.m..m.m.m.m................M.M.M.M..M.M.M.MM.M.M.M.";
@@ -397,11 +396,11 @@ fn injected_faults_on_draughts_and_xiangqi_boards_raise_their_alerts() {
     let xgames =
         read_xiangqi_games(&std::fs::read_to_string(data.join("xiangqi-random.pgn")).unwrap())
             .unwrap();
-    let check = |case: open_faults::OpenFaultCase, game: &str| {
+    let check = |case: faults::FaultCase<OpenSession>, game: &str| {
         let meta = vec![("game".to_string(), game.to_string())];
         let text = capture_text(&case.session, &meta, true);
         let r = replay_game_text(&text, Config::default(), Path::new("fault")).unwrap();
-        let c = open_faults::evaluate(&case, &r);
+        let c = case.check(&r);
         assert!(
             c.raised && c.side_right && c.exact && c.extra_errors == 0,
             "{:?} at ply {}: {c:?} {:?}",
@@ -419,7 +418,7 @@ fn injected_faults_on_draughts_and_xiangqi_boards_raise_their_alerts() {
                 rotated: false,
                 real: false,
             };
-            if let Some(case) = open_faults::inject_draughts(&g.moves, kind, profile, i as u64) {
+            if let Some(case) = faults::draughts::inject(&g.moves, kind, profile, i as u64) {
                 check(case, "draughts");
                 done += 1;
             }
@@ -438,7 +437,7 @@ fn injected_faults_on_draughts_and_xiangqi_boards_raise_their_alerts() {
                 rotated: i % 3 == 0,
                 real: false,
             };
-            if let Some(case) = open_faults::inject_xiangqi(moves, kind, profile, i as u64) {
+            if let Some(case) = faults::xiangqi::inject(moves, kind, profile, i as u64) {
                 check(case, "xiangqi");
                 done += 1;
             }

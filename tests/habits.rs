@@ -12,7 +12,7 @@ fn scene(fen: &str, readings: &[(u64, Square, Cell<Piece>)]) -> Vec<EventKind> {
     let pos = Position::from_fen(fen, false).expect("FEN");
     let mut r = Reconstructor::new(Config::default());
     r.start_from(0, pos.clone(), false);
-    r.handle_board(0, &boardcast_sim::faults::cells_of(pos.board()));
+    r.handle_board(0, &boardcast_sim::faults::chess::cells_of(pos.board()));
     while r.poll_event().is_some() {}
     for &(t, sq, cell) in readings {
         while let Some(d) = r.poll_timeout().filter(|&d| d <= t) {

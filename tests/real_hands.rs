@@ -28,7 +28,7 @@ fn scene(fen: &str, steps: &[Step]) -> Vec<(u64, EventKind)> {
     let pos = Position::from_fen(fen, false).expect("FEN");
     let mut r = Reconstructor::new(Config::default());
     r.start_from(0, pos.clone(), false);
-    r.handle_board(0, &boardcast_sim::faults::cells_of(pos.board()));
+    r.handle_board(0, &boardcast_sim::faults::chess::cells_of(pos.board()));
     while r.poll_event().is_some() {}
     let mut out = Vec::new();
     let mut drain = |r: &mut Reconstructor, now: u64| {

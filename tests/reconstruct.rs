@@ -181,7 +181,7 @@ proptest! {
         let last = game.moves.iter().fold(game.start.clone(), |p, m| p.play(*m));
         let result = ["1-0", "0-1", "1/2-1/2"][result];
         let signalled = last.outcome().is_none()
-            && sim::faults::kings_to_centre(&mut session, &last, result, seed).is_some();
+            && sim::faults::chess::kings_to_centre(&mut session, &last, result, seed).is_some();
         let replay = replay_session(&session);
         let c = compare(&game, &session, &replay);
         prop_assert!(c.exact, "right up to ply {} of {}", c.plies_right, c.plies);

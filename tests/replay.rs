@@ -135,7 +135,7 @@ fn a_resume_after_a_kill_mid_move_publishes_no_clearing_of_an_alert_never_raised
     sim::dgt::write_handshake(
         &mut w,
         last + 1_500,
-        &sim::faults::cells_of(after.board()),
+        &sim::faults::chess::cells_of(after.board()),
         false,
     )
     .unwrap();

@@ -31,7 +31,7 @@ fn play(r: &mut Reconstructor, t: &mut u64, from: Square, to: Square, piece: Pie
 #[test]
 fn a_result_piece_ends_the_game_and_freezes_the_record() {
     let mut r = Reconstructor::new(Config::default());
-    r.handle_board(0, &faults::cells_of(Position::standard().board()));
+    r.handle_board(0, &faults::chess::cells_of(Position::standard().board()));
     let mut t = 1_000;
     let pawn = Piece {
         color: Color::White,
@@ -61,7 +61,7 @@ fn the_kings_in_the_centre_give_a_result_and_no_king_move() {
     let pos = Position::from_fen("8/8/8/8/8/4K3/8/4k3 w - - 0 1", false).unwrap();
     let mut r = Reconstructor::new(Config::default());
     r.start_from(0, pos.clone(), false);
-    r.handle_board(0, &faults::cells_of(pos.board()));
+    r.handle_board(0, &faults::chess::cells_of(pos.board()));
     events(&mut r);
     let wk = Piece {
         color: Color::White,
@@ -105,7 +105,7 @@ fn simulated_results_by_kings_in_the_centre_over_real_games() {
             .iter()
             .fold(game.start.clone(), |p, m| p.play(*m));
         if last.outcome().is_some()
-            || faults::kings_to_centre(&mut session, &last, result, i as u64).is_none()
+            || faults::chess::kings_to_centre(&mut session, &last, result, i as u64).is_none()
         {
             continue;
         }
@@ -134,7 +134,7 @@ fn simulated_results_by_kings_in_the_centre_over_real_games() {
 #[test]
 fn the_operator_sets_a_result_or_restarts_the_board() {
     let mut r = Reconstructor::new(Config::default());
-    let start = faults::cells_of(Position::standard().board());
+    let start = faults::chess::cells_of(Position::standard().board());
     r.handle_board(0, &start);
     let mut t = 1_000;
     play(

@@ -250,7 +250,7 @@ pub fn session(game: &SourceGame, board: usize, number: usize, seed: u64) -> Ses
     let seed = seed
         .wrapping_mul(1_000_003)
         .wrapping_add((board * 7_919 + number) as u64);
-    let fault = fault_for(board, number).and_then(|k| faults::inject(game, k, seed));
+    let fault = fault_for(board, number).and_then(|k| faults::chess::inject(game, k, seed));
     let faulty = fault.is_some();
     let mut session = match fault {
         Some(case) => case.session,
@@ -283,7 +283,7 @@ pub fn session(game: &SourceGame, board: usize, number: usize, seed: u64) -> Ses
             last = last.play(m);
         }
         // When the centre is taken, the game simply stops too.
-        let _ = faults::kings_to_centre(&mut session, &last, result, seed);
+        let _ = faults::chess::kings_to_centre(&mut session, &last, result, seed);
     }
     session
 }

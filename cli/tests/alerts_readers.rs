@@ -13,7 +13,7 @@ fn an_irregular_game_is_written_as_pgn_parts_every_reader_accepts() {
     }
     let game = &all_games()[5];
     let case = (0..40)
-        .find_map(|seed| faults::inject(game, faults::FaultKind::IllegalStands, seed))
+        .find_map(|seed| faults::chess::inject(game, faults::FaultKind::IllegalStands, seed))
         .unwrap();
     let text = sim::dgt::capture_text(&case.session, &[]);
     let replay = replay_reader(text.as_bytes(), Config::default(), "f".as_ref()).unwrap();
@@ -23,6 +23,6 @@ fn an_irregular_game_is_written_as_pgn_parts_every_reader_accepts() {
     let parts = python_chess_mainlines(&pgn);
     assert_eq!(parts.len(), 2);
     let k = case.at_ply;
-    assert_eq!(parts[0], case.sans[..k]);
-    assert_eq!(parts[1], case.sans[k + 1..]);
+    assert_eq!(parts[0], case.record[..k]);
+    assert_eq!(parts[1], case.record[k + 1..]);
 }

@@ -9,9 +9,8 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::Duration;
 
-use boardcast_sim::faults::FaultKind;
+use boardcast_sim::faults::{self, FaultKind};
 use boardcast_sim::open::{OpenGame, OpenProfile, read_xiangqi_games};
-use boardcast_sim::open_faults;
 use serde_json::{Value, json};
 
 use crate::live_games::open_boards;
@@ -51,7 +50,7 @@ async fn an_alert_replayed_decided_and_reported_across_a_restart_in_chromium() {
         .find_map(|(i, m)| {
             let mut m = m.clone();
             m.truncate(30);
-            open_faults::inject_xiangqi(&m, FaultKind::Movement, profile, i as u64)
+            faults::xiangqi::inject(&m, FaultKind::Movement, profile, i as u64)
         })
         .expect("a game to inject an illegal move into");
     let pace = Pace::Compressed {

@@ -16,7 +16,6 @@ pub mod family;
 pub mod faults;
 mod human;
 pub mod open;
-pub mod open_faults;
 pub mod open_line;
 pub mod pty;
 mod real;

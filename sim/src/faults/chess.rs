@@ -1,169 +1,16 @@
-//! Faults for the arbiter: sessions in which something the Laws care about
-//! happens, with what boardcast should say about it.
-//!
-//! Each [`FaultKind`] is injected into a real game played with the human
-//! profile (takebacks off, so the expected record is known):
-//!
-//! - `IllegalTakenBack`: an illegal move, completed when the opponent
-//!   begins to reply (Law 6.2a), noticed and taken back (Law 7.5a), then
-//!   the real move.
-//! - `IllegalStands`: a completed illegal move nobody notices; play goes on
-//!   from the position it made.
-//! - `Displaced`: two pieces knocked off the board and left there for a
-//!   while, then set back.
-//! - `Pushed`: a piece of the side not to move (not the one that has just
-//!   moved) pushed onto a free neighbouring square and left there 10-20 s,
-//!   then set back: displaced pieces (Law 7.4), never an illegal move.
-//! - `WrongSetup`: the start position set up wrongly, corrected before the
-//!   first move.
-//! - `Unpromoted`: a pawn set on the last rank and left there while the
-//!   opponent replies; the arbiter then exchanges it for a queen.
+//! Chess faults, on a DGT board played with the human profile: each
+//! kind of [`FaultKind::CHESS`] has its injector ([`INJECTORS`]).
 
 use rand::Rng;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use super::{Human, Profile, Session, SourceGame, Table, Truth, parts};
-use boardcast::event::{AlertKind, Millis};
+use super::{FaultCase, FaultKind};
+use crate::{Human, Profile, Session, SourceGame, Table, Truth, parts};
+use boardcast::event::{Millis, Side};
 use boardcast::games::chess::irregular::find_pseudo_move;
 use boardcast::games::chess::{Board, Color, Move, Piece, Position, Rank, Role, Square};
 use boardcast::track::Cell;
-
-/// A kind of fault, in any game: each game's injectors take the kinds of
-/// its table ([`FaultKind::CHESS`], [`FaultKind::DRAUGHTS`],
-/// [`FaultKind::XIANGQI`]; draughts and xiangqi are injected by
-/// `open_faults.rs`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum FaultKind {
-    // Design: the draughts and xiangqi kinds come first, in the order the
-    // games bench has always numbered its cases by (`kind as usize`), so
-    // the games it picks stay the same.
-    /// Draughts: a plain move while a capture was compulsory.
-    MissedCapture,
-    /// Draughts: the same, answered and never noticed: it stands (art.
-    /// 1.25) and play goes on from it.
-    MissedCaptureStands,
-    /// Draughts: a multi-jump stopped after its first jump.
-    UnfinishedJump,
-    /// Xiangqi: a piece moved to a point it cannot reach.
-    Movement,
-    /// Xiangqi: the generals left facing on an open file.
-    GeneralsFacing,
-    /// Xiangqi: the own general left in check, or a check not answered.
-    SelfCheck,
-    /// Pieces displaced for a while (chess: two; draughts, xiangqi: one
-    /// of each side).
-    Displaced,
-    /// A piece of the side not to move pushed to a neighbouring square
-    /// and left there for a while.
-    Pushed,
-    /// A wrong initial set-up, corrected before the first move.
-    WrongSetup,
-    /// Draughts, xiangqi: a piece that could move touched, put back, and
-    /// another moved.
-    TouchMove,
-    /// Chess: an illegal move completed, then taken back.
-    IllegalTakenBack,
-    /// Chess: an illegal move completed; play goes on from it.
-    IllegalStands,
-    /// Chess: a pawn left unexchanged on the last rank.
-    Unpromoted,
-    /// Chess: an illegal move (onto an empty square, or taking a piece)
-    /// left standing without its player pressing the clock or the
-    /// opponent touching anything, then taken back (issue 44).
-    IllegalUncompleted,
-    /// Chess: the piece that just moved, its move final, pushed on along
-    /// its own line to a neighbouring square its move could have reached,
-    /// left there a while and set back (issue 44).
-    PushedOn,
-}
-
-impl FaultKind {
-    /// The kinds injected into chess games.
-    pub const CHESS: [FaultKind; 8] = [
-        FaultKind::IllegalTakenBack,
-        FaultKind::IllegalStands,
-        FaultKind::Displaced,
-        FaultKind::Pushed,
-        FaultKind::WrongSetup,
-        FaultKind::Unpromoted,
-        FaultKind::IllegalUncompleted,
-        FaultKind::PushedOn,
-    ];
-
-    /// The kinds injected into draughts games.
-    pub const DRAUGHTS: [FaultKind; 7] = [
-        FaultKind::MissedCapture,
-        FaultKind::MissedCaptureStands,
-        FaultKind::UnfinishedJump,
-        FaultKind::Displaced,
-        FaultKind::Pushed,
-        FaultKind::WrongSetup,
-        FaultKind::TouchMove,
-    ];
-
-    /// The kinds injected into xiangqi games.
-    pub const XIANGQI: [FaultKind; 7] = [
-        FaultKind::Movement,
-        FaultKind::GeneralsFacing,
-        FaultKind::SelfCheck,
-        FaultKind::Displaced,
-        FaultKind::Pushed,
-        FaultKind::WrongSetup,
-        FaultKind::TouchMove,
-    ];
-
-    /// The alert boardcast must raise.
-    pub fn alert(self) -> AlertKind {
-        match self {
-            FaultKind::IllegalTakenBack
-            | FaultKind::IllegalStands
-            | FaultKind::Unpromoted
-            | FaultKind::MissedCapture
-            | FaultKind::MissedCaptureStands
-            | FaultKind::UnfinishedJump
-            | FaultKind::Movement
-            | FaultKind::GeneralsFacing
-            | FaultKind::SelfCheck => AlertKind::IllegalMove,
-            FaultKind::Displaced
-            | FaultKind::Pushed
-            | FaultKind::IllegalUncompleted
-            | FaultKind::PushedOn => AlertKind::Misplaced,
-            FaultKind::WrongSetup => AlertKind::Setup,
-            FaultKind::TouchMove => AlertKind::TouchMove,
-        }
-    }
-
-    /// Words the alert's message must contain (it says what was wrong),
-    /// where the checks ask for them.
-    pub fn says(self) -> Option<&'static str> {
-        match self {
-            FaultKind::MissedCapture | FaultKind::MissedCaptureStands => {
-                Some("a capture was compulsory")
-            }
-            FaultKind::UnfinishedJump => Some("multi-jump was not completed"),
-            FaultKind::Movement => Some("cannot move from"),
-            FaultKind::GeneralsFacing | FaultKind::SelfCheck => Some("general in check or facing"),
-            _ => None,
-        }
-    }
-}
-
-/// A session with a fault and what should come of it.
-#[derive(Clone, Debug)]
-pub struct FaultCase {
-    /// The kind injected.
-    pub kind: FaultKind,
-    /// The session.
-    pub session: Session,
-    /// The side the alert concerns, when it concerns one.
-    pub side: Option<Color>,
-    /// The record boardcast should publish (SAN, or long algebraic for an
-    /// illegal move that stood).
-    pub sans: Vec<String>,
-    /// The ply after which the fault happens.
-    pub at_ply: usize,
-}
 
 /// Plays plies `moves` from `pos` on the table with `profile`, marking each
 /// completion; returns the position reached.
@@ -239,7 +86,7 @@ fn illegal_shift(pos: &Position, rng: &mut SmallRng) -> Option<(Piece, Square, S
 
 /// Builds a fault case of `kind` in `game`, or `None` when the game offers
 /// no place for it (no promotion to a queen, say).
-pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase> {
+pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase<Session>> {
     let mut positions = vec![game.start.clone()];
     for &m in &game.moves {
         let next = positions.last().expect("start").play(m);
@@ -258,7 +105,7 @@ pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase
 }
 
 /// One fault's injector: plays the game with the fault in it.
-type Injector = fn(&mut Inject<'_>) -> Option<FaultCase>;
+type Injector = fn(&mut Inject<'_>) -> Option<FaultCase<Session>>;
 
 /// The injector of every fault kind.
 const INJECTORS: [(FaultKind, Injector); 8] = [
@@ -298,14 +145,14 @@ impl Inject<'_> {
         &self,
         table: Table,
         side: Option<Color>,
-        sans: Vec<String>,
+        record: Vec<String>,
         at_ply: usize,
-    ) -> FaultCase {
+    ) -> FaultCase<Session> {
         FaultCase {
             kind: self.kind,
             session: finish(table),
-            side,
-            sans,
+            side: side.map(Side::from),
+            record,
             at_ply,
         }
     }
@@ -353,7 +200,7 @@ fn ended_by_law(positions: &[Position]) -> bool {
 
 /// The back rank set up wrongly (a knight and a bishop swapped, or a pawn
 /// missing), corrected by the arbiter before the game.
-fn wrong_setup(at: &mut Inject<'_>) -> Option<FaultCase> {
+fn wrong_setup(at: &mut Inject<'_>) -> Option<FaultCase<Session>> {
     let game = at.game;
     let rng = &mut at.rng;
     let mut wrong = game.start.board().clone();
@@ -419,7 +266,7 @@ fn wrong_setup(at: &mut Inject<'_>) -> Option<FaultCase> {
 
 /// A piece of the side that just moved pushed to a neighbouring square,
 /// left there a while, and set back.
-fn pushed(at: &mut Inject<'_>) -> Option<FaultCase> {
+fn pushed(at: &mut Inject<'_>) -> Option<FaultCase<Session>> {
     let MidGame { k, pos, mut table } = at.mid_game()?;
     let side = !pos.turn();
     let just_moved = at.game.moves[k - 1].to();
@@ -430,7 +277,7 @@ fn pushed(at: &mut Inject<'_>) -> Option<FaultCase> {
         // (Not the king: a king pushed next to the other in
         // the centre is the players' result signal.)
         .filter(|&s| s != just_moved && pos.board().role_at(s) != Some(Role::King))
-        .flat_map(|s| super::human::neighbours(s).map(move |t| (s, t)))
+        .flat_map(|s| crate::human::neighbours(s).map(move |t| (s, t)))
         .filter(|&(_, t)| pos.board().piece_at(t).is_none())
         // (A pawn pushed onto the first or last rank makes
         // an impossible position: `illegal_position`.)
@@ -460,7 +307,7 @@ fn pushed(at: &mut Inject<'_>) -> Option<FaultCase> {
 /// which only the board's next readings tell from a push), then it is
 /// pushed to a neighbouring empty square the same move could have
 /// reached, left there 10-20 s and set back.
-fn pushed_on(at: &mut Inject<'_>) -> Option<FaultCase> {
+fn pushed_on(at: &mut Inject<'_>) -> Option<FaultCase<Session>> {
     let MidGame { k, pos, mut table } = at.mid_game()?;
     let before = &at.positions[k - 1];
     let last = at.game.moves[k - 1];
@@ -472,7 +319,7 @@ fn pushed_on(at: &mut Inject<'_>) -> Option<FaultCase> {
                 && m.promotion().is_none()
                 && !m.is_castle()
                 && pos.board().piece_at(m.to()).is_none()
-                && super::human::neighbours(last.to()).any(|n| n == m.to())
+                && crate::human::neighbours(last.to()).any(|n| n == m.to())
                 && matches!(m.role(), Role::Bishop | Role::Rook | Role::Queen)
         })
         .map(|m| m.to())
@@ -500,14 +347,14 @@ fn pushed_on(at: &mut Inject<'_>) -> Option<FaultCase> {
 /// off first, or the king taking a piece the other side guards. It stands
 /// 10-20 s with no clock press and no piece of the opponent touched, and
 /// is taken back; play goes on.
-fn illegal_uncompleted(at: &mut Inject<'_>) -> Option<FaultCase> {
+fn illegal_uncompleted(at: &mut Inject<'_>) -> Option<FaultCase<Session>> {
     let MidGame { k, pos, mut table } = at.mid_game()?;
     let rng = &mut at.rng;
     let mover = pos.turn();
     let board = pos.board();
     let king = board.king_of(mover)?;
     // King captures into check, then any piece's illegal shift or capture.
-    let mut shifts: Vec<(Square, Square)> = super::human::neighbours(king)
+    let mut shifts: Vec<(Square, Square)> = crate::human::neighbours(king)
         .filter(|&t| {
             board
                 .piece_at(t)
@@ -565,7 +412,7 @@ fn illegal_uncompleted(at: &mut Inject<'_>) -> Option<FaultCase> {
 
 /// One piece of each side, neither a king, knocked off the board and set
 /// back a while later.
-fn displaced(at: &mut Inject<'_>) -> Option<FaultCase> {
+fn displaced(at: &mut Inject<'_>) -> Option<FaultCase<Session>> {
     let MidGame { k, pos, mut table } = at.mid_game()?;
     let mut knocked = Vec::new();
     for color in [Color::White, Color::Black] {
@@ -590,7 +437,7 @@ fn displaced(at: &mut Inject<'_>) -> Option<FaultCase> {
 
 /// An illegal move, completed by the opponent's first touch (Law 6.2a),
 /// then noticed and taken back.
-fn illegal_taken_back(at: &mut Inject<'_>) -> Option<FaultCase> {
+fn illegal_taken_back(at: &mut Inject<'_>) -> Option<FaultCase<Session>> {
     let MidGame { k, pos, mut table } = at.mid_game()?;
     let rng = &mut at.rng;
     let (piece, from, to, _) = illegal_shift(&pos, rng)?;
@@ -631,7 +478,7 @@ fn illegal_taken_back(at: &mut Inject<'_>) -> Option<FaultCase> {
 }
 
 /// An illegal move nobody notices: random legal play goes on after it.
-fn illegal_stands(at: &mut Inject<'_>) -> Option<FaultCase> {
+fn illegal_stands(at: &mut Inject<'_>) -> Option<FaultCase<Session>> {
     let MidGame { k, pos, mut table } = at.mid_game()?;
     let rng = &mut at.rng;
     let (piece, from, to, board) =
@@ -668,7 +515,7 @@ fn illegal_stands(at: &mut Inject<'_>) -> Option<FaultCase> {
 
 /// A promotion to a queen left as a pawn while the opponent replies, then
 /// exchanged by the arbiter (Law 7.5a).
-fn unpromoted(at: &mut Inject<'_>) -> Option<FaultCase> {
+fn unpromoted(at: &mut Inject<'_>) -> Option<FaultCase<Session>> {
     let (game, positions) = (at.game, &at.positions);
     let n = game.moves.len();
     // A promotion to a queen whose reply leaves the queen's square alone.
@@ -722,86 +569,6 @@ pub fn cells_of(board: &Board) -> [Cell; 64] {
     cells
 }
 
-/// How boardcast handled one fault case.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct FaultCheck {
-    /// The expected alert was raised.
-    pub raised: bool,
-    /// It named the right side (true when no side is expected).
-    pub side_right: bool,
-    /// The published record equals the expected one.
-    pub exact: bool,
-    /// Error alerts beyond the expected one that were never withdrawn
-    /// (false alarms).
-    pub extra_errors: usize,
-    /// An error alert of another kind came first and was withdrawn when
-    /// the evidence arrived (an illegal move first seen as displaced
-    /// pieces, because it stood past the misplacement delay before the
-    /// opponent began to reply).
-    pub reclassified: bool,
-    /// The expected alert was later cleared (for `misplaced` and `setup`).
-    pub cleared: bool,
-    /// `retract` events: final moves shown and then withdrawn (a wrong
-    /// move shown, or an illegal move taken back).
-    pub retracted: usize,
-}
-
-/// Checks a replay of a fault case.
-pub fn evaluate(case: &FaultCase, replay: &boardcast::replay::Replay) -> FaultCheck {
-    use boardcast::event::EventKind;
-    let want = case.kind.alert();
-    let alerts: Vec<&boardcast::event::Alert> = replay
-        .events
-        .iter()
-        .filter_map(|(_, e)| match &e.kind {
-            EventKind::Alert(a) => Some(a),
-            _ => None,
-        })
-        .collect();
-    let raised: Vec<_> = alerts
-        .iter()
-        .filter(|a| a.kind == want && !a.cleared)
-        .collect();
-    let side = case.side.map(boardcast::event::Side::from);
-    // An error alert of another kind that was later withdrawn (displaced
-    // pieces that turned out to be the illegal move) is reported by
-    // `reclassified`, not counted as a false alarm.
-    let withdrawn = |i: usize, a: &boardcast::event::Alert| {
-        a.kind != want
-            && alerts[i + 1..]
-                .iter()
-                .any(|b| b.kind == a.kind && b.cleared)
-    };
-    let reclassified = alerts
-        .iter()
-        .enumerate()
-        .any(|(i, a)| a.kind.is_error() && !a.cleared && withdrawn(i, a));
-    let extra_errors = alerts
-        .iter()
-        .enumerate()
-        .filter(|(i, a)| a.kind.is_error() && !a.cleared && !withdrawn(*i, a))
-        .count()
-        .saturating_sub(usize::from(!raised.is_empty()));
-    let published = replay
-        .log
-        .current()
-        .map(|g| g.sans.clone())
-        .unwrap_or_default();
-    FaultCheck {
-        raised: !raised.is_empty(),
-        side_right: raised.first().is_some_and(|a| a.side == side),
-        exact: published == case.sans,
-        extra_errors,
-        reclassified,
-        cleared: alerts.iter().any(|a| a.kind == want && a.cleared),
-        retracted: replay
-            .events
-            .iter()
-            .filter(|(_, e)| matches!(e.kind, EventKind::Retract { .. }))
-            .count(),
-    }
-}
-
 /// Ends a session the way many players report a result: both kings set on
 /// centre squares (light squares: White won; dark: Black won; one of each:
 /// a draw), a few seconds after the last move. As at real boards, a piece
@@ -841,8 +608,8 @@ pub fn kings_to_centre(
     let mut cells = *session.initial;
     for (_, r) in &session.readings {
         match r {
-            super::Sensed::Square(sq, c) => cells[*sq as usize] = *c,
-            super::Sensed::Dump(d) => cells = **d,
+            crate::Sensed::Square(sq, c) => cells[*sq as usize] = *c,
+            crate::Sensed::Dump(d) => cells = **d,
         }
     }
     let mut t = session.readings.last().map_or(0, |(t, _)| *t) + rng.gen_range(3_000..20_000);
@@ -850,7 +617,7 @@ pub fn kings_to_centre(
     let mut set = |sq: Square, cell: Cell, t: &mut Millis, pause: Millis| {
         *t += pause;
         cells[sq as usize] = cell;
-        session.readings.push((*t, super::Sensed::Square(sq, cell)));
+        session.readings.push((*t, crate::Sensed::Square(sq, cell)));
     };
     // Pieces in the kings' way leave the board before the kings come;
     // another centre piece is cleared along with them a third of the time.
