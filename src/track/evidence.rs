@@ -22,7 +22,7 @@ impl<G: Game> Playing<G> {
     /// square no reading touched: a victim set down beside for a moment on a
     /// board sensing occupancy reads as one.)
     pub(super) fn confirmed_by_lift(&self, rules: &G, target: &Board<G>) -> bool {
-        self.candidate.as_ref().is_some_and(|c| {
+        self.held.candidate().is_some_and(|c| {
             let after = candidate_position(&self.game, &c.explanation);
             // A correction of the last ply counts as a move (its piece went on
             // to capture, say), unless a knock can fake it.
@@ -59,7 +59,7 @@ impl<G: Game> Playing<G> {
     /// the centre) is no reply, and treating it as one published the first
     /// king of the result signal as a move.
     pub(super) fn confirmed_by_reply(&self, rules: &G, target: &Board<G>) -> bool {
-        self.candidate.as_ref().is_some_and(|c| {
+        self.held.candidate().is_some_and(|c| {
             let Explanation::Forward(_) = &c.explanation else {
                 return false;
             };
@@ -150,7 +150,7 @@ impl<G: Game> Playing<G> {
                 ..
             }),
             Explanation::Forward(moves),
-        ) = (&self.candidate, e)
+        ) = (self.held.candidate(), e)
         else {
             return false;
         };
@@ -179,7 +179,7 @@ impl<G: Game> Playing<G> {
                 ..
             }),
             Explanation::Forward(moves),
-        ) = (&self.candidate, e)
+        ) = (self.held.candidate(), e)
         {
             then.is_empty()
                 && moves.len() >= 2
@@ -212,7 +212,7 @@ impl<G: Game> Playing<G> {
     /// piece sliding through). (To the same square is the arbiter's
     /// correction: a pawn left unpromoted is exchanged for a queen.)
     pub(super) fn moves_reported_piece(&self, e: &Explanation<Move<G>>) -> bool {
-        let (Some(x), Explanation::Forward(moves)) = (&self.pseudo, e) else {
+        let (Some(x), Explanation::Forward(moves)) = (self.held.illegal(), e) else {
             return false;
         };
         x.reported.is_some()
@@ -252,8 +252,8 @@ impl<G: Game> Playing<G> {
             let earlier = self.game.position_at(self.game.len() - plies);
             let one_piece = |board: &Board<G>| board.diff(earlier.board()).count() <= 2;
             let pending = self
-                .candidate
-                .as_ref()
+                .held
+                .candidate()
                 .filter(|c| matches!(c.explanation, Explanation::Forward(_)))
                 .map(|c| candidate_position(&self.game, &c.explanation));
             if one_piece(self.game.position().board())
@@ -289,7 +289,7 @@ impl<G: Game> Playing<G> {
     /// [`Playing::held_correction`]); the settling piece going on (a slide) is the
     /// same piece and is not held.
     pub(super) fn reads_pending_as_other_piece(&self, e: &Explanation<Move<G>>) -> bool {
-        let (Some(c), Explanation::Forward(new)) = (&self.candidate, e) else {
+        let (Some(c), Explanation::Forward(new)) = (self.held.candidate(), e) else {
             return false;
         };
         let (Explanation::Forward(old), [b]) = (&c.explanation, new.as_slice()) else {
@@ -436,7 +436,7 @@ impl<G: Game> Playing<G> {
     /// is the latter.
     pub(super) fn held_or_prior(&self) -> Option<(&Candidate<G>, bool)> {
         let held = |c: &&Candidate<G>| self.held_correction(&c.explanation);
-        match self.candidate.as_ref().filter(held) {
+        match self.held.candidate().filter(held) {
             Some(c) => Some((c, false)),
             None => self
                 .prior_correction
@@ -498,7 +498,7 @@ impl<G: Game> Playing<G> {
     /// way, and the history is re-examined at the delay as before.
     pub(super) fn awaits_reply(&self, rules: &G, final_plies: usize, target: &Board<G>) -> bool {
         final_plies >= self.game.len()
-            && self.candidate.as_ref().is_some_and(|c| {
+            && self.held.candidate().is_some_and(|c| {
                 let whole = || {
                     candidate_position(&self.game, &c.explanation)
                         .board()

@@ -28,6 +28,7 @@ pub mod arbiter;
 mod capture;
 mod evidence;
 pub mod finality;
+mod held;
 mod ranking;
 pub mod search;
 pub mod settle;
@@ -62,6 +63,7 @@ const RECENT: usize = 48;
 use capture::*;
 use evidence::*;
 use finality::Finality;
+use held::{Candidate, Held, Irregular};
 
 pub use crate::games::chess::Variant;
 pub use crate::games::{Cell, Token, Touch, put_back_touch};
@@ -121,53 +123,6 @@ pub struct Stats {
 /// Readings kept for their order (see [`Playing::recent`]): the square, what
 /// it showed (a piece, or empty) and when.
 type Recent<G> = VecDeque<(Square<G>, Option<Piece<G>>, Millis)>;
-
-#[derive(Clone, Debug)]
-struct Candidate<G: Game> {
-    explanation: Explanation<Move<G>>,
-    /// The reading that made the board show it.
-    since: Millis,
-    settle: Millis,
-    /// That reading's number (see [`Playing::evidence_base`]).
-    reading: u64,
-    /// Whether the board shows it right now.
-    showing: bool,
-    /// Whether its moves were shown as provisional before it settled, or
-    /// need not be (see [`Reconstructor::preview`]).
-    previewed: bool,
-    /// Whether the readings did not back it up when it was found (see
-    /// [`search::Outcome::backed`]): the opponent lifting a piece proves
-    /// nothing of it.
-    unbacked: bool,
-}
-
-impl<G: Game> Candidate<G> {
-    fn due(&self) -> Millis {
-        self.since + self.settle
-    }
-}
-
-/// A board that looks like an illegal move of the side to move. It is
-/// reported only once completed (Law 6.2a: the clock pressed, or the
-/// opponent begins to reply); until then it is a displacement.
-#[derive(Clone, Debug)]
-struct Irregular<G: Game> {
-    m: Pseudo<G>,
-    /// The board it made (game orientation), as the sensors showed it.
-    board: Board<G>,
-    /// The same with every piece named (see [`Game::pseudo_board`]).
-    made: Board<G>,
-    /// The alert has been raised; the position it made, when play can go
-    /// on from it.
-    reported: Option<Option<Position<G>>>,
-    /// Since when the piece its move could capture stands on another
-    /// square (the opponent's reply, once it has stood its time; see
-    /// [`Reconstructor::watch_unexplained`]).
-    reply_since: Option<Millis>,
-    /// The last ply's piece was lifted again while this move's piece stood
-    /// beside it as its victim (see [`Reconstructor::watch_unexplained`]).
-    capture_lifted: bool,
-}
 
 /// What the readings of the game on `p` touched, for ranking explanations,
 /// with the plies `finality` still holds provisional.
@@ -273,7 +228,10 @@ struct Playing<G: Game> {
     /// not by the start position.
     oriented_by_play: bool,
     successors: Vec<(Board<G>, Move<G>)>,
-    candidate: Option<Candidate<G>>,
+    /// What the board shows beyond the published game, held back: a legal
+    /// explanation waiting to settle, or an illegal move waiting to be
+    /// completed.
+    held: Held<G>,
     /// A held correction (see `Playing::held_correction`) that another
     /// explanation replaced before it was published: the opponent's
     /// reply, on its way, made a board that the published game explains
@@ -289,7 +247,6 @@ struct Playing<G: Game> {
     /// The kings stand in the centre (see [`KingsSignal`]).
     kings: Option<KingsSignal<G>>,
     illegal_counts: [u32; 2],
-    pseudo: Option<Irregular<G>>,
     /// A displaced piece standing on the board (see [`Displacement`]).
     displaced: Option<Displacement<G>>,
     /// Plies known to be completed: the mover pressed the clock after
@@ -449,8 +406,8 @@ impl<G: Game> Reconstructor<G> {
             return;
         }
         p.course = Course::Frozen;
-        p.candidate = None;
-        p.pseudo = None;
+        p.held.drop_candidate();
+        p.held.drop_illegal();
         p.displaced = None;
         // A displacement reported while the result signal was on its way
         // (a king set early in the centre) is withdrawn.
@@ -561,7 +518,7 @@ impl<G: Game> Reconstructor<G> {
         };
         // The candidate is on the board, or the opponent has already begun
         // to take one of its pieces (a capture begun with the victim).
-        if let Some(c) = &p.candidate
+        if let Some(c) = p.held.candidate()
             && (c.showing
                 || search::only_removals(
                     candidate_position(&p.game, &c.explanation).board(),
@@ -569,7 +526,7 @@ impl<G: Game> Reconstructor<G> {
                 ))
             && last_mover(&p.game, &c.explanation) == Some(side)
         {
-            let c = p.candidate.take().expect("checked");
+            let c = p.held.take_candidate().expect("checked");
             self.commit(c);
             let Phase::Playing(p) = &mut self.phase else {
                 return Press::NoGame;
@@ -585,18 +542,18 @@ impl<G: Game> Reconstructor<G> {
         // that move's, and the piece beside it was knocked.)
         if turn != side
             && self.finality.pending_mover() != Some(side)
-            && p.pseudo.is_none()
+            && p.held.illegal().is_none()
             && p.displaced
                 .as_ref()
                 .is_some_and(|d| d.m.mover().side() == side)
-            && p.candidate.is_none()
+            && p.held.candidate().is_none()
         {
             let Phase::Playing(p) = &mut self.phase else {
                 return Press::NoGame;
             };
             let d = p.displaced.take().expect("checked");
             let made = self.rules.pseudo_board(p.game.position(), &d.m, &target);
-            p.pseudo = Some(Irregular {
+            p.held = Held::Illegal(Irregular {
                 m: d.m,
                 board: target,
                 made,
@@ -610,8 +567,8 @@ impl<G: Game> Reconstructor<G> {
         // The side to move pressed with an illegal move on the board: it
         // is completed.
         if turn == side
-            && p.pseudo
-                .as_ref()
+            && p.held
+                .illegal()
                 .is_some_and(|x| x.reported.is_none() && x.m.mover().side() == side)
         {
             self.report_illegal(at, Completed::Press);
@@ -624,7 +581,7 @@ impl<G: Game> Reconstructor<G> {
             // The presser made the last ply: it is complete.
             p.completed = p.game.len();
         }
-        if p.candidate.is_none()
+        if p.held.candidate().is_none()
             && p.game.position().turn().side() == side
             && p.unexplained.is_none()
         {
@@ -638,7 +595,7 @@ impl<G: Game> Reconstructor<G> {
     pub fn last_mover(&self) -> (usize, Option<Side>) {
         match &self.phase {
             Phase::Waiting(_) => (0, None),
-            Phase::Playing(p) => match &p.candidate {
+            Phase::Playing(p) => match p.held.candidate() {
                 Some(c) => (
                     p.game.len() + c.explanation.cost(),
                     last_mover(&p.game, &c.explanation),
@@ -668,7 +625,7 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &mut self.phase else {
             return;
         };
-        let Some(c) = p.candidate.as_mut() else {
+        let Some(c) = p.held.candidate_mut() else {
             return;
         };
         if !c.showing || c.previewed || now < c.since + debounce {
@@ -720,14 +677,14 @@ impl<G: Game> Reconstructor<G> {
                     self.set_result(now, result, "kings in the centre");
                     return;
                 }
-                if p.candidate
-                    .as_ref()
+                if p.held
+                    .candidate()
                     .is_some_and(|c| c.showing && c.due() <= now)
                 {
                     if p.awaits_reply(&self.rules, self.finality.final_plies(), &board) {
                         self.raise_awaiting_correction(now);
                     } else {
-                        let c = p.candidate.take().expect("checked");
+                        let c = p.held.take_candidate().expect("checked");
                         self.commit(c);
                     }
                     return;
@@ -739,7 +696,7 @@ impl<G: Game> Reconstructor<G> {
                     self.watch_unexplained(now, &target);
                     // (Never due again unless a reading sets it anew.)
                     if let Phase::Playing(p) = &mut self.phase
-                        && let Some(x) = p.pseudo.as_mut().filter(|x| x.reported.is_none())
+                        && let Some(x) = p.held.illegal_mut().filter(|x| x.reported.is_none())
                     {
                         x.reply_since = None;
                     }
@@ -782,8 +739,8 @@ impl<G: Game> Reconstructor<G> {
     /// set down on another square, will have stood its time as the
     /// opponent's reply (see [`Reconstructor::watch_unexplained`]).
     fn reply_due(p: &Playing<G>, final_ms: Millis) -> Option<Millis> {
-        p.pseudo
-            .as_ref()
+        p.held
+            .illegal()
             .filter(|x| x.reported.is_none())
             .and_then(|x| x.reply_since)
             .map(|since| since + final_ms)
@@ -799,8 +756,8 @@ impl<G: Game> Reconstructor<G> {
                 let raised = p.unexplained.is_some_and(|u| u.raised.is_some())
                     && p.awaits_reply(&self.rules, self.finality.final_plies(), &self.target());
                 let candidate = p
-                    .candidate
-                    .as_ref()
+                    .held
+                    .candidate()
                     .filter(|c| c.showing && !raised)
                     .map(Candidate::<G>::due);
                 let check = self.config.delays.misplaced_ms;
@@ -817,8 +774,8 @@ impl<G: Game> Reconstructor<G> {
                 let kings = p.kings.as_ref().map(|k| k.due);
                 let reply = Self::reply_due(p, self.config.settle.final_ms);
                 let preview = p
-                    .candidate
-                    .as_ref()
+                    .held
+                    .candidate()
                     .filter(|c| c.showing && !c.previewed)
                     .map(|c| c.since + self.config.settle.provisional_ms);
                 // Provisional moves: at their time when nothing else waits
@@ -871,7 +828,7 @@ impl<G: Game> Reconstructor<G> {
     /// Whether the board agrees with the published game right now.
     pub fn in_sync(&self) -> bool {
         match &self.phase {
-            Phase::Playing(p) => p.unexplained.is_none() && p.candidate.is_none(),
+            Phase::Playing(p) => p.unexplained.is_none() && p.held.candidate().is_none(),
             Phase::Waiting(_) => false,
         }
     }
@@ -887,7 +844,7 @@ impl<G: Game> Reconstructor<G> {
         };
         // (Nor while a move is provisional: the records hold final moves.)
         if p.unexplained.is_some()
-            || p.candidate.is_some()
+            || p.held.candidate().is_some()
             || self.tokens.any()
             || self.finality.is_pending()
         {
@@ -1101,7 +1058,7 @@ impl<G: Game> Reconstructor<G> {
                     && Some(d.m.from()) == last_to
                     && put_back(d, &target).is_some_and(|b| p.game.position().board().matches(&b))
             });
-        p.candidate.is_none()
+        p.held.candidate().is_none()
             && (knocked || !(differ & pending).any() && (stood || !(differ & before).any()))
     }
 
@@ -1169,7 +1126,7 @@ impl<G: Game> Reconstructor<G> {
                 && !continuing
                 && stands
                 && !resumed
-                || p.candidate.as_ref().is_some_and(|c| {
+                || p.held.candidate().is_some_and(|c| {
                     matches!(&c.explanation, Explanation::Forward(moves)
                         if !moves.first().is_some_and(|m| p.moves_its_victim(&self.rules, m)))
                 }));
@@ -1231,8 +1188,8 @@ impl<G: Game> Reconstructor<G> {
             return None;
         };
         let prefer_back = matches!(
-            p.candidate,
-            Some(Candidate {
+            p.held,
+            Held::Move(Candidate {
                 explanation: Explanation::Back { .. },
                 ..
             })
@@ -1321,7 +1278,7 @@ impl<G: Game> Reconstructor<G> {
         };
         match explanation {
             None => {
-                if let Some(c) = &mut p.candidate {
+                if let Some(c) = p.held.candidate_mut() {
                     c.showing = false;
                 }
                 self.watch_unexplained(at, &target);
@@ -1330,11 +1287,11 @@ impl<G: Game> Reconstructor<G> {
                 // (The correction of a final move reported as a
                 // displacement, read again: still displaced.)
                 let still = p.awaits_reply(&self.rules, self.finality.final_plies(), &target)
-                    && p.candidate
-                        .as_ref()
+                    && p.held
+                        .candidate()
                         .is_some_and(|c| c.explanation == explanation);
                 p.resync = false;
-                p.pseudo = None;
+                p.held.drop_illegal();
                 p.displaced = None;
                 if !still {
                     self.clear_unexplained(at);
@@ -1363,7 +1320,7 @@ impl<G: Game> Reconstructor<G> {
                         board: target.clone(),
                     });
                 }
-                if let Some(c) = &mut p.candidate {
+                if let Some(c) = p.held.candidate_mut() {
                     c.showing = false;
                 }
                 true
@@ -1409,7 +1366,7 @@ impl<G: Game> Reconstructor<G> {
         // lifted first: the piece an opponent's capture takes elsewhere,
         // set down beside for a moment and lifted away, is no move of its
         // own.)
-        let confirmed = p.candidate.as_ref().is_some_and(|c| {
+        let confirmed = p.held.candidate().is_some_and(|c| {
             let after = candidate_position(&p.game, &c.explanation);
             let stands = match &c.explanation {
                 Explanation::Back { then, .. } => then.last().is_none_or(|m| {
@@ -1427,7 +1384,7 @@ impl<G: Game> Reconstructor<G> {
                         .any(|m| after.board_after(&m).diff(target).is_empty()))
         });
         if confirmed {
-            let c = p.candidate.take().expect("checked");
+            let c = p.held.take_candidate().expect("checked");
             self.clear_unexplained(at);
             self.commit(c);
         }
@@ -1445,7 +1402,7 @@ impl<G: Game> Reconstructor<G> {
         if p.unexplained.is_some_and(|u| u.raised.is_some()) {
             return;
         }
-        let since = p.candidate.as_ref().map_or(now, |c| c.since);
+        let since = p.held.candidate().map_or(now, |c| c.since);
         let alert = self.rules.misplaced_alert(p.game.position(), &target);
         p.unexplained = Some(Unexplained {
             since,
@@ -1563,7 +1520,7 @@ impl<G: Game> Reconstructor<G> {
         // restoring a position proves nothing), and so does their reply
         // standing on the board when no legal move explains it.
         if p.confirmed_by_lift(&self.rules, target) || p.confirmed_by_reply(&self.rules, target) {
-            let c = p.candidate.take().expect("checked");
+            let c = p.held.take_candidate().expect("checked");
             self.commit(c);
             return ControlFlow::Continue(self.search(target));
         }
@@ -1622,7 +1579,7 @@ impl<G: Game> Reconstructor<G> {
             return;
         };
         if explanation == Explanation::Same {
-            p.candidate = None;
+            p.held.drop_candidate();
             // A move shown before it settled is gone from the board.
             let plies = p.game.len();
             self.finality.unshow(at, plies, &mut self.events);
@@ -1635,11 +1592,11 @@ impl<G: Game> Reconstructor<G> {
         };
         let rules = &self.rules;
         let same = p
-            .candidate
-            .as_ref()
+            .held
+            .candidate()
             .is_some_and(|c| c.explanation == explanation);
         if !same {
-            if let Some(old) = &p.candidate
+            if let Some(old) = p.held.candidate()
                 && p.held_correction(&old.explanation)
                 && !p.held_correction(&explanation)
             {
@@ -1657,7 +1614,7 @@ impl<G: Game> Reconstructor<G> {
             // A correction a knock can fake, or an explanation the
             // readings do not back up, is not shown before it settles.
             let previewed = unbacked || p.held_correction(&explanation);
-            p.candidate = Some(Candidate {
+            p.held = Held::Move(Candidate {
                 explanation,
                 since: at,
                 settle,
@@ -1666,9 +1623,9 @@ impl<G: Game> Reconstructor<G> {
                 previewed,
                 unbacked,
             });
-        } else if let Some(c) = &mut p.candidate {
+        } else if let Some(c) = p.held.candidate_mut() {
             c.showing = true;
-            let c = p.candidate.as_ref().expect("checked");
+            let c = p.held.candidate().expect("checked");
             if p.displaced.is_none() && p.held_correction(&c.explanation) {
                 // Back on the same correction (the piece travelled on, or
                 // was knocked, and a square flickered meanwhile): it still
@@ -1713,7 +1670,7 @@ impl<G: Game> Reconstructor<G> {
                 // The evidence for the plies after them is in the readings
                 // since the board showed them, if it did.
                 let explanation = Explanation::Forward(moves);
-                let reading = match p.candidate.take() {
+                let reading = match p.held.take_candidate() {
                     Some(c) if c.explanation == explanation => c.reading,
                     _ => p.evidence_base,
                 };
@@ -1746,7 +1703,7 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &mut self.phase else {
             return None;
         };
-        let pseudo = p.pseudo.as_ref()?;
+        let pseudo = p.held.illegal()?;
         let after = pseudo.reported.as_ref()?.as_ref()?;
         let (notation, id) = self.rules.pseudo_text(p.game.position(), &pseudo.m);
         let mut game = p.game.clone();
@@ -1767,13 +1724,13 @@ impl<G: Game> Reconstructor<G> {
         if moves.len() > max_moves {
             return None;
         }
-        let pseudo = p.pseudo.take().expect("checked");
+        let pseudo = p.held.take_illegal().expect("checked");
         let after = game.position().clone();
         let ply = p.game.len() as u32 + 1;
         let side = pseudo.m.mover();
         p.game.push_irregular(notation, id, after);
         p.successors = successors;
-        p.candidate = None;
+        p.held.drop_candidate();
         p.touches.clear();
         p.rebuild_referee(&self.rules);
         let event =
@@ -1795,7 +1752,7 @@ impl<G: Game> Reconstructor<G> {
         let pos = p.game.position().clone();
         // While a legal candidate is pending (a move not yet published, a
         // takeback under way) the board is in motion: no illegal move yet.
-        let pseudo = if p.candidate.is_some() {
+        let pseudo = if p.held.candidate().is_some() {
             None
         } else {
             rules.find_pseudo(&pos, target)
@@ -1818,14 +1775,14 @@ impl<G: Game> Reconstructor<G> {
                         shadow: false,
                     });
                 }
-                if p.pseudo.as_ref().is_some_and(|x| x.reported.is_none()) {
-                    p.pseudo = None;
+                if p.held.illegal().is_some_and(|x| x.reported.is_none()) {
+                    p.held.drop_illegal();
                 }
             }
             Some(m) => {
                 let same = p
-                    .pseudo
-                    .as_ref()
+                    .held
+                    .illegal()
                     .is_some_and(|x| x.m == m && x.board == *target);
                 // Time alone never makes it a move (a knocked piece stands
                 // as long as it stands): the press or the reply does.
@@ -1834,14 +1791,14 @@ impl<G: Game> Reconstructor<G> {
                 // opponent's hand on a piece of their own, so the move was
                 // made.
                 let set_back = same
-                    && p.pseudo
-                        .as_ref()
+                    && p.held
+                        .illegal()
                         .is_some_and(|x| x.reported.is_none() && x.capture_lifted);
                 if set_back {
                     self.report_illegal(at, Completed::Reply);
-                } else if !same && p.pseudo.as_ref().is_none_or(|x| x.reported.is_none()) {
+                } else if !same && p.held.illegal().is_none_or(|x| x.reported.is_none()) {
                     let made = rules.pseudo_board(&pos, &m, target);
-                    p.pseudo = Some(Irregular {
+                    p.held = Held::Illegal(Irregular {
                         m,
                         board: target.clone(),
                         made,
@@ -1856,7 +1813,7 @@ impl<G: Game> Reconstructor<G> {
                 // opponent lifting one of their own proves the move was
                 // completed; other lifts (a capture begun with the victim)
                 // keep it pending.
-                let pending = p.pseudo.as_ref().filter(|x| x.reported.is_none());
+                let pending = p.held.illegal().filter(|x| x.reported.is_none());
                 let lifted = pending.is_some_and(|x| search::only_removals(&x.board, target));
                 // (Not after a king went to the centre: the other king, or
                 // a piece cleared out of its way, is the result signal on
@@ -1923,7 +1880,7 @@ impl<G: Game> Reconstructor<G> {
                 let capture_lifted =
                     lifted && pending.is_some_and(|x| capture_goes_on(x, opponents(x)));
                 let waiting = pending.is_some();
-                let stood = match p.pseudo.as_mut().filter(|_| waiting) {
+                let stood = match p.held.illegal_mut().filter(|_| waiting) {
                     Some(x) if replied => {
                         let since = *x.reply_since.get_or_insert(at);
                         at >= since + final_ms
@@ -1938,7 +1895,7 @@ impl<G: Game> Reconstructor<G> {
                 if confirmed || stood {
                     self.report_illegal(at, Completed::Reply);
                 } else if waiting && !lifted && !replied {
-                    p.pseudo = None;
+                    p.held.drop_illegal();
                 }
             }
         }
@@ -1992,13 +1949,13 @@ impl<G: Game> Reconstructor<G> {
                 // between a knock and a piece that travelled on: a held
                 // correction stays, for the reply to decide.
                 if !p
-                    .candidate
-                    .as_ref()
+                    .held
+                    .candidate()
                     .is_some_and(|c| p.held_correction(&c.explanation))
                 {
-                    p.candidate = None;
+                    p.held.drop_candidate();
                 }
-                if let Some(c) = &mut p.candidate {
+                if let Some(c) = p.held.candidate_mut() {
                     c.showing = false;
                 }
             }
@@ -2078,14 +2035,14 @@ impl<G: Game> Reconstructor<G> {
             return false;
         };
         let c = if from_prior {
-            p.candidate = None;
+            p.held.drop_candidate();
             p.prior_correction.take()
         } else {
-            p.candidate.take()
+            p.held.take_candidate()
         }
         .expect("checked");
         p.displaced = None;
-        p.pseudo = None;
+        p.held.drop_illegal();
         p.resync = false;
         self.commit(c);
         self.clear_unexplained(at);
@@ -2223,8 +2180,8 @@ impl<G: Game> Reconstructor<G> {
             return;
         };
         p.displaced = None;
-        p.pseudo = None;
-        p.candidate = None;
+        p.held.drop_illegal();
+        p.held.drop_candidate();
         let reading = self.stats.readings;
         self.commit(Candidate {
             explanation,
@@ -2256,7 +2213,9 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &mut self.phase else {
             return;
         };
-        let Some(x) = p.pseudo.as_mut() else { return };
+        let Some(x) = p.held.illegal_mut() else {
+            return;
+        };
         let before = p.game.position().clone();
         let color = x.m.mover();
         let count = &mut p.illegal_counts[color.index()];
@@ -2282,7 +2241,7 @@ impl<G: Game> Reconstructor<G> {
         let Phase::Playing(p) = &mut self.phase else {
             return;
         };
-        if p.course.ended() || p.pseudo.as_ref().is_some_and(|x| x.reported.is_some()) {
+        if p.course.ended() || p.held.illegal().is_some_and(|x| x.reported.is_some()) {
             // Said already (an illegal move), or the game is over and the
             // pieces are being put away: nothing to add, nothing to clear.
             if let Some(u) = &mut p.unexplained {
@@ -2396,13 +2355,12 @@ impl<G: Game> Reconstructor<G> {
             game,
             orientation: Orientation::of_start(rotated),
             oriented_by_play: false,
-            candidate: None,
+            held: Held::Nothing,
             prior_correction: None,
             resync: false,
             course: Course::InPlay,
             kings: None,
             illegal_counts: [0; 2],
-            pseudo: None,
             displaced: None,
             completed: 0,
             unexplained: None,

@@ -63,7 +63,7 @@ fn a_move_set_down_is_a_showing_candidate_and_a_lift_hides_it() {
         Sq::E4,
         Cell::Piece(ChessPiece::from_char('P').unwrap()),
     );
-    let c = state(&r).candidate.as_ref().expect("candidate");
+    let c = state(&r).held.candidate().expect("candidate");
     assert!(c.showing);
     assert_eq!(c.since, 200);
     // First shown as provisional after the debounce, then published.
@@ -73,11 +73,11 @@ fn a_move_set_down_is_a_showing_candidate_and_a_lift_hides_it() {
         r.poll_event(),
         Some((200, EventKind::Provisional { ply: 1, .. }))
     ));
-    let c = state(&r).candidate.as_ref().expect("candidate");
+    let c = state(&r).held.candidate().expect("candidate");
     assert_eq!(r.poll_timeout(), Some(c.due()));
     // The pawn lifted again: the board no longer shows it.
     r.handle_square(300, Sq::E4, Cell::Empty);
-    let c = state(&r).candidate.as_ref().expect("still the candidate");
+    let c = state(&r).held.candidate().expect("still the candidate");
     assert!(!c.showing);
     assert_ne!(r.poll_timeout(), Some(c.due()));
 }
@@ -94,7 +94,7 @@ fn a_result_freezes_the_game_and_drops_the_candidate() {
     r.set_result(300, "1/2-1/2", "operator");
     let p = state(&r);
     assert!(p.course.frozen() && p.course.ended());
-    assert!(p.candidate.is_none());
+    assert!(p.held.candidate().is_none());
     assert!(matches!(
         r.poll_event(),
         Some((300, EventKind::GameEnd { .. }))
@@ -105,7 +105,7 @@ fn a_result_freezes_the_game_and_drops_the_candidate() {
 fn a_lift_by_the_side_to_move_confirms_the_candidate() {
     let mut r = playing();
     let e4 = uci(&ChessPosition::standard(), "e2e4");
-    state_mut(&mut r).candidate = Some(Candidate {
+    state_mut(&mut r).held = Held::Move(Candidate {
         explanation: Explanation::Forward(vec![e4]),
         since: 0,
         settle: 450,
@@ -154,7 +154,7 @@ fn a_reported_illegal_move_is_not_replayed_elsewhere() {
     board.discard_piece_at(Sq::E2);
     board.set_piece_at(Sq::E5, ChessPiece::from_char('P').unwrap());
     let m = r.rules.find_pseudo(&start, &board).expect("a change");
-    state_mut(&mut r).pseudo = Some(Irregular {
+    state_mut(&mut r).held = Held::Illegal(Irregular {
         m,
         board: board.clone(),
         made: board,
@@ -167,7 +167,7 @@ fn a_reported_illegal_move_is_not_replayed_elsewhere() {
     let one = Explanation::Forward(vec![uci(&start, "e2e4")]);
     assert!(!state(&r).moves_reported_piece(&one));
     // Not reported yet: no contradiction.
-    if let Some(x) = &mut state_mut(&mut r).pseudo {
+    if let Some(x) = state_mut(&mut r).held.illegal_mut() {
         x.reported = None;
     }
     assert!(!state(&r).moves_reported_piece(&two));
@@ -181,7 +181,7 @@ fn a_takeback_under_way_is_not_two_new_plies() {
         let pos = p.game.position().clone();
         p.game.push(uci(&pos, m));
     }
-    p.candidate = Some(Candidate {
+    p.held = Held::Move(Candidate {
         explanation: Explanation::Back {
             plies: 1,
             then: Vec::new(),
