@@ -28,9 +28,9 @@
 //!
 //! A board is waiting for a start position, or playing a game. While a
 //! game is played, what can be only one thing at a time is named: the
-//! game's course ([`Course`]: in play, ended by the rules, frozen by a
+//! game's course (`Course`: in play, ended by the rules, frozen by a
 //! result) and what is held back from the record while the board is in
-//! motion ([`held::Held`]: a legal explanation waiting to settle, or an
+//! motion (`Held`: a legal explanation waiting to settle, or an
 //! illegal move waiting to be completed, never both).
 
 pub mod arbiter;
