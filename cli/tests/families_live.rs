@@ -43,6 +43,36 @@ fn the_binary_replays_millennium_and_open_protocol_chess_captures_to_pgn() {
     }
 }
 
+/// The daemon's configuration for `boards` (id, family, simulated board
+/// found by its pattern), publishing under `prefix` on the broker at
+/// `port`.
+fn family_config(
+    dir: &std::path::Path,
+    port: u16,
+    prefix: &str,
+    boards: &[(&str, Family, &crate::util::SimBoard)],
+) -> std::path::PathBuf {
+    let confs: Vec<crate::util::BoardConf> = boards
+        .iter()
+        .map(|(id, _, b)| crate::util::BoardConf {
+            id: (*id).into(),
+            port: b.pattern(),
+            serial: None,
+        })
+        .collect();
+    let config = crate::util::write_config(dir, port, prefix, &confs);
+    // The test helper writes DGT boards: name each board's family.
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    for (id, protocol, _) in boards {
+        text = text.replace(
+            &format!("id = \"{id}\"\n"),
+            &format!("id = \"{id}\"\nprotocol = \"{}\"\n", protocol.name()),
+        );
+    }
+    std::fs::write(&config, &text).unwrap();
+    config
+}
+
 /// Every family through the live daemon: a Millennium board, a Certabo
 /// board (38400 baud, DTR/RTS raised, calibrated from the start position
 /// it streams with the spare queens on d3 and d6) and a chess board on the
@@ -54,10 +84,7 @@ async fn millennium_certabo_and_open_protocol_boards_play_through_the_live_daemo
     if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
         return;
     }
-    use crate::util::{
-        BoardConf, Broker, Daemon, SimBoard, SimOptions, Subscriber, game, state_moves,
-        write_config,
-    };
+    use crate::util::{Broker, Daemon, SimBoard, SimOptions, Subscriber, game, state_moves};
     use std::time::Duration;
 
     let dir = tempfile::tempdir().unwrap();
@@ -85,25 +112,12 @@ async fn millennium_certabo_and_open_protocol_boards_play_through_the_live_daemo
             )
         })
         .collect();
-    let confs: Vec<BoardConf> = boards
+    let confs: Vec<(&str, Family, &SimBoard)> = boards
         .iter()
         .zip(&sims)
-        .map(|((name, ..), b)| BoardConf {
-            id: (*name).into(),
-            port: b.pattern(),
-            serial: None,
-        })
+        .map(|((name, protocol, ..), b)| (*name, *protocol, b))
         .collect();
-    let config = write_config(dir.path(), broker.port, "fam", &confs);
-    // The test helper writes DGT boards: name each board's family.
-    let mut text = std::fs::read_to_string(&config).unwrap();
-    for (name, protocol, ..) in &boards {
-        text = text.replace(
-            &format!("id = \"{name}\"\n"),
-            &format!("id = \"{name}\"\nprotocol = \"{}\"\n", protocol.name()),
-        );
-    }
-    std::fs::write(&config, text).unwrap();
+    let config = family_config(dir.path(), broker.port, "fam", &confs);
     let mut daemon = Daemon::start(&config);
 
     for (name, protocol, g, _) in &boards {
@@ -270,10 +284,7 @@ async fn a_certabo_board_replugged_mid_game_keeps_its_calibration_and_its_captur
     if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
         return;
     }
-    use crate::util::{
-        BoardConf, Broker, Daemon, SimBoard, SimOptions, Subscriber, game, state_moves,
-        write_config,
-    };
+    use crate::util::{Broker, Daemon, SimBoard, SimOptions, Subscriber, game, state_moves};
     use std::time::Duration;
 
     let dir = tempfile::tempdir().unwrap();
@@ -292,22 +303,12 @@ async fn a_certabo_board_replugged_mid_game_keeps_its_calibration_and_its_captur
             ..SimOptions::fast("sim-c")
         },
     );
-    let config = write_config(
+    let config = family_config(
         dir.path(),
         broker.port,
         "cert",
-        &[BoardConf {
-            id: "c".into(),
-            port: board.pattern(),
-            serial: None,
-        }],
+        &[("c", Family::Certabo, &board)],
     );
-    let text = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(
-        &config,
-        text.replace("id = \"c\"\n", "id = \"c\"\nprotocol = \"certabo\"\n"),
-    )
-    .unwrap();
     let mut daemon = Daemon::start(&config);
 
     let moves_topic = "cert/board/c/event";

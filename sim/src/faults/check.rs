@@ -5,6 +5,13 @@ use boardcast::event::EventKind;
 use boardcast::replay::{Played, Replay};
 
 use super::{FaultCase, FaultCheck, alerts_errors, record_ids};
+
+/// How many of `events` withdrew a final move (`retract`).
+fn retractions<'a>(events: impl Iterator<Item = &'a EventKind>) -> usize {
+    events
+        .filter(|e| matches!(e, EventKind::Retract { .. }))
+        .count()
+}
 use crate::Session;
 use crate::open::OpenSession;
 
@@ -57,11 +64,7 @@ impl FaultCase<Session> {
             extra_errors,
             reclassified,
             cleared: alerts.iter().any(|a| a.kind == want && a.cleared),
-            retracted: replay
-                .events
-                .iter()
-                .filter(|(_, e)| matches!(e.kind, EventKind::Retract { .. }))
-                .count(),
+            retracted: retractions(replay.events.iter().map(|(_, e)| &e.kind)),
         }
     }
 }
@@ -124,11 +127,7 @@ impl FaultCase<OpenSession> {
             extra_errors,
             reclassified,
             cleared: alerts.iter().any(|a| a.kind == want && a.cleared),
-            retracted: replay
-                .events
-                .iter()
-                .filter(|e| matches!(e.kind, EventKind::Retract { .. }))
-                .count(),
+            retracted: retractions(replay.events.iter().map(|e| &e.kind)),
         }
     }
 }

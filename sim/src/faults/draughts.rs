@@ -5,7 +5,7 @@
 use boardcast_games::draughts::{self, Classification as DrClass, PseudoMove, classify};
 use rand::Rng;
 
-use super::{Act, At, FaultCase, FaultKind};
+use super::{Act, At, FaultCase, FaultKind, set_right};
 use crate::open::{Hands, OpenGame, OpenProfile, OpenSession, draughts_hands, dsq, play_draughts};
 
 /// One draughts fault's act at its ply (`None`: no place for it here).
@@ -132,18 +132,12 @@ fn dr_wrong_setup(
     if let Some(t) = moved_to {
         cells[g.index_of(dsq(t))] = Some(piece);
     }
-    let mut h = Hands::new(g, profile, seed, cells);
-    h.quiet = true;
-    h.hello();
-    h.wait(8_000, 20_000);
-    // The arbiter corrects it.
-    if let Some(t) = moved_to {
-        h.up(dsq(t));
-        h.wait(200, 700);
-    }
-    h.down(dsq(wrong), piece);
-    h.wait(500, 1_500);
-    h.quiet = false;
+    let mut h = set_right(
+        Hands::new(g, profile, seed, cells),
+        dsq(wrong),
+        moved_to.map(dsq),
+        piece,
+    );
     let mut pos = start;
     for mv in moves {
         h.think();

@@ -69,6 +69,8 @@ pub mod xiangqi;
 use boardcast::event::{AlertKind, EventKind, Side};
 use boardcast::replay::Played;
 
+use boardcast_protocols::reading::Square;
+
 use crate::open::Hands;
 
 /// A kind of fault, in any game: each game's injectors take the kinds of
@@ -316,4 +318,21 @@ struct At<'a, M, P> {
     pos: P,
     k: usize,
     ids: Vec<String>,
+}
+
+/// A board set up wrongly (`piece` missing from `wrong`, or standing on
+/// `moved_to` instead) in the hands `h`, who wait a while before the
+/// first move; then the arbiter sets it right: the hands, ready to play.
+fn set_right(mut h: Hands, wrong: Square, moved_to: Option<Square>, piece: char) -> Hands {
+    h.quiet = true;
+    h.hello();
+    h.wait(8_000, 20_000);
+    if let Some(t) = moved_to {
+        h.up(t);
+        h.wait(200, 700);
+    }
+    h.down(wrong, piece);
+    h.wait(500, 1_500);
+    h.quiet = false;
+    h
 }

@@ -6,7 +6,7 @@ use boardcast_games::xiangqi::illegal::{Classification as XqClass, Exposure, irr
 use boardcast_games::xiangqi::{self, Kind as XqKind};
 use rand::Rng;
 
-use super::{Act, At, FaultCase, FaultKind};
+use super::{Act, At, FaultCase, FaultKind, set_right};
 use crate::open::{Hands, OpenGame, OpenProfile, OpenSession, play_xiangqi, xiangqi_hands, xsq};
 
 /// One xiangqi fault's act at its ply (`None`: no place for it here).
@@ -137,17 +137,12 @@ fn xq_wrong_setup(
     if let Some(t) = moved_to {
         cells[g.index_of(xsq(t))] = Some(piece);
     }
-    let mut h = Hands::new(g, profile, seed, cells);
-    h.quiet = true;
-    h.hello();
-    h.wait(8_000, 20_000);
-    if let Some(t) = moved_to {
-        h.up(xsq(t));
-        h.wait(200, 700);
-    }
-    h.down(xsq(wrong), piece);
-    h.wait(500, 1_500);
-    h.quiet = false;
+    let mut h = set_right(
+        Hands::new(g, profile, seed, cells),
+        xsq(wrong),
+        moved_to.map(xsq),
+        piece,
+    );
     let mut pos = start;
     for &mv in moves {
         h.think();
