@@ -20,8 +20,11 @@ pub struct BusOptions {
     pub gap_ms: u64,
     /// How long a board has to answer, in ms.
     pub timeout_ms: u64,
-    /// Unanswered requests in a row after which a board is missing.
+    /// Unanswered requests in a row after which a board is missing...
     pub misses: u32,
+    /// ... once it has also not answered for this long, in ms: a host or a
+    /// USB link that stalls for a moment takes no board off the air.
+    pub missing_after_ms: u64,
 }
 
 impl Default for BusOptions {
@@ -31,6 +34,7 @@ impl Default for BusOptions {
             gap_ms: 100,
             timeout_ms: 80,
             misses: 3,
+            missing_after_ms: 1000,
         }
     }
 }
@@ -44,6 +48,8 @@ struct Unit {
     present: bool,
     /// Unanswered requests in a row.
     missed: u32,
+    /// When it last answered.
+    heard_at: u64,
     /// Reported missing and not back yet: pinged until it answers, so the
     /// caller hears of its return before anything else is asked of it.
     lost: bool,
@@ -62,11 +68,11 @@ struct Unit {
 /// the caller queued with [`DgtBusDriver::request`]. Whole boards are
 /// passed on whole (snapshots), change lists as square changes. A board
 /// that misses `misses` requests in a row is reported missing
-/// ([`DriverEvent::UnitMissing`]) and pinged until it answers again
+/// ([`DriverEvent::UnitMissing`]; only once it has not answered for
+/// `missing_after_ms` either) and pinged until it answers again
 /// ([`DriverEvent::UnitFound`]): the caller can then queue a request (its
 /// memory) before its whole board is asked for. The others are polled as
-/// before. Each
-/// board's readings carry its address as the unit.
+/// before. Each board's readings carry its address as the unit.
 #[derive(Debug)]
 pub struct DgtBusDriver {
     options: BusOptions,
@@ -166,7 +172,10 @@ impl Driver for DgtBusDriver {
             self.waiting = None;
             if let Some(unit) = self.units.get_mut(&address) {
                 unit.missed += 1;
-                if unit.present && unit.missed >= self.options.misses {
+                if unit.present
+                    && unit.missed >= self.options.misses
+                    && now_ms >= unit.heard_at + self.options.missing_after_ms
+                {
                     unit.present = false;
                     unit.known = false;
                     unit.lost = true;
@@ -206,7 +215,7 @@ impl Driver for DgtBusDriver {
         Vec::new()
     }
 
-    fn feed(&mut self, _now_ms: u64, bytes: &[u8], out: &mut Vec<DriverEvent>) {
+    fn feed(&mut self, now_ms: u64, bytes: &[u8], out: &mut Vec<DriverEvent>) {
         self.buf.extend_from_slice(bytes);
         loop {
             let message = match self.decoder.decode(&mut self.buf) {
@@ -229,6 +238,7 @@ impl Driver for DgtBusDriver {
             }
             let unit = self.units.entry(address).or_default();
             unit.missed = 0;
+            unit.heard_at = now_ms;
             unit.lost = false;
             if !unit.present {
                 unit.present = true;
@@ -430,7 +440,13 @@ mod tests {
             }
             t += 10;
         }
-        assert!(missing_at.is_some(), "{out:?}");
+        // Not before it has been silent a whole `missing_after_ms` (it last
+        // answered at 1210), and at its first unanswered turn after that
+        // (every 300 ms, 80 ms to answer).
+        assert!(
+            missing_at.is_some_and(|t| (1210 + 1000..=1210 + 1000 + 380).contains(&t)),
+            "{missing_at:?} {out:?}"
+        );
         assert_eq!(
             out.iter()
                 .filter(|e| matches!(e, DriverEvent::UnitMissing { .. }))

@@ -11,7 +11,9 @@
 //! replays alone.
 //!
 //! A unit that stops answering is reported missing (a warning, and the
-//! board's state goes `offline`); the others are polled as before. When it
+//! board's state goes `offline`) after three unanswered requests and a
+//! second without an answer, so that a host or a USB link that stalls for
+//! a moment takes no board off the air; the others are polled as before. When it
 //! answers again it is asked for its whole board (and, with a game on, its
 //! memory first), and the reconstructor explains the moves made while it
 //! was away, as after a single board's replug. The line itself is lost
