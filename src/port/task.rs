@@ -105,8 +105,6 @@ struct Greeting {
     /// The traffic so far, not yet recorded (it may be another board's),
     /// with what the driver read in each part.
     chunks: Vec<Heard>,
-    /// What the driver read in it, all of it.
-    events: Vec<DriverEvent>,
     /// A configured unit answered.
     answered: bool,
     /// The serial number the board named (a board on its own line).
@@ -290,7 +288,11 @@ impl PortTask {
                 serial: greeting.serial,
                 label,
                 start: Vec::new(),
-                pending: greeting.events,
+                pending: greeting
+                    .chunks
+                    .iter()
+                    .flat_map(|heard| heard.events.iter().cloned())
+                    .collect(),
                 _claim: claim,
             };
             self.connected(&mut link, greeting.chunks, greeting.start);

@@ -43,7 +43,6 @@ impl PortTask {
                 bytes: hello.clone(),
                 events: Vec::new(),
             }],
-            events: Vec::new(),
             answered: false,
             serial: None,
             start,
@@ -91,7 +90,6 @@ impl PortTask {
                 g.answered |= answered;
                 g.serial = serial.or(g.serial.take());
             }
-            g.events.extend(events.iter().cloned());
             g.chunks.push(Heard {
                 at: Instant::now(),
                 dir: Direction::FromBoard,
