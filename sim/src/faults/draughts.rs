@@ -5,7 +5,9 @@
 use boardcast_games::draughts::{self, Classification as DrClass, PseudoMove, classify};
 use rand::Rng;
 
-use super::{Act, At, FaultCase, FaultKind, set_right};
+use super::{
+    Act, At, FaultCase, FaultKind, lift_and_put_back, push_and_set_back, set_back, set_right,
+};
 use crate::open::{Hands, OpenGame, OpenProfile, OpenSession, draughts_hands, dsq, play_draughts};
 
 /// One draughts fault's act at its ply (`None`: no place for it here).
@@ -320,11 +322,7 @@ fn dr_displaced(at: &mut At<'_, draughts::Move, draughts::Position>) -> Option<A
         knocked.push((s, dr_letter(&pos, s)));
         h.wait(50, 400);
     }
-    h.wait(15_000, 40_000);
-    for (s, l) in knocked {
-        h.down(dsq(s), l);
-        h.wait(300, 1_500);
-    }
+    set_back(h, knocked.into_iter().map(|(s, l)| (dsq(s), l)));
     Some(Act::PutRight(None))
 }
 
@@ -348,15 +346,7 @@ fn dr_pushed(at: &mut At<'_, draughts::Move, draughts::Position>) -> Option<Act>
         return None;
     }
     let (from, to) = pushes[h.rng.gen_range(0..pushes.len())];
-    let l = dr_letter(&pos, from);
-    h.up(dsq(from));
-    h.wait(40, 150);
-    h.down(dsq(to), l);
-    h.wait(10_000, 20_000);
-    h.up(dsq(to));
-    h.wait(100, 400);
-    h.down(dsq(from), l);
-    h.wait(500, 2_000);
+    push_and_set_back(h, dsq(from), dsq(to), dr_letter(&pos, from));
     Some(Act::PutRight(Some(boardcast::games::GameColor::side(
         turn.opponent(),
     ))))
@@ -378,9 +368,6 @@ fn dr_touch_move(at: &mut At<'_, draughts::Move, draughts::Position>) -> Option<
         return None;
     }
     let t = movable[h.rng.gen_range(0..movable.len())];
-    h.up(dsq(t));
-    h.wait(600, 2_000);
-    h.down(dsq(t), dr_letter(&pos, t));
-    h.wait(500, 2_000);
+    lift_and_put_back(h, dsq(t), dr_letter(&pos, t));
     Some(Act::PutRight(Some(boardcast::games::GameColor::side(turn))))
 }

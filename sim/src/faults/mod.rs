@@ -336,3 +336,35 @@ fn set_right(mut h: Hands, wrong: Square, moved_to: Option<Square>, piece: char)
     h.quiet = false;
     h
 }
+
+/// A piece of the side not to move (`piece` on `from`) pushed to the free
+/// neighbouring `to`, left there 10-20 s, and set back.
+fn push_and_set_back(h: &mut Hands, from: Square, to: Square, piece: char) {
+    h.up(from);
+    h.wait(40, 150);
+    h.down(to, piece);
+    h.wait(10_000, 20_000);
+    h.up(to);
+    h.wait(100, 400);
+    h.down(from, piece);
+    h.wait(500, 2_000);
+}
+
+/// Pieces knocked off the board (already lifted), left off 15-40 s, then
+/// set back one after another.
+fn set_back(h: &mut Hands, knocked: impl IntoIterator<Item = (Square, char)>) {
+    h.wait(15_000, 40_000);
+    for (s, piece) in knocked {
+        h.down(s, piece);
+        h.wait(300, 1_500);
+    }
+}
+
+/// The player to move lifts `piece` from `s`, holds it, and puts it back
+/// (touched, not moved).
+fn lift_and_put_back(h: &mut Hands, s: Square, piece: char) {
+    h.up(s);
+    h.wait(600, 2_000);
+    h.down(s, piece);
+    h.wait(500, 2_000);
+}

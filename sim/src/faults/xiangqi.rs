@@ -6,7 +6,9 @@ use boardcast_games::xiangqi::illegal::{Classification as XqClass, Exposure, irr
 use boardcast_games::xiangqi::{self, Kind as XqKind};
 use rand::Rng;
 
-use super::{Act, At, FaultCase, FaultKind, set_right};
+use super::{
+    Act, At, FaultCase, FaultKind, lift_and_put_back, push_and_set_back, set_back, set_right,
+};
 use crate::open::{Hands, OpenGame, OpenProfile, OpenSession, play_xiangqi, xiangqi_hands, xsq};
 
 /// One xiangqi fault's act at its ply (`None`: no place for it here).
@@ -235,11 +237,7 @@ fn xq_displaced(at: &mut At<'_, xiangqi::Move, xiangqi::Position>) -> Option<Act
         knocked.push((s, xq_letter(pos, s)));
         h.wait(50, 400);
     }
-    h.wait(15_000, 40_000);
-    for (s, l) in knocked {
-        h.down(xsq(s), l);
-        h.wait(300, 1_500);
-    }
+    set_back(h, knocked.into_iter().map(|(s, l)| (xsq(s), l)));
     Some(Act::PutRight(None))
 }
 
@@ -268,15 +266,7 @@ fn xq_pushed(at: &mut At<'_, xiangqi::Move, xiangqi::Position>) -> Option<Act> {
         return None;
     }
     let (from, to) = pushes[h.rng.gen_range(0..pushes.len())];
-    let l = xq_letter(pos, from);
-    h.up(xsq(from));
-    h.wait(40, 150);
-    h.down(xsq(to), l);
-    h.wait(10_000, 20_000);
-    h.up(xsq(to));
-    h.wait(100, 400);
-    h.down(xsq(from), l);
-    h.wait(500, 2_000);
+    push_and_set_back(h, xsq(from), xsq(to), xq_letter(pos, from));
     Some(Act::PutRight(Some(boardcast::games::GameColor::side(
         turn.other(),
     ))))
@@ -300,9 +290,6 @@ fn xq_touch_move(at: &mut At<'_, xiangqi::Move, xiangqi::Position>) -> Option<Ac
         return None;
     }
     let t = movable[h.rng.gen_range(0..movable.len())];
-    h.up(xsq(t));
-    h.wait(600, 2_000);
-    h.down(xsq(t), xq_letter(pos, t));
-    h.wait(500, 2_000);
+    lift_and_put_back(h, xsq(t), xq_letter(pos, t));
     Some(Act::PutRight(Some(boardcast::games::GameColor::side(turn))))
 }
