@@ -18,13 +18,13 @@
 //!    fault was put right, error alerts beyond the expected one never
 //!    withdrawn, and how often displaced pieces were reported first.
 //!
-//! Corpora: the made ones, `games/tests/data/english-draughts.pdn` (200
+//! Corpora: the made ones, `rules/tests/data/english-draughts.pdn` (200
 //! games), `xiangqi-selfplay.pgn` (200) and `xiangqi-random.pgn` (40);
 //! then the real ones, each with both tables of its own (labelled
 //! `draughts ACF`, `xiangqi WXF`): `english-draughts-acf.pdn` (300
 //! American Checker Federation games) and `xiangqi-wxf-hu.pgn` with
 //! `xiangqi-wxf-liu.pgn` (300 World Xiangqi Federation master games; see
-//! `games/tests/data/README.md`).
+//! `rules/tests/data/README.md`).
 //! `BENCH_GAMES=N` limits the games per profile and the games the faults
 //! are injected into, per corpus (default all);
 //! `BENCH_CASES=N` sets the cases per fault kind (default 200);
@@ -47,7 +47,7 @@ use std::path::{Path, PathBuf};
 use boardcast::event::EventKind;
 use boardcast::replay::{Played, replay_game_text};
 use boardcast::track::Config;
-use boardcast_games::{draughts, xiangqi};
+use boardcast_rules::{draughts, xiangqi};
 use boardcast_sim::faults::{
     self, FaultCase, FaultKind, record_ids, standing_errors, touch_alerts,
 };
@@ -58,7 +58,7 @@ use boardcast_sim::open::{
 
 fn data(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("games/tests/data")
+        .join("rules/tests/data")
         .join(name)
 }
 

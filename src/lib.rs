@@ -106,7 +106,7 @@
 //!
 //! The protocol decoders live in the `boardcast-protocols` crate
 //! (`protocols/`); they are sans-IO and never panic on any input. The
-//! draughts and xiangqi rules live in `boardcast-games` (`games/`).
+//! draughts and xiangqi rules live in `boardcast-rules` (`rules/`).
 //! Everything in this crate except the I/O edges ([`port`], [`daemon`],
 //! [`mqtt`], [`web`], [`broker`], [`hub`], [`livechess`]) is
 //! synchronous and takes time as an argument, which is what makes replay

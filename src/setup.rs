@@ -11,7 +11,7 @@ use crate::family::DriverOptions;
 use crate::family::Family;
 use crate::games::GameOptions;
 use crate::games::chess::Variant;
-use boardcast_games::xiangqi::repetition::MoveLimit;
+use boardcast_rules::xiangqi::repetition::MoveLimit;
 
 /// The capture header key naming a DGT bus board's address.
 pub const BUS_UNIT: &str = "unit";

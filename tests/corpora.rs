@@ -7,12 +7,12 @@ use std::path::{Path, PathBuf};
 use boardcast::event::EventKind;
 use boardcast::replay::{Played, replay_game_text};
 use boardcast::track::Config;
-use boardcast_games::{draughts, xiangqi};
+use boardcast_rules::{draughts, xiangqi};
 use boardcast_sim::open::{OpenSession, capture_text, read_xiangqi_games};
 
 pub fn data(name: &str) -> PathBuf {
     PathBuf::from(crate::ROOT)
-        .join("games/tests/data")
+        .join("rules/tests/data")
         .join(name)
 }
 

@@ -9,7 +9,7 @@ use boardcast::event::{Alert, AlertKind, EventKind};
 use boardcast::replay::replay_file;
 use boardcast::replay::slice::{Slice, SliceStart, write_slices, write_slices_where};
 use boardcast::track::Config;
-use boardcast_games::draughts;
+use boardcast_rules::draughts;
 use boardcast_sim::faults::FaultKind;
 use boardcast_sim::open::{OpenProfile, OpenSession, capture_text, read_xiangqi_games};
 use boardcast_sim::{self as sim, faults};
@@ -143,7 +143,7 @@ fn chess_faults_on_a_dgt_board_slice_to_the_position_before_and_replay_to_the_sa
 #[test]
 fn draughts_and_xiangqi_faults_slice_to_the_position_before_and_replay_to_the_same_alert() {
     let dir = folder("games");
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/tests/data");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/tests/data");
     let dgames =
         draughts::read_pdn(&std::fs::read_to_string(data.join("english-draughts.pdn")).unwrap())
             .unwrap();

@@ -8,8 +8,8 @@ use crate::corpora::{draughts_games, errors, ids, xiangqi_games};
 use boardcast::clock::{Face, TimeControl};
 use boardcast::event::{AlertKind, Event, EventKind, GameId, Side};
 use boardcast::replay::Played;
-use boardcast_games::xiangqi::pgn;
-use boardcast_games::{draughts, xiangqi};
+use boardcast_rules::xiangqi::pgn;
+use boardcast_rules::{draughts, xiangqi};
 use boardcast_sim::clock::{ClockSetup, ClockTruth, add_open_clock};
 use boardcast_sim::open::{
     OpenGame, OpenProfile, OpenSession, simulate_draughts, simulate_xiangqi,

@@ -13,7 +13,7 @@ use std::path::Path;
 use boardcast::event::{AlertKind, EventKind, Side};
 use boardcast::replay::{Played, replay_game_text};
 use boardcast::track::{Cell, Config, Reconstructor};
-use boardcast_games::{draughts, xiangqi};
+use boardcast_rules::{draughts, xiangqi};
 use boardcast_sim::faults::{self, FaultKind};
 use boardcast_sim::open::{OpenProfile, OpenSession, capture_text, read_xiangqi_games};
 
@@ -389,7 +389,7 @@ fn xiangqi_a_general_off_the_board_is_an_impossible_position_until_it_is_back() 
 /// the record is the game's.
 #[test]
 fn injected_faults_on_draughts_and_xiangqi_boards_raise_their_alerts() {
-    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("games/tests/data");
+    let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("rules/tests/data");
     let dgames =
         draughts::read_pdn(&std::fs::read_to_string(data.join("english-draughts.pdn")).unwrap())
             .unwrap();

@@ -9,7 +9,7 @@ use crate::corpora::{data, draughts_games, errors, ids, replay, xiangqi_games};
 use boardcast::event::{EventKind, GameId};
 use boardcast::replay::{Played, replay_game_text};
 use boardcast::track::Config;
-use boardcast_games::{draughts, xiangqi};
+use boardcast_rules::{draughts, xiangqi};
 use boardcast_sim::open::{
     OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts, simulate_xiangqi,
 };
@@ -453,7 +453,7 @@ fn draughts_a_multi_jump_in_progress_is_no_illegal_move_but_one_stopped_early_is
 }
 
 /// Issue 16, "Done when": the engine self-play corpus (200 games from
-/// games/examples/xiangqi_selfplay.rs, with captures, checks and mates),
+/// rules/examples/xiangqi_selfplay.rs, with captures, checks and mates),
 /// not only random games, replays exactly under clean and human handling,
 /// with and without piece identity, with no error alert. Every fifth game
 /// is taken to keep the suite short; `cargo bench --bench games` plays all.

@@ -266,7 +266,7 @@ fn draughts_from(fen: Option<&str>, readings: &[(u64, u8, Option<u8>)]) -> Vec<E
     use boardcast::games::draughts::{Draughts, Position, point};
     use boardcast::games::grid::{Point, Stone};
     use boardcast::games::{GamePosition, Placement};
-    use boardcast_games::draughts;
+    use boardcast_rules::draughts;
     let position = Position::new(fen.map_or_else(draughts::Position::start, |f| {
         draughts::Position::from_fen(f).unwrap()
     }));
@@ -310,7 +310,7 @@ fn draughts_from(fen: Option<&str>, readings: &[(u64, u8, Option<u8>)]) -> Vec<E
 /// then the whole jump 60 ms later.
 #[test]
 fn a_multi_jump_with_its_men_lifted_between_the_hops_is_no_unfinished_jump() {
-    use boardcast_games::draughts;
+    use boardcast_rules::draughts;
     let fen = "B:W14,23,30:B9";
     let pos = draughts::Position::from_fen(fen).unwrap();
     let jump = pos

@@ -6,9 +6,9 @@
 use crate::corpora::{draughts_games, errors, ids, replay, xiangqi_games};
 use boardcast::event::{AlertKind, EventKind, GameId};
 use boardcast::replay::Played;
-use boardcast_games::{draughts, xiangqi};
 use boardcast_protocols::open::{Decoder, Line};
 use boardcast_protocols::reading::{Content, Snapshot};
+use boardcast_rules::{draughts, xiangqi};
 use boardcast_sim::open::{
     OpenGame, OpenProfile, OpenSession, simulate_draughts, simulate_xiangqi,
 };

@@ -2,7 +2,7 @@
 //! deterministic slice of the bundled real corpora (American Checker
 //! Federation draughts, `english-draughts-acf.pdn`; World Xiangqi
 //! Federation master games, `xiangqi-wxf-hu.pgn` and `xiangqi-wxf-liu.pgn`;
-//! see games/tests/data/README.md) played under clean and human handling,
+//! see rules/tests/data/README.md) played under clean and human handling,
 //! with and without piece identity, and replayed: every record must be the
 //! game, with no standing error alert. Every failing case is reported
 //! (game, profile, seed, the first wrong move and the first standing error
@@ -10,7 +10,7 @@
 
 use boardcast::event::{EventKind, GameId};
 use boardcast::replay::Played;
-use boardcast_games::{draughts, xiangqi};
+use boardcast_rules::{draughts, xiangqi};
 use boardcast_sim::open::{OpenProfile, read_xiangqi_games, simulate_draughts, simulate_xiangqi};
 
 use crate::corpora::{data, replay};

@@ -364,9 +364,9 @@ pub async fn run(
 }
 
 /// The draughts games a demo board plays (English draughts, PDN).
-const DRAUGHTS_GAMES: &str = include_str!("../../games/tests/data/english-draughts.pdn");
+const DRAUGHTS_GAMES: &str = include_str!("../../rules/tests/data/english-draughts.pdn");
 /// The xiangqi games a demo board plays (xiangqi PGN).
-const XIANGQI_GAMES: &str = include_str!("../../games/tests/data/xiangqi-random.pgn");
+const XIANGQI_GAMES: &str = include_str!("../../rules/tests/data/xiangqi-random.pgn");
 
 /// Board `i`, a draughts or xiangqi board on the open protocol, playing
 /// one game of the bundled corpus with human handling.
@@ -396,7 +396,7 @@ fn open_board(
             )
         }
         _ => {
-            let games = boardcast_games::draughts::read_pdn(DRAUGHTS_GAMES)
+            let games = boardcast_rules::draughts::read_pdn(DRAUGHTS_GAMES)
                 .map_err(|e| DemoError::Games(e.to_string()))?;
             let g = games
                 .get((seed as usize) % games.len().max(1))

@@ -823,7 +823,7 @@ fn simulate_open(
     };
     let sessions: Vec<(String, open::OpenSession)> = match game {
         OpenGameName::Draughts => {
-            let games_read = boardcast_games::draughts::read_pdn(&text)
+            let games_read = boardcast_rules::draughts::read_pdn(&text)
                 .with_context(|| format!("reading {}", games.display()))?;
             games_read
                 .iter()

@@ -33,7 +33,7 @@ async fn an_alert_replayed_decided_and_reported_across_a_restart_in_chromium() {
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "at/#", "watcher", false).await;
     let xq = std::fs::read_to_string(
-        std::path::Path::new(crate::ROOT).join("games/tests/data/xiangqi-random.pgn"),
+        std::path::Path::new(crate::ROOT).join("rules/tests/data/xiangqi-random.pgn"),
     )
     .unwrap();
     let profile = OpenProfile {

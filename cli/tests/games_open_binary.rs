@@ -8,7 +8,7 @@ use std::process::Command;
 use boardcast::event::{EventKind, GameId};
 use boardcast::replay::replay_game_text;
 use boardcast::track::Config;
-use boardcast_games::{draughts, xiangqi};
+use boardcast_rules::{draughts, xiangqi};
 use boardcast_sim::open::{OpenProfile, simulate_draughts, simulate_xiangqi};
 
 use crate::util::binary;
@@ -137,7 +137,7 @@ fn pydraughts_reads_every_replayed_record_and_agrees() {
     }
     let path = dir.path().join("replayed.pdn");
     std::fs::write(&path, records).unwrap();
-    let script = PathBuf::from(crate::ROOT).join("games/tests/oracle/draughts_pydraughts.py");
+    let script = PathBuf::from(crate::ROOT).join("rules/tests/oracle/draughts_pydraughts.py");
     let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
     let out = Command::new(&python)
         .arg(&script)
@@ -197,7 +197,7 @@ fn cchess_agrees_with_every_replayed_xiangqi_move() {
         assert_eq!(plies.len(), moves.len(), "game {}", i + 1);
         all.push(plies);
     }
-    let script = PathBuf::from(crate::ROOT).join("games/tests/oracle/xiangqi_cchess.py");
+    let script = PathBuf::from(crate::ROOT).join("rules/tests/oracle/xiangqi_cchess.py");
     let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".to_owned());
     let mut child = Command::new(&python)
         .arg(&script)

@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use boardcast::clock::TimeControl;
-use boardcast_games::draughts;
+use boardcast_rules::draughts;
 use boardcast_sim::clock::ClockSetup;
 use boardcast_sim::open::{
     OpenGame, OpenProfile, OpenSession, read_xiangqi_games, simulate_draughts, simulate_xiangqi,
@@ -67,13 +67,13 @@ pub(crate) fn open_boards<'a>(
 
 fn data(name: &str) -> PathBuf {
     PathBuf::from(crate::ROOT)
-        .join("games/tests/data")
+        .join("rules/tests/data")
         .join(name)
 }
 
 fn oracle(name: &str) -> PathBuf {
     PathBuf::from(crate::ROOT)
-        .join("games/tests/oracle")
+        .join("rules/tests/oracle")
         .join(name)
 }
 

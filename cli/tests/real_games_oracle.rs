@@ -1,4 +1,4 @@
-//! The bundled real games (games/tests/data/README.md) checked by
+//! The bundled real games (rules/tests/data/README.md) checked by
 //! independent readers: every game must replay legally move by move.
 //!
 //! - pydraughts (English variant) reads `english-draughts-acf.pdn` with its
@@ -17,15 +17,15 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
 
-use boardcast_games::draughts::{self, Outcome};
-use boardcast_games::xiangqi::pgn::{self, GameResult};
+use boardcast_rules::draughts::{self, Outcome};
+use boardcast_rules::xiangqi::pgn::{self, GameResult};
 
 use crate::corpora::data;
 use crate::util::{Tool, python, require};
 
 fn oracle(name: &str) -> PathBuf {
     PathBuf::from(crate::ROOT)
-        .join("games/tests/oracle")
+        .join("rules/tests/oracle")
         .join(name)
 }
 

@@ -13,8 +13,8 @@
 //! man over; pieces knocked and set back a moment later; lines split across
 //! capture chunks.
 
-use boardcast_games::{draughts, xiangqi};
 use boardcast_protocols::reading::{Geometry, Square};
+use boardcast_rules::{draughts, xiangqi};
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 

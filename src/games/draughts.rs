@@ -1,5 +1,5 @@
 //! English draughts behind the game seam, over the rule engine of the
-//! `boardcast-games` crate (written from the project's rule book, a
+//! `boardcast-rules` crate (written from the project's rule book, a
 //! translation of the WCDF rules; article numbers are that book's).
 //!
 //! The sensor board is the whole 8 x 8 board ([`Board`]: a piece can be
@@ -12,7 +12,7 @@
 
 use std::hash::{DefaultHasher, Hash, Hasher};
 
-use boardcast_games::draughts::{
+use boardcast_rules::draughts::{
     self as dr, Classification, Color, Game as Rules, Law, Outcome, PdnGame, PseudoMove as Seen,
     Verdict as RuleVerdict, classify,
 };

@@ -1,6 +1,6 @@
 //! The rules an event fixes for its games, as one value for every game.
 
-use boardcast_games::xiangqi::repetition::MoveLimit;
+use boardcast_rules::xiangqi::repetition::MoveLimit;
 
 use super::chess::Variant;
 

@@ -68,10 +68,10 @@ pub fn check_position(game: GameId, field: &str, text: &str) -> Result<(), Posit
         GameId::Chess => {
             (!crate::games::chess::notation::is_fen(text)).then(|| "FEN syntax".to_string())
         }
-        GameId::Draughts => boardcast_games::draughts::Position::from_fen(text)
+        GameId::Draughts => boardcast_rules::draughts::Position::from_fen(text)
             .err()
             .map(|e| e.to_string()),
-        GameId::Xiangqi => boardcast_games::xiangqi::Position::from_fen(text)
+        GameId::Xiangqi => boardcast_rules::xiangqi::Position::from_fen(text)
             .err()
             .map(|e| e.to_string()),
     };

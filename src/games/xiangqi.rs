@@ -1,5 +1,5 @@
 //! Xiangqi behind the game seam, over the rule engine of the
-//! `boardcast-games` crate (written from the xiangqi association's
+//! `boardcast-rules` crate (written from the xiangqi association's
 //! competition rules, 2022; article numbers are that book's).
 //!
 //! The sensor board is the 9 x 10 points, named in ICCS (`a0`-`i9`, rank 0
@@ -9,12 +9,12 @@
 //! explanations by the squares the readings touched (see
 //! [`crate::track::search`]).
 
-use boardcast_games::xiangqi::notation::{iccs, parse_iccs, wxf};
-use boardcast_games::xiangqi::pgn::{self, GameResult, Record as Pgn};
-use boardcast_games::xiangqi::repetition::{
+use boardcast_rules::xiangqi::notation::{iccs, parse_iccs, wxf};
+use boardcast_rules::xiangqi::pgn::{self, GameResult, Record as Pgn};
+use boardcast_rules::xiangqi::repetition::{
     MoveLimit, RepetitionKind, Tracker, Verdict as RuleVerdict,
 };
-use boardcast_games::xiangqi::{self as xq, Kind, Outcome, Side as XSide};
+use boardcast_rules::xiangqi::{self as xq, Kind, Outcome, Side as XSide};
 
 use super::grid::{Grid, GridChange, Point, Points, Spec, Stone, find_change};
 use super::{

@@ -2,7 +2,7 @@
 //! hands: each kind of [`FaultKind::DRAUGHTS`] has its act
 //! ([`DRAUGHTS_ACTS`]; the wrong set-up is played before the first move).
 
-use boardcast_games::draughts::{self, Classification as DrClass, PseudoMove, classify};
+use boardcast_rules::draughts::{self, Classification as DrClass, PseudoMove, classify};
 use rand::Rng;
 
 use super::{

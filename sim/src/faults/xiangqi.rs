@@ -2,8 +2,8 @@
 //! hands: each kind of [`FaultKind::XIANGQI`] has its act
 //! ([`XIANGQI_ACTS`]; the wrong set-up is played before the first move).
 
-use boardcast_games::xiangqi::illegal::{Classification as XqClass, Exposure, irregular_moves};
-use boardcast_games::xiangqi::{self, Kind as XqKind};
+use boardcast_rules::xiangqi::illegal::{Classification as XqClass, Exposure, irregular_moves};
+use boardcast_rules::xiangqi::{self, Kind as XqKind};
 use rand::Rng;
 
 use super::{

@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use boardcast_games::draughts::{Outcome, PdnGame, Position, read_pdn, write_pdn};
+use boardcast_rules::draughts::{Outcome, PdnGame, Position, read_pdn, write_pdn};
 
 const CORPUS: &str = include_str!("data/english-draughts.pdn");
 

@@ -4,12 +4,12 @@
 //! moved to a point it cannot reach, two moves in a row: technical fouls),
 //! Art. 4 (the arbiter rules on pieces added or removed).
 
-use boardcast_games::xiangqi::illegal::{
+use boardcast_rules::xiangqi::illegal::{
     Classification, Exposure, Fault, Fouls, Law, Penalty, SeenMove, classify, irregular_moves,
     movement_fault,
 };
-use boardcast_games::xiangqi::notation::parse_iccs;
-use boardcast_games::xiangqi::{Move, Position, Side, Square};
+use boardcast_rules::xiangqi::notation::parse_iccs;
+use boardcast_rules::xiangqi::{Move, Position, Side, Square};
 
 fn sq(s: &str) -> Square {
     parse_iccs(&format!("{s}{s}")).unwrap().from
@@ -35,7 +35,7 @@ fn fault(fen: &str, m: &str) -> Fault {
     }
 }
 
-const START: &str = boardcast_games::xiangqi::START_FEN;
+const START: &str = boardcast_rules::xiangqi::START_FEN;
 
 #[test]
 fn a_legal_move_is_legal() {

@@ -1,9 +1,9 @@
-"""Independent reader for the draughts oracle test (games/tests/draughts_oracle.rs).
+"""Independent reader for the draughts oracle test (rules/tests/draughts_oracle.rs).
 
 Reads a PDN file with pydraughts (English variant) and prints, as JSON, for
 every game and every ply: the legal moves before it (full paths), the path of
 the move the PDN text names, and the FEN after it. The Rust test compares all
-three with boardcast-games (the legal-move lists for games from a FEN and every
+three with boardcast-rules (the legal-move lists for games from a FEN and every
 LEGAL_EVERY-th game, as pydraughts needs ~5 ms a list; moves and FENs for
 all). Any move pydraughts cannot play raises, and the script exits non-zero.
 

@@ -2,7 +2,7 @@
 //! (`english-draughts-rules.zh.txt`, cited as it numbers them), property
 //! tests over random games, and the bundled corpus.
 
-use boardcast_games::draughts::{
+use boardcast_rules::draughts::{
     Classification, Color, FORTY_MOVE_PLIES, Game, Law, Move, Offences, Outcome, Penalty, Position,
     PseudoMove, Square, Touch, Verdict, classify, moves_toward, read_pdn, touch, write_pdn,
 };
@@ -592,7 +592,7 @@ fn corpus_replays_and_round_trips() {
 
 #[test]
 fn pdn_with_fen_start_and_white_first() {
-    let mut g = boardcast_games::draughts::PdnGame::new();
+    let mut g = boardcast_rules::draughts::PdnGame::new();
     g.start = pos("W:W14,15,22,23,K30:B10,K9,3");
     let mut p = g.start;
     for _ in 0..6 {

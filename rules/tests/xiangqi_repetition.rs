@@ -12,11 +12,11 @@
 //! the ruling itself to the arbiter after a warning (Art. 16): the tracker
 //! only says what the rules make of the cycle.
 
-use boardcast_games::xiangqi::notation::parse_iccs;
-use boardcast_games::xiangqi::repetition::{
+use boardcast_rules::xiangqi::notation::parse_iccs;
+use boardcast_rules::xiangqi::repetition::{
     MoveLimit, MoveLimitError, Pattern, Repetition, RepetitionKind, Ruling, Tracker, Verdict,
 };
-use boardcast_games::xiangqi::{Kind, Move, Position, START_FEN, Side};
+use boardcast_rules::xiangqi::{Kind, Move, Position, START_FEN, Side};
 
 fn mv(s: &str) -> Move {
     parse_iccs(s).unwrap()

@@ -24,9 +24,9 @@
 use std::path::PathBuf;
 use std::process::Command;
 
-use boardcast_games::xiangqi::notation::{iccs, wxf};
-use boardcast_games::xiangqi::pgn::{self, GameResult, Record};
-use boardcast_games::xiangqi::{Outcome, Position};
+use boardcast_rules::xiangqi::notation::{iccs, wxf};
+use boardcast_rules::xiangqi::pgn::{self, GameResult, Record};
+use boardcast_rules::xiangqi::{Outcome, Position};
 
 const SELFPLAY: &str = include_str!("data/xiangqi-selfplay.pgn");
 const RANDOM: &str = include_str!("data/xiangqi-random.pgn");

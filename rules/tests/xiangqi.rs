@@ -1,12 +1,12 @@
 //! Xiangqi rules, notation, records and repetition rulings, citing the rule
 //! book `xiangqi-association-rules-2022.zh.txt` by article.
 
-use boardcast_games::xiangqi::notation::{iccs, parse_iccs, parse_wxf, wxf};
-use boardcast_games::xiangqi::pgn::{self, GameResult, Record};
-use boardcast_games::xiangqi::repetition::{
+use boardcast_rules::xiangqi::notation::{iccs, parse_iccs, parse_wxf, wxf};
+use boardcast_rules::xiangqi::pgn::{self, GameResult, Record};
+use boardcast_rules::xiangqi::repetition::{
     MoveLimit, Pattern, RepetitionKind, Ruling, Tracker, Verdict,
 };
-use boardcast_games::xiangqi::{Kind, Move, Outcome, Position, START_FEN, Side, Square};
+use boardcast_rules::xiangqi::{Kind, Move, Outcome, Position, START_FEN, Side, Square};
 
 fn mv(s: &str) -> Move {
     parse_iccs(s).unwrap()
@@ -155,7 +155,7 @@ fn horse_leg_and_elephant_eye_block() {
     let mut c4 = c4;
     c4.set(
         sq("c4"),
-        Some(boardcast_games::xiangqi::Piece {
+        Some(boardcast_rules::xiangqi::Piece {
             side: Side::Red,
             kind: Kind::Elephant,
         }),
@@ -246,7 +246,7 @@ fn tracker_play(fen: &str, moves: &[&str]) -> Vec<Verdict> {
     all
 }
 
-fn repetitions(v: &[Verdict]) -> Vec<&boardcast_games::xiangqi::repetition::Repetition> {
+fn repetitions(v: &[Verdict]) -> Vec<&boardcast_rules::xiangqi::repetition::Repetition> {
     v.iter()
         .filter_map(|x| match x {
             Verdict::Repetition(r) => Some(r),
@@ -473,7 +473,7 @@ fn self_play_corpus_replays_with_the_results_the_rules_give() {
 /// classifies as legal; every move a piece may make that is not legal
 /// leaves its general exposed (Art. 16) and is among the irregular moves.
 fn check_position(p: &Position) {
-    use boardcast_games::xiangqi::illegal::{Classification, SeenMove, classify, irregular_moves};
+    use boardcast_rules::xiangqi::illegal::{Classification, SeenMove, classify, irregular_moves};
     let legal = p.legal_moves();
     let me = p.turn();
     for m in &legal {

@@ -1,5 +1,5 @@
-//! Writes the bundled real-game corpora (`games/tests/data/`) from their
-//! MIT-licensed sources (see `games/tests/data/README.md`):
+//! Writes the bundled real-game corpora (`rules/tests/data/`) from their
+//! MIT-licensed sources (see `rules/tests/data/README.md`):
 //!
 //! - `english-draughts-acf.pdn`: American Checker Federation games from
 //!   `EricCJoyce/Datasets`, file `Checkers/ACF.txt` (a line each,
@@ -12,13 +12,13 @@
 //!   file (each under 250 KB; a game in both is in the first).
 //!
 //! ```sh
-//! cargo run --release -p boardcast-games --example real_games -- \
+//! cargo run --release -p boardcast-rules --example real_games -- \
 //!     ACF.txt Hu_Ronghua_1391_UCI_games.pgn Liu_Dahua_1125_UCI_games.pgn \
-//!     games/tests/data [--all]
+//!     rules/tests/data [--all]
 //! ```
 //!
 //! Why a Rust example and not a Python script: the files must be in the
-//! repository's own corpus formats, read back by `boardcast_games`'
+//! repository's own corpus formats, read back by `boardcast_rules`'
 //! readers; writing them with the crate's own writers (`write_pdn`,
 //! `xiangqi::pgn::write`, WXF movetext) makes that true by construction,
 //! and the crate's rules check every source move on the way. The
@@ -45,9 +45,9 @@
 use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
 
-use boardcast_games::draughts::{self, Outcome, PdnGame};
-use boardcast_games::xiangqi::pgn::{self, GameResult, Record};
-use boardcast_games::xiangqi::{self, notation::parse_iccs};
+use boardcast_rules::draughts::{self, Outcome, PdnGame};
+use boardcast_rules::xiangqi::pgn::{self, GameResult, Record};
+use boardcast_rules::xiangqi::{self, notation::parse_iccs};
 
 /// Games per bundled file.
 const SAMPLE: usize = 300;
