@@ -12,6 +12,16 @@ pub struct BackoffConfig {
     pub max: Duration,
 }
 
+impl BackoffConfig {
+    /// The delays a configuration file gives in milliseconds, when it
+    /// gives both: the first at least 1 ms, the longest at least the first.
+    pub fn from_ms(min: Option<u64>, max: Option<u64>) -> Option<BackoffConfig> {
+        let min = Duration::from_millis(min?.max(1));
+        let max = Duration::from_millis(max?).max(min);
+        Some(BackoffConfig { min, max })
+    }
+}
+
 /// Delays that double after every failure, up to a cap, and start again
 /// from the bottom after a success.
 #[derive(Clone, Debug)]

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use tracing::{info, warn};
 
-use crate::config::{Embedded, Mqtt};
+use crate::mqtt::config::{Embedded, Mqtt};
 
 mod guard;
 mod proxy;

@@ -28,6 +28,7 @@
 //!
 //! Everything here is pure but the nonce file: time is passed in.
 
+pub mod config;
 pub mod nonces;
 
 use std::collections::{HashMap, VecDeque};

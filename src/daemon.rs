@@ -237,7 +237,16 @@ impl Services {
             None => None,
         };
         let livechess = match config.livechess {
-            Some(addr) => Some(crate::livechess::LiveChessServer::start(addr, config).await?),
+            Some(addr) => {
+                let served = crate::livechess::Served {
+                    bridge: &config.bridge,
+                    mqtt: &config.mqtt,
+                    event: &config.event.info,
+                    boards: &config.boards,
+                    limits: &config.livechess_limits,
+                };
+                Some(crate::livechess::LiveChessServer::start(addr, served).await?)
+            }
             None => None,
         };
         Ok(Services {

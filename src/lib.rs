@@ -87,9 +87,10 @@
 //! - [`tournament`]: event metadata, players and pairings (CSV, TOML,
 //!   FIDE TRF read and written back with the round's results).
 //! - [`control`]: operator commands: parsing, signing, verification.
-//! - [`config`]: the daemon's TOML configuration, raw and validated, each
-//!   section in its own file with its raw table, typed value and checks
-//!   (shared with the hub's).
+//! - [`config`]: the daemon's TOML configuration, raw and validated: it
+//!   puts together the sections, each of which lives beside the component
+//!   that reads it (`mqtt::config`, `port::config`, `setup::config`, ...)
+//!   and shares [`config_file`] with the others (shared with the hub's).
 //! - [`daemon`]: `boardcast run`: services, board tasks, the MQTT task,
 //!   shutdown in order.
 //! - [`broker`]: the embedded MQTT broker, started when none listens.
@@ -119,6 +120,7 @@ pub mod broker;
 pub mod capture;
 pub mod clock;
 pub mod config;
+pub mod config_file;
 pub mod control;
 pub mod daemon;
 pub mod delay;

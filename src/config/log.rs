@@ -1,6 +1,9 @@
 //! The `[log]` section: level and format of the daemon's log.
 
-use super::*;
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::config_file::{ConfigError, Source};
 
 /// `[log]` as written.
 #[derive(Clone, Debug, Default, Deserialize)]

@@ -8,83 +8,62 @@
 //! 2. The raw tables of the user's file are laid over those of
 //!    `config/default.toml` (built into the binary: the bottom layer, and
 //!    the commented reference of every key), and the result is checked and
-//!    turned into typed values by [`Config::from_raw`], one function per
-//!    section, each in the section's own file beside its raw table and
-//!    its typed value: `mqtt.rs` (`[mqtt]`, `[bridge]`), `board.rs`
-//!    (`[[board]]`), `event.rs`, `web.rs` (`[web]`, `[broadcast]`,
-//!    `[livechess]`), `control.rs`, `serial.rs` (`[serial]`, `[recorder]`),
-//!    `log.rs` and `reconstructor.rs`. The hub's configuration
-//!    ([`crate::hub::config`]) shares them: paths resolved against the
-//!    file's folder, board ids and ports checked for duplicates, protocol
-//!    names turned into an enum, the broker URL parsed.
+//!    turned into typed values by [`Config::from_raw`], one section after
+//!    the other.
+//!
+//! As in vector, each section lives beside the component that reads it:
+//! its raw table, its typed value and the function that checks one and
+//! makes the other.
+//!
+//! | section | file |
+//! | --- | --- |
+//! | `[bridge]`, `[mqtt]` | `src/mqtt/config.rs` |
+//! | `[serial]`, `[recorder]` | `src/port/config.rs` |
+//! | `[[board]]` | `src/setup/config.rs` |
+//! | `[event]` | `src/tournament/config.rs` |
+//! | `[reconstructor]` | `src/track/config.rs` |
+//! | `[control]` | `src/control/config.rs` |
+//! | `[web]` | `src/web/config.rs` |
+//! | `[broadcast]` | `src/delay/config.rs` |
+//! | `[livechess]` | `src/livechess/config.rs` |
+//! | `[log]` | `log.rs` here: the process's own log, set up by `main` |
+//!
+//! What the sections share (the one-line [`ConfigError`], the file a
+//! section comes from, a value laid over its default) is in
+//! [`crate::config_file`], below every component. This module is above
+//! them: it only puts the sections together, and no component imports
+//! it. The hub's configuration ([`crate::hub::config`]) reads the same
+//! sections from its own file.
 //!
 //! Every error is one line: `FILE: line N: what is wrong`.
 
-use std::ops::Range;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use serde::Deserialize;
-use toml::Spanned;
 
-use crate::backoff::BackoffConfig;
-use crate::family::Family;
-use crate::text::{MAX_BOARD_NUMBER, MAX_ROUND, check_text};
-use crate::track::{self, Limits, SettleRule};
+use crate::track;
 
-mod board;
-mod control;
-mod event;
 mod log;
-mod mqtt;
-mod reconstructor;
-mod serial;
-mod web;
 
-pub use board::*;
-pub use control::*;
-pub use event::*;
+pub use crate::config_file::{ConfigError, Source, parse_toml};
+pub use crate::control::config::{Control, RawControl, control};
+pub use crate::delay::config::{Broadcast, RawBroadcast, broadcast};
+pub use crate::livechess::config::{RawLiveChess, livechess, livechess_limits};
+pub use crate::mqtt::config::{
+    Bridge, BrokerUrl, BrokerUrls, Embedded, Mqtt, RawBridge, RawMqtt, RawTls, Tls, bridge, mqtt,
+    parse_url,
+};
+pub use crate::port::config::{RawRecorder, RawSerial, Serial, recorder, serial};
+pub use crate::setup::config::{
+    Board, MEMORY_PREFIX, PortSpec, RawBoard, RawPorts, boards, is_device_name, is_pattern,
+};
+pub use crate::tournament::config::{Event, RawEvent, event};
+pub use crate::track::config::{RawReconstructor, reconstructor};
+pub use crate::web::config::{RawWeb, WebLogin, web, web_login};
 pub use log::*;
-pub use mqtt::*;
-pub use reconstructor::*;
-pub use serial::*;
-pub use web::*;
 
 /// The default configuration, every key commented: the bottom layer.
 pub const DEFAULT_TOML: &str = include_str!("../../config/default.toml");
-
-/// Why a configuration was rejected. Displayed as one line.
-#[derive(Debug, thiserror::Error)]
-pub enum ConfigError {
-    /// The file could not be read.
-    #[error("{path}: {error}")]
-    Read {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        error: std::io::Error,
-    },
-    /// The text is not valid TOML, or a key is unknown or has the wrong type.
-    #[error("{path}: line {line}: {message}")]
-    Parse {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line of the offending key or value.
-        line: usize,
-        /// The parser's message (names the key).
-        message: String,
-    },
-    /// The values are well formed but do not make sense together.
-    #[error("{path}: {}{message}", line.map(|l| format!("line {l}: ")).unwrap_or_default())]
-    Invalid {
-        /// The file.
-        path: PathBuf,
-        /// 1-based line, when the value has one.
-        line: Option<usize>,
-        /// What is wrong.
-        message: String,
-    },
-}
 
 /// The configuration as written: every key optional, unknown keys rejected.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -191,7 +170,12 @@ impl Config {
         control.nonces = recorder.as_ref().map(|d| d.join("nonces.jsonl"));
         let log = log(raw.log, defaults.log, &src)?;
         let reconstructor = reconstructor(raw.reconstructor, defaults.reconstructor);
-        let event = event(raw.event, defaults.event, &bridge, &src)?;
+        let event = event(
+            raw.event,
+            defaults.event,
+            (&bridge.event, &bridge.site),
+            &src,
+        )?;
         let boards = boards(raw.board.unwrap_or_default(), &event, &src)?;
         let web_login = web_login(raw.web.as_ref(), defaults.web.as_ref(), &src)?;
         let (web, web_limits) = web(raw.web, defaults.web, &src)?;
@@ -225,97 +209,18 @@ pub fn defaults() -> RawConfig {
         .expect("the built-in default configuration parses")
 }
 
-/// The file a section comes from: its text (for the line of a value) and
-/// its path (named in errors, its folder anchoring relative paths).
-#[derive(Debug)]
-pub struct Source<'a> {
-    path: &'a Path,
-    text: &'a str,
-    base: PathBuf,
-}
-
-impl<'a> Source<'a> {
-    /// The file at `path` holding `text`.
-    pub fn new(text: &'a str, path: &'a Path) -> Source<'a> {
-        Source {
-            path,
-            text,
-            base: path.parent().unwrap_or(Path::new(".")).to_owned(),
-        }
-    }
-
-    /// A value that does not make sense, at `span` when it has one.
-    pub fn invalid(&self, span: Option<Range<usize>>, message: String) -> ConfigError {
-        ConfigError::Invalid {
-            path: self.path.to_owned(),
-            line: span.map(|s| line_of(self.text, s.start)),
-            message,
-        }
-    }
-
-    /// A key without a value, here or in the defaults.
-    fn missing(&self, key: &str) -> ConfigError {
-        self.invalid(None, format!("`{key}` has no value (and no default)"))
-    }
-
-    /// A path as written, taken from the file's folder when relative.
-    fn resolve(&self, p: &str) -> PathBuf {
-        let p = Path::new(p);
-        if p.is_absolute() {
-            p.to_owned()
-        } else {
-            self.base.join(p)
-        }
-    }
-}
-
-/// A string key's value, when it is not empty.
-fn nonempty(s: Option<String>) -> Option<String> {
-    s.filter(|s| !s.is_empty())
-}
-
-fn set<T>(field: &mut T, value: Option<T>) {
-    if let Some(v) = value {
-        *field = v;
-    }
-}
-
-fn backoff(min: Option<u64>, max: Option<u64>) -> Option<BackoffConfig> {
-    let min = Duration::from_millis(min?.max(1));
-    let max = Duration::from_millis(max?).max(min);
-    Some(BackoffConfig { min, max })
-}
-
 /// Parses TOML into raw tables, with one-line errors naming the line.
 pub fn parse_raw(text: &str, path: &Path) -> Result<RawConfig, ConfigError> {
     parse_toml(text, path)
 }
 
-/// Parses TOML into `T` (raw tables of some file), with one-line errors
-/// naming the line.
-pub fn parse_toml<T: serde::de::DeserializeOwned>(
-    text: &str,
-    path: &Path,
-) -> Result<T, ConfigError> {
-    toml::from_str::<T>(text).map_err(|e| ConfigError::Parse {
-        path: path.to_owned(),
-        line: e.span().map_or(1, |s| line_of(text, s.start)),
-        message: e.message().trim().replace('\n', " "),
-    })
-}
-
-/// The 1-based line of a byte offset.
-fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes()[..offset.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
-        + 1
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::Duration;
+
+    use crate::config_file::parse_duration;
+    use crate::family::Family;
 
     fn parse(text: &str) -> Result<Config, ConfigError> {
         Config::parse(text, Path::new("/etc/boardcast/test.toml"))

@@ -19,6 +19,7 @@
 //! Alerts never enter the public line when a delay is set (the caller
 //! filters them).
 
+pub mod config;
 pub mod journal;
 
 use std::collections::VecDeque;

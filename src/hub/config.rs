@@ -141,7 +141,12 @@ impl HubConfig {
         let mqtt = config::mqtt(Some(mqtt), defaults.mqtt, &client_id, &src)?;
         let control = config::control(raw.control, defaults.control, &src)?;
         let log = config::log(raw.log, defaults.log, &src)?;
-        let event = config::event(raw.event, defaults.event, &bridge, &src)?;
+        let event = config::event(
+            raw.event,
+            defaults.event,
+            (&bridge.event, &bridge.site),
+            &src,
+        )?;
         let web_login = config::web_login(raw.web.as_ref(), defaults.web.as_ref(), &src)?;
         let (web, web_limits) = config::web(raw.web, defaults.web, &src)?;
         let broadcast = config::broadcast(raw.broadcast, defaults.broadcast, &src)?;

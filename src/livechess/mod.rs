@@ -32,6 +32,7 @@
 //! view; one that fails is dropped and logged (rate limited).
 
 pub mod api;
+pub mod config;
 mod socket;
 
 use std::net::SocketAddr;
@@ -51,10 +52,28 @@ use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 use tracing::{debug, info, warn};
 
-use crate::config::Config;
 use crate::listener::{Limits, LocalAddr, SocketLimits};
+use crate::mqtt::config::{Bridge, Mqtt};
 use crate::mqtt::{self, MqttError, Topics};
+use crate::setup::config::Board;
+use crate::tournament::EventInfo;
 use api::{BoardView, TournamentInfo};
+
+/// What the API serves and follows: the daemon's bridge, broker, event
+/// and boards, and its own limits (`[livechess]`).
+#[derive(Clone, Copy, Debug)]
+pub struct Served<'a> {
+    /// This process (`[bridge]`): names the tournament and the serials.
+    pub bridge: &'a Bridge,
+    /// The broker the boards' events are followed on.
+    pub mqtt: &'a Mqtt,
+    /// The event around the boards.
+    pub event: &'a EventInfo,
+    /// The boards, in file order.
+    pub boards: &'a [Board],
+    /// The API's limits.
+    pub limits: &'a (Limits, SocketLimits),
+}
 
 /// Changes a client may fall behind before it recomputes all its feeds.
 const CHANNEL: usize = 1024;
@@ -93,12 +112,12 @@ impl BoardViews {
         })
     }
 
-    /// The hub for the boards of `config`: serial numbers from the
+    /// The hub for the boards `served`: serial numbers from the
     /// configuration, else derived from the bridge name and board id.
-    pub fn for_config(config: &Config) -> Arc<BoardViews> {
-        let bridge = &config.bridge.name;
+    pub fn for_boards(served: Served<'_>) -> Arc<BoardViews> {
+        let bridge = &served.bridge.name;
         let mut serials: Vec<String> = Vec::new();
-        let views = config
+        let views = served
             .boards
             .iter()
             .map(|b| {
@@ -110,12 +129,12 @@ impl BoardViews {
                     serial = api::serial_for(bridge, &format!("{}#{n}", b.id), None);
                 }
                 serials.push(serial.clone());
-                BoardView::new(&b.id, serial, b.number, config.event.info.round)
+                BoardView::new(&b.id, serial, b.number, served.event.round)
             })
             .collect();
-        let e = &config.event.info;
+        let e = served.event;
         // "?" (unknown) falls back to `[bridge] event`, then "boardcast".
-        let name = [e.name.as_str(), config.bridge.event.as_str()]
+        let name = [e.name.as_str(), served.bridge.event.as_str()]
             .into_iter()
             .find(|n| *n != "?" && !n.is_empty())
             .unwrap_or("boardcast")
@@ -258,20 +277,20 @@ impl From<MqttError> for LiveChessError {
 }
 
 impl LiveChessServer {
-    /// Serves the API on `addr` for the boards of `config`, following them
-    /// on the broker `config.mqtt` names.
+    /// Serves the API on `addr` for the boards `served`, following them
+    /// on the broker it names.
     pub async fn start(
         addr: SocketAddr,
-        config: &Config,
+        served: Served<'_>,
     ) -> Result<LiveChessServer, LiveChessError> {
-        let hub = BoardViews::for_config(config);
-        let topics = Topics::new(&config.mqtt.prefix, &config.bridge.name);
-        let mut options = mqtt::options(&config.mqtt, &topics)?;
+        let hub = BoardViews::for_boards(served);
+        let topics = Topics::new(&served.mqtt.prefix, &served.bridge.name);
+        let mut options = mqtt::options(served.mqtt, &topics)?;
         // Design: a random part, so that two processes of one
         // configuration never knock each other's follower off the broker
         // (the clean session needs no stable id).
         let client_id =
-            mqtt::link::unique_client_id(&format!("{}-livechess", config.mqtt.client_id));
+            mqtt::link::unique_client_id(&format!("{}-livechess", served.mqtt.client_id));
         options.set_client_id(client_id);
         // Not the bridge's will: this client going away says nothing
         // about the boards.
@@ -287,10 +306,10 @@ impl LiveChessServer {
         let local = listener
             .local_addr()
             .map_err(|error| LiveChessError::Bind { addr, error })?;
-        let ids: Vec<String> = config.boards.iter().map(|b| b.id.clone()).collect();
-        let backoff = crate::backoff::Backoff::new(config.mqtt.reconnect);
+        let ids: Vec<String> = served.boards.iter().map(|b| b.id.clone()).collect();
+        let backoff = crate::backoff::Backoff::new(served.mqtt.reconnect);
         let follower = tokio::spawn(follow(options, backoff, topics, ids, Arc::clone(&hub)));
-        let (limits, socket) = config.livechess_limits.clone();
+        let (limits, socket) = served.limits.clone();
         let api = Api {
             hub: Arc::clone(&hub),
             sockets: Arc::new(tokio::sync::Semaphore::new(limits.max_connections)),

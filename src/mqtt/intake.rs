@@ -13,7 +13,6 @@ use super::{
     CommandRoutes, LATE_WILLS_PER_PERIOD, Outbox, REFUSALS_PER_SECOND, WARNING_PERIOD_MS,
     WARNINGS_PER_PERIOD,
 };
-use crate::config;
 use crate::control::{Ack, RateLimit, Request, Verifier};
 
 /// The largest message read on the instance topic (an announce is about
@@ -72,7 +71,7 @@ impl Intake {
 impl Outbox {
     /// Checks operator commands with the `[control]` settings. Without a
     /// secret every command is refused, and this says so at start-up.
-    pub fn set_control(&self, cfg: &config::Control) {
+    pub fn set_control(&self, cfg: &crate::control::config::Control) {
         if cfg.secret.is_none() {
             warn!(
                 "no operator secret configured ([control] secret or secret_file): every operator command will be refused"

@@ -41,6 +41,7 @@
 //! queued: only the latest state of a board is kept, and sent when the
 //! connection has room.
 
+pub mod config;
 mod intake;
 pub mod link;
 mod outbox;
@@ -57,7 +58,6 @@ use rumqttc::{
     Transport,
 };
 
-use crate::config;
 use crate::control::{Ack, Request};
 pub use outbox::{BoardOutbox, Outbox};
 pub use task::run;

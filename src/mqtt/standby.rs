@@ -33,9 +33,9 @@ use tokio::task::JoinSet;
 use tokio::time::Instant;
 use tracing::{debug, info, warn};
 
+use super::config;
 use super::outbox::Publisher;
 use super::{MqttError, Outbox, connection_options};
-use crate::config;
 
 /// How often the outbox is looked at for events to copy.
 const TICK: Duration = Duration::from_millis(100);

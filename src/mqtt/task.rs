@@ -15,11 +15,11 @@ use rumqttc::{
 use tokio::time::Instant;
 use tracing::{debug, error, info, warn};
 
+use super::config;
 use super::link::Health;
 use super::outbox::{Publisher, Tag};
 use super::{INFLIGHT, MAX_INCOMING, MqttError, Outbox, WINDOW, options};
 use crate::backoff::Backoff;
-use crate::config;
 
 /// Seconds a broker has to answer a connection (TCP, TLS and `CONNACK`).
 const CONNECT_TIMEOUT_S: u64 = 3;

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use crate::config::{PortSpec, is_pattern};
+use crate::setup::config::{PortSpec, is_pattern};
 
 /// The paths a spec names right now, in spec order, without duplicates.
 /// Fixed paths are listed whether or not they exist (opening tells);

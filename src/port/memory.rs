@@ -26,7 +26,7 @@ use std::task::{Context, Poll, Waker};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 /// The prefix of every in-process line's name (`mem:`).
-pub use crate::config::MEMORY_PREFIX as PREFIX;
+pub use crate::setup::config::MEMORY_PREFIX as PREFIX;
 
 /// Whether `name` names an in-process line (it starts with [`PREFIX`]).
 pub fn is_memory(name: &str) -> bool {

@@ -54,6 +54,7 @@
 //! pipelines and queues.
 
 pub mod bus;
+pub mod config;
 pub mod find;
 mod line;
 pub mod memory;
@@ -67,7 +68,6 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use crate::capture::Direction;
-use crate::config;
 use crate::control::OperatorCommand;
 use crate::event::Millis;
 use crate::family::DriverEvent;
@@ -124,7 +124,7 @@ impl Clock {
 #[derive(Debug)]
 pub struct BoardTask {
     /// The board's configuration.
-    pub board: config::Board,
+    pub board: crate::setup::config::Board,
     /// Line settings common to all boards.
     pub serial: config::Serial,
     /// The session clock.
@@ -143,7 +143,7 @@ impl BoardTask {
     /// The part of `board` (line settings `serial`), driving `session` with
     /// `clock`, recording with `recorder`, taking operator `commands`.
     pub fn new(
-        board: config::Board,
+        board: crate::setup::config::Board,
         serial: config::Serial,
         clock: Clock,
         claims: Arc<Claims>,

@@ -15,10 +15,10 @@ use tracing::{Instrument, Span, debug, info, info_span, warn};
 
 use super::BoardTask;
 use super::bus::{self, BusError};
+use super::config;
 use super::find::{self, Claims, DeviceClaim};
 use super::line::{self, LineTask, Lost, hex, keep_open, write};
 use crate::capture::Direction;
-use crate::config;
 use crate::family::{Driver, DriverEvent, DriverOptions, Family, LineSettings, Reading};
 
 mod greet;
@@ -41,7 +41,7 @@ struct Unit {
 pub struct PortTask {
     /// The ids of the boards, joined (logs, device claims).
     name: String,
-    port: config::PortSpec,
+    port: crate::setup::config::PortSpec,
     baud: u32,
     family: Family,
     serial: config::Serial,

@@ -29,6 +29,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+pub mod config;
 pub mod last_good;
 pub mod load;
 pub mod pgn_match;

@@ -35,6 +35,7 @@
 
 pub mod arbiter;
 mod capture;
+pub mod config;
 mod evidence;
 pub mod finality;
 mod held;

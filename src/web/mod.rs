@@ -26,6 +26,7 @@
 //! reconnects by itself and starts again from a fresh snapshot.
 
 pub mod check;
+pub mod config;
 pub mod desk;
 mod guard;
 pub mod lockout;

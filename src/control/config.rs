@@ -1,6 +1,11 @@
 //! The `[control]` section: who may send the boards operator commands.
 
-use super::*;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::config_file::{ConfigError, Source, nonempty};
 
 /// `[control]` as written.
 #[derive(Clone, Debug, Default, Deserialize)]

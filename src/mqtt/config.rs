@@ -1,7 +1,14 @@
 //! The `[mqtt]` and `[bridge]` sections: the broker (embedded, or one
 //! or more URLs, TLS), the topic root, and the bridge to a hub.
 
-use super::*;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::backoff::BackoffConfig;
+use crate::config_file::{ConfigError, Source, nonempty};
 
 /// `[bridge]` as written.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -227,7 +234,7 @@ pub fn mqtt(
         ),
         credentials: username.map(|u| (u, password)),
         queue: queue.into_inner(),
-        reconnect: backoff(
+        reconnect: BackoffConfig::from_ms(
             m.reconnect_min_ms.or(dm.reconnect_min_ms),
             m.reconnect_max_ms.or(dm.reconnect_max_ms),
         )

@@ -1,7 +1,14 @@
 //! The `[serial]` and `[recorder]` sections: how lines are opened and
 //! kept, and where captures are written.
 
-use super::*;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::backoff::BackoffConfig;
+use crate::config_file::{ConfigError, Source, nonempty};
 
 /// `[serial]` as written.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -61,7 +68,7 @@ pub fn serial(
         poll: poll.max(Duration::from_millis(10)),
         silence: Duration::from_millis(silence.into_inner()),
         handshake: ms(s.handshake_ms.or(ds.handshake_ms), "serial.handshake_ms")?,
-        reconnect: backoff(
+        reconnect: BackoffConfig::from_ms(
             s.reconnect_min_ms.or(ds.reconnect_min_ms),
             s.reconnect_max_ms.or(ds.reconnect_max_ms),
         )

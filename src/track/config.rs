@@ -1,7 +1,10 @@
 //! The `[reconstructor]` section: the reading rules' limits and
 //! settle times.
 
-use super::*;
+use serde::Deserialize;
+
+use super::{Config, Limits, SettleRule};
+use crate::config_file::set;
 
 /// `[reconstructor]` as written.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -35,12 +38,9 @@ pub struct RawReconstructor {
 /// `[reconstructor]`: settle times and search limits over the
 /// reconstructor's own defaults (so tunables added there later keep their
 /// values until they get a key here).
-pub fn reconstructor(
-    raw: Option<RawReconstructor>,
-    defaults: Option<RawReconstructor>,
-) -> track::Config {
+pub fn reconstructor(raw: Option<RawReconstructor>, defaults: Option<RawReconstructor>) -> Config {
     let (c, dc) = (raw.unwrap_or_default(), defaults.unwrap_or_default());
-    let mut reconstructor = track::Config::default();
+    let mut reconstructor = Config::default();
     let settle: &mut SettleRule = &mut reconstructor.settle;
     set(&mut settle.base_ms, c.settle_base_ms.or(dc.settle_base_ms));
     set(

@@ -1,7 +1,13 @@
 //! The `[event]` section: the tournament (name, site, round), its games'
-//! rules and time control, and durations written `90s`, `2m`.
+//! rules and time control.
 
-use super::*;
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::config_file::{ConfigError, Source, set};
+use crate::text::{MAX_ROUND, check_text};
 
 /// `[event]` as written.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -50,18 +56,19 @@ pub struct Event {
 /// `[event]`: name, site, date and round (checked: they reach PGN tags
 /// and file names), the pairings file, the PGN folder, the time control,
 /// and the chess variant when one is set. `[bridge] event` and `site`
-/// (the first keys for these) still work.
+/// (the first keys for these, given here as `bridge`) still work.
 pub fn event(
     raw: Option<RawEvent>,
     defaults: Option<RawEvent>,
-    bridge: &Bridge,
+    bridge: (&str, &str),
     src: &Source,
 ) -> Result<Event, ConfigError> {
     let (e, de) = (raw.unwrap_or_default(), defaults.unwrap_or_default());
     let mut info = crate::tournament::EventInfo::default();
-    let known = |v: &String| (v != "?").then(|| v.clone());
-    set(&mut info.name, e.name.or(de.name).or(known(&bridge.event)));
-    set(&mut info.site, e.site.or(de.site).or(known(&bridge.site)));
+    let known = |v: &str| (v != "?").then(|| v.to_string());
+    let (bridge_event, bridge_site) = bridge;
+    set(&mut info.name, e.name.or(de.name).or(known(bridge_event)));
+    set(&mut info.site, e.site.or(de.site).or(known(bridge_site)));
     if let Some(date) = e.date.or(de.date) {
         info.date = pgn_date(date, src)?;
     }
@@ -131,11 +138,14 @@ fn pgn_date(date: Spanned<String>, src: &Source) -> Result<String, ConfigError> 
 }
 
 /// `event.variant`: `auto` (the default), `standard` or `chess960`.
-fn variant(raw: Option<Spanned<String>>, src: &Source) -> Result<track::Variant, ConfigError> {
+fn variant(
+    raw: Option<Spanned<String>>,
+    src: &Source,
+) -> Result<crate::track::Variant, ConfigError> {
     let Some(v) = raw else {
-        return Ok(track::Variant::default());
+        return Ok(crate::track::Variant::default());
     };
-    v.get_ref().parse::<track::Variant>().map_err(|_| {
+    v.get_ref().parse::<crate::track::Variant>().map_err(|_| {
         src.invalid(
             Some(v.span()),
             format!(
@@ -144,41 +154,4 @@ fn variant(raw: Option<Spanned<String>>, src: &Source) -> Result<track::Variant,
             ),
         )
     })
-}
-
-/// Parses a duration as venues write it: `"15m"`, `"90s"`, `"1h"`,
-/// `"1h30m"`, `"500ms"`, or `"0"`. Returns milliseconds.
-pub fn parse_duration(text: &str) -> Option<u64> {
-    let text = text.trim();
-    if text == "0" {
-        return Some(0);
-    }
-    let mut total: u64 = 0;
-    let mut rest = text;
-    if rest.is_empty() {
-        return None;
-    }
-    while !rest.is_empty() {
-        let digits = rest
-            .find(|c: char| !c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        if digits == 0 {
-            return None;
-        }
-        let n: u64 = rest[..digits].parse().ok()?;
-        rest = &rest[digits..];
-        let unit_len = rest
-            .find(|c: char| c.is_ascii_digit())
-            .unwrap_or(rest.len());
-        let scale = match &rest[..unit_len] {
-            "h" => 3_600_000,
-            "m" | "min" => 60_000,
-            "s" => 1_000,
-            "ms" => 1,
-            _ => return None,
-        };
-        total = total.checked_add(n.checked_mul(scale)?)?;
-        rest = &rest[unit_len..];
-    }
-    Some(total)
 }

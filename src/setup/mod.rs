@@ -13,6 +13,8 @@ use crate::games::GameOptions;
 use crate::games::chess::Variant;
 use boardcast_rules::xiangqi::repetition::MoveLimit;
 
+pub mod config;
+
 /// The capture header key naming a DGT bus board's address.
 pub const BUS_UNIT: &str = "unit";
 /// The capture header key naming the board's id.
@@ -142,7 +144,7 @@ impl BoardSetup {
     }
 
     /// The board a `[[board]]` table of the configuration declares.
-    pub fn of_config(board: &crate::config::Board) -> BoardSetup {
+    pub fn of_config(board: &config::Board) -> BoardSetup {
         BoardSetup {
             id: board.id.clone(),
             protocol: board.protocol,

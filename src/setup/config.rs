@@ -1,7 +1,15 @@
 //! The `[[board]]` tables: each board's id, family, ports or bus
 //! address, game and options, checked for duplicates across the file.
 
-use super::*;
+use std::ops::Range;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use crate::config_file::{ConfigError, Source};
+use crate::family::Family;
+use crate::text::{MAX_BOARD_NUMBER, check_text};
+use crate::tournament::config::Event;
 
 /// A port given as one path or a list.
 #[derive(Clone, Debug, Deserialize)]
