@@ -302,6 +302,32 @@ fn art_1_25_5_own_piece_removed_in_a_capture() {
 }
 
 #[test]
+fn a_circular_capture_stopped_where_it_ends_is_incomplete_not_a_wrong_removal() {
+    // A king's capture that lands on 23 twice: stopped there after its
+    // first jump, the board shows the right ends with pieces still to
+    // take (art. 1.19, 1.25.1; found by the property test below).
+    let p = pos("W:WK32:B1,17,18,25,26,27");
+    let m = p
+        .legal_moves()
+        .into_iter()
+        .find(|m| m.path()[1..m.path().len() - 1].contains(&m.to()))
+        .expect("a circular capture");
+    let c = classify(&p, &seen(32, m.to().number(), &[m.captured()[0].number()]));
+    assert!(
+        matches!(c, Classification::IncompleteJump { .. }),
+        "{}: {c:?}",
+        m.id()
+    );
+    assert_eq!(c.law().map(Law::article), Some("1.25.1"));
+    // A piece the capture does not take, removed: still art. 1.25.5.
+    let c = classify(
+        &p,
+        &seen(32, m.to().number(), &[m.captured()[0].number(), 1]),
+    );
+    assert!(matches!(c, Classification::WrongRemoval { .. }), "{c:?}");
+}
+
+#[test]
 fn art_1_25_8_a_capture_out_of_turn() {
     // White jumps while Black is to move.
     let c = classify(&pos("B:W18:B14"), &seen(18, 9, &[14]));
