@@ -48,7 +48,8 @@
 //!   chosen at run time ([`pipeline::AnyGame`]: chess, draughts, xiangqi,
 //!   each the same [`pipeline::Reader`] in front of the generic
 //!   reconstructor, reading the board as the game's
-//!   [`pipeline::Sensing`] says), the clock judge (`pipeline/judge.rs`),
+//!   [`games::sensing::Sensing`] hooks say), the clock judge
+//!   (`pipeline/judge.rs`),
 //!   counters and diagnostics.
 //! - [`track`]: the reconstructor (the tracker), generic over the game:
 //!   explains readings as legal play, settles and publishes moves,

@@ -14,19 +14,18 @@
 //! Every game walks it: the pipeline holds an [`AnyGame`] chosen at run
 //! time (chess, draughts, xiangqi), whose arms are each the same
 //! [`Reader`] of its game, handing the readings to that game's
-//! reconstructor; how a game's boards are read is its [`Sensing`]
-//! ([`chess`], [`diffing`]). The clock, the counters and the diagnostics
+//! reconstructor; how a game's boards are read is its [`Sensing`] hooks
+//! (in [`crate::games`]). The clock, the counters and the diagnostics
 //! are the pipeline's, whatever the game.
 
-pub mod chess;
 pub mod correct;
-pub mod diffing;
 pub mod game;
 mod judge;
 pub mod reader;
 
+pub use crate::games::sensing::Sensing;
 pub use game::AnyGame;
-pub use reader::{Reader, Sensing};
+pub use reader::Reader;
 
 use std::collections::VecDeque;
 
@@ -131,7 +130,9 @@ impl Sightings {
             Sensed::Snapshot(s) => self.contents = Some(s.clone()),
             Sensed::Square(change) => {
                 self.contents
-                    .get_or_insert_with(|| Snapshot::empty(diffing::geometry_of(game)))
+                    .get_or_insert_with(|| {
+                        Snapshot::empty(crate::games::diffing::geometry_of(game))
+                    })
                     .set(change.square, change.content);
             }
             Sensed::Identity(id) => {

@@ -768,3 +768,6 @@ fn as_played(id: &str) -> Option<dr::Move> {
         .collect::<Option<_>>()?;
     (path.len() >= 2).then(|| dr::Move::new(path, Vec::new(), false))
 }
+// Draughts and xiangqi boards are read alike: a whole board, then the
+// squares that changed.
+super::diffing::diffed!(Draughts);

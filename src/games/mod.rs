@@ -9,6 +9,9 @@
 //!   but break the rules ([`Change`]).
 //! - [`chess`]: chess, the only user of shakmaty.
 //! - [`Record`]: a game as played, start position and plies, for any game.
+//! - [`sensing`]: how a game's boards are read, the hooks the one reader
+//!   calls ([`sensing::Sensing`]); chess's are in `chess/reading.rs`,
+//!   draughts' and xiangqi's in [`diffing`].
 //!
 //! Design: modelled on shakmaty's own seam (a `Position` trait, one type
 //! per variant, an enum to choose at run time): the reconstructor is
@@ -25,11 +28,13 @@
 pub mod arbiter;
 mod cell;
 pub mod chess;
+pub mod diffing;
 pub mod draughts;
 pub mod grid;
 mod options;
 pub mod position;
 mod record;
+pub mod sensing;
 pub mod settle;
 mod touch;
 pub mod xiangqi;

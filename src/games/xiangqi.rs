@@ -727,3 +727,6 @@ impl Game for Xiangqi {
         (generals == [true, true]).then(|| Position::new(pos))
     }
 }
+// Draughts and xiangqi boards are read alike: a whole board, then the
+// squares that changed.
+super::diffing::diffed!(Xiangqi);

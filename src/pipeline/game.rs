@@ -5,7 +5,8 @@
 //! Every board walks the same corridor (driver → neutral readings →
 //! [`super::BoardPipeline`] → its game's [`Reader`] → the generic
 //! [`crate::track::Reconstructor`] → events); how a game's boards are read is the
-//! game's [`Sensing`](super::reader::Sensing) (`chess.rs`, `diffing.rs`).
+//! game's [`Sensing`](crate::games::sensing::Sensing) hooks
+//! (`games/chess/reading.rs`, `games/diffing.rs`).
 //!
 //! The games' records are built from the events, for every game alike
 //! ([`crate::sink::record::GameLog`]).

@@ -1,11 +1,11 @@
 //! One reader for every game: a board's readings to its game's
 //! reconstructor ([`Reader`]), whatever the game. What differs between
-//! games is how their boards are read ([`Sensing`]): chess boards name
-//! their pieces, or sense occupancy and are followed by a tracker, and a
-//! DGT board keeps a memory (`chess.rs`); draughts and xiangqi boards send
-//! a whole board, then the squares that changed (`diffing.rs`). Also here:
-//! where a reader reports what is not an event (the pipeline's counters and
-//! diagnostics), and a game's record resolved to its position and moves.
+//! games is how their boards are read: each game's [`Sensing`] hooks
+//! (chess in `games/chess/reading.rs`, draughts and xiangqi in
+//! `games/diffing.rs`), which see the reconstructor as a [`Tracker`]. Also
+//! here: where a reader reports what is not an event (the pipeline's
+//! counters and diagnostics), and a game's record resolved to its position
+//! and moves.
 
 use std::collections::VecDeque;
 
@@ -13,7 +13,8 @@ use boardcast_protocols::reading::{MemoryRecord, Reading};
 
 use super::{Diagnostic, PipelineStats};
 use crate::event::{EventKind, Millis, Side};
-use crate::games::{Game, GameColor, GamePosition};
+use crate::games::sensing::{Heard, Sensing, Tracker};
+use crate::games::{Cell, Game, GamePosition, Record};
 use crate::track::{Config, Reconstructor};
 
 /// Where a reader reports what is not an event: the pipeline's counters
@@ -26,53 +27,51 @@ pub struct Report<'a> {
     pub diagnostics: &'a mut VecDeque<Diagnostic>,
 }
 
-/// How the boards of a game are read: what a reader keeps of the board
-/// beside the reconstructor, and the steps that use it. Every step is
-/// handed the whole [`Reader`], as the reconstructor and the reader's own
-/// events are the steps' to use.
-pub trait Sensing: Game {
-    /// What a reader keeps of the board between readings.
-    type Sensors: std::fmt::Debug;
+impl Report<'_> {
+    /// What the game's hooks heard since last counted, into the
+    /// pipeline's counters and diagnostics.
+    fn count(&mut self, heard: &mut Heard) {
+        self.stats.square_readings += std::mem::take(&mut heard.square_readings);
+        for (t_ms, reason) in heard.unreadable.drain(..) {
+            self.stats.bad_frames += 1;
+            self.diagnostics
+                .push_back(Diagnostic::BadFrame { t_ms, reason });
+        }
+    }
+}
 
-    /// What a reader of this game knows of a board it has not read yet.
-    fn sensors(&self) -> Self::Sensors;
-
-    /// A whole board or one square's new content, at `t` (other readings
-    /// are the pipeline's).
-    fn read(r: &mut Reader<Self>, t: Millis, reading: &Reading, report: Report<'_>);
-
-    /// The board's memory (a DGT board's move log, oldest first), read
-    /// when a board comes back. By default nothing: the board dump that
-    /// follows is read as usual, and a game starts afresh from it.
-    fn recover(r: &mut Reader<Self>, t: Millis, records: &[MemoryRecord], report: Report<'_>) {
-        let _ = (r, t, records, report);
+/// The reconstructor as a game's reading hooks see it.
+impl<G: Game> Tracker<G> for Reconstructor<G> {
+    fn rules(&self) -> &G {
+        Reconstructor::rules(self)
     }
 
-    /// A game was taken up from its record: what the reader knew of the
-    /// board gives way to the position the record reaches.
-    fn taken_up(r: &mut Reader<Self>);
-
-    /// The reconstructor's next event is `kind`, at `t`: an event of the
-    /// reader's own that must go out before it, if any (`kind` is then
-    /// held back and follows). By default none.
-    fn before(r: &mut Reader<Self>, t: Millis, kind: &EventKind) -> Option<EventKind> {
-        let _ = (r, t, kind);
-        None
+    fn handle_square(&mut self, t: Millis, sq: G::Square, cell: Cell<G::Piece>) {
+        Reconstructor::handle_square(self, t, sq, cell)
     }
 
-    /// For a flag alert: the moves `side` has made in the game, a move
-    /// still settling included, and whether its opponent cannot win by any
-    /// series of legal moves (chess, Law 6.9; never in the other games).
-    fn flag_facts(r: &Reader<Self>, side: Side) -> (u32, bool) {
-        let (plies, _) = r.recon.last_mover();
-        let first = r.recon.game().map(|g| g.start().turn().side());
-        let plies = plies as u32;
-        let own = match first {
-            Some(first) if first == side => plies.div_ceil(2),
-            Some(_) => plies / 2,
-            None => 0,
-        };
-        (own, false)
+    fn handle_board(&mut self, t: Millis, cells: &[Cell<G::Piece>]) {
+        Reconstructor::handle_board(self, t, cells)
+    }
+
+    fn start_from(&mut self, t: Millis, start: G::Position, rotated: bool) {
+        Reconstructor::start_from(self, t, start, rotated)
+    }
+
+    fn sensed(&self) -> &G::Board {
+        Reconstructor::sensed(self)
+    }
+
+    fn game(&self) -> Option<&Record<G>> {
+        Reconstructor::game(self)
+    }
+
+    fn last_mover(&self) -> (usize, Option<Side>) {
+        Reconstructor::last_mover(self)
+    }
+
+    fn poll_timeout(&self) -> Option<Millis> {
+        Reconstructor::poll_timeout(self)
     }
 }
 
@@ -81,10 +80,11 @@ pub trait Sensing: Game {
 pub struct Reader<G: Sensing> {
     pub(super) recon: Reconstructor<G>,
     /// What the reader keeps of the board (see [`Sensing::Sensors`]).
-    pub(super) sensors: G::Sensors,
-    /// Events of the reader's own (the unrecognised-position report, a
-    /// game followed from the middle), out after the reconstructor's.
-    pub(super) own: VecDeque<(Millis, EventKind)>,
+    sensors: G::Sensors,
+    /// What the game's hooks heard: counters and diagnostics not yet
+    /// reported, and events of the reader's own, out after the
+    /// reconstructor's.
+    heard: Heard,
     /// A reconstructor's event held back while one of the reader's own
     /// goes out first (see [`Sensing::before`]).
     held: Option<(Millis, EventKind)>,
@@ -96,7 +96,7 @@ impl<G: Sensing> Reader<G> {
         Reader {
             sensors: rules.sensors(),
             recon: Reconstructor::for_game(config, rules),
-            own: VecDeque::new(),
+            heard: Heard::default(),
             held: None,
         }
     }
@@ -118,13 +118,20 @@ impl<G: Sensing> Reader<G> {
     ) -> Result<(), String> {
         let (position, moves) = resolve(self.recon.rules(), start, ids)?;
         self.recon.take_up(at, position, moves, rotated);
-        G::taken_up(self);
+        G::taken_up(&mut self.sensors, &self.recon);
         Ok(())
     }
 
     /// A whole board or one square's new content, at `t`.
-    pub(super) fn handle_reading(&mut self, t: Millis, reading: &Reading, report: Report<'_>) {
-        G::read(self, t, reading, report);
+    pub(super) fn handle_reading(&mut self, t: Millis, reading: &Reading, mut report: Report<'_>) {
+        G::read(
+            &mut self.sensors,
+            &mut self.recon,
+            t,
+            reading,
+            &mut self.heard,
+        );
+        report.count(&mut self.heard);
     }
 
     /// The board's memory, when it comes back (see [`Sensing::recover`]).
@@ -132,9 +139,16 @@ impl<G: Sensing> Reader<G> {
         &mut self,
         t: Millis,
         records: &[MemoryRecord],
-        report: Report<'_>,
+        mut report: Report<'_>,
     ) {
-        G::recover(self, t, records, report);
+        G::recover(
+            &mut self.sensors,
+            &mut self.recon,
+            t,
+            records,
+            &mut self.heard,
+        );
+        report.count(&mut self.heard);
     }
 
     /// The next event: the reconstructor's, then the reader's own.
@@ -143,9 +157,9 @@ impl<G: Sensing> Reader<G> {
             return Some(held);
         }
         let Some((t, kind)) = self.recon.poll_event() else {
-            return self.own.pop_front();
+            return self.heard.events.pop_front();
         };
-        match G::before(self, t, &kind) {
+        match G::before(&mut self.sensors, t, &kind) {
             Some(first) => {
                 self.held = Some((t, kind));
                 Some((t, first))
@@ -156,7 +170,7 @@ impl<G: Sensing> Reader<G> {
 
     /// For a flag alert (see [`Sensing::flag_facts`]).
     pub(super) fn flag_facts(&self, side: Side) -> (u32, bool) {
-        G::flag_facts(self, side)
+        G::flag_facts(&self.recon, side)
     }
 }
 

@@ -13,6 +13,7 @@ pub mod irregular;
 pub mod laws;
 pub mod notation;
 pub mod occupancy;
+pub mod reading;
 mod seam;
 pub mod sensors;
 pub mod settle;

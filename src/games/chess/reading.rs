@@ -6,12 +6,11 @@ use boardcast_protocols::reading::{
     Content, MemoryRecord, Reading, Snapshot, Square as At, SquareChange,
 };
 
-use super::Diagnostic;
-use super::reader::{Reader, Report, Sensing};
+use super::occupancy::OccupancyTracker;
+use super::{Bitboard, Chess, Color, Role, Square, sensors};
 use crate::event::{Alert, AlertKind, EventKind, Millis, Side};
-use crate::games::chess::occupancy::OccupancyTracker;
-use crate::games::chess::{Chess, Color, Role, sensors};
-use crate::track::Cell;
+use crate::games::sensing::{Heard, Sensing, Tracker};
+use crate::games::{Cell, Game, Placement};
 
 /// What a chess reader keeps of the board.
 #[derive(Debug)]
@@ -37,10 +36,16 @@ impl Sensing for Chess {
         }
     }
 
-    fn read(r: &mut Reader<Chess>, t: Millis, reading: &Reading, report: Report<'_>) {
+    fn read(
+        s: &mut ChessSensors,
+        tracker: &mut impl Tracker<Chess>,
+        t: Millis,
+        reading: &Reading,
+        heard: &mut Heard,
+    ) {
         match reading {
-            Reading::Square(change) => square_reading(r, t, *change, report),
-            Reading::Snapshot(snapshot) => snapshot_reading(r, t, snapshot, report),
+            Reading::Square(change) => square_reading(s, tracker, t, *change, heard),
+            Reading::Snapshot(snapshot) => snapshot_reading(s, tracker, t, snapshot, heard),
             Reading::Clock(_) | Reading::NoClock | Reading::Identity(_) => {}
         }
     }
@@ -53,11 +58,17 @@ impl Sensing for Chess {
     /// only a few plies deep). Nothing is done without a game on, or when
     /// the log never shows the board as last read (overwritten, another
     /// game): the board dump that follows is explained as usual.
-    fn recover(r: &mut Reader<Chess>, t: Millis, records: &[MemoryRecord], report: Report<'_>) {
-        if r.recon.game().is_none() {
+    fn recover(
+        s: &mut ChessSensors,
+        tracker: &mut impl Tracker<Chess>,
+        t: Millis,
+        records: &[MemoryRecord],
+        heard: &mut Heard,
+    ) {
+        if tracker.game().is_none() {
             return;
         }
-        let Some(changes) = sensors::memory_since(records, &r.sensors.sensed) else {
+        let Some(changes) = sensors::memory_since(records, &s.sensed) else {
             return;
         };
         tracing::debug!(
@@ -65,18 +76,18 @@ impl Sensing for Chess {
             "board memory: changes made while away"
         );
         for (sq, cell) in changes {
-            report.stats.square_readings += 1;
-            r.sensors.sensed[sq as usize] = cell;
-            r.recon.handle_square(t, sq, cell);
+            heard.square_readings += 1;
+            s.sensed[sq as usize] = cell;
+            tracker.handle_square(t, sq, cell);
         }
     }
 
-    fn taken_up(r: &mut Reader<Chess>) {
-        r.sensors.unrecognised = false;
-        let sensed = r.recon.sensed().clone();
-        for (i, cell) in r.sensors.sensed.iter_mut().enumerate() {
-            let sq = crate::games::Game::square(r.recon.rules(), i);
-            *cell = match crate::games::Placement::piece_at(&sensed, sq) {
+    fn taken_up(s: &mut ChessSensors, tracker: &impl Tracker<Chess>) {
+        s.unrecognised = false;
+        let sensed = tracker.sensed();
+        for (i, cell) in s.sensed.iter_mut().enumerate() {
+            let sq = tracker.rules().square(i);
+            *cell = match Placement::piece_at(sensed, sq) {
                 Some(p) => Cell::Piece(p),
                 None => Cell::Empty,
             };
@@ -84,11 +95,11 @@ impl Sensing for Chess {
     }
 
     /// A game start withdraws an open unrecognised-position report first.
-    fn before(r: &mut Reader<Chess>, _: Millis, kind: &EventKind) -> Option<EventKind> {
-        if !matches!(kind, EventKind::GameStart { .. }) || !r.sensors.unrecognised {
+    fn before(s: &mut ChessSensors, _: Millis, kind: &EventKind) -> Option<EventKind> {
+        if !matches!(kind, EventKind::GameStart { .. }) || !s.unrecognised {
             return None;
         }
-        r.sensors.unrecognised = false;
+        s.unrecognised = false;
         let message =
             "A game has started on the board; the unrecognised-position report is withdrawn.";
         Some(unrecognised_alert(message.into(), true))
@@ -96,8 +107,8 @@ impl Sensing for Chess {
 
     /// The moves `side` has made, and whether its opponent cannot
     /// checkmate by any series of legal moves (Law 6.9).
-    fn flag_facts(r: &Reader<Chess>, side: Side) -> (u32, bool) {
-        let Some(game) = r.recon.game() else {
+    fn flag_facts(tracker: &impl Tracker<Chess>, side: Side) -> (u32, bool) {
+        let Some(game) = tracker.game() else {
             return (0, false);
         };
         let first = Side::from(game.start().turn());
@@ -110,54 +121,66 @@ impl Sensing for Chess {
 
 /// One square's new content: a piece named goes to the reconstructor;
 /// on a board that senses occupancy only, the tracker names it.
-fn square_reading(r: &mut Reader<Chess>, t: Millis, change: SquareChange, report: Report<'_>) {
+fn square_reading(
+    s: &mut ChessSensors,
+    tracker: &mut impl Tracker<Chess>,
+    t: Millis,
+    change: SquareChange,
+    heard: &mut Heard,
+) {
     let Some(sq) = sensors::square(change.square) else {
         return;
     };
     match change.content {
         // A board that names a piece needs no tracking (a Certabo board
         // once calibrated).
-        Content::Piece(_) => r.sensors.occupancy = None,
-        Content::Occupied if r.sensors.occupancy.is_none() => {
-            r.sensors.occupancy = Some(Default::default());
+        Content::Piece(_) => s.occupancy = None,
+        Content::Occupied if s.occupancy.is_none() => {
+            s.occupancy = Some(Default::default());
         }
         _ => {}
     }
-    if let Some(tracker) = &mut r.sensors.occupancy
+    if let Some(occupancy) = &mut s.occupancy
         && matches!(change.content, Content::Empty | Content::Occupied)
     {
-        // An occupancy board: the tracker names the piece (nothing
+        // An occupancy board: its occupancy tracker names the piece (nothing
         // before a start position was seen).
         let occupied = change.content == Content::Occupied;
         // The side to move after a move still settling, if any: the
         // opponent may already be lifting a piece to reply.
-        let turn = match r.recon.last_mover() {
+        let turn = match tracker.last_mover() {
             (_, Some(mover)) => Some(chess_color(mover.other())),
-            (_, None) => r.recon.game().map(|g| g.position().turn()),
+            (_, None) => tracker.game().map(|g| g.position().turn()),
         };
-        let cell = tracker.square(t, sq, occupied, turn);
-        for (other, c) in tracker.take_changes() {
-            r.recon.handle_square(t, other, c);
+        let cell = occupancy.square(t, sq, occupied, turn);
+        for (other, c) in occupancy.take_changes() {
+            tracker.handle_square(t, other, c);
         }
         if let Some(cell) = cell {
-            report.stats.square_readings += 1;
-            r.recon.handle_square(t, sq, cell);
+            heard.square_readings += 1;
+            tracker.handle_square(t, sq, cell);
         }
         return;
     }
     match sensors::cell(change.content) {
         Some(cell) => {
-            report.stats.square_readings += 1;
-            r.sensors.sensed[sq as usize] = cell;
-            r.recon.handle_square(t, sq, cell);
+            heard.square_readings += 1;
+            s.sensed[sq as usize] = cell;
+            tracker.handle_square(t, sq, cell);
         }
-        None => unidentified(t, report),
+        None => unidentified(t, heard),
     }
 }
 
 /// A whole board: pieces named go to the reconstructor; a board that
 /// senses occupancy only goes through the tracker.
-fn snapshot_reading(r: &mut Reader<Chess>, t: Millis, snapshot: &Snapshot, report: Report<'_>) {
+fn snapshot_reading(
+    s: &mut ChessSensors,
+    tracker: &mut impl Tracker<Chess>,
+    t: Millis,
+    snapshot: &Snapshot,
+    heard: &mut Heard,
+) {
     let cell_at = |i: usize| snapshot.get(At::new((i % 8) as u8, (i / 8) as u8));
     let (mut occupied_seen, mut pieces_seen) = (false, false);
     for c in (0..64).map(cell_at) {
@@ -167,47 +190,59 @@ fn snapshot_reading(r: &mut Reader<Chess>, t: Millis, snapshot: &Snapshot, repor
     if pieces_seen {
         // Pieces named: no tracking (unknown cards among them are
         // unidentified, below).
-        r.sensors.occupancy = None;
-    } else if occupied_seen || r.sensors.occupancy.is_some() {
-        return occupancy_snapshot(r, t, snapshot, report);
+        s.occupancy = None;
+    } else if occupied_seen || s.occupancy.is_some() {
+        return occupancy_snapshot(s, tracker, t, snapshot, heard);
     }
     let mut cells = [Cell::Empty; 64];
     for (i, cell) in cells.iter_mut().enumerate() {
         match sensors::cell(cell_at(i).unwrap_or(Content::Empty)) {
             Some(c) => *cell = c,
-            None => return unidentified(t, report),
+            None => return unidentified(t, heard),
         }
     }
-    report.stats.square_readings += 64;
-    r.sensors.sensed = cells;
-    r.recon.handle_board(t, &cells);
-    check_unrecognised(r, t, &cells);
+    heard.square_readings += 64;
+    s.sensed = cells;
+    tracker.handle_board(t, &cells);
+    check_unrecognised(s, tracker, t, &cells, heard);
 }
 
 /// A whole board read by occupancy only: the tracker names the pieces.
-fn occupancy_snapshot(r: &mut Reader<Chess>, t: Millis, snapshot: &Snapshot, report: Report<'_>) {
-    let mut occupied = crate::games::chess::Bitboard::EMPTY;
+fn occupancy_snapshot(
+    s: &mut ChessSensors,
+    tracker: &mut impl Tracker<Chess>,
+    t: Millis,
+    snapshot: &Snapshot,
+    heard: &mut Heard,
+) {
+    let mut occupied = Bitboard::EMPTY;
     for i in 0..64u32 {
         let at = At::new((i % 8) as u8, (i / 8) as u8);
         if matches!(
             snapshot.get(at),
             Some(Content::Occupied | Content::Piece(_))
         ) {
-            occupied.add(crate::games::chess::Square::new(i));
+            occupied.add(Square::new(i));
         }
     }
-    let tracker = r.sensors.occupancy.get_or_insert_with(Default::default);
-    if let Some(cells) = tracker.board(t, occupied) {
-        report.stats.square_readings += 64;
-        r.recon.handle_board(t, &cells);
+    let occupancy = s.occupancy.get_or_insert_with(Default::default);
+    if let Some(cells) = occupancy.board(t, occupied) {
+        heard.square_readings += 64;
+        tracker.handle_board(t, &cells);
     }
 }
 
 /// A whole board read with no game known and no set-up being judged:
 /// a position in play (both kings and more) that nobody can explain
 /// raises [`AlertKind::Unrecognised`] once, rather than staying silent.
-fn check_unrecognised(r: &mut Reader<Chess>, t: Millis, cells: &[Cell; 64]) {
-    if r.sensors.unrecognised || r.recon.game().is_some() || r.recon.poll_timeout().is_some() {
+fn check_unrecognised(
+    s: &mut ChessSensors,
+    tracker: &impl Tracker<Chess>,
+    t: Millis,
+    cells: &[Cell; 64],
+    heard: &mut Heard,
+) {
+    if s.unrecognised || tracker.game().is_some() || tracker.poll_timeout().is_some() {
         return;
     }
     let king = |color| {
@@ -219,8 +254,8 @@ fn check_unrecognised(r: &mut Reader<Chess>, t: Millis, cells: &[Cell; 64]) {
     if !(king(Color::White) && king(Color::Black)) || pieces < 3 {
         return;
     }
-    r.sensors.unrecognised = true;
-    r.own.push_back((
+    s.unrecognised = true;
+    heard.events.push_back((
         t,
         unrecognised_alert(
             format!(
@@ -254,10 +289,7 @@ fn unrecognised_alert(message: String, cleared: bool) -> EventKind {
 }
 
 /// A reading without piece identity that no tracker can follow.
-fn unidentified(t: Millis, report: Report<'_>) {
-    report.stats.bad_frames += 1;
-    report.diagnostics.push_back(Diagnostic::BadFrame {
-        t_ms: t,
-        reason: "a reading without piece identity: chess boards must identify pieces".into(),
-    });
+fn unidentified(t: Millis, heard: &mut Heard) {
+    let why = "a reading without piece identity: chess boards must identify pieces";
+    heard.unreadable.push((t, why.into()));
 }

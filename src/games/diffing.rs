@@ -1,5 +1,8 @@
-//! How draughts and xiangqi boards are read ([`Sensing`] for [`Draughts`]
-//! and [`Xiangqi`]): their boards sense occupancy (or name the piece on
+//! How draughts and xiangqi boards are read ([`Diffed`], the
+//! [`Sensing`](super::sensing::Sensing) of
+//! [`Draughts`](super::draughts::Draughts) and
+//! [`Xiangqi`](super::xiangqi::Xiangqi), given by the `diffed!` macro in
+//! each game's file): their boards sense occupancy (or name the piece on
 //! the open protocol) and send a whole board first, then the squares that
 //! changed; a board that sends no whole board is taken to stand in the
 //! start position; a board that names its pieces, first read in the middle
@@ -10,13 +13,9 @@ use boardcast_protocols::reading::{
     Content, Geometry, Reading, Snapshot, SnapshotDiff, SquareChange,
 };
 
-use super::PipelineStats;
-use super::reader::{Reader, Report, Sensing};
+use super::sensing::{Heard, Tracker};
+use super::{Cell, Game, GamePosition, Placement, SquareSet};
 use crate::event::{EventKind, GameId, Millis};
-use crate::games::draughts::Draughts;
-use crate::games::xiangqi::Xiangqi;
-use crate::games::{Game, GamePosition, Placement, SquareSet};
-use crate::track::Cell;
 
 /// What a draughts or xiangqi reader keeps of the board.
 #[derive(Debug)]
@@ -68,84 +67,108 @@ impl<G: Game> Default for MidGame<G> {
     }
 }
 
-/// [`Sensing`] for a game whose boards are read by [`Diffed`].
+/// [`Sensing`] for a game whose boards are read by [`Diffed`] (invoked in
+/// the game's own file).
 macro_rules! diffed {
     ($game:ty) => {
-        impl Sensing for $game {
-            type Sensors = Diffed<$game>;
+        impl $crate::games::sensing::Sensing for $game {
+            type Sensors = $crate::games::diffing::Diffed<$game>;
 
-            fn sensors(&self) -> Diffed<$game> {
-                Diffed::default()
+            fn sensors(&self) -> Self::Sensors {
+                Default::default()
             }
 
-            fn read(r: &mut Reader<$game>, t: Millis, reading: &Reading, report: Report<'_>) {
-                read(r, t, reading, report)
+            fn read(
+                sensors: &mut Self::Sensors,
+                tracker: &mut impl $crate::games::sensing::Tracker<$game>,
+                t: $crate::event::Millis,
+                reading: &boardcast_protocols::reading::Reading,
+                heard: &mut $crate::games::sensing::Heard,
+            ) {
+                sensors.read(tracker, t, reading, heard)
             }
 
-            fn taken_up(r: &mut Reader<$game>) {
-                r.sensors.seen = true;
-                r.sensors.mid.done = true;
+            fn taken_up(
+                sensors: &mut Self::Sensors,
+                _: &impl $crate::games::sensing::Tracker<$game>,
+            ) {
+                sensors.taken_up()
             }
         }
     };
 }
+pub(crate) use diffed;
 
-diffed!(Draughts);
-diffed!(Xiangqi);
+impl<G: Game> Diffed<G> {
+    /// A reading at `t`: a whole board, or one square's new content.
+    pub fn read(
+        &mut self,
+        tracker: &mut impl Tracker<G>,
+        t: Millis,
+        reading: &Reading,
+        heard: &mut Heard,
+    ) {
+        let mut r = Read {
+            s: self,
+            tracker,
+            heard,
+        };
+        match reading {
+            Reading::Snapshot(snapshot) => snapshot_reading(&mut r, t, snapshot),
+            Reading::Square(change) => change_reading(&mut r, t, *change),
+            Reading::Clock(_) | Reading::NoClock | Reading::Identity(_) => {}
+        }
+    }
 
-/// A reading at `t`: a whole board, or one square's new content.
-fn read<G: Sensing<Sensors = Diffed<G>>>(
-    r: &mut Reader<G>,
-    t: Millis,
-    reading: &Reading,
-    report: Report<'_>,
-) {
-    match reading {
-        Reading::Snapshot(snapshot) => snapshot_reading(r, t, snapshot, report),
-        Reading::Square(change) => change_reading(r, t, *change, report),
-        Reading::Clock(_) | Reading::NoClock | Reading::Identity(_) => {}
+    /// A game was taken up from its record: the board is known, and no
+    /// game is to be followed from the middle.
+    pub fn taken_up(&mut self) {
+        self.seen = true;
+        self.mid.done = true;
     }
 }
 
+/// One reading's parts: what the reader keeps, the tracker, and what the
+/// reading came to.
+struct Read<'a, G: Game, T: Tracker<G>> {
+    s: &'a mut Diffed<G>,
+    tracker: &'a mut T,
+    heard: &'a mut Heard,
+}
+
 /// A whole board: the first is read whole, later ones square by square.
-fn snapshot_reading<G: Sensing<Sensors = Diffed<G>>>(
-    r: &mut Reader<G>,
+fn snapshot_reading<G: Game, T: Tracker<G>>(
+    r: &mut Read<'_, G, T>,
     t: Millis,
     snapshot: &Snapshot,
-    report: Report<'_>,
 ) {
     let mut changes = Vec::new();
-    let first = r.sensors.diff.last().is_none();
-    r.sensors.diff.update(snapshot, &mut changes);
+    let first = r.s.diff.last().is_none();
+    r.s.diff.update(snapshot, &mut changes);
     if first {
-        r.sensors.seen = true;
-        whole_board(r, t, snapshot, report.stats);
+        r.s.seen = true;
+        whole_board(r, t, snapshot);
         return;
     }
     for change in changes {
-        square(r, t, change, report.stats);
+        square(r, t, change);
     }
 }
 
 /// One square's new content.
-fn change_reading<G: Sensing<Sensors = Diffed<G>>>(
-    r: &mut Reader<G>,
-    t: Millis,
-    change: SquareChange,
-    report: Report<'_>,
-) {
-    if !r.sensors.seen {
+fn change_reading<G: Game, T: Tracker<G>>(r: &mut Read<'_, G, T>, t: Millis, change: SquareChange) {
+    if !r.s.seen {
         // Design: a board that sends no whole board is taken to stand
         // in the start position (set up before it was read); its
         // pieces are not known, so the orientation stays open.
-        r.sensors.seen = true;
-        let start = start_snapshot(r.recon.rules());
+        r.s.seen = true;
+        let start = start_snapshot(r.tracker.rules());
         let mut none = Vec::new();
-        r.sensors.diff.update(&start, &mut none);
-        whole_board(r, t, &start, report.stats);
+        r.s.diff.update(&start, &mut none);
+        whole_board(r, t, &start);
     }
-    r.sensors.diff.apply(change);
-    square(r, t, change, report.stats);
+    r.s.diff.apply(change);
+    square(r, t, change);
 }
 
 /// The start position as a board without piece identity shows it.
@@ -165,13 +188,8 @@ fn start_snapshot<G: Game>(rules: &G) -> Snapshot {
 }
 
 /// A whole board, to the reconstructor as one reading.
-fn whole_board<G: Sensing<Sensors = Diffed<G>>>(
-    r: &mut Reader<G>,
-    t: Millis,
-    snapshot: &Snapshot,
-    stats: &mut PipelineStats,
-) {
-    let rules = r.recon.rules();
+fn whole_board<G: Game, T: Tracker<G>>(r: &mut Read<'_, G, T>, t: Millis, snapshot: &Snapshot) {
+    let rules = r.tracker.rules();
     let mut cells = vec![Cell::Empty; rules.square_count()];
     let geometry = snapshot.geometry();
     for i in 0..geometry.len() {
@@ -184,27 +202,22 @@ fn whole_board<G: Sensing<Sensors = Diffed<G>>>(
         };
         cells[rules.index(sq)] = cell;
     }
-    stats.square_readings += geometry.len() as u64;
-    r.recon.handle_board(t, &cells);
+    r.heard.square_readings += geometry.len() as u64;
+    r.tracker.handle_board(t, &cells);
     watch_mid_game(r, t);
 }
 
 /// One square's new content, to the reconstructor.
-fn square<G: Sensing<Sensors = Diffed<G>>>(
-    r: &mut Reader<G>,
-    t: Millis,
-    change: SquareChange,
-    stats: &mut PipelineStats,
-) {
-    let rules = r.recon.rules();
+fn square<G: Game, T: Tracker<G>>(r: &mut Read<'_, G, T>, t: Millis, change: SquareChange) {
+    let rules = r.tracker.rules();
     let (Some(sq), Some(cell)) = (
         rules.sensor_square(change.square),
         rules.sensor_cell(change.content),
     ) else {
         return;
     };
-    stats.square_readings += 1;
-    r.recon.handle_square(t, sq, cell);
+    r.heard.square_readings += 1;
+    r.tracker.handle_square(t, sq, cell);
     watch_mid_game(r, t);
 }
 
@@ -218,16 +231,16 @@ fn square<G: Sensing<Sensors = Diffed<G>>>(
 /// Design: the side to move cannot be read from a position, and the
 /// orientation only sometimes; the first move tells both, and a
 /// position being set up never turns into another by one legal move.
-fn watch_mid_game<G: Sensing<Sensors = Diffed<G>>>(r: &mut Reader<G>, t: Millis) {
-    let mid = &mut r.sensors.mid;
+fn watch_mid_game<G: Game, T: Tracker<G>>(r: &mut Read<'_, G, T>, t: Millis) {
+    let mid = &mut r.s.mid;
     if mid.done {
         return;
     }
-    if r.recon.game().is_some() {
+    if r.tracker.game().is_some() {
         mid.done = true;
         return;
     }
-    let board = r.recon.sensed().clone();
+    let board = r.tracker.sensed().clone();
     if mid.now.as_ref() == Some(&board) {
         return;
     }
@@ -241,7 +254,7 @@ fn watch_mid_game<G: Sensing<Sensors = Diffed<G>>>(r: &mut Reader<G>, t: Millis)
     let Some(stood) = &mid.stood else {
         return;
     };
-    let rules = r.recon.rules();
+    let rules = r.tracker.rules();
     if rules.nearest_start(stood).is_some() {
         // A set-up under way (the set-up check judges it).
         return;
@@ -255,10 +268,10 @@ fn watch_mid_game<G: Sensing<Sensors = Diffed<G>>>(r: &mut Reader<G>, t: Millis)
     mid.done = true;
     // The board as it stood, the game from it, then the board now:
     // the reconstructor reads the move as any other.
-    r.recon.handle_board(t, &before);
-    r.recon.start_from(t, start, rotated);
+    r.tracker.handle_board(t, &before);
+    r.tracker.start_from(t, start, rotated);
     let pieces = SquareSet::count(Placement::occupied(&stood));
-    r.own.push_back((
+    r.heard.events.push_back((
         t,
         EventKind::Alert(crate::event::Alert {
             kind: crate::event::AlertKind::StartNotSeen,
@@ -277,7 +290,7 @@ fn watch_mid_game<G: Sensing<Sensors = Diffed<G>>>(r: &mut Reader<G>, t: Millis)
             evidence: None,
         }),
     ));
-    r.recon.handle_board(t, &now);
+    r.tracker.handle_board(t, &now);
 }
 
 /// The board as whole-board cells, in the reconstructor's square order.
