@@ -32,6 +32,9 @@ impl Report<'_> {
     /// pipeline's counters and diagnostics.
     fn count(&mut self, heard: &mut Heard) {
         self.stats.square_readings += std::mem::take(&mut heard.square_readings);
+        if heard.unreadable.is_empty() {
+            return;
+        }
         for (t_ms, reason) in heard.unreadable.drain(..) {
             self.stats.bad_frames += 1;
             self.diagnostics
