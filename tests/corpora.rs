@@ -1,5 +1,5 @@
 //! What the draughts and xiangqi tests of both binaries share (the pure
-//! binary's `games_open`, the system binary's `games_open_binary`): the
+//! binary's `draughts_xiangqi`, the system binary's `draughts_xiangqi_binary`): the
 //! bundled corpora, a simulated session replayed, its move ids and errors.
 
 use std::path::{Path, PathBuf};

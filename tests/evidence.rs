@@ -214,7 +214,7 @@ fn draughts_and_xiangqi_faults_slice_to_the_position_before_and_replay_to_the_sa
 
 /// Every alert a capture raises (notices too, withdrawals aside) slices to
 /// a capture that raises it again, kind and side. Returns the kinds. Used
-/// by the scenes of every game (`games_alerts`, `game_clocks`) and below.
+/// by the scenes of every game (`draughts_xiangqi_alerts`, `game_clocks`) and below.
 pub(crate) fn every_alert_slices(text: &str) -> Vec<AlertKind> {
     static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);

@@ -213,7 +213,7 @@ fn a_draughts_first_move_touched_and_put_back_is_a_takeback_not_a_new_game() {
 /// An open-protocol capture from a `hello` line and `(time, line)` pairs,
 /// replayed: its events.
 fn open_capture(hello: &str, lines: &[(u64, &str)]) -> Vec<EventKind> {
-    crate::games_alerts::capture(hello, lines)
+    crate::draughts_xiangqi_alerts::capture(hello, lines)
         .events
         .into_iter()
         .map(|e| e.kind)

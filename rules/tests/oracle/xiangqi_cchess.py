@@ -1,4 +1,4 @@
-"""Independent checker for xiangqi moves (tests/games_open.rs).
+"""Independent checker for xiangqi moves (tests/draughts_xiangqi.rs).
 
 Reads JSON from stdin: a list of games, each a list of [iccs id, FEN after]
 as boardcast's events publish them. Plays every id with the `cchess` package

@@ -1,5 +1,5 @@
 //! Draughts and xiangqi through the command line, and records read by
-//! pydraughts and cchess (moved from tests/games_open.rs; the helpers both
+//! pydraughts and cchess (moved from tests/draughts_xiangqi.rs; the helpers both
 //! share are in tests/corpora.rs).
 
 use std::path::{Path, PathBuf};

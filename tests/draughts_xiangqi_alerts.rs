@@ -5,7 +5,7 @@
 //! `xiangqi-association-rules-2022.zh.txt`, which has no article for
 //! set-up, displaced pieces or impossible positions: `law` is null there).
 //! The draughts `illegal_move` (art. 1.25.1) and `misplaced` (art. 1.26)
-//! scenes are in `games_open`; a sample of injected faults over the
+//! scenes are in `draughts_xiangqi`; a sample of injected faults over the
 //! corpora is at the end, the full run is `cargo bench --bench games`.
 
 use std::path::Path;
