@@ -117,7 +117,7 @@ pub fn parse_toml<T: serde::de::DeserializeOwned>(
 }
 
 /// The 1-based line of a byte offset.
-pub fn line_of(text: &str, offset: usize) -> usize {
+fn line_of(text: &str, offset: usize) -> usize {
     text.as_bytes()[..offset.min(text.len())]
         .iter()
         .filter(|&&b| b == b'\n')

@@ -67,8 +67,8 @@ impl<G: Game> Default for MidGame<G> {
     }
 }
 
-/// [`Sensing`] for a game whose boards are read by [`Diffed`] (invoked in
-/// the game's own file).
+/// [`Sensing`](super::sensing::Sensing) for a game whose boards are read
+/// by [`Diffed`] (invoked in the game's own file).
 macro_rules! diffed {
     ($game:ty) => {
         impl $crate::games::sensing::Sensing for $game {
