@@ -382,12 +382,34 @@ fn same_set(a: &[Square], b: &[Square]) -> bool {
     a == b
 }
 
+/// The captures `seen` may be stopped on the way of: captures from its
+/// origin with its destination as an intermediate landing square, and
+/// only pieces jumped so far removed (none, some or all of them).
+fn stopped_captures(legal: &[Move], seen: &PseudoMove) -> Vec<Move> {
+    legal
+        .iter()
+        .filter(|m| m.is_capture() && m.from() == seen.from)
+        .filter(|m| {
+            m.path()[1..m.path().len() - 1]
+                .iter()
+                .position(|&s| s == seen.to)
+                .is_some_and(|i| {
+                    let jumped = &m.captured()[..=i];
+                    seen.removed.iter().all(|r| jumped.contains(r))
+                })
+        })
+        .cloned()
+        .collect()
+}
+
 /// Classifies an observed change against the rules in `pos` (the position
 /// before it). Checks, in order: who moved (art. 1.25.8), added pieces
-/// (1.25.6), a legal move, a legal destination with wrong removals (1.25.5),
-/// an unfinished capture (1.25.1), a plain move while a capture was
-/// compulsory (1.19/1.25.1), a man going backwards (1.25.4), a man jumping
-/// past the king row (1.25.7), else a wrong square (1.25.3).
+/// (1.25.6), a legal move, a legal destination with a piece removed that
+/// the move does not capture (1.25.5), an unfinished capture (1.25.1), a
+/// legal destination with fewer pieces removed than captured (1.25.5), a
+/// man going backwards (1.25.4), a plain move while a capture was
+/// compulsory (1.19/1.25.1), a man jumping past the king row (1.25.7),
+/// else a wrong square (1.25.3).
 #[must_use]
 pub fn classify(pos: &Position, seen: &PseudoMove) -> Classification {
     let Some(piece) = pos.piece_at(seen.from) else {
@@ -422,22 +444,7 @@ pub fn classify(pos: &Position, seen: &PseudoMove) -> Classification {
             expected: (*m).clone(),
         };
     }
-    // A capture stopped on one of its intermediate landing squares, with
-    // none, some or all of the pieces jumped so far removed.
-    let continuations: Vec<Move> = legal
-        .iter()
-        .filter(|m| m.is_capture() && m.from() == seen.from)
-        .filter(|m| {
-            m.path()[1..m.path().len() - 1]
-                .iter()
-                .position(|&s| s == seen.to)
-                .is_some_and(|i| {
-                    let jumped = &m.captured()[..=i];
-                    seen.removed.iter().all(|r| jumped.contains(r))
-                })
-        })
-        .cloned()
-        .collect();
+    let continuations = stopped_captures(&legal, seen);
     if !continuations.is_empty() {
         return Classification::IncompleteJump { continuations };
     }
