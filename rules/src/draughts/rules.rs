@@ -432,27 +432,21 @@ pub fn classify(pos: &Position, seen: &PseudoMove) -> Classification {
     {
         return Classification::Legal((*m).clone());
     }
-    // Pieces removed that the move with these ends does not capture
-    // (art. 1.25.5). Fewer removed than it captures may also be a capture
-    // stopped half-way on a square its path lands on twice (a circular
-    // capture), which is read below first.
+    // The right ends with other removals (art. 1.25.5), unless fewer were
+    // removed than captured and the board reads as a capture stopped
+    // half-way on a square its path lands on twice (a circular capture):
+    // that is the capture stopped (1.25.1).
+    let continuations = stopped_captures(&legal, seen);
     let removes_uncaptured = |m: &&Move| !seen.removed.iter().all(|r| m.captured().contains(r));
     if let Some(m) = same_ends.first()
-        && same_ends.iter().all(removes_uncaptured)
+        && (continuations.is_empty() || same_ends.iter().all(removes_uncaptured))
     {
         return Classification::WrongRemoval {
             expected: (*m).clone(),
         };
     }
-    let continuations = stopped_captures(&legal, seen);
     if !continuations.is_empty() {
         return Classification::IncompleteJump { continuations };
-    }
-    // The right square, but not every piece it jumped removed.
-    if let Some(m) = same_ends.first() {
-        return Classification::WrongRemoval {
-            expected: (*m).clone(),
-        };
     }
     let df = seen.to.file() as i8 - seen.from.file() as i8;
     let dr = seen.to.rank() as i8 - seen.from.rank() as i8;
