@@ -366,6 +366,11 @@ fn round(config: &Config) -> (Arc<Round>, Option<LastGood>) {
         config.event.asked_round,
         config.event.pgn_dir.clone(),
     );
+    // Results kept beside the captures: a restart finds every game that
+    // ended, whatever the board has played since.
+    if let Some(dir) = &config.recorder {
+        round.keep_ledger_in(dir);
+    }
     let mut keeper = config
         .event
         .pairings

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use tracing::{info, warn};
 
 use super::store::Store;
-use super::{DeskError, DeskState, PasswordHash, Plan};
+use super::{DeskError, DeskState, PasswordHash, Plan, RoundGames};
 use crate::sink::round::Round;
 use crate::tournament::Pairing;
 use crate::tournament::trf::Trf;
@@ -196,7 +196,7 @@ impl Desk {
         let games = inner
             .state
             .round
-            .map(|r| self.round.results(r))
+            .map(|r| self.round_games(r))
             .unwrap_or_default();
         let plan = inner.state.plan(trf.as_deref(), sensors, &games);
         let file = trf.map(|t| (t.paired_rounds(), t.players.len()));
@@ -245,7 +245,17 @@ impl Desk {
         let (trf, _) = inner.trf.as_ref().ok_or(DeskError::NoFile)?;
         let round = inner.state.round.ok_or(DeskError::NoRound)?;
         let results = inner.state.results(round, &self.round.results(round));
-        Ok((round, trf.fill_results(round, &results).bytes))
+        let swapped = self.round.swapped(round);
+        Ok((round, trf.fill_played(round, &results, &swapped).bytes))
+    }
+
+    /// Round `round`'s games as the ledger holds them.
+    fn round_games(&self, round: u32) -> RoundGames {
+        RoundGames {
+            results: self.round.results(round),
+            sources: self.round.sources(round),
+            swapped: self.round.swapped(round),
+        }
     }
 
     /// Records an action of the desk: a log line and a line of the

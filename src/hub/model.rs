@@ -63,6 +63,8 @@ pub enum Output {
     PublicEvent(Event),
     /// A board's public game for the PGN folder.
     Folder {
+        /// The board's id.
+        board: String,
         /// Round of the game.
         round: u32,
         /// Board number in the round.
@@ -77,6 +79,8 @@ pub enum Output {
     /// A board's live game, for the operator's desk (its results and
     /// round PGN never wait for the delay).
     LiveGame {
+        /// The board's id.
+        board: String,
         /// Round of the game.
         round: u32,
         /// Board number in the round.
@@ -625,6 +629,7 @@ impl HubModel {
         let state = b.state.as_ref()?;
         let n = |k: &str| state[k].as_u64().map(|v| v as u32);
         Some(Output::LiveGame {
+            board: id.to_string(),
             round: n("round").unwrap_or(1),
             number: n("number").or_else(|| id.parse().ok())?,
             record: Box::new(b.log.current()?.clone()),
@@ -638,6 +643,7 @@ impl HubModel {
         let n = |k: &str| state[k].as_u64().map(|v| v as u32);
         let player = |k: &str| serde_json::from_value::<Player>(state[k].clone()).ok();
         Some(Output::Folder {
+            board: id.to_string(),
             round: n("round").unwrap_or(1),
             number: n("number").or_else(|| id.parse().ok())?,
             white: player("white"),

@@ -35,6 +35,7 @@ use crate::pipeline::{BoardPipeline, Diagnostic};
 use crate::readiness::{Context, Readiness};
 use crate::report::BoardReport;
 use crate::setup::BoardSetup;
+use crate::sink::ledger::GameKey;
 use crate::sink::pgn::render;
 use crate::sink::record::GameLog;
 use crate::sink::round::Round;
@@ -210,14 +211,17 @@ impl Session {
     pub fn announce(&mut self, t: Millis) {
         if let Some(g) = self.log.current() {
             self.pgn_dirty = true;
-            self.round.update_live(self.game_round, self.number, g);
+            let key = GameKey::of(&self.id, g);
+            self.round
+                .update_live(self.game_round, self.number, &key, g);
         }
         let public = match &self.public {
             None => self.log.current(),
             Some(p) => p.log().current(),
         };
         if let Some(g) = public {
-            self.round.update(self.game_round, self.number, g);
+            let key = GameKey::of(&self.id, g);
+            self.round.update(self.game_round, self.number, &key, g);
         }
         self.publish_state(t);
         self.publish_public_state();
@@ -278,7 +282,12 @@ impl Session {
         // Fewer moves than the earlier session published: the arbiter is told.
         self.check_resume_against_record(capture);
         // Players fixed by a correction in the captures stay fixed.
-        if let Some((white, black)) = self.pipeline.players_set() {
+        if let Some((round, board, white, black)) = self.pipeline.seat_players() {
+            self.round
+                .set_players_in(round, board, white.clone(), black.clone());
+        }
+        let last = self.games_started.saturating_sub(1);
+        if let Some((white, black)) = self.pipeline.players_set(last) {
             self.round
                 .set_players_in(self.game_round, self.number, white.clone(), black.clone());
         }
@@ -474,6 +483,7 @@ impl Session {
                 board,
                 white: Some(white),
                 black: Some(black),
+                ..
             } => {
                 self.round
                     .set_players_in(*round, *board, white.clone(), black.clone());
@@ -504,6 +514,28 @@ impl Session {
             .filter(|(round, _)| !live || *round >= self.round.current());
         self.games_started += 1;
         (self.game_round, self.number) = seat.unwrap_or((self.round.current(), self.own_number));
+    }
+
+    /// A game's first move, live: a game whose round is over by now (the
+    /// pieces set up again after the board's game, and the next round
+    /// loaded before anyone moved) plays in the round current now, under
+    /// the seat the desk gave it for that round, else the board's own
+    /// number. A game that has begun keeps its seat.
+    fn reseat(&mut self) {
+        let current = self.round.current();
+        if self.game_round >= current {
+            return;
+        }
+        let seat = self
+            .pipeline
+            .seat_of_game(self.games_started.saturating_sub(1))
+            .filter(|(round, _)| *round >= current);
+        (self.game_round, self.number) = seat.unwrap_or((current, self.own_number));
+        info!(
+            round = self.game_round,
+            number = self.number,
+            "a game set up in an earlier round plays in this one"
+        );
     }
 
     fn drain(&mut self, t: Millis) -> Vec<String> {
@@ -550,10 +582,13 @@ impl Session {
         if changed {
             self.pgn_dirty = true;
             if let Some(g) = self.log.current() {
+                let key = GameKey::of(&self.id, g);
                 if self.public.is_none() {
-                    self.round.update_both(self.game_round, self.number, g);
+                    self.round
+                        .update_both(self.game_round, self.number, &key, g);
                 } else {
-                    self.round.update_live(self.game_round, self.number, g);
+                    self.round
+                        .update_live(self.game_round, self.number, &key, g);
                 }
             }
         }
@@ -614,6 +649,9 @@ impl Session {
             }
             EventKind::Move { ply, notation, .. } => {
                 self.disagrees = false;
+                if *ply == 1 {
+                    self.reseat();
+                }
                 info!(ply, %notation, "move");
             }
             EventKind::Retract { ply, id: uci } => info!(ply, %uci, "move withdrawn"),

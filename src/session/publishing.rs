@@ -172,7 +172,8 @@ impl Session {
             self.push_public(event);
         }
         if let Some(g) = self.public.as_ref().and_then(|p| p.log().current()) {
-            self.round.update(self.game_round, self.number, g);
+            let key = crate::sink::ledger::GameKey::of(&self.id, g);
+            self.round.update(self.game_round, self.number, &key, g);
         }
         self.publish_public_state();
     }

@@ -771,6 +771,36 @@ mod tests {
     }
 
     #[test]
+    fn a_swapped_board_gives_each_player_the_points_and_colour_they_played() {
+        let example: &[u8] = include_bytes!("../../../tests/data/trf/fide-example.trf");
+        let trf = parse(example).unwrap();
+        let b = trf.boards(4)[0];
+        let (paired_white, paired_black) = (b.white, b.black);
+        // Played the other way round, and White (the paired Black) won.
+        let results = BTreeMap::from([(b.board, "1-0".to_string())]);
+        let filled = trf.fill_played(4, &results, &BTreeSet::from([b.board]));
+        assert_eq!(filled.written, [b.board]);
+        let back = parse(&filled.bytes).unwrap();
+        let entry = |rank: u32| back.players[&rank].rounds[3];
+        assert_eq!(entry(paired_black).result, Some(Code::Win));
+        assert_eq!(entry(paired_black).colour, Some(Colour::White));
+        assert_eq!(entry(paired_white).result, Some(Code::Loss));
+        assert_eq!(entry(paired_white).colour, Some(Colour::Black));
+        // The points add up: one point more in the file than before.
+        let total = |t: &Trf| t.players.values().filter_map(|p| p.points).sum::<u32>();
+        assert_eq!(total(&back), total(&trf) + 10);
+        // Read as paired, the same result credits the paired White.
+        let plain = parse(&trf.fill_results(4, &results).bytes).unwrap();
+        assert_eq!(
+            plain.players[&paired_white].rounds[3].result,
+            Some(Code::Win)
+        );
+        // Read back, the pairing program sees the game as played.
+        let played = back.boards(4).into_iter().find(|x| x.white == paired_black);
+        assert_eq!(played.and_then(|x| x.file_result()).as_deref(), Some("1-0"));
+    }
+
+    #[test]
     fn edits_pad_a_short_line_and_keep_multibyte_names() {
         let mut edits = BTreeMap::new();
         edits.insert(3, b'x');

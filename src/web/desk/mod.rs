@@ -34,6 +34,7 @@ use super::tools::{DECISION_WAIT, outcome};
 use super::{Views, form_field};
 use crate::control::{OperatorCommand, Request};
 use crate::desk::live::Desk;
+use crate::pipeline::correct::IN_PROGRESS;
 use crate::tournament::Player;
 
 /// The page, built into the binary.
@@ -393,16 +394,21 @@ async fn start(
     // answer in parallel).
     let mut waiting = Vec::new();
     for (sensor, pairing) in &starts {
+        // A game in progress goes on: the round's game is its next.
         let command = OperatorCommand::StartGame {
             round,
             board: pairing.board,
             white: Some(pairing.white.clone()),
             black: Some(pairing.black.clone()),
+            keep_game: true,
         };
         waiting.push((sensor, dispatch(&views, sensor, command, &who)));
     }
     let deadline = tokio::time::Instant::now() + DECISION_WAIT;
     let mut failed = Vec::new();
+    // Boards whose game was under way: it goes on, and the round's game
+    // starts on them when the start position stands after it.
+    let mut kept = Vec::new();
     for (sensor, sent) in waiting {
         let answer = match sent {
             Ok(rx) => tokio::time::timeout_at(deadline, rx)
@@ -412,15 +418,19 @@ async fn start(
             Err(_) => None,
         };
         match answer {
+            Some(ack) if ack.accepted && ack.message.starts_with(IN_PROGRESS) => {
+                kept.push(format!("{sensor} ({})", ack.message));
+            }
             Some(ack) if ack.accepted => {}
             Some(ack) => failed.push(format!("board {sensor}: {}", ack.message)),
             None => failed.push(format!("board {sensor}: no answer")),
         }
     }
     let detail = format!(
-        "round {round} on {} boards, {} not started",
+        "round {round} on {} boards, {} not started, {} still playing their game",
         starts.len(),
-        failed.len()
+        failed.len(),
+        kept.len()
     );
     on_desk(&desk, move |d| {
         d.started(round);
@@ -433,12 +443,20 @@ async fn start(
         failed = failed.len(),
         "desk: round started"
     );
+    let still = if kept.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; still playing their game, which goes on (the round's game starts when the start position stands after it): {}",
+            kept.join("; ")
+        )
+    };
     if failed.is_empty() {
         let n = starts.len();
         (
             StatusCode::OK,
             format!(
-                "round {round} started on {n} board{}: each takes up a new game with its players\n",
+                "round {round} started on {n} board{}: each takes up a new game with its players{still}\n",
                 if n == 1 { "" } else { "s" }
             ),
         )
@@ -447,7 +465,7 @@ async fn start(
         fail(
             StatusCode::CONFLICT,
             format!(
-                "round {round} started, but not everywhere: {}",
+                "round {round} started, but not everywhere: {}{still}",
                 failed.join("; ")
             ),
         )
