@@ -2,6 +2,7 @@
 
 mod check;
 mod demo;
+mod pipe;
 mod platform;
 mod trf;
 
@@ -331,13 +332,17 @@ enum YesNo {
 }
 
 fn main() -> ExitCode {
+    pipe::quiet_on_closed_pipe();
     let cli = Cli::parse();
     match run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // Standard output closed under the command (`| head`): done.
+        Err(e) if pipe::closed(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            // One line: the error and its causes.
+            // One line: the error and its causes, with any control
+            // character a file or a name brought in shown escaped.
             let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-            eprintln!("boardcast: {}", chain.join(": "));
+            eprintln!("boardcast: {}", boardcast::text::shown(&chain.join(": ")));
             ExitCode::FAILURE
         }
     }
