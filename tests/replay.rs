@@ -344,8 +344,8 @@ fn final_moves(events: &[boardcast::event::Event]) -> Vec<(u32, String)> {
 
 /// Issue 58, part 4: a daemon killed while a move was provisional. The
 /// earlier session reads the capture live, keeping its record of what it
-/// published, and is killed 0.5 s after ply 11 was made (shown
-/// provisional, not final yet); the resume announces ply 11 as a final
+/// published, and is killed 1.5 s after ply 11 was made (shown
+/// provisional, not final yet: the final time is 2.4 s); the resume announces ply 11 as a final
 /// `move`, once, and a later resume announces nothing again.
 #[test]
 fn a_resume_announces_once_the_move_a_killed_session_left_provisional() {
@@ -365,8 +365,8 @@ fn a_resume_announces_once_the_move_a_killed_session_left_provisional() {
     let capture = dir.path().join("1-20261207T140000Z.capture");
     std::fs::write(&capture, sim::dgt::capture_text(&session, &[])).unwrap();
 
-    // The earlier session, live: every reading, then half a second, then
-    // the kill (no shutdown: nothing more fires).
+    // The earlier session, live: every reading, then 1.5 s, then the kill
+    // (no shutdown: nothing more fires).
     let earlier = Kept::default();
     {
         let text = std::fs::read_to_string(&capture).unwrap();
@@ -382,7 +382,7 @@ fn a_resume_announces_once_the_move_a_killed_session_left_provisional() {
             let chunk = chunk.unwrap();
             s.handle_bytes(chunk.t_ms, chunk.dir, &chunk.bytes);
         }
-        s.advance_to(s.now() + 500);
+        s.advance_to(s.now() + 1_500);
     }
     let earlier = earlier.0.lock().unwrap().clone();
     let expected: Vec<(u32, String)> = (1..).zip(game.sans[..11].iter().cloned()).collect();

@@ -333,19 +333,7 @@ enum YesNo {
 
 fn main() -> ExitCode {
     pipe::quiet_on_closed_pipe();
-    let cli = Cli::parse();
-    match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        // Standard output closed under the command (`| head`): done.
-        Err(e) if pipe::closed(&e) => ExitCode::SUCCESS,
-        Err(e) => {
-            // One line: the error and its causes, with any control
-            // character a file or a name brought in shown escaped.
-            let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-            eprintln!("boardcast: {}", boardcast::text::shown(&chain.join(": ")));
-            ExitCode::FAILURE
-        }
-    }
+    pipe::exit_code(run(Cli::parse()))
 }
 
 fn send_correction(path: &Path, board: &str, correction: Correction, timeout: f64) -> Result<()> {

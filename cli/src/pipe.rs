@@ -1,7 +1,8 @@
-//! A closed pipe on standard output ends a command quietly, as Unix tools
-//! do: `boardcast trf pairings --pairings F | head -1` prints its first
-//! line and exits with status 0, with no panic and no message, when `head`
-//! has read what it wanted and closed the pipe.
+//! How a command ends: its error as one line, control characters escaped;
+//! and a closed pipe on standard output ends it quietly, as Unix tools do:
+//! `boardcast trf pairings --pairings F | head -1` prints its first line
+//! and exits with status 0, with no panic and no message, when `head` has
+//! read what it wanted and closed the pipe.
 //!
 //! Design: Rust ignores `SIGPIPE`, so a write to a closed pipe returns
 //! `EPIPE` (`BrokenPipe`) instead of ending the process. Both ways a
@@ -13,6 +14,23 @@
 //! binary, and a peer that hangs up must never kill it.
 
 use std::io;
+use std::process::ExitCode;
+
+/// How a command ends: success; standard output closed under it (`|
+/// head`), also success, quietly; else one line on standard error, the
+/// error and its causes, with any control character a file or a name
+/// brought in shown escaped ([`boardcast::text::shown`]), and failure.
+pub(crate) fn exit_code(result: anyhow::Result<()>) -> ExitCode {
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if closed(&e) => ExitCode::SUCCESS,
+        Err(e) => {
+            let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
+            eprintln!("boardcast: {}", boardcast::text::shown(&chain.join(": ")));
+            ExitCode::FAILURE
+        }
+    }
+}
 
 /// Installs the panic hook that ends the process with status 0 when a
 /// `print!` or `println!` finds standard output closed; every other panic
