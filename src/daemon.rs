@@ -474,11 +474,13 @@ fn start_boards(
             board_session(config, services, round, i, clock);
         let recorder = recorder(config, b, session, resumed_from.as_deref());
         // The arbiter's decisions are kept beside the first capture of the
-        // chain whose alerts they name.
+        // chain whose alerts they name, and so is the record of what was
+        // published (for the next resume).
         if let Some(first) =
             first.or_else(|| recorder.as_ref().map(|r| r.capture_path().to_owned()))
         {
             live.set_decisions(crate::session::Journal::of_chain(&first));
+            live.keep_published_in(&first);
         }
         let task = BoardTask::new(
             b.clone(),

@@ -2,6 +2,7 @@
 
 mod check;
 mod demo;
+mod pipe;
 mod platform;
 mod trf;
 
@@ -331,16 +332,8 @@ enum YesNo {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            // One line: the error and its causes.
-            let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-            eprintln!("boardcast: {}", chain.join(": "));
-            ExitCode::FAILURE
-        }
-    }
+    pipe::quiet_on_closed_pipe();
+    pipe::exit_code(run(Cli::parse()))
 }
 
 fn send_correction(path: &Path, board: &str, correction: Correction, timeout: f64) -> Result<()> {

@@ -89,6 +89,9 @@ pub struct Session {
     wall_epoch_ms: u64,
     /// Its part of the round's report: alerts, decisions, games' rounds.
     records: Records,
+    /// The record-making events the game held when it was taken up, every
+    /// one of them published by now ([`published`]).
+    record_events: u64,
 }
 
 impl Session {
@@ -128,6 +131,7 @@ impl Session {
             public: None,
             wall_epoch_ms: crate::wall::unix_ms(),
             records: Records::default(),
+            record_events: 0,
         }
     }
 
@@ -239,9 +243,12 @@ impl Session {
     /// Takes up the game of an earlier session: `capture` (and the
     /// captures it resumed) is replayed through this board's pipeline.
     /// The games go to the record; their events are not published again
-    /// (the earlier session did). A game shorter than the PGN the earlier
-    /// session wrote beside `capture` raises an action alert
-    /// ([`published`]). Returns the captures replayed.
+    /// (the earlier session did), except those it had not published final
+    /// (a move still provisional when it was killed, made final at the
+    /// replay's end): by the record of what was published, they are
+    /// published now, once ([`published`]). A game shorter than the PGN
+    /// the earlier session wrote beside `capture` raises an action alert.
+    /// Returns the captures replayed.
     pub fn resume(
         &mut self,
         capture: &std::path::Path,
@@ -279,6 +286,9 @@ impl Session {
         // (`Diagnostic::QuietClear`, which the chain's replay does not
         // hand on).
         self.disagrees &= !self.pipeline.shows_game();
+        // What the earlier session had not published final, published
+        // now (the live view; the delayed one takes up its journal below).
+        self.announce_unpublished(chain.first().map(|p| p.as_path()), &events);
         // Fewer moves than the earlier session published: the arbiter is told.
         self.check_resume_against_record(capture);
         // Players fixed by a correction in the captures stay fixed.
