@@ -592,7 +592,8 @@ fn demo(args: DemoArgs) -> Result<()> {
     } else {
         PathBuf::from(format!("{}demo", boardcast::port::memory::PREFIX))
     };
-    let config = demo::config(&opts, &folder)?;
+    let mut config = demo::config(&opts, &folder)?;
+    config.broadcast.public_alerts = true; // one page shows all (docs/broadcast.md)
     init_logging(&config.log)?;
     println!(
         "boardcast demo: {} simulated boards at {}x speed\n  live page: http://{}/   (arbiter view: http://{}/?arbiter)\n  MQTT: mqtt://{} topics {}/#\n  Ctrl-C stops.",

@@ -349,7 +349,7 @@ async fn a_board_mid_game_with_no_recorder_data_raises_an_unrecognised_alert() {
     let alert = sub
         .wait_for("an unrecognised alert", LONG, |msgs| {
             msgs.iter()
-                .filter(|m| m.topic == "lost/board/1/event")
+                .filter(|m| m.topic == "lost/arbiter/board/1/event")
                 .map(|m| m.json())
                 .find(|e| e["type"] == "alert" && e["kind"] == "unrecognised")
         })
@@ -614,7 +614,7 @@ async fn a_full_disk_under_the_recorder_loses_no_move_and_recording_resumes_when
     let missing: Vec<_> = sub
         .messages()
         .into_iter()
-        .filter(|m| m.topic == "full/board/1/event" && m.at > restarted)
+        .filter(|m| m.topic == "full/arbiter/board/1/event" && m.at > restarted)
         .map(|m| m.json())
         .filter(|e| e["type"] == "alert" && e["kind"] == "unrecognised")
         .collect();

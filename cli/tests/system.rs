@@ -25,6 +25,7 @@ mod cluster;
 mod control;
 mod daemon;
 mod delay_drills;
+mod delay_fold;
 mod desk;
 mod desk_round;
 mod draughts_xiangqi_binary;
@@ -35,6 +36,7 @@ mod hub;
 mod listeners;
 mod live_games;
 mod livechess;
+mod public_alerts;
 // Leader placement is used by the failover bench only.
 #[path = "../../tests/corpora.rs"]
 mod corpora;

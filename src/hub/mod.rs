@@ -201,7 +201,8 @@ pub async fn run(
                 cfg.web_login.password.as_deref(),
                 cfg.control.secret.as_ref().map(|s| s.as_str()),
                 cfg.web_login.session,
-            );
+            )
+            .with_public_alerts(cfg.public_alerts);
             Some(
                 WebServer::start_for(addr, &[], audience, cfg.web_limits)
                     .await
@@ -256,7 +257,9 @@ pub async fn run(
         outgoing: outgoing_tx,
     };
     let journals = (cfg.delay_ms > 0).then(|| cfg.state_dir.clone());
-    let mut model = HubModel::new(&cfg.mqtt.prefix, cfg.delay_ms).with_journals(journals);
+    let mut model = HubModel::new(&cfg.mqtt.prefix, cfg.delay_ms)
+        .with_journals(journals)
+        .with_public_alerts(cfg.public_alerts);
     let result = follow(&cfg, &mut model, &mut sinks, &mut outgoing, shutdown).await;
     let _ = stop_writer.send(());
     let _ = writer.await;
