@@ -256,7 +256,7 @@ mod tests {
         assert_eq!(journal(tmp.path()), [line(1)]);
         assert_eq!(
             names(tmp.path()),
-            ["actions.jsonl", "password", "pairings.trf", "state.json"]
+            ["actions.jsonl", "pairings.trf", "password", "state.json"]
         );
         // A state that does not read is left, and the desk starts empty.
         std::fs::write(tmp.path().join("desk/state.json"), b"{").unwrap();
