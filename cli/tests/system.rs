@@ -26,6 +26,7 @@ mod control;
 mod daemon;
 mod delay_drills;
 mod desk;
+mod desk_disk;
 mod draughts_xiangqi_binary;
 mod families_live;
 mod games;
