@@ -455,10 +455,10 @@ async fn clients_that_never_finish_their_requests_starve_neither_the_boards_nor_
 
 /// Mounts a tmpfs of `size` on `dir` (the test runs as root); unmounted
 /// on drop.
-struct Tmpfs(PathBuf);
+pub(crate) struct Tmpfs(PathBuf);
 
 impl Tmpfs {
-    fn mount(dir: &Path, size: &str) -> Tmpfs {
+    pub(crate) fn mount(dir: &Path, size: &str) -> Tmpfs {
         std::fs::create_dir_all(dir).unwrap();
         let out = std::process::Command::new("mount")
             .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])

@@ -27,6 +27,7 @@ mod daemon;
 mod delay_drills;
 mod delay_fold;
 mod desk;
+mod desk_disk;
 mod desk_round;
 mod draughts_xiangqi_binary;
 mod families_live;

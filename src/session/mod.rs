@@ -220,12 +220,12 @@ impl Session {
                 .update_live(self.game_round, self.number, &key, g);
         }
         let public = match &self.public {
-            None => self.log.current(),
-            Some(p) => p.log().current(),
+            None => self.log.current().map(|g| self.folder_copy(g)),
+            Some(p) => p.log().current().cloned(),
         };
         if let Some(g) = public {
-            let key = GameKey::of(&self.id, g);
-            self.round.update(self.game_round, self.number, &key, g);
+            let key = GameKey::of(&self.id, &g);
+            self.round.update(self.game_round, self.number, &key, &g);
         }
         self.publish_state(t);
         self.publish_public_state();
@@ -322,6 +322,17 @@ impl Session {
             }
         }
         Ok(chain)
+    }
+
+    /// The live game `g` as the PGN folder shows it without a delay: the
+    /// folder is the public's, so it holds no alert's sentence unless
+    /// alerts are public (`[broadcast] public_alerts`).
+    fn folder_copy(&self, g: &crate::sink::record::GameRecord) -> crate::sink::record::GameRecord {
+        let mut g = g.clone();
+        if !self.outputs.public_alerts {
+            g.irregularities.clear();
+        }
+        g
     }
 
     /// Whether a game was taken up and is still in progress (no result).
@@ -593,7 +604,13 @@ impl Session {
             self.pgn_dirty = true;
             if let Some(g) = self.log.current() {
                 let key = GameKey::of(&self.id, g);
-                if self.public.is_none() {
+                if self.public.is_none() && !self.outputs.public_alerts {
+                    let public = self.folder_copy(g);
+                    self.round
+                        .update_live(self.game_round, self.number, &key, g);
+                    self.round
+                        .update(self.game_round, self.number, &key, &public);
+                } else if self.public.is_none() {
                     self.round
                         .update_both(self.game_round, self.number, &key, g);
                 } else {
