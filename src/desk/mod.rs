@@ -270,38 +270,15 @@ impl DeskState {
         let typed = self.typed.get(&round);
         let boards = trf.boards(round);
         for b in &boards {
-            let sensor = self
-                .assigned
-                .iter()
-                .find(|(s, n)| **n == b.board && sensors.contains(s))
-                .map(|(s, _)| s.clone());
             let typed = typed.and_then(|t| t.get(&b.board)).cloned();
-            let result = results
-                .get(&b.board)
-                .filter(|r| RESULTS.contains(&r.as_str()))
-                .cloned();
-            let source = match (&typed, &result) {
-                (Some(_), _) => Some(Source::Typed),
-                (None, Some(_)) => games.sources.get(&b.board).copied(),
-                (None, None) => None,
-            };
-            if sensor.is_none() && typed.is_none() {
+            let planned = self.planned(trf, b, sensors, typed, &results, games);
+            if planned.sensor.is_none() && planned.typed.is_none() {
                 plan.warnings.push(format!(
                     "pairing board {} has no sensor board: type its result when the game ends",
                     b.board
                 ));
             }
-            plan.pairings.push(PlannedBoard {
-                board: b.board,
-                white: trf.player(b.white),
-                black: trf.player(b.black),
-                sensor,
-                typed,
-                result,
-                source: source.map(Source::name),
-                swapped: games.swapped.contains(&b.board),
-                file: b.file_result(),
-            });
+            plan.pairings.push(planned);
         }
         for s in sensors {
             match self.assigned.get(s) {
@@ -339,6 +316,45 @@ impl DeskState {
             })
             .collect();
         plan
+    }
+
+    /// Pairing `b` of `trf` as the plan shows it: its sensor board among
+    /// `sensors`, the result `typed` for it, and its result in `results`
+    /// (typed ones over the games') with how it came.
+    fn planned(
+        &self,
+        trf: &Trf,
+        b: &crate::tournament::trf::TrfBoard,
+        sensors: &[String],
+        typed: Option<String>,
+        results: &BTreeMap<u32, String>,
+        games: &RoundGames,
+    ) -> PlannedBoard {
+        let sensor = self
+            .assigned
+            .iter()
+            .find(|(s, n)| **n == b.board && sensors.contains(s))
+            .map(|(s, _)| s.clone());
+        let result = results
+            .get(&b.board)
+            .filter(|r| RESULTS.contains(&r.as_str()))
+            .cloned();
+        let source = match (&typed, &result) {
+            (Some(_), _) => Some(Source::Typed),
+            (None, Some(_)) => games.sources.get(&b.board).copied(),
+            (None, None) => None,
+        };
+        PlannedBoard {
+            board: b.board,
+            white: trf.player(b.white),
+            black: trf.player(b.black),
+            sensor,
+            typed,
+            result,
+            source: source.map(Source::name),
+            swapped: games.swapped.contains(&b.board),
+            file: b.file_result(),
+        }
     }
 
     /// The games to start for the chosen round: each sensor board among

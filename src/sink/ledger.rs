@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 use tracing::{info, warn};
 
 use super::record::GameRecord;
+use crate::tournament::Pairing;
 
 /// Which game a record is: the sensor board that played it and the time
 /// (the board's daemon milliseconds) its game started there.
@@ -120,17 +121,20 @@ pub struct Ledger {
 struct Entry {
     key: GameKey,
     record: Arc<GameRecord>,
+    /// The players as they played it (after a swap, the other way round
+    /// from the pairing), when known.
+    players: Option<Pairing>,
 }
 
 impl Ledger {
-    /// Files `record` (game `key`) under board `board` of round `round`,
-    /// unless another game closed that pairing.
+    /// Files `record` (game `key`, played by `players`) under board
+    /// `board` of round `round`, unless another game closed that pairing.
     pub fn file(
         &mut self,
-        round: u32,
-        board: u32,
+        (round, board): (u32, u32),
         key: &GameKey,
         record: Arc<GameRecord>,
+        players: Option<Pairing>,
     ) -> Filed {
         match self.entries.get(&(round, board)) {
             Some(e) if e.key != *key && closed(&e.record) => {
@@ -139,26 +143,32 @@ impl Ledger {
                     result: e.record.result_token().to_string(),
                 };
             }
-            Some(e) if e.key == *key && *e.record == *record => return Filed::Same,
+            Some(e) if e.key == *key && *e.record == *record && e.players == players => {
+                return Filed::Same;
+            }
             _ => {}
         }
-        self.entries.insert(
-            (round, board),
-            Entry {
-                key: key.clone(),
-                record,
-            },
-        );
+        let entry = Entry {
+            key: key.clone(),
+            record,
+            players,
+        };
+        self.entries.insert((round, board), entry);
         Filed::Kept
     }
 
     /// Puts back an entry read from the journal (it wins over what is
-    /// there).
-    fn restore(&mut self, round: u32, board: u32, key: GameKey, record: Option<GameRecord>) {
-        match record {
+    /// there); one open again removes it.
+    fn restore(&mut self, line: Line) {
+        let (round, board, key) = (line.round, line.board, line.key);
+        match line.record.filter(closed) {
             Some(record) => {
-                let record = Arc::new(record);
-                self.entries.insert((round, board), Entry { key, record });
+                let entry = Entry {
+                    key,
+                    record: Arc::new(record),
+                    players: line.players,
+                };
+                self.entries.insert((round, board), entry);
             }
             None => {
                 if self
@@ -175,6 +185,43 @@ impl Ledger {
     /// The game filed under board `board` of round `round`.
     pub fn get(&self, round: u32, board: u32) -> Option<&Arc<GameRecord>> {
         self.entries.get(&(round, board)).map(|e| &e.record)
+    }
+
+    /// Sets the players of the game filed under `seat` (an operator's
+    /// correction of that pairing's players); returns its key and record
+    /// when there is one.
+    pub fn set_players(
+        &mut self,
+        seat: (u32, u32),
+        players: Pairing,
+    ) -> Option<(GameKey, Arc<GameRecord>)> {
+        let e = self.entries.get_mut(&seat)?;
+        e.players = Some(players);
+        Some((e.key.clone(), Arc::clone(&e.record)))
+    }
+
+    /// Whether the game filed under `seat` is `key` and closed.
+    pub fn closed_by(&self, seat: (u32, u32), key: &GameKey) -> bool {
+        self.entries
+            .get(&seat)
+            .is_some_and(|e| e.key == *key && closed(&e.record))
+    }
+
+    /// The players who played the closed game filed under board `board`
+    /// of round `round`, when known.
+    pub fn closed_players(&self, round: u32, board: u32) -> Option<&Pairing> {
+        let e = self.entries.get(&(round, board))?;
+        if closed(&e.record) {
+            e.players.as_ref()
+        } else {
+            None
+        }
+    }
+
+    /// The players who played the game filed under board `board` of round
+    /// `round`, when known.
+    pub fn players(&self, round: u32, board: u32) -> Option<&Pairing> {
+        self.entries.get(&(round, board))?.players.as_ref()
     }
 
     /// The rounds with a game filed.
@@ -214,6 +261,9 @@ struct Line {
     key: GameKey,
     #[serde(default)]
     record: Option<GameRecord>,
+    /// The players as they played it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    players: Option<Pairing>,
 }
 
 /// The ledger's file in the recorder folder (`<recorder>/ledger.jsonl`).
@@ -247,8 +297,7 @@ impl Journal {
                             View::Live => &mut *live,
                             View::Public => &mut *public,
                         };
-                        let record = line.record.filter(closed);
-                        ledger.restore(line.round, line.board, line.key, record);
+                        ledger.restore(line);
                         restored += 1;
                     }
                     Err(e) => {
@@ -276,7 +325,7 @@ impl Journal {
         (round, board): (u32, u32),
         key: &GameKey,
         before: Option<&GameRecord>,
-        record: &GameRecord,
+        (record, players): (&GameRecord, Option<&Pairing>),
     ) {
         let was = before.is_some_and(closed);
         if !closed(record) && !was {
@@ -288,6 +337,7 @@ impl Journal {
             board,
             key: key.clone(),
             record: Some(record.clone()),
+            players: players.cloned(),
         };
         let mut bytes = serde_json::to_vec(&line).expect("ledger lines serialise");
         bytes.push(b'\n');
@@ -347,25 +397,25 @@ mod tests {
     fn a_closed_game_is_changed_only_by_itself() {
         let mut l = Ledger::default();
         assert_eq!(
-            l.file(3, 4, &key("b4", 10), game(12, None, 10)),
+            l.file((3, 4), &key("b4", 10), game(12, None, 10), None),
             Filed::Kept
         );
         // An open game is replaced by a later one (a restart).
         assert_eq!(
-            l.file(3, 4, &key("b4", 20), game(11, None, 20)),
+            l.file((3, 4), &key("b4", 20), game(11, None, 20), None),
             Filed::Kept
         );
         assert_eq!(
-            l.file(3, 4, &key("b4", 20), game(12, Some("1/2-1/2"), 20)),
+            l.file((3, 4), &key("b4", 20), game(12, Some("1/2-1/2"), 20), None),
             Filed::Kept
         );
         assert_eq!(
-            l.file(3, 4, &key("b4", 20), game(12, Some("1/2-1/2"), 20)),
+            l.file((3, 4), &key("b4", 20), game(12, Some("1/2-1/2"), 20), None),
             Filed::Same
         );
         // The pieces set up again: the next game is refused.
         assert_eq!(
-            l.file(3, 4, &key("b4", 90), game(0, None, 90)),
+            l.file((3, 4), &key("b4", 90), game(0, None, 90), None),
             Filed::Refused {
                 holder: key("b4", 20),
                 result: "1/2-1/2".into()
@@ -373,13 +423,13 @@ mod tests {
         );
         // So is another sensor board given the pairing.
         assert!(matches!(
-            l.file(3, 4, &key("b7", 20), game(0, None, 20)),
+            l.file((3, 4), &key("b7", 20), game(0, None, 20), None),
             Filed::Refused { .. }
         ));
         assert_eq!(l.get(3, 4).unwrap().sans.len(), 12);
         // The game itself corrected (a result set by the operator).
         assert_eq!(
-            l.file(3, 4, &key("b4", 20), game(12, Some("1-0"), 20)),
+            l.file((3, 4), &key("b4", 20), game(12, Some("1-0"), 20), None),
             Filed::Kept
         );
         assert_eq!(l.of_round(3)[0].1.result_token(), "1-0");
@@ -392,15 +442,27 @@ mod tests {
         let (mut live, mut public) = (Ledger::default(), Ledger::default());
         let mut j = Journal::open(dir.path(), &mut live, &mut public);
         let done = game(12, Some("0-1"), 5);
-        j.note(View::Live, (1, 1), &key("a", 5), None, &done);
-        j.note(View::Public, (1, 1), &key("a", 5), None, &done);
+        j.note(View::Live, (1, 1), &key("a", 5), None, (&done, None));
+        j.note(View::Public, (1, 1), &key("a", 5), None, (&done, None));
         let other = game(30, Some("1-0"), 7);
-        j.note(View::Live, (1, 2), &key("b", 7), None, &other);
+        j.note(View::Live, (1, 2), &key("b", 7), None, (&other, None));
         // Board 2's game taken back past its end: open again.
         let open = game(29, None, 7);
-        j.note(View::Live, (1, 2), &key("b", 7), Some(&other), &open);
+        j.note(
+            View::Live,
+            (1, 2),
+            &key("b", 7),
+            Some(&other),
+            (&open, None),
+        );
         // An open game filed over nothing closed writes nothing.
-        j.note(View::Live, (1, 3), &key("c", 1), None, &game(3, None, 1));
+        j.note(
+            View::Live,
+            (1, 3),
+            &key("c", 1),
+            None,
+            (&game(3, None, 1), None),
+        );
         let text = std::fs::read_to_string(dir.path().join(FILE)).unwrap();
         assert_eq!(text.lines().count(), 4);
         // A torn last line (a full disk) loses nothing after it.
@@ -416,7 +478,7 @@ mod tests {
             (2, 1),
             &key("a", 99),
             None,
-            &game(1, Some("1-0"), 99),
+            (&game(1, Some("1-0"), 99), None),
         );
         let (mut live, mut public) = (Ledger::default(), Ledger::default());
         Journal::open(dir.path(), &mut live, &mut public);
@@ -425,5 +487,29 @@ mod tests {
         assert!(live.get(1, 2).is_none(), "reopened");
         assert!(live.get(1, 3).is_none());
         assert_eq!(live.get(2, 1).unwrap().result_token(), "1-0");
+        // The players as they played are kept with the game.
+        let swapped = Pairing {
+            board: 3,
+            white: crate::tournament::Player {
+                name: "Black, Paired".into(),
+                ..Default::default()
+            },
+            black: crate::tournament::Player {
+                name: "White, Paired".into(),
+                ..Default::default()
+            },
+        };
+        let mut j = Journal::open(dir.path(), &mut Ledger::default(), &mut Ledger::default());
+        let won = game(9, Some("1-0"), 3);
+        j.note(
+            View::Live,
+            (1, 3),
+            &key("c", 3),
+            None,
+            (&won, Some(&swapped)),
+        );
+        let mut live = Ledger::default();
+        Journal::open(dir.path(), &mut live, &mut Ledger::default());
+        assert_eq!(live.players(1, 3), Some(&swapped));
     }
 }

@@ -304,15 +304,17 @@ impl Round {
         };
         let paired = trf.pairings(round);
         let same = |a: &Player, b: &Player| a.name == b.name && a.fide_id == b.fide_id;
-        state
-            .overrides
-            .range((round, 0)..=(round, u32::MAX))
-            .filter(|((_, b), played)| {
-                paired
-                    .board(*b)
-                    .is_some_and(|p| same(&p.white, &played.black) && same(&p.black, &played.white))
+        let live = self.ledger(View::Live);
+        paired
+            .pairings
+            .iter()
+            .filter(|p| {
+                let played = live
+                    .closed_players(round, p.board)
+                    .or_else(|| state.overrides.get(&(round, p.board)));
+                played.is_some_and(|x| same(&p.white, &x.black) && same(&p.black, &x.white))
             })
-            .map(|((_, b), _)| *b)
+            .map(|p| p.board)
             .collect()
     }
 
@@ -393,7 +395,11 @@ impl Round {
 
     /// The PGN tags of board `board`'s game in round `round`.
     pub fn tags(&self, round: u32, board: u32) -> Tags {
-        let pairing = self.pairing_in(round, board);
+        let played = self
+            .ledger(View::Live)
+            .closed_players(round, board)
+            .cloned();
+        let pairing = played.or_else(|| self.pairing_in(round, board));
         let state = self.state.read().expect("round state lock");
         tags_for(&state.event, round, board, pairing.as_ref())
     }
@@ -409,15 +415,29 @@ impl Round {
     /// writing.
     pub fn set_players_in(&self, round: u32, board: u32, white: Player, black: Player) {
         let mut state = self.state.write().expect("round state lock");
-        state.overrides.insert(
-            (round, board),
-            Pairing {
-                board,
-                white,
-                black,
-            },
-        );
+        let pairing = Pairing {
+            board,
+            white,
+            black,
+        };
+        state.overrides.insert((round, board), pairing.clone());
         drop(state);
+        // The game filed there is played by them (a closed game too: this
+        // is a correction of that pairing).
+        for view in [View::Live, View::Public] {
+            let mut ledger = self.ledger(view);
+            if let Some((key, record)) = ledger.set_players((round, board), pairing.clone())
+                && let Some(j) = self.journal.lock().expect("round journal lock").as_mut()
+            {
+                j.note(
+                    view,
+                    (round, board),
+                    &key,
+                    Some(&record),
+                    (&record, Some(&pairing)),
+                );
+            }
+        }
         self.mark(round, Some(board));
     }
 
@@ -453,16 +473,26 @@ impl Round {
     /// journal; a game refused (another closed the pairing) is said once
     /// in the log.
     fn file(&self, view: View, seat: (u32, u32), key: &GameKey, record: Arc<GameRecord>) -> bool {
-        let ledger = match view {
-            View::Live => &self.live,
-            View::Public => &self.games,
-        };
-        let mut ledger = ledger.lock().expect("round ledger lock");
+        let pairing = self.pairing_in(seat.0, seat.1);
+        let mut ledger = self.ledger(view);
         let before = ledger.get(seat.0, seat.1).cloned();
-        match ledger.file(seat.0, seat.1, key, Arc::clone(&record)) {
+        // A closed game keeps the players it was played by (a file read
+        // again for the round does not undo a swap); an operator's
+        // correction of them sets them (`set_players_in`).
+        let players = match ledger.players(seat.0, seat.1) {
+            Some(p) if ledger.closed_by(seat, key) => Some(p.clone()),
+            _ => pairing,
+        };
+        match ledger.file(seat, key, Arc::clone(&record), players.clone()) {
             Filed::Kept => {
                 if let Some(j) = self.journal.lock().expect("round journal lock").as_mut() {
-                    j.note(view, seat, key, before.as_deref(), &record);
+                    j.note(
+                        view,
+                        seat,
+                        key,
+                        before.as_deref(),
+                        (&record, players.as_ref()),
+                    );
                 }
                 true
             }
@@ -481,6 +511,16 @@ impl Round {
                 false
             }
         }
+    }
+
+    /// `view`'s ledger, locked.
+    fn ledger(&self, view: View) -> std::sync::MutexGuard<'_, Ledger> {
+        match view {
+            View::Live => &self.live,
+            View::Public => &self.games,
+        }
+        .lock()
+        .expect("round ledger lock")
     }
 
     /// Marks `round` for writing, with `board`'s game file.

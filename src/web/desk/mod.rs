@@ -461,8 +461,15 @@ async fn start(
         round,
         boards = starts.len(),
         failed = failed.len(),
+        still_playing = kept.len(),
         "desk: round started"
     );
+    started(round, starts.len(), &failed, &kept)
+}
+
+/// The answer to a round's start on `n` boards: the boards that did not
+/// start (`failed`), and those whose game goes on (`kept`).
+fn started(round: u32, n: usize, failed: &[String], kept: &[String]) -> Response {
     let still = if kept.is_empty() {
         String::new()
     } else {
@@ -472,7 +479,6 @@ async fn start(
         )
     };
     if failed.is_empty() {
-        let n = starts.len();
         (
             StatusCode::OK,
             format!(
