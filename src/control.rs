@@ -83,7 +83,9 @@ pub enum OperatorCommand {
     },
     /// The board plays board `board` of round `round` from now on: its
     /// game ends (as `restart`) and the next one belongs to that round and
-    /// pairing board (the operator's desk starts a round with it).
+    /// pairing board (the operator's desk starts a round with it). With
+    /// `keep_game`, a game in progress (a move played, no result) goes on
+    /// and the seat is its next game's.
     StartGame {
         /// The round.
         round: u32,
@@ -96,6 +98,10 @@ pub enum OperatorCommand {
         /// Black, likewise.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         black: Option<Player>,
+        /// A game in progress goes on: the seat is the board's next game's
+        /// (what the desk sends; without it the game ends as `restart`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        keep_game: bool,
     },
     /// An arbiter's decision about one of the board's alerts.
     Decide {
@@ -150,6 +156,7 @@ impl OperatorCommand {
                 board,
                 white,
                 black,
+                ..
             } => {
                 if *round == 0 || *board == 0 || *round > 99 || *board > 9999 {
                     return Err(format!(

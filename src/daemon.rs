@@ -112,14 +112,16 @@ fn public_view(config: &Config, id: &str) -> Option<PublicView> {
     let epoch = crate::wall::unix_ms();
     let Some(dir) = &config.recorder else {
         warn!(board = %id, "no recorder folder: the broadcast delay's waiting events are not journalled and a restart loses them for the public");
-        return Some(PublicView::new(delay, epoch));
+        return Some(
+            PublicView::new(delay, epoch).with_public_alerts(config.broadcast.public_alerts),
+        );
     };
     let path = dir.join(format!("{id}.public.jsonl"));
     match PublicView::with_journal(delay, epoch, &path) {
-        Ok(view) => Some(view),
+        Ok(view) => Some(view.with_public_alerts(config.broadcast.public_alerts)),
         Err(e) => {
             warn!(board = %id, error = %e, "the broadcast delay journal cannot be used; the delay goes on without it");
-            Some(PublicView::new(delay, epoch))
+            Some(PublicView::new(delay, epoch).with_public_alerts(config.broadcast.public_alerts))
         }
     }
 }
@@ -228,7 +230,8 @@ impl Services {
                         config.web_login.password.as_deref(),
                         config.control.secret.as_ref().map(|s| s.as_str()),
                         config.web_login.session,
-                    ),
+                    )
+                    .with_public_alerts(config.broadcast.public_alerts),
                     config.web_limits,
                 )
                 .await
@@ -366,6 +369,11 @@ fn round(config: &Config) -> (Arc<Round>, Option<LastGood>) {
         config.event.asked_round,
         config.event.pgn_dir.clone(),
     );
+    // Results kept beside the captures: a restart finds every game that
+    // ended, whatever the board has played since.
+    if let Some(dir) = &config.recorder {
+        round.keep_ledger_in(dir);
+    }
     let mut keeper = config
         .event
         .pairings
@@ -469,11 +477,13 @@ fn start_boards(
             board_session(config, services, round, i, clock);
         let recorder = recorder(config, b, session, resumed_from.as_deref());
         // The arbiter's decisions are kept beside the first capture of the
-        // chain whose alerts they name.
+        // chain whose alerts they name, and so is the record of what was
+        // published (for the next resume).
         if let Some(first) =
             first.or_else(|| recorder.as_ref().map(|r| r.capture_path().to_owned()))
         {
             live.set_decisions(crate::session::Journal::of_chain(&first));
+            live.keep_published_in(&first);
         }
         let task = BoardTask::new(
             b.clone(),
@@ -534,7 +544,9 @@ fn board_session(
         Session::new(
             &setup,
             config.reconstructor,
-            services.outputs(i),
+            services
+                .outputs(i)
+                .with_public_alerts(config.broadcast.public_alerts),
             Arc::clone(round),
             b.number,
         )

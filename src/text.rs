@@ -12,16 +12,38 @@ pub const MAX_BOARD_NUMBER: u32 = 9_999;
 /// The longest name, event or site accepted, in characters.
 pub const MAX_TEXT: usize = 200;
 
+/// Text read from outside as an error or a log line shows it: control
+/// characters escaped (`\0`, `\n`, `\u{1b}`), everything else as it is
+/// (names in any script stay readable). So no field of a file (an escape
+/// sequence in a player's name, a NUL, a newline) can move the
+/// terminal's cursor, change its colours or start a forged line.
+pub fn shown(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_control() {
+            out.extend(c.escape_debug());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// Checks a name, event or site where it enters: at most [`MAX_TEXT`]
 /// characters and no control characters (a newline in a player's name
 /// would otherwise reach PGN tags and capture headers). The error names
-/// the key.
+/// the key and shows the text escaped ([`shown`]).
 pub fn check_text(key: &str, value: Option<&str>) -> Result<(), String> {
     let Some(value) = value else {
         return Ok(());
     };
     if let Some(c) = value.chars().find(|c| c.is_control()) {
-        return Err(format!("{key}: control character {:?} is not allowed", c));
+        let value: String = value.chars().take(MAX_TEXT).collect();
+        return Err(format!(
+            "{key}: control character {:?} is not allowed (in \"{}\")",
+            c,
+            shown(&value)
+        ));
     }
     let n = value.chars().count();
     if n > MAX_TEXT {
@@ -267,6 +289,18 @@ mod tests {
             "12?[Event \"X\"]?[2J"
         );
         assert_eq!(board_text(&"9".repeat(1000)).len(), MAX_ID);
+    }
+
+    #[test]
+    fn text_from_outside_is_shown_with_its_control_characters_escaped() {
+        assert_eq!(shown("Müller, Jörg"), "Müller, Jörg");
+        assert_eq!(shown("Smith\u{1b}[2J, J\0x\n"), "Smith\\u{1b}[2J, J\\0x\\n");
+        let e = check_text("name", Some("Ba\u{1b}[31mker")).unwrap_err();
+        assert_eq!(
+            e,
+            "name: control character '\\u{1b}' is not allowed (in \"Ba\\u{1b}[31mker\")"
+        );
+        assert!(!e.contains('\u{1b}'), "{e}");
     }
 
     #[test]

@@ -328,3 +328,112 @@ fn a_resume_shorter_than_the_published_record_raises_an_action_alert() {
     assert_eq!(listed.len(), 1, "{:?}", report.alerts);
     assert_eq!((listed[0].seq, &listed[0].message), (0, &alerts[0]));
 }
+
+/// The final moves among `events`, as (ply, SAN).
+fn final_moves(events: &[boardcast::event::Event]) -> Vec<(u32, String)> {
+    events
+        .iter()
+        .filter_map(|e| match &e.kind {
+            boardcast::event::EventKind::Move { ply, notation, .. } => {
+                Some((*ply, notation.clone()))
+            }
+            _ => None,
+        })
+        .collect()
+}
+
+/// Issue 58, part 4: a daemon killed while a move was provisional. The
+/// earlier session reads the capture live, keeping its record of what it
+/// published, and is killed 1.5 s after ply 11 was made (shown
+/// provisional, not final yet: the final time is 2.4 s); the resume announces ply 11 as a final
+/// `move`, once, and a later resume announces nothing again.
+#[test]
+fn a_resume_announces_once_the_move_a_killed_session_left_provisional() {
+    use boardcast::event::EventKind;
+    let (game, _) = clean_capture();
+    let mut session = sim::simulate(&game, &mut Clean, 5, false);
+    let made = session
+        .truth
+        .iter()
+        .find_map(|t| match t {
+            sim::Truth::Ply { ply: 11, at } => Some(*at),
+            _ => None,
+        })
+        .expect("ply 11");
+    session.readings.retain(|(t, _)| *t <= made);
+    let dir = tempfile::tempdir().unwrap();
+    let capture = dir.path().join("1-20261207T140000Z.capture");
+    std::fs::write(&capture, sim::dgt::capture_text(&session, &[])).unwrap();
+
+    // The earlier session, live: every reading, then 1.5 s, then the kill
+    // (no shutdown: nothing more fires).
+    let earlier = Kept::default();
+    {
+        let text = std::fs::read_to_string(&capture).unwrap();
+        let (header, reader) = boardcast::capture::Reader::new(text.as_bytes()).unwrap();
+        let setup = boardcast::setup::BoardSetup::of_header(&header).unwrap();
+        let round =
+            boardcast::sink::round::Round::new(Default::default(), Default::default(), None, None)
+                .unwrap();
+        let outputs = boardcast::session::Outputs::none().with_arbiter(earlier.clone());
+        let mut s = boardcast::session::Session::new(&setup, Config::default(), outputs, round, 1);
+        s.keep_published_in(&capture);
+        for chunk in reader {
+            let chunk = chunk.unwrap();
+            s.handle_bytes(chunk.t_ms, chunk.dir, &chunk.bytes);
+        }
+        s.advance_to(s.now() + 1_500);
+    }
+    let earlier = earlier.0.lock().unwrap().clone();
+    let expected: Vec<(u32, String)> = (1..).zip(game.sans[..11].iter().cloned()).collect();
+    assert_eq!(
+        final_moves(&earlier),
+        expected[..10],
+        "ply 11 not final at the kill"
+    );
+    assert!(
+        earlier
+            .iter()
+            .any(|e| matches!(e.kind, EventKind::Provisional { ply: 11, .. })),
+        "ply 11 shown provisional: {earlier:#?}"
+    );
+
+    // The restart: ply 11 announced final, once, and nothing else of the
+    // record again.
+    let later = Kept::default();
+    let (mut s, _) = resumed_session(
+        &capture,
+        boardcast::session::Outputs::none().with_arbiter(later.clone()),
+    );
+    s.advance_to(s.now() + 1);
+    s.keep_published_in(&capture);
+    drop(s);
+    let later = later.0.lock().unwrap().clone();
+    let announced: Vec<&EventKind> = later
+        .iter()
+        .map(|e| &e.kind)
+        .filter(|k| boardcast::session::published::makes_the_record(k))
+        .collect();
+    assert_eq!(final_moves(&later), expected[10..], "{announced:#?}");
+    assert_eq!(announced.len(), 1, "{announced:#?}");
+    let mut all = final_moves(&earlier);
+    all.extend(final_moves(&later));
+    assert_eq!(all, expected, "every ply final exactly once");
+
+    // Killed again at once: the next resume announces nothing again.
+    let again = Kept::default();
+    resumed_session(
+        &capture,
+        boardcast::session::Outputs::none().with_arbiter(again.clone()),
+    );
+    assert!(final_moves(&again.0.lock().unwrap()).is_empty());
+    // A chain without the record (an earlier version's captures) announces
+    // nothing again either.
+    std::fs::remove_file(capture.with_extension("published")).unwrap();
+    let legacy = Kept::default();
+    resumed_session(
+        &capture,
+        boardcast::session::Outputs::none().with_arbiter(legacy.clone()),
+    );
+    assert!(final_moves(&legacy.0.lock().unwrap()).is_empty());
+}

@@ -449,6 +449,62 @@ fn each_game_keeps_its_seat_and_a_second_start_leaves_the_game_on() {
     );
 }
 
+/// The desk's start (`keep_game`) pressed at ply 10 of a game: the game
+/// goes on under its own seat, every later move is read, and the board's
+/// next game (the start position set up after it) takes the seat.
+#[test]
+fn the_desks_start_leaves_a_game_in_progress_on_and_seats_the_next() {
+    let (a, first, _) = played(0, 16, 0, 21);
+    let mut lines: Vec<&str> = first.lines().collect();
+    // Pressed between ply 10 and ply 11.
+    let moves_at: Vec<usize> = (0..lines.len())
+        .filter(|&i| !lines[i].starts_with('#'))
+        .collect();
+    let half = moves_at[moves_at.len() * 10 / 16];
+    let at: u64 = lines[half].split(' ').next().unwrap().parse().unwrap();
+    let start = r#"{"command":"start_game","round":3,"board":7,"white":{"name":"White, Seven"},"black":{"name":"Black, Seven"},"keep_game":true,"by":"desk: 127.0.0.1"}"#;
+    let pressed = command_lines(&[(at, start)]);
+    lines.insert(half + 1, pressed.trim_end());
+    let mut text = lines.join("\n");
+    text.push('\n');
+    let last: u64 = first
+        .lines()
+        .rev()
+        .find_map(|l| l.split(' ').next()?.parse().ok())
+        .unwrap();
+    let (b, second, _) = played(1, 6, last + 5_000, 22);
+    text.push_str(&second);
+    let replay = replay_reader(text.as_bytes(), Config::default(), "keep".as_ref()).unwrap();
+    let games = replay.log.games();
+    assert_eq!(games.len(), 2);
+    assert_eq!(games[0].sans, a.sans, "no ply of the game on is lost");
+    assert_eq!(games[1].sans, b.sans);
+    let message = replay
+        .events
+        .iter()
+        .find_map(|(_, e)| match &e.kind {
+            EventKind::Correction { message, .. } => Some(message.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert!(
+        message.starts_with(boardcast::pipeline::correct::IN_PROGRESS),
+        "{message}"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("1.capture");
+    std::fs::write(&path, &text).unwrap();
+    let (round, state, report) = resumed(&path);
+    assert_eq!(state.number, 7, "the next game took the seat");
+    let rounds: Vec<u32> = report.games.iter().map(|g| g.round).collect();
+    assert_eq!(rounds, [1, 3]);
+    assert!(
+        round.round_pgn(3).contains("[White \"White, Seven\"]"),
+        "{}",
+        round.round_pgn(3)
+    );
+}
+
 /// `turn_round` before any game is on changes nothing and says why: the
 /// way round is read from the start position.
 #[test]

@@ -612,3 +612,56 @@ fn trf_is_read_by_extension_or_by_content() {
         assert_eq!(file.pairings.board(1).unwrap().black.name, "B");
     }
 }
+
+/// Issue 60, item 3: a file between rounds (round 2 finished, round 3
+/// with only the byes asked for entered). The paperwork reads round 2,
+/// the last round with a board, and names round 3 in one line; asked for
+/// by number, round 3 is not paired; the daemon's configured file still
+/// gives no boards for round 3.
+#[test]
+fn the_paperwork_reads_the_last_round_with_a_board_and_names_a_round_of_byes() {
+    use boardcast::tournament::{NotPaired, RoundOfRecord};
+    let t = trf::parse(&bytes("byes-ahead.trf")).unwrap();
+    assert_eq!(t.paired_rounds(), [1, 2]);
+    let byes = NotPaired::ByesOnly {
+        round: 3,
+        players: vec![2, 5],
+        last: Some(2),
+    };
+    assert_eq!(
+        t.round_of_record(None),
+        Ok(RoundOfRecord {
+            round: 2,
+            later: Some(byes.clone()),
+        })
+    );
+    assert_eq!(
+        byes.note(2),
+        "round 3 has only byes entered (players 2, 5), not paired yet: round 2 is read"
+    );
+    assert_eq!(
+        t.round_of_record(Some(1)),
+        Ok(RoundOfRecord {
+            round: 1,
+            later: None,
+        })
+    );
+    assert_eq!(t.round_of_record(Some(3)), Err(byes.clone()));
+    // The live daemon's reading is unchanged: round 3 is the one to be
+    // played, not paired yet.
+    assert_eq!(t.choose_round(None), Err(byes));
+    // Round 2's boards in F.1 order, with their results.
+    let boards: Vec<(u32, u32, Option<String>)> = t
+        .boards(2)
+        .iter()
+        .map(|b| (b.white, b.black, b.file_result()))
+        .collect();
+    assert_eq!(
+        boards,
+        [
+            (2, 1, Some("1/2-1/2".into())),
+            (4, 3, Some("0-1".into())),
+            (6, 5, Some("1-0".into())),
+        ]
+    );
+}

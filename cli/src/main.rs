@@ -2,6 +2,7 @@
 
 mod check;
 mod demo;
+mod pipe;
 mod platform;
 mod trf;
 
@@ -331,16 +332,8 @@ enum YesNo {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    match run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            // One line: the error and its causes.
-            let chain: Vec<String> = e.chain().map(|c| c.to_string()).collect();
-            eprintln!("boardcast: {}", chain.join(": "));
-            ExitCode::FAILURE
-        }
-    }
+    pipe::quiet_on_closed_pipe();
+    pipe::exit_code(run(Cli::parse()))
 }
 
 fn send_correction(path: &Path, board: &str, correction: Correction, timeout: f64) -> Result<()> {
@@ -599,7 +592,8 @@ fn demo(args: DemoArgs) -> Result<()> {
     } else {
         PathBuf::from(format!("{}demo", boardcast::port::memory::PREFIX))
     };
-    let config = demo::config(&opts, &folder)?;
+    let mut config = demo::config(&opts, &folder)?;
+    config.broadcast.public_alerts = true; // one page shows all (docs/broadcast.md)
     init_logging(&config.log)?;
     println!(
         "boardcast demo: {} simulated boards at {}x speed\n  live page: http://{}/   (arbiter view: http://{}/?arbiter)\n  MQTT: mqtt://{} topics {}/#\n  Ctrl-C stops.",

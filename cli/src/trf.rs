@@ -21,7 +21,8 @@ pub(crate) enum TrfCommand {
         /// The TRF file the pairing program exported.
         #[arg(long)]
         pairings: PathBuf,
-        /// The round (default: the last round the file pairs).
+        /// The round (default: the last round with a board; a later round
+        /// with only byes entered is named, not read).
         #[arg(long)]
         round: Option<u32>,
     },
@@ -40,7 +41,8 @@ pub(crate) enum TrfCommand {
         /// output).
         #[arg(long)]
         out: Option<PathBuf>,
-        /// The round (default: the last round the file pairs).
+        /// The round (default: the last round with a board; a later round
+        /// with only byes entered is named, not read).
         #[arg(long)]
         round: Option<u32>,
         /// Exit non-zero when a result differs between a game and the file.
@@ -64,12 +66,18 @@ pub(crate) fn run(command: TrfCommand) -> Result<()> {
 }
 
 /// Reads a TRF file and the round to use: `asked` when the file pairs it,
-/// else its round to be played ([`Trf::choose_round`]).
+/// else the last round with a board ([`Trf::round_of_record`]); a later
+/// round with only byes entered is named on standard error, in one line.
 fn read(path: &Path, asked: Option<u32>) -> Result<(Trf, u32)> {
     let bytes = read_pairings_bytes(path)?;
     let file = parse_trf(&bytes, &path.display().to_string())?;
-    let round = match file.choose_round(asked) {
-        Ok(round) => round,
+    let round = match file.round_of_record(asked) {
+        Ok(read) => {
+            if let Some(later) = &read.later {
+                eprintln!("boardcast: {}: {}", path.display(), later.note(read.round));
+            }
+            read.round
+        }
         Err(why) => bail!("{}: {why}", path.display()),
     };
     if let Some(asked) = asked

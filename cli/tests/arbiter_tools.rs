@@ -83,7 +83,7 @@ async fn an_alert_replayed_decided_and_reported_across_a_restart_in_chromium() {
             Duration::from_secs(90),
             |msgs| {
                 msgs.iter()
-                    .filter(|m| m.topic == "at/board/x1/event")
+                    .filter(|m| m.topic == "at/arbiter/board/x1/event")
                     .map(|m| m.json())
                     .find(|e| {
                         e["type"] == "alert" && e["kind"] == "illegal_move" && e["cleared"] != true
@@ -215,7 +215,7 @@ async fn an_alert_replayed_decided_and_reported_across_a_restart_in_chromium() {
     let decision = sub
         .wait_for("the decision event", Duration::from_secs(15), |msgs| {
             msgs.iter()
-                .filter(|m| m.topic == "at/board/x1/event")
+                .filter(|m| m.topic == "at/arbiter/board/x1/event")
                 .map(|m| m.json())
                 .find(|e| e["type"] == "decision")
         })

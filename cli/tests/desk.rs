@@ -24,7 +24,7 @@ use crate::web::{open_browser, wait_for};
 
 const PASSWORD: &str = "desk password 45";
 /// Eight players; round 1 played, round 2 paired with blank results.
-const TRF: &str = "tests/data/trf/desk-round-2.trf";
+pub(crate) const TRF: &str = "tests/data/trf/desk-round-2.trf";
 
 fn screenshot(name: &str) -> PathBuf {
     let target = std::env::var_os("CARGO_TARGET_DIR")
@@ -426,7 +426,7 @@ async fn a_whole_round_run_from_the_desk_in_chromium_across_a_restart() {
 
 /// A form POST to the page at `port` from the page itself (its `Origin`),
 /// with the session `cookie`: the status and the reply.
-fn post_form(port: u16, path: &str, body: &str, cookie: &str) -> (u16, String) {
+pub(crate) fn post_form(port: u16, path: &str, body: &str, cookie: &str) -> (u16, String) {
     request(
         port,
         &format!(
@@ -437,7 +437,7 @@ fn post_form(port: u16, path: &str, body: &str, cookie: &str) -> (u16, String) {
 }
 
 /// A GET with the session `cookie`.
-fn get_with(port: u16, path: &str, cookie: &str) -> (u16, String) {
+pub(crate) fn get_with(port: u16, path: &str, cookie: &str) -> (u16, String) {
     request(
         port,
         &format!("GET {path} HTTP/1.1\r\nHost: x\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"),
@@ -445,7 +445,7 @@ fn get_with(port: u16, path: &str, cookie: &str) -> (u16, String) {
 }
 
 /// The session a login's reply sets (`name=value`).
-fn session_cookie(reply: &str) -> String {
+pub(crate) fn session_cookie(reply: &str) -> String {
     reply
         .lines()
         .find_map(|l| {

@@ -145,8 +145,10 @@ async fn millennium_certabo_and_open_protocol_boards_play_through_the_live_daemo
             "{} board: no move retracted or repeated",
             protocol.name()
         );
-        let errors: Vec<&serde_json::Value> = events
-            .iter()
+        // Alerts are the arbiters' (issue 58).
+        let errors: Vec<serde_json::Value> = sub
+            .json_on(&format!("fam/arbiter/board/{name}/event"))
+            .into_iter()
             .filter(|e| {
                 e["type"] == "alert" && (e["severity"] == "error" || e["severity"] == "action")
             })

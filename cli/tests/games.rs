@@ -21,6 +21,18 @@ pub fn boardcast() -> Command {
 /// each game's mainline in SAN as python-chess writes it. Panics with python-chess's own words if it
 /// reports any error in any game.
 pub fn python_chess_mainlines(pgn: &str) -> Vec<Vec<String>> {
+    serde_json::from_value(python_chess(pgn, "sans")).expect("mainlines")
+}
+
+/// Parses PGN text with python-chess (as [`python_chess_mainlines`]) and
+/// returns each game's tags (a JSON object of tag to value).
+pub fn python_chess_headers(pgn: &str) -> Vec<serde_json::Value> {
+    serde_json::from_value(python_chess(pgn, "headers")).expect("headers")
+}
+
+/// Each game of `pgn` as python-chess reads it: its mainline (`sans`) or
+/// its tags (`headers`).
+fn python_chess(pgn: &str, what: &str) -> serde_json::Value {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("games.pgn");
     std::fs::write(&path, pgn).unwrap();
@@ -35,6 +47,9 @@ with open(sys.argv[1], encoding="utf-8") as f:
         if game.errors:
             print("ERRORS", [str(e) for e in game.errors], file=sys.stderr)
             sys.exit(3)
+        if sys.argv[2] == "headers":
+            out.append(dict(game.headers))
+            continue
         board = game.board()
         sans = []
         for move in game.mainline_moves():
@@ -48,6 +63,7 @@ print(json.dumps(out))
     let output = Command::new("python3")
         .arg(py.path())
         .arg(&path)
+        .arg(what)
         .output()
         .expect("python3 runs (CI installs python-chess)");
     assert!(

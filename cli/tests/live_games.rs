@@ -206,8 +206,10 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
             ("red", "white")
         };
         assert!(clock[has].is_u64() && clock.get(lacks).is_none(), "{state}");
-        let errors: Vec<&serde_json::Value> = all
-            .iter()
+        // Alerts are the arbiters' (issue 58).
+        let errors: Vec<serde_json::Value> = sub
+            .json_on(&format!("lg/arbiter/board/{name}/event"))
+            .into_iter()
             .filter(|e| e["type"] == "alert" && e["severity"] == "error")
             .collect();
         assert!(errors.is_empty(), "{name}: {errors:#?}");
@@ -437,8 +439,10 @@ async fn draughts_on_millennium_certabo_and_dgt_boards_plays_live_as_in_replay()
         );
         let all = sub.json_on(&events);
         assert!(all.iter().all(|e| e["game"] == "draughts"), "{all:#?}");
-        let errors: Vec<&serde_json::Value> = all
-            .iter()
+        // Alerts are the arbiters' (issue 58).
+        let errors: Vec<serde_json::Value> = sub
+            .json_on(&format!("vd/arbiter/board/{name}/event"))
+            .into_iter()
             .filter(|e| e["type"] == "alert" && e["severity"] == "error")
             .collect();
         assert!(errors.is_empty(), "{family}: {errors:#?}");
@@ -585,7 +589,8 @@ async fn draughts_and_xiangqi_games_resume_after_the_daemon_is_killed() {
         assert_eq!(&strings(&state["id"]), want, "{name}: {state}");
         assert_eq!(state["game"], 1, "{name}: one game, resumed: {state}");
         assert_eq!(state["game_type"], game.name(), "{state}");
-        let all = sub.json_on(&format!("rs/board/{name}/event"));
+        // Alerts are the arbiters' (issue 58).
+        let all = sub.json_on(&format!("rs/arbiter/board/{name}/event"));
         let errors: Vec<&serde_json::Value> = all
             .iter()
             .filter(|e| e["type"] == "alert" && e["severity"] == "error" && e["cleared"] != true)

@@ -349,7 +349,7 @@ async fn a_board_mid_game_with_no_recorder_data_raises_an_unrecognised_alert() {
     let alert = sub
         .wait_for("an unrecognised alert", LONG, |msgs| {
             msgs.iter()
-                .filter(|m| m.topic == "lost/board/1/event")
+                .filter(|m| m.topic == "lost/arbiter/board/1/event")
                 .map(|m| m.json())
                 .find(|e| e["type"] == "alert" && e["kind"] == "unrecognised")
         })
@@ -455,10 +455,10 @@ async fn clients_that_never_finish_their_requests_starve_neither_the_boards_nor_
 
 /// Mounts a tmpfs of `size` on `dir` (the test runs as root); unmounted
 /// on drop.
-struct Tmpfs(PathBuf);
+pub(crate) struct Tmpfs(PathBuf);
 
 impl Tmpfs {
-    fn mount(dir: &Path, size: &str) -> Tmpfs {
+    pub(crate) fn mount(dir: &Path, size: &str) -> Tmpfs {
         std::fs::create_dir_all(dir).unwrap();
         let out = std::process::Command::new("mount")
             .args(["-t", "tmpfs", "-o", &format!("size={size}"), "tmpfs"])
@@ -614,7 +614,7 @@ async fn a_full_disk_under_the_recorder_loses_no_move_and_recording_resumes_when
     let missing: Vec<_> = sub
         .messages()
         .into_iter()
-        .filter(|m| m.topic == "full/board/1/event" && m.at > restarted)
+        .filter(|m| m.topic == "full/arbiter/board/1/event" && m.at > restarted)
         .map(|m| m.json())
         .filter(|e| e["type"] == "alert" && e["kind"] == "unrecognised")
         .collect();
@@ -656,4 +656,113 @@ async fn a_recorder_folder_that_cannot_be_made_leaves_the_boards_running() {
         daemon.log()
     );
     drop(daemon);
+}
+
+/// The final moves on `topic`, as (ply, SAN), among `msgs` (those that
+/// arrived before `before`, when given).
+fn final_moves_on(
+    msgs: &[crate::util::Msg],
+    topic: &str,
+    before: Option<tokio::time::Instant>,
+) -> Vec<(u64, String)> {
+    msgs.iter()
+        .filter(|m| m.topic == topic && before.is_none_or(|b| m.at < b))
+        .map(|m| m.json())
+        .filter(|e| e["type"] == "move")
+        .map(|e| {
+            (
+                e["ply"].as_u64().unwrap(),
+                e["san"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// Issue 58, part 4: the daemon killed (`kill -9`) while a move is
+/// provisional, its readings already in the capture. The restarted
+/// daemon announces it as a final `move`: every ply of the game reaches
+/// the event topics (the public's, with no delay, and the arbiters') as a
+/// final move exactly once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_provisional_at_a_kill_reaches_the_event_topic_final_exactly_once() {
+    if !crate::util::require(&[crate::util::Tool::Mosquitto]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let broker = Broker::start();
+    let sub = Subscriber::connect(broker.port, "prov/#", "watcher", false).await;
+    let g = game(5, Some(10));
+    // Four seconds over every move: a move is provisional from its settle
+    // time until it has stood the final time (2.4 s), no clock, no reply.
+    let opts = SimOptions {
+        pace: boardcast_sim::pty::Pace::Compressed {
+            think_ms: 4000,
+            factor: 10,
+        },
+        ..SimOptions::fast("40051")
+    };
+    let a = SimBoard::new(dir.path(), "a", g.clone(), 33, opts);
+    let config = write_config(dir.path(), broker.port, "prov", &[board_conf("a", &a)]);
+    let arbiter = "prov/arbiter/board/a/event";
+    let public = "prov/board/a/event";
+    let mut daemon = Daemon::start(&config);
+    wait_ply(&sub, "prov", "a", 2).await;
+    // The kill: 1.2 s after a move was shown provisional (the recorder
+    // flushes the capture every 0.5 s), while it is not final yet.
+    let mut tries = 0;
+    let (provisional, killed) = loop {
+        tries += 1;
+        assert!(tries < 5, "never caught a provisional move");
+        let (ply, shown) = sub
+            .wait_for("a move shown provisional", LONG, |msgs| {
+                let last = msgs.iter().rev().find(|m| m.topic == arbiter)?;
+                let e = last.json();
+                // Shown just now (not one about to be final by time).
+                let fresh = last.at.elapsed() < Duration::from_millis(400);
+                (fresh && e["type"] == "provisional" && e["withdrawn"] != true)
+                    .then(|| (e["ply"].as_u64().unwrap(), last.at))
+            })
+            .await;
+        tokio::time::sleep_until(shown + Duration::from_millis(1200)).await;
+        let finals = final_moves_on(&sub.messages(), arbiter, None);
+        if finals.iter().all(|(p, _)| *p != ply) {
+            daemon.crash();
+            break (ply, tokio::time::Instant::now());
+        }
+    };
+    // What the killed daemon published: every ply before the provisional
+    // one final, that one not.
+    let msgs = sub.messages();
+    let expected: Vec<(u64, String)> = (1..).zip(g.sans.iter().cloned()).collect();
+    for topic in [public, arbiter] {
+        assert_eq!(
+            final_moves_on(&msgs, topic, Some(killed)),
+            expected[..provisional as usize - 1],
+            "{topic} before the kill"
+        );
+    }
+    assert!(
+        provisional < g.sans.len() as u64,
+        "the game goes on after it"
+    );
+
+    let mut daemon = Daemon::start(&config);
+    wait_state(&sub, "prov", "a", &g.sans).await;
+    // The last move's final time, and a little more.
+    tokio::time::sleep(Duration::from_millis(3000)).await;
+    let msgs = sub.messages();
+    for topic in [public, arbiter] {
+        assert_eq!(
+            final_moves_on(&msgs, topic, None),
+            expected,
+            "every ply final on {topic} exactly once, in order"
+        );
+    }
+    let log = daemon.log();
+    assert!(
+        log.lines()
+            .any(|l| l.contains("had not published final") && l.contains("announced=1")),
+        "the restart announced the provisional move:\n{log}"
+    );
+    assert!(daemon.stop().success());
 }

@@ -25,7 +25,10 @@ mod cluster;
 mod control;
 mod daemon;
 mod delay_drills;
+mod delay_fold;
 mod desk;
+mod desk_disk;
+mod desk_round;
 mod draughts_xiangqi_binary;
 mod families_live;
 mod games;
@@ -34,6 +37,7 @@ mod hub;
 mod listeners;
 mod live_games;
 mod livechess;
+mod public_alerts;
 // Leader placement is used by the failover bench only.
 #[path = "../../tests/corpora.rs"]
 mod corpora;
@@ -44,6 +48,7 @@ mod real_games_oracle;
 mod recovery;
 mod replay_binary;
 mod results_folder;
+mod round_ledger;
 mod tournament;
 mod util;
 mod web;

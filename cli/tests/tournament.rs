@@ -441,3 +441,201 @@ async fn the_daemon_starts_on_a_pairings_file_that_does_not_read() {
     );
     assert_eq!(std::fs::read(&copy).unwrap(), good, "the copy stays whole");
 }
+
+/// `tests/data/trf/byes-ahead.trf`: round 2 finished, round 3 with only
+/// byes entered (see its README).
+fn byes_ahead() -> std::path::PathBuf {
+    Path::new(crate::ROOT).join("tests/data/trf/byes-ahead.trf")
+}
+
+/// Round 2 of `byes-ahead.trf` as the boards' PGN has it.
+const BYES_AHEAD_ROUND_2: &str = "[Event \"Byes Ahead Open\"]\n[Round \"2.1\"]\n[White \"Berg, Ingrid\"]\n[Black \"Aalto, Mikko\"]\n[Result \"1/2-1/2\"]\n\n1/2-1/2\n\n\
+[Event \"Byes Ahead Open\"]\n[Round \"2.2\"]\n[White \"Dahl, Sofie\"]\n[Black \"Costa, Rui\"]\n[Result \"0-1\"]\n\n0-1\n\n\
+[Event \"Byes Ahead Open\"]\n[Round \"2.3\"]\n[White \"Fischer, Jonas\"]\n[Black \"Esposito, Luca\"]\n[Result \"1-0\"]\n\n1-0\n";
+
+/// Issue 60, item 3: a file between rounds, as pairing programs export it
+/// (round 2 finished, the byes asked for in round 3 entered before round 3
+/// is paired). With no `--round`, `trf pairings` and `trf results` read
+/// round 2, the last round with a board, and name round 3 in one line on
+/// standard error; round 2's results are filled from the games.
+#[test]
+fn trf_commands_without_a_round_read_the_last_paired_round_of_a_file_with_byes_ahead() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = byes_ahead();
+    let note = "round 3 has only byes entered (players 2, 5), not paired yet: round 2 is read";
+    let out = trf_command(&["pairings".as_ref(), "--pairings".as_ref(), file.as_os_str()]);
+    let (text, err) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(out.status.success(), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(err.contains(note), "{err}");
+    assert!(text.starts_with("round 2\n"), "{text}");
+    assert!(
+        text.contains("board 1: Berg, Ingrid 2280 - Aalto, Mikko 2350  (1/2-1/2)"),
+        "{text}"
+    );
+
+    let pgn = dir.path().join("round-2.pgn");
+    std::fs::write(&pgn, BYES_AHEAD_ROUND_2).unwrap();
+    let results = |pairings: &Path, out: &Path| {
+        trf_command(&[
+            "results".as_ref(),
+            "--pairings".as_ref(),
+            pairings.as_os_str(),
+            "--pgn".as_ref(),
+            pgn.as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+            "--check".as_ref(),
+        ])
+    };
+    // The file as exported: round 2's results are in, the games agree.
+    let written = dir.path().join("written.trf");
+    let out = results(&file, &written);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains(note), "{err}");
+    assert!(
+        err.contains("round 2: 3 boards, 3 finished games, 0 results written, 0 differing"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read(&written).unwrap(),
+        std::fs::read(&file).unwrap()
+    );
+
+    // Exported before round 2's results were entered (byes of round 3
+    // already there): the results filled from the games, nothing else.
+    let text = std::fs::read_to_string(&file).unwrap();
+    let blank: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("001") {
+                format!("{} {}\n", &l[..108], &l[109..])
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    let unplayed = dir.path().join("unplayed.trf");
+    std::fs::write(&unplayed, &blank).unwrap();
+    let out = results(&unplayed, &written);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("round 2: 3 boards, 3 finished games, 3 results written, 0 differing"),
+        "{err}"
+    );
+    let back = boardcast::tournament::trf::parse(&std::fs::read(&written).unwrap()).unwrap();
+    let got: Vec<Option<String>> = back.boards(2).iter().map(|b| b.file_result()).collect();
+    assert_eq!(
+        got,
+        [
+            Some("1/2-1/2".into()),
+            Some("0-1".into()),
+            Some("1-0".into())
+        ]
+    );
+}
+
+/// Issue 60, item 5: a field that brings an escape sequence, or a NUL in a
+/// player's name, is shown escaped in the one-line error, which names the
+/// line; neither byte reaches the terminal.
+#[test]
+fn control_characters_in_a_trf_file_are_shown_escaped_in_errors_naming_their_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(byes_ahead()).unwrap();
+    let cases = [
+        (
+            "escape.trf",
+            text.replace(
+                "Ingrid                      2280",
+                "Ingrid                      \u{1b}[1m",
+            ),
+            "line 13: rating `\\u{1b}[1m` (columns 49-52) is not a number",
+        ),
+        (
+            "nul.trf",
+            text.replace("Berg, Ingrid", "Berg,\0Ingrid"),
+            "line 13: name: control character '\\0' is not allowed (in \"Berg,\\0Ingrid\")",
+        ),
+    ];
+    for (name, content, want) in cases {
+        assert_ne!(content, text, "{name}: the fault is in the file");
+        let path = dir.path().join(name);
+        std::fs::write(&path, &content).unwrap();
+        let out = trf_command(&["pairings".as_ref(), "--pairings".as_ref(), path.as_os_str()]);
+        assert!(!out.status.success(), "{name}");
+        assert!(
+            !out.stderr.iter().any(|&b| b == 0x1b || b == 0),
+            "{name}: a raw control byte in {:?}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.lines().count(), 1, "{name}: {err}");
+        assert!(err.contains(want), "{name}: {err}");
+        assert!(!err.contains("binary data"), "{name}: {err}");
+    }
+}
+
+/// Issue 60, item 5: `boardcast trf pairings F | head -1` and `boardcast
+/// trf results ... | head -1`: the reader takes one line and closes the
+/// pipe while the command still has much to write; the command ends
+/// quietly with status 0, no panic, nothing on standard error.
+#[test]
+fn a_printing_command_whose_reader_closes_the_pipe_exits_quietly() {
+    use std::io::BufRead;
+    let dir = tempfile::tempdir().unwrap();
+    // 4,000 players paired in round 1: 2,000 boards, far more than a
+    // pipe holds (64 KiB).
+    let mut trf = String::from("012 Pipe Open (made up)\n");
+    for r in 1..=4000u32 {
+        let (opponent, colour) = if r % 2 == 1 {
+            (r + 1, 'w')
+        } else {
+            (r - 1, 'b')
+        };
+        let name = format!("Player {r:04}, Test");
+        trf.push_str(&format!(
+            "001 {r:>4} m    {name:<33} 2000{:39}{opponent:>4} {colour}\n",
+            ""
+        ));
+    }
+    let path = dir.path().join("big.trf");
+    std::fs::write(&path, &trf).unwrap();
+    let pgn = dir.path().join("none.pgn");
+    std::fs::write(&pgn, "").unwrap();
+    let runs: [Vec<&std::ffi::OsStr>; 2] = [
+        vec!["pairings".as_ref(), "--pairings".as_ref(), path.as_os_str()],
+        vec![
+            "results".as_ref(),
+            "--pairings".as_ref(),
+            path.as_os_str(),
+            "--pgn".as_ref(),
+            pgn.as_os_str(),
+        ],
+    ];
+    for args in runs {
+        let mut child = std::process::Command::new(binary())
+            .arg("trf")
+            .args(&args)
+            .env("RUST_BACKTRACE", "1")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        {
+            let mut reader = std::io::BufReader::new(child.stdout.take().unwrap());
+            reader.read_line(&mut first).unwrap();
+        } // `head -1` is done: the pipe is closed.
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!first.is_empty(), "{args:?}: a first line");
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert!(err.is_empty(), "{args:?}: {err}");
+        assert!(out.status.success(), "{args:?}: {:?} {err}", out.status);
+    }
+}

@@ -121,6 +121,7 @@ impl Tool {
                     "cchess" => "cchess==1.25.5",
                     "pyffish" => "pyffish==0.0.90",
                     "websocket" => "websocket-client",
+                    "trf" => "trf==1.1.1",
                     "livechess.local" => "--ignore-requires-python livechess==0.1.0",
                     other => other,
                 };

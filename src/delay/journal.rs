@@ -4,7 +4,9 @@
 //! One file of JSON lines. `{"push":{...}}` records an item as it enters
 //! the line; `{"released":N}` records that every item up to sequence
 //! number `N` has been published (items leave in order, so one number
-//! says it all). A rewrite ([`Journal::compact`], written aside and
+//! says it all); `{"withdrawn":[N,...]}` records that the items so
+//! numbered left the line unreleased (a correction withdrew them, see
+//! [`crate::delay::fold`]): they are never published. A rewrite ([`Journal::compact`], written aside and
 //! renamed, so a crash during it leaves the old file) starts the file with
 //! `{"view":{"seq":N,"data":...}}`, the owner's snapshot of what the public
 //! has seen up to item `N` (opaque JSON here), and `{"shown":{...}}`, the
@@ -53,6 +55,7 @@ pub enum JournalError {
 enum Record<T> {
     Push(Delayed<T>),
     Released(u64),
+    Withdrawn(Vec<u64>),
     Shown(Delayed<T>),
     View(View),
 }
@@ -72,6 +75,7 @@ pub struct View {
 enum RecordRef<'a, T> {
     Push(&'a Delayed<T>),
     Released(u64),
+    Withdrawn(&'a [u64]),
     Shown(&'a Delayed<T>),
     View(&'a View),
 }
@@ -164,6 +168,11 @@ impl<T: Serialize + DeserializeOwned + Clone> Journal<T> {
         self.append(&RecordRef::<T>::Released(seq))
     }
 
+    /// Records that the items numbered `seqs` left the line unreleased.
+    pub fn withdrawn(&mut self, seqs: &[u64]) -> io::Result<()> {
+        self.append(&RecordRef::<T>::Withdrawn(seqs))
+    }
+
     /// Whether enough has been appended that [`Journal::compact`] would
     /// shrink the file noticeably.
     pub fn wants_compaction(&self) -> bool {
@@ -227,6 +236,7 @@ fn read<T: DeserializeOwned + Clone>(reader: impl BufRead) -> io::Result<Recover
         match serde_json::from_slice::<Record<T>>(&line) {
             Ok(Record::Push(d)) => items.push(d),
             Ok(Record::Released(seq)) => released = released.max(seq),
+            Ok(Record::Withdrawn(seqs)) => items.retain(|d| !seqs.contains(&d.seq)),
             Ok(Record::Shown(d)) => {
                 released = released.max(d.seq);
                 shown = Some(d);
@@ -390,6 +400,35 @@ mod tests {
         assert_eq!(rec.skipped, 1);
         assert!(rec.pending.is_empty());
         assert_eq!(rec.shown.map(|d| d.item), Some("e4".to_string()));
+    }
+
+    #[test]
+    fn withdrawn_items_never_come_back_even_when_later_ones_were_released() {
+        let (_dir, path) = journal_path();
+        {
+            let (mut j, _) = Journal::<String>::open(&path).expect("open");
+            let mut line = DelayLine::new(0);
+            for m in ["e4", "Nf6", "e5"] {
+                let d = line.push(0, m.to_string()).clone();
+                j.pushed(&d).unwrap();
+            }
+            // Nf6 (seq 2) withdrawn; e4 released, Nc6 queued, e5 released
+            // (a mark past the withdrawn one).
+            line.withdraw(&[2]);
+            j.withdrawn(&[2]).unwrap();
+            let d = line.pop_due(0).unwrap();
+            j.released(d.seq).unwrap();
+            let d = line.push(1, "Nc6".to_string()).clone();
+            j.pushed(&d).unwrap();
+            let d = line.pop_due(0).unwrap();
+            j.released(d.seq).unwrap();
+        }
+        let (_, rec) = Journal::<String>::open(&path).expect("reopen");
+        let released: Vec<_> = rec.released.iter().map(|d| d.item.as_str()).collect();
+        assert_eq!(released, ["e4", "e5"]);
+        let pending: Vec<_> = rec.pending.iter().map(|d| d.item.as_str()).collect();
+        assert_eq!(pending, ["Nc6"]);
+        assert_eq!(rec.skipped, 0);
     }
 
     #[test]

@@ -16,10 +16,16 @@
 //! takebacks) is made once, live, and shown later unchanged, so the delayed
 //! view is exactly the live view of `delay` ago: clock readings and `%clk`
 //! comments stay true because they are the readings of that moment.
-//! Alerts never enter the public line when a delay is set (the caller
-//! filters them).
+//! Alerts enter the public line only when the configuration makes them
+//! public (`[broadcast] public_alerts`); then they wait like the rest.
+//!
+//! A correction does not simply follow the moves it withdraws: a
+//! `retract` or `takeback` that reaches moves still waiting removes them
+//! from the line and its journal ([`fold`]), so the public never sees a
+//! move the live game no longer had when it was shown.
 
 pub mod config;
+pub mod fold;
 pub mod journal;
 
 use std::collections::VecDeque;
@@ -127,6 +133,12 @@ impl<T> DelayLine<T> {
     pub fn pending(&self) -> impl Iterator<Item = &Delayed<T>> {
         self.items.iter()
     }
+
+    /// Removes the waiting items numbered `seqs` (a correction withdrew
+    /// them before their release).
+    pub fn withdraw(&mut self, seqs: &[u64]) {
+        self.items.retain(|d| !seqs.contains(&d.seq));
+    }
 }
 
 /// What the public sees of one board when a delay is set: the events not
@@ -135,8 +147,10 @@ impl<T> DelayLine<T> {
 ///
 /// Times passed in are the board's daemon milliseconds (`t_ms`); items are
 /// kept with their wall time (`epoch_ms + t`), so that a journal read back
-/// by a later session releases them at the same wall time. Alerts never
-/// enter the line: with a delay they are for the arbiters' live view only.
+/// by a later session releases them at the same wall time. Alerts (and the
+/// arbiters' decisions) enter the line only with
+/// [`PublicView::with_public_alerts`]: otherwise they are for the
+/// arbiters' live view only. A correction folds into the line ([`fold`]).
 #[derive(Debug)]
 pub struct PublicView {
     line: DelayLine<Event>,
@@ -153,6 +167,8 @@ pub struct PublicView {
     /// What the journal held at start-up, for [`PublicView::restore`];
     /// `None` without a journal.
     recovered: Option<journal::Recovered<Event>>,
+    /// Whether alerts and decisions are public (they then wait too).
+    alerts: bool,
 }
 
 /// What [`PublicView::restore`] made of a restart.
@@ -178,7 +194,21 @@ impl PublicView {
             journal: None,
             shown: None,
             recovered: None,
+            alerts: false,
         }
+    }
+
+    /// Lets alerts and the arbiters' decisions through to the public
+    /// (`[broadcast] public_alerts`), a delay late like everything else.
+    pub fn with_public_alerts(mut self, on: bool) -> PublicView {
+        self.alerts = on;
+        self
+    }
+
+    /// Whether `kind` enters the line: never a provisional move, alerts
+    /// and decisions only when they are public.
+    fn admits(&self, kind: &EventKind) -> bool {
+        !matches!(kind, EventKind::Provisional { .. }) && config::is_public(kind, self.alerts)
     }
 
     /// A view whose waiting events are kept in the journal at `path`:
@@ -214,6 +244,7 @@ impl PublicView {
             journal: Some(journal),
             shown: recovered.shown.clone(),
             recovered: Some(recovered),
+            alerts: false,
         };
         view.compact();
         Ok(view)
@@ -257,7 +288,7 @@ impl PublicView {
     pub fn restore(&mut self, history: &[(Millis, Event)], now_wall_ms: u64) -> Restored {
         let public: Vec<(Millis, &Event)> = history
             .iter()
-            .filter(|(_, e)| !matches!(e.kind, EventKind::Alert(_) | EventKind::Decision { .. }))
+            .filter(|(_, e)| self.admits(&e.kind))
             .map(|(t, e)| (*t, e))
             .collect();
         let plan = plan_restore(
@@ -277,9 +308,10 @@ impl PublicView {
         });
         self.line = DelayLine::new(self.line.delay_ms());
         self.ahead = self.log.clone();
+        // Folded as they were live: a move withdrawn while it waited stays
+        // withdrawn, whatever the journal kept of it.
         for (made, e) in plan.waiting {
-            self.ahead.handle(&e);
-            self.line.push(made, e);
+            self.enqueue(made, &e);
         }
         self.compact();
         Restored {
@@ -289,22 +321,27 @@ impl PublicView {
         }
     }
 
-    /// A live event made at `t`: queued for the public unless it is an
-    /// alert or a provisional move (the public sees final moves only, so a
-    /// move corrected before it became final is never shown to it). A
-    /// journal that cannot be written is reported (the event is still
-    /// shown at its time unless the daemon stops meanwhile).
+    /// A live event made at `t`: queued for the public unless it is a
+    /// provisional move (the public sees final moves only, so a move
+    /// corrected before it became final is never shown to it) or an alert
+    /// or decision that is not public. A correction that reaches moves
+    /// still waiting withdraws them, and itself when none of what it
+    /// withdraws was shown ([`fold`]). A journal that cannot be written is
+    /// reported (the event is still shown at its time unless the daemon
+    /// stops meanwhile).
     pub fn push(&mut self, t: Millis, event: &Event) -> std::io::Result<()> {
-        if matches!(
-            event.kind,
-            EventKind::Alert(_) | EventKind::Decision { .. } | EventKind::Provisional { .. }
-        ) {
+        if !self.admits(&event.kind) {
             return Ok(());
         }
-        self.ahead.handle(event);
-        let d = self.line.push(self.epoch_ms + t, event.clone());
-        match &mut self.journal {
-            Some(j) => j.pushed(d),
+        let (folded, queued) = self.enqueue(self.epoch_ms + t, event);
+        let Some(j) = &mut self.journal else {
+            return Ok(());
+        };
+        if !folded.removed.is_empty() {
+            j.withdrawn(&folded.removed)?;
+        }
+        match queued {
+            Some(d) => j.pushed(&d),
             None => Ok(()),
         }
     }
@@ -315,8 +352,11 @@ impl PublicView {
         let mut out = Vec::new();
         let mut last = None;
         while let Some(d) = self.line.pop_due(self.epoch_ms + t) {
-            self.log.handle(&d.item);
-            out.push(d.item.clone());
+            // A journal written with public alerts, read without them.
+            if self.admits(&d.item.kind) {
+                self.log.handle(&d.item);
+                out.push(d.item.clone());
+            }
             last = Some(d);
         }
         if let Some(d) = last {

@@ -1,14 +1,30 @@
 //! The desk as the daemon runs it: the operator's set-up under a lock,
-//! written to its [`Store`] after every change, and the round it starts
-//! (the pairing file handed to [`Round`]).
+//! kept in its [`Store`], and the round it starts (the pairing file handed
+//! to [`Round`]).
+//!
+//! Durable or refused: every change (a pairing file loaded, a round
+//! chosen, a board assigned, a result typed, a round started, the first
+//! password) is made on a copy of the set-up, kept by the store under the
+//! desk's lock (its files and its line of the desk's journal, all or
+//! nothing: [`Store::keep`]), and only then put in force. A change the
+//! store cannot keep (a full disk) is answered as a [`StoreError`] and the
+//! desk stays as it was: what it shows is what a restart finds.
+//!
+//! Design: the journal line is part of the change. It is appended after
+//! the files are written (to temporary files) and before they replace the
+//! old ones, so a journal line that cannot be appended refuses the change
+//! with nothing changed. A login and a board's correction are no change of
+//! the desk: their lines ([`Desk::record`]) are written when the disk
+//! allows, and a failure is only warned about (the correction itself is
+//! recorded in the board's capture).
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use tracing::{info, warn};
 
-use super::store::Store;
-use super::{DeskError, DeskState, PasswordHash, Plan};
+use super::store::{Files, Store, StoreError};
+use super::{DeskError, DeskState, PasswordHash, Plan, RoundGames};
 use crate::sink::round::Round;
 use crate::tournament::Pairing;
 use crate::tournament::trf::Trf;
@@ -21,6 +37,28 @@ struct Inner {
     trf: Option<(Arc<Trf>, Vec<u8>)>,
     /// The password chosen on the desk (the configured one wins).
     password: Option<PasswordHash>,
+}
+
+/// Who makes a desk action, and its name in the desk's journal
+/// (`actions.jsonl`).
+#[derive(Clone, Copy, Debug)]
+pub struct Act<'a> {
+    /// Who made it (`desk: <address>`).
+    pub by: &'a str,
+    /// The action (`choose_round`, `assign`, ...).
+    pub action: &'a str,
+}
+
+impl Act<'_> {
+    /// The journal line of this action, done now (`detail` says how).
+    fn line(&self, detail: &str) -> serde_json::Value {
+        serde_json::json!({
+            "t": crate::wall::unix_ms(),
+            "by": self.by,
+            "action": self.action,
+            "detail": detail,
+        })
+    }
 }
 
 /// The desk of one daemon (shared by the web routes).
@@ -47,6 +85,37 @@ pub enum LoadError {
     /// The file is no TRF file.
     #[error("{0}: not a FIDE TRF file (a line starting 012 or 001 is expected)")]
     NotTrf(String),
+    /// The file (or the desk's state with it) could not be kept.
+    #[error(transparent)]
+    NotKept(#[from] StoreError),
+}
+
+/// Why the desk did not make a change.
+#[derive(Debug, thiserror::Error)]
+pub enum ChangeError<E: std::error::Error + 'static> {
+    /// The desk refuses it (no pairing file, no such board, ...).
+    #[error(transparent)]
+    Refused(E),
+    /// It could not be kept (a full disk): the desk is as it was.
+    #[error(transparent)]
+    NotKept(#[from] StoreError),
+}
+
+/// A round started: its number, and each sensor board with its pairing.
+pub type Starts = (u32, Vec<(String, Pairing)>);
+
+/// Why the first password is not chosen.
+#[derive(Debug, thiserror::Error)]
+pub enum PasswordError {
+    /// A password is set already (configured, or chosen first).
+    #[error("the desk password is set already")]
+    Set,
+    /// The password is too weak (the reason).
+    #[error("{0}")]
+    Weak(String),
+    /// It could not be kept (a full disk): the desk has no password yet.
+    #[error(transparent)]
+    NotKept(#[from] StoreError),
 }
 
 impl Desk {
@@ -128,43 +197,63 @@ impl Desk {
 
     /// Chooses the desk password at first run (spaces around it do not
     /// count); refused once one is set, also when two are chosen at once.
-    pub fn choose_password(&self, password: &str) -> Result<(), String> {
-        const SET: &str = "the desk password is set already";
+    /// Kept before it is in force (journal line `choose_password` by `by`).
+    pub fn choose_password(&self, by: &str, password: &str) -> Result<(), PasswordError> {
         if self.has_password() {
-            return Err(SET.into());
+            return Err(PasswordError::Set);
         }
-        let hash = PasswordHash::new(password.trim())?;
+        let hash = PasswordHash::new(password.trim()).map_err(PasswordError::Weak)?;
         let mut inner = self.lock();
         if self.configured_password.is_some() || inner.password.is_some() {
-            return Err(SET.into());
+            return Err(PasswordError::Set);
         }
-        self.store
-            .write_password(&hash)
-            .map_err(|e| format!("the password cannot be kept: {e}"))?;
+        let act = Act {
+            by,
+            action: "choose_password",
+        };
+        let files = Files {
+            password: Some(&hash),
+            ..Files::default()
+        };
+        self.keep(files, act, "first run")?;
         inner.password = Some(hash);
         Ok(())
     }
 
-    /// Takes up a pairing file (`name`: its name, for the operator).
-    pub fn load_trf(&self, bytes: &[u8], name: &str) -> Result<(), LoadError> {
+    /// Takes up a pairing file (`name`: its name, for the operator),
+    /// loaded by `by` (journal line `load_pairings`).
+    pub fn load_trf(&self, by: &str, bytes: &[u8], name: &str) -> Result<(), LoadError> {
+        self.load(by, bytes, name, name)
+    }
+
+    /// [`Desk::load_trf`], with `detail` for the journal.
+    fn load(&self, by: &str, bytes: &[u8], name: &str, detail: &str) -> Result<(), LoadError> {
         let trf = parse(bytes, name)?;
-        self.store
-            .write_trf(bytes)
-            .map_err(|e| LoadError::Unreadable(format!("the file cannot be kept: {e}")))?;
         let mut inner = self.lock();
+        let mut state = inner.state.clone();
         let rounds = trf.paired_rounds();
-        if inner.state.round.is_none_or(|r| !rounds.contains(&r)) {
-            inner.state.round = trf.round_to_read(None);
+        if state.round.is_none_or(|r| !rounds.contains(&r)) {
+            state.round = trf.round_to_read(None);
         }
-        inner.state.trf_name = Some(name.to_string());
+        state.trf_name = Some(name.to_string());
+        let files = Files {
+            state: Some(&state),
+            trf: Some(bytes),
+            password: None,
+        };
+        let act = Act {
+            by,
+            action: "load_pairings",
+        };
+        self.keep(files, act, detail)?;
+        inner.state = state;
         inner.trf = Some((Arc::new(trf), bytes.to_vec()));
         info!(file = name, rounds = ?rounds, "desk: pairing file loaded");
-        self.save(&inner);
         Ok(())
     }
 
-    /// Takes up the configured pairing file.
-    pub fn load_configured(&self) -> Result<(), LoadError> {
+    /// Takes up the configured pairing file, for `by`.
+    pub fn load_configured(&self, by: &str) -> Result<(), LoadError> {
         let path = self.configured.as_ref().ok_or(LoadError::NoneConfigured)?;
         let bytes = crate::tournament::read_pairings_bytes(path)
             .map_err(|e| LoadError::Unreadable(e.to_string()))?;
@@ -172,19 +261,28 @@ impl Desk {
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        self.load_trf(&bytes, &name)
+        self.load(by, &bytes, &name, "the configured file")
     }
 
-    /// Applies a change to the state (kept when it succeeds).
-    pub fn change(
+    /// Applies `act`, a change of the state: `f` makes it on a copy and
+    /// says what it did (the journal line's detail), or why not; the copy
+    /// is put in force once it is kept. Returns the detail.
+    pub fn change<E: std::error::Error + 'static>(
         &self,
-        f: impl FnOnce(&mut DeskState, Option<&Trf>) -> Result<(), DeskError>,
-    ) -> Result<(), DeskError> {
+        act: Act<'_>,
+        f: impl FnOnce(&mut DeskState, Option<&Trf>) -> Result<String, E>,
+    ) -> Result<String, ChangeError<E>> {
         let mut inner = self.lock();
         let trf = inner.trf.as_ref().map(|(t, _)| Arc::clone(t));
-        f(&mut inner.state, trf.as_deref())?;
-        self.save(&inner);
-        Ok(())
+        let mut state = inner.state.clone();
+        let detail = f(&mut state, trf.as_deref()).map_err(ChangeError::Refused)?;
+        let files = Files {
+            state: Some(&state),
+            ..Files::default()
+        };
+        self.keep(files, act, &detail)?;
+        inner.state = state;
+        Ok(detail)
     }
 
     /// The state, the pairing file's rounds and player count, and the plan
@@ -196,40 +294,56 @@ impl Desk {
         let games = inner
             .state
             .round
-            .map(|r| self.round.results(r))
+            .map(|r| self.round_games(r))
             .unwrap_or_default();
         let plan = inner.state.plan(trf.as_deref(), sensors, &games);
         let file = trf.map(|t| (t.paired_rounds(), t.players.len()));
         (inner.state.clone(), file, plan)
     }
 
-    /// Prepares the chosen round's start on `sensors`: its pairings become the round's
-    /// (games started from now on belong to it); returns the round and
-    /// each sensor board's pairing. The caller sends the boards their
-    /// `start_game` and then calls [`Desk::started`].
-    pub fn start(&self, sensors: &[String]) -> Result<(u32, Vec<(String, Pairing)>), DeskError> {
-        let inner = self.lock();
-        let (trf, bytes) = inner.trf.as_ref().ok_or(DeskError::NoFile)?;
-        let (round, starts) = inner.state.to_start(trf, sensors)?;
+    /// Starts the chosen round on `sensors`, for `by`: the round is kept
+    /// as started (journal line `start_round`) and its pairings become the
+    /// round's (games started from now on belong to it); returns the round
+    /// and each sensor board's pairing. Refused before anything is touched
+    /// when nothing is assigned or it cannot be kept. The caller then sends
+    /// the boards their `start_game`.
+    pub fn start(&self, by: &str, sensors: &[String]) -> Result<Starts, ChangeError<DeskError>> {
+        let mut inner = self.lock();
+        let (trf, bytes) = inner
+            .trf
+            .as_ref()
+            .map(|(t, b)| (Arc::clone(t), b.clone()))
+            .ok_or(ChangeError::Refused(DeskError::NoFile))?;
+        let (round, starts) = inner
+            .state
+            .to_start(&trf, sensors)
+            .map_err(ChangeError::Refused)?;
         if starts.is_empty() {
-            // Refused before the round is touched.
-            return Err(DeskError::NothingAssigned(round));
+            return Err(ChangeError::Refused(DeskError::NothingAssigned(round)));
         }
-        if let Err(e) = self
-            .round
-            .load(bytes, Path::new("pairings.trf"), Some(round))
-        {
+        let file = Path::new("pairings.trf");
+        // Read before the start is kept, so that it loads once it is.
+        if let Err(e) = crate::tournament::parse_pairings(&bytes, file, Some(round)) {
             warn!(error = %e, "desk: the pairing file does not load into the round");
-            return Err(DeskError::NotPaired(round));
+            return Err(ChangeError::Refused(DeskError::NotPaired(round)));
+        }
+        let mut state = inner.state.clone();
+        state.started = Some(round);
+        let files = Files {
+            state: Some(&state),
+            ..Files::default()
+        };
+        let act = Act {
+            by,
+            action: "start_round",
+        };
+        let detail = format!("round {round} on {} boards", starts.len());
+        self.keep(files, act, &detail)?;
+        inner.state = state;
+        if let Err(e) = self.round.load(&bytes, file, Some(round)) {
+            warn!(error = %e, "desk: the pairing file does not load into the round");
         }
         Ok((round, starts))
-    }
-
-    /// The round `round` has started.
-    pub fn started(&self, round: u32) {
-        let mut inner = self.lock();
-        inner.state.started = Some(round);
-        self.save(&inner);
     }
 
     /// The chosen round's games as PGN.
@@ -245,27 +359,42 @@ impl Desk {
         let (trf, _) = inner.trf.as_ref().ok_or(DeskError::NoFile)?;
         let round = inner.state.round.ok_or(DeskError::NoRound)?;
         let results = inner.state.results(round, &self.round.results(round));
-        Ok((round, trf.fill_results(round, &results).bytes))
+        let swapped = self.round.swapped(round);
+        Ok((round, trf.fill_played(round, &results, &swapped).bytes))
     }
 
-    /// Records an action of the desk: a log line and a line of the
-    /// desk's journal (`who` made it; `what` names it; `detail` says how).
-    pub fn record(&self, who: &str, what: &str, detail: &str) {
-        info!(by = who, action = what, detail, "desk action");
-        let line = serde_json::json!({
-            "t": crate::wall::unix_ms(),
-            "by": who,
-            "action": what,
-            "detail": detail,
-        });
-        if let Err(e) = self.store.append_action(&line) {
-            warn!(error = %e, "the desk's journal cannot be written");
+    /// Round `round`'s games as the ledger holds them.
+    fn round_games(&self, round: u32) -> RoundGames {
+        RoundGames {
+            results: self.round.results(round),
+            sources: self.round.sources(round),
+            swapped: self.round.swapped(round),
         }
     }
 
-    fn save(&self, inner: &Inner) {
-        if let Err(e) = self.store.write_state(&inner.state) {
-            warn!(error = %e, "the desk's state cannot be kept: a restart would forget this change");
+    /// Records `act`, an action that changes nothing the desk keeps (a
+    /// login, a board's correction): a log line and a line of the desk's
+    /// journal (`detail` says how). Under the desk's lock, like the lines
+    /// of its changes.
+    pub fn record(&self, act: Act<'_>, detail: &str) -> Result<(), StoreError> {
+        let _held = self.lock();
+        info!(by = act.by, action = act.action, detail, "desk action");
+        self.store.append_action(&act.line(detail))
+    }
+
+    /// Keeps a change: `files` and `act`'s journal line (`detail`), all or
+    /// nothing. Called under the desk's lock, before the change is put in
+    /// force.
+    fn keep(&self, files: Files<'_>, act: Act<'_>, detail: &str) -> Result<(), StoreError> {
+        match self.store.keep(files, &act.line(detail)) {
+            Ok(()) => {
+                info!(by = act.by, action = act.action, detail, "desk action");
+                Ok(())
+            }
+            Err(e) => {
+                warn!(by = act.by, action = act.action, detail, error = %e, "desk action refused: it cannot be kept");
+                Err(e)
+            }
         }
     }
 }
@@ -279,8 +408,56 @@ fn parse(bytes: &[u8], name: &str) -> Result<Trf, LoadError> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::tests::TRF;
     use super::*;
     use crate::tournament::{EventInfo, Pairings};
+
+    const BY: &str = "desk: 127.0.0.1";
+
+    /// Assigns sensor board `sensor` to pairing board `board`.
+    fn assign(desk: &Desk, sensor: &str, board: u32) -> Result<String, ChangeError<DeskError>> {
+        let act = Act {
+            by: BY,
+            action: "assign",
+        };
+        desk.change(act, |s, trf| {
+            s.assign(trf, sensor, Some(board))?;
+            Ok(format!("{sensor} plays {board}"))
+        })
+    }
+
+    /// Makes the desk's journal unwritable (moved aside, a folder in its
+    /// place), or writable again (moved back).
+    fn journal_blocked(dir: &Path, blocked: bool) {
+        let (path, aside) = (
+            dir.join("desk/actions.jsonl"),
+            dir.join("desk/actions.aside"),
+        );
+        if blocked {
+            std::fs::rename(&path, &aside).unwrap();
+            std::fs::create_dir(&path).unwrap();
+        } else {
+            std::fs::remove_dir(&path).unwrap();
+            std::fs::rename(&aside, &path).unwrap();
+        }
+    }
+
+    /// The actions in the desk's journal (every line must read).
+    fn actions(dir: &Path) -> Vec<String> {
+        std::fs::read_to_string(dir.join("desk/actions.jsonl"))
+            .unwrap_or_default()
+            .lines()
+            .map(|l| {
+                let v: serde_json::Value =
+                    serde_json::from_str(l).unwrap_or_else(|e| panic!("{l:?}: {e}"));
+                format!(
+                    "{} {}",
+                    v["action"].as_str().unwrap(),
+                    v["detail"].as_str().unwrap()
+                )
+            })
+            .collect()
+    }
 
     fn open(dir: &Path) -> (Desk, Arc<Round>) {
         let round = Round::new(EventInfo::default(), Pairings::default(), None, None).unwrap();
@@ -295,7 +472,7 @@ mod tests {
         let chosen: Vec<bool> = ["first password", "second password"]
             .map(|p| {
                 let desk = Arc::clone(&desk);
-                std::thread::spawn(move || desk.choose_password(p).is_ok())
+                std::thread::spawn(move || desk.choose_password(BY, p).is_ok())
             })
             .map(|t| t.join().unwrap())
             .into();
@@ -314,7 +491,7 @@ mod tests {
     fn spaces_around_the_password_count_neither_when_chosen_nor_at_login() {
         let dir = tempfile::tempdir().unwrap();
         let (desk, _) = open(dir.path());
-        desk.choose_password("  the desk key ").unwrap();
+        desk.choose_password(BY, "  the desk key ").unwrap();
         assert!(desk.verify("the desk key"));
         assert!(desk.verify(" the desk key  "));
         assert!(!desk.verify("the desk"));
@@ -324,16 +501,104 @@ mod tests {
     fn a_start_with_no_board_assigned_leaves_the_round_alone() {
         let dir = tempfile::tempdir().unwrap();
         let (desk, round) = open(dir.path());
-        desk.load_trf(super::super::tests::TRF.as_bytes(), "desk.trf")
-            .unwrap();
+        desk.load_trf(BY, TRF.as_bytes(), "desk.trf").unwrap();
         let sensors = ["a".to_string()];
-        assert_eq!(
-            desk.start(&sensors).unwrap_err(),
-            DeskError::NothingAssigned(2)
-        );
+        assert!(matches!(
+            desk.start(BY, &sensors).unwrap_err(),
+            ChangeError::Refused(DeskError::NothingAssigned(2))
+        ));
         assert_eq!(round.current(), 1, "the round is not loaded");
-        desk.change(|s, trf| s.assign(trf, "a", Some(1))).unwrap();
-        let (r, starts) = desk.start(&sensors).unwrap();
+        assign(&desk, "a", 1).unwrap();
+        let (r, starts) = desk.start(BY, &sensors).unwrap();
         assert_eq!((r, starts.len(), round.current()), (2, 1, 2));
+    }
+
+    #[test]
+    fn a_change_that_cannot_be_kept_is_refused_and_the_desk_is_as_it_was() {
+        let dir = tempfile::tempdir().unwrap();
+        let (desk, round) = open(dir.path());
+        desk.load_trf(BY, TRF.as_bytes(), "desk.trf").unwrap();
+        assign(&desk, "a", 1).unwrap();
+        let kept = desk.view(&[]).0;
+        journal_blocked(dir.path(), true);
+        let e = assign(&desk, "b", 2).unwrap_err();
+        assert!(matches!(e, ChangeError::NotKept(_)), "{e:?}");
+        assert!(e.to_string().starts_with("not kept: "), "{e}");
+        let act = Act {
+            by: BY,
+            action: "choose_round",
+        };
+        let e = desk
+            .change(act, |s, trf| {
+                s.choose_round(trf.unwrap(), 1)?;
+                Ok::<_, DeskError>("round 1".to_string())
+            })
+            .unwrap_err();
+        assert!(matches!(e, ChangeError::NotKept(_)), "{e:?}");
+        // A refused start touches neither the state nor the round.
+        let sensors = ["a".to_string()];
+        let e = desk.start(BY, &sensors).unwrap_err();
+        assert!(matches!(e, ChangeError::NotKept(_)), "{e:?}");
+        assert_eq!(round.current(), 1, "the round is not loaded");
+        // Nor does a refused pairing file, nor a refused first password.
+        let other = TRF.replace("Desk Open", "Other Open");
+        let e = desk
+            .load_trf(BY, other.as_bytes(), "other.trf")
+            .unwrap_err();
+        assert!(matches!(e, LoadError::NotKept(_)), "{e:?}");
+        let e = desk.choose_password(BY, "a first password").unwrap_err();
+        assert!(matches!(e, PasswordError::NotKept(_)), "{e:?}");
+        assert!(!desk.has_password());
+        // What the desk shows is what it kept, and what a restart finds.
+        assert_eq!(desk.view(&[]).0, kept);
+        drop(desk);
+        let (desk, _) = open(dir.path());
+        assert_eq!(desk.view(&[]).0, kept);
+        assert!(!desk.has_password());
+        assert_eq!(
+            std::fs::read_to_string(dir.path().join("desk/pairings.trf")).unwrap(),
+            TRF
+        );
+        // Once the journal can be written again, the same changes are kept.
+        journal_blocked(dir.path(), false);
+        assign(&desk, "b", 2).unwrap();
+        assert_eq!(desk.start(BY, &sensors).unwrap().0, 2);
+        let (desk, _) = open(dir.path());
+        let state = desk.view(&[]).0;
+        assert_eq!(state.assigned.get("b"), Some(&2));
+        assert_eq!(state.started, Some(2));
+        assert_eq!(
+            actions(dir.path()),
+            [
+                "load_pairings desk.trf",
+                "assign a plays 1",
+                "assign b plays 2",
+                "start_round round 2 on 1 boards"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_action_after_a_torn_journal_line_is_read_back_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let (desk, _) = open(dir.path());
+        desk.load_trf(BY, TRF.as_bytes(), "desk.trf").unwrap();
+        // A full disk tore the next line: no newline at its end.
+        let path = dir.path().join("desk/actions.jsonl");
+        let mut text = std::fs::read_to_string(&path).unwrap();
+        text.push_str(r#"{"t":1,"by":"desk: 127.0.0.1","action":"ass"#);
+        std::fs::write(&path, text).unwrap();
+        // After a restart, as after the disk was freed.
+        let (desk, _) = open(dir.path());
+        assign(&desk, "a", 1).unwrap();
+        let login = Act {
+            by: BY,
+            action: "login",
+        };
+        desk.record(login, "").unwrap();
+        assert_eq!(
+            actions(dir.path()),
+            ["load_pairings desk.trf", "assign a plays 1", "login "]
+        );
     }
 }

@@ -12,10 +12,11 @@
 pub mod live;
 pub mod store;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::{Deserialize, Serialize};
 
+use crate::sink::ledger::Source;
 use crate::tournament::trf::{Code, Trf};
 use crate::tournament::{Pairing, Player};
 
@@ -92,10 +93,35 @@ pub struct PlannedBoard {
     pub sensor: Option<String>,
     /// The result typed on the desk, if any.
     pub typed: Option<String>,
-    /// The result the round reports: the game's, else the typed one.
+    /// The result the round reports: the typed one, else the game's.
     pub result: Option<String>,
+    /// How the result came: `board`, `kings`, `operator` or `typed`.
+    pub source: Option<&'static str>,
+    /// Whether the players sit the other way round from the pairing (the
+    /// result is by the colours as played, Law 7.3).
+    pub swapped: bool,
     /// The result the file holds, as words.
     pub file: Option<String>,
+}
+
+/// How far the round is: results in, of pairings.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct Progress {
+    /// Pairings with a result.
+    pub results: usize,
+    /// Pairings of the round.
+    pub pairings: usize,
+}
+
+/// The round's games as the ledger holds them, for the plan.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RoundGames {
+    /// Pairing board to its game's result (`*` included).
+    pub results: BTreeMap<u32, String>,
+    /// How each result came.
+    pub sources: BTreeMap<u32, Source>,
+    /// The pairing boards played with the colours reversed.
+    pub swapped: BTreeSet<u32>,
 }
 
 /// A player of the round without a board.
@@ -105,6 +131,22 @@ pub struct Bye {
     pub player: String,
     /// The TRF code (`F`, `H`, `U`, `Z`), if any.
     pub code: Option<char>,
+    /// Why the player has no board, in words.
+    pub reason: String,
+}
+
+/// Why a player of the round has no board, from the file's code.
+pub fn bye_reason(code: Option<Code>) -> &'static str {
+    match code {
+        Some(Code::HalfBye) => "half-point bye",
+        Some(Code::FullBye) => "full-point bye",
+        Some(Code::PairingBye) => "pairing-allocated bye",
+        Some(Code::ZeroBye) => "zero-point bye (absent)",
+        Some(Code::ForfeitWin) => "wins by forfeit",
+        Some(Code::ForfeitLoss) => "loses by forfeit",
+        Some(_) => "a result without an opponent",
+        None => "not paired in this round",
+    }
 }
 
 /// A board whose result differs between the game and the file.
@@ -133,6 +175,8 @@ pub struct Plan {
     pub warnings: Vec<String>,
     /// Results that differ between the boards and the file.
     pub differences: Vec<Difference>,
+    /// How many pairings have a result.
+    pub progress: Progress,
 }
 
 /// The results a desk can type.
@@ -197,17 +241,13 @@ impl DeskState {
     }
 
     /// The results of `round` the desk reports: `games` (pairing board to
-    /// the board's game result) with the typed results of boards whose
-    /// game has none.
+    /// the board's game result) with the typed results over them. A
+    /// result typed for a pairing is the operator's correction of it: it
+    /// wins over the board's game (clear it to let the game's stand).
     pub fn results(&self, round: u32, games: &BTreeMap<u32, String>) -> BTreeMap<u32, String> {
         let mut out = games.clone();
         for (board, r) in self.typed.get(&round).into_iter().flatten() {
-            let known = out
-                .get(board)
-                .is_some_and(|g| RESULTS.contains(&g.as_str()));
-            if !known {
-                out.insert(*board, r.clone());
-            }
+            out.insert(*board, r.clone());
         }
         out
     }
@@ -215,12 +255,7 @@ impl DeskState {
     /// The plan of the chosen round: `trf`'s pairings with their sensor
     /// boards among `sensors` (the daemon's boards), and the boards'
     /// `games` results (pairing board to result) for it.
-    pub fn plan(
-        &self,
-        trf: Option<&Trf>,
-        sensors: &[String],
-        games: &BTreeMap<u32, String>,
-    ) -> Plan {
+    pub fn plan(&self, trf: Option<&Trf>, sensors: &[String], games: &RoundGames) -> Plan {
         let mut plan = Plan::default();
         let (Some(trf), Some(round)) = (trf, self.round) else {
             if trf.is_none() {
@@ -231,7 +266,7 @@ impl DeskState {
             }
             return plan;
         };
-        let results = self.results(round, games);
+        let results = self.results(round, &games.results);
         let typed = self.typed.get(&round);
         let boards = trf.boards(round);
         for b in &boards {
@@ -241,6 +276,15 @@ impl DeskState {
                 .find(|(s, n)| **n == b.board && sensors.contains(s))
                 .map(|(s, _)| s.clone());
             let typed = typed.and_then(|t| t.get(&b.board)).cloned();
+            let result = results
+                .get(&b.board)
+                .filter(|r| RESULTS.contains(&r.as_str()))
+                .cloned();
+            let source = match (&typed, &result) {
+                (Some(_), _) => Some(Source::Typed),
+                (None, Some(_)) => games.sources.get(&b.board).copied(),
+                (None, None) => None,
+            };
             if sensor.is_none() && typed.is_none() {
                 plan.warnings.push(format!(
                     "pairing board {} has no sensor board: type its result when the game ends",
@@ -253,10 +297,9 @@ impl DeskState {
                 black: trf.player(b.black),
                 sensor,
                 typed,
-                result: results
-                    .get(&b.board)
-                    .filter(|r| RESULTS.contains(&r.as_str()))
-                    .cloned(),
+                result,
+                source: source.map(Source::name),
+                swapped: games.swapped.contains(&b.board),
                 file: b.file_result(),
             });
         }
@@ -277,10 +320,15 @@ impl DeskState {
             .map(|(rank, code)| Bye {
                 player: trf.player(rank).name,
                 code: code.map(Code::letter),
+                reason: bye_reason(code).to_string(),
             })
             .collect();
+        plan.progress = Progress {
+            results: plan.pairings.iter().filter(|p| p.result.is_some()).count(),
+            pairings: plan.pairings.len(),
+        };
         plan.differences = trf
-            .conflicts(round, &results)
+            .conflicts_played(round, &results, &games.swapped)
             .into_iter()
             .map(|c| Difference {
                 board: c.board,
@@ -432,7 +480,11 @@ XXR 2\n";
         desk.type_result(2, "0-1").unwrap();
         assert!(desk.type_result(2, "2-0").is_err());
         // Board 1's game ended 0-1; the file says 1-0.
-        let games = BTreeMap::from([(1, "0-1".to_string())]);
+        let games = RoundGames {
+            results: BTreeMap::from([(1, "0-1".to_string())]),
+            sources: BTreeMap::from([(1, Source::Kings)]),
+            ..RoundGames::default()
+        };
         let plan = desk.plan(Some(&trf), &sensors(), &games);
         assert_eq!(plan.pairings.len(), 2);
         let first = &plan.pairings[0];
@@ -440,8 +492,17 @@ XXR 2\n";
         assert_eq!(first.white.title.as_deref(), Some("GM"));
         assert_eq!(first.sensor.as_deref(), Some("a"));
         assert_eq!(first.result.as_deref(), Some("0-1"));
+        assert_eq!(first.source, Some("kings"));
         assert_eq!(plan.pairings[1].typed.as_deref(), Some("0-1"));
         assert_eq!(plan.pairings[1].result.as_deref(), Some("0-1"));
+        assert_eq!(plan.pairings[1].source, Some("typed"));
+        assert_eq!(
+            plan.progress,
+            Progress {
+                results: 2,
+                pairings: 2
+            }
+        );
         assert_eq!(
             plan.warnings,
             [
@@ -453,7 +514,8 @@ XXR 2\n";
         assert_eq!(boards, [1, 2], "{:?}", plan.differences);
         // Round 2: board 2 has neither a sensor board nor a typed result.
         desk.choose_round(&trf, 2).unwrap();
-        let plan = desk.plan(Some(&trf), &sensors(), &BTreeMap::new());
+        let plan = desk.plan(Some(&trf), &sensors(), &RoundGames::default());
+        assert_eq!(plan.progress.results, 0);
         assert!(
             plan.warnings
                 .iter()
@@ -470,7 +532,7 @@ XXR 2\n";
     }
 
     #[test]
-    fn typed_results_fill_only_boards_whose_game_has_none() {
+    fn a_typed_result_is_the_pairings_correction_and_wins_over_the_game() {
         let mut desk = DeskState {
             round: Some(1),
             ..DeskState::default()
@@ -479,10 +541,12 @@ XXR 2\n";
         desk.type_result(2, "1/2-1/2").unwrap();
         let games = BTreeMap::from([(1, "0-1".to_string()), (2, "*".to_string())]);
         let r = desk.results(1, &games);
-        assert_eq!(r[&1], "0-1");
+        assert_eq!(r[&1], "1-0");
         assert_eq!(r[&2], "1/2-1/2");
         desk.type_result(2, "").unwrap();
+        desk.type_result(1, "").unwrap();
         assert_eq!(desk.results(1, &games)[&2], "*");
+        assert_eq!(desk.results(1, &games)[&1], "0-1");
     }
 
     #[test]

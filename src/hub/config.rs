@@ -96,6 +96,9 @@ pub struct HubConfig {
     pub web_login: crate::config::WebLogin,
     /// The public delay (0: live).
     pub delay_ms: u64,
+    /// Whether the public page shows alerts (`[broadcast] public_alerts`,
+    /// default off: only the arbiter view does).
+    pub public_alerts: bool,
     /// Where the delayed public view journals what waits (with a delay):
     /// `[hub] state_dir`, else `{name}.state` beside the configuration
     /// file. Never inside the PGN folder: it holds moves not public yet.
@@ -164,6 +167,7 @@ impl HubConfig {
             web_limits,
             web_login,
             delay_ms: broadcast.delay_ms,
+            public_alerts: broadcast.public_alerts,
             control,
             event: event.info,
             pgn_dir: event.pgn_dir,

@@ -35,6 +35,7 @@ use self::model::{HubModel, Output};
 use crate::backoff::Backoff;
 use crate::control::Request;
 use crate::mqtt::link::{self, Health};
+use crate::sink::ledger::GameKey;
 use crate::sink::round::Round;
 use crate::tournament::{Pairings, Player};
 use crate::web::{Audience, WebServer};
@@ -130,6 +131,7 @@ impl Sinks {
                     }
                 }
                 Output::Folder {
+                    board,
                     round,
                     number,
                     white,
@@ -150,13 +152,18 @@ impl Sinks {
                             self.round.set_players_in(round, number, w, b);
                         }
                     }
-                    self.round.update(round, number, &record);
+                    let key = GameKey::of(&board, &record);
+                    self.round.update(round, number, &key, &record);
                 }
                 Output::LiveGame {
+                    board,
                     round,
                     number,
                     record,
-                } => self.round.update_live(round, number, &record),
+                } => {
+                    let key = GameKey::of(&board, &record);
+                    self.round.update_live(round, number, &key, &record);
+                }
             }
         }
     }
@@ -194,7 +201,8 @@ pub async fn run(
                 cfg.web_login.password.as_deref(),
                 cfg.control.secret.as_ref().map(|s| s.as_str()),
                 cfg.web_login.session,
-            );
+            )
+            .with_public_alerts(cfg.public_alerts);
             Some(
                 WebServer::start_for(addr, &[], audience, cfg.web_limits)
                     .await
@@ -209,6 +217,8 @@ pub async fn run(
         None,
         cfg.pgn_dir.clone(),
     )?;
+    // The round's results kept across a restart of the hub.
+    round.keep_ledger_in(&cfg.state_dir);
     let (stop_writer, writer_stopped) = tokio::sync::oneshot::channel::<()>();
     let writer = tokio::spawn(Arc::clone(&round).run_writer(async {
         let _ = writer_stopped.await;
@@ -247,7 +257,9 @@ pub async fn run(
         outgoing: outgoing_tx,
     };
     let journals = (cfg.delay_ms > 0).then(|| cfg.state_dir.clone());
-    let mut model = HubModel::new(&cfg.mqtt.prefix, cfg.delay_ms).with_journals(journals);
+    let mut model = HubModel::new(&cfg.mqtt.prefix, cfg.delay_ms)
+        .with_journals(journals)
+        .with_public_alerts(cfg.public_alerts);
     let result = follow(&cfg, &mut model, &mut sinks, &mut outgoing, shutdown).await;
     let _ = stop_writer.send(());
     let _ = writer.await;

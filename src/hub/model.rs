@@ -63,6 +63,8 @@ pub enum Output {
     PublicEvent(Event),
     /// A board's public game for the PGN folder.
     Folder {
+        /// The board's id.
+        board: String,
         /// Round of the game.
         round: u32,
         /// Board number in the round.
@@ -77,6 +79,8 @@ pub enum Output {
     /// A board's live game, for the operator's desk (its results and
     /// round PGN never wait for the delay).
     LiveGame {
+        /// The board's id.
+        board: String,
         /// Round of the game.
         round: u32,
         /// Board number in the round.
@@ -121,6 +125,8 @@ pub struct HubModel {
     delay_ms: u64,
     /// Where each board's delayed view keeps its journal, if anywhere.
     journals: Option<std::path::PathBuf>,
+    /// Whether alerts and decisions reach the public view.
+    public_alerts: bool,
     bridges: BTreeMap<String, BridgeView>,
     boards: BTreeMap<String, BoardView>,
     /// The rate limit of the log of dropped messages.
@@ -134,6 +140,7 @@ impl HubModel {
             prefix: prefix.trim_end_matches('/').to_string(),
             delay_ms,
             journals: None,
+            public_alerts: false,
             bridges: BTreeMap::new(),
             boards: BTreeMap::new(),
             drops: crate::text::Drops::default(),
@@ -149,16 +156,26 @@ impl HubModel {
         self
     }
 
+    /// Lets alerts and the arbiters' decisions reach the public view
+    /// (`[broadcast] public_alerts`); by default only the arbiters' has
+    /// them.
+    pub fn with_public_alerts(mut self, on: bool) -> HubModel {
+        self.public_alerts = on;
+        self
+    }
+
     /// The delayed view of board `id`, taken up from its journal.
     fn public_view(&self, id: &str) -> PublicView {
         let Some(dir) = &self.journals else {
-            return PublicView::new(self.delay_ms, 0);
+            return PublicView::new(self.delay_ms, 0).with_public_alerts(self.public_alerts);
         };
         let path = dir.join(format!("{id}.public.jsonl"));
-        PublicView::with_journal(self.delay_ms, 0, &path).unwrap_or_else(|e| {
-            tracing::warn!(board = id, error = %e, "hub: the delayed view's journal cannot be used; a restart will lose what waits");
-            PublicView::new(self.delay_ms, 0)
-        })
+        PublicView::with_journal(self.delay_ms, 0, &path)
+            .unwrap_or_else(|e| {
+                tracing::warn!(board = id, error = %e, "hub: the delayed view's journal cannot be used; a restart will lose what waits");
+                PublicView::new(self.delay_ms, 0)
+            })
+            .with_public_alerts(self.public_alerts)
     }
 
     /// The topic filters to subscribe to.
@@ -484,6 +501,7 @@ impl HubModel {
         event.board = id.to_string();
         let mut out = Vec::new();
         let delayed = self.delay_ms > 0;
+        let public = crate::delay::config::is_public(&event.kind, self.public_alerts);
         let board = self.board(id, &mut out);
         if let Some(seq) = seq {
             if seq <= board.last_seq {
@@ -528,7 +546,7 @@ impl HubModel {
         out.push(Output::ArbiterEvent(event.clone()));
         if let Some(public) = &mut board.public {
             let _ = public.push(now_ms, &event);
-        } else if !delayed {
+        } else if !delayed && public {
             out.push(Output::PublicEvent(event));
         }
         Ok(out)
@@ -542,9 +560,17 @@ impl HubModel {
         let Some(state) = &b.state else {
             return Vec::new();
         };
-        let live = self.marked(b, state.clone()).to_string();
-        let public = if self.delay_ms == 0 {
+        let marked = self.marked(b, state.clone());
+        let live = marked.to_string();
+        let public = if self.delay_ms == 0 && self.public_alerts {
             live.clone()
+        } else if self.delay_ms == 0 {
+            // The flag an error alert sets is the arbiters' business too.
+            let mut public = marked;
+            if public.get("irregular").is_some() {
+                public["irregular"] = Value::Bool(false);
+            }
+            public.to_string()
         } else {
             self.public_state(id)
         };
@@ -625,6 +651,7 @@ impl HubModel {
         let state = b.state.as_ref()?;
         let n = |k: &str| state[k].as_u64().map(|v| v as u32);
         Some(Output::LiveGame {
+            board: id.to_string(),
             round: n("round").unwrap_or(1),
             number: n("number").or_else(|| id.parse().ok())?,
             record: Box::new(b.log.current()?.clone()),
@@ -638,6 +665,7 @@ impl HubModel {
         let n = |k: &str| state[k].as_u64().map(|v| v as u32);
         let player = |k: &str| serde_json::from_value::<Player>(state[k].clone()).ok();
         Some(Output::Folder {
+            board: id.to_string(),
             round: n("round").unwrap_or(1),
             number: n("number").or_else(|| id.parse().ok())?,
             white: player("white"),
@@ -862,6 +890,69 @@ mod tests {
             0,
         );
         assert_eq!(m.record("1").unwrap().sans, ["e4", "e5"]);
+    }
+
+    /// Issue 58: alerts are the arbiters', on the hub too, unless the
+    /// configuration makes them public (then, with a delay, they wait).
+    #[test]
+    fn alerts_reach_the_public_view_only_when_they_are_public() {
+        let alert = || {
+            EventKind::Alert(crate::event::Alert {
+                kind: crate::event::AlertKind::IllegalMove,
+                side: None,
+                law: Some("7.5".into()),
+                message: "White played 11. Bc1-f6, an illegal move".into(),
+                cleared: false,
+                evidence: None,
+            })
+        };
+        let public = |out: &[Output]| {
+            out.iter()
+                .filter(|o| matches!(o, Output::PublicEvent(e) if matches!(e.kind, EventKind::Alert(_))))
+                .count()
+        };
+        let arbiters = |out: &[Output]| {
+            out.iter()
+                .filter(|o| matches!(o, Output::ArbiterEvent(e) if matches!(e.kind, EventKind::Alert(_))))
+                .count()
+        };
+        for (delay, on) in [(0, false), (0, true), (1_000, false), (1_000, true)] {
+            let mut m = HubModel::new("p", delay).with_public_alerts(on);
+            m.on_message("p/arbiter/board/1/state", &state("a", "1", 1, &[], &[]), 0);
+            m.on_message("p/arbiter/board/1/event", &event("1", 1, start()), 10);
+            let mut out = m.on_message("p/arbiter/board/1/event", &event("1", 2, alert()), 20);
+            assert_eq!(arbiters(&out), 1, "delay {delay}, public alerts {on}");
+            out.extend(m.tick(5_000));
+            assert_eq!(
+                public(&out),
+                usize::from(on),
+                "delay {delay}, public alerts {on}"
+            );
+        }
+        // Without a delay and without public alerts, the public state does
+        // not carry what an error alert sets in the live one.
+        let mut m = HubModel::new("p", 0);
+        let mut live: Value = serde_json::from_slice(&state("a", "1", 1, &[], &[])).unwrap();
+        live["irregular"] = json!(true);
+        let out = m.on_message("p/arbiter/board/1/state", live.to_string().as_bytes(), 0);
+        let irregular = |want: fn(&Output) -> Option<&String>| {
+            let s: Value = serde_json::from_str(out.iter().find_map(want).unwrap()).unwrap();
+            s["irregular"].clone()
+        };
+        assert_eq!(
+            irregular(|o| match o {
+                Output::ArbiterState(_, s) => Some(s),
+                _ => None,
+            }),
+            true
+        );
+        assert_eq!(
+            irregular(|o| match o {
+                Output::PublicState(_, s) => Some(s),
+                _ => None,
+            }),
+            false
+        );
     }
 
     #[test]

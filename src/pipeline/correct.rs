@@ -12,8 +12,11 @@ use crate::tournament::Player;
 
 use super::{BoardPipeline, Diagnostic};
 
-/// The reason a result set by the operator carries.
-pub const OPERATOR_RESULT: &str = "set by the operator";
+pub use crate::sink::ledger::OPERATOR_RESULT;
+
+/// How a `start_game` answer begins when the board's game goes on (the
+/// desk lists such boards as kept playing).
+pub const IN_PROGRESS: &str = "a game is in progress";
 
 /// What the pipeline has published of the board's current game, as far as
 /// corrections need it.
@@ -26,10 +29,13 @@ pub(super) struct Published {
     /// its result came.
     plies: u32,
     ended_at: Option<u32>,
-    /// The players the last `set_players` fixed.
-    players: Option<(Player, Player)>,
+    /// The players the last `set_players` fixed, with the game they were
+    /// fixed for (0: the first this pipeline started).
+    players: Option<(usize, (Player, Player))>,
     /// The round and pairing board the last `start_game` gave the board.
     seat: Option<(u32, u32)>,
+    /// The players the last `start_game` named for its seat.
+    seat_players: Option<(Player, Player)>,
     /// The seat each game started under, by the order games started (a
     /// resume files each earlier game under its own).
     game_seats: Vec<Option<(u32, u32)>>,
@@ -115,9 +121,10 @@ impl BoardPipeline {
                 board,
                 white,
                 black,
+                keep_game,
             } => {
                 let players = white.clone().zip(black.clone());
-                self.start_game(t, (*round, *board), players)
+                self.start_game(t, (*round, *board), players, *keep_game)
             }
             OperatorCommand::TurnRound if !self.game.in_game() => Outcome {
                 accepted: false,
@@ -147,7 +154,8 @@ impl BoardPipeline {
                 }
             }
             OperatorCommand::SetPlayers { white, black } => {
-                self.published_game.players = Some((white.clone(), black.clone()));
+                let game = self.published_game.game_seats.len().saturating_sub(1);
+                self.published_game.players = Some((game, (white.clone(), black.clone())));
                 done(
                     true,
                     format!("players set: {} - {}", white.name, black.name),
@@ -225,11 +233,19 @@ impl BoardPipeline {
     /// `start_game`: the board plays `seat` (round, pairing board) from
     /// its next game, with `players` when given. Sent again for the same
     /// seat, the game under way stays (new players are only set).
+    ///
+    /// With `keep_game` (the desk's start), a game in progress (a move
+    /// played, no result) is not ended: it goes on under its own seat, and
+    /// the seat is the next game's, taken when the start position stands
+    /// after it. Otherwise, and on a board with a finished game or none
+    /// under way, the board starts afresh (as `restart`): its next game, at
+    /// once if the start position stands, is the seat's.
     fn start_game(
         &mut self,
         t: Millis,
         seat: (u32, u32),
         players: Option<(Player, Player)>,
+        keep_game: bool,
     ) -> Outcome {
         let (round, board) = seat;
         let done = |changed: bool, message: String| Outcome {
@@ -239,9 +255,9 @@ impl BoardPipeline {
         };
         if self.published_game.seat == Some(seat) {
             return match players {
-                Some(p) if self.published_game.players.as_ref() != Some(&p) => {
+                Some(p) if self.published_game.seat_players.as_ref() != Some(&p) => {
                     let message = format!("players set: {} - {}", p.0.name, p.1.name);
-                    self.published_game.players = Some(p);
+                    self.published_game.seat_players = Some(p);
                     done(true, message)
                 }
                 _ => done(false, format!("board {board} of round {round} already")),
@@ -249,7 +265,16 @@ impl BoardPipeline {
         }
         self.published_game.seat = Some(seat);
         if players.is_some() {
-            self.published_game.players = players;
+            self.published_game.seat_players = players;
+        }
+        if keep_game && self.in_progress() {
+            return done(
+                true,
+                format!(
+                    "{IN_PROGRESS} (ply {}): it goes on; board {board} of round {round} from the board's next game",
+                    self.published_game.plies
+                ),
+            );
         }
         self.restart(t);
         done(
@@ -258,10 +283,28 @@ impl BoardPipeline {
         )
     }
 
-    /// The players the last `set_players` correction fixed (a resume
+    /// Whether a game is in progress: begun (a move published) and
+    /// without a result.
+    pub fn in_progress(&self) -> bool {
+        self.published_game.result == Some(None) && self.published_game.plies > 0
+    }
+
+    /// The players the last `set_players` correction fixed, when it fixed
+    /// them for game `n` (0: the first this pipeline started; a resume
     /// gives them back to the round).
-    pub fn players_set(&self) -> Option<&(Player, Player)> {
-        self.published_game.players.as_ref()
+    pub fn players_set(&self, n: usize) -> Option<&(Player, Player)> {
+        match &self.published_game.players {
+            Some((game, players)) if *game == n => Some(players),
+            _ => None,
+        }
+    }
+
+    /// The seat the last `start_game` gave the board with the players it
+    /// named (a resume gives them back to the round).
+    pub fn seat_players(&self) -> Option<(u32, u32, &Player, &Player)> {
+        let (round, board) = self.published_game.seat?;
+        let (white, black) = self.published_game.seat_players.as_ref()?;
+        Some((round, board, white, black))
     }
 
     /// The round and pairing board the last `start_game` gave the board (a

@@ -35,6 +35,7 @@ use crate::pipeline::{BoardPipeline, Diagnostic};
 use crate::readiness::{Context, Readiness};
 use crate::report::BoardReport;
 use crate::setup::BoardSetup;
+use crate::sink::ledger::GameKey;
 use crate::sink::pgn::render;
 use crate::sink::record::GameLog;
 use crate::sink::round::Round;
@@ -88,6 +89,9 @@ pub struct Session {
     wall_epoch_ms: u64,
     /// Its part of the round's report: alerts, decisions, games' rounds.
     records: Records,
+    /// The record-making events the game held when it was taken up, every
+    /// one of them published by now ([`published`]).
+    record_events: u64,
 }
 
 impl Session {
@@ -127,6 +131,7 @@ impl Session {
             public: None,
             wall_epoch_ms: crate::wall::unix_ms(),
             records: Records::default(),
+            record_events: 0,
         }
     }
 
@@ -210,14 +215,17 @@ impl Session {
     pub fn announce(&mut self, t: Millis) {
         if let Some(g) = self.log.current() {
             self.pgn_dirty = true;
-            self.round.update_live(self.game_round, self.number, g);
+            let key = GameKey::of(&self.id, g);
+            self.round
+                .update_live(self.game_round, self.number, &key, g);
         }
         let public = match &self.public {
-            None => self.log.current(),
-            Some(p) => p.log().current(),
+            None => self.log.current().map(|g| self.folder_copy(g)),
+            Some(p) => p.log().current().cloned(),
         };
         if let Some(g) = public {
-            self.round.update(self.game_round, self.number, g);
+            let key = GameKey::of(&self.id, &g);
+            self.round.update(self.game_round, self.number, &key, &g);
         }
         self.publish_state(t);
         self.publish_public_state();
@@ -235,9 +243,12 @@ impl Session {
     /// Takes up the game of an earlier session: `capture` (and the
     /// captures it resumed) is replayed through this board's pipeline.
     /// The games go to the record; their events are not published again
-    /// (the earlier session did). A game shorter than the PGN the earlier
-    /// session wrote beside `capture` raises an action alert
-    /// ([`published`]). Returns the captures replayed.
+    /// (the earlier session did), except those it had not published final
+    /// (a move still provisional when it was killed, made final at the
+    /// replay's end): by the record of what was published, they are
+    /// published now, once ([`published`]). A game shorter than the PGN
+    /// the earlier session wrote beside `capture` raises an action alert.
+    /// Returns the captures replayed.
     pub fn resume(
         &mut self,
         capture: &std::path::Path,
@@ -275,10 +286,18 @@ impl Session {
         // (`Diagnostic::QuietClear`, which the chain's replay does not
         // hand on).
         self.disagrees &= !self.pipeline.shows_game();
+        // What the earlier session had not published final, published
+        // now (the live view; the delayed one takes up its journal below).
+        self.announce_unpublished(chain.first().map(|p| p.as_path()), &events);
         // Fewer moves than the earlier session published: the arbiter is told.
         self.check_resume_against_record(capture);
         // Players fixed by a correction in the captures stay fixed.
-        if let Some((white, black)) = self.pipeline.players_set() {
+        if let Some((round, board, white, black)) = self.pipeline.seat_players() {
+            self.round
+                .set_players_in(round, board, white.clone(), black.clone());
+        }
+        let last = self.games_started.saturating_sub(1);
+        if let Some((white, black)) = self.pipeline.players_set(last) {
             self.round
                 .set_players_in(self.game_round, self.number, white.clone(), black.clone());
         }
@@ -303,6 +322,17 @@ impl Session {
             }
         }
         Ok(chain)
+    }
+
+    /// The live game `g` as the PGN folder shows it without a delay: the
+    /// folder is the public's, so it holds no alert's sentence unless
+    /// alerts are public (`[broadcast] public_alerts`).
+    fn folder_copy(&self, g: &crate::sink::record::GameRecord) -> crate::sink::record::GameRecord {
+        let mut g = g.clone();
+        if !self.outputs.public_alerts {
+            g.irregularities.clear();
+        }
+        g
     }
 
     /// Whether a game was taken up and is still in progress (no result).
@@ -474,6 +504,7 @@ impl Session {
                 board,
                 white: Some(white),
                 black: Some(black),
+                ..
             } => {
                 self.round
                     .set_players_in(*round, *board, white.clone(), black.clone());
@@ -504,6 +535,28 @@ impl Session {
             .filter(|(round, _)| !live || *round >= self.round.current());
         self.games_started += 1;
         (self.game_round, self.number) = seat.unwrap_or((self.round.current(), self.own_number));
+    }
+
+    /// A game's first move, live: a game whose round is over by now (the
+    /// pieces set up again after the board's game, and the next round
+    /// loaded before anyone moved) plays in the round current now, under
+    /// the seat the desk gave it for that round, else the board's own
+    /// number. A game that has begun keeps its seat.
+    fn reseat(&mut self) {
+        let current = self.round.current();
+        if self.game_round >= current {
+            return;
+        }
+        let seat = self
+            .pipeline
+            .seat_of_game(self.games_started.saturating_sub(1))
+            .filter(|(round, _)| *round >= current);
+        (self.game_round, self.number) = seat.unwrap_or((current, self.own_number));
+        info!(
+            round = self.game_round,
+            number = self.number,
+            "a game set up in an earlier round plays in this one"
+        );
     }
 
     fn drain(&mut self, t: Millis) -> Vec<String> {
@@ -550,10 +603,19 @@ impl Session {
         if changed {
             self.pgn_dirty = true;
             if let Some(g) = self.log.current() {
-                if self.public.is_none() {
-                    self.round.update_both(self.game_round, self.number, g);
+                let key = GameKey::of(&self.id, g);
+                if self.public.is_none() && !self.outputs.public_alerts {
+                    let public = self.folder_copy(g);
+                    self.round
+                        .update_live(self.game_round, self.number, &key, g);
+                    self.round
+                        .update(self.game_round, self.number, &key, &public);
+                } else if self.public.is_none() {
+                    self.round
+                        .update_both(self.game_round, self.number, &key, g);
                 } else {
-                    self.round.update_live(self.game_round, self.number, g);
+                    self.round
+                        .update_live(self.game_round, self.number, &key, g);
                 }
             }
         }
@@ -614,6 +676,9 @@ impl Session {
             }
             EventKind::Move { ply, notation, .. } => {
                 self.disagrees = false;
+                if *ply == 1 {
+                    self.reseat();
+                }
                 info!(ply, %notation, "move");
             }
             EventKind::Retract { ply, id: uci } => info!(ply, %uci, "move withdrawn"),

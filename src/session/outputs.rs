@@ -49,6 +49,10 @@ pub struct Outputs {
     pub public: Vec<Box<dyn BoardSink>>,
     /// What the arbiters see: always live, alerts included.
     pub arbiter: Vec<Box<dyn BoardSink>>,
+    /// Whether the public sinks are handed alerts and the arbiters'
+    /// decisions too (`[broadcast] public_alerts`); by default they are
+    /// the arbiters' alone.
+    pub public_alerts: bool,
 }
 
 impl Outputs {
@@ -60,6 +64,12 @@ impl Outputs {
     /// Adds a public sink.
     pub fn with_public(mut self, sink: impl BoardSink + 'static) -> Outputs {
         self.public.push(Box::new(sink));
+        self
+    }
+
+    /// Hands the public sinks alerts and decisions too (`on`), or not.
+    pub fn with_public_alerts(mut self, on: bool) -> Outputs {
+        self.public_alerts = on;
         self
     }
 

@@ -126,12 +126,31 @@ impl Session {
     /// Design: with a delay, a live change never republishes the public
     /// state, not even unchanged: its arrival would tell the hall, within
     /// milliseconds, that something just happened on the board.
+    ///
+    /// Without a delay the public's state and PGN are the live ones, less
+    /// what alerts put in them (the `irregular` flag, the first error
+    /// alert's sentence in the PGN) unless alerts are public: the same the
+    /// delayed view shows, which alerts never enter then.
     pub(super) fn publish_state_to(&self, t: Millis, redraw: bool) {
         let (state, pgn) = self.rendered(&self.log, true, t);
         for sink in &self.outputs.arbiter {
             sink.state(&state, &pgn, redraw);
         }
-        if self.public.is_none() {
+        if self.public.is_some() {
+            return;
+        }
+        let alerted = self
+            .log
+            .current()
+            .is_some_and(|g| !g.irregularities.is_empty());
+        if self.outputs.public_alerts || !alerted {
+            self.publish_public_to(&state, &pgn, redraw);
+        } else {
+            let mut log = self.log.clone();
+            if let Some(g) = log.current_mut() {
+                g.irregularities.clear();
+            }
+            let (state, pgn) = self.rendered(&log, true, t);
             self.publish_public_to(&state, &pgn, redraw);
         }
     }
@@ -174,13 +193,19 @@ impl Session {
             self.push_public(event);
         }
         if let Some(g) = self.public.as_ref().and_then(|p| p.log().current()) {
-            self.round.update(self.game_round, self.number, g);
+            let key = crate::sink::ledger::GameKey::of(&self.id, g);
+            self.round.update(self.game_round, self.number, &key, g);
         }
         self.publish_public_state();
     }
 
-    /// Hands one event to the public outputs (the page and the topics).
+    /// Hands one event to the public outputs (the page and the topics),
+    /// unless it is an alert or a decision and those are the arbiters'
+    /// alone ([`crate::delay::config::is_public`]).
     pub(super) fn push_public(&self, event: &Event) {
+        if !crate::delay::config::is_public(&event.kind, self.outputs.public_alerts) {
+            return;
+        }
         for sink in &self.outputs.public {
             if !sink.event(event) {
                 warn!(

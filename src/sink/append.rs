@@ -4,10 +4,12 @@
 //! opened for appending only after a last line left without its newline
 //! (a crash, a full disk mid-write) has been cut back to the end of the
 //! last whole line, so the next record never joins the torn one and
-//! swallows it.
+//! swallows it. [`append_line`] also takes back at once a record it
+//! could not write whole, and one its caller gives up
+//! ([`Appended::take_back`]).
 
 use std::fs::{File, OpenOptions};
-use std::io::{self, Read, Seek, SeekFrom};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 /// How far back a torn tail is looked for at a time.
@@ -31,6 +33,44 @@ pub fn open_append(path: &Path, what: &str) -> io::Result<(File, u64)> {
         tracing::warn!(file = %path.display(), bytes = cut, "{what}: a torn last line (no newline) was cut back to the last whole line");
     }
     Ok((file, cut))
+}
+
+/// A record [`append_line`] appended (synced), which its caller can take
+/// back while nothing else is appended to the file.
+#[derive(Debug)]
+pub struct Appended {
+    file: File,
+    /// The file's length before the record.
+    at: u64,
+}
+
+impl Appended {
+    /// Takes the record back: the file is cut to its length before it
+    /// (a cut needs no room on the disk) and synced.
+    pub fn take_back(self) -> io::Result<()> {
+        self.file.set_len(self.at)?;
+        self.file.sync_data()
+    }
+}
+
+/// Appends `line` and a newline to `path` as one record (opened with
+/// [`open_append`], so a torn last line is cut first) and syncs it. A
+/// write or sync that fails (a full disk) is cut back before the error
+/// returns: the file ends with its last whole record, as before.
+pub fn append_line(path: &Path, what: &str, line: &[u8]) -> io::Result<Appended> {
+    let (mut file, _) = open_append(path, what)?;
+    let at = file.metadata()?.len();
+    let mut record = Vec::with_capacity(line.len() + 1);
+    record.extend_from_slice(line);
+    record.push(b'\n');
+    let written = file.write_all(&record).and_then(|()| file.sync_data());
+    if let Err(e) = written {
+        if let Err(cut) = file.set_len(at) {
+            tracing::warn!(file = %path.display(), error = %cut, "{what}: a record that could not be written could not be cut back either (the next append cuts it)");
+        }
+        return Err(e);
+    }
+    Ok(Appended { file, at })
 }
 
 /// Cuts `file` back to the end of its last whole line (the end of the
@@ -61,7 +101,6 @@ pub fn cut_torn_tail(file: &mut File) -> io::Result<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::io::Write;
 
     #[test]
     fn a_torn_last_line_is_cut_and_the_next_record_stands_alone() {
@@ -88,5 +127,27 @@ mod tests {
         let fresh = dir.path().join("new.jsonl");
         assert_eq!(open_append(&fresh, "test").unwrap().1, 0);
         assert!(fresh.exists());
+    }
+
+    #[test]
+    fn a_line_appended_reads_back_whole_and_can_be_taken_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("actions.jsonl");
+        std::fs::write(&path, "{\"a\":1}\n{\"a\":").unwrap();
+        let second = append_line(&path, "test", b"{\"a\":2}").unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"a\":1}\n{\"a\":2}\n",
+            "the torn line is cut, the new one stands alone"
+        );
+        append_line(&path, "test", b"{\"a\":3}")
+            .unwrap()
+            .take_back()
+            .unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"a\":1}\n{\"a\":2}\n"
+        );
+        drop(second);
     }
 }

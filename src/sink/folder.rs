@@ -9,8 +9,9 @@
 //!                              (only when the pairings come from a TRF file)
 //! ```
 //!
-//! Every file is written to a temporary file in the same folder and then
-//! renamed over the old one, so a reader never sees half a file. A round's
+//! Every file is written to a temporary file of its own in the same folder
+//! and then renamed over the old one, so a reader never sees half a file
+//! ([`write_atomic`]; the folder is synced after the rename). A round's
 //! files are only ever written while that round is played: a later round
 //! never touches them.
 
@@ -25,26 +26,84 @@ use super::pgn::{Tags, render};
 use super::record::GameRecord;
 use crate::tournament::{EventInfo, Pairing, Player};
 
-/// Writes `bytes` to `path` atomically (temporary file, then rename).
+/// Writes `bytes` to `path` atomically: [`Staged`] (a temporary file of
+/// its own beside it, written and synced), then renamed over `path`, and
+/// the folder synced so the rename itself survives a power cut. On an
+/// error the old file stays as it was and no temporary file is left.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> io::Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     std::fs::create_dir_all(dir)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let written = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
+    Staged::write(path, bytes)?.rename()?;
+    sync_dir(dir)
+}
+
+/// A file written whole beside its place and synced, not yet in it: the
+/// first half of an atomic write, so that several files can be written
+/// (where a full disk fails) before any of them replaces its old copy
+/// (a rename, which needs no room). Dropped before [`Staged::rename`],
+/// its temporary file is removed.
+#[derive(Debug)]
+pub struct Staged {
+    tmp: PathBuf,
+    path: PathBuf,
+    renamed: bool,
+}
+
+impl Staged {
+    /// Writes `bytes` to a temporary file beside `path`, named
+    /// `.<name>.<pid>.<n>.tmp` with `n` counted in this process, so that two
+    /// writes of one file at once never share it; synced to the disk.
+    pub fn write(path: &Path, bytes: &[u8]) -> io::Result<Staged> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let staged = Staged {
+            tmp: dir.join(format!(".{name}.{}.{n}.tmp", std::process::id())),
+            path: path.to_owned(),
+            renamed: false,
+        };
+        // On an error, dropping `staged` removes what was written.
+        let mut f = std::fs::File::create(&staged.tmp)?;
         f.write_all(bytes)?;
         f.sync_data()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if written.is_err() {
-        // A full disk: leave no half file behind (the old one stays).
-        let _ = std::fs::remove_file(&tmp);
+        Ok(staged)
     }
-    written
+
+    /// The file it will replace.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// Renames the temporary file over its place (the folder is not
+    /// synced: see [`sync_dir`]).
+    pub fn rename(mut self) -> io::Result<()> {
+        std::fs::rename(&self.tmp, &self.path)?;
+        self.renamed = true;
+        Ok(())
+    }
+}
+
+impl Drop for Staged {
+    fn drop(&mut self) {
+        if !self.renamed {
+            // A full disk or a change given up: no half file left behind.
+            let _ = std::fs::remove_file(&self.tmp);
+        }
+    }
+}
+
+/// Syncs folder `dir` itself, so that the renames and new files in it are
+/// on the disk (a no-op where folders cannot be opened, as on Windows).
+pub fn sync_dir(dir: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    std::fs::File::open(dir)?.sync_all()?;
+    #[cfg(not(unix))]
+    let _ = dir;
+    Ok(())
 }
 
 /// The PGN tags of a board's game in a round.
@@ -277,6 +336,51 @@ mod tests {
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "two");
         let names: Vec<_> = std::fs::read_dir(dir.path().join("a")).unwrap().collect();
         assert_eq!(names.len(), 1);
+    }
+
+    #[test]
+    fn two_writes_of_one_file_at_once_each_have_their_own_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("state.json");
+        let first = Staged::write(&path, b"first").unwrap();
+        let second = Staged::write(&path, b"second").unwrap();
+        assert_ne!(first.tmp, second.tmp);
+        // The second write does not clobber the first's temporary file.
+        second.rename().unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "second");
+        first.rename().unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "first");
+        // One given up leaves nothing behind.
+        drop(Staged::write(&path, b"given up").unwrap());
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "first");
+    }
+
+    #[test]
+    fn concurrent_atomic_writes_of_one_file_all_succeed_whole() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = std::sync::Arc::new(dir.path().join("index.json"));
+        let texts: Vec<String> = (0..8).map(|i| format!("{i}").repeat(20_000)).collect();
+        let threads: Vec<_> = texts
+            .iter()
+            .cloned()
+            .map(|t| {
+                let path = std::sync::Arc::clone(&path);
+                std::thread::spawn(move || {
+                    for _ in 0..10 {
+                        write_atomic(&path, t.as_bytes()).unwrap();
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let kept = std::fs::read_to_string(&*path).unwrap();
+        assert!(texts.contains(&kept), "one whole write is kept");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "{names:?}");
     }
 
     #[test]

@@ -64,8 +64,10 @@ pub fn unusable(bytes: &[u8]) -> Option<&'static str> {
         if odd.max(even) * 10 >= half * 9 && odd.min(even) == 0 {
             return Some(UTF16);
         }
-        return Some("binary data, not a TRF, CSV or TOML file: is it the right file?");
     }
+    // A stray NUL or escape in a text file (a name typed or pasted with
+    // one) is the format's reader's to name by its line; binary data has
+    // them by the hundred.
     let controls = text
         .iter()
         .filter(|&&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r' | 0x0c | 0x1a))
@@ -94,5 +96,12 @@ mod tests {
                 .starts_with("binary")
         );
         assert!(unusable(b"\xEF\xBB\xBF \r\n").unwrap().starts_with("empty"));
+        // One NUL in a name: text, for the reader to name its line.
+        let mut trf = b"012 Open\r\n".to_vec();
+        trf.extend_from_slice(
+            &b"001    1 m    Smith, John                      2000\r\n".repeat(3),
+        );
+        trf[30] = 0;
+        assert_eq!(unusable(&trf), None);
     }
 }

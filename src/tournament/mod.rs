@@ -37,7 +37,7 @@ mod round_choice;
 pub mod trf;
 
 pub use load::{MAX_PAIRINGS_BYTES, read_pairings_bytes};
-pub use round_choice::NotPaired;
+pub use round_choice::{NotPaired, RoundOfRecord};
 
 /// A player as PGN tags and relay tools know them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -10,6 +10,13 @@
 //! entered for a later round while the last paired round is still being
 //! played (its results not all in) are advance requests: the round being
 //! played is read.
+//!
+//! The paperwork reads otherwise ([`Trf::round_of_record`]): `boardcast
+//! trf pairings` and `trf results` (and the operator's desk, whose default
+//! is [`Trf::round_to_read`]) are about the last round with a board, the
+//! one whose results are written back; a later round with only byes
+//! entered is named beside it in one line ([`NotPaired::note`]), not an
+//! error. Asked for by number, that later round is still not paired.
 
 use std::fmt;
 
@@ -40,6 +47,33 @@ impl NotPaired {
             NotPaired::ByesOnly { round, .. } => Some(*round),
         }
     }
+}
+
+impl NotPaired {
+    /// One line naming this round, not paired yet, beside round `read`,
+    /// the one read instead: `round 5 has only byes entered (players 3,
+    /// 7), not paired yet: round 4 is read`.
+    pub fn note(&self, read: u32) -> String {
+        match self {
+            NotPaired::NoRound => format!("no later round is paired: round {read} is read"),
+            NotPaired::ByesOnly { round, players, .. } => {
+                let list: Vec<String> = players.iter().map(u32::to_string).collect();
+                format!(
+                    "round {round} has only byes entered (players {}), not paired yet: round {read} is read",
+                    list.join(", ")
+                )
+            }
+        }
+    }
+}
+
+/// The round the paperwork reads ([`Trf::round_of_record`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RoundOfRecord {
+    /// The round read: the one asked for, else the last with a board.
+    pub round: u32,
+    /// A later round with only byes entered, not paired yet, to name.
+    pub later: Option<NotPaired>,
 }
 
 impl fmt::Display for NotPaired {
@@ -88,6 +122,29 @@ impl Trf {
             return Err(why);
         }
         self.round_to_read(asked).ok_or(NotPaired::NoRound)
+    }
+
+    /// The round `boardcast trf pairings` and `trf results` read (the
+    /// module): `asked` when the file pairs it; without `asked`, the last
+    /// round with at least one board, with the round after it when that
+    /// one has only byes entered (named, not an error). An error when the
+    /// file pairs no round, or when `asked` is the round with only byes;
+    /// another round `asked` that the file does not pair gives the last
+    /// paired one, for the caller to refuse.
+    pub fn round_of_record(&self, asked: Option<u32>) -> Result<RoundOfRecord, NotPaired> {
+        let later = self.byes_only_round();
+        if let (Some(a), Some(why @ NotPaired::ByesOnly { round, .. })) = (asked, &later)
+            && a == *round
+        {
+            return Err(why.clone());
+        }
+        match self.round_to_read(asked) {
+            Some(round) => Ok(RoundOfRecord {
+                round,
+                later: later.filter(|_| asked.is_none()),
+            }),
+            None => Err(later.unwrap_or(NotPaired::NoRound)),
+        }
     }
 
     /// The round after the last paired one, when nobody is paired in it,

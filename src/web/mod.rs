@@ -10,7 +10,8 @@
 //! then `state` and `event` messages as they happen.
 //!
 //! Two audiences: `GET /` is the public view (with `[broadcast] delay`,
-//! the games as they were that long ago and no alerts); `GET /arbiter` is
+//! the games as they were that long ago; no alerts unless `[broadcast]
+//! public_alerts` is set: its fan-out refuses them); `GET /arbiter` is
 //! the arbiters' view, always live with alerts, open only to holders of
 //! the view password (`[web] arbiter_password`; without one there is no
 //! arbiter view: the operator secret never opens it). The login form posts it
@@ -25,6 +26,7 @@
 //! more than the channel holds loses its stream, and its `EventSource`
 //! reconnects by itself and starts again from a fresh snapshot.
 
+mod audience;
 pub mod check;
 pub mod config;
 pub mod desk;
@@ -56,6 +58,7 @@ use crate::event::{Event, EventKind};
 
 mod tools;
 use crate::listener::{Limits, accept_loop};
+pub use audience::Audience;
 pub use tools::Commands;
 
 /// The page: HTML, CSS and script in one file, no build step.
@@ -100,6 +103,9 @@ pub struct FanOut {
     snapshot: Mutex<Snapshot>,
     /// The arbiter view's decisions waiting for their board's answer.
     answers: tools::Answers,
+    /// Whether alerts and decisions are refused (the public's fan-out,
+    /// unless alerts are public): they never reach its browsers.
+    refuse_alerts: std::sync::atomic::AtomicBool,
 }
 
 impl FanOut {
@@ -117,7 +123,23 @@ impl FanOut {
                 kept: vec![tools::Kept::default(); ids.len()],
             }),
             answers: tools::Answers::default(),
+            refuse_alerts: std::sync::atomic::AtomicBool::new(false),
         })
+    }
+
+    /// Refuses alerts and the arbiters' decisions from now on (`true`),
+    /// or takes them (`false`, the default).
+    pub fn refuse_alerts(&self, refuse: bool) {
+        self.refuse_alerts
+            .store(refuse, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Whether this fan-out passes events of `kind` to its browsers.
+    fn passes(&self, kind: &EventKind) -> bool {
+        let refuse = self
+            .refuse_alerts
+            .load(std::sync::atomic::Ordering::Relaxed);
+        crate::delay::config::is_public(kind, !refuse)
     }
 
     /// Adds a board after the start (the hub learns its boards from the
@@ -194,8 +216,12 @@ impl BoardFeed {
         self.hub.send("state", json.to_string());
     }
 
-    /// The board published an event.
+    /// The board published an event (dropped if its fan-out refuses
+    /// alerts and it is one).
     pub fn event(&self, event: &Event) {
+        if !self.hub.passes(&event.kind) {
+            return;
+        }
         let json = event.to_json();
         match &event.kind {
             EventKind::Clock { .. } => {
@@ -247,52 +273,6 @@ impl crate::session::BoardSink for BoardFeed {
 
     fn ack(&self, ack: &crate::control::Ack) {
         self.hub.answers.answer(ack);
-    }
-}
-
-/// Who the page serves, beside the public.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Audience {
-    /// The public broadcast delay (shown on the public page).
-    pub delay_ms: u64,
-    /// The password that opens the arbiters' live view (`/arbiter`) to
-    /// those who know it; without one, there is no arbiter view.
-    pub arbiter_secret: Option<String>,
-    /// How long a login lasts.
-    pub session: std::time::Duration,
-}
-
-impl Default for Audience {
-    fn default() -> Audience {
-        Audience {
-            delay_ms: 0,
-            arbiter_secret: None,
-            session: std::time::Duration::from_secs(12 * 3600),
-        }
-    }
-}
-
-impl Audience {
-    /// The audience of a page `delay_ms` behind, whose arbiter view opens
-    /// with `view_password` (`[web] arbiter_password`) and with nothing
-    /// else (the operator secret never opens it: a warning says so when
-    /// only a secret is set); logins last `session`.
-    pub fn new(
-        delay_ms: u64,
-        view_password: Option<&str>,
-        operator_secret: Option<&str>,
-        session: std::time::Duration,
-    ) -> Audience {
-        if view_password.is_none() && operator_secret.is_some() {
-            tracing::warn!(
-                "no arbiter view: the operator secret does not open it; set [web] arbiter_password"
-            );
-        }
-        Audience {
-            delay_ms,
-            arbiter_secret: view_password.map(str::to_string),
-            session,
-        }
     }
 }
 
@@ -457,6 +437,7 @@ impl WebServer {
         limits: Limits,
     ) -> std::io::Result<WebServer> {
         let (hub, arbiter) = (FanOut::new(ids), FanOut::new(ids));
+        hub.refuse_alerts(!audience.public_alerts);
         let views = Arc::new(Views::new(
             Arc::clone(&hub),
             Arc::clone(&arbiter),
@@ -549,26 +530,31 @@ async fn serve_views(
 
 /// The page for one audience: the `<body>` says which view it is, how far
 /// behind it runs and where its stream is.
-fn page_for(arbiter: bool, delay_ms: u64) -> String {
+/// `alerts`: whether the public page shows the alerts panel (the
+/// arbiters' always does).
+fn page_for(arbiter: bool, delay_ms: u64, alerts: bool) -> String {
     let (audience, base) = if arbiter {
         ("arbiter", "/arbiter/")
     } else {
         ("public", "/")
     };
-    // With no delay the public page is live and shows the alerts as it
-    // always did; with one, it shows none.
     let delay = if arbiter { 0 } else { delay_ms };
+    let alerts = if arbiter || alerts { "on" } else { "off" };
     PAGE.replacen(
         "<body>",
         &format!(
-            "<body data-audience=\"{audience}\" data-delay-ms=\"{delay}\" data-base=\"{base}\">"
+            "<body data-audience=\"{audience}\" data-delay-ms=\"{delay}\" data-base=\"{base}\" data-alerts=\"{alerts}\">"
         ),
         1,
     )
 }
 
 async fn page(State(views): State<Arc<Views>>) -> Html<String> {
-    Html(page_for(false, views.audience.delay_ms))
+    Html(page_for(
+        false,
+        views.audience.delay_ms,
+        views.audience.public_alerts,
+    ))
 }
 
 async fn snapshot(State(views): State<Arc<Views>>) -> impl IntoResponse {
@@ -730,7 +716,7 @@ async fn arbiter_page(State(views): State<Arc<Views>>, headers: HeaderMap) -> Re
     if !admitted(&views, &headers) {
         return (StatusCode::UNAUTHORIZED, Html(ARBITER_LOGIN)).into_response();
     }
-    Html(page_for(true, 0)).into_response()
+    Html(page_for(true, 0, true)).into_response()
 }
 
 async fn arbiter_snapshot(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {

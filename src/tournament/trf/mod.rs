@@ -45,6 +45,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use super::{Pairing, Pairings, Player};
+use crate::text::shown;
 
 mod results;
 mod round;
@@ -530,7 +531,7 @@ fn read_player(v: &View<'_>, columns: Columns) -> Result<TrfPlayer, String> {
             Some(s) => s
                 .parse::<u64>()
                 .map(Some)
-                .map_err(|_| format!("{what} `{s}` (columns {a}-{b}) is not a number")),
+                .map_err(|_| format!("{what} `{}` (columns {a}-{b}) is not a number", shown(&s))),
         }
     };
     let start_rank = number(5, 8, "start rank")?
@@ -549,7 +550,8 @@ fn read_player(v: &View<'_>, columns: Columns) -> Result<TrfPlayer, String> {
     let points = match v.field(81, 84) {
         None => None,
         Some(p) => Some(
-            parse_tenths(&p).ok_or_else(|| format!("points `{p}` (columns 81-84) do not read"))?,
+            parse_tenths(&p)
+                .ok_or_else(|| format!("points `{}` (columns 81-84) do not read", shown(&p)))?,
         ),
     };
     let rating = number(49, 52, "rating")?.filter(|r| *r > 0);
@@ -588,7 +590,8 @@ fn read_round(v: &View<'_>, at: usize, round: u32) -> Result<RoundEntry, String>
         Some(s) => {
             let n: u32 = s.parse().map_err(|_| {
                 format!(
-                    "round {round}: opponent `{s}` (columns {at}-{}) is not a start rank",
+                    "round {round}: opponent `{}` (columns {at}-{}) is not a start rank",
+                    shown(&s),
                     at + 3
                 )
             })?;
@@ -599,7 +602,7 @@ fn read_round(v: &View<'_>, at: usize, round: u32) -> Result<RoundEntry, String>
         match v.field(col, col) {
             None => Ok(None),
             Some(s) if s.chars().count() == 1 => Ok(s.chars().next()),
-            Some(s) => Err(format!("round {round}: `{s}` in column {col}")),
+            Some(s) => Err(format!("round {round}: `{}` in column {col}", shown(&s))),
         }
     };
     let colour = match one(at + 5)? {
@@ -608,7 +611,8 @@ fn read_round(v: &View<'_>, at: usize, round: u32) -> Result<RoundEntry, String>
         Some('b' | 'B') => Some(Colour::Black),
         Some(c) => {
             return Err(format!(
-                "round {round}: colour `{c}` (column {}) is not w, b or -",
+                "round {round}: colour `{}` (column {}) is not w, b or -",
+                shown(&c.to_string()),
                 at + 5
             ));
         }
@@ -617,7 +621,8 @@ fn read_round(v: &View<'_>, at: usize, round: u32) -> Result<RoundEntry, String>
         None => None,
         Some(c) => Some(Code::from_char(c).ok_or_else(|| {
             format!(
-                "round {round}: result `{c}` (column {}) is not one of 1 = 0 + - W D L H F U Z",
+                "round {round}: result `{}` (column {}) is not one of 1 = 0 + - W D L H F U Z",
+                shown(&c.to_string()),
                 at + 7
             )
         })?),
@@ -768,6 +773,36 @@ mod tests {
     fn windows_1252_names_decode() {
         assert_eq!(decode(b"Ba\x9aa"), "Baša");
         assert_eq!(decode("Baša".as_bytes()), "Baša");
+    }
+
+    #[test]
+    fn a_swapped_board_gives_each_player_the_points_and_colour_they_played() {
+        let example: &[u8] = include_bytes!("../../../tests/data/trf/fide-example.trf");
+        let trf = parse(example).unwrap();
+        let b = trf.boards(4)[0];
+        let (paired_white, paired_black) = (b.white, b.black);
+        // Played the other way round, and White (the paired Black) won.
+        let results = BTreeMap::from([(b.board, "1-0".to_string())]);
+        let filled = trf.fill_played(4, &results, &BTreeSet::from([b.board]));
+        assert_eq!(filled.written, [b.board]);
+        let back = parse(&filled.bytes).unwrap();
+        let entry = |rank: u32| back.players[&rank].rounds[3];
+        assert_eq!(entry(paired_black).result, Some(Code::Win));
+        assert_eq!(entry(paired_black).colour, Some(Colour::White));
+        assert_eq!(entry(paired_white).result, Some(Code::Loss));
+        assert_eq!(entry(paired_white).colour, Some(Colour::Black));
+        // The points add up: one point more in the file than before.
+        let total = |t: &Trf| t.players.values().filter_map(|p| p.points).sum::<u32>();
+        assert_eq!(total(&back), total(&trf) + 10);
+        // Read as paired, the same result credits the paired White.
+        let plain = parse(&trf.fill_results(4, &results).bytes).unwrap();
+        assert_eq!(
+            plain.players[&paired_white].rounds[3].result,
+            Some(Code::Win)
+        );
+        // Read back, the pairing program sees the game as played.
+        let played = back.boards(4).into_iter().find(|x| x.white == paired_black);
+        assert_eq!(played.and_then(|x| x.file_result()).as_deref(), Some("1-0"));
     }
 
     #[test]

@@ -13,6 +13,22 @@ impl Trf {
         self.fill_results(round, results).conflicts
     }
 
+    /// [`Trf::conflicts`], the boards in `swapped` played with the colours
+    /// reversed (see [`Trf::fill_played`]).
+    pub fn conflicts_played(
+        &self,
+        round: u32,
+        results: &BTreeMap<u32, String>,
+        swapped: &BTreeSet<u32>,
+    ) -> Vec<Conflict> {
+        self.fill_played(round, results, swapped).conflicts
+    }
+
+    /// [`Trf::fill_played`] with every board played as paired.
+    pub fn fill_results(&self, round: u32, results: &BTreeMap<u32, String>) -> Filled {
+        self.fill_played(round, results, &BTreeSet::new())
+    }
+
     /// The file with `round`'s results filled in from `results` (board to
     /// `1-0`, `0-1`, `1/2-1/2`; `*` leaves the board as it is): the result
     /// column of both players, and their points changed by the difference
@@ -20,7 +36,18 @@ impl Trf {
     /// the file holds already in other words (`+` for a `1-0`) is kept, and
     /// a forfeit (`+`, `-`) is never overwritten (a game that says
     /// otherwise is a conflict). Every other byte is as read.
-    pub fn fill_results(&self, round: u32, results: &BTreeMap<u32, String>) -> Filled {
+    ///
+    /// A result is the game's, by the colours as played. On the boards in
+    /// `swapped` the players sat the other way round from the pairing
+    /// (Law 7.3: a game begun with the colours reversed goes on): each
+    /// player, known by start rank, gets the points of the colour they
+    /// played, and their colour column says the colour as played.
+    pub fn fill_played(
+        &self,
+        round: u32,
+        results: &BTreeMap<u32, String>,
+        swapped: &BTreeSet<u32>,
+    ) -> Filled {
         let mut lines = self.lines.clone();
         let mut written = Vec::new();
         let mut conflicts = Vec::new();
@@ -28,8 +55,15 @@ impl Trf {
             let Some(game) = results.get(&b.board) else {
                 continue;
             };
-            let Some((w, k)) = game_codes(game) else {
+            let Some((played_white, played_black)) = game_codes(game) else {
                 continue;
+            };
+            // The codes of the paired White and the paired Black.
+            let turned = swapped.contains(&b.board);
+            let (w, k) = if turned {
+                (played_black, played_white)
+            } else {
+                (played_white, played_black)
             };
             let same =
                 |file: Option<Code>, new: Code| file.is_some_and(|f| f.tenths() == new.tenths());
@@ -42,7 +76,7 @@ impl Trf {
                         white: self.player(b.white).name,
                         black: self.player(b.black).name,
                         file: b.file_result().unwrap_or_default(),
-                        game: game.trim().to_string(),
+                        game: describe(Some(w), Some(k)).unwrap_or_default(),
                     });
                 }
             }
@@ -53,13 +87,17 @@ impl Trf {
                 continue;
             }
             let mut changed = false;
-            for (rank, file, new) in [(b.white, b.white_result, w), (b.black, b.black_result, k)] {
-                if same(file, new) {
+            for (rank, file, new, colour) in [
+                (b.white, b.white_result, w, if turned { b'b' } else { b'w' }),
+                (b.black, b.black_result, k, if turned { b'w' } else { b'b' }),
+            ] {
+                let recolour = turned.then_some(colour);
+                if same(file, new) && recolour.is_none() {
                     continue;
                 }
                 let p = &self.players[&rank];
                 let line = &mut lines[p.line - 1];
-                line.bytes = self.rewrite(p, &line.bytes, round, file, new);
+                line.bytes = self.rewrite(p, &line.bytes, round, file, new, recolour);
                 changed = true;
             }
             if changed {
@@ -79,7 +117,7 @@ impl Trf {
     }
 
     /// A player's line with `new` as their result of `round` and the points
-    /// changed by it.
+    /// changed by it, and `colour` (`w`, `b`) as their colour when given.
     fn rewrite(
         &self,
         p: &TrfPlayer,
@@ -87,6 +125,7 @@ impl Trf {
         round: u32,
         old: Option<Code>,
         new: Code,
+        colour: Option<u8>,
     ) -> Vec<u8> {
         let strip_bom = p.line == 1 && bytes.starts_with(b"\xEF\xBB\xBF");
         let (bom, raw) = bytes.split_at(if strip_bom { 3 } else { 0 });
@@ -107,6 +146,9 @@ impl Trf {
         let points = format!("{:>4}", format_tenths(points));
         let mut edits: BTreeMap<usize, u8> = BTreeMap::new();
         edits.insert(92 + 10 * (round as usize - 1) + 7, new.letter() as u8);
+        if let Some(c) = colour {
+            edits.insert(92 + 10 * (round as usize - 1) + 5, c);
+        }
         for (k, c) in points.bytes().rev().enumerate() {
             edits.insert(84 - k, c);
         }

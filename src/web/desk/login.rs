@@ -8,6 +8,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
 
 use super::{DESK_COOKIE, DESK_PAGE, admitted, by, desk, peer};
+use crate::desk::live::PasswordError;
 use crate::web::{Views, form_field};
 
 const NO_DESK: &str = "<!doctype html><title>boardcast desk</title><p>There is no operator's desk: the daemon serves it beside its boards (<code>boardcast run</code> with <code>[web] listen</code>).</p>";
@@ -136,8 +137,7 @@ pub(super) async fn login(
     if let Some(ip) = ip {
         views.desk_lockout().succeeded(ip);
     }
-    let who = by(&extensions);
-    super::on_desk(&desk, move |d| d.record(&who, "login", "")).await;
+    super::record(&desk, by(&extensions), "login", String::new()).await;
     open_session(&views)
 }
 
@@ -179,20 +179,22 @@ pub(super) async fn choose_password(
         )
             .into_response();
     };
+    let who = by(&extensions);
     let chosen = {
         let _turn = views.desk_hashing.acquire().await;
-        super::on_desk(&desk, move |d| d.choose_password(&key)).await
+        super::on_desk(&desk, move |d| d.choose_password(&who, &key)).await
     };
     match chosen {
-        Ok(()) => {
-            let who = by(&extensions);
-            super::on_desk(&desk, move |d| {
-                d.record(&who, "choose_password", "first run")
-            })
-            .await;
-            open_session(&views)
+        Ok(()) => open_session(&views),
+        Err(e) => {
+            // Not kept (a full disk): 507, and the desk still has no password.
+            let code = match e {
+                PasswordError::NotKept(_) => super::NOT_KEPT,
+                PasswordError::Set | PasswordError::Weak(_) => StatusCode::BAD_REQUEST,
+            };
+            let text = e.to_string();
+            (code, Html(first_run_form(&message(&text)))).into_response()
         }
-        Err(e) => (StatusCode::BAD_REQUEST, Html(first_run_form(&message(&e)))).into_response(),
     }
 }
 

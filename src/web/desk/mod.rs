@@ -13,6 +13,12 @@
 //! the same queue as the arbiter view's decisions: the same checks, the
 //! same record in the capture (with `by`), the same acknowledgement.
 //!
+//! Durable or refused: a change of the desk's set-up is kept in the
+//! recorder folder before it is answered ([`crate::desk::live`]); one that
+//! cannot be kept (a full disk) is answered `507 Insufficient Storage`
+//! with one line ("not kept: the disk is full (...)"), which the page
+//! shows, and the desk is as it was.
+//!
 //! [`login`] holds the login and the first run's password, [`view`] what
 //! the page reads (the boards, the round, the plan, the live stream);
 //! this file the actions.
@@ -33,8 +39,11 @@ use serde::Deserialize;
 use super::tools::{DECISION_WAIT, outcome};
 use super::{Views, form_field};
 use crate::control::{OperatorCommand, Request};
-use crate::desk::live::Desk;
+use crate::desk::live::{Act, ChangeError, Desk, LoadError};
+use crate::desk::{DeskError, DeskState};
+use crate::pipeline::correct::IN_PROGRESS;
 use crate::tournament::Player;
+use crate::tournament::trf::Trf;
 
 /// The page, built into the binary.
 pub const DESK_PAGE: &str = include_str!("../desk.html");
@@ -117,6 +126,43 @@ pub(super) fn fail(code: StatusCode, text: impl std::fmt::Display) -> Response {
     Refused(code, text.to_string()).into_response()
 }
 
+/// The status of a change the desk did not keep: `507 Insufficient
+/// Storage` (its file or journal line could not be written, the disk is
+/// full; the desk is as it was).
+pub(super) const NOT_KEPT: StatusCode = StatusCode::INSUFFICIENT_STORAGE;
+
+/// The answer to a pairing file not taken up: 507 when it was not kept,
+/// else 400.
+fn load_refused(e: &LoadError) -> Response {
+    let code = match e {
+        LoadError::NotKept(_) => NOT_KEPT,
+        _ => StatusCode::BAD_REQUEST,
+    };
+    fail(code, e)
+}
+
+/// The answer to a change the desk did not make: 507 when it was not
+/// kept, else `code` (the desk refuses it).
+pub(super) fn change_refused<E: std::error::Error + 'static>(
+    code: StatusCode,
+    e: &ChangeError<E>,
+) -> Response {
+    match e {
+        ChangeError::NotKept(_) => fail(NOT_KEPT, e),
+        ChangeError::Refused(_) => fail(code, e),
+    }
+}
+
+/// Writes `act`'s journal line, which changes nothing the desk keeps (a
+/// login, a correction sent to a board): a line that cannot be written is
+/// warned about, and the action goes ahead.
+pub(super) async fn record(desk: &Arc<Desk>, by: String, action: &'static str, detail: String) {
+    let written = on_desk(desk, move |d| d.record(Act { by: &by, action }, &detail)).await;
+    if let Err(e) = written {
+        tracing::warn!(action, error = %e, "the desk's journal misses this action");
+    }
+}
+
 pub(super) fn form(body: &[u8]) -> Result<&str, Refused> {
     std::str::from_utf8(body)
         .map_err(|_| Refused(StatusCode::BAD_REQUEST, "the form is not text".into()))
@@ -150,15 +196,9 @@ async fn upload(
         .filter(|n| crate::text::check_text("name", Some(n)).is_ok() && !n.is_empty())
         .unwrap_or_else(|| "pairings.trf".into());
     let who = by(&extensions);
-    let loaded = on_desk(&desk, move |d| {
-        d.load_trf(&body, &name)?;
-        d.record(&who, "load_pairings", &name);
-        Ok::<_, crate::desk::live::LoadError>(())
-    })
-    .await;
-    match loaded {
+    match on_desk(&desk, move |d| d.load_trf(&who, &body, &name)).await {
         Ok(()) => view::state_reply(&views, &desk).await,
-        Err(e) => fail(StatusCode::BAD_REQUEST, e),
+        Err(e) => load_refused(&e),
     }
 }
 
@@ -185,33 +225,41 @@ async fn load_configured(
         Err(r) => return r.into_response(),
     };
     let who = by(&extensions);
-    let loaded = on_desk(&desk, move |d| {
-        d.load_configured()?;
-        d.record(&who, "load_pairings", "the configured file");
-        Ok::<_, crate::desk::live::LoadError>(())
-    })
-    .await;
-    match loaded {
+    match on_desk(&desk, move |d| d.load_configured(&who)).await {
         Ok(()) => view::state_reply(&views, &desk).await,
-        Err(e) => fail(StatusCode::BAD_REQUEST, e),
+        Err(e) => load_refused(&e),
     }
 }
 
-/// A change of the desk's set-up from a form (`f` says what it did, or why
-/// not): 200 with the new state, or 400 saying why not. The change is
-/// recorded as `action`.
+/// Why a form's change of the desk's set-up is refused (400).
+#[derive(Debug, thiserror::Error)]
+enum FormError {
+    /// A field is missing or does not read (`field`: what it should be).
+    #[error("`{field}`: {what}")]
+    Field {
+        /// The field.
+        field: &'static str,
+        /// What it should be.
+        what: &'static str,
+    },
+    /// The desk refuses the change.
+    #[error(transparent)]
+    Desk(#[from] DeskError),
+}
+
+/// What a form asks of the desk's state: made on a copy, it says what it
+/// did (the journal line's detail) or why not.
+type Edit = Box<dyn FnOnce(&mut DeskState, Option<&Trf>) -> Result<String, FormError> + Send>;
+
+/// A change of the desk's set-up from a form (`read` reads the form, with
+/// the sensor boards, into the change): 200 with the new state; 400 saying
+/// why not; 507 when it cannot be kept (the desk is as it was). The change
+/// is recorded as `action`.
 async fn change(
     (views, headers, extensions): (Arc<Views>, HeaderMap, axum::http::Extensions),
     body: axum::body::Bytes,
-    action: &str,
-    f: impl FnOnce(
-        &str,
-        &mut crate::desk::DeskState,
-        Option<&crate::tournament::trf::Trf>,
-        &[String],
-    ) -> Result<String, String>
-    + Send
-    + 'static,
+    action: &'static str,
+    read: impl FnOnce(&str, &[String]) -> Result<Edit, FormError>,
 ) -> Response {
     let desk = match gate(&views, &headers, true) {
         Ok(d) => d,
@@ -221,42 +269,24 @@ async fn change(
         Ok(t) => t,
         Err(r) => return r.into_response(),
     };
-    let (text, sensors, who) = (text.to_string(), view::sensors(&views), by(&extensions));
-    let action = action.to_string();
-    let done = on_desk(&desk, move |d| {
-        let (mut why, mut what) = (None, String::new());
-        let done = d.change(|state, trf| match f(&text, state, trf, &sensors) {
-            Ok(done) => {
-                what = done;
-                Ok(())
-            }
-            Err(e) => {
-                why = Some(e);
-                Err(crate::desk::DeskError::NoRound)
-            }
-        });
-        match (done, why) {
-            (Ok(()), _) => {
-                d.record(&who, &action, &what);
-                Ok(())
-            }
-            (Err(_), Some(why)) => Err(why),
-            (Err(e), None) => Err(e.to_string()),
-        }
-    })
-    .await;
-    match done {
-        Ok(()) => view::state_reply(&views, &desk).await,
-        Err(why) => fail(StatusCode::BAD_REQUEST, why),
+    let edit = match read(text, &view::sensors(&views)) {
+        Ok(e) => e,
+        Err(e) => return fail(StatusCode::BAD_REQUEST, e),
+    };
+    let who = by(&extensions);
+    let act = move |d: &Desk| d.change(Act { by: &who, action }, edit);
+    match on_desk(&desk, act).await {
+        Ok(_) => view::state_reply(&views, &desk).await,
+        Err(e) => change_refused(StatusCode::BAD_REQUEST, &e),
     }
 }
 
 /// Field `name` of `form`, a number (`what` says what it is when it is
 /// not one).
-fn number(form: &str, name: &str, what: &str) -> Result<u32, String> {
+fn number(form: &str, name: &'static str, what: &'static str) -> Result<u32, FormError> {
     form_field(form, name)
         .and_then(|n| n.trim().parse().ok())
-        .ok_or_else(|| format!("`{name}`: {what}"))
+        .ok_or(FormError::Field { field: name, what })
 }
 
 /// `POST /desk/round` (field `round`).
@@ -267,11 +297,12 @@ async fn choose_round(
     body: axum::body::Bytes,
 ) -> Response {
     let request = (views, headers, extensions);
-    change(request, body, "choose_round", |form, state, trf, _| {
+    change(request, body, "choose_round", |form, _| {
         let round = number(form, "round", "a round number")?;
-        let trf = trf.ok_or(crate::desk::DeskError::NoFile.to_string())?;
-        state.choose_round(trf, round).map_err(|e| e.to_string())?;
-        Ok(format!("round {round}"))
+        Ok(Box::new(move |state: &mut DeskState, trf: Option<&Trf>| {
+            state.choose_round(trf.ok_or(DeskError::NoFile)?, round)?;
+            Ok(format!("round {round}"))
+        }))
     })
     .await
 }
@@ -285,25 +316,25 @@ async fn assign(
     body: axum::body::Bytes,
 ) -> Response {
     let request = (views, headers, extensions);
-    change(request, body, "assign", |form, state, trf, sensors| {
+    change(request, body, "assign", |form, sensors| {
         let board = form_field(form, "board").unwrap_or_default();
         if !sensors.contains(&board) {
-            return Err(crate::desk::DeskError::NoSuchSensor(board).to_string());
+            return Err(DeskError::NoSuchSensor(board).into());
         }
-        let number = match form_field(form, "number").unwrap_or_default().trim() {
+        let number: Option<u32> = match form_field(form, "number").unwrap_or_default().trim() {
             "" => None,
-            n => Some(
-                n.parse()
-                    .map_err(|_| "`number`: a pairing board's number")?,
-            ),
+            n => Some(n.parse().map_err(|_| FormError::Field {
+                field: "number",
+                what: "a pairing board's number",
+            })?),
         };
-        state
-            .assign(trf, &board, number)
-            .map_err(|e| e.to_string())?;
-        Ok(match number {
-            Some(n) => format!("sensor board {board} plays pairing board {n}"),
-            None => format!("sensor board {board} plays no pairing board"),
-        })
+        Ok(Box::new(move |state: &mut DeskState, trf: Option<&Trf>| {
+            state.assign(trf, &board, number)?;
+            Ok(match number {
+                Some(n) => format!("sensor board {board} plays pairing board {n}"),
+                None => format!("sensor board {board} plays no pairing board"),
+            })
+        }))
     })
     .await
 }
@@ -316,13 +347,13 @@ async fn typed(
     body: axum::body::Bytes,
 ) -> Response {
     let request = (views, headers, extensions);
-    change(request, body, "type_result", |form, state, _, _| {
+    change(request, body, "type_result", |form, _| {
         let number = number(form, "number", "a pairing board's number")?;
         let result = form_field(form, "result").unwrap_or_default();
-        state
-            .type_result(number, &result)
-            .map_err(|e| e.to_string())?;
-        Ok(format!("pairing board {number}: {result}"))
+        Ok(Box::new(move |state: &mut DeskState, _: Option<&Trf>| {
+            state.type_result(number, &result)?;
+            Ok(format!("pairing board {number}: {result}"))
+        }))
     })
     .await
 }
@@ -384,25 +415,31 @@ async fn start(
         Err(r) => return r.into_response(),
     };
     let sensors = view::sensors(&views);
-    let (round, starts) = match on_desk(&desk, move |d| d.start(&sensors)).await {
-        Ok(s) => s,
-        Err(e) => return fail(StatusCode::CONFLICT, e),
-    };
     let who = by(&extensions);
+    let by_desk = who.clone();
+    let (round, starts) = match on_desk(&desk, move |d| d.start(&by_desk, &sensors)).await {
+        Ok(s) => s,
+        Err(e) => return change_refused(StatusCode::CONFLICT, &e),
+    };
     // Every board is told first; then each answer is awaited (the boards
     // answer in parallel).
     let mut waiting = Vec::new();
     for (sensor, pairing) in &starts {
+        // A game in progress goes on: the round's game is its next.
         let command = OperatorCommand::StartGame {
             round,
             board: pairing.board,
             white: Some(pairing.white.clone()),
             black: Some(pairing.black.clone()),
+            keep_game: true,
         };
         waiting.push((sensor, dispatch(&views, sensor, command, &who)));
     }
     let deadline = tokio::time::Instant::now() + DECISION_WAIT;
     let mut failed = Vec::new();
+    // Boards whose game was under way: it goes on, and the round's game
+    // starts on them when the start position stands after it.
+    let mut kept = Vec::new();
     for (sensor, sent) in waiting {
         let answer = match sent {
             Ok(rx) => tokio::time::timeout_at(deadline, rx)
@@ -412,33 +449,34 @@ async fn start(
             Err(_) => None,
         };
         match answer {
+            Some(ack) if ack.accepted && ack.message.starts_with(IN_PROGRESS) => {
+                kept.push(format!("{sensor} ({})", ack.message));
+            }
             Some(ack) if ack.accepted => {}
             Some(ack) => failed.push(format!("board {sensor}: {}", ack.message)),
             None => failed.push(format!("board {sensor}: no answer")),
         }
     }
-    let detail = format!(
-        "round {round} on {} boards, {} not started",
-        starts.len(),
-        failed.len()
-    );
-    on_desk(&desk, move |d| {
-        d.started(round);
-        d.record(&who, "start_round", &detail);
-    })
-    .await;
     tracing::info!(
         round,
         boards = starts.len(),
         failed = failed.len(),
         "desk: round started"
     );
+    let still = if kept.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; still playing their game, which goes on (the round's game starts when the start position stands after it): {}",
+            kept.join("; ")
+        )
+    };
     if failed.is_empty() {
         let n = starts.len();
         (
             StatusCode::OK,
             format!(
-                "round {round} started on {n} board{}: each takes up a new game with its players\n",
+                "round {round} started on {n} board{}: each takes up a new game with its players{still}\n",
                 if n == 1 { "" } else { "s" }
             ),
         )
@@ -447,7 +485,7 @@ async fn start(
         fail(
             StatusCode::CONFLICT,
             format!(
-                "round {round} started, but not everywhere: {}",
+                "round {round} started, but not everywhere: {}{still}",
                 failed.join("; ")
             ),
         )
@@ -512,8 +550,7 @@ async fn command(
     };
     let who = by(&extensions);
     if let Some(desk) = desk(&views) {
-        let (who, what, detail) = (who.clone(), command.name(), format!("board {board}"));
-        on_desk(&desk, move |d| d.record(&who, what, &detail)).await;
+        record(&desk, who.clone(), command.name(), format!("board {board}")).await;
     }
     send(&views, &board, command, &who).await
 }
