@@ -342,8 +342,15 @@ async fn the_desk_reads_as_an_operator_reads_it_at_1440_and_1024() {
         "{byes}"
     );
     assert!(
-        byes.contains("Daly, Colm: no pairing; the file gives no reason"),
+        byes.contains("Daly, Colm: not paired in this round"),
         "{byes}"
+    );
+    let progress = desk_state(&client).await["progress"].clone();
+    assert_eq!(progress["pairings"], 16, "{progress}");
+    // A demo game may end meanwhile: never fewer.
+    assert!(
+        progress["results"].as_u64() >= Some(counted as u64),
+        "{progress}"
     );
     boards_read_now(&client).await;
     correction_dialog(&client).await;

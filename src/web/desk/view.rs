@@ -114,6 +114,7 @@ fn state_json(views: &Views, desk: &Desk, found: FoundPorts) -> serde_json::Valu
         "boards": boards,
         "pairings": plan.pairings,
         "byes": plan.byes,
+        "progress": plan.progress,
         "warnings": plan.warnings,
         "differences": plan.differences,
     })
