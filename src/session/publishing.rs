@@ -24,6 +24,8 @@ impl Session {
             status: self.status,
             port: self.port.clone(),
             serial: self.serial.clone(),
+            model: self.pipeline.sightings().identity.name.clone(),
+            firmware: self.pipeline.sightings().identity.version.clone(),
             family: self.family,
             // The delayed public view says nothing of the board's live
             // agreement with the game (an alert is the arbiters' business).

@@ -95,6 +95,12 @@ pub struct StateMessage {
     pub port: Option<String>,
     /// The serial number the board reported.
     pub serial: Option<String>,
+    /// The model the board named in its greeting, if it named one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// The firmware version the board reported in its greeting, if any.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub firmware: Option<String>,
     /// The board's family (its wire protocol: `dgt`, `open`, ...).
     pub family: &'static str,
     /// A game is on and the board agrees with it: a start position was
