@@ -140,6 +140,42 @@ fn trf_result(trf: &str, name: &str, round: usize) -> char {
     line.chars().nth(91 + 10 * (round - 1) + 7).unwrap_or(' ')
 }
 
+/// DGT boards named `names` on pseudo-terminals, standing in the start
+/// position with a clock, and a configuration (topics under `prefix`)
+/// serving the desk with `password` on a free port: the boards, the
+/// configuration's path and the port.
+pub(crate) fn desk_boards<const N: usize>(
+    dir: &Path,
+    broker: &Broker,
+    prefix: &str,
+    names: [&str; N],
+    password: &str,
+) -> (Vec<crate::util::SimBoard>, PathBuf, u16) {
+    let boards: Vec<_> = names
+        .iter()
+        .enumerate()
+        .map(|(i, name)| dgt_board(dir, (name, &format!("4{N}{i:03}")), start(), (5400, 5400)))
+        .collect();
+    let confs: Vec<crate::util::BoardConf> = names
+        .iter()
+        .zip(&boards)
+        .map(|(id, b)| crate::util::BoardConf {
+            id: (*id).into(),
+            port: b.pattern(),
+            serial: None,
+        })
+        .collect();
+    let config = crate::util::write_config(dir, broker.port, prefix, &confs);
+    let web = free_port();
+    let text = std::fs::read_to_string(&config).unwrap().replacen(
+        "[serial]",
+        &format!("[web]\nlisten = \"127.0.0.1:{web}\"\ndesk_password = \"{password}\"\n\n[serial]"),
+        1,
+    );
+    std::fs::write(&config, text).unwrap();
+    (boards, config, web)
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_whole_round_run_from_the_desk_in_chromium_across_a_restart() {
     if !crate::util::require(&[crate::util::Tool::Mosquitto, crate::util::Tool::Chromium]) {
@@ -149,35 +185,8 @@ async fn a_whole_round_run_from_the_desk_in_chromium_across_a_restart() {
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "desk/#", "watcher", false).await;
     // Three boards standing in the start position between rounds.
-    let boards: Vec<_> = ["d1", "d2", "d3"]
-        .iter()
-        .enumerate()
-        .map(|(i, name)| {
-            dgt_board(
-                dir.path(),
-                (name, &format!("4500{i}")),
-                start(),
-                (5400, 5400),
-            )
-        })
-        .collect();
-    let confs: Vec<crate::util::BoardConf> = ["d1", "d2", "d3"]
-        .iter()
-        .zip(&boards)
-        .map(|(id, b)| crate::util::BoardConf {
-            id: (*id).into(),
-            port: b.pattern(),
-            serial: None,
-        })
-        .collect();
-    let config = crate::util::write_config(dir.path(), broker.port, "desk", &confs);
-    let web = free_port();
-    let text = std::fs::read_to_string(&config).unwrap().replacen(
-        "[serial]",
-        &format!("[web]\nlisten = \"127.0.0.1:{web}\"\ndesk_password = \"{PASSWORD}\"\n\n[serial]"),
-        1,
-    );
-    std::fs::write(&config, text).unwrap();
+    let (boards, config, web) =
+        desk_boards(dir.path(), &broker, "desk", ["d1", "d2", "d3"], PASSWORD);
     let mut daemon = Daemon::start(&config);
     crate::hardening::wait_port(web, &daemon);
 

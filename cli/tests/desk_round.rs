@@ -16,8 +16,8 @@ use boardcast::games::chess::Square;
 use boardcast::track::Cell;
 use serde_json::{Value, json};
 
-use crate::check::{dgt_board, start};
-use crate::util::{Broker, Daemon, SimBoard, Subscriber, free_port};
+use crate::check::start;
+use crate::util::{Broker, Daemon, SimBoard, Subscriber};
 use crate::web::{open_browser, wait_for};
 
 const PASSWORD: &str = "desk password 58";
@@ -175,35 +175,8 @@ async fn a_round_played_to_its_end_keeps_every_result_for_the_pairing_program() 
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "rnd/#", "watcher", false).await;
-    let boards: Vec<SimBoard> = ["r1", "r2", "r3"]
-        .iter()
-        .enumerate()
-        .map(|(i, name)| {
-            dgt_board(
-                dir.path(),
-                (name, &format!("5800{i}")),
-                start(),
-                (5400, 5400),
-            )
-        })
-        .collect();
-    let confs: Vec<crate::util::BoardConf> = ["r1", "r2", "r3"]
-        .iter()
-        .zip(&boards)
-        .map(|(id, b)| crate::util::BoardConf {
-            id: (*id).into(),
-            port: b.pattern(),
-            serial: None,
-        })
-        .collect();
-    let config = crate::util::write_config(dir.path(), broker.port, "rnd", &confs);
-    let web = free_port();
-    let text = std::fs::read_to_string(&config).unwrap().replacen(
-        "[serial]",
-        &format!("[web]\nlisten = \"127.0.0.1:{web}\"\ndesk_password = \"{PASSWORD}\"\n\n[serial]"),
-        1,
-    );
-    std::fs::write(&config, text).unwrap();
+    let (boards, config, web) =
+        crate::desk::desk_boards(dir.path(), &broker, "rnd", ["r1", "r2", "r3"], PASSWORD);
     let mut daemon = Daemon::start(&config);
     crate::hardening::wait_port(web, &daemon);
 

@@ -151,9 +151,12 @@ impl Session {
             number: self.number,
             game_type: self.pipeline.game(),
             event: Some(self.round.tags(self.game_round, self.number).event).filter(|e| e != "?"),
-            games: self
-                .records
-                .games(&self.log, &self.round, self.number, self.game_round),
+            games: self.records.games(
+                &self.log,
+                &self.round,
+                &self.id,
+                (self.game_round, self.number),
+            ),
             alerts: self.records.alerts().to_vec(),
         }
     }
@@ -263,7 +266,8 @@ impl Session {
                 self.take_seat(false);
             }
             self.log.handle(e);
-            self.records.note(e, &self.log, self.game_round);
+            self.records
+                .note(e, &self.log, (self.game_round, self.number));
             if matches!(e.kind, EventKind::GameStart { .. })
                 && let Some(g) = self.log.current_mut()
             {
@@ -294,12 +298,16 @@ impl Session {
         // Players fixed by a correction in the captures stay fixed.
         if let Some((round, board, white, black)) = self.pipeline.seat_players() {
             self.round
-                .set_players_in(round, board, white.clone(), black.clone());
+                .restore_players_in(round, board, white.clone(), black.clone());
         }
         let last = self.games_started.saturating_sub(1);
         if let Some((white, black)) = self.pipeline.players_set(last) {
-            self.round
-                .set_players_in(self.game_round, self.number, white.clone(), black.clone());
+            self.round.restore_players_in(
+                self.game_round,
+                self.number,
+                white.clone(),
+                black.clone(),
+            );
         }
         // The delayed public view takes up what the public had seen.
         if let Some(p) = &mut self.public {
@@ -552,6 +560,7 @@ impl Session {
             .seat_of_game(self.games_started.saturating_sub(1))
             .filter(|(round, _)| *round >= current);
         (self.game_round, self.number) = seat.unwrap_or((current, self.own_number));
+        self.records.reseat((self.game_round, self.number));
         info!(
             round = self.game_round,
             number = self.number,
@@ -631,7 +640,8 @@ impl Session {
     fn emit_one(&mut self, t: Millis, event: &Event) {
         self.note(event);
         self.log.handle(event);
-        self.records.note(event, &self.log, self.game_round);
+        self.records
+            .note(event, &self.log, (self.game_round, self.number));
         // The report changes with the alerts and the results (a retract
         // or takeback can void a result the position gave).
         if matches!(

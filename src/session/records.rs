@@ -18,8 +18,9 @@ use crate::sink::round::Round;
 pub struct Records {
     /// The board's error and action alerts, with the arbiter's decisions.
     alerts: Vec<AlertEntry>,
-    /// Each game's round, by the board's game number (1 = index 0).
-    game_rounds: Vec<u32>,
+    /// Each game's seat (round, pairing board), by the board's game
+    /// number (1 = index 0).
+    game_seats: Vec<(u32, u32)>,
     /// Where the arbiter's decisions are kept.
     journal: Option<Journal>,
 }
@@ -42,13 +43,14 @@ impl Records {
     }
 
     /// Notes a published event, `log` already holding it: a game's start
-    /// under `round`; an error or action alert, or its withdrawal.
-    pub fn note(&mut self, e: &Event, log: &GameLog, round: u32) {
+    /// under `seat` (round, pairing board); an error or action alert, or
+    /// its withdrawal.
+    pub fn note(&mut self, e: &Event, log: &GameLog, seat: (u32, u32)) {
         if matches!(e.kind, EventKind::GameStart { .. }) {
             // The seat is taken before the start is noted.
-            self.game_rounds
-                .resize(log.games().len().saturating_sub(1), round);
-            self.game_rounds.push(round);
+            self.game_seats
+                .resize(log.games().len().saturating_sub(1), seat);
+            self.game_seats.push(seat);
         }
         let EventKind::Alert(a) = &e.kind else {
             return;
@@ -135,17 +137,38 @@ impl Records {
         Ok(())
     }
 
-    /// The report's games of `log`: each with the round it was played in
-    /// (`current` for a game not noted) and the players board `number` of
-    /// `round` paired in it.
-    pub fn games(&self, log: &GameLog, round: &Round, number: u32, current: u32) -> Vec<GameEntry> {
+    /// The game on moved to `seat` (its first move came in a later
+    /// round than the one it was set up in).
+    pub fn reseat(&mut self, seat: (u32, u32)) {
+        if let Some(last) = self.game_seats.last_mut() {
+            *last = seat;
+        }
+    }
+
+    /// The report's games of `log`, played on sensor board `board`: each
+    /// with the round it was played in (`current`, the seat of the game
+    /// on, for a game not noted) and the players of its pairing board in
+    /// that round. A game the round's ledger did not take (the board set
+    /// up again after its pairing's game ended) is not a game of the
+    /// round: it is left out.
+    pub fn games(
+        &self,
+        log: &GameLog,
+        round: &Round,
+        board: &str,
+        current: (u32, u32),
+    ) -> Vec<GameEntry> {
         log.games()
             .iter()
             .enumerate()
-            .map(|(i, g)| {
-                let played_in = self.game_rounds.get(i).copied().unwrap_or(current);
-                let p = round.pairing_in(played_in, number);
-                GameEntry {
+            .filter_map(|(i, g)| {
+                let (played_in, number) = self.game_seats.get(i).copied().unwrap_or(current);
+                let key = crate::sink::ledger::GameKey::of(board, g);
+                if round.closed_by_other((played_in, number), &key) {
+                    return None;
+                }
+                let p = round.players_in(played_in, number);
+                Some(GameEntry {
                     game: i + 1,
                     round: played_in,
                     white: p.as_ref().map(|p| p.white.name.clone()),
@@ -153,7 +176,7 @@ impl Records {
                     result: g.result.clone().unwrap_or_else(|| "*".into()),
                     reason: g.reason.clone(),
                     plies: g.sans.len(),
-                }
+                })
             })
             .collect()
     }
@@ -191,12 +214,24 @@ mod tests {
     #[test]
     fn an_alert_cleared_is_withdrawn_and_a_notice_is_not_kept() {
         let (mut r, log) = (Records::default(), GameLog::new());
-        r.note(&event(5, alert(3, AlertKind::Misplaced, false)), &log, 1);
+        r.note(
+            &event(5, alert(3, AlertKind::Misplaced, false)),
+            &log,
+            (1, 1),
+        );
         // A notice (not an error or action alert) is not the report's.
-        r.note(&event(6, alert(4, AlertKind::StartNotSeen, false)), &log, 1);
+        r.note(
+            &event(6, alert(4, AlertKind::StartNotSeen, false)),
+            &log,
+            (1, 1),
+        );
         assert_eq!(r.alerts().len(), 1, "{:?}", r.alerts());
         assert!(!r.alerts()[0].withdrawn);
-        r.note(&event(9, alert(5, AlertKind::Misplaced, true)), &log, 1);
+        r.note(
+            &event(9, alert(5, AlertKind::Misplaced, true)),
+            &log,
+            (1, 1),
+        );
         assert_eq!(r.alerts().len(), 1);
         assert!(r.alerts()[0].withdrawn, "the readings cleared it");
         assert_eq!((r.alerts()[0].seq, r.alerts()[0].t_ms), (3, 5));
@@ -209,7 +244,11 @@ mod tests {
         let log = GameLog::new();
         let mut r = Records::default();
         r.keep_in(Journal::of_chain(&capture));
-        r.note(&event(5, alert(7, AlertKind::IllegalMove, false)), &log, 2);
+        r.note(
+            &event(5, alert(7, AlertKind::IllegalMove, false)),
+            &log,
+            (2, 1),
+        );
         let none = r.decide(8, Decision::Confirmed, &None, "arbiter", 1);
         assert!(
             matches!(
@@ -240,7 +279,11 @@ mod tests {
         );
         // A restart: the same alert resumed, the journal read back.
         let mut back = Records::default();
-        back.note(&event(5, alert(7, AlertKind::IllegalMove, false)), &log, 2);
+        back.note(
+            &event(5, alert(7, AlertKind::IllegalMove, false)),
+            &log,
+            (2, 1),
+        );
         back.keep_in(Journal::of_chain(&capture));
         let d = back.alerts()[0]
             .decision

@@ -393,13 +393,27 @@ impl Round {
         state.earlier.get(&round)?.board(board).cloned()
     }
 
-    /// The PGN tags of board `board`'s game in round `round`.
-    pub fn tags(&self, round: u32, board: u32) -> Tags {
+    /// Whether the live ledger holds, under `seat`, a closed game other
+    /// than `key` (so `key` is not the pairing's game).
+    pub fn closed_by_other(&self, seat: (u32, u32), key: &GameKey) -> bool {
+        let live = self.ledger(View::Live);
+        live.get(seat.0, seat.1)
+            .is_some_and(|g| crate::sink::ledger::closed(g) && !live.closed_by(seat, key))
+    }
+
+    /// The players of board `board`'s game in round `round`: those who
+    /// played its closed game, else its pairing's.
+    pub fn players_in(&self, round: u32, board: u32) -> Option<Pairing> {
         let played = self
             .ledger(View::Live)
             .closed_players(round, board)
             .cloned();
-        let pairing = played.or_else(|| self.pairing_in(round, board));
+        played.or_else(|| self.pairing_in(round, board))
+    }
+
+    /// The PGN tags of board `board`'s game in round `round`.
+    pub fn tags(&self, round: u32, board: u32) -> Tags {
+        let pairing = self.players_in(round, board);
         let state = self.state.read().expect("round state lock");
         tags_for(&state.event, round, board, pairing.as_ref())
     }
@@ -414,14 +428,7 @@ impl Round {
     /// learns them from each bridge's state), and marks that round for
     /// writing.
     pub fn set_players_in(&self, round: u32, board: u32, white: Player, black: Player) {
-        let mut state = self.state.write().expect("round state lock");
-        let pairing = Pairing {
-            board,
-            white,
-            black,
-        };
-        state.overrides.insert((round, board), pairing.clone());
-        drop(state);
+        let pairing = self.put_players(round, board, white, black);
         // The game filed there is played by them (a closed game too: this
         // is a correction of that pairing).
         for view in [View::Live, View::Public] {
@@ -439,6 +446,27 @@ impl Round {
             }
         }
         self.mark(round, Some(board));
+    }
+
+    /// Players fixed earlier, taken up again (a board's resume replays the
+    /// corrections in its captures): the pairing's players from now on,
+    /// but a closed game keeps those who played it, as the ledger kept
+    /// them.
+    pub fn restore_players_in(&self, round: u32, board: u32, white: Player, black: Player) {
+        self.put_players(round, board, white, black);
+        self.mark(round, Some(board));
+    }
+
+    /// Fixes the players of board `board` in round `round` over the file's.
+    fn put_players(&self, round: u32, board: u32, white: Player, black: Player) -> Pairing {
+        let pairing = Pairing {
+            board,
+            white,
+            black,
+        };
+        let mut state = self.state.write().expect("round state lock");
+        state.overrides.insert((round, board), pairing.clone());
+        pairing
     }
 
     /// A board's game as the public has seen it changed: filed for the
