@@ -137,16 +137,17 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     }));
     // The desk takes up the round it last started before the boards take
     // up their games.
-    let desk = services.web.as_ref().map(|_| desk(&config, &round));
+    // It is served from now on: a page opened while the boards still take
+    // up their games finds it (their commands are routed once they run).
+    if let Some(web) = &services.web {
+        web.set_desk(desk(&config, &round));
+        info!(url = %format!("http://{}/desk", web.addr), "the operator's desk");
+    }
     let (stop_boards, stop_rx) = watch::channel(false);
     let session = session_stamp();
     let (mut boards, routes) = start_boards(&config, &services, &round, clock, &session, &stop_rx);
     if let Some(web) = &services.web {
         web.commands.set(routes.clone());
-        if let Some(desk) = desk {
-            web.set_desk(desk);
-            info!(url = %format!("http://{}/desk", web.addr), "the operator's desk");
-        }
     }
     services.outbox.route_commands(routes);
     // The broker connection starts once every board's command route is

@@ -49,6 +49,18 @@ impl FirstRun {
             assert!(std::time::Instant::now() < deadline, "{}", run.log());
             std::thread::sleep(Duration::from_millis(100));
         }
+        // The page listens a moment before the desk is set up on it.
+        let desk = || {
+            request(
+                web,
+                "GET /desk HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+            )
+            .0
+        };
+        while desk() == 404 {
+            assert!(std::time::Instant::now() < deadline, "{}", run.log());
+            std::thread::sleep(Duration::from_millis(100));
+        }
         run
     }
 
