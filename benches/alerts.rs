@@ -12,7 +12,8 @@
 //! move taken back).
 //! False alarms on fault-free games come from `cargo bench --bench replay`
 //! (`error alerts`). `BENCH_CASES=N` sets the cases per kind (default 250);
-//! `BENCH_DUMP=dir` writes the capture of each case missed.
+//! `BENCH_DUMP=dir` writes the capture of each case missed;
+//! `BENCH_KIND=<kind>` (as the table names it) runs one kind.
 
 use std::fs::File;
 use std::io::BufReader;
@@ -51,7 +52,11 @@ fn main() {
         "misplaced 1st",
         "retracts"
     );
+    let only = std::env::var("BENCH_KIND").ok();
     for (place, kind) in faults::FaultKind::CHESS.into_iter().enumerate() {
+        if only.as_ref().is_some_and(|k| *k != format!("{kind:?}")) {
+            continue;
+        }
         // The kind's place in the chess table numbers its cases.
         let (mut n, mut raised, mut side, mut exact, mut cleared, mut extra) = (0, 0, 0, 0, 0, 0);
         let (mut reclassified, mut retracted) = (0, 0);

@@ -94,6 +94,10 @@ fn profiles(game: &str) -> Vec<(&'static str, OpenProfile, Habits)> {
         first_move_knock: 1.0,
         ..Habits::default()
     };
+    let push = Habits {
+        second_mover_knock: 1.0,
+        ..Habits::default()
+    };
     let slide = Habits {
         capture_slide: 0.5,
         ..Habits::default()
@@ -130,6 +134,8 @@ fn profiles(game: &str) -> Vec<(&'static str, OpenProfile, Habits)> {
         p(true, false, false),
         knock,
     ));
+    out.push(("2nd mover pushed, pieces", p(true, true, false), push));
+    out.push(("2nd mover pushed, occupancy", p(true, false, false), push));
     if game == "xiangqi" {
         out.push(("capture slide, pieces", p(true, true, false), slide));
         out.push(("capture slide, occupancy", p(true, false, false), slide));

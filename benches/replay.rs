@@ -23,6 +23,11 @@
 //! 0.5, 1 and 2 s, each without a clock and with one pressed 0.5-1.5 s
 //! after the move (the full run prints them too, after the human profile
 //! with a clock).
+//! `BENCH_ONLY=provisional` prints, per handling profile and for
+//! `provisional_ms` of 150, 250 and 400 ms, the provisional moves that
+//! change (shown as one move, then final as another or withdrawn) per
+//! 1,000 final moves against how soon the first provisional move is shown
+//! (one seed; the full run prints it too).
 //! `BENCH_ONLY=final` prints the final-time curve (wrong final moves and
 //! final delays for `final_ms` from 1 to 3 s, real and knock profiles).
 //! `BENCH_ONLY=clocks` prints the human and knock (0.1 a move) profiles
@@ -1078,6 +1083,92 @@ fn worst_case(games: &[SourceGame]) {
     );
 }
 
+/// Issue 60: provisional moves that change (shown as one move, then final
+/// as another, or withdrawn) per 1,000 final moves, and how soon the first
+/// provisional move is shown, for each handling profile with
+/// `provisional_ms` (how long a legal board stands before it is shown
+/// provisionally) swept. The default is chosen from this table (README,
+/// "Provisional moves").
+fn provisional_curve(games: &[SourceGame], seeds: &[u64]) {
+    println!(
+        "== provisional moves that change: {} games a row ({} seed{})",
+        games.len() * seeds.len(),
+        seeds.len(),
+        if seeds.len() == 1 { "" } else { "s" }
+    );
+    println!(
+        "{:<24} {:>15} {:>12} {:>22} {:>20} {:>16}",
+        "profile",
+        "provisional_ms",
+        "final moves",
+        "changed per 1000",
+        "first shown p50/p99",
+        "final p50/p99"
+    );
+    let knocked = || -> Box<dyn Profile> {
+        Box::new(Human {
+            takeback: 0.0,
+            knock: 0.1 * 2.0 / 3.0,
+            knock_moved: 0.1 / 3.0,
+            ..Human::default()
+        })
+    };
+    let profiles: [(&str, &dyn Fn() -> Box<dyn Profile>); 5] = [
+        ("clean", &|| Box::new(Clean)),
+        ("human", &|| Box::new(Human::default())),
+        ("knocks 0.1 a move", &knocked),
+        ("real, stops up to 1 s", &|| {
+            Box::new(Real::with_dwell_tail(1_000))
+        }),
+        ("real, stops up to 2 s", &|| {
+            Box::new(Real::with_dwell_tail(2_000))
+        }),
+    ];
+    for (label, make) in profiles {
+        let mut captures = Vec::new();
+        for &seed in seeds {
+            for (i, g) in games.iter().enumerate() {
+                let mut profile = make();
+                let rotated = (i as u64 + seed).is_multiple_of(5);
+                let session =
+                    sim::simulate(g, profile.as_mut(), seed * 100_003 + i as u64, rotated);
+                let text = sim::dgt::capture_text(&session, &[]);
+                captures.push((g, session, text));
+            }
+        }
+        for provisional_ms in [150, 250, 400] {
+            let mut config = Config::default();
+            config.settle.provisional_ms = provisional_ms;
+            let (mut moves, mut changed) = (0usize, 0usize);
+            let (mut first, mut last) = (Vec::new(), Vec::new());
+            for (g, session, text) in &captures {
+                let replay =
+                    replay_reader(text.as_bytes(), config, Path::new("bench")).expect("replay");
+                let c = compare(g, session, &replay);
+                moves += c.moves_published;
+                changed += c.provisional_changed;
+                first.extend(c.provisional_delays);
+                last.extend(c.delays);
+            }
+            first.sort_unstable();
+            last.sort_unstable();
+            println!(
+                "{:<24} {:>15} {:>12} {:>22} {:>20} {:>16}",
+                label,
+                provisional_ms,
+                moves,
+                format!("{:.2}", 1000.0 * changed as f64 / moves.max(1) as f64),
+                format!(
+                    "{}/{} ms",
+                    percentile(&first, 0.5),
+                    percentile(&first, 0.99)
+                ),
+                format!("{}/{} ms", percentile(&last, 0.5), percentile(&last, 0.99)),
+            );
+        }
+    }
+}
+
 fn main() {
     // `cargo bench` passes `--bench`; nothing else is parsed.
     let seeds: u64 = env_or("BENCH_SEEDS", 3);
@@ -1099,6 +1190,10 @@ fn main() {
     }
     if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "curve") {
         curve(&games, &seeds);
+        return;
+    }
+    if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "provisional") {
+        provisional_curve(&games, &seeds[..1]);
         return;
     }
     if std::env::var("BENCH_ONLY").is_ok_and(|v| v == "human") {
@@ -1142,5 +1237,6 @@ fn main() {
     with_clock(&games, "knocks 0.1 a move", &knocked, (150, 600));
     real(&games, &seeds);
     families(&games);
+    provisional_curve(&games, &seeds[..1]);
     worst_case(&games);
 }

@@ -566,3 +566,49 @@ fn captures_and_crownings_left_for_the_opponent_are_read_exactly() {
     }
     assert!(left > 0);
 }
+
+/// Issue 60: before the first move, a man of the side that moves second
+/// is pushed forward onto a free square and set back 1 to 4 s later. The
+/// start position turned round is the same position with the sides
+/// swapped, so on a board that cannot tell the sides apart the push reads
+/// as the first move with the board turned round; set back, the way round
+/// is open again, and the real first move (and the game after it) is read
+/// the right way round, without an alert.
+#[test]
+fn a_second_movers_man_pushed_and_set_back_before_the_first_move_decides_nothing() {
+    use boardcast_sim::open::{Habits, simulate_draughts_with, simulate_xiangqi_with};
+    let habits = Habits {
+        second_mover_knock: 1.0,
+        ..Habits::default()
+    };
+    let acf = std::fs::read_to_string(data("english-draughts-acf.pdn")).unwrap();
+    let real = draughts::read_pdn(&acf).unwrap();
+    let made = draughts_games();
+    let xq = xiangqi_games();
+    for pieces in [false, true] {
+        let profile = OpenProfile {
+            human: true,
+            pieces,
+            rotated: false,
+            real: false,
+        };
+        for (name, games) in [("made", &made[..30]), ("ACF", &real[..30])] {
+            for (i, g) in games.iter().enumerate() {
+                let session = simulate_draughts_with(&g.moves, profile, habits, 600 + i as u64);
+                let r = replay(&session, Some("draughts"), true);
+                let want: Vec<String> = g.moves.iter().map(|m| m.id()).collect();
+                let what = format!("draughts {name} game {} under {profile:?}", i + 1);
+                assert_eq!(ids(&r), want, "{what}");
+                assert_eq!(errors(&r), Vec::<String>::new(), "{what}");
+            }
+        }
+        for (i, moves) in xq[..30].iter().enumerate() {
+            let session = simulate_xiangqi_with(moves, profile, habits, 600 + i as u64);
+            let r = replay(&session, None, true);
+            let want: Vec<String> = moves.iter().map(|m| m.to_string()).collect();
+            let what = format!("xiangqi game {} under {profile:?}", i + 1);
+            assert_eq!(ids(&r), want, "{what}");
+            assert_eq!(errors(&r), Vec::<String>::new(), "{what}");
+        }
+    }
+}

@@ -36,6 +36,12 @@ pub struct GameCheck {
     /// For each ply: capture time from the completing reading to its first
     /// `provisional` event after it (the fast view screens may show).
     pub provisional_delays: Vec<Millis>,
+    /// Provisional moves that changed: a ply shown provisionally as a move
+    /// other than the one its final `move` event then gave (a piece set
+    /// down on a legal square on its way), or withdrawn (the board went
+    /// back). A screen showing the fast view shows such a move, then
+    /// another; counted once per time the ply became final or went back.
+    pub provisional_changed: usize,
     /// Square readings decoded.
     pub readings: u64,
     /// Error alerts raised (none expected for a correctly played game).
@@ -80,6 +86,7 @@ pub fn compare(game: &SourceGame, session: &Session, replay: &Replay) -> GameChe
         delays: Vec::new(),
         first_delays: Vec::new(),
         provisional_delays: Vec::new(),
+        provisional_changed: 0,
         readings: replay.stats.square_readings,
         error_alerts: 0,
         published,
@@ -89,6 +96,8 @@ pub fn compare(game: &SourceGame, session: &Session, replay: &Replay) -> GameChe
     // (it was shown on time, then withdrawn: that counts as a wrong move).
     let mut shown: HashMap<u32, Millis> = HashMap::new();
     let mut shown_provisional: HashMap<u32, Millis> = HashMap::new();
+    // The provisional moves shown for each ply since it was last final.
+    let mut pending: HashMap<u32, Vec<&str>> = HashMap::new();
     // Plies withdrawn by takeback events.
     let (mut withdrawn, mut last_ply) = (0, 0u32);
     for (published_at, e) in &replay.events {
@@ -96,6 +105,7 @@ pub fn compare(game: &SourceGame, session: &Session, replay: &Replay) -> GameChe
             EventKind::Provisional {
                 ply,
                 withdrawn: false,
+                id,
                 ..
             } => {
                 if let Some(at) = last_truth(session, *ply, *published_at, false)
@@ -104,8 +114,22 @@ pub fn compare(game: &SourceGame, session: &Session, replay: &Replay) -> GameChe
                     c.provisional_delays.push(published_at - at);
                 }
                 shown_provisional.insert(*ply, *published_at);
+                pending.entry(*ply).or_default().push(id);
             }
-            EventKind::Move { ply, .. } => {
+            EventKind::Provisional {
+                ply,
+                withdrawn: true,
+                ..
+            } if pending.remove(ply).is_some_and(|shown| !shown.is_empty()) => {
+                c.provisional_changed += 1;
+            }
+            EventKind::Move { ply, id, .. } => {
+                if pending
+                    .remove(ply)
+                    .is_some_and(|shown| shown.iter().any(|s| s != id))
+                {
+                    c.provisional_changed += 1;
+                }
                 c.moves_published += 1;
                 last_ply = *ply;
                 if let Some(at) = last_truth(session, *ply, *published_at, false)

@@ -113,6 +113,9 @@ pub(super) struct Hands {
     habits: Habits,
     /// What the mover left for the opponent, done at the opponent's turn.
     deferred: Vec<Deferred>,
+    /// The next move comes at once (the first mover, waiting for a pushed
+    /// piece to be set back, moves as soon as it is).
+    hurry: bool,
 }
 
 /// Habits a profile does not draw (so that sessions simulated without them
@@ -129,6 +132,14 @@ pub struct Habits {
     /// square one of its first moves goes to, stands there 1 to 4 s, and
     /// is set back; the real first move follows.
     pub first_move_knock: f64,
+    /// How often, before the game's first move, a piece of the side that
+    /// moves second is pushed forward onto the square the mirror of a
+    /// first move reaches (turned round, the board then reads as that
+    /// first move), stands there 1 to 4 s, and is set back; the real
+    /// first move follows, half the time at once (0.15 to 1.5 s after the
+    /// piece is back; a sleeve or a knock while the players sit down,
+    /// issue 60).
+    pub second_mover_knock: f64,
     /// Xiangqi: how often a chariot's or cannon's capture along a line is
     /// made victim first, the piece then slid to the victim's point
     /// touching every empty point on its way for a moment each (a horse:
@@ -164,6 +175,7 @@ impl Hands {
             quiet: false,
             habits: Habits::default(),
             deferred: Vec::new(),
+            hurry: false,
         }
     }
 
@@ -336,8 +348,36 @@ impl Hands {
         self.down(from, piece);
     }
 
+    /// With [`Habits::second_mover_knock`], before the first move: a piece
+    /// of the side that moves second pushed along the mirror of one of
+    /// `firsts` (the start position turned round is the same position with
+    /// the sides swapped), standing there 1 to 4 s, then set back.
+    fn maybe_push_second_mover(&mut self, firsts: &[(Square, Square)]) {
+        let p = self.habits.second_mover_knock;
+        if p <= 0.0 || firsts.is_empty() || !self.rng.gen_bool(p) {
+            return;
+        }
+        let g = self.game.geometry();
+        let mirror = |s: Square| Square::new(g.files() - 1 - s.file, g.ranks() - 1 - s.rank);
+        let (from, to) = firsts[self.rng.gen_range(0..firsts.len())];
+        let (from, to) = (mirror(from), mirror(to));
+        let piece = self.cells[self.index(from)].expect("a piece to push");
+        debug_assert!(self.cells[self.index(to)].is_none(), "a free square");
+        self.wait(500, 2_000);
+        self.up(from);
+        self.wait(60, 200);
+        self.down(to, piece);
+        self.wait(1_000, 4_000);
+        self.up(to);
+        self.wait(100, 300);
+        self.down(from, piece);
+        self.hurry = self.rng.gen_bool(0.5);
+    }
+
     pub(super) fn think(&mut self) {
-        if self.profile.human {
+        if std::mem::take(&mut self.hurry) {
+            self.wait(150, 1_500);
+        } else if self.profile.human {
             self.wait(1500, 9000);
         } else {
             self.wait(1000, 3000);
@@ -530,6 +570,7 @@ pub fn simulate_draughts_with(
         .map(|m| (dsq(m.from()), dsq(m.to())))
         .collect();
     h.maybe_knock_before_first_move(&firsts);
+    h.maybe_push_second_mover(&firsts);
     for mv in moves {
         h.think();
         play_draughts(&mut h, &pos, mv);
@@ -737,6 +778,7 @@ pub fn simulate_xiangqi_with(
         .map(|m| (xsq(m.from), xsq(m.to)))
         .collect();
     h.maybe_knock_before_first_move(&firsts);
+    h.maybe_push_second_mover(&firsts);
     for &mv in moves {
         h.think();
         play_xiangqi(&mut h, &pos, mv);

@@ -265,6 +265,17 @@ impl<G: Game> Playing<G> {
         if self.held_correction(explanation) || self.reads_pending_as_other_piece(explanation) {
             settle = settle.max(hold);
         }
+        // The first move that decided which way round the board stands,
+        // put back: the board is at the start again, and the way round is
+        // open again at once (see `commit`), before the real first move,
+        // which often follows at once (a man of the side that moves second
+        // pushed and set back, issue 60).
+        if self.oriented_by_play
+            && self.game.len() == 1
+            && matches!(explanation, Explanation::Back { plies: 1, then } if then.is_empty())
+        {
+            return 0;
+        }
         // A takeback of a move its player completed by pressing the clock
         // (Law 6.2a) is held as long as a displacement too: the piece that
         // moved, knocked back onto the square it came from, makes the same

@@ -1765,8 +1765,28 @@ impl<G: Game> Reconstructor<G> {
         let pseudo = if p.held.candidate().is_some() {
             None
         } else {
-            rules.find_pseudo(&pos, target)
+            rules.find_pseudo(&pos, target).or_else(|| {
+                p.held
+                    .illegal()
+                    .is_none()
+                    .then(|| pushed_beside_hand(rules, &pos, target))
+                    .flatten()
+            })
         };
+        // A move settling, and beside it another piece of its side pushed
+        // (a sleeve as the hand comes back, issue 60): a displacement
+        // around that move, not the move going on.
+        if let Some((m, plies)) = pushed_beside_candidate(rules, p, target)
+            && p.displaced.as_ref().is_none_or(|d| d.m != m)
+        {
+            let since = p.displaced.as_ref().map_or(at, |d| d.since);
+            p.displaced = Some(Displacement {
+                m,
+                since,
+                plies,
+                shadow: false,
+            });
+        }
         match pseudo {
             // A piece of the side not to move changed square: a knock, a
             // push, or a move out of turn. Only a clock press makes it a
@@ -2259,9 +2279,39 @@ impl<G: Game> Reconstructor<G> {
             }
             return;
         }
+        // A move settling beside the displaced piece (the mover played on
+        // around it, issue 60): the board is told against that move's
+        // position, so that the alert names the displaced piece alone.
+        let around = p
+            .held
+            .candidate()
+            .filter(|c| matches!(c.explanation, Explanation::Forward(_)))
+            .map(|c| candidate_position(&p.game, &c.explanation))
+            .filter(|after| {
+                p.displaced
+                    .as_ref()
+                    .and_then(|d| put_back(d, &target))
+                    .is_some_and(|b| b.matches(after.board()))
+            });
+        let base = around.as_ref().unwrap_or(p.game.position());
+        // A displaced piece that still stands where it went is what the
+        // alert is about, whatever the mover's hand does meanwhile (a piece
+        // of theirs in the air, a touch): told alone, with its side.
+        let displaced = p
+            .displaced
+            .as_ref()
+            .filter(|d| !d.shadow && !d.m.compound() && put_back(d, &target).is_some())
+            .map(|d| {
+                let mut b = base.board().clone();
+                b.discard_piece_at(d.m.from());
+                b.set_piece_at(d.m.to(), d.m.placed());
+                b
+            });
         let alert = match self.rules.illegal_position_alert(&target) {
             Some(alert) => alert,
-            None => self.rules.misplaced_alert(p.game.position(), &target),
+            None => self
+                .rules
+                .misplaced_alert(base, displaced.as_ref().unwrap_or(&target)),
         };
         if let Some(u) = &mut p.unexplained {
             u.raised = Some(alert.kind);
@@ -2460,4 +2510,53 @@ impl<G: Game> Reconstructor<G> {
         self.finality
             .route_batch(t, out, final_ms, &mut self.events);
     }
+}
+
+/// While a move settles (a forward candidate), a piece of the mover's side
+/// other than the ones the move takes changed square: the displacement
+/// that makes, as a change of that piece (its squares are the same in the
+/// game), with the plies the game will have once the move is published.
+fn pushed_beside_candidate<G: Game>(
+    rules: &G,
+    p: &Playing<G>,
+    target: &Board<G>,
+) -> Option<(Pseudo<G>, usize)> {
+    let c = p.held.candidate()?;
+    let Explanation::Forward(moves) = &c.explanation else {
+        return None;
+    };
+    let after = candidate_position(&p.game, &c.explanation);
+    let m = rules.find_pseudo(&after, target)?;
+    let touched = |sq| moves.iter().any(|x| x.from() == sq || x.to() == sq);
+    (m.mover() != after.turn() && !touched(m.from()) && !touched(m.to()))
+        .then_some((m, p.game.len() + moves.len()))
+}
+
+/// The mover's hand holds pieces of their own (lifted, not set down yet)
+/// while a piece of the other side is pushed (issue 60): that push, found
+/// on the board with the lifted pieces back where the game has them.
+fn pushed_beside_hand<G: Game>(
+    rules: &G,
+    pos: &Position<G>,
+    target: &Board<G>,
+) -> Option<Pseudo<G>> {
+    let lifted = lifted_of_side_to_move::<G>(pos, target);
+    if lifted.is_empty() {
+        return None;
+    }
+    let mut restored = target.clone();
+    for sq in lifted {
+        if let Some(piece) = pos.board().piece_at(sq) {
+            restored.set_piece_at(sq, piece);
+        }
+    }
+    // Only that: one piece of the other side onto a free square, nothing
+    // of the mover's set down anywhere (an illegal move, a capture under
+    // way are read otherwise).
+    if restored.diff(pos.board()).count() != 2 {
+        return None;
+    }
+    rules
+        .find_pseudo(pos, &restored)
+        .filter(|m| m.mover() != pos.turn() && pos.board().piece_at(m.to()).is_none())
 }

@@ -108,7 +108,7 @@ pub fn inject(game: &SourceGame, kind: FaultKind, seed: u64) -> Option<FaultCase
 type Injector = fn(&mut Inject<'_>) -> Option<FaultCase<Session>>;
 
 /// The injector of every fault kind.
-const INJECTORS: [(FaultKind, Injector); 8] = [
+const INJECTORS: [(FaultKind, Injector); 9] = [
     (FaultKind::WrongSetup, wrong_setup),
     (FaultKind::IllegalTakenBack, illegal_taken_back),
     (FaultKind::IllegalStands, illegal_stands),
@@ -117,6 +117,7 @@ const INJECTORS: [(FaultKind, Injector); 8] = [
     (FaultKind::Unpromoted, unpromoted),
     (FaultKind::IllegalUncompleted, illegal_uncompleted),
     (FaultKind::PushedOn, pushed_on),
+    (FaultKind::PushedMidTurn, pushed_mid_turn),
 ];
 
 /// What every injector starts from: the game, its positions, the fault's
@@ -270,22 +271,7 @@ fn pushed(at: &mut Inject<'_>) -> Option<FaultCase<Session>> {
     let MidGame { k, pos, mut table } = at.mid_game()?;
     let side = !pos.turn();
     let just_moved = at.game.moves[k - 1].to();
-    let pushes: Vec<(Square, Square)> = pos
-        .board()
-        .by_color(side)
-        .into_iter()
-        // (Not the king: a king pushed next to the other in
-        // the centre is the players' result signal.)
-        .filter(|&s| s != just_moved && pos.board().role_at(s) != Some(Role::King))
-        .flat_map(|s| crate::human::neighbours(s).map(move |t| (s, t)))
-        .filter(|&(_, t)| pos.board().piece_at(t).is_none())
-        // (A pawn pushed onto the first or last rank makes
-        // an impossible position: `illegal_position`.)
-        .filter(|&(f, t)| {
-            pos.board().role_at(f) != Some(Role::Pawn)
-                || !matches!(t.rank(), Rank::First | Rank::Eighth)
-        })
-        .collect();
+    let pushes = pushes_of_side_not_to_move(&pos, just_moved, &[]);
     if pushes.is_empty() {
         return None;
     }
@@ -300,6 +286,101 @@ fn pushed(at: &mut Inject<'_>) -> Option<FaultCase<Session>> {
     table.pause(500, 2_000);
     at.play_on(&mut table, pos, k);
     Some(at.case(table, Some(side), at.game.sans.clone(), k))
+}
+
+/// The pushes [`pushed`] draws from: a piece of the side not to move (not
+/// the king, nor the piece that just moved, nor one on `avoid`) onto a
+/// free neighbouring square not on `avoid` (a pawn never onto the first or
+/// last rank).
+fn pushes_of_side_not_to_move(
+    pos: &Position,
+    just_moved: Square,
+    avoid: &[Square],
+) -> Vec<(Square, Square)> {
+    pos.board()
+        .by_color(!pos.turn())
+        .into_iter()
+        .filter(|&s| s != just_moved && pos.board().role_at(s) != Some(Role::King))
+        .filter(|s| !avoid.contains(s))
+        .flat_map(|s| crate::human::neighbours(s).map(move |t| (s, t)))
+        .filter(|&(_, t)| pos.board().piece_at(t).is_none() && !avoid.contains(&t))
+        .filter(|&(f, t)| {
+            pos.board().role_at(f) != Some(Role::Pawn)
+                || !matches!(t.rank(), Rank::First | Rank::Eighth)
+        })
+        .collect()
+}
+
+/// A piece of the side not to move pushed at a moment of the mover's turn
+/// and left 9-20 s while the mover's move goes on: a moment after its own
+/// side's move was set down (while that move settles), while the mover
+/// thinks (the move then made beside it), or while the mover's hand holds
+/// the piece it moves. Its owner, now to move, sets it back before
+/// replying. The move made meanwhile must be read right, and the push be
+/// `misplaced` with its side, whatever the mover's hand did.
+fn pushed_mid_turn(at: &mut Inject<'_>) -> Option<FaultCase<Session>> {
+    let n = at.game.moves.len();
+    if n < 6 {
+        return None;
+    }
+    let k = at.rng.gen_range(2..n - 2);
+    if ended_by_law(&at.positions[..=k + 1]) {
+        return None;
+    }
+    let pos = at.positions[k].clone();
+    let m = at.game.moves[k];
+    let p = parts(&pos, m);
+    // The mover's squares stay out of the push (a push onto them is
+    // another fault).
+    let mut avoid = vec![p.from, p.to];
+    avoid.extend(p.victim);
+    avoid.extend(p.rook.iter().flat_map(|&(a, b)| [a, b]));
+    let just_moved = at.game.moves[k - 1].to();
+    let pushes = pushes_of_side_not_to_move(&pos, just_moved, &avoid);
+    if pushes.is_empty() {
+        return None;
+    }
+    let (from, to) = pushes[at.rng.gen_range(0..pushes.len())];
+    // When the push comes: 0 a moment after the last move was set down,
+    // 1 while the mover thinks, 2 while the mover's hand holds its piece
+    // (a plain move only).
+    let plain = p.victim.is_none() && p.rook.is_none() && m.promotion().is_none();
+    let when = at.rng.gen_range(0..if plain { 3 } else { 2 });
+    let mut table = first_plies(at.game, k, at.seed, &mut at.profile);
+    table.pause(
+        if when == 0 { 150 } else { 1_000 },
+        if when == 0 { 1_200 } else { 4_000 },
+    );
+    let push = |table: &mut Table| {
+        let cell = table.lift(from);
+        table.pause(40, 150);
+        table.set(to, cell);
+        (table.now(), cell)
+    };
+    let (pushed_at, cell) = if when == 2 {
+        let mover = table.lift(p.from);
+        table.pause(300, 1_200);
+        let pushed = push(&mut table);
+        table.pause(300, 1_500);
+        table.set(p.to, mover);
+        pushed
+    } else {
+        let pushed = push(&mut table);
+        table.pause(300, 4_000);
+        at.profile.play(&mut table, &pos, m);
+        pushed
+    };
+    table.mark(|t| Truth::Ply { ply: k + 1, at: t });
+    // It stands 9-20 s, then its owner sets it back.
+    let stands = at.rng.gen_range(9_000..20_000);
+    table.wait((pushed_at + stands).saturating_sub(table.now()).max(300));
+    table.lift(to);
+    table.pause(100, 400);
+    table.set(from, cell);
+    table.pause(500, 2_000);
+    let after = pos.play(m);
+    at.play_on(&mut table, after, k + 1);
+    Some(at.case(table, Some(!pos.turn()), at.game.sans.clone(), k))
 }
 
 /// The piece that just moved pushed on along its own line: its move

@@ -30,6 +30,11 @@
 //! - `PushedOn`: the piece that just moved, its move final, pushed on
 //!   along its line to a square its move could have reached, then set
 //!   back.
+//! - `PushedMidTurn`: a piece of the side not to move pushed onto a free
+//!   neighbouring square at any moment of the mover's turn (a moment after
+//!   its own side's move was set down, while the mover thinks, or while
+//!   the mover's hand holds the piece it moves) and left there 9-20 s while
+//!   the mover's move goes on; its owner sets it back (issue 60).
 //!
 //! Draughts and xiangqi (every fault but `MissedCaptureStands` is put
 //! right before play goes on, so the expected record is the source game):
@@ -119,11 +124,15 @@ pub enum FaultKind {
     /// its own line to a neighbouring square its move could have reached,
     /// left there a while and set back (issue 44).
     PushedOn,
+    /// Chess: a piece of the side not to move pushed at any moment of the
+    /// mover's turn and left 9-20 s while the mover makes its move; then
+    /// set back by its owner (issue 60).
+    PushedMidTurn,
 }
 
 impl FaultKind {
     /// The kinds injected into chess games.
-    pub const CHESS: [FaultKind; 8] = [
+    pub const CHESS: [FaultKind; 9] = [
         FaultKind::IllegalTakenBack,
         FaultKind::IllegalStands,
         FaultKind::Displaced,
@@ -132,6 +141,7 @@ impl FaultKind {
         FaultKind::Unpromoted,
         FaultKind::IllegalUncompleted,
         FaultKind::PushedOn,
+        FaultKind::PushedMidTurn,
     ];
 
     /// The kinds injected into draughts games.
@@ -171,7 +181,8 @@ impl FaultKind {
             FaultKind::Displaced
             | FaultKind::Pushed
             | FaultKind::IllegalUncompleted
-            | FaultKind::PushedOn => AlertKind::Misplaced,
+            | FaultKind::PushedOn
+            | FaultKind::PushedMidTurn => AlertKind::Misplaced,
             FaultKind::WrongSetup => AlertKind::Setup,
             FaultKind::TouchMove => AlertKind::TouchMove,
         }
