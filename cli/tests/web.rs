@@ -119,6 +119,13 @@ pub(crate) async fn log_in(client: &Client, password: &str) {
 /// Starts chromedriver and a headless Chromium session (profile under
 /// `dir`); the driver process is stopped when the returned `Proc` drops.
 pub(crate) async fn open_browser(dir: &Path) -> (Proc, Client) {
+    open_browser_with(dir, &[]).await
+}
+
+/// [`open_browser`] with Chromium's command line extended by `extra`
+/// (`--default-background-color=00000000`: a page that paints no
+/// background leaves its screenshot's pixels transparent).
+pub(crate) async fn open_browser_with(dir: &Path, extra: &[&str]) -> (Proc, Client) {
     let driver_port = free_port();
     let driver_log = dir.join("chromedriver.log");
     // In a process group of its own, with the browser it starts: dropping
@@ -144,19 +151,23 @@ pub(crate) async fn open_browser(dir: &Path) -> (Proc, Client) {
     );
 
     let profile = dir.join("chromium-profile");
+    let mut args = vec![
+        "--headless".to_string(),
+        "--no-sandbox".into(),
+        "--disable-gpu".into(),
+        "--disable-dev-shm-usage".into(),
+        "--no-first-run".into(),
+        "--disable-background-networking".into(),
+        "--disable-component-update".into(),
+        "--disable-sync".into(),
+        format!("--user-data-dir={}", profile.display()),
+        "--window-size=1600,1000".into(),
+    ];
+    args.extend(extra.iter().map(|a| a.to_string()));
     let mut caps = serde_json::Map::new();
     caps.insert(
         "goog:chromeOptions".into(),
-        json!({
-            "binary": CHROMIUM,
-            "args": [
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--no-first-run", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync",
-                format!("--user-data-dir={}", profile.display()),
-                "--window-size=1600,1000",
-            ],
-        }),
+        json!({ "binary": CHROMIUM, "args": args }),
     );
     let connector = hyper_util::client::legacy::connect::HttpConnector::new();
     let client = tokio::time::timeout(
