@@ -515,6 +515,22 @@ async fn hall_screens_and_overlays_on_a_bridge_in_chromium() {
     assert_eq!(flipped["coords"], json!(0), "{flipped}");
     assert_eq!(flipped["bars"], json!(["none", "none"]), "{flipped}");
 
+    // The live page's own paging: page 2 of 12 boards a page is board 13.
+    client
+        .goto(&format!("{base}/?per_page=12&page=2"))
+        .await
+        .unwrap();
+    let paged = wait_for(
+        &client,
+        "the live page's second page",
+        Duration::from_secs(20),
+        "return [[...document.querySelectorAll('.board-card')].map(c => c.dataset.board), \
+                 document.getElementById('pager').textContent];",
+        |v| v[0] == json!(["13"]),
+    )
+    .await;
+    assert!(paged[1].as_str().unwrap().contains("Page 2 / 2"), "{paged}");
+
     // The public page shows the alert (alerts are public here).
     client.goto(&format!("{base}/")).await.unwrap();
     wait_for(
@@ -607,6 +623,14 @@ async fn hall_screens_and_overlays_on_the_hub_show_the_delayed_view_in_chromium(
         .goto(&format!("{base}/screen?seconds=600"))
         .await
         .unwrap();
+    let says = client
+        .execute(
+            "return document.getElementById('delay').textContent;",
+            vec![],
+        )
+        .await
+        .unwrap();
+    assert_eq!(says, "Public view, delayed by 4 s");
     let screen = client.window().await.unwrap();
     let overlay = client.new_window(true).await.unwrap().handle;
     client.switch_to_window(overlay.clone()).await.unwrap();
