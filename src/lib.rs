@@ -74,7 +74,9 @@
 //!   tools read (below the session, which writes through them).
 //! - [`mqtt`]: the MQTT sink: outbox, command intake, connection task.
 //! - [`web`]: the live page for screens and arbiters (HTTP, server-sent
-//!   events), fed by the same events as MQTT.
+//!   events), fed by the same events as MQTT; the hall screens
+//!   (`/screen`) and stream overlays (`/overlay/BOARD`); each stream takes
+//!   only the boards its page shows (`web::select`).
 //! - [`listener`]: the hardened accept loop every HTTP listener runs.
 //! - [`text`]: the checks every input from outside passes (config,
 //!   pairings, MQTT messages the hub and the LiveChess follower read).

@@ -49,6 +49,7 @@ mod recovery;
 mod replay_binary;
 mod results_folder;
 mod round_ledger;
+mod screens;
 mod tournament;
 mod util;
 mod web;

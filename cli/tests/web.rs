@@ -119,6 +119,14 @@ pub(crate) async fn log_in(client: &Client, password: &str) {
 /// Starts chromedriver and a headless Chromium session (profile under
 /// `dir`); the driver process is stopped when the returned `Proc` drops.
 pub(crate) async fn open_browser(dir: &Path) -> (Proc, Client) {
+    open_browser_with(dir, false).await
+}
+
+/// [`open_browser`]; `transparent`: the browser paints no background of
+/// its own (Chromium's default background made transparent through the
+/// DevTools protocol), so a page that paints none leaves its screenshot's
+/// pixels transparent, as streaming software's browser sources do.
+pub(crate) async fn open_browser_with(dir: &Path, transparent: bool) -> (Proc, Client) {
     let driver_port = free_port();
     let driver_log = dir.join("chromedriver.log");
     // In a process group of its own, with the browser it starts: dropping
@@ -144,19 +152,22 @@ pub(crate) async fn open_browser(dir: &Path) -> (Proc, Client) {
     );
 
     let profile = dir.join("chromium-profile");
+    let args = vec![
+        "--headless".to_string(),
+        "--no-sandbox".into(),
+        "--disable-gpu".into(),
+        "--disable-dev-shm-usage".into(),
+        "--no-first-run".into(),
+        "--disable-background-networking".into(),
+        "--disable-component-update".into(),
+        "--disable-sync".into(),
+        format!("--user-data-dir={}", profile.display()),
+        "--window-size=1600,1000".into(),
+    ];
     let mut caps = serde_json::Map::new();
     caps.insert(
         "goog:chromeOptions".into(),
-        json!({
-            "binary": CHROMIUM,
-            "args": [
-                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--no-first-run", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync",
-                format!("--user-data-dir={}", profile.display()),
-                "--window-size=1600,1000",
-            ],
-        }),
+        json!({ "binary": CHROMIUM, "args": args }),
     );
     let connector = hyper_util::client::legacy::connect::HttpConnector::new();
     let client = tokio::time::timeout(
@@ -168,7 +179,37 @@ pub(crate) async fn open_browser(dir: &Path) -> (Proc, Client) {
     .await
     .expect("chromedriver opened a browser session within 30 s")
     .expect("a WebDriver session");
+    if transparent {
+        let id = client.session_id().await.unwrap().expect("a session id");
+        let body = json!({
+            "cmd": "Emulation.setDefaultBackgroundColorOverride",
+            "params": { "color": { "r": 0, "g": 0, "b": 0, "a": 0 } },
+        })
+        .to_string();
+        let answer = post(
+            driver_port,
+            &format!("/session/{id}/goog/cdp/execute"),
+            &body,
+        );
+        assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+    }
     (driver, client)
+}
+
+/// `POST path` with a JSON `body` to a local port: the whole answer.
+fn post(port: u16, path: &str, body: &str) -> String {
+    use std::io::{Read, Write};
+    let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    write!(
+        s,
+        "POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )
+    .unwrap();
+    let mut out = String::new();
+    let _ = s.read_to_string(&mut out);
+    out
 }
 
 fn screenshot_path() -> PathBuf {

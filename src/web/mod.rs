@@ -32,6 +32,8 @@ pub mod config;
 pub mod desk;
 mod guard;
 pub mod lockout;
+mod screens;
+pub mod select;
 #[cfg(test)]
 mod stream_tests;
 
@@ -41,7 +43,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use axum::Router;
-use axum::extract::State;
+use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
@@ -76,6 +78,11 @@ struct Message {
     name: &'static str,
     /// JSON.
     data: Arc<str>,
+    /// The board it is about (`None`: a bridge's status), for the streams
+    /// that take only some boards ([`select`]).
+    board: Option<Arc<str>>,
+    /// Whether it is an alert or an arbiter's decision.
+    alert: bool,
 }
 
 #[derive(Debug, Default, Serialize)]
@@ -163,13 +170,68 @@ impl FanOut {
             .bridges
             .insert(name.to_string(), status.to_string());
         let json = serde_json::json!({ "name": name, "status": status }).to_string();
-        self.send("bridge", json);
+        self.send("bridge", json, None, false);
     }
 
     /// The snapshot browsers get first, as JSON: `boards`, `states`,
     /// `clocks`, `alerts` and (on a hub) `bridges`.
     pub fn snapshot_json(&self) -> String {
         serde_json::to_string(&*self.lock()).expect("snapshots serialise")
+    }
+
+    /// The snapshot of the boards (and alerts) `selection` takes, in the
+    /// same shape as [`FanOut::snapshot_json`].
+    pub fn snapshot_for(&self, selection: &select::Selection) -> String {
+        if *selection == select::Selection::default() {
+            return self.snapshot_json();
+        }
+        let s = self.lock();
+        let taken: Vec<usize> = (0..s.boards.len())
+            .filter(|&i| selection.board(&s.boards[i]))
+            .collect();
+        let view = SnapshotView {
+            boards: taken.iter().map(|&i| &s.boards[i]).collect(),
+            states: taken.iter().map(|&i| &s.states[i]).collect(),
+            clocks: taken.iter().map(|&i| &s.clocks[i]).collect(),
+            alerts: s
+                .alerts
+                .iter()
+                .filter(|a| selection.alert(a["board"].as_str()))
+                .collect(),
+            bridges: &s.bridges,
+        };
+        serde_json::to_string(&view).expect("snapshots serialise")
+    }
+
+    /// The boards in the order the pages show them (round, then number,
+    /// then id, numbers in ids read as numbers), those `selection` takes:
+    /// `[{"board", "round", "number"}]`, round and number `null` before
+    /// the board's first state.
+    pub fn boards_json(&self, selection: &select::Selection) -> String {
+        let s = self.lock();
+        let mut list: Vec<(Option<u64>, Option<u64>, &str)> = (0..s.boards.len())
+            .filter(|&i| selection.board(&s.boards[i]))
+            .map(|i| {
+                let st = s.states[i].as_ref();
+                let field = |k: &str| st.and_then(|v| v[k].as_u64());
+                (field("round"), field("number"), s.boards[i].as_str())
+            })
+            .collect();
+        let key = |x: &(Option<u64>, Option<u64>, &str)| {
+            (
+                x.0.unwrap_or(u64::MAX),
+                x.1.unwrap_or(u64::MAX),
+                natural(x.2),
+            )
+        };
+        list.sort_by_cached_key(key);
+        let out: Vec<serde_json::Value> = list
+            .into_iter()
+            .map(|(round, number, board)| {
+                serde_json::json!({ "board": board, "round": round, "number": number })
+            })
+            .collect();
+        serde_json::Value::Array(out).to_string()
     }
 
     /// A board's acknowledgement of a command, heard from elsewhere (a
@@ -181,9 +243,11 @@ impl FanOut {
 
     /// The feed of board `index`.
     pub fn feed(self: &Arc<Self>, index: usize) -> BoardFeed {
+        let id = Arc::from(self.lock().boards[index].as_str());
         BoardFeed {
             hub: Arc::clone(self),
             index,
+            id,
         }
     }
 
@@ -191,13 +255,47 @@ impl FanOut {
         self.snapshot.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn send(&self, name: &'static str, data: String) {
+    fn send(&self, name: &'static str, data: String, board: Option<Arc<str>>, alert: bool) {
         // No receiver is not an error: nobody is watching.
         let _ = self.tx.send(Message {
             name,
             data: data.into(),
+            board,
+            alert,
         });
     }
+}
+
+/// A snapshot of some boards, borrowed from the whole one.
+#[derive(Serialize)]
+struct SnapshotView<'a> {
+    boards: Vec<&'a String>,
+    states: Vec<&'a Option<serde_json::Value>>,
+    clocks: Vec<&'a Option<serde_json::Value>>,
+    alerts: Vec<&'a serde_json::Value>,
+    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    bridges: &'a std::collections::BTreeMap<String, String>,
+}
+
+/// A sort key reading the runs of digits in `id` as numbers (`2` before
+/// `10`, `hall-a-9` before `hall-a-10`).
+fn natural(id: &str) -> Vec<(u8, u64, String)> {
+    let mut out = Vec::new();
+    let mut rest = id;
+    while !rest.is_empty() {
+        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        if digits > 0 {
+            let (d, r) = rest.split_at(digits);
+            out.push((0, d.parse().unwrap_or(u64::MAX), String::new()));
+            rest = r;
+        } else {
+            let text = rest.len() - rest.trim_start_matches(|c: char| !c.is_ascii_digit()).len();
+            let (t, r) = rest.split_at(text);
+            out.push((1, 0, t.to_string()));
+            rest = r;
+        }
+    }
+    out
 }
 
 /// One board's way into the [`FanOut`]. Never blocks.
@@ -205,6 +303,8 @@ impl FanOut {
 pub struct BoardFeed {
     hub: Arc<FanOut>,
     index: usize,
+    /// The board's id, named in every message for the streams' filters.
+    id: Arc<str>,
 }
 
 impl BoardFeed {
@@ -213,7 +313,8 @@ impl BoardFeed {
         if let Ok(v) = serde_json::from_str(json) {
             self.hub.lock().states[self.index] = Some(v);
         }
-        self.hub.send("state", json.to_string());
+        self.hub
+            .send("state", json.to_string(), Some(Arc::clone(&self.id)), false);
     }
 
     /// The board published an event (dropped if its fan-out refuses
@@ -239,7 +340,9 @@ impl BoardFeed {
             EventKind::GameStart { .. } => self.hub.lock().clocks[self.index] = None,
             _ => {}
         }
-        self.hub.send("event", json);
+        let alert = !crate::delay::config::is_public(&event.kind, false);
+        self.hub
+            .send("event", json, Some(Arc::clone(&self.id)), alert);
     }
 }
 
@@ -264,7 +367,12 @@ impl crate::session::BoardSink for BoardFeed {
         // Every piece lifted or set down, for the desk's "Identify" (only
         // the arbiters' hub is handed readings).
         let json = serde_json::json!({ "board": id, "t_ms": t_ms, "placement": placement });
-        self.hub.send("placement", json.to_string());
+        self.hub.send(
+            "placement",
+            json.to_string(),
+            Some(Arc::clone(&self.id)),
+            false,
+        );
     }
 
     fn report(&self, json: &str) {
@@ -513,6 +621,7 @@ async fn serve_views(
         .route("/", get(page))
         .route("/events", get(events))
         .route("/snapshot", get(snapshot))
+        .route("/boards", get(boards))
         .route("/arbiter", get(arbiter_page).post(arbiter_login))
         .route("/arbiter/events", get(arbiter_events))
         .route("/arbiter/snapshot", get(arbiter_snapshot))
@@ -521,6 +630,7 @@ async fn serve_views(
         .route("/report.json", get(tools::report_json))
         .route("/arbiter/decide", axum::routing::post(tools::decide))
         .merge(check::routes())
+        .merge(screens::routes())
         .merge(desk::routes())
         .with_state(views);
     info!(url = %format!("http://{local}/"), ?limits, "live page");
@@ -557,8 +667,25 @@ async fn page(State(views): State<Arc<Views>>) -> Html<String> {
     ))
 }
 
-async fn snapshot(State(views): State<Arc<Views>>) -> impl IntoResponse {
-    json_response(views.public.snapshot_json())
+async fn snapshot(State(views): State<Arc<Views>>, RawQuery(q): RawQuery) -> Response {
+    match select::Selection::from_query(q.as_deref()) {
+        Ok(s) => json_response(views.public.snapshot_for(&s)).into_response(),
+        Err(e) => bad_selection(&e),
+    }
+}
+
+/// `GET /boards`: the public view's boards in the order the pages show
+/// them (see [`FanOut::boards_json`]), those `?boards=` names if given.
+async fn boards(State(views): State<Arc<Views>>, RawQuery(q): RawQuery) -> Response {
+    match select::Selection::from_query(q.as_deref()) {
+        Ok(s) => json_response(views.public.boards_json(&s)).into_response(),
+        Err(e) => bad_selection(&e),
+    }
+}
+
+/// A stream's or snapshot's parameters refused: 400, saying why.
+fn bad_selection(e: &select::SelectError) -> Response {
+    (StatusCode::BAD_REQUEST, format!("{e}\n")).into_response()
 }
 
 fn json_response(json: String) -> impl IntoResponse {
@@ -719,28 +846,57 @@ async fn arbiter_page(State(views): State<Arc<Views>>, headers: HeaderMap) -> Re
     Html(page_for(true, 0, true)).into_response()
 }
 
-async fn arbiter_snapshot(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
+async fn arbiter_snapshot(
+    State(views): State<Arc<Views>>,
+    headers: HeaderMap,
+    RawQuery(q): RawQuery,
+) -> Response {
     if !admitted(&views, &headers) {
         return StatusCode::UNAUTHORIZED.into_response();
     }
-    json_response(views.arbiter.snapshot_json()).into_response()
+    match select::Selection::from_query(q.as_deref()) {
+        Ok(s) => json_response(views.arbiter.snapshot_for(&s)).into_response(),
+        Err(e) => bad_selection(&e),
+    }
 }
 
-async fn arbiter_events(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
+async fn arbiter_events(
+    State(views): State<Arc<Views>>,
+    headers: HeaderMap,
+    RawQuery(q): RawQuery,
+) -> Response {
     if !admitted(&views, &headers) {
         return StatusCode::UNAUTHORIZED.into_response();
     }
-    stream(&views.arbiter_streams, &views.arbiter)
+    match select::Selection::from_query(q.as_deref()) {
+        Ok(s) => stream_of(&views.arbiter_streams, &views.arbiter, s),
+        Err(e) => bad_selection(&e),
+    }
 }
 
-async fn events(State(views): State<Arc<Views>>) -> Response {
-    stream(&views.streams, &views.public)
+/// `GET /events`: the public view's stream, of the boards `?boards=`
+/// names (every board without it) and the alerts `?alerts=` takes.
+async fn events(State(views): State<Arc<Views>>, RawQuery(q): RawQuery) -> Response {
+    match select::Selection::from_query(q.as_deref()) {
+        Ok(s) => stream_of(&views.streams, &views.public, s),
+        Err(e) => bad_selection(&e),
+    }
 }
 
-/// A live stream of `hub`, while `slots` has room (the public's
-/// `max_streams`, the arbiter view's own `arbiter_streams`); else 503 (the
-/// page's `EventSource` tries again later).
+/// A live stream of every board of `hub` (see [`stream_of`]).
 fn stream(slots: &Arc<tokio::sync::Semaphore>, hub: &FanOut) -> Response {
+    stream_of(slots, hub, select::Selection::default())
+}
+
+/// A live stream of `hub`, of what `selection` takes, while `slots` has
+/// room (the public's `max_streams`, the arbiter view's own
+/// `arbiter_streams`); else 503 (the page's `EventSource` tries again
+/// later).
+fn stream_of(
+    slots: &Arc<tokio::sync::Semaphore>,
+    hub: &FanOut,
+    selection: select::Selection,
+) -> Response {
     let Ok(permit) = Arc::clone(slots).try_acquire_owned() else {
         return (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -754,10 +910,12 @@ fn stream(slots: &Arc<tokio::sync::Semaphore>, hub: &FanOut) -> Response {
     let rx = hub.tx.subscribe();
     let first = SseEvent::default()
         .event("snapshot")
-        .data(hub.snapshot_json());
+        .data(hub.snapshot_for(&selection));
     let live = BroadcastStream::new(rx)
         // A lagging browser loses its stream (and reconnects).
         .map_while(|m| m.ok())
+        // What the page does not show never leaves the server.
+        .filter(move |m| selection.passes(m.board.as_deref(), m.alert))
         .map(|m| SseEvent::default().event(m.name).data(&*m.data));
     // The permit lives as long as the stream.
     let stream = tokio_stream::once(first).chain(live).map(move |e| {
