@@ -357,3 +357,86 @@ async fn a_live_round_is_pushed_to_a_stand_in_for_lichess() {
     assert!(!log_text.contains(TOKEN), "the token is in the log");
     drop(daemon);
 }
+
+/// Runs the binary with `args` (it must end within 20 s): its status and
+/// stderr.
+fn run_binary(args: &[&str], config: &Path) -> (bool, String) {
+    let mut child = Command::new(crate::util::binary())
+        .args(args)
+        .arg(config)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("`boardcast {args:?}` did not end");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let (mut out, mut err) = (String::new(), String::new());
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut out)
+        .unwrap();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    (status.success(), out + &err)
+}
+
+#[test]
+fn a_token_file_that_does_not_read_stops_check_config_and_the_daemon() {
+    let dir = tempfile::tempdir().unwrap();
+    let extra = format!(
+        "\n[lichess]\nround = \"{ROUND}\"\ntoken_file = \"lichess.token\"\nbase_url = \"http://127.0.0.1:9\"\n"
+    );
+    let config = write_config_with(dir.path(), "mqtt://127.0.0.1:9", &extra, "lt", &[]);
+    let token = dir.path().join("lichess.token");
+    // No file: both refuse, naming the key and the file.
+    for args in [&["check-config"][..], &["run", "--config"][..]] {
+        let (ok, text) = run_binary(args, &config);
+        assert!(!ok, "{args:?}: {text}");
+        assert!(
+            text.contains("lichess.token_file") && text.contains("lichess.token"),
+            "{args:?}: {text}"
+        );
+    }
+    // Two words: refused, and neither is printed.
+    std::fs::write(&token, "lip_first61 lip_second61\n").unwrap();
+    for args in [&["check-config"][..], &["run", "--config"][..]] {
+        let (ok, text) = run_binary(args, &config);
+        assert!(!ok, "{args:?}: {text}");
+        assert!(text.contains("more than one word"), "{args:?}: {text}");
+        assert!(
+            !text.contains("lip_first61") && !text.contains("lip_second61"),
+            "{text}"
+        );
+    }
+    // A token: the check names the round and the server, not the token.
+    std::fs::write(&token, format!("{TOKEN}\n")).unwrap();
+    let (ok, text) = run_binary(&["check-config"], &config);
+    assert!(ok, "{text}");
+    assert!(
+        text.contains(&format!(
+            "pushing to lichess round {ROUND} at http://127.0.0.1:9"
+        )),
+        "{text}"
+    );
+    assert!(!text.contains(TOKEN), "{text}");
+    // A bad round id is refused with its line.
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&config, text.replace(ROUND, "short")).unwrap();
+    let (ok, text) = run_binary(&["check-config"], &config);
+    assert!(!ok && text.contains("lichess.round: `short`"), "{text}");
+}
