@@ -434,6 +434,158 @@ impl Pusher {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sink::ledger::GameKey;
+    use crate::sink::record::GameRecord;
+    use crate::tournament::{EventInfo, Pairings};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    fn record(sans: &[&str]) -> GameRecord {
+        GameRecord {
+            start_fen: "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1".into(),
+            sans: sans.iter().map(|s| s.to_string()).collect(),
+            ucis: vec!["e2e4".into(); sans.len()],
+            ..GameRecord::default()
+        }
+    }
+
+    /// One request read from `stream`: its head and body.
+    async fn request(stream: &mut tokio::net::TcpStream) -> (String, String) {
+        let mut buf = Vec::new();
+        let mut chunk = [0u8; 4096];
+        loop {
+            let n = stream.read(&mut chunk).await.unwrap();
+            buf.extend_from_slice(&chunk[..n]);
+            let text = String::from_utf8_lossy(&buf).into_owned();
+            if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                let length: usize = head
+                    .lines()
+                    .find_map(|l| {
+                        l.to_ascii_lowercase()
+                            .strip_prefix("content-length:")
+                            .map(|v| v.trim().parse().unwrap())
+                    })
+                    .unwrap_or(0);
+                if body.len() >= length || n == 0 {
+                    return (head.to_string(), body.to_string());
+                }
+            }
+            assert!(n > 0, "the request was cut");
+        }
+    }
+
+    /// A server that answers its first request 503, drops the second
+    /// without an answer, and takes the others (`200`): each request's
+    /// time, head and body.
+    async fn flaky_server() -> (u16, Arc<std::sync::Mutex<Vec<(Instant, String, String)>>>) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let port = listener.local_addr().unwrap().port();
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let log = Arc::clone(&seen);
+        tokio::spawn(async move {
+            loop {
+                let (mut stream, _) = listener.accept().await.unwrap();
+                let (head, body) = request(&mut stream).await;
+                let n = {
+                    let mut log = log.lock().unwrap();
+                    log.push((Instant::now(), head, body));
+                    log.len()
+                };
+                let (status, json) = match n {
+                    1 => (
+                        "503 Service Unavailable",
+                        r#"{"error":"down for maintenance"}"#,
+                    ),
+                    2 => continue,
+                    _ => (
+                        "200 OK",
+                        r#"{"games":[{"tags":{"Round":"1.1","White":"A","Black":"B"},"moves":2}]}"#,
+                    ),
+                };
+                let answer = format!(
+                    "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{json}",
+                    json.len()
+                );
+                stream.write_all(answer.as_bytes()).await.unwrap();
+            }
+        });
+        (port, seen)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_failing_server_is_tried_again_with_back_off_and_gets_every_change() {
+        let (port, seen) = flaky_server().await;
+        let dir = tempfile::tempdir().unwrap();
+        let token_file = dir.path().join("token");
+        std::fs::write(&token_file, "lip_unit61\n").unwrap();
+        let event = EventInfo {
+            round: 1,
+            ..EventInfo::default()
+        };
+        let round = Round::new(event, Pairings::default(), None, None).unwrap();
+        let key = GameKey {
+            board: "t".into(),
+            started_ms: 0,
+        };
+        round.update(1, 1, &key, &record(&["e4"]));
+        let config = Lichess {
+            round: "abcdefgh".into(),
+            token_file,
+            base_url: BaseUrl::parse(&format!("http://127.0.0.1:{port}")).unwrap(),
+            event_round: None,
+        };
+        let pusher = Pusher::new(&config, Arc::clone(&round)).unwrap();
+        let status = pusher.status();
+        let (stop, stop_rx) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(pusher.run(async {
+            let _ = stop_rx.await;
+        }));
+        let count = || seen.lock().unwrap().len();
+        let wait_for = |n: usize| async move {
+            let deadline = Instant::now() + Duration::from_secs(15);
+            while count() < n {
+                assert!(Instant::now() < deadline, "{} requests, not {n}", count());
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        };
+        wait_for(1).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let failing = status.json();
+        assert_eq!(failing["state"], "failing", "{failing}");
+        assert_eq!(failing["last_status"], 503);
+        assert!(
+            failing["message"]
+                .as_str()
+                .unwrap()
+                .contains("down for maintenance")
+        );
+        // A move while the push backs off: the next push carries it.
+        round.update(1, 1, &key, &record(&["e4", "e5"]));
+        wait_for(3).await;
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        let log = seen.lock().unwrap().clone();
+        let gaps: Vec<Duration> = log.windows(2).map(|w| w[1].0 - w[0].0).collect();
+        assert!(gaps[0] >= Duration::from_millis(950), "{gaps:?}");
+        assert!(gaps[1] >= Duration::from_millis(1_950), "{gaps:?}");
+        let (head, body) = (&log[2].1, &log[2].2);
+        assert!(
+            head.starts_with("POST /api/broadcast/round/abcdefgh/push HTTP/1.1"),
+            "{head}"
+        );
+        assert!(head.contains("authorization: Bearer lip_unit61"), "{head}");
+        assert!(head.contains("content-type: text/plain"), "{head}");
+        assert!(body.contains("1. e4 e5"), "{body}");
+        let taken = status.json();
+        assert_eq!(taken["state"], "pushed", "{taken}");
+        assert_eq!(taken["moves"], 2);
+        // Nothing new: nothing pushed again.
+        tokio::time::sleep(Duration::from_millis(1_500)).await;
+        assert_eq!(count(), 3);
+        let _ = stop.send(());
+        tokio::time::timeout(Duration::from_secs(5), task)
+            .await
+            .expect("the task stops")
+            .unwrap();
+    }
 
     #[test]
     fn pushes_are_a_second_apart_and_wait_out_a_429_and_the_back_off() {
