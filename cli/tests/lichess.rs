@@ -140,6 +140,7 @@ fn wall(t: SystemTime) -> f64 {
 async fn a_live_round_is_pushed_to_a_stand_in_for_lichess() {
     if !crate::util::require(&[
         crate::util::Tool::Mosquitto,
+        crate::util::Tool::Chromium,
         crate::util::Tool::Python("chess"),
     ]) {
         return;
@@ -355,7 +356,54 @@ async fn a_live_round_is_pushed_to_a_stand_in_for_lichess() {
     assert_eq!(last["moves"].as_u64(), Some(plies), "{last:#}");
     // The token is never written to the log.
     assert!(!log_text.contains(TOKEN), "the token is in the log");
+    desk_page(dir.path(), wp, plies).await;
     drop(daemon);
+}
+
+/// The desk page in Chromium shows the push's line: the round (a link to
+/// it), its state, the half-moves lichess took.
+async fn desk_page(dir: &Path, port: u16, plies: u64) {
+    let (_driver, client) = crate::web::open_browser(dir).await;
+    client.set_window_size(1440, 900).await.unwrap();
+    let base = format!("http://127.0.0.1:{port}");
+    client.goto(&format!("{base}/desk")).await.unwrap();
+    let form = format!("key={}", PASSWORD.replace(' ', "+"));
+    let status = client
+        .execute(
+            "return fetch('/desk/login', {method: 'POST', headers: {'Content-Type': 'application/x-www-form-urlencoded'}, body: arguments[0]}).then(r => r.status);",
+            vec![Value::String(form)],
+        )
+        .await
+        .unwrap();
+    assert!(status.as_u64().is_some_and(|s| s < 400), "login: {status}");
+    client.goto(&format!("{base}/desk")).await.unwrap();
+    let line = crate::web::wait_for(
+        &client,
+        "the desk's lichess line",
+        Duration::from_secs(15),
+        "const el = document.querySelector('#lichess'); return el && !el.hidden ? [el.innerText, el.querySelector('a').href] : null;",
+        |v| v[0].as_str().is_some_and(|t| t.contains("pushed")),
+    )
+    .await;
+    let text = line[0].as_str().unwrap();
+    assert!(text.contains(ROUND) && text.contains("(round 1)"), "{text}");
+    assert!(
+        text.contains(&format!("2 games, {plies} half-moves")),
+        "{text}"
+    );
+    assert!(
+        line[1]
+            .as_str()
+            .unwrap()
+            .ends_with(&format!("/broadcast/-/-/{ROUND}")),
+        "{line}"
+    );
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(crate::ROOT).join("target"));
+    let png = client.screenshot().await.unwrap();
+    std::fs::write(target.join("lichess-desk.png"), png).unwrap();
+    client.close().await.unwrap();
 }
 
 /// Runs the binary with `args` (it must end within 20 s): its status and
