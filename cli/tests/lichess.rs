@@ -354,8 +354,10 @@ async fn a_live_round_is_pushed_to_a_stand_in_for_lichess() {
     assert_eq!(last["errors"], Value::Array(vec![]), "{last:#}");
     let plies: u64 = games.iter().map(|g| g.sans.len() as u64).sum();
     assert_eq!(last["moves"].as_u64(), Some(plies), "{last:#}");
-    // The token is never written to the log.
+    // The token is never written to the log; its file, readable by all
+    // here, is warned about.
     assert!(!log_text.contains(TOKEN), "the token is in the log");
+    assert!(log_text.contains("chmod 600"), "{log_text}");
     desk_page(dir.path(), wp, plies).await;
     drop(daemon);
 }

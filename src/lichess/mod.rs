@@ -129,10 +129,20 @@ impl Token {
             path: path.to_owned(),
             error,
         })?;
-        Token::parse(&text).map_err(|why| LichessError::BadToken {
+        let token = Token::parse(&text).map_err(|why| LichessError::BadToken {
             path: path.to_owned(),
             why,
-        })
+        })?;
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            if let Ok(meta) = std::fs::metadata(path)
+                && meta.permissions().mode() & 0o077 != 0
+            {
+                warn!(path = %path.display(), "the lichess token file may be read by other users than boardcast's: chmod 600 it");
+            }
+        }
+        Ok(token)
     }
 
     /// The `Authorization` header's value: `Bearer <token>`.
