@@ -490,3 +490,83 @@ fn a_token_file_that_does_not_read_stops_check_config_and_the_daemon() {
     let (ok, text) = run_binary(&["check-config"], &config);
     assert!(!ok && text.contains("lichess.round: `short`"), "{text}");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_push_goes_over_https_to_a_server_the_roots_vouch_for() {
+    if !crate::util::require(&[
+        crate::util::Tool::Mosquitto,
+        crate::util::Tool::Openssl,
+        crate::util::Tool::Python("chess"),
+    ]) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    crate::daemon::make_certificates(dir.path());
+    let broker = Broker::start();
+    let lp = free_port();
+    let log = dir.path().join("pushes.jsonl");
+    let script = dir.path().join("lichess_server.py");
+    std::fs::write(&script, SERVER).unwrap();
+    let _server = Server(
+        Command::new(python())
+            .arg(&script)
+            .args([&lp.to_string(), ROUND, TOKEN])
+            .arg(&log)
+            .arg(dir.path().join("server.crt"))
+            .arg(dir.path().join("server.key"))
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python runs"),
+    );
+    std::fs::write(dir.path().join("lichess.token"), TOKEN).unwrap();
+    let g = game(5, Some(8));
+    let board = SimBoard::new(dir.path(), "tls", g.clone(), 65, SimOptions::fast("61500"));
+    let extra = format!(
+        "\n[lichess]\nround = \"{ROUND}\"\ntoken_file = \"lichess.token\"\nbase_url = \"https://localhost:{lp}\"\n"
+    );
+    let config = write_config_with(dir.path(), &broker.url(), &extra, "lt", &[]);
+    let mut text = std::fs::read_to_string(&config).unwrap();
+    text.push_str(&format!(
+        "\n[[board]]\nid = \"1\"\nport = \"{}\"\n",
+        board.path().display()
+    ));
+    std::fs::write(&config, text).unwrap();
+
+    // The system's roots do not know the test CA: every push fails on the
+    // certificate, and nothing reaches the server's handler.
+    let mut untrusting = Daemon::start(&config);
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !untrusting.log().contains("TLS with localhost") {
+        assert!(
+            Instant::now() < deadline,
+            "no TLS failure: {}",
+            untrusting.log()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    untrusting.stop();
+    assert!(pushes(&log).is_empty(), "{:#?}", pushes(&log));
+
+    // With the CA among the roots (SSL_CERT_FILE), the game arrives.
+    let mut cmd = Command::new(crate::util::binary());
+    cmd.env("SSL_CERT_FILE", dir.path().join("ca.crt"));
+    let daemon = Daemon::start_with(&config, &mut cmd);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let all = pushes(&log);
+        if all
+            .iter()
+            .any(|p| p.status == 200 && p.games.iter().any(|(b, s)| *b == 1 && *s == g.sans))
+        {
+            assert!(all.iter().all(|p| p.auth_ok), "{all:#?}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the game never arrived over HTTPS: {all:#?}\n{}",
+            daemon.log()
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    assert!(!daemon.log().contains(TOKEN));
+}

@@ -15,11 +15,14 @@ doc/specs/tags/broadcasts/broadcast-round-broadcastRoundId-push.yaml):
   `error`) until it has REFUSED_UNTIL half-moves: the daemon must log it
   and show it on the desk, then clear it.
 
-Usage: lichess_server.py PORT ROUND TOKEN LOG
+With CERT and KEY, the server speaks HTTPS with that certificate.
+
+Usage: lichess_server.py PORT ROUND TOKEN LOG [CERT KEY]
 """
 
 import io
 import json
+import ssl
 import sys
 import threading
 import time
@@ -131,4 +134,9 @@ class Handler(BaseHTTPRequestHandler):
         pass
 
 
-HTTPServer(("127.0.0.1", PORT), Handler).serve_forever()
+server = HTTPServer(("127.0.0.1", PORT), Handler)
+if len(sys.argv) > 6:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(sys.argv[5], sys.argv[6])
+    server.socket = context.wrap_socket(server.socket, server_side=True)
+server.serve_forever()
