@@ -271,8 +271,8 @@ impl Pusher {
     }
 
     /// Pushes every change of the round's public games until `stop`
-    /// resolves, then pushes what is left once (unless lichess asked to
-    /// wait).
+    /// resolves, then pushes what is left once (a second after the last
+    /// push at most; not when lichess asked to wait or a back-off runs).
     pub async fn run(mut self, stop: impl Future<Output = ()>) {
         info!(
             lichess_round = %self.config.round,
@@ -304,8 +304,12 @@ impl Pusher {
                 }
             }
         }
+        // The last push keeps the spacing; a longer wait (a 429, a
+        // back-off) is not waited out at shutdown.
         let now = Instant::now();
-        if self.pacer.not_before.is_none_or(|t| t <= now) {
+        let at = self.pacer.next_at(now);
+        if at <= now + SPACING {
+            tokio::time::sleep_until(at.into()).await;
             self.push_now(LAST_PUSH_TIMEOUT).await;
         }
     }
@@ -590,11 +594,16 @@ mod tests {
         // Nothing new: nothing pushed again.
         tokio::time::sleep(Duration::from_millis(1_500)).await;
         assert_eq!(count(), 3);
+        // A move as the daemon stops: pushed before the task ends.
+        round.update(1, 1, &key, &record(&["e4", "e5", "Nf3"]));
         let _ = stop.send(());
-        tokio::time::timeout(Duration::from_secs(5), task)
+        tokio::time::timeout(Duration::from_secs(8), task)
             .await
             .expect("the task stops")
             .unwrap();
+        let log = seen.lock().unwrap().clone();
+        assert!(log.len() >= 4, "{} requests", log.len());
+        assert!(log.last().unwrap().2.contains("2. Nf3"), "{:?}", log.last());
     }
 
     #[test]
