@@ -56,6 +56,9 @@ pub enum DaemonError {
     /// A signal handler could not be installed.
     #[error("signal: {0}")]
     Signal(std::io::Error),
+    /// The push to lichess cannot start (its token file, TLS).
+    #[error("{0}")]
+    Lichess(crate::lichess::LichessError),
     /// The round's report needs the recorder's captures.
     #[error(
         "the configuration names no recorder folder ([recorder] dir): the report is made from its captures"
@@ -143,6 +146,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
         web.set_desk(desk(&config, &round));
         info!(url = %format!("http://{}/desk", web.addr), "the operator's desk");
     }
+    let lichess = start_lichess(&config, services.web.as_ref(), &round)?;
     let (stop_boards, stop_rx) = watch::channel(false);
     let session = session_stamp();
     let (mut boards, routes) = start_boards(&config, &services, &round, clock, &session, &stop_rx);
@@ -186,6 +190,13 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     if let Err(e) = writer.await {
         error!(error = %e, "the PGN folder writer failed");
     }
+    if let Some((stop, task)) = lichess {
+        // The push sends what the boards left (its last push is bounded).
+        let _ = stop.send(());
+        if let Err(e) = task.await {
+            error!(error = %e, "the lichess push failed");
+        }
+    }
     let _ = stop_mqtt.send(());
     let r = match mqtt_done {
         Some(r) => r,
@@ -197,6 +208,31 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     }
     info!(unacknowledged = services.outbox.unacknowledged(), "stopped");
     Ok(())
+}
+
+/// The lichess push's stop sender and task.
+type LichessTask = (oneshot::Sender<()>, tokio::task::JoinHandle<()>);
+
+/// The push to lichess, when `[lichess] round` is set: its status on the
+/// desk, its task, and the sender that stops it.
+fn start_lichess(
+    config: &Config,
+    web: Option<&crate::web::WebServer>,
+    round: &Arc<Round>,
+) -> Result<Option<LichessTask>, DaemonError> {
+    let Some(lichess) = &config.lichess else {
+        return Ok(None);
+    };
+    let pusher =
+        crate::lichess::Pusher::new(lichess, Arc::clone(round)).map_err(DaemonError::Lichess)?;
+    if let Some(web) = web {
+        web.set_lichess(pusher.status());
+    }
+    let (stop, stop_rx) = oneshot::channel::<()>();
+    let task = tokio::spawn(pusher.run(async {
+        let _ = stop_rx.await;
+    }));
+    Ok(Some((stop, task)))
 }
 
 /// What the boards publish to, started before them: the MQTT outbox (its

@@ -85,6 +85,9 @@
 //! - [`desk`]: the operator's desk: the round set up from the browser
 //!   (pairing file, round, boards assigned, typed results), kept in the
 //!   recorder folder; served by [`web`].
+//! - [`lichess`]: the round's public PGN pushed to a lichess broadcast
+//!   round (its push endpoint, at most once a second, back-off on 429
+//!   and errors); its status shown on the desk.
 //! - [`livechess`]: an imitation of DGT LiveChess 2's local API (REST and
 //!   WebSocket) for the tools that speak to it.
 //! - [`tournament`]: event metadata, players and pairings (CSV, TOML,
@@ -112,7 +115,7 @@
 //! (`protocols/`); they are sans-IO and never panic on any input. The
 //! draughts and xiangqi rules live in `boardcast-rules` (`rules/`).
 //! Everything in this crate except the I/O edges ([`port`], [`daemon`],
-//! [`mqtt`], [`web`], [`broker`], [`hub`], [`livechess`]) is
+//! [`mqtt`], [`web`], [`broker`], [`hub`], [`livechess`], [`lichess`]) is
 //! synchronous and takes time as an argument, which is what makes replay
 //! exact.
 
@@ -134,6 +137,7 @@ pub mod games;
 pub mod hub;
 #[cfg(test)]
 mod layering;
+pub mod lichess;
 pub mod listener;
 pub mod livechess;
 pub mod mqtt;

@@ -676,6 +676,21 @@ fn check_config(path: &Path) -> Result<()> {
         .as_deref()
         .map(|p| trf::check_pairings(p, c.event.asked_round))
         .transpose()?;
+    // The lichess token is read as the daemon reads it (never printed).
+    let lichess = c
+        .lichess
+        .as_ref()
+        .map(|l| {
+            boardcast::lichess::Token::read(&l.token_file).map(|_| {
+                format!(
+                    "pushing to lichess round {} at {} (token read from {})",
+                    l.round,
+                    l.base_url,
+                    l.token_file.display()
+                )
+            })
+        })
+        .transpose()?;
     println!(
         "{}: ok: bridge `{}`, broker {}:{}{}, prefix `{}`, {} board(s)",
         path.display(),
@@ -706,6 +721,9 @@ fn check_config(path: &Path) -> Result<()> {
         println!("  recording to {}", dir.display());
     }
     if let Some(line) = pairings {
+        println!("  {line}");
+    }
+    if let Some(line) = lichess {
         println!("  {line}");
     }
     Ok(())

@@ -522,8 +522,8 @@ fn json_logs_carry_the_board_span_and_a_stop_without_a_broker_is_clean() {
 }
 
 /// A CA and a certificate for `localhost`/127.0.0.1 signed by it, made
-/// with the openssl command.
-fn make_certificates(dir: &Path) {
+/// with the openssl command (the lichess test uses them too).
+pub(crate) fn make_certificates(dir: &Path) {
     let run = |args: &[&str]| {
         let out = std::process::Command::new("openssl")
             .args(args)

@@ -34,6 +34,7 @@ mod families_live;
 mod games;
 mod hardening;
 mod hub;
+mod lichess;
 mod listeners;
 mod live_games;
 mod livechess;

@@ -26,6 +26,7 @@
 //! | `[web]` | `src/web/config.rs` |
 //! | `[broadcast]` | `src/delay/config.rs` |
 //! | `[livechess]` | `src/livechess/config.rs` |
+//! | `[lichess]` | `src/lichess/config.rs` |
 //! | `[log]` | `log.rs` here: the process's own log, set up by `main` |
 //!
 //! What the sections share (the one-line [`ConfigError`], the file a
@@ -48,6 +49,7 @@ mod log;
 pub use crate::config_file::{ConfigError, Source, parse_toml};
 pub use crate::control::config::{Control, RawControl, control};
 pub use crate::delay::config::{Broadcast, RawBroadcast, broadcast};
+pub use crate::lichess::config::{Lichess, RawLichess, lichess};
 pub use crate::livechess::config::{RawLiveChess, livechess, livechess_limits};
 pub use crate::mqtt::config::{
     Bridge, BrokerUrl, BrokerUrls, Embedded, Mqtt, RawBridge, RawMqtt, RawTls, Tls, bridge, mqtt,
@@ -91,6 +93,8 @@ pub struct RawConfig {
     pub control: Option<RawControl>,
     /// `[livechess]`.
     pub livechess: Option<RawLiveChess>,
+    /// `[lichess]`.
+    pub lichess: Option<RawLichess>,
     /// `[[board]]`.
     pub board: Option<Vec<RawBoard>>,
 }
@@ -129,6 +133,9 @@ pub struct Config {
     pub web_login: WebLogin,
     /// The LiveChess API's limits (`[livechess]`).
     pub livechess_limits: (crate::listener::Limits, crate::listener::SocketLimits),
+    /// The push of the round's public PGN to a lichess broadcast round,
+    /// if any (`[lichess] round`).
+    pub lichess: Option<Lichess>,
 }
 
 impl Config {
@@ -183,6 +190,7 @@ impl Config {
         let livechess_limits =
             livechess_limits(raw.livechess.as_ref(), defaults.livechess.as_ref(), &src)?;
         let livechess = livechess(raw.livechess, defaults.livechess, &src)?;
+        let lichess = lichess(raw.lichess, defaults.lichess, &src)?;
         Ok(Config {
             bridge,
             mqtt,
@@ -199,6 +207,7 @@ impl Config {
             web_limits,
             web_login,
             livechess_limits,
+            lichess,
         })
     }
 }

@@ -79,6 +79,9 @@ pub struct Round {
     trf_written: Mutex<Option<Vec<u8>>>,
     /// The result conflicts warned about since the last reload.
     warned: Mutex<BTreeSet<(u32, String, String)>>,
+    /// Counts the changes of the public games (and their tags): the
+    /// lichess push ([`Round::public_changes`]) watches it.
+    public: tokio::sync::watch::Sender<u64>,
 }
 
 impl Round {
@@ -138,6 +141,7 @@ impl Round {
             asked_round,
             trf_written: Mutex::new(None),
             warned: Mutex::new(BTreeSet::new()),
+            public: tokio::sync::watch::Sender::new(0),
         })
     }
 
@@ -272,6 +276,23 @@ impl Round {
             .iter()
             .map(|(b, g)| super::pgn::render(g, &self.tags(round, *b)))
             .collect()
+    }
+
+    /// The games of `round` as the public has seen them (with a broadcast
+    /// delay, the delayed games) as one PGN text, in board order: what
+    /// the lichess push sends.
+    pub fn public_pgn(&self, round: u32) -> String {
+        self.games_of(round)
+            .iter()
+            .map(|(b, g)| super::pgn::render(g, &self.tags(round, *b)))
+            .collect()
+    }
+
+    /// Tells of every change of the public games (a game filed, its
+    /// players or tags changed): the value counts them; a receiver sees
+    /// the changes since it last looked.
+    pub fn public_changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.public.subscribe()
     }
 
     /// The games of `round` as the public has seen them, by board, in
@@ -560,6 +581,7 @@ impl Round {
             .or_default()
             .extend(board);
         self.notify.notify_one();
+        self.public.send_modify(|n| *n = n.wrapping_add(1));
     }
 
     /// Writes every round with changes now.

@@ -474,6 +474,8 @@ struct Views {
     desk_checks: Mutex<std::collections::HashMap<String, serde_json::Value>>,
     /// The serial ports with a known board, as last looked at, and when.
     desk_ports: Mutex<Option<(std::time::Instant, desk::view::FoundPorts)>>,
+    /// The lichess push's status, when the daemon pushes.
+    lichess: Mutex<Option<Arc<crate::lichess::Status>>>,
 }
 
 impl Views {
@@ -500,6 +502,7 @@ impl Views {
             desk_hashing: tokio::sync::Semaphore::new(2),
             desk_checks: Mutex::default(),
             desk_ports: Mutex::new(None),
+            lichess: Mutex::new(None),
         }
     }
 
@@ -567,6 +570,12 @@ impl WebServer {
     /// Serves the operator's desk (`/desk`) from now on.
     pub fn set_desk(&self, desk: Arc<crate::desk::live::Desk>) {
         *self.views.desk.lock().unwrap_or_else(|e| e.into_inner()) = Some(desk);
+    }
+
+    /// Shows the lichess push's status on the desk (`/desk/state`'s
+    /// `lichess`) from now on.
+    pub fn set_lichess(&self, status: Arc<crate::lichess::Status>) {
+        *self.views.lichess.lock().unwrap_or_else(|e| e.into_inner()) = Some(status);
     }
 
     /// The public feed of board `index`.

@@ -117,6 +117,12 @@ fn state_json(views: &Views, desk: &Desk, found: FoundPorts) -> serde_json::Valu
         "progress": plan.progress,
         "warnings": plan.warnings,
         "differences": plan.differences,
+        "lichess": views
+            .lichess
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+            .map(|s| s.json()),
     })
 }
 
