@@ -691,12 +691,12 @@ fn first_run(
     let (opening, stop) = match start {
         Start::Terminal => ("", "Ctrl-C stops."),
         Start::DoubleClick => (
-            " (opening in the browser)",
+            "opening in the browser; ",
             "To stop boardcast, close this window (or press Ctrl-C).",
         ),
     };
     println!(
-        "boardcast {}: no configuration file ({}): first run with {} simulated boards\n  the operator's desk: {}{opening} (choose its password there, on this machine)\n  live page: http://{web}/\n  data folder: {}\n  {stop}",
+        "boardcast {}: no configuration file ({}): first run with {} simulated boards\n  the operator's desk: {} ({opening}choose its password there, on this machine)\n  live page: http://{web}/\n  data folder: {}\n  {stop}",
         platform::VERSION,
         platform::default_config().display(),
         opts.boards,

@@ -101,7 +101,7 @@ fn no_arguments_without_a_terminal_start_the_first_run_and_open_the_desk() {
     // What runs and how to stop it, on the console.
     let console = std::fs::read_to_string(&out).unwrap();
     assert!(
-        console.contains(&format!("{url} (opening in the browser)")),
+        console.contains(&format!("{url} (opening in the browser;")),
         "{console}"
     );
     assert!(
