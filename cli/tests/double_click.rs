@@ -15,6 +15,16 @@ use crate::desk::{get_with, post_form, session_cookie};
 use crate::hardening::request;
 use crate::util::{BoardConf, Broker, binary, free_port, write_config_with};
 
+/// The binary running, killed when the test ends however it ends.
+struct Running(std::process::Child);
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
 /// A browser opener that writes down the URL it was given.
 fn opener(dir: &Path) -> std::path::PathBuf {
     use std::os::unix::fs::PermissionsExt;
@@ -41,21 +51,23 @@ fn no_arguments_without_a_terminal_start_the_first_run_and_open_the_desk() {
     let script = opener(dir.path());
     let out = dir.path().join("console.txt");
     let log = dir.path().join("log.txt");
-    let mut child = Command::new(binary())
-        .env("BOARDCAST_NO_TERMINAL", "1")
-        .env("BOARDCAST_BROWSER", &script)
-        .env("BOARDCAST_WEB", format!("127.0.0.1:{web}"))
-        .env("BOARDCAST_BROKER", format!("127.0.0.1:{broker}"))
-        // No configuration where `run` looks; the data folder under a home
-        // of the test's own.
-        .env("BOARDCAST_CONFIG", dir.path().join("none.toml"))
-        .env("HOME", dir.path().join("home"))
-        .env_remove("XDG_DATA_HOME")
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
+    let mut child = Running(
+        Command::new(binary())
+            .env("BOARDCAST_NO_TERMINAL", "1")
+            .env("BOARDCAST_BROWSER", &script)
+            .env("BOARDCAST_WEB", format!("127.0.0.1:{web}"))
+            .env("BOARDCAST_BROKER", format!("127.0.0.1:{broker}"))
+            // No configuration where `run` looks; the data folder under a home
+            // of the test's own.
+            .env("BOARDCAST_CONFIG", dir.path().join("none.toml"))
+            .env("HOME", dir.path().join("home"))
+            .env_remove("XDG_DATA_HOME")
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create(&out).unwrap())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap(),
+    );
     let url = format!("http://127.0.0.1:{web}/desk");
     let data = dir.path().join("home/.local/share/boardcast");
     let said = || {
@@ -70,7 +82,7 @@ fn no_arguments_without_a_terminal_start_the_first_run_and_open_the_desk() {
     let deadline = Instant::now() + Duration::from_secs(30);
     while !opened.exists() {
         assert!(
-            child.try_wait().unwrap().is_none(),
+            child.0.try_wait().unwrap().is_none(),
             "boardcast ended: {}",
             said()
         );
@@ -115,11 +127,11 @@ fn no_arguments_without_a_terminal_start_the_first_run_and_open_the_desk() {
     // The desk's password is kept in the user's data folder.
     assert!(data.join("desk").is_dir(), "{}", said());
     nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::unistd::Pid::from_raw(child.0.id() as i32),
         nix::sys::signal::Signal::SIGTERM,
     )
     .unwrap();
-    let status = child.wait().unwrap();
+    let status = child.0.wait().unwrap();
     assert!(status.success(), "{status}: {}", said());
 }
 
@@ -152,16 +164,18 @@ fn no_arguments_without_a_terminal_run_the_configuration_when_there_is_one() {
     let script = opener(dir.path());
     let out = dir.path().join("console.txt");
     let log = dir.path().join("log.txt");
-    let mut child = Command::new(binary())
-        .env("BOARDCAST_NO_TERMINAL", "1")
-        .env("BOARDCAST_BROWSER", &script)
-        .env("BOARDCAST_CONFIG", &config)
-        .env("HOME", dir.path().join("home"))
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out).unwrap())
-        .stderr(std::fs::File::create(&log).unwrap())
-        .spawn()
-        .unwrap();
+    let mut child = Running(
+        Command::new(binary())
+            .env("BOARDCAST_NO_TERMINAL", "1")
+            .env("BOARDCAST_BROWSER", &script)
+            .env("BOARDCAST_CONFIG", &config)
+            .env("HOME", dir.path().join("home"))
+            .stdin(Stdio::null())
+            .stdout(std::fs::File::create(&out).unwrap())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap(),
+    );
     let said = || {
         format!(
             "console:\n{}\nlog:\n{}",
@@ -174,7 +188,7 @@ fn no_arguments_without_a_terminal_run_the_configuration_when_there_is_one() {
     let deadline = Instant::now() + Duration::from_secs(30);
     while !opened.exists() {
         assert!(
-            child.try_wait().unwrap().is_none(),
+            child.0.try_wait().unwrap().is_none(),
             "boardcast ended: {}",
             said()
         );
@@ -208,11 +222,11 @@ fn no_arguments_without_a_terminal_run_the_configuration_when_there_is_one() {
     // Nothing of the first run in the user's data folder.
     assert!(!dir.path().join("home/.local/share/boardcast").exists());
     nix::sys::signal::kill(
-        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::unistd::Pid::from_raw(child.0.id() as i32),
         nix::sys::signal::Signal::SIGTERM,
     )
     .unwrap();
-    let status = child.wait().unwrap();
+    let status = child.0.wait().unwrap();
     assert!(status.success(), "{status}: {}", said());
 }
 
@@ -231,22 +245,34 @@ fn no_arguments_from_a_terminal_print_the_help() {
         } else {
             cmd.env_remove("BOARDCAST_NO_TERMINAL");
         }
-        let child = cmd
-            .env("BOARDCAST_BROWSER", &script)
-            .env("BOARDCAST_CONFIG", dir.path().join("none.toml"))
-            .env("BOARDCAST_WEB", format!("127.0.0.1:{}", free_port()))
-            .env("BOARDCAST_BROKER", format!("127.0.0.1:{}", free_port()))
-            .env("HOME", dir.path())
-            .stdin(stdin)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let out = child.wait_with_output().unwrap();
+        let said = dir.path().join("said.txt");
+        let mut child = Running(
+            cmd.env("BOARDCAST_BROWSER", &script)
+                .env("BOARDCAST_CONFIG", dir.path().join("none.toml"))
+                .env("BOARDCAST_WEB", format!("127.0.0.1:{}", free_port()))
+                .env("BOARDCAST_BROKER", format!("127.0.0.1:{}", free_port()))
+                .env("HOME", dir.path())
+                .stdin(stdin)
+                .stdout(Stdio::null())
+                .stderr(std::fs::File::create(&said).unwrap())
+                .spawn()
+                .unwrap(),
+        );
+        // The help is printed at once; a program still running after 10 s
+        // started the work instead.
+        let deadline = Instant::now() + Duration::from_secs(10);
+        let status = loop {
+            if let Some(status) = child.0.try_wait().unwrap() {
+                break Some(status);
+            }
+            if Instant::now() > deadline {
+                break None;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
         (
-            out.status.code(),
-            String::from_utf8_lossy(&out.stdout).into_owned()
-                + &String::from_utf8_lossy(&out.stderr),
+            status.and_then(|s| s.code()),
+            std::fs::read_to_string(&said).unwrap(),
         )
     };
     let terminal = Stdio::from(std::fs::File::from(pty.slave.try_clone().unwrap()));
@@ -254,6 +280,7 @@ fn no_arguments_from_a_terminal_print_the_help() {
         ("a terminal, the marker set", terminal, true),
         ("no terminal, no marker", Stdio::null(), false),
     ] {
+        // clap's help on standard error, status 2, as before.
         let (code, text) = run(stdin, marker);
         assert_eq!(code, Some(2), "{what}: {text}");
         assert!(text.contains("Usage: boardcast"), "{what}: {text}");
