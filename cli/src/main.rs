@@ -333,7 +333,105 @@ enum YesNo {
 
 fn main() -> ExitCode {
     pipe::quiet_on_closed_pipe();
+    // No arguments: the help in a terminal (clap's, as ever); the work
+    // itself when started without one (a double-click, the Start menu).
+    if std::env::args_os().len() == 1 && platform::started_without_terminal() {
+        return double_click();
+    }
     pipe::exit_code(run(Cli::parse()))
+}
+
+/// Where the desk is served when `boardcast` starts without a terminal and
+/// without a configuration file: `BOARDCAST_WEB`, else 127.0.0.1:8080 (as
+/// `run`'s `--web`).
+const WEB_VAR: &str = "BOARDCAST_WEB";
+/// The embedded broker's address then: `BOARDCAST_BROKER`, else
+/// 127.0.0.1:18830 (as `run`'s `--broker`).
+const BROKER_VAR: &str = "BOARDCAST_BROKER";
+
+/// `boardcast` with no arguments and no terminal (a double-click in
+/// Explorer, the Start menu's "boardcast desk"; see
+/// [`platform::started_without_terminal`]): `run` with the configuration
+/// when there is one where `run` looks, else the first run with the
+/// user's data folder, and the browser opened at the desk once it
+/// answers. An error is shown until Enter is pressed: the window closes
+/// with the program.
+fn double_click() -> ExitCode {
+    let address = |var: &str, default: &str| -> Result<std::net::SocketAddr> {
+        let text = std::env::var(var).unwrap_or_else(|_| default.to_string());
+        text.parse()
+            .with_context(|| format!("{var}={text}: not an address such as {default}"))
+    };
+    let result = (|| -> Result<()> {
+        let config = platform::default_config();
+        if config.exists() {
+            run_daemon_with(&config, Start::DoubleClick)
+        } else {
+            first_run(
+                address(WEB_VAR, "127.0.0.1:8080")?,
+                address(BROKER_VAR, "127.0.0.1:18830")?,
+                platform::data_dir(),
+                Start::DoubleClick,
+            )
+        }
+    })();
+    let failed = result.is_err();
+    let code = pipe::exit_code(result);
+    if failed {
+        eprintln!("Press Enter to close this window.");
+        let _ = std::io::stdin().read_line(&mut String::new());
+    }
+    code
+}
+
+/// How the daemon was started: from a terminal, or without one (it then
+/// says how to stop it and opens the browser at the desk).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Start {
+    /// A command typed in a terminal.
+    Terminal,
+    /// A double-click or the Start menu.
+    DoubleClick,
+}
+
+/// Where this machine reaches a web address: an unspecified address
+/// (listening on every interface) on loopback.
+fn reachable(web: std::net::SocketAddr) -> std::net::SocketAddr {
+    use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+    let ip = match web.ip() {
+        IpAddr::V4(ip) if ip.is_unspecified() => IpAddr::V4(Ipv4Addr::LOCALHOST),
+        IpAddr::V6(ip) if ip.is_unspecified() => IpAddr::V6(Ipv6Addr::LOCALHOST),
+        ip => ip,
+    };
+    SocketAddr::new(ip, web.port())
+}
+
+/// The desk's URL on this machine for a web address.
+fn desk_url(web: std::net::SocketAddr) -> String {
+    format!("http://{}/desk", reachable(web))
+}
+
+/// Opens the browser at the desk once `web` takes connections (the desk is
+/// served from the daemon's start); gives up after a minute.
+async fn open_desk_when_listening(web: std::net::SocketAddr) {
+    let url = desk_url(web);
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+    while tokio::net::TcpStream::connect(reachable(web))
+        .await
+        .is_err()
+    {
+        if tokio::time::Instant::now() > deadline {
+            tracing::warn!(%url, "the desk did not answer within a minute; the browser was not opened");
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    match platform::open_browser(&url) {
+        Ok(program) => tracing::info!(%url, %program, "browser opened at the desk"),
+        Err(e) => {
+            tracing::warn!(%url, error = %e, "the browser did not open: open the desk's address yourself")
+        }
+    }
 }
 
 fn send_correction(path: &Path, board: &str, correction: Correction, timeout: f64) -> Result<()> {
@@ -418,7 +516,12 @@ fn run(cli: Cli) -> Result<()> {
         } => match config {
             Some(path) => run_daemon(&path),
             None if platform::default_config().exists() => run_daemon(&platform::default_config()),
-            None => first_run(web, broker, data.unwrap_or_else(platform::data_dir)),
+            None => first_run(
+                web,
+                broker,
+                data.unwrap_or_else(platform::data_dir),
+                Start::Terminal,
+            ),
         },
         Command::Hub { config } => run_hub(&config),
         Command::Demo(args) => demo(args),
@@ -509,10 +612,33 @@ fn run(cli: Cli) -> Result<()> {
 }
 
 fn run_daemon(path: &Path) -> Result<()> {
+    run_daemon_with(path, Start::Terminal)
+}
+
+/// `run` with a configuration file; started without a terminal, it says
+/// what runs and how to stop it, and opens the browser at the desk.
+fn run_daemon_with(path: &Path, start: Start) -> Result<()> {
     let config = DaemonConfig::load(path)?;
     init_logging(&config.log)?;
     platform::raise_open_files();
-    until_stopped(|shutdown| async move { Ok(daemon::run(config, shutdown).await?) })
+    let web = config.web;
+    if start == Start::DoubleClick {
+        println!(
+            "boardcast {}: running the configuration {}\n  the operator's desk: {}\n  To stop boardcast, close this window (or press Ctrl-C).",
+            platform::VERSION,
+            path.display(),
+            web.map_or_else(
+                || "none (the configuration serves no [web] page)".to_string(),
+                |w| format!("{} (opening in the browser)", desk_url(w))
+            ),
+        );
+    }
+    until_stopped(|shutdown| async move {
+        if let (Start::DoubleClick, Some(web)) = (start, web) {
+            tokio::spawn(open_desk_when_listening(web));
+        }
+        Ok(daemon::run(config, shutdown).await?)
+    })
 }
 
 fn run_hub(path: &Path) -> Result<()> {
@@ -541,8 +667,14 @@ where
 
 /// `boardcast run` with no configuration file: the demo's simulated boards
 /// with the operator's desk, everything the desk sets up kept in `data`,
-/// so the operator sets up the event from the browser.
-fn first_run(web: std::net::SocketAddr, broker: std::net::SocketAddr, data: PathBuf) -> Result<()> {
+/// so the operator sets up the event from the browser. Started without a
+/// terminal, it opens the browser at the desk.
+fn first_run(
+    web: std::net::SocketAddr,
+    broker: std::net::SocketAddr,
+    data: PathBuf,
+    start: Start,
+) -> Result<()> {
     use crate::demo::{self, DemoOptions};
     std::fs::create_dir_all(&data)
         .with_context(|| format!("creating the data folder {}", data.display()))?;
@@ -556,13 +688,27 @@ fn first_run(web: std::net::SocketAddr, broker: std::net::SocketAddr, data: Path
     let mut config = demo::config(&opts, &folder)?;
     config.recorder = Some(data.clone());
     init_logging(&config.log)?;
+    let (opening, stop) = match start {
+        Start::Terminal => ("", "Ctrl-C stops."),
+        Start::DoubleClick => (
+            "opening in the browser; ",
+            "To stop boardcast, close this window (or press Ctrl-C).",
+        ),
+    };
     println!(
-        "boardcast: no configuration file ({}): first run with {} simulated boards\n  the operator's desk: http://{web}/desk (choose its password there, on this machine)\n  live page: http://{web}/\n  kept in: {}\n  Ctrl-C stops.",
+        "boardcast {}: no configuration file ({}): first run with {} simulated boards\n  the operator's desk: {} ({opening}choose its password there, on this machine)\n  live page: http://{web}/\n  data folder: {}\n  {stop}",
+        platform::VERSION,
         platform::default_config().display(),
         opts.boards,
+        desk_url(web),
         data.display()
     );
-    until_stopped(|shutdown| async move { Ok(demo::run(opts, config, &folder, shutdown).await?) })
+    until_stopped(|shutdown| async move {
+        if start == Start::DoubleClick {
+            tokio::spawn(open_desk_when_listening(web));
+        }
+        Ok(demo::run(opts, config, &folder, shutdown).await?)
+    })
 }
 
 fn demo(args: DemoArgs) -> Result<()> {
@@ -909,4 +1055,18 @@ fn simulate(
         fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_desk_is_opened_where_this_machine_reaches_it() {
+        let at = |a: &str| desk_url(a.parse().unwrap());
+        assert_eq!(at("127.0.0.1:8080"), "http://127.0.0.1:8080/desk");
+        assert_eq!(at("0.0.0.0:8081"), "http://127.0.0.1:8081/desk");
+        assert_eq!(at("[::]:8080"), "http://[::1]:8080/desk");
+        assert_eq!(at("192.168.1.5:80"), "http://192.168.1.5:80/desk");
+    }
 }

@@ -1,8 +1,9 @@
 //! What differs between the OSes the binary runs on (Linux, the Raspberry
 //! Pi's 64-bit Linux, Windows, macOS), in one place: how the process is
 //! told to stop, its open-file limit, where its configuration lives by
-//! default, and how a serial port is described. Everything else is the
-//! same code on every OS (docs/platforms.md).
+//! default, how a serial port is described, whether it was started without
+//! a terminal (a double-click) and how it opens the browser. Everything
+//! else is the same code on every OS (docs/platforms.md).
 
 use std::path::PathBuf;
 
@@ -121,6 +122,95 @@ pub fn default_config() -> PathBuf {
     }
 }
 
+/// The marker of a start without a terminal on any OS:
+/// `BOARDCAST_NO_TERMINAL=1` with standard input not a terminal (see
+/// [`started_without_terminal`]). Tests set it; so can a desktop launcher
+/// on Linux (`Exec=env BOARDCAST_NO_TERMINAL=1 boardcast`).
+pub const NO_TERMINAL_VAR: &str = "BOARDCAST_NO_TERMINAL";
+
+/// The program that opens the browser at the desk, when set
+/// (`BOARDCAST_BROWSER=/path/to/program`: it is run with the desk's URL as
+/// its one argument); see [`open_browser`].
+pub const BROWSER_VAR: &str = "BOARDCAST_BROWSER";
+
+/// Whether `boardcast` was started with no terminal to type in: a
+/// double-click in Explorer, the Start menu's "boardcast desk". Then
+/// `boardcast` with no arguments starts the work instead of printing its
+/// help. It is so when
+///
+/// - standard input is not a terminal and `BOARDCAST_NO_TERMINAL=1`
+///   ([`NO_TERMINAL_VAR`]), on any OS; or
+/// - on Windows, the console is this process's alone: Windows made it when
+///   the program started, as it does for a double-click or a shortcut
+///   (`GetConsoleProcessList` counts one process), where in cmd,
+///   PowerShell or Windows Terminal the shell shares its console (two or
+///   more). Standard input says nothing there: it is the new console.
+///
+/// Anything else is a terminal (the help, as before).
+pub fn started_without_terminal() -> bool {
+    use std::io::IsTerminal;
+    no_terminal(
+        std::io::stdin().is_terminal(),
+        std::env::var_os(NO_TERMINAL_VAR).is_some_and(|v| v == "1"),
+        console_of_its_own(),
+    )
+}
+
+/// The decision of [`started_without_terminal`], apart from the machine.
+fn no_terminal(stdin_is_terminal: bool, marker: bool, console_of_its_own: bool) -> bool {
+    console_of_its_own || (marker && !stdin_is_terminal)
+}
+
+/// Windows: whether this process is the only one attached to its console
+/// (the console was made for it). False elsewhere.
+fn console_of_its_own() -> bool {
+    #[cfg(windows)]
+    {
+        #[link(name = "kernel32")]
+        unsafe extern "system" {
+            fn GetConsoleProcessList(list: *mut u32, count: u32) -> u32;
+        }
+        let mut ids = [0u32; 4];
+        // SAFETY: the buffer holds `ids.len()` process ids, the count
+        // passed; the call writes at most that many and returns how many
+        // processes share the console (0 when there is none).
+        let n = unsafe { GetConsoleProcessList(ids.as_mut_ptr(), ids.len() as u32) };
+        n == 1
+    }
+    #[cfg(not(windows))]
+    {
+        false
+    }
+}
+
+/// Opens the default browser at `url` without waiting for it: the program
+/// named by `BOARDCAST_BROWSER` ([`BROWSER_VAR`]) when set, else
+/// `explorer URL` (Windows: the default browser), `open URL` (macOS),
+/// `xdg-open URL` (elsewhere). Returns the program run.
+pub fn open_browser(url: &str) -> std::io::Result<String> {
+    let program = std::env::var_os(BROWSER_VAR)
+        .filter(|p| !p.is_empty())
+        .map_or_else(
+            || {
+                if cfg!(windows) {
+                    "explorer".into()
+                } else if cfg!(target_os = "macos") {
+                    "open".into()
+                } else {
+                    "xdg-open".into()
+                }
+            },
+            |p| p.to_string_lossy().into_owned(),
+        );
+    let mut child = std::process::Command::new(&program)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .spawn()?;
+    // Reaped when it ends (a browser opener returns at once, mostly).
+    std::thread::spawn(move || child.wait());
+    Ok(program)
+}
+
 /// One line of `boardcast ports`: the port, what it is (a known board by
 /// its USB id: `DGT board, serial 04215`), its USB ids, maker and product,
 /// and for a known board the `[[board]]` keys that read it.
@@ -185,6 +275,19 @@ mod tests {
             describe_port("/dev/ttyS0", &SerialPortType::Unknown),
             "/dev/ttyS0\tunknown"
         );
+    }
+
+    #[test]
+    fn no_arguments_start_the_work_only_without_a_terminal() {
+        // A console of its own (Windows: a double-click) whatever stdin is.
+        assert!(no_terminal(true, false, true));
+        // The marker counts only with stdin not a terminal.
+        assert!(no_terminal(false, true, false));
+        assert!(!no_terminal(true, true, false));
+        // Without the marker, stdin alone is no sign (a script's `boardcast
+        // </dev/null` prints the help as before).
+        assert!(!no_terminal(false, false, false));
+        assert!(!no_terminal(true, false, false));
     }
 
     #[test]

@@ -29,6 +29,7 @@ mod delay_fold;
 mod desk;
 mod desk_disk;
 mod desk_round;
+mod double_click;
 mod draughts_xiangqi_binary;
 mod families_live;
 mod games;
