@@ -542,22 +542,7 @@ fn run(cli: Cli) -> Result<()> {
             round,
             format,
             out,
-        } => {
-            let cfg = boardcast::config::Config::load(&config)
-                .with_context(|| format!("{}", config.display()))?;
-            let report = boardcast::daemon::round_report(&cfg, round)?;
-            let text = match format {
-                ReportFormat::Html => report.to_html(),
-                ReportFormat::Json => report.to_json() + "\n",
-            };
-            match out {
-                Some(path) => {
-                    fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?
-                }
-                None => print!("{text}"),
-            }
-            Ok(())
-        }
+        } => report(&config, round, format, out.as_deref()),
         Command::Replay {
             capture,
             pgn,
@@ -609,6 +594,30 @@ fn run(cli: Cli) -> Result<()> {
             limit,
         ),
     }
+}
+
+/// `boardcast report`: the round's report for the arbiter, as HTML or
+/// JSON, to a file or standard output.
+fn report(
+    config: &Path,
+    round: Option<u32>,
+    format: ReportFormat,
+    out: Option<&Path>,
+) -> Result<()> {
+    let cfg =
+        boardcast::config::Config::load(config).with_context(|| format!("{}", config.display()))?;
+    let report = boardcast::daemon::round_report(&cfg, round)?;
+    let text = match format {
+        ReportFormat::Html => report.to_html(),
+        ReportFormat::Json => report.to_json() + "\n",
+    };
+    match out {
+        Some(path) => {
+            fs::write(path, text).with_context(|| format!("writing {}", path.display()))?
+        }
+        None => print!("{text}"),
+    }
+    Ok(())
 }
 
 fn run_daemon(path: &Path) -> Result<()> {

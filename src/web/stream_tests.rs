@@ -124,7 +124,6 @@ async fn read_stream(
 /// as before. The snapshots likewise.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_stream_carries_only_the_boards_its_page_shows() {
-    use crate::event::{Alert, AlertKind, Event, EventKind, GameId};
     const BOARDS: usize = 1_000;
     let ids: Vec<String> = (1..=BOARDS).map(|i| i.to_string()).collect();
     let audience = Audience::default().with_public_alerts(true);
@@ -153,34 +152,8 @@ async fn a_stream_carries_only_the_boards_its_page_shows() {
         )));
         rx.await.unwrap();
     }
-    let feeds: Vec<_> = (0..BOARDS).map(|i| server.feed(i)).collect();
     let rounds = 3;
-    for round in 1..=rounds {
-        for (i, feed) in feeds.iter().enumerate() {
-            let id = &ids[i];
-            feed.state(&format!(
-                r#"{{"board":"{id}","ply":{round},"round":1,"number":{}}}"#,
-                i + 1
-            ));
-            feed.event(&Event {
-                board: id.clone(),
-                t_ms: round,
-                game: GameId::Chess,
-                kind: EventKind::Alert(Alert {
-                    kind: AlertKind::Misplaced,
-                    side: None,
-                    law: None,
-                    message: format!("alert on {id}"),
-                    cleared: false,
-                    evidence: None,
-                }),
-            });
-            if i % 100 == 99 {
-                // The channel holds 4,096 messages: let the streams read.
-                tokio::time::sleep(Duration::from_millis(20)).await;
-            }
-        }
-    }
+    feed_states_and_alerts(&server, &ids, rounds).await;
     let mut got = Vec::new();
     for r in readers {
         got.push(r.await.unwrap());
@@ -215,8 +188,44 @@ async fn a_stream_carries_only_the_boards_its_page_shows() {
         *overlay_bytes * 100 < *all_bytes,
         "an overlay reads a hundredth at most"
     );
-    // The snapshots and the board list follow the same filter.
-    let server_addr = server.addr;
+    snapshots_and_the_board_list_follow_the_filter(server.addr).await;
+}
+
+/// Feeds every board `rounds` times: a state and an alert each.
+async fn feed_states_and_alerts(server: &WebServer, ids: &[String], rounds: u64) {
+    use crate::event::{Alert, AlertKind, Event, EventKind, GameId};
+    let feeds: Vec<_> = (0..ids.len()).map(|i| server.feed(i)).collect();
+    for round in 1..=rounds {
+        for (i, feed) in feeds.iter().enumerate() {
+            let id = &ids[i];
+            feed.state(&format!(
+                r#"{{"board":"{id}","ply":{round},"round":1,"number":{}}}"#,
+                i + 1
+            ));
+            feed.event(&Event {
+                board: id.clone(),
+                t_ms: round,
+                game: GameId::Chess,
+                kind: EventKind::Alert(Alert {
+                    kind: AlertKind::Misplaced,
+                    side: None,
+                    law: None,
+                    message: format!("alert on {id}"),
+                    cleared: false,
+                    evidence: None,
+                }),
+            });
+            if i % 100 == 99 {
+                // The channel holds 4,096 messages: let the streams read.
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+        }
+    }
+}
+
+/// The snapshots and the board list take the same filter as the streams;
+/// a filter that does not read is refused.
+async fn snapshots_and_the_board_list_follow_the_filter(server_addr: std::net::SocketAddr) {
     let snap = get_body(server_addr, "/snapshot?boards=7,9").await;
     let snap: serde_json::Value = serde_json::from_str(&snap).unwrap();
     assert_eq!(snap["boards"], serde_json::json!(["7", "9"]));
