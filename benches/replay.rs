@@ -1083,6 +1083,9 @@ fn worst_case(games: &[SourceGame]) {
     );
 }
 
+/// A handling profile's maker.
+type MakeProfile<'a> = &'a dyn Fn() -> Box<dyn Profile>;
+
 /// Issue 60: provisional moves that change (shown as one move, then final
 /// as another, or withdrawn) per 1,000 final moves, and how soon the first
 /// provisional move is shown, for each handling profile with
@@ -1113,7 +1116,7 @@ fn provisional_curve(games: &[SourceGame], seeds: &[u64]) {
             ..Human::default()
         })
     };
-    let profiles: [(&str, &dyn Fn() -> Box<dyn Profile>); 5] = [
+    let profiles: [(&str, MakeProfile); 5] = [
         ("clean", &|| Box::new(Clean)),
         ("human", &|| Box::new(Human::default())),
         ("knocks 0.1 a move", &knocked),

@@ -259,7 +259,12 @@ fn with_a_clock_a_move_is_final_at_the_press() {
         .find(|(_, e)| matches!(e, EventKind::Provisional { .. }))
         .map(|(t, _)| *t);
     let last = first_final(&e);
-    assert_eq!(provisional, Some(1_350), "shown after the debounce: {e:?}");
+    let debounce = boardcast::track::Config::default().settle.provisional_ms;
+    assert_eq!(
+        provisional,
+        Some(1_200 + debounce),
+        "shown after the debounce: {e:?}"
+    );
     assert_eq!(last, Some(2_300), "final at the press: {e:?}");
 }
 

@@ -60,7 +60,7 @@ impl Default for SettleRule {
             short_of_capture_ms: 1_300,
             sole_landing_ms: 300,
             final_ms: 2_400,
-            provisional_ms: 150,
+            provisional_ms: 250,
         }
     }
 }

@@ -67,8 +67,9 @@ fn a_move_set_down_is_a_showing_candidate_and_a_lift_hides_it() {
     assert!(c.showing);
     assert_eq!(c.since, 200);
     // First shown as provisional after the debounce, then published.
-    assert_eq!(r.poll_timeout(), Some(350));
-    r.handle_timeout(350);
+    let shown = 200 + Config::default().settle.provisional_ms;
+    assert_eq!(r.poll_timeout(), Some(shown));
+    r.handle_timeout(shown);
     assert!(matches!(
         r.poll_event(),
         Some((200, EventKind::Provisional { ply: 1, .. }))
