@@ -96,8 +96,6 @@ pub fn compare(game: &SourceGame, session: &Session, replay: &Replay) -> GameChe
     // (it was shown on time, then withdrawn: that counts as a wrong move).
     let mut shown: HashMap<u32, Millis> = HashMap::new();
     let mut shown_provisional: HashMap<u32, Millis> = HashMap::new();
-    // The provisional moves shown for each ply since it was last final.
-    let mut pending: HashMap<u32, Vec<&str>> = HashMap::new();
     // Plies withdrawn by takeback events.
     let (mut withdrawn, mut last_ply) = (0, 0u32);
     for (published_at, e) in &replay.events {
@@ -105,7 +103,6 @@ pub fn compare(game: &SourceGame, session: &Session, replay: &Replay) -> GameChe
             EventKind::Provisional {
                 ply,
                 withdrawn: false,
-                id,
                 ..
             } => {
                 if let Some(at) = last_truth(session, *ply, *published_at, false)
@@ -114,22 +111,8 @@ pub fn compare(game: &SourceGame, session: &Session, replay: &Replay) -> GameChe
                     c.provisional_delays.push(published_at - at);
                 }
                 shown_provisional.insert(*ply, *published_at);
-                pending.entry(*ply).or_default().push(id);
             }
-            EventKind::Provisional {
-                ply,
-                withdrawn: true,
-                ..
-            } if pending.remove(ply).is_some_and(|shown| !shown.is_empty()) => {
-                c.provisional_changed += 1;
-            }
-            EventKind::Move { ply, id, .. } => {
-                if pending
-                    .remove(ply)
-                    .is_some_and(|shown| shown.iter().any(|s| s != id))
-                {
-                    c.provisional_changed += 1;
-                }
+            EventKind::Move { ply, .. } => {
                 c.moves_published += 1;
                 last_ply = *ply;
                 if let Some(at) = last_truth(session, *ply, *published_at, false)
@@ -152,7 +135,36 @@ pub fn compare(game: &SourceGame, session: &Session, replay: &Replay) -> GameChe
         }
     }
     c.retracts += withdrawn.saturating_sub(taken_back(session));
+    c.provisional_changed = provisional_changes(replay);
     c
+}
+
+/// See [`GameCheck::provisional_changed`].
+fn provisional_changes(replay: &Replay) -> usize {
+    // The provisional moves shown for each ply since it was last final.
+    let mut pending: HashMap<u32, Vec<&str>> = HashMap::new();
+    let mut changed = 0;
+    for (_, e) in &replay.events {
+        match &e.kind {
+            EventKind::Provisional {
+                ply,
+                withdrawn: false,
+                id,
+                ..
+            } => pending.entry(*ply).or_default().push(id),
+            EventKind::Provisional {
+                ply,
+                withdrawn: true,
+                ..
+            } => changed += usize::from(pending.remove(ply).is_some_and(|s| !s.is_empty())),
+            EventKind::Move { ply, id, .. } => {
+                let other = |shown: Vec<&str>| shown.iter().any(|s| s != id);
+                changed += usize::from(pending.remove(ply).is_some_and(other));
+            }
+            _ => {}
+        }
+    }
+    changed
 }
 
 /// The last time at or before `by` that ply `ply` was completed

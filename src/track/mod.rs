@@ -1776,16 +1776,8 @@ impl<G: Game> Reconstructor<G> {
         // A move settling, and beside it another piece of its side pushed
         // (a sleeve as the hand comes back, issue 60): a displacement
         // around that move, not the move going on.
-        if let Some((m, plies)) = pushed_beside_candidate(rules, p, target)
-            && p.displaced.as_ref().is_none_or(|d| d.m != m)
-        {
-            let since = p.displaced.as_ref().map_or(at, |d| d.since);
-            p.displaced = Some(Displacement {
-                m,
-                since,
-                plies,
-                shadow: false,
-            });
+        if let Some((m, plies)) = pushed_beside_candidate(rules, p, target) {
+            p.note_displacement(m, at, plies);
         }
         match pseudo {
             // A piece of the side not to move changed square: a knock, a
@@ -1793,18 +1785,8 @@ impl<G: Game> Reconstructor<G> {
             // move (see `handle_clock_press`); until then it is a
             // displacement, and `misplaced` if it stands.
             Some(m) if m.mover() != pos.turn() => {
-                if p.displaced.as_ref().is_none_or(|d| d.m != m) {
-                    let (since, plies) = p
-                        .displaced
-                        .as_ref()
-                        .map_or((at, p.game.len()), |d| (d.since, d.plies));
-                    p.displaced = Some(Displacement {
-                        m,
-                        since,
-                        plies,
-                        shadow: false,
-                    });
-                }
+                let plies = p.game.len();
+                p.note_displacement(m, at, plies);
                 if p.held.illegal().is_some_and(|x| x.reported.is_none()) {
                     p.held.drop_illegal();
                 }
@@ -2559,4 +2541,25 @@ fn pushed_beside_hand<G: Game>(
     rules
         .find_pseudo(pos, &restored)
         .filter(|m| m.mover() != pos.turn() && pos.board().piece_at(m.to()).is_none())
+}
+
+impl<G: Game> Playing<G> {
+    /// A piece displaced as `m` (first seen at `at`, with `plies` in the
+    /// game then): kept as the displacement unless it is the one already
+    /// kept; one that changed keeps when the first was seen.
+    fn note_displacement(&mut self, m: Pseudo<G>, at: Millis, plies: usize) {
+        if self.displaced.as_ref().is_some_and(|d| d.m == m) {
+            return;
+        }
+        let (since, plies) = self
+            .displaced
+            .as_ref()
+            .map_or((at, plies), |d| (d.since, d.plies));
+        self.displaced = Some(Displacement {
+            m,
+            since,
+            plies,
+            shadow: false,
+        });
+    }
 }
