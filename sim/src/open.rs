@@ -327,6 +327,20 @@ impl Hands {
         self.down(sq, piece);
     }
 
+    /// A moment later, the piece on `from` moved onto `to`, standing there
+    /// 1 to 4 s, then set back.
+    fn stand_and_set_back(&mut self, from: Square, to: Square) {
+        let piece = self.cells[self.index(from)].expect("a piece to move");
+        self.wait(500, 2_000);
+        self.up(from);
+        self.wait(60, 200);
+        self.down(to, piece);
+        self.wait(1_000, 4_000);
+        self.up(to);
+        self.wait(100, 300);
+        self.down(from, piece);
+    }
+
     /// With [`Habits::first_move_knock`], before the first move: a piece
     /// knocked from one of `firsts` (the squares of the first moves onto
     /// empty squares) onto its other square, standing there 1 to 4 s,
@@ -337,15 +351,7 @@ impl Hands {
             return;
         }
         let (from, to) = firsts[self.rng.gen_range(0..firsts.len())];
-        let piece = self.cells[self.index(from)].expect("a piece to knock");
-        self.wait(500, 2_000);
-        self.up(from);
-        self.wait(60, 200);
-        self.down(to, piece);
-        self.wait(1_000, 4_000);
-        self.up(to);
-        self.wait(100, 300);
-        self.down(from, piece);
+        self.stand_and_set_back(from, to);
     }
 
     /// With [`Habits::second_mover_knock`], before the first move: a piece
@@ -361,16 +367,8 @@ impl Hands {
         let mirror = |s: Square| Square::new(g.files() - 1 - s.file, g.ranks() - 1 - s.rank);
         let (from, to) = firsts[self.rng.gen_range(0..firsts.len())];
         let (from, to) = (mirror(from), mirror(to));
-        let piece = self.cells[self.index(from)].expect("a piece to push");
         debug_assert!(self.cells[self.index(to)].is_none(), "a free square");
-        self.wait(500, 2_000);
-        self.up(from);
-        self.wait(60, 200);
-        self.down(to, piece);
-        self.wait(1_000, 4_000);
-        self.up(to);
-        self.wait(100, 300);
-        self.down(from, piece);
+        self.stand_and_set_back(from, to);
         self.hurry = self.rng.gen_bool(0.5);
     }
 
