@@ -238,6 +238,14 @@ impl<G: Game> Playing<G> {
         if unbacked {
             settle = settle.max(config.settle.unbacked_ms);
         }
+        // Three plies or more at once: moves made while nobody read the
+        // board (a restart, a line down). A board still in motion (a
+        // capture half made, its pieces in the hand) can read as a longer
+        // legal history than the one played: it waits as long as an
+        // unbacked explanation, for the hand to finish.
+        if matches!(explanation, Explanation::Forward(moves) if moves.len() >= 3) {
+            settle = settle.max(config.settle.unbacked_ms);
+        }
         // A takeback of several plies that one piece's change makes (a
         // repeated position, a knocked piece landing where it stood earlier)
         // is held as long as a displacement: players restoring several plies
