@@ -72,7 +72,13 @@ fn load(name: &str) -> Vec<SourceGame> {
     }
 }
 
-fn run(label: &str, games: &[SourceGame], make: &dyn Fn() -> Box<dyn Profile>, seeds: &[u64]) {
+/// Every game played with `make`'s handling once per seed (every fifth
+/// board turned round), with its capture text.
+fn simulated<'g>(
+    games: &'g [SourceGame],
+    make: MakeProfile,
+    seeds: &[u64],
+) -> Vec<(&'g SourceGame, sim::Session, String)> {
     let mut captures = Vec::new();
     for &seed in seeds {
         for (i, g) in games.iter().enumerate() {
@@ -83,6 +89,11 @@ fn run(label: &str, games: &[SourceGame], make: &dyn Fn() -> Box<dyn Profile>, s
             captures.push((g, session, text));
         }
     }
+    captures
+}
+
+fn run(label: &str, games: &[SourceGame], make: MakeProfile, seeds: &[u64]) {
+    let captures = simulated(games, make, seeds);
     let config = Config::default();
     // Best of three timed passes: the machine may be busy with other work.
     let mut secs = f64::MAX;
@@ -1128,17 +1139,7 @@ fn provisional_curve(games: &[SourceGame], seeds: &[u64]) {
         }),
     ];
     for (label, make) in profiles {
-        let mut captures = Vec::new();
-        for &seed in seeds {
-            for (i, g) in games.iter().enumerate() {
-                let mut profile = make();
-                let rotated = (i as u64 + seed).is_multiple_of(5);
-                let session =
-                    sim::simulate(g, profile.as_mut(), seed * 100_003 + i as u64, rotated);
-                let text = sim::dgt::capture_text(&session, &[]);
-                captures.push((g, session, text));
-            }
-        }
+        let captures = simulated(games, make, seeds);
         for provisional_ms in [150, 250, 400] {
             let mut config = Config::default();
             config.settle.provisional_ms = provisional_ms;

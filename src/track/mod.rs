@@ -2264,31 +2264,32 @@ impl<G: Game> Reconstructor<G> {
         // A move settling beside the displaced piece (the mover played on
         // around it, issue 60): the board is told against that move's
         // position, so that the alert names the displaced piece alone.
+        // (The displaced piece, if it still stands where it went, and the
+        // board with it put back.)
+        let standing = p
+            .displaced
+            .as_ref()
+            .and_then(|d| Some((d, put_back(d, &target)?)));
         let around = p
             .held
             .candidate()
             .filter(|c| matches!(c.explanation, Explanation::Forward(_)))
             .map(|c| candidate_position(&p.game, &c.explanation))
             .filter(|after| {
-                p.displaced
+                standing
                     .as_ref()
-                    .and_then(|d| put_back(d, &target))
-                    .is_some_and(|b| b.matches(after.board()))
+                    .is_some_and(|(_, b)| b.matches(after.board()))
             });
         let base = around.as_ref().unwrap_or(p.game.position());
         // A displaced piece that still stands where it went is what the
         // alert is about, whatever the mover's hand does meanwhile (a piece
         // of theirs in the air, a touch): told alone, with its side.
-        let displaced = p
-            .displaced
-            .as_ref()
-            .filter(|d| !d.shadow && !d.m.compound() && put_back(d, &target).is_some())
-            .map(|d| {
-                let mut b = base.board().clone();
-                b.discard_piece_at(d.m.from());
-                b.set_piece_at(d.m.to(), d.m.placed());
-                b
-            });
+        let displaced = standing.filter(|(d, _)| !d.shadow).map(|(d, _)| {
+            let mut b = base.board().clone();
+            b.discard_piece_at(d.m.from());
+            b.set_piece_at(d.m.to(), d.m.placed());
+            b
+        });
         let alert = match self.rules.illegal_position_alert(&target) {
             Some(alert) => alert,
             None => self
