@@ -2280,16 +2280,32 @@ impl<G: Game> Reconstructor<G> {
                     .as_ref()
                     .is_some_and(|(_, b)| b.matches(after.board()))
             });
+        // No displacement kept, but one piece pushed beside legal play (a
+        // move made or answered around it): that push, against the
+        // position the play leads to.
+        let beside = if standing.is_none() {
+            pushed_beside_play(&self.rules, p, &target, self.config.limits)
+        } else {
+            None
+        };
+        let (around, pushed) = match beside {
+            Some((after, m)) => (Some(after), Some(m)),
+            None => (around, None),
+        };
         let base = around.as_ref().unwrap_or(p.game.position());
         // A displaced piece that still stands where it went is what the
         // alert is about, whatever the mover's hand does meanwhile (a piece
         // of theirs in the air, a touch): told alone, with its side.
-        let displaced = standing.filter(|(d, _)| !d.shadow).map(|(d, _)| {
-            let mut b = base.board().clone();
-            b.discard_piece_at(d.m.from());
-            b.set_piece_at(d.m.to(), d.m.placed());
-            b
-        });
+        let displaced = standing
+            .filter(|(d, _)| !d.shadow)
+            .map(|(d, _)| d.m.clone())
+            .or(pushed)
+            .map(|m| {
+                let mut b = base.board().clone();
+                b.discard_piece_at(m.from());
+                b.set_piece_at(m.to(), m.placed());
+                b
+            });
         let alert = match self.rules.illegal_position_alert(&target) {
             Some(alert) => alert,
             None => self
