@@ -139,7 +139,7 @@ pub(crate) enum Command {
         pdn: Option<PathBuf>,
         /// Another game than chess, on an open-protocol board.
         #[arg(long, value_enum)]
-        game: Option<OpenGameName>,
+        game: Option<OtherGameName>,
         /// Whether the open-protocol board identifies pieces.
         #[arg(long, value_enum, default_value_t = YesNo::Yes)]
         pieces: YesNo,
@@ -294,7 +294,7 @@ pub(crate) enum ProfileName {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum OpenGameName {
+pub(crate) enum OtherGameName {
     /// English draughts (PDN games).
     Draughts,
     /// Xiangqi (PGN games with WXF or ICCS movetext).

@@ -9,13 +9,13 @@ use anyhow::{Context, Result, bail};
 
 use boardcast_sim::{self as sim, Clean, Human, Profile, Real};
 
-use crate::args::{GameBoard, OpenGameName, ProfileName};
+use crate::args::{GameBoard, OtherGameName, ProfileName};
 
 /// Draughts or xiangqi games on a simulated open-protocol board, one
 /// capture per game.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn simulate_open(
-    game: OpenGameName,
+    game: OtherGameName,
     games: PathBuf,
     out: &Path,
     profile: ProfileName,
@@ -26,7 +26,7 @@ pub(crate) fn simulate_open(
     board: GameBoard,
 ) -> Result<()> {
     use boardcast_sim::open::{self, OpenProfile};
-    if board == GameBoard::Tabutronic && game != OpenGameName::Draughts {
+    if board == GameBoard::Tabutronic && game != OtherGameName::Draughts {
         bail!("--board tabutronic carries draughts only (an 8x8 board)");
     }
     let text =
@@ -41,7 +41,7 @@ pub(crate) fn simulate_open(
         real: false,
     };
     let sessions: Vec<(String, open::OpenSession)> = match game {
-        OpenGameName::Draughts => {
+        OtherGameName::Draughts => {
             let games_read = boardcast_rules::draughts::read_pdn(&text)
                 .with_context(|| format!("reading {}", games.display()))?;
             games_read
@@ -56,7 +56,7 @@ pub(crate) fn simulate_open(
                 })
                 .collect()
         }
-        OpenGameName::Xiangqi => open::read_xiangqi_games(&text)
+        OtherGameName::Xiangqi => open::read_xiangqi_games(&text)
             .with_context(|| format!("reading {}", games.display()))?
             .iter()
             .take(limit.unwrap_or(usize::MAX))
