@@ -34,7 +34,7 @@ use boardcast::family::Family;
 use boardcast_sim::clock::{ClockSetup, add_clock};
 use boardcast_sim::faults::{self, FaultKind};
 use boardcast_sim::open::{OpenGame, OpenProfile};
-use boardcast_sim::open_line::OpenLineBoard;
+use boardcast_sim::open_line::OtherGameBoard;
 use boardcast_sim::pty::{NextSession, Pace, PtyError, SimBoard, SimOptions};
 use boardcast_sim::{self as sim, Human, Session, SourceGame, Truth};
 
@@ -375,7 +375,7 @@ fn open_board(
     i: usize,
     folder: &Path,
     pace: Pace,
-) -> Result<OpenLineBoard, DemoError> {
+) -> Result<OtherGameBoard, DemoError> {
     let profile = OpenProfile {
         human: true,
         pieces: true,
@@ -407,7 +407,7 @@ fn open_board(
             )
         }
     };
-    Ok(OpenLineBoard::start(
+    Ok(OtherGameBoard::start(
         folder,
         &format!("board{}", i + 1),
         game,

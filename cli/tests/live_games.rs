@@ -16,7 +16,7 @@ use boardcast_sim::clock::ClockSetup;
 use boardcast_sim::open::{
     OpenGame, OpenProfile, OpenSession, read_xiangqi_games, simulate_draughts, simulate_xiangqi,
 };
-use boardcast_sim::open_line::OpenLineBoard;
+use boardcast_sim::open_line::OtherGameBoard;
 
 use crate::util::{BoardConf, Broker, Daemon, Pace, Subscriber, write_config};
 
@@ -36,12 +36,12 @@ pub(crate) fn open_boards<'a>(
     prefix: &str,
     sessions: impl Iterator<Item = (&'a str, OpenGame, &'a OpenSession)>,
     pace: Pace,
-) -> (Vec<OpenLineBoard>, PathBuf) {
+) -> (Vec<OtherGameBoard>, PathBuf) {
     let mut sims = Vec::new();
     let mut confs = Vec::new();
     let mut games = Vec::new();
     for (name, game, session) in sessions {
-        let b = OpenLineBoard::start(dir, name, game, session.clone(), pace).unwrap();
+        let b = OtherGameBoard::start(dir, name, game, session.clone(), pace).unwrap();
         confs.push(BoardConf {
             id: name.into(),
             port: b.pattern(),

@@ -94,7 +94,7 @@ impl Board {
 
 /// A simulated open-protocol board of draughts or xiangqi on a pty,
 /// linked as `{folder}/{name}-1`.
-pub struct OpenLineBoard {
+pub struct OtherGameBoard {
     path: PathBuf,
     board: Arc<Mutex<Board>>,
     lines: usize,
@@ -103,9 +103,9 @@ pub struct OpenLineBoard {
     line: Arc<Line>,
 }
 
-impl std::fmt::Debug for OpenLineBoard {
+impl std::fmt::Debug for OtherGameBoard {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("OpenLineBoard")
+        f.debug_struct("OtherGameBoard")
             .field("path", &self.path)
             .finish_non_exhaustive()
     }
@@ -164,7 +164,7 @@ async fn play(
     }
 }
 
-impl OpenLineBoard {
+impl OtherGameBoard {
     /// Plugs in a board of `game` playing `session` at `pace`. Call inside
     /// a tokio runtime.
     pub fn start(
@@ -173,7 +173,7 @@ impl OpenLineBoard {
         game: OpenGame,
         session: OpenSession,
         pace: Pace,
-    ) -> Result<OpenLineBoard, PtyError> {
+    ) -> Result<OtherGameBoard, PtyError> {
         let path = folder.join(format!("{name}-1"));
         let master = open_line(&path)?;
         let line = master.clone();
@@ -187,7 +187,7 @@ impl OpenLineBoard {
         let server = tokio::spawn(serve(board.clone(), master.clone(), started.clone()));
         let lines = session.lines.len();
         let player = tokio::spawn(play(board.clone(), master, started, session, opening, pace));
-        Ok(OpenLineBoard {
+        Ok(OtherGameBoard {
             path,
             board,
             lines,
@@ -212,7 +212,7 @@ impl OpenLineBoard {
     }
 }
 
-impl Drop for OpenLineBoard {
+impl Drop for OtherGameBoard {
     fn drop(&mut self) {
         self.server.abort();
         self.player.abort();
