@@ -52,7 +52,7 @@ use boardcast_sim::faults::{
     self, FaultCase, FaultKind, record_ids, standing_errors, touch_alerts,
 };
 use boardcast_sim::open::{
-    Habits, OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts,
+    Habits, OpenProfile, OtherGameSession, capture_text, read_xiangqi_games, simulate_draughts,
     simulate_draughts_with, simulate_xiangqi_with, tabutronic_capture_text,
 };
 
@@ -64,7 +64,12 @@ fn data(name: &str) -> PathBuf {
 
 /// A simulated game's replay; `BENCH_SAVE=dir` also writes its capture
 /// there, named by game number and board kind, to replay on its own.
-fn replay(session: &OpenSession, game: &str, split: bool, (i, p): (usize, OpenProfile)) -> Played {
+fn replay(
+    session: &OtherGameSession,
+    game: &str,
+    split: bool,
+    (i, p): (usize, OpenProfile),
+) -> Played {
     let meta = vec![
         ("board".to_string(), "1".to_string()),
         ("game".to_string(), game.to_string()),
@@ -224,7 +229,7 @@ fn fault_table(
     kinds: &[FaultKind],
     games: usize,
     cases: usize,
-    inject: impl Fn(usize, FaultKind, OpenProfile, u64) -> Option<FaultCase<OpenSession>>,
+    inject: impl Fn(usize, FaultKind, OpenProfile, u64) -> Option<FaultCase<OtherGameSession>>,
 ) {
     println!(
         "{game}, faults: {:<15} {:>6} {:>6} {:>8} {:>8} {:>8} {:>13} {:>13}",
@@ -364,7 +369,7 @@ fn print_near(r: &Played, lines: &[(u64, String)], from: u64, to: u64) {
 
 /// The events of a replay and the board's lines around the fault
 /// (`BENCH_SHOW=1`).
-fn show(case: &FaultCase<OpenSession>, r: &Played) {
+fn show(case: &FaultCase<OtherGameSession>, r: &Played) {
     for e in &r.events {
         if !matches!(e.kind, EventKind::Move { ply, .. } if (ply as usize) + 3 < case.at_ply) {
             println!("   event {} {:?}", e.t_ms, e.kind);

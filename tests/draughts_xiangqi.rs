@@ -11,7 +11,8 @@ use boardcast::replay::{Played, replay_game_text};
 use boardcast::track::Config;
 use boardcast_rules::{draughts, xiangqi};
 use boardcast_sim::open::{
-    OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts, simulate_xiangqi,
+    OpenProfile, OtherGameSession, capture_text, read_xiangqi_games, simulate_draughts,
+    simulate_xiangqi,
 };
 
 fn profiles() -> Vec<OpenProfile> {
@@ -169,7 +170,10 @@ fn hand_written_draughts_capture_gives_ids_and_fields() {
 
 /// The same session from a board that sends only whole-board `board`
 /// lines (level frames), one after every change.
-fn as_snapshots(session: &OpenSession, game: boardcast_protocols::open::Game) -> OpenSession {
+fn as_snapshots(
+    session: &OtherGameSession,
+    game: boardcast_protocols::open::Game,
+) -> OtherGameSession {
     use boardcast_protocols::open::{Decoder, Line};
     use boardcast_protocols::reading::{Content, Snapshot};
     let mut decoder = Decoder::with_game(game, game.default_geometry());
@@ -205,7 +209,7 @@ fn as_snapshots(session: &OpenSession, game: boardcast_protocols::open::Game) ->
         let cells = board.as_ref().unwrap().to_cells_string();
         lines.push((*t, format!("board {cells}")));
     }
-    OpenSession {
+    OtherGameSession {
         lines,
         plies: session.plies.clone(),
     }

@@ -12,7 +12,7 @@ use boardcast_rules::xiangqi::pgn;
 use boardcast_rules::{draughts, xiangqi};
 use boardcast_sim::clock::{ClockSetup, ClockTruth, add_open_clock};
 use boardcast_sim::open::{
-    OpenGame, OpenProfile, OpenSession, simulate_draughts, simulate_xiangqi,
+    OpenGame, OpenProfile, OtherGameSession, simulate_draughts, simulate_xiangqi,
 };
 
 const HUMAN: OpenProfile = OpenProfile {
@@ -30,7 +30,7 @@ fn clocked(
     tc: &str,
     face: Face,
     profile: OpenProfile,
-) -> (OpenSession, ClockTruth, Vec<String>, Played) {
+) -> (OtherGameSession, ClockTruth, Vec<String>, Played) {
     let setup = ClockSetup {
         white_face: face,
         ..ClockSetup::new(TimeControl::parse(tc).unwrap())
@@ -60,7 +60,7 @@ fn clocked(
     (session, truth, want, r)
 }
 
-fn replay_with_tc(session: &OpenSession, game: GameId, tc: &str) -> Played {
+fn replay_with_tc(session: &OtherGameSession, game: GameId, tc: &str) -> Played {
     let text = boardcast_sim::open::capture_text(
         session,
         &[

@@ -10,13 +10,13 @@ use boardcast_protocols::open::{Decoder, Line};
 use boardcast_protocols::reading::{Content, Snapshot};
 use boardcast_rules::{draughts, xiangqi};
 use boardcast_sim::open::{
-    OpenGame, OpenProfile, OpenSession, simulate_draughts, simulate_xiangqi,
+    OpenGame, OpenProfile, OtherGameSession, simulate_draughts, simulate_xiangqi,
 };
 
 /// The session as a board first read after ply `k`: its `hello` and the
 /// board as it stood then (in the board's own coordinates), three seconds
 /// before the lines that followed.
-fn first_read_after(session: &OpenSession, game: OpenGame, k: usize) -> OpenSession {
+fn first_read_after(session: &OtherGameSession, game: OpenGame, k: usize) -> OtherGameSession {
     let open = game.protocol();
     let decoder = Decoder::with_game(open, open.default_geometry());
     let cut = session.plies[k - 1];
@@ -50,7 +50,7 @@ fn first_read_after(session: &OpenSession, game: OpenGame, k: usize) -> OpenSess
         ),
     ];
     lines.extend(session.lines.iter().filter(|(t, _)| *t > cut).cloned());
-    OpenSession {
+    OtherGameSession {
         lines,
         plies: Vec::new(),
     }

@@ -40,7 +40,7 @@ pub(crate) fn simulate_open(
         rotated,
         real: false,
     };
-    let sessions: Vec<(String, open::OpenSession)> = match game {
+    let sessions: Vec<(String, open::OtherGameSession)> = match game {
         OtherGameName::Draughts => {
             let games_read = boardcast_rules::draughts::read_pdn(&text)
                 .with_context(|| format!("reading {}", games.display()))?;

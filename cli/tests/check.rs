@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use boardcast::clock::ClockReading;
 use boardcast::track::Cell;
 use boardcast_sim::clock::Signal;
-use boardcast_sim::open::{OpenGame, OpenSession};
+use boardcast_sim::open::{OpenGame, OtherGameSession};
 use boardcast_sim::open_line::OtherGameBoard;
 
 use crate::util::{BoardConf, Pace, SimBoard, SimOptions, binary, game, write_config_with};
@@ -88,7 +88,7 @@ fn foreign_board(dir: &Path) -> OtherGameBoard {
         (100, "clock 1:30:00 1:30:00".into()),
     ];
     lines.extend((0..90).map(|i| (200 + i * 2_000, foreign.clone())));
-    let session = OpenSession {
+    let session = OtherGameSession {
         lines,
         plies: Vec::new(),
     };

@@ -14,7 +14,8 @@ use boardcast::clock::TimeControl;
 use boardcast_rules::draughts;
 use boardcast_sim::clock::ClockSetup;
 use boardcast_sim::open::{
-    OpenGame, OpenProfile, OpenSession, read_xiangqi_games, simulate_draughts, simulate_xiangqi,
+    OpenGame, OpenProfile, OtherGameSession, read_xiangqi_games, simulate_draughts,
+    simulate_xiangqi,
 };
 use boardcast_sim::open_line::OtherGameBoard;
 
@@ -22,7 +23,7 @@ use crate::util::{BoardConf, Broker, Daemon, Pace, Subscriber, write_config};
 
 /// The session with a clock on the board's line (30 minutes a side, the
 /// open protocol's `clock` lines).
-fn clocked(mut session: OpenSession, game: OpenGame) -> OpenSession {
+fn clocked(mut session: OtherGameSession, game: OpenGame) -> OtherGameSession {
     let setup = ClockSetup::new(TimeControl::parse("1800+10").unwrap());
     boardcast_sim::clock::add_open_clock(&mut session, game, &setup, 3);
     session
@@ -34,7 +35,7 @@ pub(crate) fn open_boards<'a>(
     dir: &std::path::Path,
     port: u16,
     prefix: &str,
-    sessions: impl Iterator<Item = (&'a str, OpenGame, &'a OpenSession)>,
+    sessions: impl Iterator<Item = (&'a str, OpenGame, &'a OtherGameSession)>,
     pace: Pace,
 ) -> (Vec<OtherGameBoard>, PathBuf) {
     let mut sims = Vec::new();
@@ -131,7 +132,7 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
         .find(|m| (16..=40).contains(&m.len()))
         .expect("a short xiangqi game");
     let x_ids: Vec<String> = xmoves.iter().map(|m| m.to_string()).collect();
-    let boards: Vec<(&str, OpenGame, OpenSession, &Vec<String>)> = vec![
+    let boards: Vec<(&str, OpenGame, OtherGameSession, &Vec<String>)> = vec![
         (
             "d1",
             OpenGame::Draughts,
@@ -532,7 +533,7 @@ async fn draughts_and_xiangqi_games_resume_after_the_daemon_is_killed() {
         .find(|m| m.len() > 24)
         .expect("a xiangqi game");
     xmoves.truncate(24);
-    let boards: Vec<(&str, OpenGame, OpenSession, Vec<String>)> = vec![
+    let boards: Vec<(&str, OpenGame, OtherGameSession, Vec<String>)> = vec![
         (
             "d1",
             OpenGame::Draughts,

@@ -8,7 +8,7 @@ use rand::Rng;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use super::open::{OpenGame, OpenSession};
+use super::open::{OpenGame, OtherGameSession};
 use super::{Session, Truth};
 use boardcast::clock::{ClockReading, Face, TimeControl};
 use boardcast::event::{Millis, Side};
@@ -76,7 +76,7 @@ pub fn add_clock(session: &mut Session, setup: &ClockSetup, first: Side, seed: u
 /// the first player's clock starts (xiangqi Art. 11: Black presses to begin).
 /// Returns what the clock did, in seats.
 pub fn add_open_clock(
-    session: &mut OpenSession,
+    session: &mut OtherGameSession,
     game: OpenGame,
     setup: &ClockSetup,
     seed: u64,

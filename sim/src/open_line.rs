@@ -1,5 +1,5 @@
 //! A simulated draughts or xiangqi board on a pseudo-terminal: it plays
-//! an [`OpenSession`] (the lines [`super::open`] simulates) to a host that
+//! an [`OtherGameSession`] (the lines [`super::open`] simulates) to a host that
 //! speaks the open protocol, as `boardcast run` does.
 //!
 //! It answers `?` with the session's `hello` and `board?` with the board as
@@ -17,7 +17,7 @@ use bytes::BytesMut;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
-use super::open::{OpenGame, OpenSession};
+use super::open::{OpenGame, OtherGameSession};
 use super::pty::{Line, Pace, PtyError, open_line, read_host, write_all};
 
 /// What the board shows now, and its `hello`.
@@ -53,7 +53,7 @@ impl Board {
     /// The board as `session` opens it (its `hello`, the serial number
     /// made `name`, and the set-up board), with the number of those
     /// opening lines.
-    fn opened(session: &OpenSession, name: &str, game: Game) -> (Board, usize) {
+    fn opened(session: &OtherGameSession, name: &str, game: Game) -> (Board, usize) {
         // The session opens with its `hello` and the set-up board.
         let opening = session
             .lines
@@ -146,7 +146,7 @@ async fn play(
     board: Arc<Mutex<Board>>,
     master: Arc<Line>,
     started: Arc<Notify>,
-    session: OpenSession,
+    session: OtherGameSession,
     opening: usize,
     pace: Pace,
 ) {
@@ -171,7 +171,7 @@ impl OtherGameBoard {
         folder: &Path,
         name: &str,
         game: OpenGame,
-        session: OpenSession,
+        session: OtherGameSession,
         pace: Pace,
     ) -> Result<OtherGameBoard, PtyError> {
         let path = folder.join(format!("{name}-1"));

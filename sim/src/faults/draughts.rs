@@ -8,7 +8,9 @@ use rand::Rng;
 use super::{
     Act, At, FaultCase, FaultKind, lift_and_put_back, push_and_set_back, set_back, set_right,
 };
-use crate::open::{Hands, OpenGame, OpenProfile, OpenSession, draughts_hands, dsq, play_draughts};
+use crate::open::{
+    Hands, OpenGame, OpenProfile, OtherGameSession, draughts_hands, dsq, play_draughts,
+};
 
 /// One draughts fault's act at its ply (`None`: no place for it here).
 type DraughtsAct = fn(&mut At<'_, draughts::Move, draughts::Position>) -> Option<Act>;
@@ -35,7 +37,7 @@ pub fn inject(
     kind: FaultKind,
     profile: OpenProfile,
     seed: u64,
-) -> Option<FaultCase<OpenSession>> {
+) -> Option<FaultCase<OtherGameSession>> {
     let mut positions = vec![draughts::Position::start()];
     for m in moves {
         let next = positions.last().expect("start").after(m);
@@ -113,7 +115,7 @@ fn dr_wrong_setup(
     profile: OpenProfile,
     seed: u64,
     ids: Vec<String>,
-) -> FaultCase<OpenSession> {
+) -> FaultCase<OtherGameSession> {
     let g = OpenGame::Draughts;
     let start = draughts::Position::start();
     let occupied: Vec<draughts::Square> = start.pieces().map(|(s, _)| s).collect();

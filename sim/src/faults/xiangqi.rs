@@ -9,7 +9,9 @@ use rand::Rng;
 use super::{
     Act, At, FaultCase, FaultKind, lift_and_put_back, push_and_set_back, set_back, set_right,
 };
-use crate::open::{Hands, OpenGame, OpenProfile, OpenSession, play_xiangqi, xiangqi_hands, xsq};
+use crate::open::{
+    Hands, OpenGame, OpenProfile, OtherGameSession, play_xiangqi, xiangqi_hands, xsq,
+};
 
 /// One xiangqi fault's act at its ply (`None`: no place for it here).
 type XiangqiAct = fn(&mut At<'_, xiangqi::Move, xiangqi::Position>) -> Option<Act>;
@@ -36,7 +38,7 @@ pub fn inject(
     kind: FaultKind,
     profile: OpenProfile,
     seed: u64,
-) -> Option<FaultCase<OpenSession>> {
+) -> Option<FaultCase<OtherGameSession>> {
     let mut positions = vec![xiangqi::Position::start()];
     for &m in moves {
         let next = positions.last().expect("start").after(m).ok()?;
@@ -111,7 +113,7 @@ fn xq_wrong_setup(
     profile: OpenProfile,
     seed: u64,
     ids: Vec<String>,
-) -> Option<FaultCase<OpenSession>> {
+) -> Option<FaultCase<OtherGameSession>> {
     let g = OpenGame::Xiangqi;
     let start = xiangqi::Position::start();
     let occupied: Vec<xiangqi::Square> = (0..90)

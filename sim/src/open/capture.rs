@@ -6,13 +6,13 @@ use boardcast_protocols::reading::{Geometry, Square};
 
 use boardcast::event::Millis;
 
-use super::OpenSession;
+use super::OtherGameSession;
 
 /// The session as an open-protocol capture (interface §2): the header
 /// with `protocol=open` and `meta`, then one `<` line per board line, the
 /// line's bytes in hex (`\n` included). With `split`, some lines are cut
 /// across two capture lines, as a serial port delivers them.
-pub fn capture_text(session: &OpenSession, meta: &[(String, String)], split: bool) -> String {
+pub fn capture_text(session: &OtherGameSession, meta: &[(String, String)], split: bool) -> String {
     let mut out = String::from("# boardcast capture v1 protocol=open");
     for (k, v) in meta {
         out += &format!(" {k}={v}");
@@ -49,7 +49,7 @@ pub fn capture_text(session: &OpenSession, meta: &[(String, String)], split: boo
 /// header `protocol=certabo occupancy=yes game=draughts` and `meta`. The
 /// board's own squares are the open protocol's (the session's lines name
 /// them); pieces are not identified.
-pub fn tabutronic_capture_text(session: &OpenSession, meta: &[(String, String)]) -> String {
+pub fn tabutronic_capture_text(session: &OtherGameSession, meta: &[(String, String)]) -> String {
     use boardcast_protocols::certabo::Frame;
     use boardcast_protocols::open::{Decoder, Game, Line};
     use boardcast_protocols::reading::Content;
@@ -109,7 +109,7 @@ pub fn tabutronic_capture_text(session: &OpenSession, meta: &[(String, String)])
 /// session's first whole board is the board as it stands when play begins;
 /// the lines are in the board's own orientation, so the session does not
 /// stand turned round.
-pub fn draughts_on_a_vendor_board(session: &OpenSession) -> crate::Session {
+pub fn draughts_on_a_vendor_board(session: &OtherGameSession) -> crate::Session {
     use boardcast::games::chess::{Color, Piece, Role};
     use boardcast::track::Cell;
     use boardcast_protocols::open::{Decoder, Game, Line};

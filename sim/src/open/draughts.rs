@@ -6,7 +6,7 @@ use boardcast_rules::draughts;
 use rand::Rng;
 
 use super::hands::{Deferred, Hands};
-use super::{Habits, OpenGame, OpenProfile, OpenSession};
+use super::{Habits, OpenGame, OpenProfile, OtherGameSession};
 
 pub(crate) fn dsq(s: draughts::Square) -> Square {
     Square::new(s.file(), s.rank())
@@ -174,7 +174,11 @@ fn do_deferred(h: &mut Hands) {
 }
 
 /// Plays a draughts game (moves legal from the start) on a simulated board.
-pub fn simulate_draughts(moves: &[draughts::Move], profile: OpenProfile, seed: u64) -> OpenSession {
+pub fn simulate_draughts(
+    moves: &[draughts::Move],
+    profile: OpenProfile,
+    seed: u64,
+) -> OtherGameSession {
     simulate_draughts_with(moves, profile, Habits::default(), seed)
 }
 
@@ -184,7 +188,7 @@ pub fn simulate_draughts_with(
     profile: OpenProfile,
     habits: Habits,
     seed: u64,
-) -> OpenSession {
+) -> OtherGameSession {
     let mut pos = draughts::Position::start();
     let mut h = draughts_hands(profile, seed, &pos);
     h.habits = habits;

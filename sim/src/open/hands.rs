@@ -7,7 +7,7 @@ use rand::{Rng, SeedableRng};
 
 use boardcast::event::Millis;
 
-use super::{Habits, OpenGame, OpenProfile, OpenSession};
+use super::{Habits, OpenGame, OpenProfile, OtherGameSession};
 
 /// The players' hands at a simulated board: what stands where, the time,
 /// and the lines the board has sent.
@@ -275,8 +275,8 @@ impl Hands {
     }
 
     /// The session so far.
-    pub(crate) fn session(self) -> OpenSession {
-        OpenSession {
+    pub(crate) fn session(self) -> OtherGameSession {
+        OtherGameSession {
             lines: self.lines,
             plies: self.plies,
         }

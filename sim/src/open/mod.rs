@@ -95,7 +95,7 @@ pub struct OpenProfile {
 
 /// A simulated session: the board's lines with their times.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct OpenSession {
+pub struct OtherGameSession {
     /// `(t_ms, line without its line end)`.
     pub lines: Vec<(Millis, String)>,
     /// When each ply was completed (its last `down`), for a clock beside

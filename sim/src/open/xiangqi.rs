@@ -6,7 +6,7 @@ use boardcast_rules::xiangqi;
 use rand::Rng;
 
 use super::hands::Hands;
-use super::{Habits, OpenGame, OpenProfile, OpenSession};
+use super::{Habits, OpenGame, OpenProfile, OtherGameSession};
 
 pub(crate) fn xsq(s: xiangqi::Square) -> Square {
     Square::new(s.file() as u8, s.rank() as u8)
@@ -199,7 +199,11 @@ fn piece_is_chariot(piece: char) -> bool {
 }
 
 /// Plays a xiangqi game (moves legal from the start) on a simulated board.
-pub fn simulate_xiangqi(moves: &[xiangqi::Move], profile: OpenProfile, seed: u64) -> OpenSession {
+pub fn simulate_xiangqi(
+    moves: &[xiangqi::Move],
+    profile: OpenProfile,
+    seed: u64,
+) -> OtherGameSession {
     simulate_xiangqi_with(moves, profile, Habits::default(), seed)
 }
 
@@ -209,7 +213,7 @@ pub fn simulate_xiangqi_with(
     profile: OpenProfile,
     habits: Habits,
     seed: u64,
-) -> OpenSession {
+) -> OtherGameSession {
     let mut pos = xiangqi::Position::start();
     let mut h = xiangqi_hands(profile, seed, &pos);
     h.habits = habits;
