@@ -12,10 +12,10 @@ use boardcast_rules::xiangqi::pgn;
 use boardcast_rules::{draughts, xiangqi};
 use boardcast_sim::clock::{ClockSetup, ClockTruth, add_open_clock};
 use boardcast_sim::open::{
-    OpenGame, OpenProfile, OtherGameSession, simulate_draughts, simulate_xiangqi,
+    OpenGame, OtherGameProfile, OtherGameSession, simulate_draughts, simulate_xiangqi,
 };
 
-const HUMAN: OpenProfile = OpenProfile {
+const HUMAN: OtherGameProfile = OtherGameProfile {
     human: true,
     pieces: true,
     rotated: false,
@@ -29,7 +29,7 @@ fn clocked(
     i: usize,
     tc: &str,
     face: Face,
-    profile: OpenProfile,
+    profile: OtherGameProfile,
 ) -> (OtherGameSession, ClockTruth, Vec<String>, Played) {
     let setup = ClockSetup {
         white_face: face,

@@ -10,7 +10,7 @@ use boardcast_protocols::open::{Decoder, Line};
 use boardcast_protocols::reading::{Content, Snapshot};
 use boardcast_rules::{draughts, xiangqi};
 use boardcast_sim::open::{
-    OpenGame, OpenProfile, OtherGameSession, simulate_draughts, simulate_xiangqi,
+    OpenGame, OtherGameProfile, OtherGameSession, simulate_draughts, simulate_xiangqi,
 };
 
 /// The session as a board first read after ply `k`: its `hello` and the
@@ -92,7 +92,7 @@ fn a_board_first_read_mid_game_is_followed_from_the_position_it_shows() {
     let games = draughts_games();
     let xgames = xiangqi_games();
     for rotated in [false, true] {
-        let profile = OpenProfile {
+        let profile = OtherGameProfile {
             human: true,
             pieces: true,
             rotated,
@@ -137,7 +137,7 @@ fn a_board_first_read_mid_game_is_followed_from_the_position_it_shows() {
 #[test]
 fn a_board_without_piece_identity_first_read_mid_game_waits_for_the_start() {
     let g = &draughts_games()[2];
-    let profile = OpenProfile {
+    let profile = OtherGameProfile {
         human: true,
         pieces: false,
         rotated: false,

@@ -33,7 +33,7 @@ use boardcast::event::{GameId, Side};
 use boardcast::family::Family;
 use boardcast_sim::clock::{ClockSetup, add_clock};
 use boardcast_sim::faults::{self, FaultKind};
-use boardcast_sim::open::{OpenGame, OpenProfile};
+use boardcast_sim::open::{OpenGame, OtherGameProfile};
 use boardcast_sim::open_line::OtherGameBoard;
 use boardcast_sim::pty::{NextSession, Pace, PtyError, SimBoard, SimOptions};
 use boardcast_sim::{self as sim, Human, Session, SourceGame, Truth};
@@ -376,7 +376,7 @@ fn open_board(
     folder: &Path,
     pace: Pace,
 ) -> Result<OtherGameBoard, DemoError> {
-    let profile = OpenProfile {
+    let profile = OtherGameProfile {
         human: true,
         pieces: true,
         rotated: false,

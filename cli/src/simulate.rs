@@ -25,7 +25,7 @@ pub(crate) fn simulate_open(
     pieces: bool,
     board: GameBoard,
 ) -> Result<()> {
-    use boardcast_sim::open::{self, OpenProfile};
+    use boardcast_sim::open::{self, OtherGameProfile};
     if board == GameBoard::Tabutronic && game != OtherGameName::Draughts {
         bail!("--board tabutronic carries draughts only (an 8x8 board)");
     }
@@ -34,7 +34,7 @@ pub(crate) fn simulate_open(
     if profile == ProfileName::Real {
         bail!("--profile real plays chess only; draughts and xiangqi take clean or human");
     }
-    let profile = OpenProfile {
+    let profile = OtherGameProfile {
         human: profile == ProfileName::Human,
         pieces,
         rotated,

@@ -14,7 +14,7 @@ use boardcast::clock::TimeControl;
 use boardcast_rules::draughts;
 use boardcast_sim::clock::ClockSetup;
 use boardcast_sim::open::{
-    OpenGame, OpenProfile, OtherGameSession, read_xiangqi_games, simulate_draughts,
+    OpenGame, OtherGameProfile, OtherGameSession, read_xiangqi_games, simulate_draughts,
     simulate_xiangqi,
 };
 use boardcast_sim::open_line::OtherGameBoard;
@@ -111,7 +111,7 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "lg/#", "watcher", false).await;
-    let profile = OpenProfile {
+    let profile = OtherGameProfile {
         human: false,
         pieces: true,
         rotated: false,
@@ -370,7 +370,7 @@ async fn draughts_on_millennium_certabo_and_dgt_boards_plays_live_as_in_replay()
         .collect();
     assert_eq!(games.len(), 3, "three short draughts games");
     let families = [Family::Millennium, Family::Certabo, Family::Dgt];
-    let profile = OpenProfile {
+    let profile = OtherGameProfile {
         human: false,
         pieces: false,
         rotated: false,
@@ -512,7 +512,7 @@ async fn draughts_and_xiangqi_games_resume_after_the_daemon_is_killed() {
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "rs/#", "watcher", false).await;
-    let profile = OpenProfile {
+    let profile = OtherGameProfile {
         human: false,
         pieces: true,
         rotated: false,

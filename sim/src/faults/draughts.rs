@@ -9,7 +9,7 @@ use super::{
     Act, At, FaultCase, FaultKind, lift_and_put_back, push_and_set_back, set_back, set_right,
 };
 use crate::open::{
-    Hands, OpenGame, OpenProfile, OtherGameSession, draughts_hands, dsq, play_draughts,
+    Hands, OpenGame, OtherGameProfile, OtherGameSession, draughts_hands, dsq, play_draughts,
 };
 
 /// One draughts fault's act at its ply (`None`: no place for it here).
@@ -35,7 +35,7 @@ fn dr_letter(pos: &draughts::Position, s: draughts::Square) -> char {
 pub fn inject(
     moves: &[draughts::Move],
     kind: FaultKind,
-    profile: OpenProfile,
+    profile: OtherGameProfile,
     seed: u64,
 ) -> Option<FaultCase<OtherGameSession>> {
     let mut positions = vec![draughts::Position::start()];
@@ -112,7 +112,7 @@ pub fn inject(
 fn dr_wrong_setup(
     moves: &[draughts::Move],
     mut h: Hands,
-    profile: OpenProfile,
+    profile: OtherGameProfile,
     seed: u64,
     ids: Vec<String>,
 ) -> FaultCase<OtherGameSession> {

@@ -10,7 +10,7 @@ use super::{
     Act, At, FaultCase, FaultKind, lift_and_put_back, push_and_set_back, set_back, set_right,
 };
 use crate::open::{
-    Hands, OpenGame, OpenProfile, OtherGameSession, play_xiangqi, xiangqi_hands, xsq,
+    Hands, OpenGame, OtherGameProfile, OtherGameSession, play_xiangqi, xiangqi_hands, xsq,
 };
 
 /// One xiangqi fault's act at its ply (`None`: no place for it here).
@@ -36,7 +36,7 @@ fn xq_letter(pos: &xiangqi::Position, s: xiangqi::Square) -> char {
 pub fn inject(
     moves: &[xiangqi::Move],
     kind: FaultKind,
-    profile: OpenProfile,
+    profile: OtherGameProfile,
     seed: u64,
 ) -> Option<FaultCase<OtherGameSession>> {
     let mut positions = vec![xiangqi::Position::start()];
@@ -110,7 +110,7 @@ pub fn inject(
 fn xq_wrong_setup(
     moves: &[xiangqi::Move],
     mut h: Hands,
-    profile: OpenProfile,
+    profile: OtherGameProfile,
     seed: u64,
     ids: Vec<String>,
 ) -> Option<FaultCase<OtherGameSession>> {

@@ -6,7 +6,7 @@ use boardcast_rules::draughts;
 use rand::Rng;
 
 use super::hands::{Deferred, Hands};
-use super::{Habits, OpenGame, OpenProfile, OtherGameSession};
+use super::{Habits, OpenGame, OtherGameProfile, OtherGameSession};
 
 pub(crate) fn dsq(s: draughts::Square) -> Square {
     Square::new(s.file(), s.rank())
@@ -14,7 +14,11 @@ pub(crate) fn dsq(s: draughts::Square) -> Square {
 
 /// The hands at a draughts board in the start position, the board
 /// introduced (`hello` and a `board` line).
-pub(crate) fn draughts_hands(profile: OpenProfile, seed: u64, start: &draughts::Position) -> Hands {
+pub(crate) fn draughts_hands(
+    profile: OtherGameProfile,
+    seed: u64,
+    start: &draughts::Position,
+) -> Hands {
     let g = Geometry::CHESS;
     let cells = (0..g.len())
         .map(|i| {
@@ -176,7 +180,7 @@ fn do_deferred(h: &mut Hands) {
 /// Plays a draughts game (moves legal from the start) on a simulated board.
 pub fn simulate_draughts(
     moves: &[draughts::Move],
-    profile: OpenProfile,
+    profile: OtherGameProfile,
     seed: u64,
 ) -> OtherGameSession {
     simulate_draughts_with(moves, profile, Habits::default(), seed)
@@ -185,7 +189,7 @@ pub fn simulate_draughts(
 /// [`simulate_draughts`] with more habits.
 pub fn simulate_draughts_with(
     moves: &[draughts::Move],
-    profile: OpenProfile,
+    profile: OtherGameProfile,
     habits: Habits,
     seed: u64,
 ) -> OtherGameSession {

@@ -7,13 +7,13 @@ use rand::{Rng, SeedableRng};
 
 use boardcast::event::Millis;
 
-use super::{Habits, OpenGame, OpenProfile, OtherGameSession};
+use super::{Habits, OpenGame, OtherGameProfile, OtherGameSession};
 
 /// The players' hands at a simulated board: what stands where, the time,
 /// and the lines the board has sent.
 pub(crate) struct Hands {
     game: OpenGame,
-    pub(crate) profile: OpenProfile,
+    pub(crate) profile: OtherGameProfile,
     pub(crate) rng: SmallRng,
     t: Millis,
     lines: Vec<(Millis, String)>,
@@ -46,7 +46,7 @@ pub(super) enum Deferred {
 impl Hands {
     pub(crate) fn new(
         game: OpenGame,
-        profile: OpenProfile,
+        profile: OtherGameProfile,
         seed: u64,
         cells: Vec<Option<char>>,
     ) -> Hands {

@@ -77,7 +77,7 @@ impl OpenGame {
 
 /// How the simulated players handle the pieces.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct OpenProfile {
+pub struct OtherGameProfile {
     /// Human habits (else clean handling).
     pub human: bool,
     /// Whether the board identifies pieces (`pieces=yes`).

@@ -6,14 +6,18 @@ use boardcast_rules::xiangqi;
 use rand::Rng;
 
 use super::hands::Hands;
-use super::{Habits, OpenGame, OpenProfile, OtherGameSession};
+use super::{Habits, OpenGame, OtherGameProfile, OtherGameSession};
 
 pub(crate) fn xsq(s: xiangqi::Square) -> Square {
     Square::new(s.file() as u8, s.rank() as u8)
 }
 
 /// The hands at a xiangqi board in the start position.
-pub(crate) fn xiangqi_hands(profile: OpenProfile, seed: u64, start: &xiangqi::Position) -> Hands {
+pub(crate) fn xiangqi_hands(
+    profile: OtherGameProfile,
+    seed: u64,
+    start: &xiangqi::Position,
+) -> Hands {
     let g = Geometry::XIANGQI;
     let cells = (0..g.len())
         .map(|i| {
@@ -201,7 +205,7 @@ fn piece_is_chariot(piece: char) -> bool {
 /// Plays a xiangqi game (moves legal from the start) on a simulated board.
 pub fn simulate_xiangqi(
     moves: &[xiangqi::Move],
-    profile: OpenProfile,
+    profile: OtherGameProfile,
     seed: u64,
 ) -> OtherGameSession {
     simulate_xiangqi_with(moves, profile, Habits::default(), seed)
@@ -210,7 +214,7 @@ pub fn simulate_xiangqi(
 /// [`simulate_xiangqi`] with more habits.
 pub fn simulate_xiangqi_with(
     moves: &[xiangqi::Move],
-    profile: OpenProfile,
+    profile: OtherGameProfile,
     habits: Habits,
     seed: u64,
 ) -> OtherGameSession {
