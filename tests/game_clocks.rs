@@ -12,7 +12,7 @@ use boardcast_rules::xiangqi::pgn;
 use boardcast_rules::{draughts, xiangqi};
 use boardcast_sim::clock::{ClockSetup, ClockTruth, add_open_clock};
 use boardcast_sim::open::{
-    OpenGame, OtherGameProfile, OtherGameSession, simulate_draughts, simulate_xiangqi,
+    OtherGame, OtherGameProfile, OtherGameSession, simulate_draughts, simulate_xiangqi,
 };
 
 const HUMAN: OtherGameProfile = OtherGameProfile {
@@ -41,7 +41,7 @@ fn clocked(
             let want = g.moves.iter().map(draughts::Move::id).collect();
             (
                 simulate_draughts(&g.moves, profile, i as u64),
-                OpenGame::Draughts,
+                OtherGame::Draughts,
                 want,
             )
         }
@@ -50,7 +50,7 @@ fn clocked(
             let want = moves.iter().map(xiangqi::Move::to_string).collect();
             (
                 simulate_xiangqi(moves, profile, i as u64),
-                OpenGame::Xiangqi,
+                OtherGame::Xiangqi,
                 want,
             )
         }
@@ -206,9 +206,9 @@ fn a_press_without_a_move_is_a_violation_in_xiangqi_and_only_noted_in_draughts()
         // moving: the running face hands over with nothing on the board.
         let (last_press, _) = *truth.presses.last().unwrap();
         let open = if game == GameId::Draughts {
-            OpenGame::Draughts
+            OtherGame::Draughts
         } else {
-            OpenGame::Xiangqi
+            OtherGame::Xiangqi
         };
         let last_clock = session
             .lines

@@ -33,7 +33,7 @@ use boardcast::event::{GameId, Side};
 use boardcast::family::Family;
 use boardcast_sim::clock::{ClockSetup, add_clock};
 use boardcast_sim::faults::{self, FaultKind};
-use boardcast_sim::open::{OpenGame, OtherGameProfile};
+use boardcast_sim::open::{OtherGame, OtherGameProfile};
 use boardcast_sim::open_line::OtherGameBoard;
 use boardcast_sim::pty::{NextSession, Pace, PtyError, SimBoard, SimOptions};
 use boardcast_sim::{self as sim, Human, Session, SourceGame, Truth};
@@ -391,7 +391,7 @@ fn open_board(
                 .get((seed as usize) % games.len().max(1))
                 .ok_or_else(|| DemoError::Games("no xiangqi games".into()))?;
             (
-                OpenGame::Xiangqi,
+                OtherGame::Xiangqi,
                 sim::open::simulate_xiangqi(moves, profile, seed),
             )
         }
@@ -402,7 +402,7 @@ fn open_board(
                 .get((seed as usize) % games.len().max(1))
                 .ok_or_else(|| DemoError::Games("no draughts games".into()))?;
             (
-                OpenGame::Draughts,
+                OtherGame::Draughts,
                 sim::open::simulate_draughts(&g.moves, profile, seed),
             )
         }

@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 use boardcast::clock::ClockReading;
 use boardcast::track::Cell;
 use boardcast_sim::clock::Signal;
-use boardcast_sim::open::{OpenGame, OtherGameSession};
+use boardcast_sim::open::{OtherGame, OtherGameSession};
 use boardcast_sim::open_line::OtherGameBoard;
 
 use crate::util::{BoardConf, Pace, SimBoard, SimOptions, binary, game, write_config_with};
@@ -92,7 +92,7 @@ fn foreign_board(dir: &Path) -> OtherGameBoard {
         lines,
         plies: Vec::new(),
     };
-    OtherGameBoard::start(dir, "foreign", OpenGame::Draughts, session, Pace::Real)
+    OtherGameBoard::start(dir, "foreign", OtherGame::Draughts, session, Pace::Real)
         .expect("a pseudo-terminal")
 }
 

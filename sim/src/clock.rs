@@ -8,7 +8,7 @@ use rand::Rng;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use super::open::{OpenGame, OtherGameSession};
+use super::open::{OtherGame, OtherGameSession};
 use super::{Session, Truth};
 use boardcast::clock::{ClockReading, Face, TimeControl};
 use boardcast::event::{Millis, Side};
@@ -77,7 +77,7 @@ pub fn add_clock(session: &mut Session, setup: &ClockSetup, first: Side, seed: u
 /// Returns what the clock did, in seats.
 pub fn add_open_clock(
     session: &mut OtherGameSession,
-    game: OpenGame,
+    game: OtherGame,
     setup: &ClockSetup,
     seed: u64,
 ) -> ClockTruth {

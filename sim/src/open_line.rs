@@ -17,7 +17,7 @@ use bytes::BytesMut;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
-use super::open::{OpenGame, OtherGameSession};
+use super::open::{OtherGame, OtherGameSession};
 use super::pty::{Line, Pace, PtyError, open_line, read_host, write_all};
 
 /// What the board shows now, and its `hello`.
@@ -170,7 +170,7 @@ impl OtherGameBoard {
     pub fn start(
         folder: &Path,
         name: &str,
-        game: OpenGame,
+        game: OtherGame,
         session: OtherGameSession,
         pace: Pace,
     ) -> Result<OtherGameBoard, PtyError> {
@@ -178,8 +178,8 @@ impl OtherGameBoard {
         let master = open_line(&path)?;
         let line = master.clone();
         let wire = match game {
-            OpenGame::Draughts => Game::Draughts,
-            OpenGame::Xiangqi => Game::Xiangqi,
+            OtherGame::Draughts => Game::Draughts,
+            OtherGame::Xiangqi => Game::Xiangqi,
         };
         let (board, opening) = Board::opened(&session, name, wire);
         let board = Arc::new(Mutex::new(board));

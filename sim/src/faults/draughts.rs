@@ -9,7 +9,7 @@ use super::{
     Act, At, FaultCase, FaultKind, lift_and_put_back, push_and_set_back, set_back, set_right,
 };
 use crate::open::{
-    Hands, OpenGame, OtherGameProfile, OtherGameSession, draughts_hands, dsq, play_draughts,
+    Hands, OtherGame, OtherGameProfile, OtherGameSession, draughts_hands, dsq, play_draughts,
 };
 
 /// One draughts fault's act at its ply (`None`: no place for it here).
@@ -116,7 +116,7 @@ fn dr_wrong_setup(
     seed: u64,
     ids: Vec<String>,
 ) -> FaultCase<OtherGameSession> {
-    let g = OpenGame::Draughts;
+    let g = OtherGame::Draughts;
     let start = draughts::Position::start();
     let occupied: Vec<draughts::Square> = start.pieces().map(|(s, _)| s).collect();
     let wrong = occupied[h.rng.gen_range(0..occupied.len())];

@@ -10,7 +10,7 @@ use super::{
     Act, At, FaultCase, FaultKind, lift_and_put_back, push_and_set_back, set_back, set_right,
 };
 use crate::open::{
-    Hands, OpenGame, OtherGameProfile, OtherGameSession, play_xiangqi, xiangqi_hands, xsq,
+    Hands, OtherGame, OtherGameProfile, OtherGameSession, play_xiangqi, xiangqi_hands, xsq,
 };
 
 /// One xiangqi fault's act at its ply (`None`: no place for it here).
@@ -114,7 +114,7 @@ fn xq_wrong_setup(
     seed: u64,
     ids: Vec<String>,
 ) -> Option<FaultCase<OtherGameSession>> {
-    let g = OpenGame::Xiangqi;
+    let g = OtherGame::Xiangqi;
     let start = xiangqi::Position::start();
     let occupied: Vec<xiangqi::Square> = (0..90)
         .filter_map(xiangqi::Square::from_index)

@@ -6,7 +6,7 @@ use boardcast_rules::draughts;
 use rand::Rng;
 
 use super::hands::{Deferred, Hands};
-use super::{Habits, OpenGame, OtherGameProfile, OtherGameSession};
+use super::{Habits, OtherGame, OtherGameProfile, OtherGameSession};
 
 pub(crate) fn dsq(s: draughts::Square) -> Square {
     Square::new(s.file(), s.rank())
@@ -28,7 +28,7 @@ pub(crate) fn draughts_hands(
                 .map(boardcast::games::draughts::letter)
         })
         .collect();
-    Hands::new(OpenGame::Draughts, profile, seed, cells)
+    Hands::new(OtherGame::Draughts, profile, seed, cells)
 }
 
 /// Plays one draughts move (legal in `pos`) with the hands, then perhaps a

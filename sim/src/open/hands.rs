@@ -7,12 +7,12 @@ use rand::{Rng, SeedableRng};
 
 use boardcast::event::Millis;
 
-use super::{Habits, OpenGame, OtherGameProfile, OtherGameSession};
+use super::{Habits, OtherGame, OtherGameProfile, OtherGameSession};
 
 /// The players' hands at a simulated board: what stands where, the time,
 /// and the lines the board has sent.
 pub(crate) struct Hands {
-    game: OpenGame,
+    game: OtherGame,
     pub(crate) profile: OtherGameProfile,
     pub(crate) rng: SmallRng,
     t: Millis,
@@ -45,7 +45,7 @@ pub(super) enum Deferred {
 
 impl Hands {
     pub(crate) fn new(
-        game: OpenGame,
+        game: OtherGame,
         profile: OtherGameProfile,
         seed: u64,
         cells: Vec<Option<char>>,

@@ -31,34 +31,34 @@ use boardcast::event::Millis;
 
 /// The game a simulated board plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum OpenGame {
+pub enum OtherGame {
     /// English draughts on 8x8.
     Draughts,
     /// Xiangqi on 9x10.
     Xiangqi,
 }
 
-impl OpenGame {
+impl OtherGame {
     /// The name in `hello` lines.
     pub fn name(self) -> &'static str {
         match self {
-            OpenGame::Draughts => "draughts",
-            OpenGame::Xiangqi => "xiangqi",
+            OtherGame::Draughts => "draughts",
+            OtherGame::Xiangqi => "xiangqi",
         }
     }
 
     /// The open protocol's name for the game (square names, letters).
     pub fn protocol(self) -> boardcast_protocols::open::Game {
         match self {
-            OpenGame::Draughts => boardcast_protocols::open::Game::Draughts,
-            OpenGame::Xiangqi => boardcast_protocols::open::Game::Xiangqi,
+            OtherGame::Draughts => boardcast_protocols::open::Game::Draughts,
+            OtherGame::Xiangqi => boardcast_protocols::open::Game::Xiangqi,
         }
     }
 
     fn geometry(self) -> Geometry {
         match self {
-            OpenGame::Draughts => Geometry::CHESS,
-            OpenGame::Xiangqi => Geometry::XIANGQI,
+            OtherGame::Draughts => Geometry::CHESS,
+            OtherGame::Xiangqi => Geometry::XIANGQI,
         }
     }
 
@@ -69,8 +69,8 @@ impl OpenGame {
 
     fn first_rank(self) -> u8 {
         match self {
-            OpenGame::Draughts => 1,
-            OpenGame::Xiangqi => 0,
+            OtherGame::Draughts => 1,
+            OtherGame::Xiangqi => 0,
         }
     }
 }

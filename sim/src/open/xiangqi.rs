@@ -6,7 +6,7 @@ use boardcast_rules::xiangqi;
 use rand::Rng;
 
 use super::hands::Hands;
-use super::{Habits, OpenGame, OtherGameProfile, OtherGameSession};
+use super::{Habits, OtherGame, OtherGameProfile, OtherGameSession};
 
 pub(crate) fn xsq(s: xiangqi::Square) -> Square {
     Square::new(s.file() as u8, s.rank() as u8)
@@ -27,7 +27,7 @@ pub(crate) fn xiangqi_hands(
                 .map(|p| p.fen_char())
         })
         .collect();
-    Hands::new(OpenGame::Xiangqi, profile, seed, cells)
+    Hands::new(OtherGame::Xiangqi, profile, seed, cells)
 }
 
 /// Plays one xiangqi move (legal in `pos`, or any piece's move from `from`
