@@ -8,6 +8,7 @@ use rand::Rng;
 use super::hands::{Deferred, Hands};
 use super::{Habits, OtherGame, OtherGameProfile, OtherGameSession};
 
+/// A draughts square as the open protocol's (file, rank) square.
 pub(crate) fn dsq(s: draughts::Square) -> Square {
     Square::new(s.file(), s.rank())
 }

@@ -8,6 +8,7 @@ use rand::Rng;
 use super::hands::Hands;
 use super::{Habits, OtherGame, OtherGameProfile, OtherGameSession};
 
+/// A xiangqi point as the open protocol's (file, rank) square.
 pub(crate) fn xsq(s: xiangqi::Square) -> Square {
     Square::new(s.file() as u8, s.rank() as u8)
 }
