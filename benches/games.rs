@@ -52,8 +52,8 @@ use boardcast_sim::faults::{
     self, FaultCase, FaultKind, record_ids, standing_errors, touch_alerts,
 };
 use boardcast_sim::open::{
-    Habits, OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts,
-    simulate_draughts_with, simulate_xiangqi_with, tabutronic_capture_text,
+    Habits, OtherGameProfile, OtherGameSession, capture_text, read_xiangqi_games,
+    simulate_draughts, simulate_draughts_with, simulate_xiangqi_with, tabutronic_capture_text,
 };
 
 fn data(name: &str) -> PathBuf {
@@ -64,7 +64,12 @@ fn data(name: &str) -> PathBuf {
 
 /// A simulated game's replay; `BENCH_SAVE=dir` also writes its capture
 /// there, named by game number and board kind, to replay on its own.
-fn replay(session: &OpenSession, game: &str, split: bool, (i, p): (usize, OpenProfile)) -> Played {
+fn replay(
+    session: &OtherGameSession,
+    game: &str,
+    split: bool,
+    (i, p): (usize, OtherGameProfile),
+) -> Played {
     let meta = vec![
         ("board".to_string(), "1".to_string()),
         ("game".to_string(), game.to_string()),
@@ -83,8 +88,8 @@ fn replay(session: &OpenSession, game: &str, split: bool, (i, p): (usize, OpenPr
 /// The handling profiles of the fault-free table: the profile's own, then
 /// (issue 44) one row per habit of [`Habits`] a game has, on a board with
 /// piece identity and on one sensing occupancy only.
-fn profiles(game: &str) -> Vec<(&'static str, OpenProfile, Habits)> {
-    let p = |human, pieces, rotated| OpenProfile {
+fn profiles(game: &str) -> Vec<(&'static str, OtherGameProfile, Habits)> {
+    let p = |human, pieces, rotated| OtherGameProfile {
         human,
         pieces,
         rotated,
@@ -102,7 +107,7 @@ fn profiles(game: &str) -> Vec<(&'static str, OpenProfile, Habits)> {
         capture_slide: 0.5,
         ..Habits::default()
     };
-    let mut rows: Vec<(&str, OpenProfile)> = vec![
+    let mut rows: Vec<(&str, OtherGameProfile)> = vec![
         ("clean, pieces", p(false, true, false)),
         ("clean, occupancy", p(false, false, false)),
         ("human, pieces", p(true, true, false)),
@@ -111,20 +116,20 @@ fn profiles(game: &str) -> Vec<(&'static str, OpenProfile, Habits)> {
         ("human, occupancy, turned", p(true, false, true)),
         (
             "real, pieces",
-            OpenProfile {
+            OtherGameProfile {
                 real: true,
                 ..p(true, true, false)
             },
         ),
         (
             "real, occupancy",
-            OpenProfile {
+            OtherGameProfile {
                 real: true,
                 ..p(true, false, false)
             },
         ),
     ];
-    let mut out: Vec<(&str, OpenProfile, Habits)> = rows
+    let mut out: Vec<(&str, OtherGameProfile, Habits)> = rows
         .drain(..)
         .map(|(n, p)| (n, p, Habits::default()))
         .collect();
@@ -168,8 +173,8 @@ fn wrong_moves(r: &Played, want: &[String]) -> usize {
 fn clean_table(
     game: &str,
     games: usize,
-    run: impl Fn(usize, OpenProfile, Habits) -> (Played, Vec<String>),
-    s_lines: impl Fn(usize, OpenProfile, Habits) -> Vec<(u64, String)>,
+    run: impl Fn(usize, OtherGameProfile, Habits) -> (Played, Vec<String>),
+    s_lines: impl Fn(usize, OtherGameProfile, Habits) -> Vec<(u64, String)>,
 ) {
     println!(
         "{game}, fault-free: {:<26} {:>6} {:>7} {:>12} {:>13} {:>13}",
@@ -224,7 +229,7 @@ fn fault_table(
     kinds: &[FaultKind],
     games: usize,
     cases: usize,
-    inject: impl Fn(usize, FaultKind, OpenProfile, u64) -> Option<FaultCase<OpenSession>>,
+    inject: impl Fn(usize, FaultKind, OtherGameProfile, u64) -> Option<FaultCase<OtherGameSession>>,
 ) {
     println!(
         "{game}, faults: {:<15} {:>6} {:>6} {:>8} {:>8} {:>8} {:>13} {:>13}",
@@ -244,7 +249,7 @@ fn fault_table(
                 break;
             }
             let i = (attempt * 7 + kind as usize * 37) % games;
-            let profile = OpenProfile {
+            let profile = OtherGameProfile {
                 human: true,
                 pieces: attempt % 2 == 0,
                 rotated: attempt % 5 == 4,
@@ -364,7 +369,7 @@ fn print_near(r: &Played, lines: &[(u64, String)], from: u64, to: u64) {
 
 /// The events of a replay and the board's lines around the fault
 /// (`BENCH_SHOW=1`).
-fn show(case: &FaultCase<OpenSession>, r: &Played) {
+fn show(case: &FaultCase<OtherGameSession>, r: &Played) {
     for e in &r.events {
         if !matches!(e.kind, EventKind::Move { ply, .. } if (ply as usize) + 3 < case.at_ply) {
             println!("   event {} {:?}", e.t_ms, e.kind);
@@ -424,7 +429,7 @@ fn draughts_tables(
         let (mut exact, mut wrong, mut errors) = (0, 0, 0);
         let m = if clean { n } else { 0 };
         for (i, g) in games.iter().enumerate().take(m) {
-            let profile = OpenProfile {
+            let profile = OtherGameProfile {
                 human,
                 pieces: false,
                 rotated,

@@ -8,7 +8,7 @@ use boardcast::event::EventKind;
 use boardcast::replay::{Played, replay_game_text};
 use boardcast::track::Config;
 use boardcast_rules::{draughts, xiangqi};
-use boardcast_sim::open::{OpenSession, capture_text, read_xiangqi_games};
+use boardcast_sim::open::{OtherGameSession, capture_text, read_xiangqi_games};
 
 pub fn data(name: &str) -> PathBuf {
     PathBuf::from(crate::ROOT)
@@ -26,7 +26,7 @@ pub fn xiangqi_games() -> Vec<Vec<xiangqi::Move>> {
     read_xiangqi_games(&text).unwrap()
 }
 
-pub fn replay(session: &OpenSession, game: Option<&str>, split: bool) -> Played {
+pub fn replay(session: &OtherGameSession, game: Option<&str>, split: bool) -> Played {
     let mut meta = vec![("board".to_string(), "7".to_string())];
     if let Some(g) = game {
         meta.push(("game".into(), g.into()));

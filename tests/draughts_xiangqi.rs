@@ -11,14 +11,15 @@ use boardcast::replay::{Played, replay_game_text};
 use boardcast::track::Config;
 use boardcast_rules::{draughts, xiangqi};
 use boardcast_sim::open::{
-    OpenProfile, OpenSession, capture_text, read_xiangqi_games, simulate_draughts, simulate_xiangqi,
+    OtherGameProfile, OtherGameSession, capture_text, read_xiangqi_games, simulate_draughts,
+    simulate_xiangqi,
 };
 
-fn profiles() -> Vec<OpenProfile> {
+fn profiles() -> Vec<OtherGameProfile> {
     let mut out = Vec::new();
     for human in [false, true] {
         for pieces in [true, false] {
-            out.push(OpenProfile {
+            out.push(OtherGameProfile {
                 human,
                 pieces,
                 rotated: false,
@@ -29,7 +30,7 @@ fn profiles() -> Vec<OpenProfile> {
     out
 }
 
-fn check_draughts(profile: OpenProfile, games: &[draughts::PdnGame], game_word: Option<&str>) {
+fn check_draughts(profile: OtherGameProfile, games: &[draughts::PdnGame], game_word: Option<&str>) {
     for (i, g) in games.iter().enumerate() {
         let session = simulate_draughts(&g.moves, profile, i as u64);
         let r = replay(&session, game_word, profile.human);
@@ -45,7 +46,7 @@ fn check_draughts(profile: OpenProfile, games: &[draughts::PdnGame], game_word: 
     }
 }
 
-fn check_xiangqi(profile: OpenProfile, games: &[Vec<xiangqi::Move>]) {
+fn check_xiangqi(profile: OtherGameProfile, games: &[Vec<xiangqi::Move>]) {
     for (i, moves) in games.iter().enumerate() {
         let session = simulate_xiangqi(moves, profile, i as u64);
         let r = replay(&session, None, profile.human);
@@ -74,7 +75,7 @@ fn draughts_corpus_replays_exactly_under_every_profile() {
 fn draughts_board_turned_round_is_found() {
     let games = draughts_games();
     for pieces in [true, false] {
-        let profile = OpenProfile {
+        let profile = OtherGameProfile {
             human: true,
             pieces,
             rotated: true,
@@ -97,7 +98,7 @@ fn xiangqi_corpus_replays_exactly_under_every_profile() {
 fn xiangqi_board_turned_round_is_found() {
     let games = xiangqi_games();
     for pieces in [true, false] {
-        let profile = OpenProfile {
+        let profile = OtherGameProfile {
             human: false,
             pieces,
             rotated: true,
@@ -169,7 +170,10 @@ fn hand_written_draughts_capture_gives_ids_and_fields() {
 
 /// The same session from a board that sends only whole-board `board`
 /// lines (level frames), one after every change.
-fn as_snapshots(session: &OpenSession, game: boardcast_protocols::open::Game) -> OpenSession {
+fn as_snapshots(
+    session: &OtherGameSession,
+    game: boardcast_protocols::open::Game,
+) -> OtherGameSession {
     use boardcast_protocols::open::{Decoder, Line};
     use boardcast_protocols::reading::{Content, Snapshot};
     let mut decoder = Decoder::with_game(game, game.default_geometry());
@@ -205,7 +209,7 @@ fn as_snapshots(session: &OpenSession, game: boardcast_protocols::open::Game) ->
         let cells = board.as_ref().unwrap().to_cells_string();
         lines.push((*t, format!("board {cells}")));
     }
-    OpenSession {
+    OtherGameSession {
         lines,
         plies: session.plies.clone(),
     }
@@ -217,7 +221,7 @@ fn boards_sending_only_snapshots_replay_exactly() {
     let games = draughts_games();
     let xgames = xiangqi_games();
     for pieces in [true, false] {
-        let profile = OpenProfile {
+        let profile = OtherGameProfile {
             human: false,
             pieces,
             rotated: false,
@@ -497,7 +501,7 @@ fn xiangqi_move_limit_is_the_events_from_the_capture_header() {
         .iter()
         .find(|g| g.len() >= 30)
         .expect("a long self-play game");
-    let profile = OpenProfile {
+    let profile = OtherGameProfile {
         human: false,
         pieces: true,
         rotated: false,
@@ -545,7 +549,7 @@ fn captures_and_crownings_left_for_the_opponent_are_read_exactly() {
     let made = draughts_games();
     let mut left = 0;
     for pieces in [true, false] {
-        let profile = OpenProfile {
+        let profile = OtherGameProfile {
             human: true,
             pieces,
             rotated: !pieces,
@@ -586,7 +590,7 @@ fn a_second_movers_man_pushed_and_set_back_before_the_first_move_decides_nothing
     let made = draughts_games();
     let xq = xiangqi_games();
     for pieces in [false, true] {
-        let profile = OpenProfile {
+        let profile = OtherGameProfile {
             human: true,
             pieces,
             rotated: false,

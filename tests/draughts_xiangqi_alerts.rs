@@ -15,7 +15,7 @@ use boardcast::replay::{Played, replay_game_text};
 use boardcast::track::{Cell, Config, Reconstructor};
 use boardcast_rules::{draughts, xiangqi};
 use boardcast_sim::faults::{self, FaultKind};
-use boardcast_sim::open::{OpenProfile, OpenSession, capture_text, read_xiangqi_games};
+use boardcast_sim::open::{OtherGameProfile, OtherGameSession, capture_text, read_xiangqi_games};
 
 /// The draughts start as a `board` line (rank 8 first, file a first).
 const DRAUGHTS_START: &str = ".m.m.m.mm.m.m.m..m.m.m.m................M.M.M.M..M.M.M.MM.M.M.M.";
@@ -396,7 +396,7 @@ fn injected_faults_on_draughts_and_xiangqi_boards_raise_their_alerts() {
     let xgames =
         read_xiangqi_games(&std::fs::read_to_string(data.join("xiangqi-random.pgn")).unwrap())
             .unwrap();
-    let check = |case: faults::FaultCase<OpenSession>, game: &str| {
+    let check = |case: faults::FaultCase<OtherGameSession>, game: &str| {
         let meta = vec![("game".to_string(), game.to_string())];
         let text = capture_text(&case.session, &meta, true);
         let r = replay_game_text(&text, Config::default(), Path::new("fault")).unwrap();
@@ -412,7 +412,7 @@ fn injected_faults_on_draughts_and_xiangqi_boards_raise_their_alerts() {
     for (n, kind) in FaultKind::DRAUGHTS.into_iter().enumerate() {
         let mut done = 0;
         for (i, g) in dgames.iter().enumerate().skip(n * 3) {
-            let profile = OpenProfile {
+            let profile = OtherGameProfile {
                 human: true,
                 pieces: i % 2 == 0,
                 rotated: false,
@@ -431,7 +431,7 @@ fn injected_faults_on_draughts_and_xiangqi_boards_raise_their_alerts() {
     for (n, kind) in FaultKind::XIANGQI.into_iter().enumerate() {
         let mut done = 0;
         for (i, moves) in xgames.iter().enumerate().skip(n * 3) {
-            let profile = OpenProfile {
+            let profile = OtherGameProfile {
                 human: true,
                 pieces: i % 2 == 0,
                 rotated: i % 3 == 0,

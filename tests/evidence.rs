@@ -11,7 +11,7 @@ use boardcast::replay::slice::{Slice, SliceStart, write_slices, write_slices_whe
 use boardcast::track::Config;
 use boardcast_rules::draughts;
 use boardcast_sim::faults::FaultKind;
-use boardcast_sim::open::{OpenProfile, OpenSession, capture_text, read_xiangqi_games};
+use boardcast_sim::open::{OtherGameProfile, OtherGameSession, capture_text, read_xiangqi_games};
 use boardcast_sim::{self as sim, faults};
 
 use crate::games::all_games;
@@ -151,7 +151,7 @@ fn draughts_and_xiangqi_faults_slice_to_the_position_before_and_replay_to_the_sa
         read_xiangqi_games(&std::fs::read_to_string(data.join("xiangqi-random.pgn")).unwrap())
             .unwrap();
     let mut starts = Starts::default();
-    let mut check = |case: faults::FaultCase<OpenSession>, game: &str, name: String| {
+    let mut check = |case: faults::FaultCase<OtherGameSession>, game: &str, name: String| {
         let meta = vec![("game".to_string(), game.to_string())];
         let path = dir.join(format!("{name}.capture"));
         std::fs::write(&path, capture_text(&case.session, &meta, true)).unwrap();
@@ -171,7 +171,7 @@ fn draughts_and_xiangqi_faults_slice_to_the_position_before_and_replay_to_the_sa
     for (n, kind) in FaultKind::DRAUGHTS.into_iter().enumerate() {
         let mut done = 0;
         for (i, g) in dgames.iter().enumerate().skip(n * 3 + 1) {
-            let profile = OpenProfile {
+            let profile = OtherGameProfile {
                 human: true,
                 pieces: i % 2 == 0,
                 rotated: false,
@@ -189,7 +189,7 @@ fn draughts_and_xiangqi_faults_slice_to_the_position_before_and_replay_to_the_sa
     for (n, kind) in FaultKind::XIANGQI.into_iter().enumerate() {
         let mut done = 0;
         for (i, moves) in xgames.iter().enumerate().skip(n * 3 + 1) {
-            let profile = OpenProfile {
+            let profile = OtherGameProfile {
                 human: true,
                 pieces: i % 2 == 0,
                 rotated: i % 3 == 0,

@@ -12,10 +12,10 @@ use boardcast_rules::xiangqi::pgn;
 use boardcast_rules::{draughts, xiangqi};
 use boardcast_sim::clock::{ClockSetup, ClockTruth, add_open_clock};
 use boardcast_sim::open::{
-    OpenGame, OpenProfile, OpenSession, simulate_draughts, simulate_xiangqi,
+    OtherGame, OtherGameProfile, OtherGameSession, simulate_draughts, simulate_xiangqi,
 };
 
-const HUMAN: OpenProfile = OpenProfile {
+const HUMAN: OtherGameProfile = OtherGameProfile {
     human: true,
     pieces: true,
     rotated: false,
@@ -29,8 +29,8 @@ fn clocked(
     i: usize,
     tc: &str,
     face: Face,
-    profile: OpenProfile,
-) -> (OpenSession, ClockTruth, Vec<String>, Played) {
+    profile: OtherGameProfile,
+) -> (OtherGameSession, ClockTruth, Vec<String>, Played) {
     let setup = ClockSetup {
         white_face: face,
         ..ClockSetup::new(TimeControl::parse(tc).unwrap())
@@ -41,7 +41,7 @@ fn clocked(
             let want = g.moves.iter().map(draughts::Move::id).collect();
             (
                 simulate_draughts(&g.moves, profile, i as u64),
-                OpenGame::Draughts,
+                OtherGame::Draughts,
                 want,
             )
         }
@@ -50,7 +50,7 @@ fn clocked(
             let want = moves.iter().map(xiangqi::Move::to_string).collect();
             (
                 simulate_xiangqi(moves, profile, i as u64),
-                OpenGame::Xiangqi,
+                OtherGame::Xiangqi,
                 want,
             )
         }
@@ -60,7 +60,7 @@ fn clocked(
     (session, truth, want, r)
 }
 
-fn replay_with_tc(session: &OpenSession, game: GameId, tc: &str) -> Played {
+fn replay_with_tc(session: &OtherGameSession, game: GameId, tc: &str) -> Played {
     let text = boardcast_sim::open::capture_text(
         session,
         &[
@@ -206,9 +206,9 @@ fn a_press_without_a_move_is_a_violation_in_xiangqi_and_only_noted_in_draughts()
         // moving: the running face hands over with nothing on the board.
         let (last_press, _) = *truth.presses.last().unwrap();
         let open = if game == GameId::Draughts {
-            OpenGame::Draughts
+            OtherGame::Draughts
         } else {
-            OpenGame::Xiangqi
+            OtherGame::Xiangqi
         };
         let last_clock = session
             .lines

@@ -10,13 +10,13 @@ use boardcast_protocols::open::{Decoder, Line};
 use boardcast_protocols::reading::{Content, Snapshot};
 use boardcast_rules::{draughts, xiangqi};
 use boardcast_sim::open::{
-    OpenGame, OpenProfile, OpenSession, simulate_draughts, simulate_xiangqi,
+    OtherGame, OtherGameProfile, OtherGameSession, simulate_draughts, simulate_xiangqi,
 };
 
 /// The session as a board first read after ply `k`: its `hello` and the
 /// board as it stood then (in the board's own coordinates), three seconds
 /// before the lines that followed.
-fn first_read_after(session: &OpenSession, game: OpenGame, k: usize) -> OpenSession {
+fn first_read_after(session: &OtherGameSession, game: OtherGame, k: usize) -> OtherGameSession {
     let open = game.protocol();
     let decoder = Decoder::with_game(open, open.default_geometry());
     let cut = session.plies[k - 1];
@@ -50,7 +50,7 @@ fn first_read_after(session: &OpenSession, game: OpenGame, k: usize) -> OpenSess
         ),
     ];
     lines.extend(session.lines.iter().filter(|(t, _)| *t > cut).cloned());
-    OpenSession {
+    OtherGameSession {
         lines,
         plies: Vec::new(),
     }
@@ -92,7 +92,7 @@ fn a_board_first_read_mid_game_is_followed_from_the_position_it_shows() {
     let games = draughts_games();
     let xgames = xiangqi_games();
     for rotated in [false, true] {
-        let profile = OpenProfile {
+        let profile = OtherGameProfile {
             human: true,
             pieces: true,
             rotated,
@@ -101,7 +101,7 @@ fn a_board_first_read_mid_game_is_followed_from_the_position_it_shows() {
         for (i, k) in [(1, 10), (4, 15), (9, 22)] {
             let g = &games[i];
             let session = simulate_draughts(&g.moves, profile, i as u64);
-            let cut = first_read_after(&session, OpenGame::Draughts, k);
+            let cut = first_read_after(&session, OtherGame::Draughts, k);
             let mut pos = draughts::Position::start();
             for m in &g.moves[..k] {
                 pos.play(m);
@@ -121,7 +121,7 @@ fn a_board_first_read_mid_game_is_followed_from_the_position_it_shows() {
 
             let moves = &xgames[i];
             let session = simulate_xiangqi(moves, profile, i as u64);
-            let cut = first_read_after(&session, OpenGame::Xiangqi, k);
+            let cut = first_read_after(&session, OtherGame::Xiangqi, k);
             let mut pos = xiangqi::Position::start();
             for m in &moves[..k] {
                 pos.play(*m).unwrap();
@@ -137,14 +137,14 @@ fn a_board_first_read_mid_game_is_followed_from_the_position_it_shows() {
 #[test]
 fn a_board_without_piece_identity_first_read_mid_game_waits_for_the_start() {
     let g = &draughts_games()[2];
-    let profile = OpenProfile {
+    let profile = OtherGameProfile {
         human: true,
         pieces: false,
         rotated: false,
         real: false,
     };
     let session = simulate_draughts(&g.moves, profile, 2);
-    let cut = first_read_after(&session, OpenGame::Draughts, 12);
+    let cut = first_read_after(&session, OtherGame::Draughts, 12);
     let r = replay(&cut, Some("draughts"), false);
     assert!(ids(&r).is_empty(), "{:?}", ids(&r));
     assert!(

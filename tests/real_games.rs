@@ -11,18 +11,20 @@
 use boardcast::event::{EventKind, GameId};
 use boardcast::replay::Played;
 use boardcast_rules::{draughts, xiangqi};
-use boardcast_sim::open::{OpenProfile, read_xiangqi_games, simulate_draughts, simulate_xiangqi};
+use boardcast_sim::open::{
+    OtherGameProfile, read_xiangqi_games, simulate_draughts, simulate_xiangqi,
+};
 
 use crate::corpora::{data, replay};
 
 /// Games taken from each corpus: every `STEP`-th, from the first.
 const STEP: usize = 25;
 
-fn profiles() -> Vec<OpenProfile> {
+fn profiles() -> Vec<OtherGameProfile> {
     let mut out = Vec::new();
     for human in [false, true] {
         for pieces in [true, false] {
-            out.push(OpenProfile {
+            out.push(OtherGameProfile {
                 human,
                 pieces,
                 rotated: false,

@@ -16,9 +16,11 @@
 //! reader out. Elsewhere such a line does not answer, and its board is
 //! reported not connected, with that hint.
 
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use anyhow::{Context, Result, bail};
 use boardcast::config::Config;
 use boardcast::port::find::Claims;
 use boardcast::port::{BoardTask, Clock, PortTask};
@@ -251,28 +253,7 @@ pub(crate) async fn check(config: &Config, wait: Duration) -> Result<Vec<BoardCh
             Err(e) => tracing::error!(%line, error = %e, "a bus line cannot be read"),
         }
     }
-    let deadline = tokio::time::Instant::now() + wait;
-    let look = |states: &[LastState]| -> Vec<BoardCheck> {
-        config
-            .boards
-            .iter()
-            .zip(states)
-            .map(|(b, s)| judged(&b.id, b.port.to_string(), s.get()))
-            .collect()
-    };
-    let mut found = look(&states);
-    while tokio::time::Instant::now() < deadline {
-        let quiet = found.iter().all(|c| {
-            c.readiness
-                .as_ref()
-                .is_some_and(|r| r.worst() == Status::Ok)
-        });
-        if quiet {
-            break;
-        }
-        tokio::time::sleep(LOOK_EVERY).await;
-        found = look(&states);
-    }
+    let found = look_until_quiet(config, &states, wait).await;
     // Taken before the stop: stopping publishes every board offline.
     let _ = stop.send(true);
     let _ = tokio::time::timeout(STOP_WITHIN, async {
@@ -283,7 +264,68 @@ pub(crate) async fn check(config: &Config, wait: Duration) -> Result<Vec<BoardCh
     Ok(found)
 }
 
+/// The boards' states as judged now, every `LOOK_EVERY`, until every board
+/// is found with nothing to say or `wait` has passed.
+async fn look_until_quiet(
+    config: &Config,
+    states: &[LastState],
+    wait: Duration,
+) -> Vec<BoardCheck> {
+    let deadline = tokio::time::Instant::now() + wait;
+    let look = |states: &[LastState]| -> Vec<BoardCheck> {
+        config
+            .boards
+            .iter()
+            .zip(states)
+            .map(|(b, s)| judged(&b.id, b.port.to_string(), s.get()))
+            .collect()
+    };
+    let mut found = look(states);
+    while tokio::time::Instant::now() < deadline {
+        let quiet = found.iter().all(|c| {
+            c.readiness
+                .as_ref()
+                .is_some_and(|r| r.worst() == Status::Ok)
+        });
+        if quiet {
+            break;
+        }
+        tokio::time::sleep(LOOK_EVERY).await;
+        found = look(states);
+    }
+    found
+}
+
 /// `--wait`'s seconds as a duration, when sensible.
 pub(crate) fn wait_of(seconds: f64) -> Option<Duration> {
     (seconds > 0.0 && seconds <= 600.0).then(|| Duration::from_secs_f64(seconds))
+}
+
+/// `boardcast check`: one line per board, an error when any is not ready.
+pub(crate) fn check_boards(path: &Path, wait: f64) -> Result<()> {
+    let config = Config::load(path)?;
+    let Some(wait) = wait_of(wait) else {
+        bail!("--wait must be between 0 and 600 seconds");
+    };
+    if config.boards.is_empty() {
+        bail!("{}: no boards to check", path.display());
+    }
+    // Quiet unless asked: the lines below are the report.
+    if std::env::var_os("RUST_LOG").is_some() {
+        crate::serve::init_logging(&config.log)?;
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("starting the async runtime")?;
+    let found = runtime.block_on(check(&config, wait))?;
+    for board in &found {
+        println!("{}", board.line(wait));
+    }
+    let not = found.iter().filter(|b| !b.ready()).count();
+    if not > 0 {
+        bail!("{not} of {} boards not ready", found.len());
+    }
+    println!("all {} boards ready", found.len());
+    Ok(())
 }

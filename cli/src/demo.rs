@@ -33,8 +33,8 @@ use boardcast::event::{GameId, Side};
 use boardcast::family::Family;
 use boardcast_sim::clock::{ClockSetup, add_clock};
 use boardcast_sim::faults::{self, FaultKind};
-use boardcast_sim::open::{OpenGame, OpenProfile};
-use boardcast_sim::open_line::OpenLineBoard;
+use boardcast_sim::open::{OtherGame, OtherGameProfile};
+use boardcast_sim::open_line::OtherGameBoard;
 use boardcast_sim::pty::{NextSession, Pace, PtyError, SimBoard, SimOptions};
 use boardcast_sim::{self as sim, Human, Session, SourceGame, Truth};
 
@@ -375,8 +375,8 @@ fn open_board(
     i: usize,
     folder: &Path,
     pace: Pace,
-) -> Result<OpenLineBoard, DemoError> {
-    let profile = OpenProfile {
+) -> Result<OtherGameBoard, DemoError> {
+    let profile = OtherGameProfile {
         human: true,
         pieces: true,
         rotated: false,
@@ -391,7 +391,7 @@ fn open_board(
                 .get((seed as usize) % games.len().max(1))
                 .ok_or_else(|| DemoError::Games("no xiangqi games".into()))?;
             (
-                OpenGame::Xiangqi,
+                OtherGame::Xiangqi,
                 sim::open::simulate_xiangqi(moves, profile, seed),
             )
         }
@@ -402,12 +402,12 @@ fn open_board(
                 .get((seed as usize) % games.len().max(1))
                 .ok_or_else(|| DemoError::Games("no draughts games".into()))?;
             (
-                OpenGame::Draughts,
+                OtherGame::Draughts,
                 sim::open::simulate_draughts(&g.moves, profile, seed),
             )
         }
     };
-    Ok(OpenLineBoard::start(
+    Ok(OtherGameBoard::start(
         folder,
         &format!("board{}", i + 1),
         game,

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use boardcast_sim::faults::{self, FaultKind};
-use boardcast_sim::open::{OpenGame, OpenProfile, read_xiangqi_games};
+use boardcast_sim::open::{OtherGame, OtherGameProfile, read_xiangqi_games};
 use serde_json::{Value, json};
 
 use crate::live_games::open_boards;
@@ -36,7 +36,7 @@ async fn an_alert_replayed_decided_and_reported_across_a_restart_in_chromium() {
         std::path::Path::new(crate::ROOT).join("rules/tests/data/xiangqi-random.pgn"),
     )
     .unwrap();
-    let profile = OpenProfile {
+    let profile = OtherGameProfile {
         human: false,
         pieces: true,
         rotated: false,
@@ -61,7 +61,7 @@ async fn an_alert_replayed_decided_and_reported_across_a_restart_in_chromium() {
         dir.path(),
         broker.port,
         "at",
-        std::iter::once(("x1", OpenGame::Xiangqi, &case.session)),
+        std::iter::once(("x1", OtherGame::Xiangqi, &case.session)),
         pace,
     );
     let web = free_port();

@@ -13,8 +13,8 @@ use std::time::{Duration, Instant};
 use boardcast::clock::ClockReading;
 use boardcast::track::Cell;
 use boardcast_sim::clock::Signal;
-use boardcast_sim::open::{OpenGame, OpenSession};
-use boardcast_sim::open_line::OpenLineBoard;
+use boardcast_sim::open::{OtherGame, OtherGameSession};
+use boardcast_sim::open_line::OtherGameBoard;
 
 use crate::util::{BoardConf, Pace, SimBoard, SimOptions, binary, game, write_config_with};
 
@@ -79,7 +79,7 @@ fn draughts_cells() -> String {
 /// then reports a chess queen (`q`) where a man stands, a piece code no
 /// draughts set holds, every two seconds for three minutes (as a real one
 /// reports its whole board again and again).
-fn foreign_board(dir: &Path) -> OpenLineBoard {
+fn foreign_board(dir: &Path) -> OtherGameBoard {
     let cells = draughts_cells();
     let foreign = format!("board {}", cells.replacen('m', "q", 1));
     let mut lines = vec![
@@ -88,11 +88,11 @@ fn foreign_board(dir: &Path) -> OpenLineBoard {
         (100, "clock 1:30:00 1:30:00".into()),
     ];
     lines.extend((0..90).map(|i| (200 + i * 2_000, foreign.clone())));
-    let session = OpenSession {
+    let session = OtherGameSession {
         lines,
         plies: Vec::new(),
     };
-    OpenLineBoard::start(dir, "foreign", OpenGame::Draughts, session, Pace::Real)
+    OtherGameBoard::start(dir, "foreign", OtherGame::Draughts, session, Pace::Real)
         .expect("a pseudo-terminal")
 }
 

@@ -9,7 +9,7 @@ use boardcast::event::{EventKind, GameId};
 use boardcast::replay::replay_game_text;
 use boardcast::track::Config;
 use boardcast_rules::{draughts, xiangqi};
-use boardcast_sim::open::{OpenProfile, simulate_draughts, simulate_xiangqi};
+use boardcast_sim::open::{OtherGameProfile, simulate_draughts, simulate_xiangqi};
 
 use crate::util::binary;
 
@@ -125,7 +125,7 @@ fn pydraughts_reads_every_replayed_record_and_agrees() {
     let mut records = String::new();
     let mut published = Vec::new();
     for (i, g) in games.iter().enumerate().take(60) {
-        let profile = OpenProfile {
+        let profile = OtherGameProfile {
             human: true,
             pieces: i % 2 == 0,
             rotated: false,
@@ -179,7 +179,7 @@ fn cchess_agrees_with_every_replayed_xiangqi_move() {
     let games = xiangqi_games();
     let mut all = Vec::new();
     for (i, moves) in games.iter().enumerate() {
-        let profile = OpenProfile {
+        let profile = OtherGameProfile {
             human: true,
             pieces: i % 2 == 0,
             rotated: false,
@@ -234,7 +234,7 @@ fn draughts_corpus_replays_exactly_on_an_occupancy_vendor_board() {
     let games = draughts_games();
     for human in [false, true] {
         for (i, g) in games.iter().enumerate() {
-            let profile = OpenProfile {
+            let profile = OtherGameProfile {
                 human,
                 pieces: false,
                 rotated: human && i % 4 == 3,

@@ -14,15 +14,16 @@ use boardcast::clock::TimeControl;
 use boardcast_rules::draughts;
 use boardcast_sim::clock::ClockSetup;
 use boardcast_sim::open::{
-    OpenGame, OpenProfile, OpenSession, read_xiangqi_games, simulate_draughts, simulate_xiangqi,
+    OtherGame, OtherGameProfile, OtherGameSession, read_xiangqi_games, simulate_draughts,
+    simulate_xiangqi,
 };
-use boardcast_sim::open_line::OpenLineBoard;
+use boardcast_sim::open_line::OtherGameBoard;
 
 use crate::util::{BoardConf, Broker, Daemon, Pace, Subscriber, write_config};
 
 /// The session with a clock on the board's line (30 minutes a side, the
 /// open protocol's `clock` lines).
-fn clocked(mut session: OpenSession, game: OpenGame) -> OpenSession {
+fn clocked(mut session: OtherGameSession, game: OtherGame) -> OtherGameSession {
     let setup = ClockSetup::new(TimeControl::parse("1800+10").unwrap());
     boardcast_sim::clock::add_open_clock(&mut session, game, &setup, 3);
     session
@@ -34,14 +35,14 @@ pub(crate) fn open_boards<'a>(
     dir: &std::path::Path,
     port: u16,
     prefix: &str,
-    sessions: impl Iterator<Item = (&'a str, OpenGame, &'a OpenSession)>,
+    sessions: impl Iterator<Item = (&'a str, OtherGame, &'a OtherGameSession)>,
     pace: Pace,
-) -> (Vec<OpenLineBoard>, PathBuf) {
+) -> (Vec<OtherGameBoard>, PathBuf) {
     let mut sims = Vec::new();
     let mut confs = Vec::new();
     let mut games = Vec::new();
     for (name, game, session) in sessions {
-        let b = OpenLineBoard::start(dir, name, game, session.clone(), pace).unwrap();
+        let b = OtherGameBoard::start(dir, name, game, session.clone(), pace).unwrap();
         confs.push(BoardConf {
             id: name.into(),
             port: b.pattern(),
@@ -110,7 +111,7 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "lg/#", "watcher", false).await;
-    let profile = OpenProfile {
+    let profile = OtherGameProfile {
         human: false,
         pieces: true,
         rotated: false,
@@ -131,20 +132,20 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
         .find(|m| (16..=40).contains(&m.len()))
         .expect("a short xiangqi game");
     let x_ids: Vec<String> = xmoves.iter().map(|m| m.to_string()).collect();
-    let boards: Vec<(&str, OpenGame, OpenSession, &Vec<String>)> = vec![
+    let boards: Vec<(&str, OtherGame, OtherGameSession, &Vec<String>)> = vec![
         (
             "d1",
-            OpenGame::Draughts,
+            OtherGame::Draughts,
             clocked(
                 simulate_draughts(&dgame.moves, profile, 5),
-                OpenGame::Draughts,
+                OtherGame::Draughts,
             ),
             &d_ids,
         ),
         (
             "x1",
-            OpenGame::Xiangqi,
-            clocked(simulate_xiangqi(&xmoves, profile, 6), OpenGame::Xiangqi),
+            OtherGame::Xiangqi,
+            clocked(simulate_xiangqi(&xmoves, profile, 6), OtherGame::Xiangqi),
             &x_ids,
         ),
     ];
@@ -200,7 +201,7 @@ async fn draughts_and_xiangqi_boards_play_through_the_live_daemon() {
         // draughts; Red in xiangqi).
         let clock = &state["clock"];
         assert!(clock["black"].is_u64(), "{state}");
-        let (has, lacks) = if *game == OpenGame::Draughts {
+        let (has, lacks) = if *game == OtherGame::Draughts {
             ("white", "red")
         } else {
             ("red", "white")
@@ -369,7 +370,7 @@ async fn draughts_on_millennium_certabo_and_dgt_boards_plays_live_as_in_replay()
         .collect();
     assert_eq!(games.len(), 3, "three short draughts games");
     let families = [Family::Millennium, Family::Certabo, Family::Dgt];
-    let profile = OpenProfile {
+    let profile = OtherGameProfile {
         human: false,
         pieces: false,
         rotated: false,
@@ -511,7 +512,7 @@ async fn draughts_and_xiangqi_games_resume_after_the_daemon_is_killed() {
     let dir = tempfile::tempdir().unwrap();
     let broker = Broker::start();
     let sub = Subscriber::connect(broker.port, "rs/#", "watcher", false).await;
-    let profile = OpenProfile {
+    let profile = OtherGameProfile {
         human: false,
         pieces: true,
         rotated: false,
@@ -532,16 +533,16 @@ async fn draughts_and_xiangqi_games_resume_after_the_daemon_is_killed() {
         .find(|m| m.len() > 24)
         .expect("a xiangqi game");
     xmoves.truncate(24);
-    let boards: Vec<(&str, OpenGame, OpenSession, Vec<String>)> = vec![
+    let boards: Vec<(&str, OtherGame, OtherGameSession, Vec<String>)> = vec![
         (
             "d1",
-            OpenGame::Draughts,
+            OtherGame::Draughts,
             simulate_draughts(&dgame.moves, profile, 7),
             dgame.moves.iter().map(|m| m.id()).collect(),
         ),
         (
             "x1",
-            OpenGame::Xiangqi,
+            OtherGame::Xiangqi,
             simulate_xiangqi(&xmoves, profile, 8),
             xmoves.iter().map(|m| m.to_string()).collect(),
         ),

@@ -8,7 +8,7 @@ use rand::Rng;
 use rand::SeedableRng;
 use rand::rngs::SmallRng;
 
-use super::open::{OpenGame, OpenSession};
+use super::open::{OtherGame, OtherGameSession};
 use super::{Session, Truth};
 use boardcast::clock::{ClockReading, Face, TimeControl};
 use boardcast::event::{Millis, Side};
@@ -76,8 +76,8 @@ pub fn add_clock(session: &mut Session, setup: &ClockSetup, first: Side, seed: u
 /// the first player's clock starts (xiangqi Art. 11: Black presses to begin).
 /// Returns what the clock did, in seats.
 pub fn add_open_clock(
-    session: &mut OpenSession,
-    game: OpenGame,
+    session: &mut OtherGameSession,
+    game: OtherGame,
     setup: &ClockSetup,
     seed: u64,
 ) -> ClockTruth {

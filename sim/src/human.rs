@@ -165,33 +165,7 @@ impl Profile for Human {
             table.pause(100, 600);
             self.set_down(table, p.to, p.placed);
         } else {
-            let slider = matches!(piece.role, Role::Bishop | Role::Rook | Role::Queen);
-            if slider && table.rng().gen_bool(self.slide) {
-                for sq in between(p.from, p.to) {
-                    if table.cell(sq) != Cell::Empty {
-                        break;
-                    }
-                    table.pause(40, 250);
-                    table.put(sq, piece);
-                    table.pause(40, 250);
-                    table.lift(sq);
-                }
-            } else {
-                reach(table);
-            }
-            if !promotion && table.rng().gen_bool(self.wrong_square) {
-                let near: Vec<Square> = neighbours(p.to)
-                    .filter(|&s| s != p.from && table.cell(s) == Cell::Empty)
-                    .collect();
-                if !near.is_empty() {
-                    let wrong = near[table.rng().gen_range(0..near.len())];
-                    table.put(wrong, piece);
-                    table.pause(100, 380);
-                    table.lift(wrong);
-                    table.pause(60, 250);
-                }
-            }
-            self.set_down(table, p.to, p.placed);
+            self.carry(table, &p, promotion);
         }
         if let Some(v) = p.victim
             && ep
@@ -340,6 +314,40 @@ impl Human {
         table.pause(40, 200);
         self.set_down(table, p.to, p.placed);
         true
+    }
+
+    /// The lifted piece carried to its square: slid along its line (a
+    /// slider, the sensors seeing it on the way) or reached over, perhaps
+    /// set down first on a square beside (not a promotion), then set down.
+    fn carry(&self, table: &mut Table, p: &super::Parts, promotion: bool) {
+        let piece = p.piece;
+        let slider = matches!(piece.role, Role::Bishop | Role::Rook | Role::Queen);
+        if slider && table.rng().gen_bool(self.slide) {
+            for sq in between(p.from, p.to) {
+                if table.cell(sq) != Cell::Empty {
+                    break;
+                }
+                table.pause(40, 250);
+                table.put(sq, piece);
+                table.pause(40, 250);
+                table.lift(sq);
+            }
+        } else {
+            reach(table);
+        }
+        if !promotion && table.rng().gen_bool(self.wrong_square) {
+            let near: Vec<Square> = neighbours(p.to)
+                .filter(|&s| s != p.from && table.cell(s) == Cell::Empty)
+                .collect();
+            if !near.is_empty() {
+                let wrong = near[table.rng().gen_range(0..near.len())];
+                table.put(wrong, piece);
+                table.pause(100, 380);
+                table.lift(wrong);
+                table.pause(60, 250);
+            }
+        }
+        self.set_down(table, p.to, p.placed);
     }
 
     /// Sets a piece down, sometimes read as another piece for a moment.

@@ -13,7 +13,7 @@ fn retractions<'a>(events: impl Iterator<Item = &'a EventKind>) -> usize {
         .count()
 }
 use crate::Session;
-use crate::open::OpenSession;
+use crate::open::OtherGameSession;
 
 impl FaultCase<Session> {
     /// How boardcast handled this case, from the replay of its capture.
@@ -69,7 +69,7 @@ impl FaultCase<Session> {
     }
 }
 
-impl FaultCase<OpenSession> {
+impl FaultCase<OtherGameSession> {
     /// How boardcast handled this case, from the replay of its lines.
     pub fn check(&self, replay: &Played) -> FaultCheck {
         let case = self;

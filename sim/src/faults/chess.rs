@@ -672,27 +672,11 @@ pub fn kings_to_centre(
     {
         return None;
     }
-    // Free squares first: players clear a square only when they must.
-    let mut light: Vec<Square> = centre.iter().copied().filter(|s| s.is_light()).collect();
-    let mut dark: Vec<Square> = centre.iter().copied().filter(|s| s.is_dark()).collect();
-    light.sort_by_key(|&s| board.piece_at(s).is_some());
-    dark.sort_by_key(|&s| board.piece_at(s).is_some());
-    let (a, b) = match result {
-        "1-0" => (light[0], light[1]),
-        "0-1" => (dark[0], dark[1]),
-        "1/2-1/2" => (light[0], dark[0]),
-        _ => return None,
-    };
+    let (a, b) = kings_squares(board, &centre, result)?;
     let (a, b) = if rng.gen_bool(0.5) { (a, b) } else { (b, a) };
     let white_king = board.king_of(Color::White)?;
     let black_king = board.king_of(Color::Black)?;
-    let mut cells = *session.initial;
-    for (_, r) in &session.readings {
-        match r {
-            crate::Sensed::Square(sq, c) => cells[*sq as usize] = *c,
-            crate::Sensed::Dump(d) => cells = **d,
-        }
-    }
+    let mut cells = cells_at_end(session);
     let mut t = session.readings.last().map_or(0, |(t, _)| *t) + rng.gen_range(3_000..20_000);
     let (wk, bk) = (cells[white_king as usize], cells[black_king as usize]);
     let mut set = |sq: Square, cell: Cell, t: &mut Millis, pause: Millis| {
@@ -702,15 +686,7 @@ pub fn kings_to_centre(
     };
     // Pieces in the kings' way leave the board before the kings come;
     // another centre piece is cleared along with them a third of the time.
-    let mut clear: Vec<Square> = [a, b]
-        .into_iter()
-        .filter(|&s| board.piece_at(s).is_some())
-        .collect();
-    for s in centre {
-        if !clear.contains(&s) && board.piece_at(s).is_some() && rng.gen_bool(0.33) {
-            clear.push(s);
-        }
-    }
+    let clear = to_clear(board, &centre, [a, b], &mut rng);
     // A piece next to the centre pushed aside onto a free square (at most
     // one piece cleared or pushed besides the kings' squares, as at the
     // real board this habit was seen on).
@@ -742,6 +718,54 @@ pub fn kings_to_centre(
         }
     }
     Some(())
+}
+
+/// The two centre squares the kings go to for `result` (light squares:
+/// White won; dark: Black won; one of each: a draw), free squares first:
+/// players clear a square only when they must.
+fn kings_squares(board: &Board, centre: &[Square; 4], result: &str) -> Option<(Square, Square)> {
+    let mut light: Vec<Square> = centre.iter().copied().filter(|s| s.is_light()).collect();
+    let mut dark: Vec<Square> = centre.iter().copied().filter(|s| s.is_dark()).collect();
+    light.sort_by_key(|&s| board.piece_at(s).is_some());
+    dark.sort_by_key(|&s| board.piece_at(s).is_some());
+    match result {
+        "1-0" => Some((light[0], light[1])),
+        "0-1" => Some((dark[0], dark[1])),
+        "1/2-1/2" => Some((light[0], dark[0])),
+        _ => None,
+    }
+}
+
+/// The squares as they stand at the end of `session`.
+fn cells_at_end(session: &Session) -> [Cell; 64] {
+    let mut cells = *session.initial;
+    for (_, r) in &session.readings {
+        match r {
+            crate::Sensed::Square(sq, c) => cells[*sq as usize] = *c,
+            crate::Sensed::Dump(d) => cells = **d,
+        }
+    }
+    cells
+}
+
+/// The pieces that leave the board before the kings come: those on the
+/// kings' squares, and another centre piece a third of the time.
+fn to_clear(
+    board: &Board,
+    centre: &[Square; 4],
+    kings: [Square; 2],
+    rng: &mut SmallRng,
+) -> Vec<Square> {
+    let mut clear: Vec<Square> = kings
+        .into_iter()
+        .filter(|&s| board.piece_at(s).is_some())
+        .collect();
+    for &s in centre {
+        if !clear.contains(&s) && board.piece_at(s).is_some() && rng.gen_bool(0.33) {
+            clear.push(s);
+        }
+    }
+    clear
 }
 
 /// A piece next to the centre (not a king) and a free square beside it,

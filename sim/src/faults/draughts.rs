@@ -8,7 +8,9 @@ use rand::Rng;
 use super::{
     Act, At, FaultCase, FaultKind, lift_and_put_back, push_and_set_back, set_back, set_right,
 };
-use crate::open::{Hands, OpenGame, OpenProfile, OpenSession, draughts_hands, dsq, play_draughts};
+use crate::open::{
+    Hands, OtherGame, OtherGameProfile, OtherGameSession, draughts_hands, dsq, play_draughts,
+};
 
 /// One draughts fault's act at its ply (`None`: no place for it here).
 type DraughtsAct = fn(&mut At<'_, draughts::Move, draughts::Position>) -> Option<Act>;
@@ -33,9 +35,9 @@ fn dr_letter(pos: &draughts::Position, s: draughts::Square) -> char {
 pub fn inject(
     moves: &[draughts::Move],
     kind: FaultKind,
-    profile: OpenProfile,
+    profile: OtherGameProfile,
     seed: u64,
-) -> Option<FaultCase<OpenSession>> {
+) -> Option<FaultCase<OtherGameSession>> {
     let mut positions = vec![draughts::Position::start()];
     for m in moves {
         let next = positions.last().expect("start").after(m);
@@ -110,11 +112,11 @@ pub fn inject(
 fn dr_wrong_setup(
     moves: &[draughts::Move],
     mut h: Hands,
-    profile: OpenProfile,
+    profile: OtherGameProfile,
     seed: u64,
     ids: Vec<String>,
-) -> FaultCase<OpenSession> {
-    let g = OpenGame::Draughts;
+) -> FaultCase<OtherGameSession> {
+    let g = OtherGame::Draughts;
     let start = draughts::Position::start();
     let occupied: Vec<draughts::Square> = start.pieces().map(|(s, _)| s).collect();
     let wrong = occupied[h.rng.gen_range(0..occupied.len())];

@@ -204,7 +204,7 @@ impl FaultKind {
 }
 /// A session with a fault in it and what should come of it; `S` is how
 /// the board was played ([`crate::Session`] for chess, read on a DGT
-/// board; [`crate::open::OpenSession`] for draughts and xiangqi).
+/// board; [`crate::open::OtherGameSession`] for draughts and xiangqi).
 #[derive(Clone, Debug)]
 pub struct FaultCase<S> {
     /// The kind injected.

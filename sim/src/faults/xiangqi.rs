@@ -9,7 +9,9 @@ use rand::Rng;
 use super::{
     Act, At, FaultCase, FaultKind, lift_and_put_back, push_and_set_back, set_back, set_right,
 };
-use crate::open::{Hands, OpenGame, OpenProfile, OpenSession, play_xiangqi, xiangqi_hands, xsq};
+use crate::open::{
+    Hands, OtherGame, OtherGameProfile, OtherGameSession, play_xiangqi, xiangqi_hands, xsq,
+};
 
 /// One xiangqi fault's act at its ply (`None`: no place for it here).
 type XiangqiAct = fn(&mut At<'_, xiangqi::Move, xiangqi::Position>) -> Option<Act>;
@@ -34,9 +36,9 @@ fn xq_letter(pos: &xiangqi::Position, s: xiangqi::Square) -> char {
 pub fn inject(
     moves: &[xiangqi::Move],
     kind: FaultKind,
-    profile: OpenProfile,
+    profile: OtherGameProfile,
     seed: u64,
-) -> Option<FaultCase<OpenSession>> {
+) -> Option<FaultCase<OtherGameSession>> {
     let mut positions = vec![xiangqi::Position::start()];
     for &m in moves {
         let next = positions.last().expect("start").after(m).ok()?;
@@ -108,11 +110,11 @@ pub fn inject(
 fn xq_wrong_setup(
     moves: &[xiangqi::Move],
     mut h: Hands,
-    profile: OpenProfile,
+    profile: OtherGameProfile,
     seed: u64,
     ids: Vec<String>,
-) -> Option<FaultCase<OpenSession>> {
-    let g = OpenGame::Xiangqi;
+) -> Option<FaultCase<OtherGameSession>> {
+    let g = OtherGame::Xiangqi;
     let start = xiangqi::Position::start();
     let occupied: Vec<xiangqi::Square> = (0..90)
         .filter_map(xiangqi::Square::from_index)
