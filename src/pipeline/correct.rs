@@ -6,7 +6,7 @@
 //! point of the readings, so a restart keeps them and a replay publishes
 //! what the daemon published.
 
-use crate::control::{OperatorCommand, Outcome};
+use crate::control::{CommandError, OperatorCommand, Outcome};
 use crate::event::{EventKind, Millis};
 use crate::tournament::Player;
 
@@ -331,13 +331,24 @@ pub fn recorded(command: &OperatorCommand, by: Option<&str>) -> Vec<u8> {
     serde_json::to_vec(&value).expect("commands serialise")
 }
 
+/// Why a capture's correction line does not read.
+#[derive(Debug, thiserror::Error)]
+pub enum UnreadCorrection {
+    /// Not JSON.
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    /// Not a valid command.
+    #[error("{0}")]
+    Command(#[from] CommandError),
+}
+
 /// Reads a capture's correction line back (see [`recorded`]).
-fn unrecord(json: &[u8]) -> Result<(OperatorCommand, Option<String>), String> {
-    let mut value: serde_json::Value = serde_json::from_slice(json).map_err(|e| e.to_string())?;
+fn unrecord(json: &[u8]) -> Result<(OperatorCommand, Option<String>), UnreadCorrection> {
+    let mut value: serde_json::Value = serde_json::from_slice(json)?;
     let by = value
         .as_object_mut()
         .and_then(|m| m.remove("by"))
         .and_then(|b| b.as_str().map(str::to_string));
-    let json = serde_json::to_vec(&value).map_err(|e| e.to_string())?;
+    let json = serde_json::to_vec(&value)?;
     Ok((OperatorCommand::parse(&json)?, by))
 }

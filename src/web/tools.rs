@@ -343,7 +343,7 @@ pub(super) async fn decide(
     // The same checks as a command from the broker.
     let command = match OperatorCommand::parse(&json) {
         Ok(c) => c,
-        Err(e) => return bad(&e),
+        Err(e) => return bad(&e.to_string()),
     };
     let Some(route) = views.commands.route(&board) else {
         return not_found("no such board");

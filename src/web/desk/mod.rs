@@ -375,7 +375,8 @@ fn dispatch(
 ) -> Result<tokio::sync::oneshot::Receiver<crate::control::Ack>, Refused> {
     // The same checks as a command from the broker.
     let json = serde_json::to_vec(&command).expect("commands serialise");
-    let command = OperatorCommand::parse(&json).map_err(|e| Refused(StatusCode::BAD_REQUEST, e))?;
+    let command = OperatorCommand::parse(&json)
+        .map_err(|e| Refused(StatusCode::BAD_REQUEST, e.to_string()))?;
     let Some(route) = views.commands.route(board) else {
         return Err(Refused(StatusCode::NOT_FOUND, "no such board".into()));
     };
