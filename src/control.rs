@@ -30,6 +30,9 @@
 
 pub mod config;
 pub mod nonces;
+pub mod router;
+
+pub use router::{Answer, DispatchError, Reply, Request, RouteError, Router};
 
 use std::collections::{HashMap, VecDeque};
 
@@ -625,18 +628,6 @@ pub struct Ack {
     /// The refusal's code (`bad_signature`, `stale`, `replayed`, ...), or
     /// `null` when accepted.
     pub code: Option<String>,
-}
-
-/// A verified command on its way to its board's task.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Request {
-    /// The command.
-    pub command: OperatorCommand,
-    /// The nonce to acknowledge.
-    pub nonce: Option<String>,
-    /// Who sent it, when not a signed command on the command topic (the
-    /// arbiter view names itself), for the decisions journal.
-    pub by: Option<String>,
 }
 
 /// What a board did with a command.

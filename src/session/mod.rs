@@ -27,7 +27,7 @@ use std::sync::Arc;
 use tracing::{debug, info, warn};
 
 use crate::capture::Direction;
-use crate::control::{Ack, OperatorCommand, Outcome, Request};
+use crate::control::{OperatorCommand, Outcome, Request};
 use crate::delay::PublicView;
 use crate::event::{AlertKind, Decision, Event, EventKind, Millis, Side};
 use crate::family::DriverEvent;
@@ -433,10 +433,13 @@ impl Session {
             .collect()
     }
 
-    /// An operator's verified command (from the MQTT command topic): it is
-    /// applied as [`Session::handle_command`] does, and the outcome is
-    /// acknowledged on the bridge's `ack` topic with the command's nonce.
-    pub fn handle_request(&mut self, t: Millis, request: &Request) -> Outcome {
+    /// An operator's verified command (from the MQTT command topic, the
+    /// desk or the arbiter view): it is applied as
+    /// [`Session::handle_command`] does, and the outcome is answered on
+    /// the request's own reply channel (never through the sinks: the MQTT
+    /// intake publishes it as the bridge's `ack`, the desk and the arbiter
+    /// view hand it to their browser).
+    pub fn handle_request(&mut self, t: Millis, request: &mut Request) -> Outcome {
         let outcome = match &request.command {
             OperatorCommand::Decide {
                 alert,
@@ -448,17 +451,7 @@ impl Session {
             }
             command => self.handle_command_by(t, command, request.by.as_deref()),
         };
-        let ack = Ack {
-            nonce: request.nonce.clone(),
-            board: self.id.clone(),
-            accepted: outcome.accepted,
-            changed: outcome.changed,
-            message: outcome.message.clone(),
-            code: (!outcome.accepted).then(|| "refused_by_board".to_string()),
-        };
-        for sink in &self.outputs.public {
-            sink.ack(&ack);
-        }
+        request.answer_outcome(&self.id, &outcome);
         outcome
     }
 

@@ -55,8 +55,6 @@ pub(super) struct Snapshot {
 pub struct FanOut {
     pub(super) tx: broadcast::Sender<Message>,
     snapshot: Mutex<Snapshot>,
-    /// The arbiter view's decisions waiting for their board's answer.
-    pub(super) answers: tools::Answers,
     /// Whether alerts and decisions are refused (the public's fan-out,
     /// unless alerts are public): they never reach its browsers.
     refuse_alerts: std::sync::atomic::AtomicBool,
@@ -76,7 +74,6 @@ impl FanOut {
                 bridges: std::collections::BTreeMap::new(),
                 kept: vec![tools::Kept::default(); ids.len()],
             }),
-            answers: tools::Answers::default(),
             refuse_alerts: std::sync::atomic::AtomicBool::new(false),
         })
     }
@@ -179,13 +176,6 @@ impl FanOut {
             })
             .collect();
         serde_json::Value::Array(out).to_string()
-    }
-
-    /// A board's acknowledgement of a command, heard from elsewhere (a
-    /// hub hears the bridges' on MQTT): the answer the desk or the arbiter
-    /// view may wait for.
-    pub fn answer(&self, ack: &crate::control::Ack) {
-        self.answers.answer(ack);
     }
 
     /// The feed of board `index`.
@@ -324,10 +314,6 @@ impl crate::session::BoardSink for BoardFeed {
 
     fn report(&self, json: &str) {
         self.hub.lock().kept[self.index].report = Some(json.to_string());
-    }
-
-    fn ack(&self, ack: &crate::control::Ack) {
-        self.hub.answers.answer(ack);
     }
 }
 

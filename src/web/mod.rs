@@ -33,6 +33,8 @@ pub mod desk;
 mod fanout;
 mod guard;
 pub mod lockout;
+#[cfg(test)]
+mod route_tests;
 mod screens;
 pub mod select;
 #[cfg(test)]
@@ -55,10 +57,10 @@ use tokio_stream::wrappers::BroadcastStream;
 use tracing::info;
 
 mod tools;
+use crate::control;
 use crate::listener::{Limits, accept_loop};
 pub use audience::Audience;
 pub use fanout::{BoardFeed, FanOut};
-pub use tools::Commands;
 
 /// The page: HTML, CSS and script in one file, no build step.
 pub const PAGE: &str = include_str!("page.html");
@@ -138,8 +140,9 @@ struct Views {
     streams: Arc<tokio::sync::Semaphore>,
     /// The arbiter view's own live streams: the public cannot take them.
     arbiter_streams: Arc<tokio::sync::Semaphore>,
-    /// Where the arbiters' decisions go: each board's command queue.
-    commands: tools::Commands,
+    /// Where the arbiters' decisions and the desk's corrections go: each
+    /// board's command queue (the daemon's boards, or the hub's MQTT edge).
+    router: Mutex<control::Router>,
     /// The operator's desk, once the daemon has set it up.
     desk: Mutex<Option<Arc<crate::desk::live::Desk>>>,
     /// The desk's sessions (apart from the arbiter view's).
@@ -174,7 +177,7 @@ impl Views {
             audience,
             streams: Arc::new(tokio::sync::Semaphore::new(limits.max_streams)),
             arbiter_streams: Arc::new(tokio::sync::Semaphore::new(limits.arbiter_streams)),
-            commands: tools::Commands::default(),
+            router: Mutex::default(),
             desk: Mutex::new(None),
             desk_sessions: Sessions::default(),
             desk_lockout: Mutex::default(),
@@ -188,6 +191,14 @@ impl Views {
     /// The failed logins per address.
     fn lockout(&self) -> MutexGuard<'_, lockout::Lockout> {
         self.lockout.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// The command route the views send through.
+    fn router(&self) -> control::Router {
+        self.router
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 
     /// The failed desk logins per address.
@@ -205,9 +216,6 @@ pub struct WebServer {
     pub hub: Arc<FanOut>,
     /// The hub the boards feed with the live games and alerts.
     pub arbiter: Arc<FanOut>,
-    /// Where the arbiter view's decisions go (set by the daemon once its
-    /// boards run).
-    pub commands: tools::Commands,
     views: Arc<Views>,
     task: JoinHandle<()>,
 }
@@ -234,16 +242,27 @@ impl WebServer {
             audience,
             &limits,
         ));
-        let commands = views.commands.clone();
         let (addr, task) = serve_views(addr, Arc::clone(&views), limits).await?;
         Ok(WebServer {
             addr,
             hub,
             arbiter,
-            commands,
             views,
             task,
         })
+    }
+
+    /// Sends the arbiter view's decisions and the desk's corrections
+    /// through `router` from now on (set by the daemon once its boards
+    /// run).
+    pub fn route_commands(&self, router: control::Router) {
+        *self.views.router.lock().unwrap_or_else(|e| e.into_inner()) = router;
+    }
+
+    /// The command route the views send through (a hub adds each board's
+    /// queue as it learns the board).
+    pub fn router(&self) -> control::Router {
+        self.views.router()
     }
 
     /// Serves the operator's desk (`/desk`) from now on.
