@@ -192,8 +192,9 @@ pub struct BoardPipeline {
     /// What the board said of itself and its squares, raw, for the board
     /// check.
     sightings: Sightings,
-    /// The current game as published, for corrections.
-    published_game: correct::Published,
+    /// The corrections' memory: the current game as published, the
+    /// players fixed, the seats given.
+    corrections: correct::Corrections,
     /// Alerts raised when a resumed capture was finished, which no daemon
     /// published (see [`BoardPipeline::finish_unseen`]).
     unseen: Vec<AlertKind>,
@@ -237,7 +238,7 @@ impl BoardPipeline {
             published: 0,
             agreed_at: 0,
             sightings: Sightings::default(),
-            published_game: correct::Published::default(),
+            corrections: correct::Corrections::default(),
             unseen: Vec::new(),
         }
     }
@@ -314,7 +315,7 @@ impl BoardPipeline {
     }
 
     fn push_unnumbered(&mut self, at: Millis, kind: EventKind) {
-        self.published_game.note(&kind);
+        self.corrections.note(&kind);
         let event = Event {
             board: self.board.clone(),
             t_ms: at,
@@ -594,7 +595,7 @@ impl BoardPipeline {
             }
             _ => {}
         }
-        self.published_game.note(&kind);
+        self.corrections.note(&kind);
         let event = Event {
             board: self.board.clone(),
             t_ms,

@@ -296,12 +296,12 @@ impl Session {
         // Fewer moves than the earlier session published: the arbiter is told.
         self.check_resume_against_record(capture);
         // Players fixed by a correction in the captures stay fixed.
-        if let Some((round, board, white, black)) = self.pipeline.seat_players() {
+        if let Some((round, board, white, black)) = self.pipeline.corrections().seat_players() {
             self.round
                 .restore_players_in(round, board, white.clone(), black.clone());
         }
         let last = self.games_started.saturating_sub(1);
-        if let Some((white, black)) = self.pipeline.players_set(last) {
+        if let Some((white, black)) = self.pipeline.corrections().players_set(last) {
             self.round.restore_players_in(
                 self.game_round,
                 self.number,
@@ -532,6 +532,7 @@ impl Session {
     fn take_seat(&mut self, live: bool) {
         let seat = self
             .pipeline
+            .corrections()
             .seat_of_game(self.games_started)
             .filter(|(round, _)| !live || *round >= self.round.current());
         self.games_started += 1;
@@ -550,6 +551,7 @@ impl Session {
         }
         let seat = self
             .pipeline
+            .corrections()
             .seat_of_game(self.games_started.saturating_sub(1))
             .filter(|(round, _)| *round >= current);
         (self.game_round, self.number) = seat.unwrap_or((current, self.own_number));
