@@ -99,7 +99,7 @@ impl Sinks {
             match o {
                 Output::NewBoard(id) => {
                     if let Some(w) = &self.web {
-                        let i = w.hub.add_board(&id);
+                        let i = w.public.add_board(&id);
                         w.arbiter.add_board(&id);
                         if let Some(out) = &self.outgoing {
                             w.router().add(&id, forward(&id, out.clone()));
@@ -109,7 +109,7 @@ impl Sinks {
                 }
                 Output::Bridge { name, status } => {
                     if let Some(w) = &self.web {
-                        w.hub.bridge(&name, &status);
+                        w.public.bridge(&name, &status);
                         w.arbiter.bridge(&name, &status);
                     }
                 }

@@ -61,7 +61,7 @@ pub struct FanOut {
 }
 
 impl FanOut {
-    /// A hub for the boards `ids` (in configuration order).
+    /// A fan-out for the boards `ids` (in configuration order).
     pub fn new(ids: &[String]) -> Arc<FanOut> {
         let (tx, _) = broadcast::channel(CHANNEL);
         Arc::new(FanOut {
@@ -182,7 +182,7 @@ impl FanOut {
     pub fn feed(self: &Arc<Self>, index: usize) -> BoardFeed {
         let id = Arc::from(self.lock().boards[index].as_str());
         BoardFeed {
-            hub: Arc::clone(self),
+            fanout: Arc::clone(self),
             index,
             id,
         }
@@ -238,7 +238,7 @@ fn natural(id: &str) -> Vec<(u8, u64, String)> {
 /// One board's way into the [`FanOut`]. Never blocks.
 #[derive(Clone, Debug)]
 pub struct BoardFeed {
-    hub: Arc<FanOut>,
+    fanout: Arc<FanOut>,
     index: usize,
     /// The board's id, named in every message for the streams' filters.
     id: Arc<str>,
@@ -248,25 +248,25 @@ impl BoardFeed {
     /// The board's state changed (`json`: the retained state message).
     pub fn state(&self, json: &str) {
         if let Ok(v) = serde_json::from_str(json) {
-            self.hub.lock().states[self.index] = Some(v);
+            self.fanout.lock().states[self.index] = Some(v);
         }
-        self.hub
+        self.fanout
             .send("state", json.to_string(), Some(Arc::clone(&self.id)), false);
     }
 
     /// The board published an event (dropped if its fan-out refuses
     /// alerts and it is one).
     pub fn event(&self, event: &Event) {
-        if !self.hub.passes(&event.kind) {
+        if !self.fanout.passes(&event.kind) {
             return;
         }
         let json = event.to_json();
         match &event.kind {
             EventKind::Clock { .. } => {
-                self.hub.lock().clocks[self.index] = serde_json::from_str(&json).ok();
+                self.fanout.lock().clocks[self.index] = serde_json::from_str(&json).ok();
             }
             EventKind::Alert(_) => {
-                let mut s = self.hub.lock();
+                let mut s = self.fanout.lock();
                 if s.alerts.len() >= ALERTS_KEPT {
                     s.alerts.pop_front();
                 }
@@ -274,11 +274,11 @@ impl BoardFeed {
                     s.alerts.push_back(v);
                 }
             }
-            EventKind::GameStart { .. } => self.hub.lock().clocks[self.index] = None,
+            EventKind::GameStart { .. } => self.fanout.lock().clocks[self.index] = None,
             _ => {}
         }
         let alert = !crate::delay::config::is_public(&event.kind, false);
-        self.hub
+        self.fanout
             .send("event", json, Some(Arc::clone(&self.id)), alert);
     }
 }
@@ -297,14 +297,14 @@ impl crate::session::BoardSink for BoardFeed {
 
     fn reading(&self, t_ms: crate::event::Millis, placement: &str) {
         let id = {
-            let mut s = self.hub.lock();
+            let mut s = self.fanout.lock();
             s.kept[self.index].reading(t_ms, placement);
             s.boards[self.index].clone()
         };
         // Every piece lifted or set down, for the desk's "Identify" (only
-        // the arbiters' hub is handed readings).
+        // the arbiters' fan-out is handed readings).
         let json = serde_json::json!({ "board": id, "t_ms": t_ms, "placement": placement });
-        self.hub.send(
+        self.fanout.send(
             "placement",
             json.to_string(),
             Some(Arc::clone(&self.id)),
@@ -313,7 +313,7 @@ impl crate::session::BoardSink for BoardFeed {
     }
 
     fn report(&self, json: &str) {
-        self.hub.lock().kept[self.index].report = Some(json.to_string());
+        self.fanout.lock().kept[self.index].report = Some(json.to_string());
     }
 }
 
@@ -324,13 +324,13 @@ mod tests {
 
     #[test]
     fn the_snapshot_keeps_states_and_the_latest_alerts() {
-        let hub = FanOut::new(&["1".into(), "2".into()]);
-        let feed = hub.feed(1);
+        let fanout = FanOut::new(&["1".into(), "2".into()]);
+        let feed = fanout.feed(1);
         feed.state(r#"{"board":"2","fen":"x"}"#);
         for n in 0..(ALERTS_KEPT as u64 + 5) {
             feed.event(&alert("2", n));
         }
-        let s: serde_json::Value = serde_json::from_str(&hub.snapshot_json()).unwrap();
+        let s: serde_json::Value = serde_json::from_str(&fanout.snapshot_json()).unwrap();
         assert_eq!(s["states"][0], serde_json::Value::Null);
         assert_eq!(s["states"][1]["fen"], "x");
         let alerts = s["alerts"].as_array().unwrap();
@@ -340,9 +340,9 @@ mod tests {
 
     #[test]
     fn a_board_never_waits_for_a_browser_that_does_not_read() {
-        let hub = FanOut::new(&["1".into()]);
-        let mut rx = hub.tx.subscribe();
-        let feed = hub.feed(0);
+        let fanout = FanOut::new(&["1".into()]);
+        let mut rx = fanout.tx.subscribe();
+        let feed = fanout.feed(0);
         // Far more than the channel holds: every send returns at once.
         for n in 0..(CHANNEL as u64 * 2) {
             feed.event(&alert("1", n));

@@ -3,7 +3,7 @@
 //!
 //! The boards feed a [`FanOut`] with the same events and retained state they
 //! hand the MQTT outbox (see [`crate::session::BoardSink`]).
-//! The hub keeps a snapshot (each board's state and last clock, the latest
+//! The fan-out keeps a snapshot (each board's state and last clock, the latest
 //! alerts) and fans every change out on a `tokio::sync::broadcast`
 //! channel. Each browser gets the page (`GET /`, built into the binary),
 //! then a server-sent event stream (`GET /events`): first a `snapshot`,
@@ -125,7 +125,8 @@ fn same(a: &str, b: &str) -> bool {
     a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0, |d, (x, y)| d | (x ^ y)) == 0
 }
 
-/// What the routes share: both views' hubs and who may see the arbiters'.
+/// What the routes share: both views' fan-outs and who may see the
+/// arbiters'.
 #[derive(Debug)]
 struct Views {
     public: Arc<FanOut>,
@@ -212,9 +213,9 @@ impl Views {
 pub struct WebServer {
     /// The address bound.
     pub addr: SocketAddr,
-    /// The hub the boards feed with what the public sees.
-    pub hub: Arc<FanOut>,
-    /// The hub the boards feed with the live games and alerts.
+    /// The fan-out the boards feed with what the public sees.
+    pub public: Arc<FanOut>,
+    /// The fan-out the boards feed with the live games and alerts.
     pub arbiter: Arc<FanOut>,
     views: Arc<Views>,
     task: JoinHandle<()>,
@@ -234,10 +235,10 @@ impl WebServer {
         audience: Audience,
         limits: Limits,
     ) -> std::io::Result<WebServer> {
-        let (hub, arbiter) = (FanOut::new(ids), FanOut::new(ids));
-        hub.refuse_alerts(!audience.public_alerts);
+        let (public, arbiter) = (FanOut::new(ids), FanOut::new(ids));
+        public.refuse_alerts(!audience.public_alerts);
         let views = Arc::new(Views::new(
-            Arc::clone(&hub),
+            Arc::clone(&public),
             Arc::clone(&arbiter),
             audience,
             &limits,
@@ -245,7 +246,7 @@ impl WebServer {
         let (addr, task) = serve_views(addr, Arc::clone(&views), limits).await?;
         Ok(WebServer {
             addr,
-            hub,
+            public,
             arbiter,
             views,
             task,
@@ -278,7 +279,7 @@ impl WebServer {
 
     /// The public feed of board `index`.
     pub fn feed(&self, index: usize) -> BoardFeed {
-        self.hub.feed(index)
+        self.public.feed(index)
     }
 
     /// The arbiters' (live) feed of board `index`.
@@ -293,16 +294,16 @@ impl Drop for WebServer {
     }
 }
 
-/// Binds `addr` and serves the page and the event stream from `hub` until
+/// Binds `addr` and serves the page and the event stream from `public` until
 /// the returned task is aborted. Returns the address bound (useful with
 /// port 0).
 pub async fn serve(
     addr: SocketAddr,
-    hub: Arc<FanOut>,
+    public: Arc<FanOut>,
 ) -> std::io::Result<(SocketAddr, JoinHandle<()>)> {
-    let arbiter = FanOut::new(&hub.lock().boards.clone());
+    let arbiter = FanOut::new(&public.lock().boards.clone());
     let views = Arc::new(Views::new(
-        hub,
+        public,
         arbiter,
         Audience::default(),
         &Limits::default(),
@@ -590,18 +591,18 @@ async fn events(State(views): State<Arc<Views>>, RawQuery(q): RawQuery) -> Respo
     }
 }
 
-/// A live stream of every board of `hub` (see [`stream_of`]).
-fn stream(slots: &Arc<tokio::sync::Semaphore>, hub: &FanOut) -> Response {
-    stream_of(slots, hub, select::Selection::default())
+/// A live stream of every board of `fanout` (see [`stream_of`]).
+fn stream(slots: &Arc<tokio::sync::Semaphore>, fanout: &FanOut) -> Response {
+    stream_of(slots, fanout, select::Selection::default())
 }
 
-/// A live stream of `hub`, of what `selection` takes, while `slots` has
+/// A live stream of `fanout`, of what `selection` takes, while `slots` has
 /// room (the public's `max_streams`, the arbiter view's own
 /// `arbiter_streams`); else 503 (the page's `EventSource` tries again
 /// later).
 fn stream_of(
     slots: &Arc<tokio::sync::Semaphore>,
-    hub: &FanOut,
+    fanout: &FanOut,
     selection: select::Selection,
 ) -> Response {
     let Ok(permit) = Arc::clone(slots).try_acquire_owned() else {
@@ -614,10 +615,10 @@ fn stream_of(
     };
     // Subscribe before the snapshot, so nothing falls between the two (a
     // change may come twice; states replace and the page drops repeats).
-    let rx = hub.tx.subscribe();
+    let rx = fanout.tx.subscribe();
     let first = SseEvent::default()
         .event("snapshot")
-        .data(hub.snapshot_for(&selection));
+        .data(fanout.snapshot_for(&selection));
     let live = BroadcastStream::new(rx)
         // A lagging browser loses its stream (and reconnects).
         .map_while(|m| m.ok())
@@ -726,7 +727,7 @@ mod tests {
         let (code, snap) = get(addr, "/arbiter/snapshot", Some(&cookie)).await;
         assert_eq!(code, 200);
         assert!(snap.contains("alert 7"));
-        // The public hub never saw it.
+        // The public fan-out never saw it.
         assert!(!get(addr, "/snapshot", None).await.1.contains("alert 7"));
         let wrong = format!("{ARBITER_COOKIE}={}", arbiter_token("s3cret word"));
         assert_eq!(get(addr, "/arbiter", Some(&wrong)).await.0, 401);
