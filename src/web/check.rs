@@ -105,7 +105,7 @@ fn page(base: &str) -> Html<String> {
 /// `GET /check`: the check for all when there is no arbiter view, else
 /// the way to the arbiters' (behind their login).
 async fn open_page(State(views): State<Arc<Views>>) -> Response {
-    if views.token.is_some() {
+    if views.arbiter_login.token.is_some() {
         return Redirect::to("/arbiter/check").into_response();
     }
     page("/").into_response()
@@ -114,7 +114,7 @@ async fn open_page(State(views): State<Arc<Views>>) -> Response {
 /// `GET /check.json`: the open check (no arbiter view), live without a
 /// broadcast delay, else the delayed view's ([`delayed_check_json`]).
 async fn open_json(State(views): State<Arc<Views>>) -> Response {
-    if views.token.is_some() {
+    if views.arbiter_login.token.is_some() {
         return StatusCode::UNAUTHORIZED.into_response();
     }
     if views.audience.delay_ms > 0 {
@@ -126,7 +126,7 @@ async fn open_json(State(views): State<Arc<Views>>) -> Response {
 /// `GET /arbiter/check`: the arbiters' check for a live session, else the
 /// login form; without an arbiter view, the open check.
 async fn arbiter_page(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
-    if views.token.is_none() {
+    if views.arbiter_login.token.is_none() {
         return Redirect::to("/check").into_response();
     }
     if !admitted(&views, &headers) {

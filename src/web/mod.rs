@@ -33,6 +33,7 @@ pub mod desk;
 mod fanout;
 mod guard;
 pub mod lockout;
+mod login;
 #[cfg(test)]
 mod route_tests;
 mod screens;
@@ -41,8 +42,8 @@ pub mod select;
 mod stream_tests;
 
 use std::convert::Infallible;
-use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::extract::{RawQuery, State};
@@ -65,66 +66,6 @@ pub use fanout::{BoardFeed, FanOut};
 /// The page: HTML, CSS and script in one file, no build step.
 pub const PAGE: &str = include_str!("page.html");
 
-/// The cookie that admits a browser to the arbiter view: a random session
-/// token (never the password, nor derived from it).
-const ARBITER_COOKIE: &str = "boardcast_arbiter";
-/// Sessions kept at once; the oldest goes first.
-const MAX_SESSIONS: usize = 1024;
-
-fn arbiter_token(secret: &str) -> String {
-    use sha2::Digest;
-    hex::encode(sha2::Sha256::digest(format!(
-        "boardcast arbiter view\n{secret}"
-    )))
-}
-
-/// A new session token: 32 random bytes, hex.
-fn new_session_token() -> String {
-    use rand::RngCore;
-    let mut b = [0u8; 32];
-    rand::rngs::OsRng.fill_bytes(&mut b);
-    hex::encode(b)
-}
-
-/// The arbiters' sessions: token to expiry.
-#[derive(Debug, Default)]
-struct Sessions(Mutex<std::collections::HashMap<String, std::time::Instant>>);
-
-impl Sessions {
-    /// A new session lasting `ttl`; returns its token.
-    fn open(&self, ttl: std::time::Duration) -> String {
-        let now = std::time::Instant::now();
-        let token = new_session_token();
-        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        m.retain(|_, expiry| *expiry > now);
-        if m.len() >= MAX_SESSIONS
-            && let Some(oldest) = m.iter().min_by_key(|(_, e)| **e).map(|(t, _)| t.clone())
-        {
-            m.remove(&oldest);
-        }
-        m.insert(token.clone(), now + ttl);
-        token
-    }
-
-    /// Ends the session `token` (a logout).
-    fn close(&self, token: &str) {
-        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        m.retain(|t, _| !same(t, token));
-    }
-
-    /// Whether `token` is a live session.
-    fn valid(&self, token: &str) -> bool {
-        let now = std::time::Instant::now();
-        let m = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        m.iter().any(|(t, expiry)| *expiry > now && same(t, token))
-    }
-}
-
-/// Compares in time that does not depend on where the texts differ.
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0, |d, (x, y)| d | (x ^ y)) == 0
-}
-
 /// What the routes share: both views' fan-outs and who may see the
 /// arbiters'.
 #[derive(Debug)]
@@ -132,11 +73,8 @@ struct Views {
     public: Arc<FanOut>,
     arbiter: Arc<FanOut>,
     audience: Audience,
-    /// The hash of the view password, compared in constant time.
-    token: Option<String>,
-    sessions: Sessions,
-    /// Failed logins per client address.
-    lockout: Mutex<lockout::Lockout>,
+    /// The arbiter view's login.
+    arbiter_login: login::ArbiterLogin,
     /// Public live streams served at once.
     streams: Arc<tokio::sync::Semaphore>,
     /// The arbiter view's own live streams: the public cannot take them.
@@ -146,12 +84,8 @@ struct Views {
     router: Mutex<control::Router>,
     /// The operator's desk, once the daemon has set it up.
     desk: Mutex<Option<Arc<crate::desk::live::Desk>>>,
-    /// The desk's sessions (apart from the arbiter view's).
-    desk_sessions: Sessions,
-    /// Failed desk logins per client address.
-    desk_lockout: Mutex<lockout::Lockout>,
-    /// Desk passwords hashed at once (PBKDF2 costs a core for a moment).
-    desk_hashing: tokio::sync::Semaphore,
+    /// The desk's login (apart from the arbiter view's).
+    desk_login: login::DeskLogin,
     /// Each board's board check as last published (a state carries it
     /// only until the first move), for the desk.
     desk_checks: Mutex<std::collections::HashMap<String, serde_json::Value>>,
@@ -172,26 +106,17 @@ impl Views {
         Views {
             public,
             arbiter,
-            token: audience.arbiter_secret.as_deref().map(arbiter_token),
-            sessions: Sessions::default(),
-            lockout: Mutex::default(),
+            arbiter_login: login::ArbiterLogin::new(audience.arbiter_secret.as_deref()),
             audience,
             streams: Arc::new(tokio::sync::Semaphore::new(limits.max_streams)),
             arbiter_streams: Arc::new(tokio::sync::Semaphore::new(limits.arbiter_streams)),
             router: Mutex::default(),
             desk: Mutex::new(None),
-            desk_sessions: Sessions::default(),
-            desk_lockout: Mutex::default(),
-            desk_hashing: tokio::sync::Semaphore::new(2),
+            desk_login: login::DeskLogin::new(desk::DESK_COOKIE),
             desk_checks: Mutex::default(),
             desk_ports: Mutex::new(None),
             lichess: Mutex::new(None),
         }
-    }
-
-    /// The failed logins per address.
-    fn lockout(&self) -> MutexGuard<'_, lockout::Lockout> {
-        self.lockout.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The command route the views send through.
@@ -200,11 +125,6 @@ impl Views {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .clone()
-    }
-
-    /// The failed desk logins per address.
-    fn desk_lockout(&self) -> MutexGuard<'_, lockout::Lockout> {
-        self.desk_lockout.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
 
@@ -321,7 +241,7 @@ async fn serve_views(
     if !local.ip().is_loopback() {
         tracing::warn!(
             %local,
-            arbiter_view = views.token.is_some(),
+            arbiter_view = views.arbiter_login.token.is_some(),
             "the live page is served off loopback without TLS: its arbiter password and session cookie cross the network in clear; put a TLS reverse proxy in front"
         );
     }
@@ -402,8 +322,7 @@ fn json_response(json: String) -> impl IntoResponse {
 
 /// Whether the request carries a live session's cookie.
 fn admitted(views: &Views, headers: &HeaderMap) -> bool {
-    views.token.is_some()
-        && cookie(headers, ARBITER_COOKIE).is_some_and(|v| views.sessions.valid(v))
+    views.arbiter_login.admitted(headers)
 }
 
 /// The value of cookie `name` in a request's headers.
@@ -464,7 +383,7 @@ async fn arbiter_login(
     extensions: axum::http::Extensions,
     body: axum::body::Bytes,
 ) -> Response {
-    let Some(token) = &views.token else {
+    let Some(token) = &views.arbiter_login.token else {
         return (StatusCode::NOT_FOUND, Html(NO_ARBITER_VIEW)).into_response();
     };
     if !guard::same_site(&headers) {
@@ -474,78 +393,27 @@ async fn arbiter_login(
     let addr = extensions
         .get::<axum::extract::ConnectInfo<SocketAddr>>()
         .map(|p| p.0.ip());
-    if let Some(locked) = login_refused(&mut views.lockout(), addr) {
+    let login = &views.arbiter_login.login;
+    if let Some(locked) = login.refused(addr) {
         return locked;
     }
     let key = (body.len() <= MAX_LOGIN_BODY)
         .then(|| std::str::from_utf8(&body).ok())
         .flatten()
         .and_then(|b| form_field(b, "key"));
-    if !key.is_some_and(|k| same(&arbiter_token(k.trim()), token)) {
+    if !key.is_some_and(|k| login::same(&login::arbiter_token(k.trim()), token)) {
         // Guessing costs time, and soon the address.
-        if locked_out(&views.lockout(), addr) {
-            tracing::warn!(ip = ?addr, "arbiter view: too many wrong passwords; this address is locked out for a while");
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-        tracing::info!("arbiter view: a wrong password");
+        login.wrong(addr, "arbiter view").await;
         return (StatusCode::UNAUTHORIZED, Html(ARBITER_LOGIN)).into_response();
     }
-    if let Some(ip) = addr {
-        views.lockout().succeeded(ip);
-    }
-    open_session(&views, &views.sessions, ARBITER_COOKIE, "/", "/arbiter")
-}
-
-/// A new login session in `sessions`: its cookie `name` (`HttpOnly`,
-/// `SameSite=Strict`, for `path`, lasting `[web] session_s`), and a
-/// redirect to `to`.
-fn open_session(
-    views: &Views,
-    sessions: &Sessions,
-    name: &str,
-    path: &str,
-    to: &'static str,
-) -> Response {
-    let ttl = views.audience.session;
-    let session = sessions.open(ttl);
-    let cookie = format!(
-        "{name}={session}; HttpOnly; SameSite=Strict; Path={path}; Max-Age={}",
-        ttl.as_secs()
-    );
-    (
-        StatusCode::SEE_OTHER,
-        [
-            (header::SET_COOKIE, cookie),
-            (header::LOCATION, to.to_string()),
-        ],
-    )
-        .into_response()
-}
-
-/// A login from `ip`, counted as a failure before its password is
-/// checked (see [`lockout::Lockout::attempt`]): `Some(429)` while the
-/// address is locked out.
-fn login_refused(lockout: &mut lockout::Lockout, ip: Option<IpAddr>) -> Option<Response> {
-    let left = lockout.attempt(ip?, std::time::Instant::now()).err()?;
-    Some(
-        (
-            StatusCode::TOO_MANY_REQUESTS,
-            [(header::RETRY_AFTER, left.as_secs().max(1).to_string())],
-            "too many wrong passwords from this address; try again later\n",
-        )
-            .into_response(),
-    )
-}
-
-/// Whether `ip` is locked out now (after a wrong password: to say so once).
-fn locked_out(lockout: &lockout::Lockout, ip: Option<IpAddr>) -> bool {
-    ip.is_some_and(|ip| lockout.check(ip, std::time::Instant::now()).is_err())
+    login.right(addr);
+    login.open(views.audience.session, "/arbiter")
 }
 
 /// `GET /arbiter`: the arbiters' page for a live session, else the login
 /// form (a password in the address, `?key=`, is not read).
 async fn arbiter_page(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
-    if views.token.is_none() {
+    if views.arbiter_login.token.is_none() {
         return (StatusCode::NOT_FOUND, Html(NO_ARBITER_VIEW)).into_response();
     }
     if !admitted(&views, &headers) {
@@ -729,7 +597,11 @@ mod tests {
         assert!(snap.contains("alert 7"));
         // The public fan-out never saw it.
         assert!(!get(addr, "/snapshot", None).await.1.contains("alert 7"));
-        let wrong = format!("{ARBITER_COOKIE}={}", arbiter_token("s3cret word"));
+        let wrong = format!(
+            "{}={}",
+            login::ARBITER_COOKIE,
+            login::arbiter_token("s3cret word")
+        );
         assert_eq!(get(addr, "/arbiter", Some(&wrong)).await.0, 401);
     }
 

@@ -14,7 +14,6 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
-use super::desk::Refused;
 use super::{Views, admitted, form_field, json_response};
 use crate::control::{Ack, Answer, DispatchError, OperatorCommand, RouteError};
 use crate::event::{Decision, Millis};
@@ -293,6 +292,16 @@ pub(super) fn dispatch(
                 "the board is busy; try again".into(),
             ),
         })
+}
+
+/// A refusal: its status and one line saying why.
+#[derive(Debug)]
+pub(super) struct Refused(pub(super) StatusCode, pub(super) String);
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        (self.0, format!("{}\n", self.1)).into_response()
+    }
 }
 
 /// The answer to a decision: the board's outcome, or `504`.

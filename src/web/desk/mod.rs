@@ -36,7 +36,7 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 
-use super::tools::{DECISION_WAIT, dispatch, outcome};
+use super::tools::{DECISION_WAIT, Refused, dispatch, outcome};
 use super::{Views, form_field};
 use crate::control::OperatorCommand;
 use crate::desk::live::{Act, ChangeError, Desk, LoadError, RoundStart};
@@ -78,7 +78,7 @@ pub(super) fn desk(views: &Views) -> Option<Arc<Desk>> {
 
 /// Whether the request carries a live desk session.
 pub(super) fn admitted(views: &Views, headers: &HeaderMap) -> bool {
-    crate::web::cookie(headers, DESK_COOKIE).is_some_and(|v| views.desk_sessions.valid(v))
+    views.desk_login.login.admitted(headers)
 }
 
 pub(super) fn peer(extensions: &axum::http::Extensions) -> Option<std::net::IpAddr> {
@@ -109,16 +109,6 @@ pub(super) fn gate(views: &Views, headers: &HeaderMap, post: bool) -> Result<Arc
         ));
     }
     Ok(desk)
-}
-
-/// A refusal: its status and one line saying why.
-#[derive(Debug)]
-pub(in crate::web) struct Refused(pub(in crate::web) StatusCode, pub(in crate::web) String);
-
-impl IntoResponse for Refused {
-    fn into_response(self) -> Response {
-        (self.0, format!("{}\n", self.1)).into_response()
-    }
 }
 
 pub(super) fn fail(code: StatusCode, text: impl std::fmt::Display) -> Response {
