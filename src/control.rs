@@ -30,6 +30,9 @@
 
 pub mod config;
 pub mod nonces;
+pub mod router;
+
+pub use router::{Answer, DispatchError, Reply, Request, RouteError, Router};
 
 use std::collections::{HashMap, VecDeque};
 
@@ -131,24 +134,23 @@ impl OperatorCommand {
 
     /// Parses a command (JSON) and checks it: a known result, player names
     /// without control characters and of bounded length.
-    pub fn parse(json: &[u8]) -> Result<OperatorCommand, String> {
-        let c: OperatorCommand = serde_json::from_slice(json).map_err(|e| e.to_string())?;
+    pub fn parse(json: &[u8]) -> Result<OperatorCommand, CommandError> {
+        let c: OperatorCommand =
+            serde_json::from_slice(json).map_err(|e| CommandError::Json(e.to_string()))?;
         match &c {
             OperatorCommand::SetResult { result }
                 if !["1-0", "0-1", "1/2-1/2", "*"].contains(&result.as_str()) =>
             {
-                return Err(format!(
-                    "result `{result}`: expected 1-0, 0-1, 1/2-1/2 or *"
-                ));
+                return Err(CommandError::Result(result.clone()));
             }
             OperatorCommand::SetPlayers { white, black } => {
                 check_player("white", white)?;
                 check_player("black", black)?;
             }
             OperatorCommand::TakeUp { fen } => {
-                crate::text::check_text("fen", Some(fen))?;
+                check_text("fen", Some(fen))?;
                 if fen.is_empty() || fen.len() > 200 {
-                    return Err("`fen`: a position, at most 200 characters".into());
+                    return Err(CommandError::Fen);
                 }
             }
             OperatorCommand::StartGame {
@@ -159,9 +161,10 @@ impl OperatorCommand {
                 ..
             } => {
                 if *round == 0 || *board == 0 || *round > 99 || *board > 9999 {
-                    return Err(format!(
-                        "round {round}, board {board}: a round from 1 to 99 and a board from 1 to 9999"
-                    ));
+                    return Err(CommandError::Seat {
+                        round: *round,
+                        board: *board,
+                    });
                 }
                 for (side, p) in [("white", white), ("black", black)] {
                     if let Some(p) = p {
@@ -172,9 +175,9 @@ impl OperatorCommand {
             OperatorCommand::Decide {
                 note: Some(note), ..
             } => {
-                crate::text::check_text("note", Some(note))?;
+                check_text("note", Some(note))?;
                 if note.chars().count() > 300 {
-                    return Err("the note is longer than 300 characters".into());
+                    return Err(CommandError::LongNote);
                 }
             }
             _ => {}
@@ -183,12 +186,46 @@ impl OperatorCommand {
     }
 }
 
+/// Why a command (its JSON) is not a valid one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CommandError {
+    /// Not a command's JSON (the parser's words).
+    #[error("{0}")]
+    Json(String),
+    /// `set_result` with an unknown result.
+    #[error("result `{0}`: expected 1-0, 0-1, 1/2-1/2 or *")]
+    Result(String),
+    /// A text field with control characters, or too long (the check's
+    /// words).
+    #[error("{0}")]
+    Text(String),
+    /// `take_up` without a position, or with one too long.
+    #[error("`fen`: a position, at most 200 characters")]
+    Fen,
+    /// `start_game` with a round or board out of range.
+    #[error("round {round}, board {board}: a round from 1 to 99 and a board from 1 to 9999")]
+    Seat {
+        /// The round.
+        round: u32,
+        /// The pairing board.
+        board: u32,
+    },
+    /// A decision's note over 300 characters.
+    #[error("the note is longer than 300 characters")]
+    LongNote,
+}
+
+/// A text field of a command: no control characters, of bounded length.
+fn check_text(key: &str, value: Option<&str>) -> Result<(), CommandError> {
+    crate::text::check_text(key, value).map_err(|e| CommandError::Text(e.to_string()))
+}
+
 /// A player's name, title and federation: no control characters, of
 /// bounded length.
-fn check_player(side: &str, p: &Player) -> Result<(), String> {
-    crate::text::check_text(side, Some(&p.name))?;
-    crate::text::check_text(side, p.title.as_deref())?;
-    crate::text::check_text(side, p.federation.as_deref())
+fn check_player(side: &str, p: &Player) -> Result<(), CommandError> {
+    check_text(side, Some(&p.name))?;
+    check_text(side, p.title.as_deref())?;
+    check_text(side, p.federation.as_deref())
 }
 
 /// The operator secret. Its `Debug` never shows it.
@@ -198,13 +235,10 @@ pub struct Secret(Vec<u8>);
 impl Secret {
     /// A secret from its text (surrounding whitespace, such as a file's
     /// last newline, is dropped). At least [`MIN_SECRET_BYTES`] bytes.
-    pub fn new(text: &str) -> Result<Secret, String> {
+    pub fn new(text: &str) -> Result<Secret, ShortSecret> {
         let t = text.trim();
         if t.len() < MIN_SECRET_BYTES {
-            return Err(format!(
-                "the secret is {} bytes long; at least {MIN_SECRET_BYTES} are needed",
-                t.len()
-            ));
+            return Err(ShortSecret(t.len()));
         }
         Ok(Secret(t.as_bytes().to_vec()))
     }
@@ -221,6 +255,11 @@ impl std::fmt::Debug for Secret {
         f.write_str("Secret(..)")
     }
 }
+
+/// A secret too short to be one: its length in bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the secret is {0} bytes long; at least {MIN_SECRET_BYTES} are needed")]
+pub struct ShortSecret(pub usize);
 
 /// A signed command as it travels.
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
@@ -311,10 +350,7 @@ pub fn sign_by(
 /// An envelope's `by`: one line of at most [`MAX_BY_CHARS`] characters.
 fn check_by(by: Option<&str>) -> Result<(), Refusal> {
     match by {
-        Some(by)
-            if by.chars().count() > MAX_BY_CHARS
-                || crate::text::check_text("by", Some(by)).is_err() =>
-        {
+        Some(by) if by.chars().count() > MAX_BY_CHARS || check_text("by", Some(by)).is_err() => {
             Err(Refusal::Invalid(format!(
                 "`by`: one line of at most {MAX_BY_CHARS} characters"
             )))
@@ -526,7 +562,7 @@ impl Verifier {
         self.order.push_back((expiry, e.nonce.clone()));
         self.keep(&e.nonce, expiry);
         let command = OperatorCommand::parse(e.body.as_bytes())
-            .map_err(|m| reject(nonce, Refusal::Invalid(one_line(&m))))?;
+            .map_err(|m| reject(nonce, Refusal::Invalid(one_line(&m.to_string()))))?;
         check_by(e.by.as_deref()).map_err(|r| reject(nonce, r))?;
         Ok(Verified {
             command,
@@ -592,18 +628,6 @@ pub struct Ack {
     /// The refusal's code (`bad_signature`, `stale`, `replayed`, ...), or
     /// `null` when accepted.
     pub code: Option<String>,
-}
-
-/// A verified command on its way to its board's task.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Request {
-    /// The command.
-    pub command: OperatorCommand,
-    /// The nonce to acknowledge.
-    pub nonce: Option<String>,
-    /// Who sent it, when not a signed command on the command topic (the
-    /// arbiter view names itself), for the decisions journal.
-    pub by: Option<String>,
 }
 
 /// What a board did with a command.

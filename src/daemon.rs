@@ -19,8 +19,9 @@ use tokio::task::JoinSet;
 use tracing::{error, info, warn};
 
 use crate::config::Config;
+use crate::control::Router;
 use crate::delay::PublicView;
-use crate::mqtt::{self, CommandRoutes, MqttError, Outbox, Topics};
+use crate::mqtt::{self, MqttError, Outbox, Topics};
 use crate::port::find::Claims;
 use crate::port::recorder::{Recorder, latest_capture};
 use crate::port::{BoardTask, Clock, PortTask};
@@ -151,7 +152,7 @@ pub async fn run(config: Config, shutdown: impl Future<Output = ()>) -> Result<(
     let session = session_stamp();
     let (mut boards, routes) = start_boards(&config, &services, &round, clock, &session, &stop_rx);
     if let Some(web) = &services.web {
-        web.commands.set(routes.clone());
+        web.route_commands(routes.clone());
     }
     services.outbox.route_commands(routes);
     // The broker connection starts once every board's command route is
@@ -498,9 +499,9 @@ fn start_boards(
     clock: Clock,
     session: &str,
     stop: &watch::Receiver<bool>,
-) -> (Boards, CommandRoutes) {
+) -> (Boards, Router) {
     let claims = Claims::new();
-    let mut routes = CommandRoutes::new();
+    let routes = Router::new();
     let mut boards = Boards {
         tasks: JoinSet::new(),
         names: HashMap::new(),
@@ -509,7 +510,7 @@ fn start_boards(
     let mut buses: Vec<(Vec<String>, Vec<BoardTask>)> = Vec::new();
     for (i, b) in config.boards.iter().enumerate() {
         let (command_tx, commands) = mpsc::channel(16);
-        routes.insert(b.id.clone(), command_tx);
+        routes.add(&b.id, command_tx);
         let (mut live, board_clock, resumed_from, first) =
             board_session(config, services, round, i, clock);
         let recorder = recorder(config, b, session, resumed_from.as_deref());

@@ -32,15 +32,13 @@ use std::collections::VecDeque;
 use boardcast_protocols::reading::{Identity, Reading as Sensed, Snapshot};
 
 use crate::capture::Direction;
-use crate::clock::{
-    ClockReading, ClockTracker, FlagBook, GameView, TimeControl, VirtualClock, flag_message,
-};
+use crate::clock::{ClockReading, ClockTracker, GameView};
 use crate::event::{Alert, AlertKind, Event, EventKind, Evidence, GameId, Millis, Side};
 use crate::family::{Driver, DriverEvent, DriverOptions, Family};
 use crate::games::Article;
 use crate::setup::BoardSetup;
 use crate::track::{Config, Press};
-use judge::ClockFlags;
+use judge::ClockJudge;
 use reader::Report;
 
 /// Something about the byte stream worth logging (not an event).
@@ -181,13 +179,8 @@ pub struct BoardPipeline {
     diagnostics: VecDeque<Diagnostic>,
     stats: PipelineStats,
     now: Millis,
-    clock: ClockTracker,
-    time_control: Option<TimeControl>,
-    virtual_clock: Option<VirtualClock>,
-    /// Milliseconds each side's clock has run (White, Black), and when the
-    /// last reading came.
-    elapsed: [Millis; 2],
-    last_clock_at: Option<Millis>,
+    /// The board's clock, its flags and its events.
+    judge: ClockJudge,
     /// On a DGT bus: the address of this pipeline's board; readings of the
     /// other boards on the line are not its business.
     unit: Option<u16>,
@@ -199,8 +192,9 @@ pub struct BoardPipeline {
     /// What the board said of itself and its squares, raw, for the board
     /// check.
     sightings: Sightings,
-    /// The current game as published, for corrections.
-    published_game: correct::Published,
+    /// The corrections' memory: the current game as published, the
+    /// players fixed, the seats given.
+    corrections: correct::Corrections,
     /// Alerts raised when a resumed capture was finished, which no daemon
     /// published (see [`BoardPipeline::finish_unseen`]).
     unseen: Vec<AlertKind>,
@@ -239,16 +233,12 @@ impl BoardPipeline {
             diagnostics: VecDeque::new(),
             stats: PipelineStats::default(),
             now: 0,
-            clock: ClockTracker::new(),
-            time_control,
-            virtual_clock: None,
-            elapsed: [0; 2],
-            last_clock_at: None,
+            judge: ClockJudge::new(setup.game, time_control),
             unit: setup.bus_unit,
             published: 0,
             agreed_at: 0,
             sightings: Sightings::default(),
-            published_game: correct::Published::default(),
+            corrections: correct::Corrections::default(),
             unseen: Vec::new(),
         }
     }
@@ -325,7 +315,7 @@ impl BoardPipeline {
     }
 
     fn push_unnumbered(&mut self, at: Millis, kind: EventKind) {
-        self.published_game.note(&kind);
+        self.corrections.note(&kind);
         let event = Event {
             board: self.board.clone(),
             t_ms: at,
@@ -373,7 +363,7 @@ impl BoardPipeline {
 
     /// The clock as last read.
     pub fn clock(&self) -> &ClockTracker {
-        &self.clock
+        self.judge.tracker()
     }
 
     /// What the board said of itself and its squares, raw (for the board
@@ -564,37 +554,17 @@ impl BoardPipeline {
 
     fn drain(&mut self) {
         while let Some((t_ms, kind)) = self.game.poll_event() {
-            let virtual_move = match &kind {
+            let mover = match &kind {
                 EventKind::GameStart { .. } => {
-                    self.clock.new_game();
-                    self.elapsed = [0; 2];
-                    self.virtual_clock = self.time_control.clone().map(VirtualClock::new);
-                    if let Some(v) = &mut self.virtual_clock {
-                        v.start(t_ms);
-                    }
+                    self.judge.new_game(t_ms);
                     None
                 }
-                EventKind::Move { side, .. } => Some(self.seat(*side)),
+                EventKind::Move { side, .. } => Some(*side),
                 _ => None,
             };
             self.push(t_ms, kind);
             // No clock reports: run a virtual one from move times.
-            if let (Some(seat), Some(v)) = (virtual_move, &mut self.virtual_clock)
-                && self.clock.connected() != Some(true)
-            {
-                v.handle_move(t_ms, seat);
-                let times = [v.seconds(Side::White), v.seconds(Side::Black)].map(Some);
-                let kind = self.clock_event(
-                    times,
-                    None,
-                    Some(seat.other()),
-                    Some(seat),
-                    ClockFlags {
-                        connected: false,
-                        battery_low: false,
-                        estimated: true,
-                    },
-                );
+            if let Some(kind) = mover.and_then(|side| self.judge.moved(t_ms, side)) {
                 self.push(t_ms, kind);
             }
         }
@@ -625,7 +595,7 @@ impl BoardPipeline {
             }
             _ => {}
         }
-        self.published_game.note(&kind);
+        self.corrections.note(&kind);
         let event = Event {
             board: self.board.clone(),
             t_ms,
@@ -633,6 +603,64 @@ impl BoardPipeline {
             kind,
         };
         self.events.push_back((self.now, event));
+    }
+
+    /// A clock message: presses complete moves (Law 6.2a), flags are judged
+    /// (Laws 6.4, 6.9), times are published.
+    fn handle_clock(&mut self, t: Millis, reading: ClockReading) {
+        let (plies, last_mover) = self.game.last_mover();
+        let last_mover = last_mover.map(|s| self.judge.seat(s));
+        let update = self.judge.read(t, reading, GameView { plies, last_mover });
+        if let Some((_, Some(seat))) = update.press {
+            self.clock_pressed(t, seat);
+        }
+        if let Some(kind) = self.judge.reading_event(reading, &update) {
+            self.push(t, kind);
+        }
+        if let Some(seat) = update.flag {
+            let side = self.judge.side_of_seat(seat);
+            let facts = self.game.flag_facts(side);
+            let article = self.game.article(Article::LostOnTime);
+            let alert = self.judge.flag_alert(seat, facts, article);
+            self.push(t, EventKind::Alert(alert));
+        }
+    }
+
+    /// The board says no clock is connected: published once.
+    fn clock_disconnected(&mut self, t: Millis) {
+        if let Some(kind) = self.judge.disconnected() {
+            self.push(t, kind);
+        }
+    }
+
+    /// The player in `seat` pressed the clock: the move on the board is
+    /// complete; a press with no move is an alert (Law 6.2a, xiangqi Art.
+    /// 21).
+    fn clock_pressed(&mut self, t: Millis, seat: Side) {
+        let side = self.judge.side_of_seat(seat);
+        let press = self.game.handle_clock_press(t, side);
+        self.drain();
+        if press == Press::NoMove {
+            let article = self.game.article(Article::ClockPress);
+            let cited = article
+                .as_ref()
+                .map(|(_, cite)| format!(" ({cite})"))
+                .unwrap_or_default();
+            self.push(
+                t,
+                EventKind::Alert(Alert {
+                    kind: AlertKind::ClockPress,
+                    side: Some(side),
+                    law: article.map(|(n, _)| n.to_owned()),
+                    message: format!(
+                        "{} pressed the clock with no move on the board{cited}.",
+                        side.name()
+                    ),
+                    cleared: false,
+                    evidence: None,
+                }),
+            );
+        }
     }
 
     /// The next event.

@@ -20,11 +20,14 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
 
 use tracing::{info, warn};
 
 use super::store::{Files, Store, StoreError};
 use super::{DeskError, DeskState, PasswordHash, Plan, RoundGames};
+use crate::control::{OperatorCommand, Router};
+use crate::pipeline::correct::IN_PROGRESS;
 use crate::sink::round::Round;
 use crate::tournament::Pairing;
 use crate::tournament::trf::Trf;
@@ -103,6 +106,21 @@ pub enum ChangeError<E: std::error::Error + 'static> {
 
 /// A round started: its number, and each sensor board with its pairing.
 pub type Starts = (u32, Vec<(String, Pairing)>);
+
+/// How a round's start went on its boards ([`Desk::start_round`]).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RoundStart {
+    /// The round.
+    pub round: u32,
+    /// The boards told to start it.
+    pub boards: usize,
+    /// The boards that did not start it, each with why (`board 3: ...`).
+    pub failed: Vec<String>,
+    /// The boards whose game was under way: it goes on, and the round's
+    /// game starts on them when the start position stands after it
+    /// (`3 (the board's words)`).
+    pub kept: Vec<String>,
+}
 
 /// Why the first password is not chosen.
 #[derive(Debug, thiserror::Error)]
@@ -344,6 +362,73 @@ impl Desk {
             warn!(error = %e, "desk: the pairing file does not load into the round");
         }
         Ok((round, starts))
+    }
+
+    /// Starts the chosen round on `sensors` for `by` ([`Desk::start`],
+    /// off the async workers: the desk writes its files under its lock),
+    /// then tells every assigned board through `router` to take up its
+    /// pairing's game (`start_game`, a game in progress going on), and
+    /// waits at most `wait` for all their answers (the boards answer in
+    /// parallel).
+    pub async fn start_round(
+        self: &Arc<Self>,
+        by: &str,
+        sensors: Vec<String>,
+        router: &Router,
+        wait: Duration,
+    ) -> Result<RoundStart, ChangeError<DeskError>> {
+        let desk = Arc::clone(self);
+        let who = by.to_string();
+        let (round, starts) = tokio::task::spawn_blocking(move || desk.start(&who, &sensors))
+            .await
+            .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()))?;
+        // Every board is told first; then each answer is awaited.
+        let waiting: Vec<_> = starts
+            .iter()
+            .map(|(sensor, pairing)| {
+                let command = OperatorCommand::StartGame {
+                    round,
+                    board: pairing.board,
+                    white: Some(pairing.white.clone()),
+                    black: Some(pairing.black.clone()),
+                    keep_game: true,
+                };
+                (sensor, router.dispatch(sensor, command, by, "desk"))
+            })
+            .collect();
+        let deadline = tokio::time::Instant::now() + wait;
+        let mut start = RoundStart {
+            round,
+            boards: starts.len(),
+            ..RoundStart::default()
+        };
+        for (sensor, sent) in waiting {
+            let answer = match sent {
+                Ok(rx) => tokio::time::timeout_at(deadline, rx)
+                    .await
+                    .ok()
+                    .and_then(Result::ok),
+                Err(_) => None,
+            };
+            match answer {
+                Some(ack) if ack.accepted && ack.message.starts_with(IN_PROGRESS) => {
+                    start.kept.push(format!("{sensor} ({})", ack.message));
+                }
+                Some(ack) if ack.accepted => {}
+                Some(ack) => start
+                    .failed
+                    .push(format!("board {sensor}: {}", ack.message)),
+                None => start.failed.push(format!("board {sensor}: no answer")),
+            }
+        }
+        info!(
+            round,
+            boards = start.boards,
+            failed = start.failed.len(),
+            still_playing = start.kept.len(),
+            "desk: round started"
+        );
+        Ok(start)
     }
 
     /// The chosen round's games as PGN.

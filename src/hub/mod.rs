@@ -16,6 +16,7 @@
 //! for what it misses while away), the web server and the folder writer
 //! task.
 
+mod acks;
 mod agree;
 pub mod config;
 pub mod liveness;
@@ -88,6 +89,8 @@ struct Sinks {
     /// Where the page's commands for the bridges' boards go (to be signed
     /// and published), when the hub has the operator secret.
     outgoing: Option<tokio::sync::mpsc::Sender<(String, Request)>>,
+    /// The commands sent for the bridges, waiting for their answer.
+    awaiting: acks::Awaiting,
 }
 
 impl Sinks {
@@ -96,17 +99,17 @@ impl Sinks {
             match o {
                 Output::NewBoard(id) => {
                     if let Some(w) = &self.web {
-                        let i = w.hub.add_board(&id);
+                        let i = w.public.add_board(&id);
                         w.arbiter.add_board(&id);
                         if let Some(out) = &self.outgoing {
-                            w.commands.add(&id, forward(&id, out.clone()));
+                            w.router().add(&id, forward(&id, out.clone()));
                         }
                         self.index.insert(id, i);
                     }
                 }
                 Output::Bridge { name, status } => {
                     if let Some(w) = &self.web {
-                        w.hub.bridge(&name, &status);
+                        w.public.bridge(&name, &status);
                         w.arbiter.bridge(&name, &status);
                     }
                 }
@@ -255,6 +258,7 @@ pub async fn run(
         index: HashMap::new(),
         round,
         outgoing: outgoing_tx,
+        awaiting: acks::Awaiting::default(),
     };
     let journals = (cfg.delay_ms > 0).then(|| cfg.state_dir.clone());
     let mut model = HubModel::new(&cfg.mqtt.prefix, cfg.delay_ms)
@@ -298,8 +302,8 @@ async fn follow(
             }
             Some((board, request)) = outgoing.recv() => {
                 match model.shared_id(&board, crate::wall::unix_ms()) {
-                    None => publish_command(cfg, &link.client, &board, &request),
-                    Some(bridges) => refuse_shared(sinks, &board, &request, &bridges),
+                    None => publish_command(cfg, &link.client, &board, request, &mut sinks.awaiting),
+                    Some(bridges) => refuse_shared(&board, request, &bridges),
                 }
                 continue;
             }
@@ -388,8 +392,8 @@ fn on_publish(
     p: &rumqttc::Publish,
 ) {
     if sinks.outgoing.is_some() && is_ack(&cfg.mqtt.prefix, &p.topic) {
-        if let (Some(w), Ok(ack)) = (&sinks.web, serde_json::from_slice(&p.payload)) {
-            w.hub.answer(&ack);
+        if let Ok(ack) = serde_json::from_slice(&p.payload) {
+            sinks.awaiting.answer(ack);
         }
         return;
     }
@@ -411,29 +415,36 @@ fn is_ack(prefix: &str, topic: &str) -> bool {
         .is_some_and(|name| !name.is_empty() && !name.contains('/'))
 }
 
-/// Signs the desk's `request` for `board` with the operator secret and
-/// publishes it on the board's command topic, as `boardcast command` does
-/// (the bridge that has the board obeys and acknowledges it).
 /// A desk command for a board id two bridges publish is not sent (both
 /// would obey it): the desk is answered why.
-fn refuse_shared(sinks: &Sinks, board: &str, request: &Request, bridges: &[String]) {
+fn refuse_shared(board: &str, mut request: Request, bridges: &[String]) {
     warn!(%board, ?bridges, command = request.command.name(), "hub: desk command not sent: two bridges publish this board id");
-    if let Some(w) = &sinks.web {
-        w.hub.answer(&crate::control::Ack {
-            nonce: request.nonce.clone(),
-            board: board.to_string(),
-            accepted: false,
-            changed: false,
-            message: format!(
-                "not sent: bridges {} both publish a board `{board}`, and both would obey; give one another id ([[board]] id)",
-                bridges.join(" and ")
-            ),
-            code: Some("shared_id".into()),
-        });
-    }
+    let ack = crate::control::Ack {
+        nonce: request.nonce.clone(),
+        board: board.to_string(),
+        accepted: false,
+        changed: false,
+        message: format!(
+            "not sent: bridges {} both publish a board `{board}`, and both would obey; give one another id ([[board]] id)",
+            bridges.join(" and ")
+        ),
+        code: Some("shared_id".into()),
+    };
+    request.answer(ack);
 }
 
-fn publish_command(cfg: &HubConfig, client: &AsyncClient, board: &str, request: &Request) {
+/// Signs the desk's `request` for `board` with the operator secret and
+/// publishes it on the board's command topic, as `boardcast command` does
+/// (the bridge that has the board obeys and acknowledges it). Its answer,
+/// the bridge's acknowledgement naming the nonce, is waited for in
+/// `awaiting`.
+fn publish_command(
+    cfg: &HubConfig,
+    client: &AsyncClient,
+    board: &str,
+    request: Request,
+    awaiting: &mut acks::Awaiting,
+) {
     let Some(secret) = &cfg.control.secret else {
         return;
     };
@@ -459,6 +470,7 @@ fn publish_command(cfg: &HubConfig, client: &AsyncClient, board: &str, request: 
         warn!(%board, "hub: the desk's command could not be handed to the broker");
     } else {
         info!(%board, command = request.command.name(), "hub: desk command sent to its bridge");
+        awaiting.sent(&nonce, board, request.reply);
     }
 }
 

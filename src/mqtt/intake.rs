@@ -6,14 +6,13 @@
 
 use bytes::Bytes;
 use rumqttc::{AsyncClient, QoS, SubscribeFilter};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 use tracing::{debug, error, info, warn};
 
 use super::{
-    CommandRoutes, LATE_WILLS_PER_PERIOD, Outbox, REFUSALS_PER_SECOND, WARNING_PERIOD_MS,
-    WARNINGS_PER_PERIOD,
+    LATE_WILLS_PER_PERIOD, Outbox, REFUSALS_PER_SECOND, WARNING_PERIOD_MS, WARNINGS_PER_PERIOD,
 };
-use crate::control::{Ack, RateLimit, Request, Verifier};
+use crate::control::{Ack, RateLimit, Request, Router, Verifier};
 
 /// The largest message read on the instance topic (an announce is about
 /// 60 bytes).
@@ -44,8 +43,9 @@ pub(super) struct Control {
 /// one, as the replies (acknowledgements, warnings) go out through it.
 #[derive(Debug)]
 pub(super) struct Intake {
-    /// Each board's command queue, by board id.
-    pub(super) commands: Mutex<CommandRoutes>,
+    /// Each board's command queue, by board id (shared with the other
+    /// senders: the desk, the arbiter view).
+    pub(super) commands: Mutex<Router>,
     /// The command checks and the bridge's warnings.
     pub(super) control: Mutex<Control>,
 }
@@ -55,7 +55,7 @@ impl Intake {
     /// (until [`Outbox::set_control`]).
     pub(super) fn new() -> Intake {
         Intake {
-            commands: Mutex::new(CommandRoutes::new()),
+            commands: Mutex::new(Router::new()),
             control: Mutex::new(Control {
                 verifier: Verifier::new(None, crate::control::DEFAULT_WINDOW_MS),
                 warnings: RateLimit::new(WARNINGS_PER_PERIOD, WARNING_PERIOD_MS),
@@ -194,13 +194,13 @@ impl Outbox {
     }
 
     /// Routes operator corrections arriving on the command topics to the
-    /// board tasks.
-    pub fn route_commands(&self, routes: CommandRoutes) {
-        *self.intake.commands.lock().expect("command routes lock") = routes;
+    /// board tasks through `router`.
+    pub fn route_commands(&self, router: Router) {
+        *self.intake.commands.lock().expect("command routes lock") = router;
     }
 
     /// A message arrived on a subscribed topic.
-    pub(super) fn handle_incoming(&self, topic: &str, payload: &[u8], retained: bool) {
+    pub(super) fn handle_incoming(self: &Arc<Self>, topic: &str, payload: &[u8], retained: bool) {
         if topic == self.topics.instance() {
             self.handle_instance(payload, retained);
         } else if topic == self.topics.bridge_status() {
@@ -241,22 +241,21 @@ impl Outbox {
     /// An operator command arrived on `topic`: checked (size, retained,
     /// signature, time, nonce), then handed to its board, which
     /// acknowledges it; a refusal is acknowledged here and warned about.
-    pub(super) fn handle_command(&self, topic: &str, payload: &[u8], retained: bool) {
+    pub(super) fn handle_command(self: &Arc<Self>, topic: &str, payload: &[u8], retained: bool) {
         let Some(board) = self.topics.command_board(topic) else {
             return;
         };
-        let route = self
+        let router = self
             .intake
             .commands
             .lock()
             .expect("command routes lock")
-            .get(board)
-            .cloned();
-        let Some(route) = route else {
+            .clone();
+        if !router.has(board) {
             // Another bridge under the same prefix may serve it.
             debug!(%board, "a command for a board of another bridge");
             return;
-        };
+        }
         if payload.is_empty() {
             // The clearing of a retained command (ours or an operator's).
             return;
@@ -267,22 +266,13 @@ impl Outbox {
                 .verify(topic, payload, retained, crate::wall::unix_ms());
         match verified {
             Ok(v) => {
-                let request = Request {
-                    command: v.command,
-                    nonce: Some(v.nonce),
-                    by: v.by,
-                };
-                if let Err(e) = route.try_send(request) {
-                    let request = match e {
-                        tokio::sync::mpsc::error::TrySendError::Full(r)
-                        | tokio::sync::mpsc::error::TrySendError::Closed(r) => r,
-                    };
-                    self.refuse(
-                        board,
-                        request.nonce,
-                        "busy",
-                        "the board's command queue is full",
-                    );
+                let (request, answer) = Request::new(v.command, Some(v.nonce), v.by);
+                match router.send(board, request) {
+                    Ok(()) => self.publish_answer(answer),
+                    Err(e) => {
+                        let nonce = e.into_request().nonce;
+                        self.refuse(board, nonce, "busy", "the board's command queue is full");
+                    }
                 }
             }
             Err(r) => {
@@ -298,6 +288,17 @@ impl Outbox {
                 self.refuse(board, r.nonce, r.refusal.code(), &r.refusal.to_string());
             }
         }
+    }
+
+    /// Publishes the board's answer to a command on the bridge's ack topic
+    /// when it comes back on the request's reply channel.
+    fn publish_answer(self: &Arc<Self>, answer: crate::control::Answer) {
+        let outbox = Arc::clone(self);
+        tokio::spawn(async move {
+            if let Ok(ack) = answer.await {
+                outbox.ack(&ack);
+            }
+        });
     }
 
     pub(super) fn refuse(&self, board: &str, nonce: Option<String>, code: &str, reason: &str) {

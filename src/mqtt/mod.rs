@@ -50,7 +50,6 @@ mod task;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
 use std::time::Duration;
 
 use rumqttc::{
@@ -58,7 +57,7 @@ use rumqttc::{
     Transport,
 };
 
-use crate::control::{Ack, Request};
+use crate::control::Ack;
 pub use outbox::{BoardOutbox, Outbox};
 pub use task::run;
 
@@ -202,9 +201,6 @@ pub enum View {
     /// live, alerts included.
     Arbiter,
 }
-
-/// Where operator corrections for each board go (board id to its task).
-pub type CommandRoutes = HashMap<String, tokio::sync::mpsc::Sender<Request>>;
 
 /// Why the MQTT task could not start.
 #[derive(Debug, thiserror::Error)]

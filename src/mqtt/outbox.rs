@@ -13,7 +13,7 @@ use tracing::error;
 
 use super::intake::Intake;
 use super::{MAX_NOTICES, Topics, View, WINDOW, fits};
-use crate::control::{self, Ack};
+use crate::control;
 use crate::event::Event;
 
 /// How long after losing a connection to a node every event is copied
@@ -508,11 +508,6 @@ impl BoardOutbox {
         self.outbox.pump_locked(&mut inner);
     }
 
-    /// Acknowledges an operator command on the bridge's ack topic.
-    pub fn push_ack(&self, ack: &Ack) {
-        self.outbox.ack(ack);
-    }
-
     /// Events of this board dropped because its queue was full.
     pub fn dropped(&self) -> u64 {
         self.outbox.lock().slots[self.index].dropped
@@ -530,10 +525,6 @@ impl crate::session::BoardSink for BoardOutbox {
 
     fn dropped(&self) -> u64 {
         BoardOutbox::dropped(self)
-    }
-
-    fn ack(&self, ack: &Ack) {
-        self.push_ack(ack);
     }
 }
 

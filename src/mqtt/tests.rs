@@ -385,7 +385,7 @@ fn a_state_too_large_to_publish_is_skipped_and_the_pgn_still_goes() {
 fn acknowledgements_and_warnings_go_out_not_retained_before_events() {
     let ob = outbox(10);
     ob.board(0).push_event(&event("1", 1));
-    ob.board(0).push_ack(&Ack {
+    ob.ack(&Ack {
         nonce: Some("n".into()),
         board: "1".into(),
         accepted: true,
@@ -423,7 +423,9 @@ fn acknowledgements_and_warnings_go_out_not_retained_before_events() {
 fn a_flood_of_junk_commands_is_refused_with_bounded_publishes() {
     let ob = outbox(10);
     let (tx, mut rx) = tokio::sync::mpsc::channel(16);
-    ob.route_commands(CommandRoutes::from([("1".to_string(), tx)]));
+    let router = crate::control::Router::new();
+    router.add("1", tx);
+    ob.route_commands(router);
     for _ in 0..500 {
         ob.handle_incoming("bc/board/1/command", br#"{"command":"restart"}"#, false);
     }
@@ -548,4 +550,58 @@ fn for_a_while_after_a_node_is_lost_every_event_is_copied_at_once() {
     let patient = 2 * outbox::UNSETTLED;
     inner.pump_express(&ob.topics, t0 + outbox::UNSETTLED, patient, &mut copies);
     assert_eq!(copies.sent.len(), 1);
+}
+
+#[tokio::test]
+async fn a_signed_command_reaches_its_board_within_50_ms_and_its_answer_is_the_ack() {
+    let secret = crate::control::Secret::new("correct horse battery staple").unwrap();
+    let ob = outbox(10);
+    ob.set_control(&crate::control::config::Control {
+        secret: Some(secret.clone()),
+        window: Duration::from_secs(30),
+        nonces: None,
+    });
+    let (tx, mut rx) = tokio::sync::mpsc::channel(16);
+    let router = crate::control::Router::new();
+    router.add("1", tx);
+    ob.route_commands(router);
+    let topic = "bc/board/1/command";
+    let nonce = "0123456789abcdef0123";
+    let command = crate::control::OperatorCommand::Restart;
+    let payload = crate::control::sign(&secret, topic, &command, crate::wall::unix_ms(), nonce);
+    let sent = std::time::Instant::now();
+    ob.handle_incoming(topic, &payload, false);
+    let mut request = tokio::time::timeout(Duration::from_millis(50), rx.recv())
+        .await
+        .expect("the board has it within 50 ms")
+        .unwrap();
+    assert!(sent.elapsed() < Duration::from_millis(50));
+    assert_eq!(request.command, command);
+    // The board answers on the request's reply; the intake publishes it.
+    request.answer_outcome(
+        "1",
+        &crate::control::Outcome {
+            accepted: true,
+            changed: true,
+            message: "game restarted".into(),
+        },
+    );
+    let ack = tokio::time::timeout(Duration::from_secs(5), async {
+        loop {
+            if let Some(n) = ob
+                .lock()
+                .notices
+                .iter()
+                .find(|n| n.topic == "bc/bridge/hall/ack")
+            {
+                break n.payload.clone();
+            }
+            tokio::time::sleep(Duration::from_millis(1)).await;
+        }
+    })
+    .await
+    .expect("the ack is queued");
+    let ack: serde_json::Value = serde_json::from_slice(&ack).unwrap();
+    assert_eq!(ack["nonce"], nonce);
+    assert_eq!(ack["accepted"], true);
 }

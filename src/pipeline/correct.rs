@@ -6,7 +6,7 @@
 //! point of the readings, so a restart keeps them and a replay publishes
 //! what the daemon published.
 
-use crate::control::{OperatorCommand, Outcome};
+use crate::control::{CommandError, OperatorCommand, Outcome};
 use crate::event::{EventKind, Millis};
 use crate::tournament::Player;
 
@@ -18,10 +18,11 @@ pub use crate::sink::ledger::OPERATOR_RESULT;
 /// desk lists such boards as kept playing).
 pub const IN_PROGRESS: &str = "a game is in progress";
 
-/// What the pipeline has published of the board's current game, as far as
-/// corrections need it.
+/// The corrections' memory of a board: what the pipeline has published of
+/// its current game (as far as corrections need it), the players fixed and
+/// the seats (round, pairing board) the desk gave it.
 #[derive(Clone, Debug, Default)]
-pub(super) struct Published {
+pub struct Corrections {
     /// None before the first game; else the current game's result (None
     /// while it goes on).
     result: Option<Option<String>>,
@@ -41,7 +42,23 @@ pub(super) struct Published {
     game_seats: Vec<Option<(u32, u32)>>,
 }
 
-impl Published {
+/// What a `start_game` leaves to the board's game.
+pub(super) enum Seated {
+    /// Nothing more: the answer.
+    Answered(Outcome),
+    /// The game starts afresh (as `restart`).
+    Restart,
+}
+
+fn done(changed: bool, message: String) -> Outcome {
+    Outcome {
+        accepted: true,
+        changed,
+        message,
+    }
+}
+
+impl Corrections {
     /// Folds in an event the pipeline publishes.
     pub(super) fn note(&mut self, kind: &EventKind) {
         match kind {
@@ -81,6 +98,102 @@ impl Published {
             self.ended_at = None;
         }
     }
+
+    /// `set_players`: the players of the current game.
+    pub(super) fn set_players(&mut self, white: &Player, black: &Player) -> Outcome {
+        let game = self.game_seats.len().saturating_sub(1);
+        self.players = Some((game, (white.clone(), black.clone())));
+        done(
+            true,
+            format!("players set: {} - {}", white.name, black.name),
+        )
+    }
+
+    /// `start_game`: the board plays `seat` (round, pairing board) from
+    /// its next game, with `players` when given. Sent again for the same
+    /// seat, the game under way stays (new players are only set).
+    ///
+    /// With `keep_game` (the desk's start), a game in progress (a move
+    /// played, no result) is not ended: it goes on under its own seat, and
+    /// the seat is the next game's, taken when the start position stands
+    /// after it. Otherwise, and on a board with a finished game or none
+    /// under way, the board starts afresh (as `restart`): its next game, at
+    /// once if the start position stands, is the seat's.
+    pub(super) fn take_seat(
+        &mut self,
+        seat: (u32, u32),
+        players: Option<(Player, Player)>,
+        keep_game: bool,
+    ) -> Seated {
+        let (round, board) = seat;
+        if self.seat == Some(seat) {
+            return Seated::Answered(match players {
+                Some(p) if self.seat_players.as_ref() != Some(&p) => {
+                    let message = format!("players set: {} - {}", p.0.name, p.1.name);
+                    self.seat_players = Some(p);
+                    done(true, message)
+                }
+                _ => done(false, format!("board {board} of round {round} already")),
+            });
+        }
+        self.seat = Some(seat);
+        if players.is_some() {
+            self.seat_players = players;
+        }
+        if keep_game && self.in_progress() {
+            return Seated::Answered(done(
+                true,
+                format!(
+                    "{IN_PROGRESS} (ply {}): it goes on; board {board} of round {round} from the board's next game",
+                    self.plies
+                ),
+            ));
+        }
+        Seated::Restart
+    }
+
+    /// The current game's result: `None` before the first game, else
+    /// `None` while it goes on.
+    pub(super) fn result(&self) -> Option<Option<&str>> {
+        self.result.as_ref().map(Option::as_deref)
+    }
+
+    /// Whether a game is in progress: begun (a move published) and
+    /// without a result.
+    pub fn in_progress(&self) -> bool {
+        self.result == Some(None) && self.plies > 0
+    }
+
+    /// The players the last `set_players` correction fixed, when it fixed
+    /// them for game `n` (0: the first this pipeline started; a resume
+    /// gives them back to the round).
+    pub fn players_set(&self, n: usize) -> Option<&(Player, Player)> {
+        match &self.players {
+            Some((game, players)) if *game == n => Some(players),
+            _ => None,
+        }
+    }
+
+    /// The seat the last `start_game` gave the board with the players it
+    /// named (a resume gives them back to the round).
+    pub fn seat_players(&self) -> Option<(u32, u32, &Player, &Player)> {
+        let (round, board) = self.seat?;
+        let (white, black) = self.seat_players.as_ref()?;
+        Some((round, board, white, black))
+    }
+
+    /// The round and pairing board the last `start_game` gave the board (a
+    /// resume gives them back to the session).
+    pub fn pairing_seat(&self) -> Option<(u32, u32)> {
+        self.seat
+    }
+
+    /// The seat the `n`th game (0: the first this pipeline started) began
+    /// under: the round and pairing board the last `start_game` before it
+    /// gave the board.
+    pub fn seat_of_game(&self, n: usize) -> Option<(u32, u32)> {
+        self.game_seats.get(n).copied().flatten()
+    }
 }
 
 impl BoardPipeline {
@@ -105,11 +218,6 @@ impl BoardPipeline {
     ) -> Outcome {
         self.advance_to(t);
         self.now = self.now.max(t);
-        let done = |changed: bool, message: String| Outcome {
-            accepted: true,
-            changed,
-            message,
-        };
         let outcome = match command {
             OperatorCommand::SetResult { result } => self.correct_result(t, result),
             OperatorCommand::Restart => {
@@ -154,12 +262,7 @@ impl BoardPipeline {
                 }
             }
             OperatorCommand::SetPlayers { white, black } => {
-                let game = self.published_game.game_seats.len().saturating_sub(1);
-                self.published_game.players = Some((game, (white.clone(), black.clone())));
-                done(
-                    true,
-                    format!("players set: {} - {}", white.name, black.name),
-                )
+                self.corrections.set_players(white, black)
             }
             OperatorCommand::Decide { .. } => Outcome {
                 accepted: false,
@@ -176,12 +279,7 @@ impl BoardPipeline {
     /// `set_result`: the game's result set, or set again (the last one
     /// set wins).
     fn correct_result(&mut self, t: Millis, result: &str) -> Outcome {
-        let done = |changed: bool, message: String| Outcome {
-            accepted: true,
-            changed,
-            message,
-        };
-        match &self.published_game.result {
+        match self.corrections.result() {
             None => Outcome {
                 accepted: false,
                 changed: false,
@@ -189,9 +287,9 @@ impl BoardPipeline {
             },
             Some(Some(r)) if r == result => done(false, format!("the result is already {result}")),
             Some(before) => {
-                let before = before.clone();
+                let before = before.map(str::to_string);
                 self.set_result(t, result, OPERATOR_RESULT);
-                if self.published_game.result != Some(Some(result.to_string())) {
+                if self.corrections.result() != Some(Some(result)) {
                     // The game had already ended (a result piece, the
                     // operator, a restart): its record is corrected.
                     let winner = self.game().winner(result);
@@ -230,16 +328,8 @@ impl BoardPipeline {
         }
     }
 
-    /// `start_game`: the board plays `seat` (round, pairing board) from
-    /// its next game, with `players` when given. Sent again for the same
-    /// seat, the game under way stays (new players are only set).
-    ///
-    /// With `keep_game` (the desk's start), a game in progress (a move
-    /// played, no result) is not ended: it goes on under its own seat, and
-    /// the seat is the next game's, taken when the start position stands
-    /// after it. Otherwise, and on a board with a finished game or none
-    /// under way, the board starts afresh (as `restart`): its next game, at
-    /// once if the start position stands, is the seat's.
+    /// `start_game` ([`Corrections::take_seat`]): the game starts afresh
+    /// when the seat asks it.
     fn start_game(
         &mut self,
         t: Millis,
@@ -247,77 +337,23 @@ impl BoardPipeline {
         players: Option<(Player, Player)>,
         keep_game: bool,
     ) -> Outcome {
-        let (round, board) = seat;
-        let done = |changed: bool, message: String| Outcome {
-            accepted: true,
-            changed,
-            message,
-        };
-        if self.published_game.seat == Some(seat) {
-            return match players {
-                Some(p) if self.published_game.seat_players.as_ref() != Some(&p) => {
-                    let message = format!("players set: {} - {}", p.0.name, p.1.name);
-                    self.published_game.seat_players = Some(p);
-                    done(true, message)
-                }
-                _ => done(false, format!("board {board} of round {round} already")),
-            };
-        }
-        self.published_game.seat = Some(seat);
-        if players.is_some() {
-            self.published_game.seat_players = players;
-        }
-        if keep_game && self.in_progress() {
-            return done(
-                true,
-                format!(
-                    "{IN_PROGRESS} (ply {}): it goes on; board {board} of round {round} from the board's next game",
-                    self.published_game.plies
-                ),
-            );
-        }
-        self.restart(t);
-        done(
-            true,
-            format!("board {board} of round {round} from its next game"),
-        )
-    }
-
-    /// Whether a game is in progress: begun (a move published) and
-    /// without a result.
-    pub fn in_progress(&self) -> bool {
-        self.published_game.result == Some(None) && self.published_game.plies > 0
-    }
-
-    /// The players the last `set_players` correction fixed, when it fixed
-    /// them for game `n` (0: the first this pipeline started; a resume
-    /// gives them back to the round).
-    pub fn players_set(&self, n: usize) -> Option<&(Player, Player)> {
-        match &self.published_game.players {
-            Some((game, players)) if *game == n => Some(players),
-            _ => None,
+        match self.corrections.take_seat(seat, players, keep_game) {
+            Seated::Answered(outcome) => outcome,
+            Seated::Restart => {
+                self.restart(t);
+                let (round, board) = seat;
+                done(
+                    true,
+                    format!("board {board} of round {round} from its next game"),
+                )
+            }
         }
     }
 
-    /// The seat the last `start_game` gave the board with the players it
-    /// named (a resume gives them back to the round).
-    pub fn seat_players(&self) -> Option<(u32, u32, &Player, &Player)> {
-        let (round, board) = self.published_game.seat?;
-        let (white, black) = self.published_game.seat_players.as_ref()?;
-        Some((round, board, white, black))
-    }
-
-    /// The round and pairing board the last `start_game` gave the board (a
-    /// resume gives them back to the session).
-    pub fn pairing_seat(&self) -> Option<(u32, u32)> {
-        self.published_game.seat
-    }
-
-    /// The seat the `n`th game (0: the first this pipeline started) began
-    /// under: the round and pairing board the last `start_game` before it
-    /// gave the board.
-    pub fn seat_of_game(&self, n: usize) -> Option<(u32, u32)> {
-        self.published_game.game_seats.get(n).copied().flatten()
+    /// The corrections' memory of the board: its seat, its players, its
+    /// game's result as published.
+    pub fn corrections(&self) -> &Corrections {
+        &self.corrections
     }
 }
 
@@ -331,13 +367,24 @@ pub fn recorded(command: &OperatorCommand, by: Option<&str>) -> Vec<u8> {
     serde_json::to_vec(&value).expect("commands serialise")
 }
 
+/// Why a capture's correction line does not read.
+#[derive(Debug, thiserror::Error)]
+pub enum UnreadCorrection {
+    /// Not JSON.
+    #[error("{0}")]
+    Json(#[from] serde_json::Error),
+    /// Not a valid command.
+    #[error("{0}")]
+    Command(#[from] CommandError),
+}
+
 /// Reads a capture's correction line back (see [`recorded`]).
-fn unrecord(json: &[u8]) -> Result<(OperatorCommand, Option<String>), String> {
-    let mut value: serde_json::Value = serde_json::from_slice(json).map_err(|e| e.to_string())?;
+fn unrecord(json: &[u8]) -> Result<(OperatorCommand, Option<String>), UnreadCorrection> {
+    let mut value: serde_json::Value = serde_json::from_slice(json)?;
     let by = value
         .as_object_mut()
         .and_then(|m| m.remove("by"))
         .and_then(|b| b.as_str().map(str::to_string));
-    let json = serde_json::to_vec(&value).map_err(|e| e.to_string())?;
+    let json = serde_json::to_vec(&value)?;
     Ok((OperatorCommand::parse(&json)?, by))
 }

@@ -199,7 +199,7 @@ impl BoardTask {
 
     /// Applies an operator command the moment it arrives (the line task
     /// waits for commands beside its bytes and timers).
-    fn apply(&mut self, request: &crate::control::Request) {
+    fn apply(&mut self, request: &mut crate::control::Request) {
         let t = self.clock.now_ms();
         self.session.advance_to(t);
         let outcome = self.session.handle_request(t, request);

@@ -446,7 +446,7 @@ impl PortTask {
                         }
                     }
                 }
-                (i, request) = next_command(&mut self.units) => self.apply(i, &request),
+                (i, mut request) = next_command(&mut self.units) => self.apply(i, &mut request),
                 _ = shutdown.changed() => return Lost::Shutdown,
             }
         }
@@ -633,13 +633,13 @@ impl PortTask {
                         return;
                     }
                 }
-                (i, request) = next_command(&mut self.units) => self.apply(i, &request),
+                (i, mut request) = next_command(&mut self.units) => self.apply(i, &mut request),
             }
         }
     }
 
     /// Applies `request` to unit `i`'s board, in its span.
-    fn apply(&mut self, i: usize, request: &crate::control::Request) {
+    fn apply(&mut self, i: usize, request: &mut crate::control::Request) {
         let u = &mut self.units[i];
         let _in = u.span.clone().entered();
         u.task.apply(request);

@@ -27,7 +27,7 @@ use std::sync::Arc;
 use tracing::{debug, info, warn};
 
 use crate::capture::Direction;
-use crate::control::{Ack, OperatorCommand, Outcome, Request};
+use crate::control::{OperatorCommand, Outcome, Request};
 use crate::delay::PublicView;
 use crate::event::{AlertKind, Decision, Event, EventKind, Millis, Side};
 use crate::family::DriverEvent;
@@ -296,12 +296,12 @@ impl Session {
         // Fewer moves than the earlier session published: the arbiter is told.
         self.check_resume_against_record(capture);
         // Players fixed by a correction in the captures stay fixed.
-        if let Some((round, board, white, black)) = self.pipeline.seat_players() {
+        if let Some((round, board, white, black)) = self.pipeline.corrections().seat_players() {
             self.round
                 .restore_players_in(round, board, white.clone(), black.clone());
         }
         let last = self.games_started.saturating_sub(1);
-        if let Some((white, black)) = self.pipeline.players_set(last) {
+        if let Some((white, black)) = self.pipeline.corrections().players_set(last) {
             self.round.restore_players_in(
                 self.game_round,
                 self.number,
@@ -433,10 +433,13 @@ impl Session {
             .collect()
     }
 
-    /// An operator's verified command (from the MQTT command topic): it is
-    /// applied as [`Session::handle_command`] does, and the outcome is
-    /// acknowledged on the bridge's `ack` topic with the command's nonce.
-    pub fn handle_request(&mut self, t: Millis, request: &Request) -> Outcome {
+    /// An operator's verified command (from the MQTT command topic, the
+    /// desk or the arbiter view): it is applied as
+    /// [`Session::handle_command`] does, and the outcome is answered on
+    /// the request's own reply channel (never through the sinks: the MQTT
+    /// intake publishes it as the bridge's `ack`, the desk and the arbiter
+    /// view hand it to their browser).
+    pub fn handle_request(&mut self, t: Millis, request: &mut Request) -> Outcome {
         let outcome = match &request.command {
             OperatorCommand::Decide {
                 alert,
@@ -448,17 +451,7 @@ impl Session {
             }
             command => self.handle_command_by(t, command, request.by.as_deref()),
         };
-        let ack = Ack {
-            nonce: request.nonce.clone(),
-            board: self.id.clone(),
-            accepted: outcome.accepted,
-            changed: outcome.changed,
-            message: outcome.message.clone(),
-            code: (!outcome.accepted).then(|| "refused_by_board".to_string()),
-        };
-        for sink in &self.outputs.public {
-            sink.ack(&ack);
-        }
+        request.answer_outcome(&self.id, &outcome);
         outcome
     }
 
@@ -539,6 +532,7 @@ impl Session {
     fn take_seat(&mut self, live: bool) {
         let seat = self
             .pipeline
+            .corrections()
             .seat_of_game(self.games_started)
             .filter(|(round, _)| !live || *round >= self.round.current());
         self.games_started += 1;
@@ -557,6 +551,7 @@ impl Session {
         }
         let seat = self
             .pipeline
+            .corrections()
             .seat_of_game(self.games_started.saturating_sub(1))
             .filter(|(round, _)| *round >= current);
         (self.game_round, self.number) = seat.unwrap_or((current, self.own_number));

@@ -6,7 +6,6 @@
 //! session (and the port code that drives it) imports no sink's insides,
 //! and a new output is one more implementation.
 
-use crate::control::Ack;
 use crate::event::Event;
 
 /// One audience's view of one board (its MQTT topics, its live page).
@@ -26,9 +25,6 @@ pub trait BoardSink: std::fmt::Debug + Send + Sync {
     fn dropped(&self) -> u64 {
         0
     }
-
-    /// The answer to an operator command, for a sink that takes commands.
-    fn ack(&self, _ack: &Ack) {}
 
     /// The sensors' reading changed at `t_ms`: the pieces as they stand
     /// (the board part of a FEN, game orientation), for the arbiters'

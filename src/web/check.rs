@@ -3,7 +3,7 @@
 //! (`check.html`, built into the binary) and as JSON.
 //!
 //! The readiness comes with each board's live state (its `readiness`
-//! field), which the arbiters' hub keeps; the page asks for the JSON every
+//! field), which the arbiters' fan-out keeps; the page asks for the JSON every
 //! two seconds. Who may see it follows the views: with an arbiter password
 //! (`[web] arbiter_password`) the check is the arbiters', at
 //! `/arbiter/check` and `/arbiter/check.json` behind their login (`/check`
@@ -39,22 +39,22 @@ pub(super) fn routes() -> Router<Arc<Views>> {
         .route("/arbiter/check.json", get(arbiter_json))
 }
 
-/// Every board's readiness as the arbiters' hub has it: `boards` (each
+/// Every board's readiness as the arbiters' fan-out has it: `boards` (each
 /// `board`, `status`, `number`, `readiness` or `null`, and `in_game` when
 /// a game is under way), `ready` (boards ready) and `total`.
-pub fn check_json(hub: &FanOut) -> String {
-    board_check(hub, true)
+pub fn check_json(fanout: &FanOut) -> String {
+    board_check(fanout, true)
 }
 
-/// The boards as the public's delayed hub has them: `status`, `number`,
+/// The boards as the public's delayed fan-out has them: `status`, `number`,
 /// `in_game` (a move or a result is public), `readiness` always `null`,
 /// `delayed: true`. Nothing in it changes before the delay releases it.
-pub fn delayed_check_json(hub: &FanOut) -> String {
-    board_check(hub, false)
+pub fn delayed_check_json(fanout: &FanOut) -> String {
+    board_check(fanout, false)
 }
 
-fn board_check(hub: &FanOut, live: bool) -> String {
-    let s = hub.lock();
+fn board_check(fanout: &FanOut, live: bool) -> String {
+    let s = fanout.lock();
     let boards: Vec<Value> = s
         .boards
         .iter()
@@ -105,7 +105,7 @@ fn page(base: &str) -> Html<String> {
 /// `GET /check`: the check for all when there is no arbiter view, else
 /// the way to the arbiters' (behind their login).
 async fn open_page(State(views): State<Arc<Views>>) -> Response {
-    if views.token.is_some() {
+    if views.arbiter_login.token.is_some() {
         return Redirect::to("/arbiter/check").into_response();
     }
     page("/").into_response()
@@ -114,7 +114,7 @@ async fn open_page(State(views): State<Arc<Views>>) -> Response {
 /// `GET /check.json`: the open check (no arbiter view), live without a
 /// broadcast delay, else the delayed view's ([`delayed_check_json`]).
 async fn open_json(State(views): State<Arc<Views>>) -> Response {
-    if views.token.is_some() {
+    if views.arbiter_login.token.is_some() {
         return StatusCode::UNAUTHORIZED.into_response();
     }
     if views.audience.delay_ms > 0 {
@@ -126,7 +126,7 @@ async fn open_json(State(views): State<Arc<Views>>) -> Response {
 /// `GET /arbiter/check`: the arbiters' check for a live session, else the
 /// login form; without an arbiter view, the open check.
 async fn arbiter_page(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
-    if views.token.is_none() {
+    if views.arbiter_login.token.is_none() {
         return Redirect::to("/check").into_response();
     }
     if !admitted(&views, &headers) {
@@ -153,14 +153,17 @@ mod tests {
 
     #[test]
     fn the_json_lists_every_board_and_counts_the_ready_ones() {
-        let hub = FanOut::new(&["1".into(), "2".into(), "3".into()]);
-        hub.feed(0)
+        let fanout = FanOut::new(&["1".into(), "2".into(), "3".into()]);
+        fanout
+            .feed(0)
             .state(r#"{"board":"1","status":"connected","number":1,"readiness":{"ready":true}}"#);
-        hub.feed(1)
+        fanout
+            .feed(1)
             .state(r#"{"board":"2","status":"offline","number":2,"readiness":{"ready":false}}"#);
-        hub.feed(2)
+        fanout
+            .feed(2)
             .state(r#"{"board":"3","status":"connected","number":3,"ply":4}"#);
-        let v: Value = serde_json::from_str(&check_json(&hub)).unwrap();
+        let v: Value = serde_json::from_str(&check_json(&fanout)).unwrap();
         assert_eq!(v["ready"], 1);
         assert_eq!(v["total"], 3);
         assert_eq!(v["boards"][0]["readiness"]["ready"], true);

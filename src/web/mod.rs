@@ -3,7 +3,7 @@
 //!
 //! The boards feed a [`FanOut`] with the same events and retained state they
 //! hand the MQTT outbox (see [`crate::session::BoardSink`]).
-//! The hub keeps a snapshot (each board's state and last clock, the latest
+//! The fan-out keeps a snapshot (each board's state and last clock, the latest
 //! alerts) and fans every change out on a `tokio::sync::broadcast`
 //! channel. Each browser gets the page (`GET /`, built into the binary),
 //! then a server-sent event stream (`GET /events`): first a `snapshot`,
@@ -30,17 +30,20 @@ mod audience;
 pub mod check;
 pub mod config;
 pub mod desk;
+mod fanout;
 mod guard;
 pub mod lockout;
+mod login;
+#[cfg(test)]
+mod route_tests;
 mod screens;
 pub mod select;
 #[cfg(test)]
 mod stream_tests;
 
-use std::collections::VecDeque;
 use std::convert::Infallible;
-use std::net::{IpAddr, SocketAddr};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::extract::{RawQuery, State};
@@ -48,427 +51,41 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Response};
 use axum::routing::get;
-use serde::Serialize;
 use tokio::net::TcpListener;
-use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 use tokio_stream::StreamExt;
 use tokio_stream::wrappers::BroadcastStream;
 use tracing::info;
 
-use crate::event::{Event, EventKind};
-
 mod tools;
+use crate::control;
 use crate::listener::{Limits, accept_loop};
 pub use audience::Audience;
-pub use tools::Commands;
+pub use fanout::{BoardFeed, FanOut};
 
 /// The page: HTML, CSS and script in one file, no build step.
 pub const PAGE: &str = include_str!("page.html");
 
-/// Alerts kept for browsers that connect later.
-const ALERTS_KEPT: usize = 200;
-/// Messages a browser may fall behind before it loses its stream.
-const CHANNEL: usize = 4096;
-
-/// One message to the browsers.
-#[derive(Clone, Debug)]
-struct Message {
-    /// The SSE event name: `state` or `event`.
-    name: &'static str,
-    /// JSON.
-    data: Arc<str>,
-    /// The board it is about (`None`: a bridge's status), for the streams
-    /// that take only some boards ([`select`]).
-    board: Option<Arc<str>>,
-    /// Whether it is an alert or an arbiter's decision.
-    alert: bool,
-}
-
-#[derive(Debug, Default, Serialize)]
-struct Snapshot {
-    boards: Vec<String>,
-    /// Each board's state JSON (as published on MQTT), parsed.
-    states: Vec<Option<serde_json::Value>>,
-    /// Each board's last clock event.
-    clocks: Vec<Option<serde_json::Value>>,
-    /// The latest alerts, oldest first.
-    alerts: VecDeque<serde_json::Value>,
-    /// The bridges a hub (`boardcast hub`) follows and their status
-    /// (`online` / `offline`); absent on a bridge's own page.
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    bridges: std::collections::BTreeMap<String, String>,
-    /// The arbiters' tools' memory of each board (evidence, report).
-    #[serde(skip)]
-    kept: Vec<tools::Kept>,
-}
-
-/// The fan-out point between the boards and the browsers.
-#[derive(Debug)]
-pub struct FanOut {
-    tx: broadcast::Sender<Message>,
-    snapshot: Mutex<Snapshot>,
-    /// The arbiter view's decisions waiting for their board's answer.
-    answers: tools::Answers,
-    /// Whether alerts and decisions are refused (the public's fan-out,
-    /// unless alerts are public): they never reach its browsers.
-    refuse_alerts: std::sync::atomic::AtomicBool,
-}
-
-impl FanOut {
-    /// A hub for the boards `ids` (in configuration order).
-    pub fn new(ids: &[String]) -> Arc<FanOut> {
-        let (tx, _) = broadcast::channel(CHANNEL);
-        Arc::new(FanOut {
-            tx,
-            snapshot: Mutex::new(Snapshot {
-                boards: ids.to_vec(),
-                states: vec![None; ids.len()],
-                clocks: vec![None; ids.len()],
-                alerts: VecDeque::new(),
-                bridges: std::collections::BTreeMap::new(),
-                kept: vec![tools::Kept::default(); ids.len()],
-            }),
-            answers: tools::Answers::default(),
-            refuse_alerts: std::sync::atomic::AtomicBool::new(false),
-        })
-    }
-
-    /// Refuses alerts and the arbiters' decisions from now on (`true`),
-    /// or takes them (`false`, the default).
-    pub fn refuse_alerts(&self, refuse: bool) {
-        self.refuse_alerts
-            .store(refuse, std::sync::atomic::Ordering::Relaxed);
-    }
-
-    /// Whether this fan-out passes events of `kind` to its browsers.
-    fn passes(&self, kind: &EventKind) -> bool {
-        let refuse = self
-            .refuse_alerts
-            .load(std::sync::atomic::Ordering::Relaxed);
-        crate::delay::config::is_public(kind, !refuse)
-    }
-
-    /// Adds a board after the start (the hub learns its boards from the
-    /// bridges); returns its index, the same for an id already there.
-    pub fn add_board(&self, id: &str) -> usize {
-        let mut s = self.lock();
-        if let Some(i) = s.boards.iter().position(|b| b == id) {
-            return i;
-        }
-        s.boards.push(id.to_string());
-        s.states.push(None);
-        s.clocks.push(None);
-        s.kept.push(tools::Kept::default());
-        s.boards.len() - 1
-    }
-
-    /// A bridge's status (`online` / `offline`), shown on the page as a
-    /// `bridge` message: `{"name": ..., "status": ...}`.
-    pub fn bridge(&self, name: &str, status: &str) {
-        self.lock()
-            .bridges
-            .insert(name.to_string(), status.to_string());
-        let json = serde_json::json!({ "name": name, "status": status }).to_string();
-        self.send("bridge", json, None, false);
-    }
-
-    /// The snapshot browsers get first, as JSON: `boards`, `states`,
-    /// `clocks`, `alerts` and (on a hub) `bridges`.
-    pub fn snapshot_json(&self) -> String {
-        serde_json::to_string(&*self.lock()).expect("snapshots serialise")
-    }
-
-    /// The snapshot of the boards (and alerts) `selection` takes, in the
-    /// same shape as [`FanOut::snapshot_json`].
-    pub fn snapshot_for(&self, selection: &select::Selection) -> String {
-        if *selection == select::Selection::default() {
-            return self.snapshot_json();
-        }
-        let s = self.lock();
-        let taken: Vec<usize> = (0..s.boards.len())
-            .filter(|&i| selection.board(&s.boards[i]))
-            .collect();
-        let view = SnapshotView {
-            boards: taken.iter().map(|&i| &s.boards[i]).collect(),
-            states: taken.iter().map(|&i| &s.states[i]).collect(),
-            clocks: taken.iter().map(|&i| &s.clocks[i]).collect(),
-            alerts: s
-                .alerts
-                .iter()
-                .filter(|a| selection.alert(a["board"].as_str()))
-                .collect(),
-            bridges: &s.bridges,
-        };
-        serde_json::to_string(&view).expect("snapshots serialise")
-    }
-
-    /// The boards in the order the pages show them (round, then number,
-    /// then id, numbers in ids read as numbers), those `selection` takes:
-    /// `[{"board", "round", "number"}]`, round and number `null` before
-    /// the board's first state.
-    pub fn boards_json(&self, selection: &select::Selection) -> String {
-        let s = self.lock();
-        let mut list: Vec<(Option<u64>, Option<u64>, &str)> = (0..s.boards.len())
-            .filter(|&i| selection.board(&s.boards[i]))
-            .map(|i| {
-                let st = s.states[i].as_ref();
-                let field = |k: &str| st.and_then(|v| v[k].as_u64());
-                (field("round"), field("number"), s.boards[i].as_str())
-            })
-            .collect();
-        let key = |x: &(Option<u64>, Option<u64>, &str)| {
-            (
-                x.0.unwrap_or(u64::MAX),
-                x.1.unwrap_or(u64::MAX),
-                natural(x.2),
-            )
-        };
-        list.sort_by_cached_key(key);
-        let out: Vec<serde_json::Value> = list
-            .into_iter()
-            .map(|(round, number, board)| {
-                serde_json::json!({ "board": board, "round": round, "number": number })
-            })
-            .collect();
-        serde_json::Value::Array(out).to_string()
-    }
-
-    /// A board's acknowledgement of a command, heard from elsewhere (a
-    /// hub hears the bridges' on MQTT): the answer the desk or the arbiter
-    /// view may wait for.
-    pub fn answer(&self, ack: &crate::control::Ack) {
-        self.answers.answer(ack);
-    }
-
-    /// The feed of board `index`.
-    pub fn feed(self: &Arc<Self>, index: usize) -> BoardFeed {
-        let id = Arc::from(self.lock().boards[index].as_str());
-        BoardFeed {
-            hub: Arc::clone(self),
-            index,
-            id,
-        }
-    }
-
-    fn lock(&self) -> MutexGuard<'_, Snapshot> {
-        self.snapshot.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    fn send(&self, name: &'static str, data: String, board: Option<Arc<str>>, alert: bool) {
-        // No receiver is not an error: nobody is watching.
-        let _ = self.tx.send(Message {
-            name,
-            data: data.into(),
-            board,
-            alert,
-        });
-    }
-}
-
-/// A snapshot of some boards, borrowed from the whole one.
-#[derive(Serialize)]
-struct SnapshotView<'a> {
-    boards: Vec<&'a String>,
-    states: Vec<&'a Option<serde_json::Value>>,
-    clocks: Vec<&'a Option<serde_json::Value>>,
-    alerts: Vec<&'a serde_json::Value>,
-    #[serde(skip_serializing_if = "std::collections::BTreeMap::is_empty")]
-    bridges: &'a std::collections::BTreeMap<String, String>,
-}
-
-/// A sort key reading the runs of digits in `id` as numbers (`2` before
-/// `10`, `hall-a-9` before `hall-a-10`).
-fn natural(id: &str) -> Vec<(u8, u64, String)> {
-    let mut out = Vec::new();
-    let mut rest = id;
-    while !rest.is_empty() {
-        let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-        if digits > 0 {
-            let (d, r) = rest.split_at(digits);
-            out.push((0, d.parse().unwrap_or(u64::MAX), String::new()));
-            rest = r;
-        } else {
-            let text = rest.len() - rest.trim_start_matches(|c: char| !c.is_ascii_digit()).len();
-            let (t, r) = rest.split_at(text);
-            out.push((1, 0, t.to_string()));
-            rest = r;
-        }
-    }
-    out
-}
-
-/// One board's way into the [`FanOut`]. Never blocks.
-#[derive(Clone, Debug)]
-pub struct BoardFeed {
-    hub: Arc<FanOut>,
-    index: usize,
-    /// The board's id, named in every message for the streams' filters.
-    id: Arc<str>,
-}
-
-impl BoardFeed {
-    /// The board's state changed (`json`: the retained state message).
-    pub fn state(&self, json: &str) {
-        if let Ok(v) = serde_json::from_str(json) {
-            self.hub.lock().states[self.index] = Some(v);
-        }
-        self.hub
-            .send("state", json.to_string(), Some(Arc::clone(&self.id)), false);
-    }
-
-    /// The board published an event (dropped if its fan-out refuses
-    /// alerts and it is one).
-    pub fn event(&self, event: &Event) {
-        if !self.hub.passes(&event.kind) {
-            return;
-        }
-        let json = event.to_json();
-        match &event.kind {
-            EventKind::Clock { .. } => {
-                self.hub.lock().clocks[self.index] = serde_json::from_str(&json).ok();
-            }
-            EventKind::Alert(_) => {
-                let mut s = self.hub.lock();
-                if s.alerts.len() >= ALERTS_KEPT {
-                    s.alerts.pop_front();
-                }
-                if let Ok(v) = serde_json::from_str(&json) {
-                    s.alerts.push_back(v);
-                }
-            }
-            EventKind::GameStart { .. } => self.hub.lock().clocks[self.index] = None,
-            _ => {}
-        }
-        let alert = !crate::delay::config::is_public(&event.kind, false);
-        self.hub
-            .send("event", json, Some(Arc::clone(&self.id)), alert);
-    }
-}
-
-impl crate::session::BoardSink for BoardFeed {
-    fn event(&self, event: &Event) -> bool {
-        BoardFeed::event(self, event);
-        true
-    }
-
-    fn state(&self, state: &str, _record: &str, redraw: bool) {
-        if redraw {
-            BoardFeed::state(self, state);
-        }
-    }
-
-    fn reading(&self, t_ms: crate::event::Millis, placement: &str) {
-        let id = {
-            let mut s = self.hub.lock();
-            s.kept[self.index].reading(t_ms, placement);
-            s.boards[self.index].clone()
-        };
-        // Every piece lifted or set down, for the desk's "Identify" (only
-        // the arbiters' hub is handed readings).
-        let json = serde_json::json!({ "board": id, "t_ms": t_ms, "placement": placement });
-        self.hub.send(
-            "placement",
-            json.to_string(),
-            Some(Arc::clone(&self.id)),
-            false,
-        );
-    }
-
-    fn report(&self, json: &str) {
-        self.hub.lock().kept[self.index].report = Some(json.to_string());
-    }
-
-    fn ack(&self, ack: &crate::control::Ack) {
-        self.hub.answers.answer(ack);
-    }
-}
-
-/// The cookie that admits a browser to the arbiter view: a random session
-/// token (never the password, nor derived from it).
-const ARBITER_COOKIE: &str = "boardcast_arbiter";
-/// Sessions kept at once; the oldest goes first.
-const MAX_SESSIONS: usize = 1024;
-
-fn arbiter_token(secret: &str) -> String {
-    use sha2::Digest;
-    hex::encode(sha2::Sha256::digest(format!(
-        "boardcast arbiter view\n{secret}"
-    )))
-}
-
-/// A new session token: 32 random bytes, hex.
-fn new_session_token() -> String {
-    use rand::RngCore;
-    let mut b = [0u8; 32];
-    rand::rngs::OsRng.fill_bytes(&mut b);
-    hex::encode(b)
-}
-
-/// The arbiters' sessions: token to expiry.
-#[derive(Debug, Default)]
-struct Sessions(Mutex<std::collections::HashMap<String, std::time::Instant>>);
-
-impl Sessions {
-    /// A new session lasting `ttl`; returns its token.
-    fn open(&self, ttl: std::time::Duration) -> String {
-        let now = std::time::Instant::now();
-        let token = new_session_token();
-        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        m.retain(|_, expiry| *expiry > now);
-        if m.len() >= MAX_SESSIONS
-            && let Some(oldest) = m.iter().min_by_key(|(_, e)| **e).map(|(t, _)| t.clone())
-        {
-            m.remove(&oldest);
-        }
-        m.insert(token.clone(), now + ttl);
-        token
-    }
-
-    /// Ends the session `token` (a logout).
-    fn close(&self, token: &str) {
-        let mut m = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        m.retain(|t, _| !same(t, token));
-    }
-
-    /// Whether `token` is a live session.
-    fn valid(&self, token: &str) -> bool {
-        let now = std::time::Instant::now();
-        let m = self.0.lock().unwrap_or_else(|e| e.into_inner());
-        m.iter().any(|(t, expiry)| *expiry > now && same(t, token))
-    }
-}
-
-/// Compares in time that does not depend on where the texts differ.
-fn same(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.bytes().zip(b.bytes()).fold(0, |d, (x, y)| d | (x ^ y)) == 0
-}
-
-/// What the routes share: both views' hubs and who may see the arbiters'.
+/// What the routes share: both views' fan-outs and who may see the
+/// arbiters'.
 #[derive(Debug)]
 struct Views {
     public: Arc<FanOut>,
     arbiter: Arc<FanOut>,
     audience: Audience,
-    /// The hash of the view password, compared in constant time.
-    token: Option<String>,
-    sessions: Sessions,
-    /// Failed logins per client address.
-    lockout: Mutex<lockout::Lockout>,
+    /// The arbiter view's login.
+    arbiter_login: login::ArbiterLogin,
     /// Public live streams served at once.
     streams: Arc<tokio::sync::Semaphore>,
     /// The arbiter view's own live streams: the public cannot take them.
     arbiter_streams: Arc<tokio::sync::Semaphore>,
-    /// Where the arbiters' decisions go: each board's command queue.
-    commands: tools::Commands,
+    /// Where the arbiters' decisions and the desk's corrections go: each
+    /// board's command queue (the daemon's boards, or the hub's MQTT edge).
+    router: Mutex<control::Router>,
     /// The operator's desk, once the daemon has set it up.
     desk: Mutex<Option<Arc<crate::desk::live::Desk>>>,
-    /// The desk's sessions (apart from the arbiter view's).
-    desk_sessions: Sessions,
-    /// Failed desk logins per client address.
-    desk_lockout: Mutex<lockout::Lockout>,
-    /// Desk passwords hashed at once (PBKDF2 costs a core for a moment).
-    desk_hashing: tokio::sync::Semaphore,
+    /// The desk's login (apart from the arbiter view's).
+    desk_login: login::DeskLogin,
     /// Each board's board check as last published (a state carries it
     /// only until the first move), for the desk.
     desk_checks: Mutex<std::collections::HashMap<String, serde_json::Value>>,
@@ -489,31 +106,25 @@ impl Views {
         Views {
             public,
             arbiter,
-            token: audience.arbiter_secret.as_deref().map(arbiter_token),
-            sessions: Sessions::default(),
-            lockout: Mutex::default(),
+            arbiter_login: login::ArbiterLogin::new(audience.arbiter_secret.as_deref()),
             audience,
             streams: Arc::new(tokio::sync::Semaphore::new(limits.max_streams)),
             arbiter_streams: Arc::new(tokio::sync::Semaphore::new(limits.arbiter_streams)),
-            commands: tools::Commands::default(),
+            router: Mutex::default(),
             desk: Mutex::new(None),
-            desk_sessions: Sessions::default(),
-            desk_lockout: Mutex::default(),
-            desk_hashing: tokio::sync::Semaphore::new(2),
+            desk_login: login::DeskLogin::new(desk::DESK_COOKIE),
             desk_checks: Mutex::default(),
             desk_ports: Mutex::new(None),
             lichess: Mutex::new(None),
         }
     }
 
-    /// The failed logins per address.
-    fn lockout(&self) -> MutexGuard<'_, lockout::Lockout> {
-        self.lockout.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// The failed desk logins per address.
-    fn desk_lockout(&self) -> MutexGuard<'_, lockout::Lockout> {
-        self.desk_lockout.lock().unwrap_or_else(|e| e.into_inner())
+    /// The command route the views send through.
+    fn router(&self) -> control::Router {
+        self.router
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .clone()
     }
 }
 
@@ -522,13 +133,10 @@ impl Views {
 pub struct WebServer {
     /// The address bound.
     pub addr: SocketAddr,
-    /// The hub the boards feed with what the public sees.
-    pub hub: Arc<FanOut>,
-    /// The hub the boards feed with the live games and alerts.
+    /// The fan-out the boards feed with what the public sees.
+    pub public: Arc<FanOut>,
+    /// The fan-out the boards feed with the live games and alerts.
     pub arbiter: Arc<FanOut>,
-    /// Where the arbiter view's decisions go (set by the daemon once its
-    /// boards run).
-    pub commands: tools::Commands,
     views: Arc<Views>,
     task: JoinHandle<()>,
 }
@@ -547,24 +155,35 @@ impl WebServer {
         audience: Audience,
         limits: Limits,
     ) -> std::io::Result<WebServer> {
-        let (hub, arbiter) = (FanOut::new(ids), FanOut::new(ids));
-        hub.refuse_alerts(!audience.public_alerts);
+        let (public, arbiter) = (FanOut::new(ids), FanOut::new(ids));
+        public.refuse_alerts(!audience.public_alerts);
         let views = Arc::new(Views::new(
-            Arc::clone(&hub),
+            Arc::clone(&public),
             Arc::clone(&arbiter),
             audience,
             &limits,
         ));
-        let commands = views.commands.clone();
         let (addr, task) = serve_views(addr, Arc::clone(&views), limits).await?;
         Ok(WebServer {
             addr,
-            hub,
+            public,
             arbiter,
-            commands,
             views,
             task,
         })
+    }
+
+    /// Sends the arbiter view's decisions and the desk's corrections
+    /// through `router` from now on (set by the daemon once its boards
+    /// run).
+    pub fn route_commands(&self, router: control::Router) {
+        *self.views.router.lock().unwrap_or_else(|e| e.into_inner()) = router;
+    }
+
+    /// The command route the views send through (a hub adds each board's
+    /// queue as it learns the board).
+    pub fn router(&self) -> control::Router {
+        self.views.router()
     }
 
     /// Serves the operator's desk (`/desk`) from now on.
@@ -580,7 +199,7 @@ impl WebServer {
 
     /// The public feed of board `index`.
     pub fn feed(&self, index: usize) -> BoardFeed {
-        self.hub.feed(index)
+        self.public.feed(index)
     }
 
     /// The arbiters' (live) feed of board `index`.
@@ -595,16 +214,16 @@ impl Drop for WebServer {
     }
 }
 
-/// Binds `addr` and serves the page and the event stream from `hub` until
+/// Binds `addr` and serves the page and the event stream from `public` until
 /// the returned task is aborted. Returns the address bound (useful with
 /// port 0).
 pub async fn serve(
     addr: SocketAddr,
-    hub: Arc<FanOut>,
+    public: Arc<FanOut>,
 ) -> std::io::Result<(SocketAddr, JoinHandle<()>)> {
-    let arbiter = FanOut::new(&hub.lock().boards.clone());
+    let arbiter = FanOut::new(&public.lock().boards.clone());
     let views = Arc::new(Views::new(
-        hub,
+        public,
         arbiter,
         Audience::default(),
         &Limits::default(),
@@ -622,7 +241,7 @@ async fn serve_views(
     if !local.ip().is_loopback() {
         tracing::warn!(
             %local,
-            arbiter_view = views.token.is_some(),
+            arbiter_view = views.arbiter_login.token.is_some(),
             "the live page is served off loopback without TLS: its arbiter password and session cookie cross the network in clear; put a TLS reverse proxy in front"
         );
     }
@@ -703,8 +322,7 @@ fn json_response(json: String) -> impl IntoResponse {
 
 /// Whether the request carries a live session's cookie.
 fn admitted(views: &Views, headers: &HeaderMap) -> bool {
-    views.token.is_some()
-        && cookie(headers, ARBITER_COOKIE).is_some_and(|v| views.sessions.valid(v))
+    views.arbiter_login.admitted(headers)
 }
 
 /// The value of cookie `name` in a request's headers.
@@ -765,7 +383,7 @@ async fn arbiter_login(
     extensions: axum::http::Extensions,
     body: axum::body::Bytes,
 ) -> Response {
-    let Some(token) = &views.token else {
+    let Some(token) = &views.arbiter_login.token else {
         return (StatusCode::NOT_FOUND, Html(NO_ARBITER_VIEW)).into_response();
     };
     if !guard::same_site(&headers) {
@@ -775,78 +393,27 @@ async fn arbiter_login(
     let addr = extensions
         .get::<axum::extract::ConnectInfo<SocketAddr>>()
         .map(|p| p.0.ip());
-    if let Some(locked) = login_refused(&mut views.lockout(), addr) {
+    let login = &views.arbiter_login.login;
+    if let Some(locked) = login.refused(addr) {
         return locked;
     }
     let key = (body.len() <= MAX_LOGIN_BODY)
         .then(|| std::str::from_utf8(&body).ok())
         .flatten()
         .and_then(|b| form_field(b, "key"));
-    if !key.is_some_and(|k| same(&arbiter_token(k.trim()), token)) {
+    if !key.is_some_and(|k| login::same(&login::arbiter_token(k.trim()), token)) {
         // Guessing costs time, and soon the address.
-        if locked_out(&views.lockout(), addr) {
-            tracing::warn!(ip = ?addr, "arbiter view: too many wrong passwords; this address is locked out for a while");
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-        tracing::info!("arbiter view: a wrong password");
+        login.wrong(addr, "arbiter view").await;
         return (StatusCode::UNAUTHORIZED, Html(ARBITER_LOGIN)).into_response();
     }
-    if let Some(ip) = addr {
-        views.lockout().succeeded(ip);
-    }
-    open_session(&views, &views.sessions, ARBITER_COOKIE, "/", "/arbiter")
-}
-
-/// A new login session in `sessions`: its cookie `name` (`HttpOnly`,
-/// `SameSite=Strict`, for `path`, lasting `[web] session_s`), and a
-/// redirect to `to`.
-fn open_session(
-    views: &Views,
-    sessions: &Sessions,
-    name: &str,
-    path: &str,
-    to: &'static str,
-) -> Response {
-    let ttl = views.audience.session;
-    let session = sessions.open(ttl);
-    let cookie = format!(
-        "{name}={session}; HttpOnly; SameSite=Strict; Path={path}; Max-Age={}",
-        ttl.as_secs()
-    );
-    (
-        StatusCode::SEE_OTHER,
-        [
-            (header::SET_COOKIE, cookie),
-            (header::LOCATION, to.to_string()),
-        ],
-    )
-        .into_response()
-}
-
-/// A login from `ip`, counted as a failure before its password is
-/// checked (see [`lockout::Lockout::attempt`]): `Some(429)` while the
-/// address is locked out.
-fn login_refused(lockout: &mut lockout::Lockout, ip: Option<IpAddr>) -> Option<Response> {
-    let left = lockout.attempt(ip?, std::time::Instant::now()).err()?;
-    Some(
-        (
-            StatusCode::TOO_MANY_REQUESTS,
-            [(header::RETRY_AFTER, left.as_secs().max(1).to_string())],
-            "too many wrong passwords from this address; try again later\n",
-        )
-            .into_response(),
-    )
-}
-
-/// Whether `ip` is locked out now (after a wrong password: to say so once).
-fn locked_out(lockout: &lockout::Lockout, ip: Option<IpAddr>) -> bool {
-    ip.is_some_and(|ip| lockout.check(ip, std::time::Instant::now()).is_err())
+    login.right(addr);
+    login.open(views.audience.session, "/arbiter")
 }
 
 /// `GET /arbiter`: the arbiters' page for a live session, else the login
 /// form (a password in the address, `?key=`, is not read).
 async fn arbiter_page(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
-    if views.token.is_none() {
+    if views.arbiter_login.token.is_none() {
         return (StatusCode::NOT_FOUND, Html(NO_ARBITER_VIEW)).into_response();
     }
     if !admitted(&views, &headers) {
@@ -892,18 +459,18 @@ async fn events(State(views): State<Arc<Views>>, RawQuery(q): RawQuery) -> Respo
     }
 }
 
-/// A live stream of every board of `hub` (see [`stream_of`]).
-fn stream(slots: &Arc<tokio::sync::Semaphore>, hub: &FanOut) -> Response {
-    stream_of(slots, hub, select::Selection::default())
+/// A live stream of every board of `fanout` (see [`stream_of`]).
+fn stream(slots: &Arc<tokio::sync::Semaphore>, fanout: &FanOut) -> Response {
+    stream_of(slots, fanout, select::Selection::default())
 }
 
-/// A live stream of `hub`, of what `selection` takes, while `slots` has
+/// A live stream of `fanout`, of what `selection` takes, while `slots` has
 /// room (the public's `max_streams`, the arbiter view's own
 /// `arbiter_streams`); else 503 (the page's `EventSource` tries again
 /// later).
 fn stream_of(
     slots: &Arc<tokio::sync::Semaphore>,
-    hub: &FanOut,
+    fanout: &FanOut,
     selection: select::Selection,
 ) -> Response {
     let Ok(permit) = Arc::clone(slots).try_acquire_owned() else {
@@ -916,10 +483,10 @@ fn stream_of(
     };
     // Subscribe before the snapshot, so nothing falls between the two (a
     // change may come twice; states replace and the page drops repeats).
-    let rx = hub.tx.subscribe();
+    let rx = fanout.tx.subscribe();
     let first = SseEvent::default()
         .event("snapshot")
-        .data(hub.snapshot_for(&selection));
+        .data(fanout.snapshot_for(&selection));
     let live = BroadcastStream::new(rx)
         // A lagging browser loses its stream (and reconnects).
         .map_while(|m| m.ok())
@@ -939,9 +506,10 @@ fn stream_of(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::event::{Alert, AlertKind};
+    use crate::event::{Alert, AlertKind, Event, EventKind};
 
-    fn alert(board: &str, n: u64) -> Event {
+    /// An alert of board `board` at `n` ms, numbered `n` in its message.
+    pub(super) fn alert(board: &str, n: u64) -> Event {
         Event {
             board: board.into(),
             t_ms: n,
@@ -955,22 +523,6 @@ mod tests {
                 evidence: None,
             }),
         }
-    }
-
-    #[test]
-    fn the_snapshot_keeps_states_and_the_latest_alerts() {
-        let hub = FanOut::new(&["1".into(), "2".into()]);
-        let feed = hub.feed(1);
-        feed.state(r#"{"board":"2","fen":"x"}"#);
-        for n in 0..(ALERTS_KEPT as u64 + 5) {
-            feed.event(&alert("2", n));
-        }
-        let s: serde_json::Value = serde_json::from_str(&hub.snapshot_json()).unwrap();
-        assert_eq!(s["states"][0], serde_json::Value::Null);
-        assert_eq!(s["states"][1]["fen"], "x");
-        let alerts = s["alerts"].as_array().unwrap();
-        assert_eq!(alerts.len(), ALERTS_KEPT);
-        assert_eq!(alerts[0]["message"], "alert 5");
     }
 
     /// One HTTP/1.1 request on a fresh connection: the status line's
@@ -1043,9 +595,13 @@ mod tests {
         let (code, snap) = get(addr, "/arbiter/snapshot", Some(&cookie)).await;
         assert_eq!(code, 200);
         assert!(snap.contains("alert 7"));
-        // The public hub never saw it.
+        // The public fan-out never saw it.
         assert!(!get(addr, "/snapshot", None).await.1.contains("alert 7"));
-        let wrong = format!("{ARBITER_COOKIE}={}", arbiter_token("s3cret word"));
+        let wrong = format!(
+            "{}={}",
+            login::ARBITER_COOKIE,
+            login::arbiter_token("s3cret word")
+        );
         assert_eq!(get(addr, "/arbiter", Some(&wrong)).await.0, 401);
     }
 
@@ -1058,20 +614,5 @@ mod tests {
         assert!(page.contains("no operator secret"));
         let (_, page) = get(server.addr, "/", None).await;
         assert!(page.contains(r#"data-audience="public" data-delay-ms="0""#));
-    }
-
-    #[test]
-    fn a_board_never_waits_for_a_browser_that_does_not_read() {
-        let hub = FanOut::new(&["1".into()]);
-        let mut rx = hub.tx.subscribe();
-        let feed = hub.feed(0);
-        // Far more than the channel holds: every send returns at once.
-        for n in 0..(CHANNEL as u64 * 2) {
-            feed.event(&alert("1", n));
-        }
-        assert!(matches!(
-            rx.try_recv(),
-            Err(broadcast::error::TryRecvError::Lagged(_))
-        ));
     }
 }

@@ -6,8 +6,8 @@
 //! answer is the board's: `200` applied, `409` refused, `504` when the
 //! board has not answered within [`DECISION_WAIT`]).
 
-use std::collections::{HashMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::collections::VecDeque;
+use std::sync::Arc;
 
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -15,7 +15,7 @@ use axum::response::{Html, IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
 use super::{Views, admitted, form_field, json_response};
-use crate::control::{Ack, OperatorCommand, Request};
+use crate::control::{Ack, Answer, DispatchError, OperatorCommand, RouteError};
 use crate::event::{Decision, Millis};
 use crate::report::{BoardReport, RoundReport};
 
@@ -46,85 +46,8 @@ impl Kept {
     }
 }
 
-/// Each board's command queue, for the arbiter view's decisions.
-#[derive(Clone, Debug, Default)]
-pub struct Commands(Arc<Mutex<HashMap<String, tokio::sync::mpsc::Sender<Request>>>>);
-
-impl Commands {
-    /// Sets where each board's commands go (board id to queue).
-    pub fn set(&self, routes: HashMap<String, tokio::sync::mpsc::Sender<Request>>) {
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = routes;
-    }
-
-    /// Adds where board `id`'s commands go (a hub learns its boards as
-    /// the bridges publish them).
-    pub fn add(&self, id: &str, route: tokio::sync::mpsc::Sender<Request>) {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .insert(id.to_string(), route);
-    }
-
-    pub(super) fn route(&self, board: &str) -> Option<tokio::sync::mpsc::Sender<Request>> {
-        self.0
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .get(board)
-            .cloned()
-    }
-}
-
 /// How long `POST /arbiter/decide` waits for the board's answer.
 pub(super) const DECISION_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
-
-/// Decisions waiting for their board's answer, by the nonce they were
-/// sent with. The board acknowledges every command it handles (the
-/// acknowledgement reaches the page's hub as it reaches the broker).
-#[derive(Debug, Default)]
-pub(super) struct Answers(Mutex<HashMap<String, Waiting>>);
-
-/// An answer waited for: the board the command went to, and who waits.
-#[derive(Debug)]
-struct Waiting {
-    board: String,
-    tx: tokio::sync::oneshot::Sender<Ack>,
-}
-
-impl Answers {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Waiting>> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
-    }
-
-    /// Waits for board `board`'s answer to the command sent with `nonce`.
-    pub(super) fn expect(&self, nonce: &str, board: &str) -> tokio::sync::oneshot::Receiver<Ack> {
-        let (tx, rx) = tokio::sync::oneshot::channel();
-        let mut m = self.lock();
-        // Answers nobody waits for any more (timed out) go.
-        m.retain(|_, w| !w.tx.is_closed());
-        m.insert(
-            nonce.to_string(),
-            Waiting {
-                board: board.to_string(),
-                tx,
-            },
-        );
-        rx
-    }
-
-    /// A board's acknowledgement: the answer someone may wait for, when
-    /// it comes from the board the command was sent to.
-    pub(super) fn answer(&self, ack: &Ack) {
-        let Some(nonce) = &ack.nonce else {
-            return;
-        };
-        let mut m = self.lock();
-        if m.get(nonce).is_some_and(|w| w.board == ack.board)
-            && let Some(w) = m.remove(nonce)
-        {
-            let _ = w.tx.send(ack.clone());
-        }
-    }
-}
 
 /// One reading of an alert's evidence.
 #[derive(Debug, Serialize)]
@@ -339,32 +262,46 @@ pub(super) async fn decide(
         decision,
         note,
     };
-    let json = serde_json::to_vec(&command).expect("commands serialise");
-    // The same checks as a command from the broker.
-    let command = match OperatorCommand::parse(&json) {
-        Ok(c) => c,
-        Err(e) => return bad(&e),
-    };
-    let Some(route) = views.commands.route(&board) else {
-        return not_found("no such board");
-    };
-    // The board answers every command with an acknowledgement naming the
-    // command's nonce; the decision waits for it.
-    let nonce = format!("arbiter-view-{}", &super::new_session_token()[..24]);
-    let answer = views.public.answers.expect(&nonce, &board);
-    let request = Request {
-        command,
-        nonce: Some(nonce),
-        by: Some("arbiter view".into()),
-    };
-    if route.try_send(request).is_err() {
-        return (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the board is busy; try again\n",
-        )
-            .into_response();
+    match dispatch(&views, &board, command, "arbiter view", "arbiter-view") {
+        Ok(answer) => outcome(tokio::time::timeout(DECISION_WAIT, answer).await),
+        Err(r) => r.into_response(),
     }
-    outcome(tokio::time::timeout(DECISION_WAIT, answer).await)
+}
+
+/// Hands `command` to board `board` through the command route
+/// ([`crate::control::Router::dispatch`], a nonce starting `prefix`), sent
+/// by `by`: the receiver gets the board's answer, on the request's own
+/// reply channel.
+pub(super) fn dispatch(
+    views: &Views,
+    board: &str,
+    command: OperatorCommand,
+    by: &str,
+    prefix: &str,
+) -> Result<Answer, Refused> {
+    views
+        .router()
+        .dispatch(board, command, by, prefix)
+        .map_err(|e| match e {
+            DispatchError::Invalid(e) => Refused(StatusCode::BAD_REQUEST, e.to_string()),
+            DispatchError::Route(RouteError::NoSuchBoard(_)) => {
+                Refused(StatusCode::NOT_FOUND, "no such board".into())
+            }
+            DispatchError::Route(RouteError::Busy(_)) => Refused(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the board is busy; try again".into(),
+            ),
+        })
+}
+
+/// A refusal: its status and one line saying why.
+#[derive(Debug)]
+pub(super) struct Refused(pub(super) StatusCode, pub(super) String);
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        (self.0, format!("{}\n", self.1)).into_response()
+    }
 }
 
 /// The answer to a decision: the board's outcome, or `504`.

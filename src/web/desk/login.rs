@@ -63,7 +63,7 @@ pub(super) async fn page(State(views): State<Arc<Views>>, headers: HeaderMap) ->
 
 /// A new desk session: the cookie, and back to the desk.
 fn open_session(views: &Views) -> Response {
-    crate::web::open_session(views, &views.desk_sessions, DESK_COOKIE, "/desk", "/desk")
+    views.desk_login.login.open(views.audience.session, "/desk")
 }
 
 /// Why a login POST is not read.
@@ -105,7 +105,8 @@ pub(super) async fn login(
         Err(r) => return r.into_response(),
     };
     let ip = peer(&extensions);
-    if let Some(locked) = crate::web::login_refused(&mut views.desk_lockout(), ip) {
+    let login = &views.desk_login.login;
+    if let Some(locked) = login.refused(ip) {
         return locked;
     }
     let key = std::str::from_utf8(&body)
@@ -114,29 +115,20 @@ pub(super) async fn login(
     let right = match key {
         Some(k) => {
             // PBKDF2 takes a moment: off the reactor, a few at a time.
-            let _turn = views.desk_hashing.acquire().await;
+            let _turn = views.desk_login.hashing.acquire().await;
             super::on_desk(&desk, move |d| d.verify(&k)).await
         }
         None => false,
     };
     if !right {
-        if crate::web::locked_out(&views.desk_lockout(), ip) {
-            tracing::warn!(
-                ?ip,
-                "desk: too many wrong passwords; this address is locked out for a while"
-            );
-        }
-        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
-        tracing::info!("desk: a wrong password");
+        login.wrong(ip, "desk").await;
         return (
             StatusCode::UNAUTHORIZED,
             Html(login_form(&message("That is not the desk password."))),
         )
             .into_response();
     }
-    if let Some(ip) = ip {
-        views.desk_lockout().succeeded(ip);
-    }
+    login.right(ip);
     super::record(&desk, by(&extensions), "login", String::new()).await;
     open_session(&views)
 }
@@ -181,7 +173,7 @@ pub(super) async fn choose_password(
     };
     let who = by(&extensions);
     let chosen = {
-        let _turn = views.desk_hashing.acquire().await;
+        let _turn = views.desk_login.hashing.acquire().await;
         super::on_desk(&desk, move |d| d.choose_password(&who, &key)).await
     };
     match chosen {
@@ -203,9 +195,7 @@ pub(super) async fn logout(State(views): State<Arc<Views>>, headers: HeaderMap) 
     if !crate::web::guard::same_site(&headers) {
         return crate::web::guard::refused();
     }
-    if let Some(token) = crate::web::cookie(&headers, DESK_COOKIE) {
-        views.desk_sessions.close(token);
-    }
+    views.desk_login.login.close(&headers);
     (
         StatusCode::SEE_OTHER,
         [

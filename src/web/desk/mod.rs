@@ -36,12 +36,11 @@ use axum::response::{Html, IntoResponse, Response};
 use axum::routing::{get, post};
 use serde::Deserialize;
 
-use super::tools::{DECISION_WAIT, outcome};
+use super::tools::{DECISION_WAIT, Refused, dispatch, outcome};
 use super::{Views, form_field};
-use crate::control::{OperatorCommand, Request};
-use crate::desk::live::{Act, ChangeError, Desk, LoadError};
+use crate::control::OperatorCommand;
+use crate::desk::live::{Act, ChangeError, Desk, LoadError, RoundStart};
 use crate::desk::{DeskError, DeskState};
-use crate::pipeline::correct::IN_PROGRESS;
 use crate::tournament::Player;
 use crate::tournament::trf::Trf;
 
@@ -79,7 +78,7 @@ pub(super) fn desk(views: &Views) -> Option<Arc<Desk>> {
 
 /// Whether the request carries a live desk session.
 pub(super) fn admitted(views: &Views, headers: &HeaderMap) -> bool {
-    crate::web::cookie(headers, DESK_COOKIE).is_some_and(|v| views.desk_sessions.valid(v))
+    views.desk_login.login.admitted(headers)
 }
 
 pub(super) fn peer(extensions: &axum::http::Extensions) -> Option<std::net::IpAddr> {
@@ -110,16 +109,6 @@ pub(super) fn gate(views: &Views, headers: &HeaderMap, post: bool) -> Result<Arc
         ));
     }
     Ok(desk)
-}
-
-/// A refusal: its status and one line saying why.
-#[derive(Debug)]
-pub(super) struct Refused(StatusCode, String);
-
-impl IntoResponse for Refused {
-    fn into_response(self) -> Response {
-        (self.0, format!("{}\n", self.1)).into_response()
-    }
 }
 
 pub(super) fn fail(code: StatusCode, text: impl std::fmt::Display) -> Response {
@@ -366,45 +355,17 @@ pub(super) fn by(extensions: &axum::http::Extensions) -> String {
     }
 }
 
-/// Hands `command` to sensor board `board`; the receiver gets its answer.
-fn dispatch(
-    views: &Views,
-    board: &str,
-    command: OperatorCommand,
-    by: &str,
-) -> Result<tokio::sync::oneshot::Receiver<crate::control::Ack>, Refused> {
-    // The same checks as a command from the broker.
-    let json = serde_json::to_vec(&command).expect("commands serialise");
-    let command = OperatorCommand::parse(&json).map_err(|e| Refused(StatusCode::BAD_REQUEST, e))?;
-    let Some(route) = views.commands.route(board) else {
-        return Err(Refused(StatusCode::NOT_FOUND, "no such board".into()));
-    };
-    let nonce = format!("desk-{}", &super::new_session_token()[..24]);
-    let answer = views.public.answers.expect(&nonce, board);
-    let request = Request {
-        command,
-        nonce: Some(nonce),
-        by: Some(by.to_string()),
-    };
-    if route.try_send(request).is_err() {
-        return Err(Refused(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the board is busy; try again".into(),
-        ));
-    }
-    Ok(answer)
-}
-
 /// Sends `command` to sensor board `board` and waits for its answer: `200`
 /// applied, `409` refused (the board's words), `504` no answer in time.
 async fn send(views: &Views, board: &str, command: OperatorCommand, by: &str) -> Response {
-    match dispatch(views, board, command, by) {
+    match dispatch(views, board, command, by, "desk") {
         Ok(answer) => outcome(tokio::time::timeout(DECISION_WAIT, answer).await),
         Err(r) => r.into_response(),
     }
 }
 
-/// `POST /desk/start`: the chosen round starts on every assigned board.
+/// `POST /desk/start`: the chosen round starts on every assigned board
+/// ([`Desk::start_round`]).
 async fn start(
     State(views): State<Arc<Views>>,
     headers: HeaderMap,
@@ -416,69 +377,28 @@ async fn start(
     };
     let sensors = view::sensors(&views);
     let who = by(&extensions);
-    let by_desk = who.clone();
-    let (round, starts) = match on_desk(&desk, move |d| d.start(&by_desk, &sensors)).await {
-        Ok(s) => s,
-        Err(e) => return change_refused(StatusCode::CONFLICT, &e),
-    };
-    // Every board is told first; then each answer is awaited (the boards
-    // answer in parallel).
-    let mut waiting = Vec::new();
-    for (sensor, pairing) in &starts {
-        // A game in progress goes on: the round's game is its next.
-        let command = OperatorCommand::StartGame {
-            round,
-            board: pairing.board,
-            white: Some(pairing.white.clone()),
-            black: Some(pairing.black.clone()),
-            keep_game: true,
-        };
-        waiting.push((sensor, dispatch(&views, sensor, command, &who)));
+    match desk
+        .start_round(&who, sensors, &views.router(), DECISION_WAIT)
+        .await
+    {
+        Ok(s) => started(&s),
+        Err(e) => change_refused(StatusCode::CONFLICT, &e),
     }
-    let deadline = tokio::time::Instant::now() + DECISION_WAIT;
-    let mut failed = Vec::new();
-    // Boards whose game was under way: it goes on, and the round's game
-    // starts on them when the start position stands after it.
-    let mut kept = Vec::new();
-    for (sensor, sent) in waiting {
-        let answer = match sent {
-            Ok(rx) => tokio::time::timeout_at(deadline, rx)
-                .await
-                .ok()
-                .and_then(Result::ok),
-            Err(_) => None,
-        };
-        match answer {
-            Some(ack) if ack.accepted && ack.message.starts_with(IN_PROGRESS) => {
-                kept.push(format!("{sensor} ({})", ack.message));
-            }
-            Some(ack) if ack.accepted => {}
-            Some(ack) => failed.push(format!("board {sensor}: {}", ack.message)),
-            None => failed.push(format!("board {sensor}: no answer")),
-        }
-    }
-    tracing::info!(
-        round,
-        boards = starts.len(),
-        failed = failed.len(),
-        still_playing = kept.len(),
-        "desk: round started"
-    );
-    started(round, starts.len(), &failed, &kept)
 }
 
-/// The answer to a round's start on `n` boards: the boards that did not
-/// start (`failed`), and those whose game goes on (`kept`).
-fn started(round: u32, n: usize, failed: &[String], kept: &[String]) -> Response {
-    let still = if kept.is_empty() {
+/// The answer to a round's start: the boards that did not start
+/// (`failed`), and those whose game goes on (`kept`).
+fn started(s: &RoundStart) -> Response {
+    let (round, n) = (s.round, s.boards);
+    let still = if s.kept.is_empty() {
         String::new()
     } else {
         format!(
             "; still playing their game, which goes on (the round's game starts when the start position stands after it): {}",
-            kept.join("; ")
+            s.kept.join("; ")
         )
     };
-    if failed.is_empty() {
+    if s.failed.is_empty() {
         (
             StatusCode::OK,
             format!(
@@ -492,7 +412,7 @@ fn started(round: u32, n: usize, failed: &[String], kept: &[String]) -> Response
             StatusCode::CONFLICT,
             format!(
                 "round {round} started, but not everywhere: {}{still}",
-                failed.join("; ")
+                s.failed.join("; ")
             ),
         )
     }

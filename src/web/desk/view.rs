@@ -251,7 +251,7 @@ fn board_json(
     })
 }
 
-/// `GET /desk/events`: the live stream of the arbiters' hub (states with
+/// `GET /desk/events`: the live stream of the arbiters' fan-out (states with
 /// the sensed pieces, which "Identify" watches).
 pub(super) async fn events(State(views): State<Arc<Views>>, headers: HeaderMap) -> Response {
     if let Err(r) = gate(&views, &headers, false) {
