@@ -188,7 +188,7 @@ impl OperatorCommand {
 fn check_player(side: &str, p: &Player) -> Result<(), String> {
     crate::text::check_text(side, Some(&p.name))?;
     crate::text::check_text(side, p.title.as_deref())?;
-    crate::text::check_text(side, p.federation.as_deref())
+    crate::text::check_text(side, p.federation.as_deref()).map_err(String::from)
 }
 
 /// The operator secret. Its `Debug` never shows it.
