@@ -154,12 +154,17 @@ pub fn check_text(key: &str, value: Option<&str>) -> Result<(), TextError> {
             text: shown(&value),
         });
     }
-    let n = value.chars().count();
-    if n > MAX_TEXT {
+    check_length(key, value, MAX_TEXT)
+}
+
+/// At most `max` characters.
+fn check_length(key: &str, value: &str, max: usize) -> Result<(), TextError> {
+    let count = value.chars().count();
+    if count > max {
         return Err(TextError::TooLong {
             key: key.to_string(),
-            count: n,
-            max: MAX_TEXT,
+            count,
+            max,
         });
     }
     Ok(())
@@ -266,15 +271,7 @@ pub fn check_field(key: &str, value: &str) -> Result<(), TextError> {
             found: c,
         });
     }
-    let n = value.chars().count();
-    if n > MAX_FIELD {
-        return Err(TextError::TooLong {
-            key: key.to_string(),
-            count: n,
-            max: MAX_FIELD,
-        });
-    }
-    Ok(())
+    check_length(key, value, MAX_FIELD)
 }
 
 /// The largest state or event message read from the network, in bytes
@@ -466,6 +463,20 @@ mod tests {
             .to_string();
         assert!(!e.contains('\n'), "{e}");
         assert!(check_field("message", "two\nlines").is_err());
+        assert_eq!(
+            check_field("message", &"x".repeat(MAX_FIELD + 1))
+                .unwrap_err()
+                .to_string(),
+            "message: 513 characters, at most 512 allowed"
+        );
+        assert_eq!(
+            check_round("round", 0).unwrap_err().to_string(),
+            "round: round 0 is not between 1 and 999"
+        );
+        assert_eq!(
+            check_id("board", "").unwrap_err().to_string(),
+            "board: \"\" is not an id (1 to 64 letters, digits, '-', '_', '.', ':')"
+        );
     }
 
     #[test]
