@@ -37,6 +37,12 @@ pub enum BrokerError {
         /// What happened.
         reason: String,
     },
+    /// Nothing accepted connections at the address within 5 s of the
+    /// start.
+    #[error(
+        "embedded broker did not start listening on {0}: nothing accepted connections within 5 s"
+    )]
+    NeverAccepted(SocketAddr),
 }
 
 /// Which broker the daemon talks to.
@@ -166,7 +172,9 @@ pub fn start(addr: SocketAddr) -> Result<(), BrokerError> {
             }
         })
         .map_err(|e| not_listening(e.to_string()))?;
-    wait_listening(inner).map_err(not_listening)?;
+    if !wait_listening(inner) {
+        return Err(BrokerError::NeverAccepted(addr));
+    }
     let registry = guard::Registry::new(guard::Limits {
         per_connection: MAX_FILTERS_PER_CONNECTION,
         total: MAX_FILTERS,
@@ -189,19 +197,23 @@ pub fn start(addr: SocketAddr) -> Result<(), BrokerError> {
             }
         })
         .map_err(|e| not_listening(e.to_string()))?;
-    wait_listening(addr).map_err(not_listening)
+    if !wait_listening(addr) {
+        return Err(BrokerError::NeverAccepted(addr));
+    }
+    Ok(())
 }
 
-/// Waits (5 s at most) until something accepts connections at `addr`.
-fn wait_listening(addr: SocketAddr) -> Result<(), String> {
+/// Waits (5 s at most) until something accepts connections at `addr`;
+/// whether something did.
+fn wait_listening(addr: SocketAddr) -> bool {
     let deadline = Instant::now() + Duration::from_secs(5);
     while !listening(addr) {
         if Instant::now() > deadline {
-            return Err("nothing accepted connections within 5 s".into());
+            return false;
         }
         std::thread::sleep(Duration::from_millis(20));
     }
-    Ok(())
+    true
 }
 
 #[cfg(test)]

@@ -12,6 +12,115 @@ pub const MAX_BOARD_NUMBER: u32 = 9_999;
 /// The longest name, event or site accepted, in characters.
 pub const MAX_TEXT: usize = 200;
 
+/// Why a text, number or message from outside was refused: one line that
+/// names the key and shows the text escaped ([`shown`]), never a control
+/// character of its own.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TextError {
+    /// A name, event or site holds a control character.
+    #[error("{key}: control character {found:?} is not allowed (in \"{text}\")")]
+    ControlInText {
+        /// The key.
+        key: String,
+        /// The first control character.
+        found: char,
+        /// The text (its first [`MAX_TEXT`] characters), shown escaped.
+        text: String,
+    },
+    /// Free text inside a network message holds a control character.
+    #[error("{key}: control character {found:?} is not allowed")]
+    ControlInField {
+        /// The key.
+        key: String,
+        /// The first control character.
+        found: char,
+    },
+    /// A text is longer than its limit.
+    #[error("{key}: {count} characters, at most {max} allowed")]
+    TooLong {
+        /// The key.
+        key: String,
+        /// Its length, in characters.
+        count: usize,
+        /// The limit.
+        max: usize,
+    },
+    /// A round number is 0 or above [`MAX_ROUND`].
+    #[error("{key}: round {round} is not between 1 and {MAX_ROUND}")]
+    Round {
+        /// The key.
+        key: String,
+        /// The number given.
+        round: u64,
+    },
+    /// A board number is 0 or above [`MAX_BOARD_NUMBER`].
+    #[error("{key}: board number {number} is not between 1 and {MAX_BOARD_NUMBER}")]
+    BoardNumber {
+        /// The key.
+        key: String,
+        /// The number given.
+        number: u64,
+    },
+    /// Not an id (see [`check_id`]).
+    #[error("{key}: {text:?} is not an id (1 to {MAX_ID} letters, digits, '-', '_', '.', ':')")]
+    Id {
+        /// The key.
+        key: String,
+        /// The text (its first [`MAX_ID`] characters).
+        text: String,
+    },
+    /// Not a move's text (see [`check_move`]).
+    #[error("{key}: {text:?} is not a move")]
+    Move {
+        /// The key.
+        key: String,
+        /// The text (its first [`MAX_MOVE`] characters).
+        text: String,
+    },
+    /// Not a game result (see [`check_result`]).
+    #[error("{key}: {text:?} is not a result")]
+    Result {
+        /// The key.
+        key: String,
+        /// The text (its first 16 characters).
+        text: String,
+    },
+    /// A message that is not a JSON object.
+    #[error("not a JSON object")]
+    NotAnObject,
+    /// A round or board number that is not a number.
+    #[error("{key}: {value} is not a number")]
+    NotANumber {
+        /// The key.
+        key: String,
+        /// The value, as JSON.
+        value: String,
+    },
+    /// A list longer than [`MAX_PLIES`].
+    #[error("{key}: {count} items, at most {MAX_PLIES} allowed")]
+    TooManyItems {
+        /// The key.
+        key: String,
+        /// Its length.
+        count: usize,
+    },
+    /// A ply above [`MAX_PLIES`].
+    #[error("{key}: {ply}, at most {MAX_PLIES}")]
+    Ply {
+        /// The key.
+        key: String,
+        /// The ply given.
+        ply: u64,
+    },
+}
+
+/// For the callers that still report a plain line: the same text.
+impl From<TextError> for String {
+    fn from(e: TextError) -> String {
+        e.to_string()
+    }
+}
+
 /// Text read from outside as an error or a log line shows it: control
 /// characters escaped (`\0`, `\n`, `\u{1b}`), everything else as it is
 /// (names in any script stay readable). So no field of a file (an escape
@@ -33,21 +142,30 @@ pub fn shown(text: &str) -> String {
 /// characters and no control characters (a newline in a player's name
 /// would otherwise reach PGN tags and capture headers). The error names
 /// the key and shows the text escaped ([`shown`]).
-pub fn check_text(key: &str, value: Option<&str>) -> Result<(), String> {
+pub fn check_text(key: &str, value: Option<&str>) -> Result<(), TextError> {
     let Some(value) = value else {
         return Ok(());
     };
     if let Some(c) = value.chars().find(|c| c.is_control()) {
         let value: String = value.chars().take(MAX_TEXT).collect();
-        return Err(format!(
-            "{key}: control character {:?} is not allowed (in \"{}\")",
-            c,
-            shown(&value)
-        ));
+        return Err(TextError::ControlInText {
+            key: key.to_string(),
+            found: c,
+            text: shown(&value),
+        });
     }
-    let n = value.chars().count();
-    if n > MAX_TEXT {
-        return Err(format!("{key}: {n} characters, at most {MAX_TEXT} allowed"));
+    check_length(key, value, MAX_TEXT)
+}
+
+/// At most `max` characters.
+fn check_length(key: &str, value: &str, max: usize) -> Result<(), TextError> {
+    let count = value.chars().count();
+    if count > max {
+        return Err(TextError::TooLong {
+            key: key.to_string(),
+            count,
+            max,
+        });
     }
     Ok(())
 }
@@ -64,21 +182,23 @@ pub const MAX_ID: usize = 64;
 pub const MAX_FIELD: usize = 512;
 
 /// Checks a round number from the network: 1 to [`MAX_ROUND`].
-pub fn check_round(key: &str, round: u64) -> Result<(), String> {
+pub fn check_round(key: &str, round: u64) -> Result<(), TextError> {
     if round == 0 || round > u64::from(MAX_ROUND) {
-        return Err(format!(
-            "{key}: round {round} is not between 1 and {MAX_ROUND}"
-        ));
+        return Err(TextError::Round {
+            key: key.to_string(),
+            round,
+        });
     }
     Ok(())
 }
 
 /// Checks a board number from the network: 1 to [`MAX_BOARD_NUMBER`].
-pub fn check_board_number(key: &str, number: u64) -> Result<(), String> {
+pub fn check_board_number(key: &str, number: u64) -> Result<(), TextError> {
     if number == 0 || number > u64::from(MAX_BOARD_NUMBER) {
-        return Err(format!(
-            "{key}: board number {number} is not between 1 and {MAX_BOARD_NUMBER}"
-        ));
+        return Err(TextError::BoardNumber {
+            key: key.to_string(),
+            number,
+        });
     }
     Ok(())
 }
@@ -86,13 +206,13 @@ pub fn check_board_number(key: &str, number: u64) -> Result<(), String> {
 /// Checks an id (a board id, a bridge name, an instance id): 1 to
 /// [`MAX_ID`] letters, digits, `-`, `_`, `.` or `:`. The error shows the id
 /// escaped, so a forged one cannot forge a log line.
-pub fn check_id(key: &str, id: &str) -> Result<(), String> {
+pub fn check_id(key: &str, id: &str) -> Result<(), TextError> {
     let ok = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':');
     if id.is_empty() || id.len() > MAX_ID || !id.chars().all(ok) {
-        let shown: String = id.chars().take(MAX_ID).collect();
-        return Err(format!(
-            "{key}: {shown:?} is not an id (1 to {MAX_ID} letters, digits, '-', '_', '.', ':')"
-        ));
+        return Err(TextError::Id {
+            key: key.to_string(),
+            text: id.chars().take(MAX_ID).collect(),
+        });
     }
     Ok(())
 }
@@ -114,43 +234,44 @@ pub fn board_text(text: &str) -> String {
 /// `exd8=Q+`, `O-O-O`, `e2e4`, `32x23`, `C2.5`): 1 to [`MAX_MOVE`]
 /// printable ASCII characters, none of the PGN's own (`[ ] { } ; " \ %`,
 /// spaces), so a forged move cannot end a PGN token.
-pub fn check_move(key: &str, text: &str) -> Result<(), String> {
+pub fn check_move(key: &str, text: &str) -> Result<(), TextError> {
     let ok = |c: char| c.is_ascii_graphic() && !"[]{}();\"\\%<>".contains(c);
     if text.is_empty() || text.len() > MAX_MOVE || !text.chars().all(ok) {
-        let shown: String = text.chars().take(MAX_MOVE).collect();
-        return Err(format!("{key}: {shown:?} is not a move"));
+        return Err(TextError::Move {
+            key: key.to_string(),
+            text: text.chars().take(MAX_MOVE).collect(),
+        });
     }
     Ok(())
 }
 
 /// Checks a game result: `*`, or a score such as `1-0`, `0-1`, `1/2-1/2`,
 /// `2-0` (draughts).
-pub fn check_result(key: &str, result: &str) -> Result<(), String> {
+pub fn check_result(key: &str, result: &str) -> Result<(), TextError> {
     let score = |s: &str| matches!(s, "0" | "1" | "2" | "1/2");
     let ok = result == "*"
         || result
             .split_once('-')
             .is_some_and(|(a, b)| score(a) && score(b));
     if !ok {
-        let shown: String = result.chars().take(16).collect();
-        return Err(format!("{key}: {shown:?} is not a result"));
+        return Err(TextError::Result {
+            key: key.to_string(),
+            text: result.chars().take(16).collect(),
+        });
     }
     Ok(())
 }
 
 /// Checks free text inside a network message: at most [`MAX_FIELD`]
 /// characters, no control characters.
-pub fn check_field(key: &str, value: &str) -> Result<(), String> {
+pub fn check_field(key: &str, value: &str) -> Result<(), TextError> {
     if let Some(c) = value.chars().find(|c| c.is_control()) {
-        return Err(format!("{key}: control character {:?} is not allowed", c));
+        return Err(TextError::ControlInField {
+            key: key.to_string(),
+            found: c,
+        });
     }
-    let n = value.chars().count();
-    if n > MAX_FIELD {
-        return Err(format!(
-            "{key}: {n} characters, at most {MAX_FIELD} allowed"
-        ));
-    }
-    Ok(())
+    check_length(key, value, MAX_FIELD)
 }
 
 /// The largest state or event message read from the network, in bytes
@@ -159,14 +280,14 @@ pub const MAX_MESSAGE: usize = 256 * 1024;
 
 /// Every string in `value` is a [`check_field`]; no array is longer than
 /// [`MAX_PLIES`].
-fn check_strings(key: &str, value: &serde_json::Value) -> Result<(), String> {
+fn check_strings(key: &str, value: &serde_json::Value) -> Result<(), TextError> {
     use serde_json::Value;
     match value {
         Value::String(s) => check_field(key, s),
-        Value::Array(a) if a.len() > MAX_PLIES => Err(format!(
-            "{key}: {} items, at most {MAX_PLIES} allowed",
-            a.len()
-        )),
+        Value::Array(a) if a.len() > MAX_PLIES => Err(TextError::TooManyItems {
+            key: key.to_string(),
+            count: a.len(),
+        }),
         Value::Array(a) => a.iter().try_for_each(|v| check_strings(key, v)),
         Value::Object(o) => o.iter().try_for_each(|(k, v)| {
             check_field("key", k)?;
@@ -178,20 +299,26 @@ fn check_strings(key: &str, value: &serde_json::Value) -> Result<(), String> {
 
 /// The checks a state and an event share: sizes, text, round, board
 /// number, ids, result.
-fn check_common(v: &serde_json::Value) -> Result<(), String> {
+fn check_common(v: &serde_json::Value) -> Result<(), TextError> {
     if !v.is_object() {
-        return Err("not a JSON object".into());
+        return Err(TextError::NotAnObject);
     }
     check_strings("message", v)?;
     for (key, check) in [
-        ("round", check_round as fn(&str, u64) -> Result<(), String>),
+        (
+            "round",
+            check_round as fn(&str, u64) -> Result<(), TextError>,
+        ),
         ("number", check_board_number),
     ] {
         match &v[key] {
             serde_json::Value::Null => {}
             n => check(
                 key,
-                n.as_u64().ok_or(format!("{key}: {n} is not a number"))?,
+                n.as_u64().ok_or_else(|| TextError::NotANumber {
+                    key: key.to_string(),
+                    value: n.to_string(),
+                })?,
             )?,
         }
     }
@@ -209,7 +336,7 @@ fn check_common(v: &serde_json::Value) -> Result<(), String> {
 /// Checks a board's retained state (JSON) from the network: the checks
 /// above, players' names ([`check_text`]), every move of `moves`, `uci`,
 /// `notation` and `id` ([`check_move`]).
-pub fn check_state(v: &serde_json::Value) -> Result<(), String> {
+pub fn check_state(v: &serde_json::Value) -> Result<(), TextError> {
     check_common(v)?;
     for side in ["white", "black"] {
         check_text(side, v[side]["name"].as_str())?;
@@ -226,7 +353,7 @@ pub fn check_state(v: &serde_json::Value) -> Result<(), String> {
 
 /// Checks an event (JSON) from the network: the checks above, a move's
 /// text and ply.
-pub fn check_event(v: &serde_json::Value) -> Result<(), String> {
+pub fn check_event(v: &serde_json::Value) -> Result<(), TextError> {
     check_common(v)?;
     // `san` and `uci`: the chess names an older event gives them by.
     for key in ["notation", "id", "san", "uci"] {
@@ -239,7 +366,10 @@ pub fn check_event(v: &serde_json::Value) -> Result<(), String> {
         if let Some(n) = v[key].as_u64()
             && n > MAX_PLIES as u64
         {
-            return Err(format!("{key}: {n}, at most {MAX_PLIES}"));
+            return Err(TextError::Ply {
+                key: key.to_string(),
+                ply: n,
+            });
         }
     }
     Ok(())
@@ -295,7 +425,9 @@ mod tests {
     fn text_from_outside_is_shown_with_its_control_characters_escaped() {
         assert_eq!(shown("Müller, Jörg"), "Müller, Jörg");
         assert_eq!(shown("Smith\u{1b}[2J, J\0x\n"), "Smith\\u{1b}[2J, J\\0x\\n");
-        let e = check_text("name", Some("Ba\u{1b}[31mker")).unwrap_err();
+        let e = check_text("name", Some("Ba\u{1b}[31mker"))
+            .unwrap_err()
+            .to_string();
         assert_eq!(
             e,
             "name: control character '\\u{1b}' is not allowed (in \"Ba\\u{1b}[31mker\")"
@@ -318,7 +450,7 @@ mod tests {
             "{x}",
             &"a".repeat(70),
         ] {
-            let e = check_move("san", m).unwrap_err();
+            let e = check_move("san", m).unwrap_err().to_string();
             assert!(!e.contains('\n'), "{e}");
         }
         for r in ["1-0", "0-1", "1/2-1/2", "*", "2-0", "1-1"] {
@@ -326,9 +458,25 @@ mod tests {
         }
         assert!(check_result("result", "1-0\n[Event").is_err());
         assert!(check_id("board", "hall-a_1").is_ok());
-        let e = check_id("board", "a\nERROR forged").unwrap_err();
+        let e = check_id("board", "a\nERROR forged")
+            .unwrap_err()
+            .to_string();
         assert!(!e.contains('\n'), "{e}");
         assert!(check_field("message", "two\nlines").is_err());
+        assert_eq!(
+            check_field("message", &"x".repeat(MAX_FIELD + 1))
+                .unwrap_err()
+                .to_string(),
+            "message: 513 characters, at most 512 allowed"
+        );
+        assert_eq!(
+            check_round("round", 0).unwrap_err().to_string(),
+            "round: round 0 is not between 1 and 999"
+        );
+        assert_eq!(
+            check_id("board", "").unwrap_err().to_string(),
+            "board: \"\" is not an id (1 to 64 letters, digits, '-', '_', '.', ':')"
+        );
     }
 
     #[test]

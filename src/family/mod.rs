@@ -112,13 +112,10 @@ impl Family {
     /// family, draughts on every 8 × 8 family (its 32 dark squares, read by
     /// occupancy), xiangqi on the open protocol only (a 9 × 10 grid). The
     /// error is one line, for the config and the capture header alike.
-    pub fn carries(self, game: GameId) -> Result<(), String> {
+    pub fn carries(self, game: GameId) -> Result<(), CannotCarry> {
         match (game, self) {
             (GameId::Chess | GameId::Draughts, _) | (GameId::Xiangqi, Family::Open) => Ok(()),
-            (GameId::Xiangqi, _) => Err(format!(
-                "a xiangqi board reads on `protocol = \"open\"` (the {} protocol has an 8x8 grid; xiangqi needs 9x10)",
-                self.name()
-            )),
+            (GameId::Xiangqi, _) => Err(CannotCarry::Xiangqi(self)),
         }
     }
 
@@ -140,6 +137,17 @@ impl Family {
         ("openboard", Family::Open),
         ("open-board", Family::Open),
     ];
+}
+
+/// A game a family's grid cannot carry ([`Family::carries`]); one line,
+/// for the config and the capture header alike.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CannotCarry {
+    /// Xiangqi on a family with an 8 × 8 grid.
+    #[error(
+        "a xiangqi board reads on `protocol = \"open\"` (the {0} protocol has an 8x8 grid; xiangqi needs 9x10)"
+    )]
+    Xiangqi(Family),
 }
 
 impl fmt::Display for Family {

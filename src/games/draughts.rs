@@ -17,7 +17,7 @@ use boardcast_rules::draughts::{
     Verdict as RuleVerdict, classify,
 };
 
-use super::grid::{Grid, GridChange, Point, Points, Spec, Stone, find_change};
+use super::grid::{Grid, GridChange, Point, Points, Spec, Stone, find_change, sensor_cell};
 use super::{
     Article, Game, GameColor, GameMove, GamePosition, Placement, Record, SquareSet, Start, Verdict,
     nearest_either_way,
@@ -227,22 +227,7 @@ pub struct Draughts;
 /// The squares a sensor shows differently between two placements, in
 /// words (`15 is empty, should hold a black man`).
 fn differences(expected: &Board, seen: &Board) -> Vec<String> {
-    expected
-        .diff(seen)
-        .into_iter()
-        .map(|sq| match (expected.piece_at(sq), seen.piece_at(sq)) {
-            (Some(p), None) => format!("{sq} is empty, should hold {}", piece_name(p)),
-            (None, Some(q)) => format!("{sq} holds {}, should be empty", piece_name(q)),
-            (Some(p), Some(q)) => {
-                format!(
-                    "{sq} holds {}, should hold {}",
-                    piece_name(q),
-                    piece_name(p)
-                )
-            }
-            (None, None) => unreachable!("diff squares differ"),
-        })
-        .collect()
+    expected.differences(seen, piece_name)
 }
 
 /// "a black man", "a white king", "a piece".
@@ -320,13 +305,7 @@ impl Game for Draughts {
     }
 
     fn setup_alert(&self, intended: &Board, raw: &Board) -> Alert {
-        let start = Position::start();
-        let turned = !intended.matches(start.board());
-        let (i, r) = if turned {
-            (intended.rotated(), raw.rotated())
-        } else {
-            (intended.clone(), raw.clone())
-        };
+        let (i, r) = intended.facing(raw, Position::start().board());
         alert(
             AlertKind::Setup,
             None,
@@ -354,15 +333,7 @@ impl Game for Draughts {
     }
 
     fn sensor_cell(&self, content: Content) -> Option<Cell<Piece>> {
-        Some(match content {
-            Content::Empty => Cell::Empty,
-            Content::Occupied => Cell::Piece(Stone::unknown()),
-            Content::Piece(p) => match Cells::color(p.letter() as u8) {
-                Some(_) => Cell::Piece(Stone::new(p.letter() as u8)),
-                None => Cell::Piece(Stone::unknown()),
-            },
-            Content::Token(t) => super::token_cell(t),
-        })
+        Some(sensor_cell(content))
     }
 
     /// Every ply sets its piece down on one square it did not occupy (a
@@ -542,15 +513,18 @@ impl Game for Draughts {
         ply: usize,
         completed: Completed,
     ) -> Alert {
+        let listed = |moves: &[dr::Move]| {
+            moves
+                .iter()
+                .map(|c| c.notation(&before.pos))
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
         let (what, law) = match seen_of(m).map(|s| classify(&before.pos, &s)) {
             Some(Classification::MissedCapture { available }) => (
                 format!(
                     "a capture was compulsory ({}, art. {}) and none was made",
-                    available
-                        .iter()
-                        .map(|c| c.notation(&before.pos))
-                        .collect::<Vec<_>>()
-                        .join(", "),
+                    listed(&available),
                     Law::CompulsoryCapture.article()
                 ),
                 Law::FailToCapture,
@@ -558,11 +532,7 @@ impl Game for Draughts {
             Some(Classification::IncompleteJump { continuations }) => (
                 format!(
                     "the multi-jump was not completed ({} was the whole capture, art. {})",
-                    continuations
-                        .iter()
-                        .map(|c| c.notation(&before.pos))
-                        .collect::<Vec<_>>()
-                        .join(", "),
+                    listed(&continuations),
                     Law::CompulsoryCapture.article()
                 ),
                 Law::FailToCapture,

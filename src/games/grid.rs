@@ -23,7 +23,9 @@ use std::hash::Hash;
 use std::marker::PhantomData;
 use std::ops::{BitAnd, BitOr, Not};
 
-use super::{Change, GameColor, GamePiece, Placement, SquareSet};
+use boardcast_protocols::reading::Content;
+
+use super::{Cell, Change, GameColor, GamePiece, Placement, SquareSet};
 
 /// The letter a board without piece identity reports for a piece.
 pub const UNKNOWN: u8 = b'o';
@@ -286,6 +288,48 @@ impl<S: Spec> Grid<S> {
             }
         }
         out
+    }
+
+    /// The squares a sensor shows differently from this placement in
+    /// `seen`, in words (`15 is empty, should hold a black man`), each
+    /// piece named by `name`.
+    pub fn differences(&self, seen: &Grid<S>, name: fn(Stone<S>) -> String) -> Vec<String> {
+        self.diff(seen)
+            .into_iter()
+            .map(|sq| match (self.piece_at(sq), seen.piece_at(sq)) {
+                (Some(p), None) => format!("{sq} is empty, should hold {}", name(p)),
+                (None, Some(q)) => format!("{sq} holds {}, should be empty", name(q)),
+                (Some(p), Some(q)) => format!("{sq} holds {}, should hold {}", name(q), name(p)),
+                (None, None) => unreachable!("diff squares differ"),
+            })
+            .collect()
+    }
+
+    /// This placement and `seen` as a board set up from `start` is
+    /// compared: both turned round when this one is not `start` as it
+    /// stands (a board set up turned round), so the differences name the
+    /// squares as the players see them.
+    pub fn facing(&self, seen: &Grid<S>, start: &Grid<S>) -> (Grid<S>, Grid<S>) {
+        if self.matches(start) {
+            (self.clone(), seen.clone())
+        } else {
+            (self.rotated(), seen.rotated())
+        }
+    }
+}
+
+/// A sensor's content as a grid cell: a letter of one of the game's
+/// colours as that piece, an occupied square or any other letter as a
+/// piece of unknown colour, a result token as that token.
+pub fn sensor_cell<S: Spec>(content: Content) -> Cell<Stone<S>> {
+    match content {
+        Content::Empty => Cell::Empty,
+        Content::Occupied => Cell::Piece(Stone::unknown()),
+        Content::Piece(p) => match S::color(p.letter() as u8) {
+            Some(_) => Cell::Piece(Stone::new(p.letter() as u8)),
+            None => Cell::Piece(Stone::unknown()),
+        },
+        Content::Token(t) => super::token_cell(t),
     }
 }
 

@@ -116,13 +116,32 @@ pub fn check_state(state: &Value) -> Result<(), PositionError> {
     }
 }
 
+/// Why a state or event from the network was refused: its text, or a
+/// position its game does not read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum IncomingError {
+    /// A text, number or id of the message ([`crate::text`]).
+    #[error(transparent)]
+    Text(#[from] crate::text::TextError),
+    /// A position the message's game does not read.
+    #[error(transparent)]
+    Position(#[from] PositionError),
+}
+
+/// For the callers that still report a plain line: the same text.
+impl From<IncomingError> for String {
+    fn from(e: IncomingError) -> String {
+        e.to_string()
+    }
+}
+
 /// A board's state from the network as every reader takes it (the hub,
 /// the LiveChess-compatible API): its free text checked
 /// ([`crate::text::check_state`]), and its positions read by their game's
 /// parser ([`check_state`]).
-pub fn check_incoming_state(state: &Value) -> Result<(), String> {
+pub fn check_incoming_state(state: &Value) -> Result<(), IncomingError> {
     crate::text::check_state(state)?;
-    check_state(state).map_err(|e| e.to_string())
+    Ok(check_state(state)?)
 }
 
 /// A board's event from the network as every reader takes it: its free
@@ -130,12 +149,12 @@ pub fn check_incoming_state(state: &Value) -> Result<(), String> {
 /// [`Event`] whose position is read by its game's parser
 /// ([`check_event`]). `None`: an event this version does not read (a
 /// newer kind), which readers skip.
-pub fn check_incoming_event(event: &Value) -> Result<Option<Event>, String> {
+pub fn check_incoming_event(event: &Value) -> Result<Option<Event>, IncomingError> {
     crate::text::check_event(event)?;
     let Ok(read) = serde_json::from_value::<Event>(event.clone()) else {
         return Ok(None);
     };
-    check_event(&read).map_err(|e| e.to_string())?;
+    check_event(&read)?;
     Ok(Some(read))
 }
 

@@ -16,7 +16,7 @@ use boardcast_rules::xiangqi::repetition::{
 };
 use boardcast_rules::xiangqi::{self as xq, Kind, Outcome, Side as XSide};
 
-use super::grid::{Grid, GridChange, Point, Points, Spec, Stone, find_change};
+use super::grid::{Grid, GridChange, Point, Points, Spec, Stone, find_change, sensor_cell};
 use super::{
     Article, Game, GameColor, GameMove, GamePosition, Placement, Record, SquareSet, Start, Verdict,
     nearest_either_way,
@@ -219,22 +219,7 @@ fn piece_name(p: Piece) -> String {
 }
 
 fn differences(expected: &Board, seen: &Board) -> Vec<String> {
-    expected
-        .diff(seen)
-        .into_iter()
-        .map(|sq| match (expected.piece_at(sq), seen.piece_at(sq)) {
-            (Some(p), None) => format!("{sq} is empty, should hold {}", piece_name(p)),
-            (None, Some(q)) => format!("{sq} holds {}, should be empty", piece_name(q)),
-            (Some(p), Some(q)) => {
-                format!(
-                    "{sq} holds {}, should hold {}",
-                    piece_name(q),
-                    piece_name(p)
-                )
-            }
-            (None, None) => unreachable!("diff squares differ"),
-        })
-        .collect()
+    expected.differences(seen, piece_name)
 }
 
 /// Art. 16: a move that leaves one's own general in check (or facing the
@@ -290,12 +275,7 @@ impl Game for Xiangqi {
 
     /// The book has no article on setting up: `law` is null.
     fn setup_alert(&self, intended: &Board, raw: &Board) -> Alert {
-        let turned = !intended.matches(Position::start().board());
-        let (i, r) = if turned {
-            (intended.rotated(), raw.rotated())
-        } else {
-            (intended.clone(), raw.clone())
-        };
+        let (i, r) = intended.facing(raw, Position::start().board());
         alert(
             AlertKind::Setup,
             None,
@@ -317,15 +297,7 @@ impl Game for Xiangqi {
     }
 
     fn sensor_cell(&self, content: Content) -> Option<Cell<Piece>> {
-        Some(match content {
-            Content::Empty => Cell::Empty,
-            Content::Occupied => Cell::Piece(Stone::unknown()),
-            Content::Piece(p) => match Points9x10::color(p.letter() as u8) {
-                Some(_) => Cell::Piece(Stone::new(p.letter() as u8)),
-                None => Cell::Piece(Stone::unknown()),
-            },
-            Content::Token(t) => super::token_cell(t),
-        })
+        Some(sensor_cell(content))
     }
 
     /// Each ply sets one piece down on a square it did not occupy, so the

@@ -42,6 +42,30 @@ pub struct Lichess {
     pub event_round: Option<u32>,
 }
 
+/// Why a `base_url` does not read; the config's error puts the address
+/// before it (`lichess.base_url: `ftp://x` starts with ...`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BaseUrlError {
+    /// Another scheme, or none.
+    #[error("starts with neither https:// nor http://")]
+    Scheme,
+    /// A user, a query, a fragment or a space.
+    #[error("has a user, a query, a fragment or a space")]
+    Extra,
+    /// `[` without `]`.
+    #[error("an IPv6 address without its ]")]
+    Unclosed,
+    /// Something other than `:port` after the `]`.
+    #[error("junk after the ]")]
+    AfterBracket,
+    /// No host.
+    #[error("names no host")]
+    NoHost,
+    /// A port that is not 1 to 65535.
+    #[error("`{0}` is no port")]
+    Port(String),
+}
+
 /// An `http://` or `https://` server address, with an optional path under
 /// which the API lives (a mirror behind a prefix).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,16 +84,16 @@ pub struct BaseUrl {
 impl BaseUrl {
     /// Reads `http[s]://host[:port][/prefix]`; a user, a query or a
     /// fragment is refused.
-    pub fn parse(text: &str) -> Result<BaseUrl, String> {
+    pub fn parse(text: &str) -> Result<BaseUrl, BaseUrlError> {
         let (tls, rest) = if let Some(r) = text.strip_prefix("https://") {
             (true, r)
         } else if let Some(r) = text.strip_prefix("http://") {
             (false, r)
         } else {
-            return Err("starts with neither https:// nor http://".into());
+            return Err(BaseUrlError::Scheme);
         };
         if rest.contains(['@', '?', '#']) || rest.chars().any(|c| c.is_whitespace()) {
-            return Err("has a user, a query, a fragment or a space".into());
+            return Err(BaseUrlError::Extra);
         }
         let (authority, path) = match rest.find('/') {
             Some(i) => rest.split_at(i),
@@ -108,14 +132,15 @@ impl std::fmt::Display for BaseUrl {
 }
 
 /// `host`, `host:port`, `[v6]` or `[v6]:port`.
-fn split_host_port(authority: &str) -> Result<(String, Option<u16>), String> {
+fn split_host_port(authority: &str) -> Result<(String, Option<u16>), BaseUrlError> {
     let (host, port) = if let Some(rest) = authority.strip_prefix('[') {
-        let (host, after) = rest
-            .split_once(']')
-            .ok_or("an IPv6 address without its ]")?;
+        let (host, after) = rest.split_once(']').ok_or(BaseUrlError::Unclosed)?;
         match after {
             "" => (host, None),
-            p => (host, Some(p.strip_prefix(':').ok_or("junk after the ]")?)),
+            p => (
+                host,
+                Some(p.strip_prefix(':').ok_or(BaseUrlError::AfterBracket)?),
+            ),
         }
     } else {
         match authority.split_once(':') {
@@ -124,14 +149,14 @@ fn split_host_port(authority: &str) -> Result<(String, Option<u16>), String> {
         }
     };
     if host.is_empty() {
-        return Err("names no host".into());
+        return Err(BaseUrlError::NoHost);
     }
     let port = match port {
         Some(p) => Some(
             p.parse::<u16>()
                 .ok()
                 .filter(|p| *p > 0)
-                .ok_or_else(|| format!("`{p}` is no port"))?,
+                .ok_or_else(|| BaseUrlError::Port(p.to_string()))?,
         ),
         None => None,
     };

@@ -52,6 +52,7 @@ use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 use tracing::{debug, info, warn};
 
+use crate::games::position::IncomingError;
 use crate::listener::{Limits, LocalAddr, SocketLimits};
 use crate::mqtt::config::{Bridge, Mqtt};
 use crate::mqtt::{self, MqttError, Topics};
@@ -96,7 +97,7 @@ pub struct BoardViews {
 
 /// A board's event as the hub takes it (the event itself is read again
 /// by its view).
-fn checked_event(v: &Value) -> Result<(), String> {
+fn checked_event(v: &Value) -> Result<(), IncomingError> {
     crate::games::position::check_incoming_event(v).map(|_| ())
 }
 
@@ -195,7 +196,7 @@ impl BoardViews {
         &self,
         id: &str,
         json: &[u8],
-        check: fn(&Value) -> Result<(), String>,
+        check: fn(&Value) -> Result<(), IncomingError>,
         f: impl FnOnce(&mut BoardView, &Value, u64),
     ) {
         if json.len() > crate::text::MAX_MESSAGE {
@@ -206,7 +207,7 @@ impl BoardViews {
             return;
         };
         if let Err(e) = check(&value) {
-            return self.dropped(id, &e);
+            return self.dropped(id, &e.to_string());
         }
         // LiveChess speaks chess: a draughts or xiangqi board's states
         // (`game_type`) and events (`game`) are not its business, and the

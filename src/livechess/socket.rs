@@ -97,7 +97,7 @@ impl Feeds {
         let t = now_ms();
         let call = match call {
             Ok(c) => c,
-            Err(message) => return vec![api::error(&id, &message, t)],
+            Err(message) => return vec![api::error(&id, &message.to_string(), t)],
         };
         let views = hub.views();
         match call {

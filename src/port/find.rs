@@ -82,18 +82,28 @@ impl Claims {
         }
     }
 
-    /// Records that `serial` belongs to `board`. Returns the other board
-    /// that already has it, if any (the claim is not changed then).
-    pub fn claim_serial(&self, serial: &str, board: &str) -> Result<(), String> {
+    /// Records that `serial` belongs to `board`. The error names the
+    /// other board that already has it (the claim is not changed then).
+    pub fn claim_serial(&self, serial: &str, board: &str) -> Result<(), SerialTaken> {
         let mut map = self.serials.lock().unwrap_or_else(|e| e.into_inner());
         match map.get(serial) {
-            Some(holder) if holder != board => Err(holder.clone()),
+            Some(holder) if holder != board => Err(SerialTaken {
+                holder: holder.clone(),
+            }),
             _ => {
                 map.insert(serial.to_string(), board.to_string());
                 Ok(())
             }
         }
     }
+}
+
+/// A serial number another board has claimed.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("the serial number is also board `{holder}`'s")]
+pub struct SerialTaken {
+    /// The board that has it.
+    pub holder: String,
 }
 
 /// A held device; released on drop.
@@ -152,6 +162,11 @@ mod tests {
         let claims = Claims::new();
         assert!(claims.claim_serial("12345", "1").is_ok());
         assert!(claims.claim_serial("12345", "1").is_ok());
-        assert_eq!(claims.claim_serial("12345", "2"), Err("1".to_string()));
+        assert_eq!(
+            claims.claim_serial("12345", "2"),
+            Err(SerialTaken {
+                holder: "1".to_string()
+            })
+        );
     }
 }

@@ -153,11 +153,13 @@ pub fn replay_reader(
     let (mut header, mut reader) = capture::Reader::new(input).map_err(wrap)?;
     let mut ahead: Vec<Chunk> = Vec::new();
     resolve_header(&mut header, &mut reader, &mut ahead).map_err(wrap)?;
-    let setup =
-        crate::setup::BoardSetup::of_header(&header).map_err(|reason| ReplayError::Capture {
-            path: path.to_owned(),
-            error: CaptureError::Malformed { line: 1, reason },
-        })?;
+    let setup = crate::setup::BoardSetup::of_header(&header).map_err(|e| ReplayError::Capture {
+        path: path.to_owned(),
+        error: CaptureError::Malformed {
+            line: 1,
+            reason: e.to_string(),
+        },
+    })?;
     let mut pipeline = BoardPipeline::new(&setup, config);
     let meta = |key: &str| header.word(key).map(str::to_string);
     let mut out = Replay::default();
@@ -177,7 +179,9 @@ pub fn replay_reader(
         path: path.to_owned(),
         error: CaptureError::Malformed { line: 1, reason },
     };
-    if let Some(game) = crate::setup::GameRecordWords::of_header(&header).map_err(malformed)? {
+    if let Some(game) =
+        crate::setup::GameRecordWords::of_header(&header).map_err(|e| malformed(e.to_string()))?
+    {
         pipeline
             .take_up(game.at, &game.start, &game.moves, game.rotated)
             .map_err(|e| malformed(format!("`start=`/`moves=`: {e}")))?;

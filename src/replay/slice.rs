@@ -118,7 +118,12 @@ pub fn write_slices_where(
     // A capture that itself takes a game up (a slice of a slice) starts
     // from that game.
     let own = GameRecordWords::of_header(&header)
-        .map_err(|reason| wrap(CaptureError::Malformed { line: 1, reason }))?
+        .map_err(|e| {
+            wrap(CaptureError::Malformed {
+                line: 1,
+                reason: e.to_string(),
+            })
+        })?
         .map(Arc::new);
     let start = Checkpoint {
         chunk: 0,
@@ -189,11 +194,13 @@ fn find_alerts(
     start: &Checkpoint,
     pick: &dyn Fn(&Alert) -> bool,
 ) -> Result<Vec<Wanted>, ReplayError> {
-    let setup =
-        crate::setup::BoardSetup::of_header(header).map_err(|reason| ReplayError::Capture {
-            path: path.to_owned(),
-            error: CaptureError::Malformed { line: 1, reason },
-        })?;
+    let setup = crate::setup::BoardSetup::of_header(header).map_err(|e| ReplayError::Capture {
+        path: path.to_owned(),
+        error: CaptureError::Malformed {
+            line: 1,
+            reason: e.to_string(),
+        },
+    })?;
     let mut pipeline = crate::pipeline::BoardPipeline::new(&setup, config);
     let mut log = GameLog::new();
     let mut last = start.clone();

@@ -11,6 +11,84 @@ use crate::family::Family;
 use crate::text::{MAX_BOARD_NUMBER, check_text};
 use crate::tournament::config::Event;
 
+/// What is wrong with one `[[board]]` on its own or beside the boards
+/// before it; one line that names the board.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum BoardError {
+    /// An empty `id`.
+    #[error("board id is empty")]
+    EmptyId,
+    /// An `id` with other characters than letters, digits, `-` and `_`.
+    #[error("board id `{0}` may only hold letters, digits, '-' and '_'")]
+    IdCharacters(String),
+    /// An empty `port`, or an empty entry in its list.
+    #[error("board `{0}`: port is empty")]
+    EmptyPort(String),
+    /// A board number another board has.
+    #[error("board `{id}`: number {number} is also board `{other}`'s")]
+    NumberTaken {
+        /// The board.
+        id: String,
+        /// Its number.
+        number: u32,
+        /// The board before it with that number.
+        other: String,
+    },
+    /// A board number out of range.
+    #[error("board `{id}`: number {number} is out of range (1 to {MAX_BOARD_NUMBER})")]
+    NumberOutOfRange {
+        /// The board.
+        id: String,
+        /// Its number.
+        number: u32,
+    },
+    /// A port another board has (a fixed path, or candidates shared
+    /// without serial numbers to tell the boards apart).
+    #[error(
+        "board `{id}`: port `{port}` is also board `{other}`'s{}",
+        if *fixed { "" } else { " (give both boards their `serial` to share candidates)" }
+    )]
+    PortTaken {
+        /// The board.
+        id: String,
+        /// The port.
+        port: String,
+        /// The board before it with that port.
+        other: String,
+        /// Whether the port is one fixed path.
+        fixed: bool,
+    },
+    /// A bus address another board on the same line has.
+    #[error("board `{id}`: bus address {address} on port `{port}` is also board `{other}`'s")]
+    BusAddressTaken {
+        /// The board.
+        id: String,
+        /// Its bus address.
+        address: u16,
+        /// The line's candidates, comma-separated.
+        port: String,
+        /// The board before it with that address.
+        other: String,
+    },
+    /// Two speeds on one bus line.
+    #[error(
+        "board `{id}`: baud {baud} differs from board `{other}`'s ({other_baud}) on the same bus line"
+    )]
+    BaudDiffers {
+        /// The board.
+        id: String,
+        /// Its speed.
+        baud: u32,
+        /// The board before it on the line.
+        other: String,
+        /// That board's speed.
+        other_baud: u32,
+    },
+    /// An id or player name that is not allowed ([`check_text`]).
+    #[error(transparent)]
+    Text(#[from] crate::text::TextError),
+}
+
 /// A port given as one path or a list.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(untagged)]
@@ -240,20 +318,20 @@ fn board(
 ) -> Result<Board, ConfigError> {
     let id_span = rb.id.span();
     let id = rb.id.into_inner();
-    check_board_id(&id).map_err(|m| src.invalid(Some(id_span.clone()), m))?;
+    check_board_id(&id).map_err(|m| src.invalid(Some(id_span.clone()), m.to_string()))?;
     if before.iter().any(|b| b.id == id) {
         return Err(src.invalid(Some(id_span), format!("board id `{id}` is given twice")));
     }
     let port_span = rb.port.span();
     let candidates = port_candidates(&id, rb.port.into_inner(), src)
-        .map_err(|m| src.invalid(Some(port_span.clone()), m))?;
+        .map_err(|m| src.invalid(Some(port_span.clone()), m.to_string()))?;
     let serial = rb.serial.map(|s| (s.span(), s.into_inner()));
     let protocol = protocol(&id, rb.protocol, src)?;
     let game = board_game(&id, rb.game, protocol).map_err(|(span, m)| src.invalid(span, m))?;
     let occupancy =
         occupancy(&id, rb.occupancy, protocol).map_err(|(span, m)| src.invalid(span, m))?;
     check_ports(&id, &candidates, serial.is_some(), protocol, before)
-        .map_err(|m| src.invalid(Some(port_span.clone()), m))?;
+        .map_err(|m| src.invalid(Some(port_span.clone()), m.to_string()))?;
     if let Some((span, s)) = &serial
         && let Some(other) = before.iter().find(|b| b.serial.as_ref() == Some(s))
     {
@@ -270,7 +348,8 @@ fn board(
         None => event.time_control.clone(),
     };
     let number = rb.number.unwrap_or(before.len() as u32 + 1);
-    check_number(&id, number, before).map_err(|m| src.invalid(Some(port_span.clone()), m))?;
+    check_number(&id, number, before)
+        .map_err(|m| src.invalid(Some(port_span.clone()), m.to_string()))?;
     // Each family's own line speed unless the file says otherwise.
     let baud = rb.baud.unwrap_or_else(|| {
         crate::family::for_family(protocol, &Default::default())
@@ -287,7 +366,7 @@ fn board(
     .map_err(|(span, m)| src.invalid(Some(span), m))?;
     if let Some(address) = bus_address {
         check_bus_line(&id, &candidates, address, baud, before)
-            .map_err(|m| src.invalid(Some(port_span.clone()), m))?;
+            .map_err(|m| src.invalid(Some(port_span.clone()), m.to_string()))?;
     }
     let board = Board {
         id,
@@ -304,7 +383,7 @@ fn board(
         options: event.options,
         occupancy,
     };
-    check_board_text(&board).map_err(|m| src.invalid(None, m))?;
+    check_board_text(&board).map_err(|m| src.invalid(None, m.to_string()))?;
     Ok(board)
 }
 
@@ -322,12 +401,13 @@ fn protocol(id: &str, raw: Option<Spanned<String>>, src: &Source) -> Result<Fami
 }
 
 /// A board's number, unless a board before it has it.
-fn check_number(id: &str, number: u32, before: &[Board]) -> Result<(), String> {
+fn check_number(id: &str, number: u32, before: &[Board]) -> Result<(), BoardError> {
     match before.iter().find(|b| b.number == number) {
-        Some(other) => Err(format!(
-            "board `{id}`: number {number} is also board `{}`'s",
-            other.id
-        )),
+        Some(other) => Err(BoardError::NumberTaken {
+            id: id.to_string(),
+            number,
+            other: other.id.clone(),
+        }),
         None => Ok(()),
     }
 }
@@ -335,13 +415,13 @@ fn check_number(id: &str, number: u32, before: &[Board]) -> Result<(), String> {
 /// A board's port candidates (one path or pattern, or a list), resolved
 /// against the config file's directory; an error message when one is
 /// empty.
-fn port_candidates(id: &str, ports: RawPorts, src: &Source) -> Result<Vec<String>, String> {
+fn port_candidates(id: &str, ports: RawPorts, src: &Source) -> Result<Vec<String>, BoardError> {
     let candidates: Vec<String> = match ports {
         RawPorts::One(p) => vec![p],
         RawPorts::Many(v) => v,
     };
     if candidates.is_empty() || candidates.iter().any(|c| c.trim().is_empty()) {
-        return Err(format!("board `{id}`: port is empty"));
+        return Err(BoardError::EmptyPort(id.to_string()));
     }
     Ok(candidates
         .iter()
@@ -372,16 +452,16 @@ pub fn is_device_name(port: &str) -> bool {
 pub const MEMORY_PREFIX: &str = "mem:";
 
 /// Names and numbers that reach PGN tags, file names and MQTT.
-fn check_board_text(board: &Board) -> Result<(), String> {
+fn check_board_text(board: &Board) -> Result<(), BoardError> {
     check_text(&format!("board `{}` id", board.id), Some(&board.id))?;
     for (side, name) in [("white", &board.white), ("black", &board.black)] {
         check_text(&format!("board `{}` {side}", board.id), name.as_deref())?;
     }
     if !(1..=MAX_BOARD_NUMBER).contains(&board.number) {
-        return Err(format!(
-            "board `{}`: number {} is out of range (1 to {MAX_BOARD_NUMBER})",
-            board.id, board.number
-        ));
+        return Err(BoardError::NumberOutOfRange {
+            id: board.id.clone(),
+            number: board.number,
+        });
     }
     Ok(())
 }
@@ -395,7 +475,7 @@ fn check_ports(
     has_serial: bool,
     protocol: Family,
     before: &[Board],
-) -> Result<(), String> {
+) -> Result<(), BoardError> {
     let fixed = candidates.len() == 1 && !is_pattern(&candidates[0]);
     for c in candidates {
         let Some(other) = before.iter().find(|b| b.port.candidates.contains(c)) else {
@@ -409,15 +489,12 @@ fn check_ports(
         }
         let both_have_serials = has_serial && other.serial.is_some();
         if fixed || !both_have_serials {
-            return Err(format!(
-                "board `{id}`: port `{c}` is also board `{}`'s{}",
-                other.id,
-                if fixed {
-                    ""
-                } else {
-                    " (give both boards their `serial` to share candidates)"
-                }
-            ));
+            return Err(BoardError::PortTaken {
+                id: id.to_string(),
+                port: c.clone(),
+                other: other.id.clone(),
+                fixed,
+            });
         }
     }
     Ok(())
@@ -431,36 +508,37 @@ fn check_bus_line(
     address: u16,
     baud: u32,
     before: &[Board],
-) -> Result<(), String> {
+) -> Result<(), BoardError> {
     for b in before.iter().filter(|b| b.port.candidates == candidates) {
         if b.bus_address == Some(address) {
-            return Err(format!(
-                "board `{id}`: bus address {address} on port `{}` is also board `{}`'s",
-                candidates.join(", "),
-                b.id
-            ));
+            return Err(BoardError::BusAddressTaken {
+                id: id.to_string(),
+                address,
+                port: candidates.join(", "),
+                other: b.id.clone(),
+            });
         }
         if b.baud != baud {
-            return Err(format!(
-                "board `{id}`: baud {baud} differs from board `{}`'s ({}) on the same bus line",
-                b.id, b.baud
-            ));
+            return Err(BoardError::BaudDiffers {
+                id: id.to_string(),
+                baud,
+                other: b.id.clone(),
+                other_baud: b.baud,
+            });
         }
     }
     Ok(())
 }
 
-fn check_board_id(id: &str) -> Result<(), String> {
+fn check_board_id(id: &str) -> Result<(), BoardError> {
     if id.is_empty() {
-        return Err("board id is empty".into());
+        return Err(BoardError::EmptyId);
     }
     if !id
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
     {
-        return Err(format!(
-            "board id `{id}` may only hold letters, digits, '-' and '_'"
-        ));
+        return Err(BoardError::IdCharacters(id.to_string()));
     }
     Ok(())
 }

@@ -50,6 +50,43 @@ pub const ROTATED: &str = "rotated";
 /// The capture header key of the time (ms) the slice takes its game up at.
 pub const AT: &str = "at";
 
+/// What is wrong with a capture's header line (the board it declares,
+/// the game a slice takes up); one line that names the word.
+#[derive(Debug, thiserror::Error)]
+pub enum HeaderError {
+    /// A DGT bus capture without its board's address.
+    #[error("a dgt-bus capture names its board's address (`{BUS_UNIT}=N`)")]
+    NoBusUnit,
+    /// A time control that does not read.
+    #[error(transparent)]
+    TimeControl(#[from] crate::clock::TimeControlError),
+    /// A game this version does not know.
+    #[error("`{GAME}={0}`: unknown game (chess, draughts or xiangqi)")]
+    UnknownGame(String),
+    /// A game the capture's family cannot carry.
+    #[error("`{GAME}=`: {0}")]
+    Game(#[from] crate::family::CannotCarry),
+    /// A chess variant that does not read.
+    #[error("`{VARIANT}={given}`: {error}")]
+    Variant {
+        /// The word as given.
+        given: String,
+        /// Why it does not read.
+        error: crate::games::chess::UnknownVariant,
+    },
+    /// A xiangqi move limit that does not read.
+    #[error("`{MOVE_LIMIT}={given}`: {error}")]
+    MoveLimit {
+        /// The word as given.
+        given: String,
+        /// Why it does not read.
+        error: boardcast_rules::xiangqi::repetition::MoveLimitError,
+    },
+    /// A slice's `at=` that is not a number of milliseconds.
+    #[error("`{AT}={0}`: expected milliseconds")]
+    At(String),
+}
+
 /// A game taken up from a capture slice's header line: the board shows
 /// the position `moves` reach from `start` when the slice begins.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -66,7 +103,7 @@ pub struct GameRecordWords {
 
 impl GameRecordWords {
     /// The words of a capture header (`None` without `start=`).
-    pub fn of_header(header: &Header) -> Result<Option<GameRecordWords>, String> {
+    pub fn of_header(header: &Header) -> Result<Option<GameRecordWords>, HeaderError> {
         let Some(start) = header.word(START) else {
             return Ok(None);
         };
@@ -80,9 +117,7 @@ impl GameRecordWords {
             })
             .unwrap_or_default();
         let at = match header.word(AT) {
-            Some(t) => t
-                .parse()
-                .map_err(|_| format!("`{AT}={t}`: expected milliseconds"))?,
+            Some(t) => t.parse().map_err(|_| HeaderError::At(t.to_string()))?,
             None => 0,
         };
         Ok(Some(GameRecordWords {
@@ -160,16 +195,14 @@ impl BoardSetup {
     /// (`1` when absent), `unit=` (required for `dgt-bus`), and
     /// `time_control=` with `increment_mode=`. The error says what is
     /// wrong with the header line.
-    pub fn of_header(header: &Header) -> Result<BoardSetup, String> {
+    pub fn of_header(header: &Header) -> Result<BoardSetup, HeaderError> {
         let meta = |key: &str| header.word(key).map(str::to_string);
         // A DGT bus capture holds the whole line: `unit=` names the board.
         let bus_unit = match header.protocol {
             Family::DgtBus => Some(
                 meta(BUS_UNIT)
                     .and_then(|u| u.parse::<u16>().ok())
-                    .ok_or_else(|| {
-                        format!("a dgt-bus capture names its board's address (`{BUS_UNIT}=N`)")
-                    })?,
+                    .ok_or(HeaderError::NoBusUnit)?,
             ),
             _ => None,
         };
@@ -179,30 +212,27 @@ impl BoardSetup {
                     Some(mode) => format!("{tc} {mode}"),
                     None => tc,
                 };
-                Some(TimeControl::parse(&text).map_err(|e| e.to_string())?)
+                Some(TimeControl::parse(&text)?)
             }
             None => None,
         };
         let game = match meta(GAME).as_deref() {
             None => GameId::Chess,
-            Some(name) => GameId::from_name(name).ok_or_else(|| {
-                format!("`{GAME}={name}`: unknown game (chess, draughts or xiangqi)")
-            })?,
+            Some(name) => {
+                GameId::from_name(name).ok_or_else(|| HeaderError::UnknownGame(name.to_string()))?
+            }
         };
-        header
-            .protocol
-            .carries(game)
-            .map_err(|e| format!("`{GAME}=`: {e}"))?;
+        header.protocol.carries(game)?;
         let variant = match meta(VARIANT) {
             Some(v) => v
                 .parse::<Variant>()
-                .map_err(|e| format!("`{VARIANT}={v}`: {e}"))?,
+                .map_err(|error| HeaderError::Variant { given: v, error })?,
             None => Variant::default(),
         };
         let move_limit = match meta(MOVE_LIMIT) {
             Some(l) => Some(
                 l.parse::<MoveLimit>()
-                    .map_err(|e| format!("`{MOVE_LIMIT}={l}`: {e}"))?,
+                    .map_err(|error| HeaderError::MoveLimit { given: l, error })?,
             ),
             None => None,
         };
@@ -313,7 +343,10 @@ mod tests {
             GameId::Draughts
         );
         let err = BoardSetup::of_header(&header(Family::Dgt, &[("game", "xiangqi")])).unwrap_err();
-        assert!(err.contains("xiangqi needs 9x10"), "{err}");
+        assert_eq!(
+            err.to_string(),
+            "`game=`: a xiangqi board reads on `protocol = \"open\"` (the dgt protocol has an 8x8 grid; xiangqi needs 9x10)"
+        );
         // Draughts on an 8x8 vendor board, by occupancy (a Tabutronic
         // Certabo says so on its header).
         let tabutronic = BoardSetup::of_header(&header(
@@ -371,7 +404,8 @@ mod tests {
             Family::Open,
             &[("game", "xiangqi"), ("move_limit", "lots")],
         ))
-        .unwrap_err();
+        .unwrap_err()
+        .to_string();
         assert!(err.contains("move_limit=lots"), "{err}");
     }
 
@@ -379,8 +413,13 @@ mod tests {
     fn a_header_without_board_is_board_one_and_a_bus_needs_its_unit() {
         let plain = BoardSetup::of_header(&header(Family::Millennium, &[])).unwrap();
         assert_eq!((plain.id.as_str(), plain.bus_unit), ("1", None));
-        let err = BoardSetup::of_header(&header(Family::DgtBus, &[("board", "x")])).unwrap_err();
-        assert!(err.contains("`unit=N`"), "{err}");
+        let err = BoardSetup::of_header(&header(Family::DgtBus, &[("board", "x")]))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            err,
+            "a dgt-bus capture names its board's address (`unit=N`)"
+        );
         let tc = BoardSetup::of_header(&header(
             Family::Dgt,
             &[("time_control", "5400+30"), ("increment_mode", "bronstein")],

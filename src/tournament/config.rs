@@ -92,7 +92,7 @@ pub fn event(
     };
     let variant = variant(e.variant.or(de.variant), src)?;
     for (key, value) in [("event.name", &info.name), ("event.site", &info.site)] {
-        check_text(key, Some(value)).map_err(|m| src.invalid(None, m))?;
+        check_text(key, Some(value)).map_err(|m| src.invalid(None, m.to_string()))?;
     }
     if !(1..=MAX_ROUND).contains(&info.round) {
         return Err(src.invalid(

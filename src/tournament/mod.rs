@@ -183,7 +183,7 @@ pub enum PairingsError {
         /// 1-based line.
         line: u64,
         /// What is wrong.
-        reason: String,
+        reason: CsvError,
     },
     /// The TOML is wrong.
     #[error("{path}: {reason}")]
@@ -210,6 +210,47 @@ pub enum PairingsError {
         /// The board.
         board: u32,
     },
+}
+
+/// What is wrong with a line of a CSV pairings file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CsvError {
+    /// The CSV reader's own error (a line with too many fields, bad
+    /// quoting).
+    #[error("{0}")]
+    Read(String),
+    /// A header the file may not have.
+    #[error("unknown column `{column}`; known: {}", CSV_COLUMNS.join(", "))]
+    UnknownColumn {
+        /// The header.
+        column: String,
+    },
+    /// `board`, `white` or `black` is not among the headers.
+    #[error("missing column `{0}`")]
+    MissingColumn(&'static str),
+    /// A number column holds something else.
+    #[error("`{column}` is not a number: `{value}`")]
+    NotANumber {
+        /// The column.
+        column: String,
+        /// What it holds.
+        value: String,
+    },
+    /// `board`, `white` or `black` is empty on this line.
+    #[error("`{0}` is empty")]
+    Empty(String),
+    /// The board number is 0 or above [`crate::text::MAX_BOARD_NUMBER`].
+    #[error(
+        "`board` {board} is out of range (1 to {})",
+        crate::text::MAX_BOARD_NUMBER
+    )]
+    BoardOutOfRange {
+        /// The number given.
+        board: u64,
+    },
+    /// A name, title or federation that is not allowed.
+    #[error(transparent)]
+    Text(#[from] crate::text::TextError),
 }
 
 /// Reads a pairings file: `.toml` as TOML, TRF (see [`read_pairings_file`])
@@ -356,7 +397,7 @@ fn check_unique(p: Pairings, name: &str) -> Result<Pairings, PairingsError> {
                 ("federation", player.federation.as_deref()),
             ] {
                 crate::text::check_text(&format!("board {} {key}", pairing.board), value)
-                    .map_err(invalid)?;
+                    .map_err(|e| invalid(e.to_string()))?;
             }
         }
         if seen.insert(pairing.board, ()).is_some() {
@@ -389,18 +430,21 @@ pub fn parse_csv(text: &str, name: &str) -> Result<Pairings, PairingsError> {
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
         .from_reader(text.as_bytes());
-    let err = |line: u64, reason: String| PairingsError::Csv {
+    let err = |line: u64, reason: CsvError| PairingsError::Csv {
         path: name.to_string(),
         line,
         reason,
     };
-    let headers = reader.headers().map_err(|e| err(1, e.to_string()))?.clone();
+    let headers = reader
+        .headers()
+        .map_err(|e| err(1, CsvError::Read(e.to_string())))?
+        .clone();
     check_csv_headers(&headers).map_err(|m| err(1, m))?;
     let mut pairings = Vec::new();
     for record in reader.records() {
         let record = record.map_err(|e| {
             let line = e.position().map_or(0, |p| p.line());
-            err(line, e.to_string())
+            err(line, CsvError::Read(e.to_string()))
         })?;
         let line = record.position().map_or(0, |p| p.line());
         pairings.push(csv_pairing(&headers, &record).map_err(|m| err(line, m))?);
@@ -416,25 +460,27 @@ pub fn parse_csv(text: &str, name: &str) -> Result<Pairings, PairingsError> {
 
 /// The header line: known columns only, `board`, `white` and `black`
 /// among them.
-fn check_csv_headers(headers: &csv::StringRecord) -> Result<(), String> {
+fn check_csv_headers(headers: &csv::StringRecord) -> Result<(), CsvError> {
     if let Some(h) = headers.iter().find(|h| !CSV_COLUMNS.contains(h)) {
-        return Err(format!(
-            "unknown column `{h}`; known: {}",
-            CSV_COLUMNS.join(", ")
-        ));
+        return Err(CsvError::UnknownColumn {
+            column: h.to_string(),
+        });
     }
     match ["board", "white", "black"]
         .into_iter()
         .find(|needed| !headers.iter().any(|h| h == *needed))
     {
-        Some(needed) => Err(format!("missing column `{needed}`")),
+        Some(needed) => Err(CsvError::MissingColumn(needed)),
         None => Ok(()),
     }
 }
 
 /// One line of a CSV pairings file: its board and players. The error
 /// says which field is wrong.
-fn csv_pairing(headers: &csv::StringRecord, record: &csv::StringRecord) -> Result<Pairing, String> {
+fn csv_pairing(
+    headers: &csv::StringRecord,
+    record: &csv::StringRecord,
+) -> Result<Pairing, CsvError> {
     let get = |col: &str| {
         headers
             .iter()
@@ -443,34 +489,33 @@ fn csv_pairing(headers: &csv::StringRecord, record: &csv::StringRecord) -> Resul
             .filter(|v| !v.is_empty())
             .map(str::to_string)
     };
-    let number = |col: &str| -> Result<Option<u64>, String> {
+    let number = |col: &str| -> Result<Option<u64>, CsvError> {
         get(col)
             .map(|v| {
-                v.parse::<u64>()
-                    .map_err(|_| format!("`{col}` is not a number: `{v}`"))
+                v.parse::<u64>().map_err(|_| CsvError::NotANumber {
+                    column: col.to_string(),
+                    value: v,
+                })
             })
             .transpose()
     };
-    let text = |col: &str| -> Result<Option<String>, String> {
+    let text = |col: &str| -> Result<Option<String>, CsvError> {
         let v = get(col);
         crate::text::check_text(&format!("`{col}`"), v.as_deref())?;
         Ok(v)
     };
-    let player = |side: &str| -> Result<Player, String> {
+    let player = |side: &str| -> Result<Player, CsvError> {
         Ok(Player {
-            name: text(side)?.ok_or_else(|| format!("`{side}` is empty"))?,
+            name: text(side)?.ok_or_else(|| CsvError::Empty(side.to_string()))?,
             fide_id: number(&format!("{side}_fide_id"))?,
             title: text(&format!("{side}_title"))?,
             federation: text(&format!("{side}_federation"))?,
             rating: number(&format!("{side}_rating"))?.map(|r| r as u32),
         })
     };
-    let board = number("board")?.ok_or_else(|| "`board` is empty".to_string())?;
+    let board = number("board")?.ok_or_else(|| CsvError::Empty("board".to_string()))?;
     if !(1..=u64::from(crate::text::MAX_BOARD_NUMBER)).contains(&board) {
-        return Err(format!(
-            "`board` {board} is out of range (1 to {})",
-            crate::text::MAX_BOARD_NUMBER
-        ));
+        return Err(CsvError::BoardOutOfRange { board });
     }
     Ok(Pairing {
         board: board as u32,

@@ -61,14 +61,19 @@ impl Variant {
     }
 }
 
-impl std::str::FromStr for Variant {
-    type Err = String;
+/// A variant name other than `auto`, `standard` and `chess960`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("expected auto, standard or chess960, not `{0}`")]
+pub struct UnknownVariant(pub String);
 
-    fn from_str(s: &str) -> Result<Variant, String> {
+impl std::str::FromStr for Variant {
+    type Err = UnknownVariant;
+
+    fn from_str(s: &str) -> Result<Variant, UnknownVariant> {
         [Variant::Auto, Variant::Standard, Variant::Chess960]
             .into_iter()
             .find(|v| v.name() == s)
-            .ok_or_else(|| format!("expected auto, standard or chess960, not `{s}`"))
+            .ok_or_else(|| UnknownVariant(s.to_string()))
     }
 }
 

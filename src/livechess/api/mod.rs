@@ -385,15 +385,51 @@ pub enum Call {
     },
 }
 
+/// Why a WebSocket request cannot be served; its text is the error
+/// reply's `message`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum CallError {
+    /// The message is not JSON (the parser's reason).
+    #[error("not JSON: {0}")]
+    NotJson(String),
+    /// No `call`.
+    #[error("`call` is missing")]
+    MissingCall,
+    /// A call this API does not serve.
+    #[error("unknown call `{0}`")]
+    UnknownCall(String),
+    /// A subscription to a feed other than `eboardevent`.
+    #[error("unknown feed `{0}`: only eboardevent is served")]
+    UnknownFeed(String),
+    /// A call without its feed id.
+    #[error("param.id (the feed id) is missing")]
+    MissingFeedId,
+    /// A subscription without the board's serial number.
+    #[error("param.param.serialnr is missing")]
+    MissingSerial,
+    /// A `setup` whose position is not a FEN.
+    #[error("setup: `{0}` is not a FEN")]
+    NotAFen(String),
+    /// A `setup` without its position.
+    #[error("setup: param.fen is missing")]
+    MissingFen,
+    /// A `flip` without its value.
+    #[error("flip: param.flip (true or false) is missing")]
+    MissingFlip,
+    /// A method this API does not serve.
+    #[error("unknown method `{0}`")]
+    UnknownMethod(String),
+}
+
 /// A request: its id (echoed in the reply) and the call, or why it
 /// cannot be served.
-pub type Request = (Value, Result<Call, String>);
+pub type Request = (Value, Result<Call, CallError>);
 
 /// Parses one WebSocket text message.
 pub fn parse_request(text: &str) -> Request {
     let v: Value = match serde_json::from_str(text) {
         Ok(v) => v,
-        Err(e) => return (Value::Null, Err(format!("not JSON: {e}"))),
+        Err(e) => return (Value::Null, Err(CallError::NotJson(e.to_string()))),
     };
     let id = v.get("id").cloned().unwrap_or(Value::Null);
     let call = v.get("call").and_then(Value::as_str).unwrap_or("");
@@ -401,12 +437,12 @@ pub fn parse_request(text: &str) -> Request {
     (id, parse_call(call, &param))
 }
 
-fn parse_call(call: &str, param: &Value) -> Result<Call, String> {
-    let feed = |p: &Value| -> Result<Value, String> {
+fn parse_call(call: &str, param: &Value) -> Result<Call, CallError> {
+    let feed = |p: &Value| -> Result<Value, CallError> {
         p.get("id")
             .filter(|v| !v.is_null())
             .cloned()
-            .ok_or_else(|| "param.id (the feed id) is missing".to_string())
+            .ok_or(CallError::MissingFeedId)
     };
     match call {
         "eboards" => Ok(Call::Eboards),
@@ -414,12 +450,12 @@ fn parse_call(call: &str, param: &Value) -> Result<Call, String> {
         "subscribe" => {
             let kind = param.get("feed").and_then(Value::as_str).unwrap_or("");
             if kind != "eboardevent" {
-                return Err(format!("unknown feed `{kind}`: only eboardevent is served"));
+                return Err(CallError::UnknownFeed(kind.to_string()));
             }
             let serialnr = match param.get("param").and_then(|p| p.get("serialnr")) {
                 Some(Value::String(s)) => s.clone(),
                 Some(Value::Number(n)) => n.to_string(),
-                _ => return Err("param.param.serialnr is missing".into()),
+                _ => return Err(CallError::MissingSerial),
             };
             Ok(Call::Subscribe {
                 feed: feed(param)?,
@@ -434,26 +470,26 @@ fn parse_call(call: &str, param: &Value) -> Result<Call, String> {
         }
         // Tolerated: the method named directly, the feed id in param.
         "setup" | "flip" => method_call(call, feed(param)?, param),
-        "" => Err("`call` is missing".into()),
-        other => Err(format!("unknown call `{other}`")),
+        "" => Err(CallError::MissingCall),
+        other => Err(CallError::UnknownCall(other.to_string())),
     }
 }
 
-fn method_call(method: &str, feed: Value, param: &Value) -> Result<Call, String> {
+fn method_call(method: &str, feed: Value, param: &Value) -> Result<Call, CallError> {
     match method {
         "setup" => match param.get("fen").and_then(Value::as_str) {
             Some(fen) if notation::is_fen(fen) => Ok(Call::Setup {
                 feed,
                 fen: fen.to_string(),
             }),
-            Some(fen) => Err(format!("setup: `{fen}` is not a FEN")),
-            None => Err("setup: param.fen is missing".into()),
+            Some(fen) => Err(CallError::NotAFen(fen.to_string())),
+            None => Err(CallError::MissingFen),
         },
         "flip" => match param.get("flip").and_then(Value::as_bool) {
             Some(flip) => Ok(Call::Flip { feed, flip }),
-            None => Err("flip: param.flip (true or false) is missing".into()),
+            None => Err(CallError::MissingFlip),
         },
-        other => Err(format!("unknown method `{other}`")),
+        other => Err(CallError::UnknownMethod(other.to_string())),
     }
 }
 
@@ -837,12 +873,17 @@ mod tests {
         let (_, c) = parse_request(
             r#"{"id":5,"call":"call","param":{"id":1,"method":"setup","param":{"flip":true}}}"#,
         );
-        assert!(c.unwrap_err().contains("fen"));
+        assert_eq!(c, Err(CallError::MissingFen));
+        assert_eq!(
+            CallError::MissingFen.to_string(),
+            "setup: param.fen is missing"
+        );
         let (id, c) = parse_request("{nope");
         assert_eq!(id, Value::Null);
-        assert!(c.unwrap_err().starts_with("not JSON"));
+        assert!(c.unwrap_err().to_string().starts_with("not JSON: "));
         let (_, c) = parse_request(r#"{"id":6,"call":"frobnicate"}"#);
-        assert_eq!(c, Err("unknown call `frobnicate`".into()));
+        assert_eq!(c, Err(CallError::UnknownCall("frobnicate".into())));
+        assert_eq!(c.unwrap_err().to_string(), "unknown call `frobnicate`");
         let (_, c) = parse_request(r#"{"call":"unsubscribe","id":7,"param":{"id":1}}"#);
         assert_eq!(c, Ok(Call::Unsubscribe { feed: json!(1) }));
     }

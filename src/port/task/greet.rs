@@ -154,7 +154,9 @@ impl PortTask {
             }
             warn!(%serial, previous = %p, "a different board on this port");
         }
-        if let Err(other) = self.claims.claim_serial(serial, &self.name) {
+        if let Err(crate::port::find::SerialTaken { holder: other }) =
+            self.claims.claim_serial(serial, &self.name)
+        {
             if strict {
                 debug!(path = %path.display(), %serial, %other, "that board is another's");
                 return false;

@@ -45,10 +45,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 use super::{Pairing, Pairings, Player};
-use crate::text::shown;
 
+mod player;
 mod results;
 mod round;
+
+pub use player::PlayerLineError;
+use player::parse_player;
 
 use results::describe;
 pub use results::{Conflict, Filled};
@@ -456,7 +459,7 @@ fn tournament_line(
         crate::text::check_text(&String::from_utf8_lossy(tag), Some(text)).map_err(|reason| {
             TrfError {
                 line: number,
-                reason,
+                reason: reason.to_string(),
             }
         })?;
     }
@@ -500,173 +503,6 @@ fn pgn_date(s: &str) -> Option<String> {
         return None;
     };
     Some(format!("{year}.{m}.{d}"))
-}
-
-/// A player line, by characters first, then (a UTF-8 name padded by
-/// bytes shifts the columns after it) by bytes.
-fn parse_player(raw: &[u8], number: usize) -> Result<TrfPlayer, TrfError> {
-    let by_bytes = || {
-        read_player(
-            &View::new(raw, Columns::Bytes).expect("bytes"),
-            Columns::Bytes,
-        )
-    };
-    let read = match View::new(raw, Columns::Chars) {
-        Some(v) if raw.is_ascii() => read_player(&v, Columns::Chars),
-        Some(v) => read_player(&v, Columns::Chars).or_else(|first| by_bytes().map_err(|_| first)),
-        None => by_bytes(),
-    };
-    read.map(|p| TrfPlayer { line: number, ..p })
-        .map_err(|reason| TrfError {
-            line: number,
-            reason,
-        })
-}
-
-/// A player line's fields by its columns.
-fn read_player(v: &View<'_>, columns: Columns) -> Result<TrfPlayer, String> {
-    let number = |a: usize, b: usize, what: &str| -> Result<Option<u64>, String> {
-        match v.field(a, b) {
-            None => Ok(None),
-            Some(s) => s
-                .parse::<u64>()
-                .map(Some)
-                .map_err(|_| format!("{what} `{}` (columns {a}-{b}) is not a number", shown(&s))),
-        }
-    };
-    let start_rank = number(5, 8, "start rank")?
-        .filter(|r| (1..=9999).contains(r))
-        .ok_or("no start rank (1 to 9999) in columns 5-8")? as u32;
-    let name = v.field(15, 47).unwrap_or_default();
-    let title = v.field(11, 13).map(|t| spell_title(&t));
-    let federation = v.field(54, 56);
-    for (key, value) in [
-        ("name", Some(name.as_str())),
-        ("title", title.as_deref()),
-        ("federation", federation.as_deref()),
-    ] {
-        crate::text::check_text(key, value)?;
-    }
-    let points = match v.field(81, 84) {
-        None => None,
-        Some(p) => Some(
-            parse_tenths(&p)
-                .ok_or_else(|| format!("points `{}` (columns 81-84) do not read", shown(&p)))?,
-        ),
-    };
-    let rating = number(49, 52, "rating")?.filter(|r| *r > 0);
-    let mut rounds = Vec::new();
-    let mut at = 92;
-    while v.offset(at).is_some() {
-        rounds.push(read_round(v, at, rounds.len() as u32 + 1)?);
-        at += 10;
-    }
-    // Trailing empty blocks (trailing spaces) are no rounds.
-    while rounds.last() == Some(&RoundEntry::default()) {
-        rounds.pop();
-    }
-    Ok(TrfPlayer {
-        start_rank,
-        sex: v.field(10, 10).and_then(|s| s.chars().next()),
-        title,
-        name,
-        rating: rating.map(|r| r.min(u64::from(u32::MAX)) as u32),
-        federation,
-        fide_id: number(58, 68, "FIDE id")?.filter(|id| *id > 0),
-        birth: v.field(70, 79),
-        points,
-        rank: number(86, 89, "rank")?.map(|r| r.min(9999) as u32),
-        rounds,
-        line: 0,
-        columns,
-    })
-}
-
-/// One round's block, starting at column `at` (the opponent's 4 columns,
-/// then colour at `at + 5`, result at `at + 7`).
-fn read_round(v: &View<'_>, at: usize, round: u32) -> Result<RoundEntry, String> {
-    let opponent = match v.field(at, at + 3) {
-        None => None,
-        Some(s) => {
-            let n: u32 = s.parse().map_err(|_| {
-                format!(
-                    "round {round}: opponent `{}` (columns {at}-{}) is not a start rank",
-                    shown(&s),
-                    at + 3
-                )
-            })?;
-            (n > 0).then_some(n)
-        }
-    };
-    let one = |col: usize| -> Result<Option<char>, String> {
-        match v.field(col, col) {
-            None => Ok(None),
-            Some(s) if s.chars().count() == 1 => Ok(s.chars().next()),
-            Some(s) => Err(format!("round {round}: `{}` in column {col}", shown(&s))),
-        }
-    };
-    let colour = match one(at + 5)? {
-        None | Some('-') => None,
-        Some('w' | 'W') => Some(Colour::White),
-        Some('b' | 'B') => Some(Colour::Black),
-        Some(c) => {
-            return Err(format!(
-                "round {round}: colour `{}` (column {}) is not w, b or -",
-                shown(&c.to_string()),
-                at + 5
-            ));
-        }
-    };
-    let result = match one(at + 7)? {
-        None => None,
-        Some(c) => Some(Code::from_char(c).ok_or_else(|| {
-            format!(
-                "round {round}: result `{}` (column {}) is not one of 1 = 0 + - W D L H F U Z",
-                shown(&c.to_string()),
-                at + 7
-            )
-        })?),
-    };
-    // The separators between the fields are blank.
-    for col in [at + 4, at + 6] {
-        if v.field(col, col).is_some() {
-            return Err(format!("round {round}: column {col} is not blank"));
-        }
-    }
-    Ok(RoundEntry {
-        opponent,
-        colour,
-        result,
-    })
-}
-
-/// FIDE's one-letter title codes spelled out; other titles as written,
-/// upper case.
-fn spell_title(t: &str) -> String {
-    match t.to_ascii_lowercase().as_str() {
-        "g" => "GM".into(),
-        "m" => "IM".into(),
-        "f" => "FM".into(),
-        "c" => "CM".into(),
-        "wg" => "WGM".into(),
-        "wm" => "WIM".into(),
-        "wf" => "WFM".into(),
-        "wc" => "WCM".into(),
-        _ => t.to_ascii_uppercase(),
-    }
-}
-
-/// `11.5`, `4,5` or `4` in tenths.
-fn parse_tenths(s: &str) -> Option<u32> {
-    let s = s.replace(',', ".");
-    let (whole, frac) = s.split_once('.').unwrap_or((&s, "0"));
-    let whole: u32 = whole.parse().ok()?;
-    let tenth: u32 = match frac.len() {
-        0 => 0,
-        _ if frac.bytes().all(|b| b.is_ascii_digit()) => u32::from(frac.as_bytes()[0] - b'0'),
-        _ => return None,
-    };
-    Some(whole.checked_mul(10)? + tenth)
 }
 
 impl Trf {
@@ -762,10 +598,10 @@ mod tests {
 
     #[test]
     fn points_read_with_a_comma_and_write_with_a_point() {
-        assert_eq!(parse_tenths("4,5"), Some(45));
-        assert_eq!(parse_tenths("11.5"), Some(115));
-        assert_eq!(parse_tenths("3"), Some(30));
-        assert_eq!(parse_tenths("x"), None);
+        assert_eq!(player::parse_tenths("4,5"), Some(45));
+        assert_eq!(player::parse_tenths("11.5"), Some(115));
+        assert_eq!(player::parse_tenths("3"), Some(30));
+        assert_eq!(player::parse_tenths("x"), None);
         assert_eq!(format_tenths(115), "11.5");
     }
 
