@@ -612,38 +612,9 @@ impl<G: Game> Reconstructor<G> {
     /// `rotated`). Publishes the game's start and its moves at `at`.
     pub fn take_up(&mut self, at: Millis, start: Position<G>, moves: Vec<Move<G>>, rotated: bool) {
         self.start_game(at, start, Some(rotated));
-        let Phase::Playing(p) = &mut self.phase else {
-            return;
-        };
-        let mut out = Vec::new();
-        for m in moves {
-            out.push(p.push_move(&self.cx.rules, m));
-            out.extend(p.after_move(&self.cx.rules));
+        if let Phase::Playing(p) = &mut self.phase {
+            p.take_up(&mut self.cx, at, moves, rotated);
         }
-        p.orientation = Orientation::of_start(Some(rotated));
-        let board = p.game.position().board().clone();
-        let shown = if rotated { board.rotated() } else { board };
-        for i in 0..self.cx.rules.square_count() {
-            let sq = self.cx.rules.square(i);
-            self.cx.raw.discard_piece_at(sq);
-            self.cx.tokens.discard(sq);
-            if let Some(piece) = shown.piece_at(sq) {
-                self.cx.raw.set_piece_at(sq, piece);
-            }
-        }
-        // Moves of a game taken up were final before: no provisional
-        // event for them.
-        let from = self.cx.events.len();
-        let final_ms = self.cx.config.settle.final_ms;
-        self.cx
-            .finality
-            .route_batch(at, out, final_ms, &mut self.cx.events);
-        self.cx.finality.make_final(&mut self.cx.events);
-        let mut i = 0;
-        self.cx.events.retain(|(_, e)| {
-            i += 1;
-            i <= from || !matches!(e, EventKind::Provisional { .. })
-        });
     }
 
     fn on_reading(&mut self, at: Millis) {

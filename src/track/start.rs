@@ -4,10 +4,10 @@
 use std::collections::VecDeque;
 
 use crate::event::{AlertKind, EventKind, Millis};
-use crate::games::{Article, Game, Placement, Record, Start};
+use crate::games::{Article, Game, GamePosition, Placement, Record, SquareSet, Start};
 
 use super::held::Held;
-use super::{Board, Context, Course, Orientation, Playing, Position, Waiting, search};
+use super::{Board, Context, Course, Move, Orientation, Playing, Position, Waiting, search};
 
 impl<G: Game> Waiting<G> {
     /// A reading while no game is on: a start position found on the board
@@ -86,6 +86,45 @@ impl<G: Game> Playing<G> {
             },
             evidence_base: cx.stats.readings,
         }
+    }
+
+    /// The game taken up from its record (see
+    /// [`super::Reconstructor::take_up`]): `moves` played and published as
+    /// final, the sensors taken to show the position they reach.
+    pub(super) fn take_up(
+        &mut self,
+        cx: &mut Context<G>,
+        at: Millis,
+        moves: Vec<Move<G>>,
+        rotated: bool,
+    ) {
+        let mut out = Vec::new();
+        for m in moves {
+            out.push(self.push_move(&cx.rules, m));
+            out.extend(self.after_move(&cx.rules));
+        }
+        self.orientation = Orientation::of_start(Some(rotated));
+        let board = self.game.position().board().clone();
+        let shown = if rotated { board.rotated() } else { board };
+        for i in 0..cx.rules.square_count() {
+            let sq = cx.rules.square(i);
+            cx.raw.discard_piece_at(sq);
+            cx.tokens.discard(sq);
+            if let Some(piece) = shown.piece_at(sq) {
+                cx.raw.set_piece_at(sq, piece);
+            }
+        }
+        // Moves of a game taken up were final before: no provisional
+        // event for them.
+        let from = cx.events.len();
+        let final_ms = cx.config.settle.final_ms;
+        cx.finality.route_batch(at, out, final_ms, &mut cx.events);
+        cx.finality.make_final(&mut cx.events);
+        let mut i = 0;
+        cx.events.retain(|(_, e)| {
+            i += 1;
+            i <= from || !matches!(e, EventKind::Provisional { .. })
+        });
     }
 
     /// The board as the sensors show it, in the game's orientation.
