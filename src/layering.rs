@@ -9,8 +9,10 @@
 //! - no function outside tests is longer than 100 lines.
 //!
 //! Read from the text, as a reviewer would: `crate::name` paths (and
-//! `use crate::{a, b}` groups) outside comments and test modules are the
-//! imports. Test-only module.
+//! `use crate::{a, b}` groups) outside comments and test items are the
+//! imports. Whole files are read, each `#[cfg(test)]` item left out
+//! wherever it stands; the files of test modules are skipped. Test-only
+//! module.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -34,7 +36,19 @@ fn relative(path: &Path) -> String {
         .to_string()
 }
 
+/// The crate's source files under `dir`, without its test modules' files.
 fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut all = Vec::new();
+    every_rust_file(dir, &mut all);
+    let tests = test_module_files(&all);
+    out.extend(all.into_iter().filter(|f| {
+        !tests
+            .iter()
+            .any(|t| *f == t.with_extension("rs") || f.starts_with(t))
+    }));
+}
+
+fn every_rust_file(dir: &Path, out: &mut Vec<PathBuf>) {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -42,23 +56,22 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     entries.sort();
     for p in entries {
         if p.is_dir() {
-            rust_files(&p, out);
+            every_rust_file(&p, out);
         } else if p.extension().is_some_and(|e| e == "rs") {
             out.push(p);
         }
     }
 }
 
-/// The text before the file's test module, line by line, with string and
-/// character literals blanked and `//` comments cut (doc links are not
-/// imports, a brace in a string is not a block).
+/// The code of a file, line by line, with string and character literals
+/// blanked, `//` comments cut (doc links are not imports, a brace in a
+/// string is not a block) and each `#[cfg(test)]` item blanked wherever it
+/// stands: the attribute and the item it stands on (a `mod tests;` line, a
+/// `mod tests { ... }` block, a test function). Lines keep their numbers.
 fn code_of(path: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(path).expect("source file");
-    let text = match text.find("#[cfg(test)]") {
-        Some(i) => &text[..i],
-        None => &text[..],
-    };
-    text.lines()
+    let code: Vec<String> = text
+        .lines()
         .map(|l| {
             let code = strip_strings(l);
             match code.find("//") {
@@ -66,7 +79,80 @@ fn code_of(path: &Path) -> Vec<String> {
                 None => code,
             }
         })
+        .collect();
+    without_test_items(&code.join("\n"))
+        .split('\n')
+        .map(str::to_string)
         .collect()
+}
+
+/// The code with each `#[cfg(test)]` item blanked (its characters, not its
+/// line breaks): from the attribute through the `;` that ends an item
+/// without a body, or through the brace that closes its body.
+fn without_test_items(code: &str) -> String {
+    const TEST: &str = "#[cfg(test)]";
+    let mut out = String::with_capacity(code.len());
+    let mut rest = code;
+    while let Some(i) = rest.find(TEST) {
+        out.push_str(&rest[..i]);
+        let item = &rest[i..];
+        let after = TEST.len();
+        let semi = item[after..].find(';').map(|j| j + after);
+        let brace = item[after..].find('{').map(|j| j + after);
+        let end = match (semi, brace) {
+            (Some(s), b) if b.is_none_or(|b| s < b) => s + 1,
+            (_, Some(b)) => {
+                let mut depth = 0usize;
+                let mut end = item.len();
+                for (j, c) in item[b..].char_indices() {
+                    match c {
+                        '{' => depth += 1,
+                        '}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = b + j + 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                end
+            }
+            _ => item.len(),
+        };
+        out.extend(item[..end].chars().map(|c| if c == '\n' { c } else { ' ' }));
+        rest = &item[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The files of a crate's test modules (`#[cfg(test)] mod x;` declared in
+/// `dir/mod.rs` or `dir.rs` is `dir/x.rs` or `dir/x/`): test code, skipped.
+fn test_module_files(files: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for f in files {
+        let text = std::fs::read_to_string(f).expect("source file");
+        let name = f.file_name().and_then(|n| n.to_str()).unwrap_or("");
+        let dir = if ["mod.rs", "lib.rs", "main.rs"].contains(&name) {
+            f.parent().expect("a folder").to_path_buf()
+        } else {
+            f.with_extension("")
+        };
+        let mut rest = text.as_str();
+        while let Some(i) = rest.find("#[cfg(test)]") {
+            rest = &rest[i + "#[cfg(test)]".len()..];
+            let words: Vec<&str> = rest.split_whitespace().take(3).collect();
+            let at = usize::from(words.first().is_some_and(|w| w.starts_with("pub")));
+            if words.get(at) == Some(&"mod")
+                && let Some(m) = words.get(at + 1).and_then(|w| w.strip_suffix(';'))
+            {
+                out.push(dir.join(m));
+            }
+        }
+    }
+    out
 }
 
 /// A line with the contents of its string and character literals blanked.
@@ -365,4 +451,23 @@ fn the_checks_find_what_they_look_for() {
     assert_eq!(fns.len(), 2, "{fns:?}");
     assert_eq!((fns[0].0, fns[0].1.as_str()), (3, "a"));
     assert_eq!((fns[1].0, fns[1].1.as_str()), (1, "c"));
+    // Test items left out wherever they stand, the rest kept, lines kept.
+    let code = [
+        "#[cfg(test)]",
+        "mod tests;",
+        "fn a() {}",
+        "#[cfg(test)] mod inline { fn t() { } }",
+        "#[cfg(test)]",
+        "fn helper() {",
+        "}",
+        "fn b() {}",
+    ]
+    .join("\n");
+    let kept = without_test_items(&code);
+    assert_eq!(kept.lines().count(), 8);
+    let names: Vec<String> = functions(&kept.lines().map(str::to_string).collect::<Vec<_>>())
+        .into_iter()
+        .map(|f| f.1)
+        .collect();
+    assert_eq!(names, ["a", "b"]);
 }

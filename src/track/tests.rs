@@ -1,5 +1,6 @@
 //! Unit tests of the reconstructor's phases and named reading steps.
 
+use super::held::Irregular;
 use super::*;
 use crate::games::chess::{Piece as ChessPiece, Position as ChessPosition, Square as Sq};
 
@@ -13,7 +14,7 @@ fn uci(pos: &ChessPosition, m: &str) -> Move<Chess> {
 fn playing() -> Reconstructor<Chess> {
     let mut r = Reconstructor::new(Config::default());
     // The sensors show the start position.
-    r.raw = ChessPosition::standard().board().clone();
+    r.cx.raw = ChessPosition::standard().board().clone();
     r.start_from(0, ChessPosition::standard(), false);
     while r.poll_event().is_some() {}
     r
@@ -22,6 +23,25 @@ fn playing() -> Reconstructor<Chess> {
 fn state(r: &Reconstructor<Chess>) -> &Playing<Chess> {
     match &r.phase {
         Phase::Playing(p) => p,
+        Phase::Waiting(_) => panic!("no game"),
+    }
+}
+
+/// The game in play and the context its steps take.
+struct Step<'a> {
+    p: &'a mut Playing<Chess>,
+    cx: &'a mut Context<Chess>,
+}
+
+impl Step<'_> {
+    fn watch_result_signal_at(&mut self, at: Millis, target: &Board<Chess>) -> bool {
+        self.p.watch_result_signal(self.cx, at, target)
+    }
+}
+
+fn playing_and_context(r: &mut Reconstructor<Chess>) -> Step<'_> {
+    match &mut r.phase {
+        Phase::Playing(p) => Step { p, cx: &mut r.cx },
         Phase::Waiting(_) => panic!("no game"),
     }
 }
@@ -117,11 +137,11 @@ fn a_lift_by_the_side_to_move_confirms_the_candidate() {
     });
     let mut target = after(&["e2e4"]).board().clone();
     target.discard_piece_at(Sq::E7);
-    assert!(state(&r).confirmed_by_lift(&r.rules, &target));
+    assert!(state(&r).confirmed_by_lift(&r.cx.rules, &target));
     // A piece of the mover lifted proves nothing.
     let mut target = after(&["e2e4"]).board().clone();
     target.discard_piece_at(Sq::G1);
-    assert!(!state(&r).confirmed_by_lift(&r.rules, &target));
+    assert!(!state(&r).confirmed_by_lift(&r.cx.rules, &target));
 }
 
 #[test]
@@ -133,7 +153,7 @@ fn a_displacement_seen_first_is_not_a_later_ply() {
     let mut board = start.board().clone();
     board.discard_piece_at(Sq::G8);
     board.set_piece_at(Sq::F6, ChessPiece::from_char('n').unwrap());
-    let m = r.rules.find_pseudo(&start, &board).expect("a change");
+    let m = r.cx.rules.find_pseudo(&start, &board).expect("a change");
     state_mut(&mut r).displaced = Some(Displacement {
         m,
         since: 0,
@@ -154,7 +174,7 @@ fn a_reported_illegal_move_is_not_replayed_elsewhere() {
     let mut board = start.board().clone();
     board.discard_piece_at(Sq::E2);
     board.set_piece_at(Sq::E5, ChessPiece::from_char('P').unwrap());
-    let m = r.rules.find_pseudo(&start, &board).expect("a change");
+    let m = r.cx.rules.find_pseudo(&start, &board).expect("a change");
     state_mut(&mut r).held = Held::Illegal(Irregular {
         m,
         board: board.clone(),
@@ -224,13 +244,13 @@ fn the_piece_that_travelled_on_is_a_held_correction_and_its_shadow() {
     };
     assert!(!p.held_correction(&other));
     let d = state(&r)
-        .shadow_displacement(&r.rules, &correction, 700)
+        .shadow_displacement(&r.cx.rules, &correction, 700)
         .expect("a change");
     assert_eq!((d.m.from(), d.m.to()), (Sq::E3, Sq::E4));
     assert_eq!((d.since, d.plies, d.shadow), (700, 1, true));
     // Held as long as a displacement.
     let config = Config::default();
-    let settle = state(&r).candidate_settle(&r.rules, &config, &correction, false);
+    let settle = state(&r).candidate_settle(&r.cx.rules, &config, &correction, false);
     assert!(settle >= config.delays.misplaced_ms);
 }
 
@@ -247,11 +267,11 @@ fn the_kings_in_the_centre_are_watched_not_explained() {
     target.discard_piece_at(Sq::D6);
     target.set_piece_at(Sq::D4, ChessPiece::from_char('K').unwrap());
     target.set_piece_at(Sq::D5, ChessPiece::from_char('k').unwrap());
-    assert!(r.watch_result_signal(1_000, &target));
+    assert!(playing_and_context(&mut r).watch_result_signal_at(1_000, &target));
     let kings = state(&r).kings.as_ref().expect("watched");
     assert_eq!(kings.due, 1_000 + Config::default().settle.kings_signal_ms);
     let board = state(&r).game.position().board().clone();
-    assert!(!r.watch_result_signal(1_100, &board));
+    assert!(!playing_and_context(&mut r).watch_result_signal_at(1_100, &board));
     assert!(state(&r).kings.is_none());
 }
 
