@@ -628,65 +628,6 @@ pub(super) fn lifted_by_side_to_move<G: Game>(after: &Position<G>, target: &Boar
     search::only_removals(after.board(), target) && lifted_of_side_to_move::<G>(after, target).any()
 }
 
-/// The board unexplained by legal play, and no displacement kept: one
-/// piece (of either side) pushed beside the play (a sleeve as a move is
-/// made or answered, issue 60), found as the single piece that, put back
-/// where the game has it, leaves a board that one or two legal plies
-/// explain without that piece (it may stand where a moved piece left). Gives the position after
-/// those plies and the push (a change of that piece); none when no piece,
-/// or more than one, does.
-pub(super) fn pushed_beside_play<G: Game>(
-    rules: &G,
-    p: &Playing<G>,
-    target: &Board<G>,
-    limits: Limits,
-) -> Option<(Position<G>, Pseudo<G>)> {
-    let pos = p.game.position();
-    let diff = target.diff(pos.board());
-    let limits = Limits {
-        stream_depth: limits.stream_depth.min(2),
-        ..limits
-    };
-    let mut found = None;
-    for to in diff {
-        let Some(piece) = target.piece_at(to) else {
-            continue;
-        };
-        for from in diff {
-            if target.piece_at(from).is_some() || pos.board().piece_at(from) != Some(piece) {
-                continue;
-            }
-            let mut restored = target.clone();
-            restored.discard_piece_at(to);
-            restored.set_piece_at(from, piece);
-            let Some(Explanation::Forward(moves)) =
-                search::Query::new(rules, &p.game, &p.successors, limits)
-                    .explain(&restored)
-                    .explanation
-            else {
-                continue;
-            };
-            // The pushed piece stays out of the play; it may land where a
-            // moved piece left.
-            if moves
-                .iter()
-                .any(|m| m.from() == from || m.to() == from || m.to() == to)
-            {
-                continue;
-            }
-            let after = candidate_position(&p.game, &Explanation::Forward(moves));
-            let Some(m) = rules.find_pseudo(&after, target) else {
-                continue;
-            };
-            if found.is_some() {
-                return None;
-            }
-            found = Some((after, m));
-        }
-    }
-    found
-}
-
 /// The position a candidate leads to.
 pub(super) fn candidate_position<G: Game>(
     game: &Record<G>,
