@@ -29,14 +29,21 @@ impl<G: Game> Playing<G> {
         }
         let removed = after.board().occupied() & !target.occupied();
         let theirs = removed & after.board().by_color(after.turn());
+        // (Asked at every timer poll: the cheap tests first, the moves
+        // generated only when an opponent's piece is off the board.)
+        if theirs.is_empty() {
+            return false;
+        }
         let on = m.to();
+        if !victims_of_capture_from(rules, before, m.from(), on, theirs) {
+            return false;
+        }
         let threat = after
             .legal_moves()
             .any(|r| theirs.contains(r.from()) && r.touched().contains(on));
-        victims_of_capture_from(rules, before, m.from(), on, theirs)
-            && (!threat
-                || self.lifted_under_the_piece(on, theirs)
-                || self.lifted_before_the_piece(m.from(), theirs))
+        !threat
+            || self.lifted_under_the_piece(on, theirs)
+            || self.lifted_before_the_piece(m.from(), theirs)
     }
 
     /// Whether `reply` moves the piece that the game's last ply's piece could

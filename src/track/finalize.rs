@@ -46,9 +46,10 @@ impl<G: Game> Playing<G> {
     /// stood past it is the arbiter's business, and play goes on around
     /// it). A piece knocked elsewhere changes nothing about those plies.
     pub(super) fn quiet(&self, cx: &Context<G>, now: Millis) -> bool {
-        // (Not while the victim of a capture the last ply may go on to
-        // make is off the board: the capture is under way.)
-        if self.capture_under_way(cx) {
+        // (Not while a move settles; nor while the victim of a capture the
+        // last ply may go on to make is off the board: the capture is under
+        // way.)
+        if self.held.candidate().is_some() || self.capture_under_way(cx) {
             return false;
         }
         let target = self.target(cx);
@@ -88,8 +89,7 @@ impl<G: Game> Playing<G> {
                     && put_back(d, &target)
                         .is_some_and(|b| self.game.position().board().matches(&b))
             });
-        self.held.candidate().is_none()
-            && (knocked || !(differ & pending).any() && (stood || !(differ & before).any()))
+        knocked || !(differ & pending).any() && (stood || !(differ & before).any())
     }
 
     /// Whether the game's first move from the initial position is still

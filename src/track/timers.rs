@@ -130,13 +130,14 @@ impl<G: Game> Playing<G> {
         // Provisional moves: at their time when nothing else waits
         // (else a reading will tell), at the latest a misplacement
         // delay later.
-        let quiet = self.quiet(cx, cx.finality.due().unwrap_or(0));
         // (The game's first move: see `check_finality`.)
-        let first = self.first_move_pending(cx);
-        let finality = cx
-            .finality
-            .due()
-            .map(|d| if quiet && !first { d } else { d + check });
+        let finality = cx.finality.due().map(|d| {
+            if !self.first_move_pending(cx) && self.quiet(cx, d) {
+                d
+            } else {
+                d + check
+            }
+        });
         [candidate, unexplained, kings, finality, preview, reply]
             .into_iter()
             .flatten()
