@@ -1,7 +1,9 @@
 //! The board's end of a simulated serial line: a pseudo-terminal's master
 //! (Unix) or an in-process line, opened, written and read.
 
+#[cfg(unix)]
 use std::fs;
+#[cfg(unix)]
 use std::io;
 #[cfg(unix)]
 use std::os::fd::OwnedFd;
